@@ -1,0 +1,56 @@
+#include "backends/backend.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace inferbench {
+
+std::string_view to_string(DType t) {
+    switch (t) {
+        case DType::f32: return "float32";
+        case DType::f16: return "float16";
+        case DType::bf16: return "bfloat16";
+        case DType::f64: return "float64";
+        case DType::i8: return "int8";
+        case DType::u8: return "uint8";
+        case DType::i32: return "int32";
+        case DType::i64: return "int64";
+        case DType::boolean: return "bool";
+    }
+    return "?";
+}
+
+std::size_t size_of(DType t) {
+    switch (t) {
+        case DType::f64:
+        case DType::i64: return 8;
+        case DType::f32:
+        case DType::i32: return 4;
+        case DType::f16:
+        case DType::bf16: return 2;
+        case DType::i8:
+        case DType::u8:
+        case DType::boolean: return 1;
+    }
+    return 1;
+}
+
+std::int64_t TensorInfo::element_count() const {
+    std::int64_t count = 1;
+    for (auto d : shape) count *= d;
+    return count;
+}
+
+std::optional<std::string> Backend::unsupported_reason(const BenchmarkSpec& spec) const {
+    const Capabilities caps = capabilities();
+    if (std::find(caps.devices.begin(), caps.devices.end(), spec.device.kind) == caps.devices.end())
+        return fmt::format("backend {} does not run on {}", name(), to_string(spec.device));
+    if (std::find(caps.precisions.begin(), caps.precisions.end(), spec.precision) == caps.precisions.end())
+        return fmt::format("backend {} has no {} support", name(), to_string(spec.precision));
+    if (!caps.dynamic_batch && spec.batch_size != 1)
+        return fmt::format("backend {} runs batch size 1 only", name());
+    return std::nullopt;
+}
+
+}  // namespace inferbench

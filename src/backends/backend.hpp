@@ -1,0 +1,92 @@
+// The Backend interface. In the spirit of MLPerf LoadGen, the harness owns warm-up, iteration,
+// host timing and statistics; a backend only loads a model, stages inputs and runs one inference,
+// reporting the device-side times it can measure.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/spec.hpp"
+
+namespace inferbench {
+
+enum class DType { f32, f16, bf16, f64, i8, u8, i32, i64, boolean };
+
+std::string_view to_string(DType t);
+std::size_t size_of(DType t);
+
+// A tensor's name, element type and fully resolved shape (batch substituted).
+struct TensorInfo {
+    std::string name;
+    DType dtype = DType::f32;
+    std::vector<std::int64_t> shape;
+
+    std::int64_t element_count() const;
+    std::size_t byte_size() const { return static_cast<std::size_t>(element_count()) * size_of(dtype); }
+};
+
+struct HostTensor {
+    TensorInfo info;
+    std::vector<std::byte> data;
+};
+
+struct Capabilities {
+    std::vector<DeviceKind> devices;
+    std::vector<Precision> precisions;
+    std::vector<std::string> model_formats;  // file extensions without the dot: "onnx", "pt"
+    bool needs_model_file = true;
+    bool dynamic_batch = true;
+    bool cuda_graphs = false;
+    bool device_timing = false;  // fills DeviceTimes
+};
+
+// An option a backend accepts under the plan's `backend_options.<backend>:` map.
+struct BackendOption {
+    std::string name;
+    std::string default_value;
+    std::string help;
+};
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+
+    virtual std::string name() const = 0;
+    // The framework's own version ("1.30.0"); stored with every benchmark.
+    virtual std::string version() const = 0;
+    virtual Capabilities capabilities() const = 0;
+    virtual std::vector<BackendOption> options() const { return {}; }
+
+    // Why this cell cannot run with this backend, or nothing. The default answers from capabilities().
+    virtual std::optional<std::string> unsupported_reason(const BenchmarkSpec& spec) const;
+
+    // Loads (and compiles, where the framework does) the model. Timed by the harness.
+    virtual void load(const std::string& model_path, const BenchmarkSpec& spec) = 0;
+    // The inputs the loaded model declares, with the batch dimension resolved to spec.batch_size.
+    virtual std::vector<TensorInfo> inputs() const = 0;
+    // Copies (or binds) the inputs once, untimed; infer() reuses them.
+    virtual void prepare(std::span<const HostTensor> inputs) = 0;
+    // One inference, inputs in host memory to outputs in host memory.
+    virtual void infer(DeviceTimes& times) = 0;
+};
+
+// Shared-library backend modules export one C function returning this descriptor.
+inline constexpr int kBackendApiVersion = 1;
+
+struct BackendModule {
+    int api_version;
+    const char* name;
+    const char* description;
+    Backend* (*create)();
+};
+
+}  // namespace inferbench
+
+extern "C" {
+using inferbench_backend_module_fn = const inferbench::BackendModule* (*)();
+}
+#define INFERBENCH_BACKEND_ENTRY_POINT "inferbench_backend_module"

@@ -1,0 +1,55 @@
+// The ONNX Runtime backend: runs an .onnx file through ONNX Runtime's C++ API on the CPU execution
+// provider (and the CUDA one where ONNX Runtime really has it). Built into the module
+// libinferbench_backend_onnxruntime.so; tests construct it directly.
+#pragma once
+
+#include <onnxruntime_cxx_api.h>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/backend.hpp"
+
+namespace inferbench {
+
+class OnnxRuntimeBackend final : public Backend {
+public:
+    // Throws EnvironmentError when the ONNX Runtime library is older than the headers built against.
+    OnnxRuntimeBackend();
+
+    std::string name() const override { return "onnxruntime"; }
+    std::string version() const override;
+    Capabilities capabilities() const override;
+    std::vector<BackendOption> options() const override;
+    std::optional<std::string> unsupported_reason(const BenchmarkSpec& spec) const override;
+
+    void load(const std::string& model_path, const BenchmarkSpec& spec) override;
+    std::vector<TensorInfo> inputs() const override { return inputs_; }
+    void prepare(std::span<const HostTensor> inputs) override;
+    void infer(DeviceTimes& times) override;
+
+    // The outputs of the last infer(), in host memory; for tests and result checks.
+    std::vector<Ort::Value> outputs() const;
+
+private:
+    void reset();
+    void read_model_io(std::int64_t batch_size);
+
+    std::string model_path_;
+    // Declared before the session and values so that they are destroyed after them.
+    Ort::Env env_{nullptr};
+    Ort::Session session_{nullptr};
+    std::vector<TensorInfo> inputs_;
+    std::vector<std::string> output_names_;
+    // prepare() copies the inputs once into these, so infer() does not depend on the caller's buffers.
+    std::vector<std::vector<std::byte>> input_buffers_;
+    std::vector<Ort::Value> input_values_;
+    Ort::IoBinding binding_{nullptr};
+    Ort::RunOptions run_options_{nullptr};
+};
+
+std::unique_ptr<Backend> make_onnxruntime_backend();
+
+}  // namespace inferbench

@@ -1,0 +1,174 @@
+#include "backends/registry.hpp"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <mutex>
+
+#include <fmt/format.h>
+
+#include "backends/null/null_backend.hpp"
+#include "core/error.hpp"
+
+namespace inferbench {
+namespace {
+
+constexpr std::string_view kModulePrefix = "libinferbench_backend_";
+constexpr std::string_view kModuleSuffix = ".so";
+
+// Frameworks inferbench knows but whose module may not be built on this machine: what to do then.
+struct KnownBackend {
+    std::string_view name;
+    std::string_view description;
+    std::string_view how_to_get;
+};
+
+constexpr KnownBackend kKnownBackends[] = {
+    {"onnxruntime", "ONNX Runtime (C/C++ API)",
+     "run scripts/fetch-onnxruntime.sh, then rebuild (or set INFERBENCH_ONNXRUNTIME_ROOT)"},
+    {"torch", "LibTorch (TorchScript, C++)", "install libtorch-dev (or point CMake at a LibTorch), then rebuild"},
+    {"tensorrt", "TensorRT (C++ API)", "install the TensorRT SDK, then rebuild"},
+    {"tensorflow", "TensorFlow (C API, frozen GraphDef)", "install the TensorFlow C library, then rebuild"},
+};
+
+struct ModuleSlot {
+    std::string name;
+    std::filesystem::path path;
+    void* handle = nullptr;
+    const BackendModule* module = nullptr;
+    std::string problem;
+    bool opened = false;
+};
+
+std::filesystem::path executable_dir() {
+    std::error_code ec;
+    const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    return ec ? std::filesystem::current_path() : exe.parent_path();
+}
+
+void open_module(ModuleSlot& slot) {
+    if (slot.opened) return;
+    slot.opened = true;
+    // Modules stay loaded for the life of the process: frameworks do not survive dlclose well.
+    slot.handle = dlopen(slot.path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!slot.handle) {
+        slot.problem = fmt::format("cannot load {}: {}", slot.path.string(), dlerror());
+        return;
+    }
+    auto entry = reinterpret_cast<inferbench_backend_module_fn>(dlsym(slot.handle, INFERBENCH_BACKEND_ENTRY_POINT));
+    if (!entry) {
+        slot.problem = fmt::format("{} is not an inferbench backend module (no {} symbol)", slot.path.string(),
+                                   INFERBENCH_BACKEND_ENTRY_POINT);
+        return;
+    }
+    const BackendModule* module = entry();
+    if (!module || module->api_version != kBackendApiVersion) {
+        slot.problem = fmt::format("{} was built for backend API {}, this inferbench speaks {}; rebuild the module",
+                                   slot.path.string(), module ? module->api_version : 0, kBackendApiVersion);
+        return;
+    }
+    slot.module = module;
+}
+
+const KnownBackend* find_known(std::string_view name) {
+    for (const auto& known : kKnownBackends) {
+        if (known.name == name) return &known;
+    }
+    return nullptr;
+}
+
+}  // namespace
+
+struct BackendRegistry::Impl {
+    mutable std::mutex mutex;
+    mutable std::vector<ModuleSlot> modules;  // first found wins, in search order
+
+    ModuleSlot* find(std::string_view name) const {
+        for (auto& slot : modules) {
+            if (slot.name == name) return &slot;
+        }
+        return nullptr;
+    }
+};
+
+BackendRegistry::BackendRegistry() : impl_(std::make_unique<Impl>()) {}
+BackendRegistry::BackendRegistry(BackendRegistry&&) noexcept = default;
+BackendRegistry& BackendRegistry::operator=(BackendRegistry&&) noexcept = default;
+BackendRegistry::~BackendRegistry() = default;
+
+std::vector<std::filesystem::path> BackendRegistry::default_search_dirs() {
+    std::vector<std::filesystem::path> dirs;
+    if (const char* env = std::getenv("INFERBENCH_BACKEND_PATH"); env && *env) {
+        std::string_view rest = env;
+        while (!rest.empty()) {
+            const auto colon = rest.find(':');
+            if (auto dir = rest.substr(0, colon); !dir.empty()) dirs.emplace_back(dir);
+            if (colon == std::string_view::npos) break;
+            rest.remove_prefix(colon + 1);
+        }
+    }
+    const auto exe_dir = executable_dir();
+    dirs.push_back(exe_dir / "backends");
+    dirs.push_back(exe_dir.parent_path() / "lib" / "inferbench" / "backends");
+    return dirs;
+}
+
+BackendRegistry BackendRegistry::discover(const std::vector<std::filesystem::path>& dirs) {
+    BackendRegistry registry;
+    for (const auto& dir : dirs) {
+        std::error_code ec;
+        std::vector<std::filesystem::path> files;
+        for (const auto& item : std::filesystem::directory_iterator(dir, ec)) files.push_back(item.path());
+        std::sort(files.begin(), files.end());
+        for (const auto& file : files) {
+            const std::string filename = file.filename().string();
+            if (!filename.starts_with(kModulePrefix) || !filename.ends_with(kModuleSuffix)) continue;
+            std::string name = filename.substr(kModulePrefix.size(),
+                                               filename.size() - kModulePrefix.size() - kModuleSuffix.size());
+            if (name == "null" || registry.impl_->find(name)) continue;
+            registry.impl_->modules.push_back(ModuleSlot{name, file, nullptr, nullptr, {}, false});
+        }
+    }
+    return registry;
+}
+
+std::vector<std::string> BackendRegistry::names() const {
+    std::vector<std::string> names = {"null"};
+    for (const auto& slot : impl_->modules) names.push_back(slot.name);
+    for (const auto& known : kKnownBackends) {
+        if (std::find(names.begin(), names.end(), known.name) == names.end()) names.emplace_back(known.name);
+    }
+    return names;
+}
+
+std::vector<BackendEntry> BackendRegistry::entries() const {
+    std::lock_guard lock(impl_->mutex);
+    std::vector<BackendEntry> entries = {{"null", "does nothing: measures the harness's own overhead", "built-in", ""}};
+    for (auto& slot : impl_->modules) {
+        open_module(slot);
+        entries.push_back({slot.name, slot.module ? slot.module->description : "", slot.path.string(), slot.problem});
+    }
+    for (const auto& known : kKnownBackends) {
+        if (impl_->find(known.name)) continue;
+        entries.push_back({std::string(known.name), std::string(known.description), "not built",
+                           fmt::format("not built; {}", known.how_to_get)});
+    }
+    return entries;
+}
+
+std::unique_ptr<Backend> BackendRegistry::create(std::string_view name) const {
+    if (name == "null") return make_null_backend();
+    std::lock_guard lock(impl_->mutex);
+    if (ModuleSlot* slot = impl_->find(name)) {
+        open_module(*slot);
+        if (!slot->module) throw EnvironmentError(slot->problem);
+        return std::unique_ptr<Backend>(slot->module->create());
+    }
+    if (const KnownBackend* known = find_known(name))
+        throw EnvironmentError(fmt::format("backend {} is not built; {}", name, known->how_to_get));
+    throw UserError(fmt::format("unknown backend '{}'", name));
+}
+
+}  // namespace inferbench

@@ -1,0 +1,87 @@
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "backends/registry.hpp"
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "models/zoo.hpp"
+#include "report/table.hpp"
+
+namespace inferbench::cli {
+namespace {
+
+struct ListArgs {
+    std::string what;
+    OutputOptions output;
+};
+
+report::Table backends_table() {
+    report::Table table{"backends", {{"name", "name"}, {"usable", "usable"}, {"description", "description"},
+                                     {"origin", "origin"}, {"problem", "problem"}}, {}};
+    const auto registry = BackendRegistry::discover(BackendRegistry::default_search_dirs());
+    for (const auto& e : registry.entries())
+        table.rows.push_back({e.name, std::string(e.problem.empty() ? "yes" : "no"), e.description, e.origin, e.problem});
+    return table;
+}
+
+report::Table models_table() {
+    report::Table table{"models", {{"name", "name"}, {"parameters", "parameters"}, {"description", "description"},
+                                   {"source", "source"}}, {}};
+    for (const auto& m : models::zoo()) table.rows.push_back({m.name, m.parameters, m.description, m.source});
+    return table;
+}
+
+std::string cpu_model() {
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.starts_with("model name")) return line.substr(line.find(':') + 2);
+    }
+    return "unknown CPU";
+}
+
+// GPUs the NVIDIA driver reports in /proc; telemetry through NVML comes with the telemetry module.
+report::Table devices_table() {
+    report::Table table{"devices", {{"device", "device"}, {"name", "name"}, {"detail", "detail"}}, {}};
+    table.rows.push_back({std::string("cpu"), cpu_model(),
+                          fmt::format("{} logical cores", std::thread::hardware_concurrency())});
+    std::error_code ec;
+    std::int64_t index = 0;
+    for (const auto& gpu : std::filesystem::directory_iterator("/proc/driver/nvidia/gpus", ec)) {
+        std::ifstream info(gpu.path() / "information");
+        std::string line, model = "NVIDIA GPU";
+        while (std::getline(info, line)) {
+            if (line.starts_with("Model:")) model = line.substr(line.find_first_not_of(" \t", 6));
+        }
+        table.rows.push_back({fmt::format("cuda:{}", index++), model, "PCI " + gpu.path().filename().string()});
+    }
+    return table;
+}
+
+int execute(const ListArgs& args) {
+    const auto format = report::parse_format(args.output.resolved());
+    report::Table table;
+    if (args.what == "backends") table = backends_table();
+    else if (args.what == "models") table = models_table();
+    else table = devices_table();
+    std::cout << report::render(table, format);
+    return kExitOk;
+}
+
+}  // namespace
+
+void add_list_command(CLI::App& app, CommandContext& context) {
+    auto args = std::make_shared<ListArgs>();
+    CLI::App* list = app.add_subcommand("list", "list backends, zoo models or devices");
+    list->add_option("what", args->what, "backends, models or devices")
+        ->required()
+        ->check(CLI::IsMember({"backends", "models", "devices"}));
+    args->output.add_to(*list);
+    list->callback([&context, args] { context.action = [args] { return execute(*args); }; });
+}
+
+}  // namespace inferbench::cli

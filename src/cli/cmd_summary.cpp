@@ -1,0 +1,48 @@
+#include <iostream>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "analysis/summary.hpp"
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "core/settings.hpp"
+#include "report/summary_table.hpp"
+
+namespace inferbench::cli {
+namespace {
+
+struct SummaryArgs {
+    std::string db;
+    std::optional<std::int64_t> run_id;
+    bool list_runs = false;
+    OutputOptions output;
+};
+
+int execute(const SummaryArgs& args) {
+    const auto format = report::parse_format(args.output.resolved());
+    const std::string path = args.db.empty() ? resolved_db_path(RunSettings{}) : args.db;
+    if (!std::filesystem::exists(path))
+        throw UserError(fmt::format("{}: no results database here; run `inferbench run` first or pass --db PATH", path));
+    const auto results = store::ResultsStore::open(path);
+    if (args.list_runs) {
+        std::cout << report::render(report::runs_table(results.runs()), format);
+        return kExitOk;
+    }
+    std::cout << report::render(report::summary_table(analysis::summarize_run(results, args.run_id)), format);
+    return kExitOk;
+}
+
+}  // namespace
+
+void add_summary_command(CLI::App& app, CommandContext& context) {
+    auto args = std::make_shared<SummaryArgs>();
+    CLI::App* summary = app.add_subcommand("summary", "print the summary of a stored run (default: the latest)");
+    summary->add_option("--db", args->db, "results database (default inferbench-results/results.db)");
+    summary->add_option("--run", args->run_id, "run id (see --runs)");
+    summary->add_flag("--runs", args->list_runs, "list the stored runs instead");
+    args->output.add_to(*summary);
+    summary->callback([&context, args] { context.action = [args] { return execute(*args); }; });
+}
+
+}  // namespace inferbench::cli

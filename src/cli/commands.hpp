@@ -1,0 +1,27 @@
+// Subcommands. Each registers its options and sets the action to run once parsing succeeded.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace inferbench::cli {
+
+struct CommandContext {
+    std::function<int()> action;
+};
+
+void add_run_command(CLI::App& app, CommandContext& context);
+void add_summary_command(CLI::App& app, CommandContext& context);
+void add_list_command(CLI::App& app, CommandContext& context);
+
+// --format NAME and --json, shared by the commands that print tables.
+struct OutputOptions {
+    std::string format = "table";
+    bool json = false;
+    void add_to(CLI::App& command);
+    std::string resolved() const { return json ? "json" : format; }
+};
+
+}  // namespace inferbench::cli

@@ -1,0 +1,44 @@
+#include "cli/progress.hpp"
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "core/units.hpp"
+
+namespace inferbench::cli {
+namespace {
+
+std::string clock_text(std::int64_t ns) {
+    if (ns < 0) return "?";
+    const std::int64_t s = ns / 1'000'000'000;
+    return s >= 3600 ? fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60) : fmt::format("{}:{:02}", s / 60, s % 60);
+}
+
+std::string outcome_text(const store::BenchmarkRecord& r) {
+    if (r.status == "ok") return "ok";
+    return fmt::format("{}: {}", r.status, r.reason);
+}
+
+}  // namespace
+
+ProgressPrinter::ProgressPrinter(std::FILE* out) : out_(out), live_(isatty(fileno(out)) != 0) {}
+
+void ProgressPrinter::operator()(const ProgressEvent& e) {
+    const std::string head = fmt::format("[{}/{}] {}", e.index, e.total, e.spec->label());
+    const std::string times = fmt::format("elapsed {}, ETA {}", clock_text(e.elapsed_ns), clock_text(e.eta_ns));
+    switch (e.kind) {
+        case ProgressEvent::Kind::started:
+            if (live_) fmt::print(out_, "\r\033[K{}  starting  ({})", head, times);
+            break;
+        case ProgressEvent::Kind::tick:
+            if (live_) fmt::print(out_, "\r\033[K{}  {} iterations  ({})", head, e.iterations_so_far, times);
+            break;
+        case ProgressEvent::Kind::finished:
+            fmt::print(out_, "{}{}  {}  ({})\n", live_ ? "\r\033[K" : "", head, outcome_text(*e.record), times);
+            break;
+    }
+    std::fflush(out_);
+}
+
+}  // namespace inferbench::cli

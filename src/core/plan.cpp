@@ -1,0 +1,272 @@
+#include "core/plan.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
+
+#include "core/error.hpp"
+#include "core/units.hpp"
+
+namespace inferbench {
+namespace {
+
+[[noreturn]] void fail_at(std::string_view source, const YAML::Mark& mark, const std::string& what) {
+    throw UserError(fmt::format("{}:{}:{}: {}", source, mark.line + 1, mark.column + 1, what));
+}
+
+std::vector<std::string> precision_names() {
+    std::vector<std::string> names;
+    for (Precision p : kAllPrecisions) names.emplace_back(to_string(p));
+    return names;
+}
+
+bool looks_like_path(std::string_view value) {
+    return value.find('/') != std::string_view::npos || value.ends_with(".onnx") || value.ends_with(".pt") ||
+           value.ends_with(".pb") || value.ends_with(".engine");
+}
+
+bool is_axis(std::string_view key) {
+    for (std::string_view axis : kAxisKeys) {
+        if (axis == key) return true;
+    }
+    return false;
+}
+
+bool contains(const std::vector<std::string>& names, std::string_view value) {
+    for (const auto& name : names) {
+        if (name == value) return true;
+    }
+    return false;
+}
+
+std::vector<std::string> setting_keys() {
+    std::vector<std::string> keys;
+    for (std::string_view axis : kAxisKeys) keys.emplace_back(axis);
+    keys.emplace_back("exclude");
+    keys.emplace_back("backend_options");
+    for (const auto& field : setting_fields()) keys.emplace_back(field.key);
+    return keys;
+}
+
+// The text of a plain value. YAML reads `null` (the null model and backend) as a null node: keep
+// it as the word.
+std::optional<std::string> scalar_text(const YAML::Node& node) {
+    if (node.IsNull()) return "null";
+    if (node.IsScalar()) return node.Scalar();
+    return std::nullopt;
+}
+
+// Accepts a list of scalars, or one scalar as a list of one.
+std::vector<std::pair<std::string, YAML::Mark>> scalar_list(const YAML::Node& node, std::string_view key,
+                                                            std::string_view source) {
+    std::vector<std::pair<std::string, YAML::Mark>> items;
+    if (node.IsScalar()) {
+        items.emplace_back(node.Scalar(), node.Mark());
+    } else if (node.IsSequence()) {
+        for (const auto& item : node) {
+            const auto text = scalar_text(item);
+            if (!text) fail_at(source, item.Mark(), fmt::format("{} must list plain values, e.g. {}: [a, b]", key, key));
+            items.emplace_back(*text, item.Mark());
+        }
+    } else {
+        fail_at(source, node.Mark(), fmt::format("{} must be a list, e.g. {}: [a, b]", key, key));
+    }
+    if (items.empty())
+        fail_at(source, node.Mark(), fmt::format("{} is empty; list at least one value", key));
+    return items;
+}
+
+void assign_axis(Plan& plan, std::string_view axis, const std::vector<std::string>& values) {
+    if (axis == "models") plan.models = values;
+    else if (axis == "backends") plan.backends = values;
+    else if (axis == "devices") plan.devices = values;
+    else if (axis == "precisions") plan.precisions = values;
+    else {
+        plan.batch_sizes.clear();
+        for (const auto& v : values) plan.batch_sizes.push_back(*parse_int(v));
+    }
+}
+
+void parse_axis(Plan& plan, std::string_view axis, const YAML::Node& node, std::string_view source,
+                const PlanVocabulary& vocabulary) {
+    std::vector<std::string> values;
+    for (const auto& [value, mark] : scalar_list(node, axis, source)) {
+        if (auto why = check_axis_value(axis, value, vocabulary)) fail_at(source, mark, *why);
+        values.push_back(value);
+    }
+    assign_axis(plan, axis, values);
+}
+
+ExcludeRule parse_exclude_rule(const YAML::Node& node, std::string_view source, const PlanVocabulary& vocabulary) {
+    if (!node.IsMap() || node.size() == 0)
+        fail_at(source, node.Mark(), "an exclude rule must be a map, e.g. {backend: torch, precision: int8}");
+    ExcludeRule rule;
+    for (const auto& entry : node) {
+        const std::string key = entry.first.Scalar();
+        const auto value = scalar_text(entry.second);
+        if (!value) fail_at(source, entry.second.Mark(), fmt::format("exclude.{} must be a plain value", key));
+        const std::string axis = key == "batch_size" ? "batch_sizes" : key + "s";
+        if (!is_axis(axis)) {
+            fail_at(source, entry.first.Mark(),
+                    fmt::format("unknown exclude key '{}'; valid keys: model, backend, device, precision, batch_size",
+                                key));
+        }
+        if (auto why = check_axis_value(axis, *value, vocabulary)) fail_at(source, entry.second.Mark(), *why);
+        if (key == "model") rule.model = *value;
+        else if (key == "backend") rule.backend = *value;
+        else if (key == "device") rule.device = *value;
+        else if (key == "precision") rule.precision = *value;
+        else rule.batch_size = parse_int(*value);
+    }
+    return rule;
+}
+
+void parse_backend_options(Plan& plan, const YAML::Node& node, std::string_view source,
+                           const PlanVocabulary& vocabulary) {
+    if (!node.IsMap())
+        fail_at(source, node.Mark(), "backend_options must map a backend to its options, e.g. onnxruntime: {threads: 2}");
+    for (const auto& entry : node) {
+        const std::string backend = scalar_text(entry.first).value_or("");
+        if (auto why = check_axis_value("backends", backend, vocabulary)) fail_at(source, entry.first.Mark(), *why);
+        if (!entry.second.IsMap())
+            fail_at(source, entry.second.Mark(), fmt::format("backend_options.{} must be a map of options", backend));
+        for (const auto& option : entry.second) {
+            const auto value = scalar_text(option.second);
+            if (!value)
+                fail_at(source, option.second.Mark(),
+                        fmt::format("backend_options.{}.{} must be a plain value", backend, option.first.Scalar()));
+            plan.backend_options[backend][option.first.Scalar()] = *value;
+        }
+    }
+}
+
+void parse_entry(Plan& plan, const std::string& key, const YAML::Node& key_node, const YAML::Node& value,
+                 std::string_view source, const PlanVocabulary& vocabulary) {
+    if (is_axis(key)) {
+        parse_axis(plan, key, value, source, vocabulary);
+    } else if (key == "exclude") {
+        if (!value.IsSequence()) fail_at(source, value.Mark(), "exclude must be a list of rules");
+        for (const auto& rule : value) plan.exclude.push_back(parse_exclude_rule(rule, source, vocabulary));
+    } else if (key == "backend_options") {
+        parse_backend_options(plan, value, source, vocabulary);
+    } else if (const SettingField* field = find_setting(key)) {
+        const auto text = scalar_text(value);
+        if (!text) fail_at(source, value.Mark(), fmt::format("{} must be a single {}", key, type_name(field->type)));
+        if (auto why = set_setting(plan.settings, *field, *text)) fail_at(source, value.Mark(), *why);
+    } else {
+        fail_at(source, key_node.Mark(),
+                fmt::format("unknown key '{}'; valid keys: {}", key, join(setting_keys(), ", ")));
+    }
+}
+
+}  // namespace
+
+bool ExcludeRule::matches(const BenchmarkSpec& spec) const {
+    return (!model || *model == spec.model) && (!backend || *backend == spec.backend) &&
+           (!device || parse_device(*device) == spec.device) &&
+           (!precision || *precision == to_string(spec.precision)) && (!batch_size || *batch_size == spec.batch_size);
+}
+
+std::optional<std::string> check_axis_value(std::string_view axis, std::string_view value,
+                                            const PlanVocabulary& vocabulary) {
+    if (axis == "models") {
+        if (contains(vocabulary.models, value)) return std::nullopt;
+        if (looks_like_path(value)) {
+            if (std::filesystem::is_regular_file(std::string(value))) return std::nullopt;
+            return fmt::format("model file '{}' not found; give an existing path or a zoo model ({})", value,
+                               join(vocabulary.models, ", "));
+        }
+        return fmt::format("unknown model '{}'; valid choices: {}, or a path to a model file", value,
+                           join(vocabulary.models, ", "));
+    }
+    if (axis == "backends") {
+        if (contains(vocabulary.backends, value)) return std::nullopt;
+        return fmt::format("unknown backend '{}'; valid choices: {}", value, join(vocabulary.backends, ", "));
+    }
+    if (axis == "devices") {
+        if (parse_device(value)) return std::nullopt;
+        return fmt::format("unknown device '{}'; valid choices: cpu, cuda, cuda:N", value);
+    }
+    if (axis == "precisions") {
+        if (parse_precision(value)) return std::nullopt;
+        return fmt::format("unknown precision '{}'; valid choices: {}", value, join(precision_names(), ", "));
+    }
+    const auto batch = parse_int(value);
+    if (!batch || *batch < 1) return fmt::format("batch size '{}' must be a whole number >= 1", value);
+    return std::nullopt;
+}
+
+Plan parse_plan(std::string_view yaml_text, std::string_view source, const PlanVocabulary& vocabulary) {
+    YAML::Node root;
+    try {
+        root = YAML::Load(std::string(yaml_text));
+    } catch (const YAML::ParserException& e) {
+        fail_at(source, e.mark, fmt::format("invalid YAML: {}", e.msg));
+    }
+    Plan plan;
+    plan.source = std::string(source);
+    if (root.IsNull()) return plan;
+    if (!root.IsMap()) fail_at(source, root.Mark(), "a plan must be a map of keys, e.g. models: [resnet50]");
+    for (const auto& entry : root) {
+        if (!entry.first.IsScalar()) fail_at(source, entry.first.Mark(), "plan keys must be plain names");
+        parse_entry(plan, entry.first.Scalar(), entry.first, entry.second, source, vocabulary);
+    }
+    return plan;
+}
+
+Plan load_plan_file(const std::string& path, const PlanVocabulary& vocabulary) {
+    std::ifstream in(path);
+    if (!in) throw UserError(fmt::format("{}: cannot read the plan file; check the path", path));
+    std::stringstream text;
+    text << in.rdbuf();
+    return parse_plan(text.str(), path, vocabulary);
+}
+
+void apply_override(Plan& plan, std::string_view key, std::string_view value, std::string_view origin,
+                    const PlanVocabulary& vocabulary) {
+    if (is_axis(key)) {
+        const auto axis = key;
+        const auto values = split_list(value);
+        for (const auto& item : values) {
+            if (item.empty()) throw UserError(fmt::format("{} {}: empty item in the list", origin, value));
+            if (auto why = check_axis_value(axis, item, vocabulary))
+                throw UserError(fmt::format("{} {}: {}", origin, value, *why));
+        }
+        assign_axis(plan, axis, values);
+        return;
+    }
+    const SettingField* field = find_setting(key);
+    if (!field) {
+        throw UserError(fmt::format("{}: unknown key '{}'; valid keys: {}", origin, key, join(setting_keys(), ", ")));
+    }
+    if (auto why = set_setting(plan.settings, *field, value)) throw UserError(fmt::format("{}: {}", origin, *why));
+}
+
+std::string plan_to_json(const Plan& plan) {
+    nlohmann::ordered_json json;
+    json["source"] = plan.source;
+    json["models"] = plan.models;
+    json["backends"] = plan.backends;
+    json["devices"] = plan.devices;
+    json["precisions"] = plan.precisions;
+    json["batch_sizes"] = plan.batch_sizes;
+    json["exclude"] = nlohmann::ordered_json::array();
+    for (const auto& rule : plan.exclude) {
+        nlohmann::ordered_json r = nlohmann::ordered_json::object();
+        if (rule.model) r["model"] = *rule.model;
+        if (rule.backend) r["backend"] = *rule.backend;
+        if (rule.device) r["device"] = *rule.device;
+        if (rule.precision) r["precision"] = *rule.precision;
+        if (rule.batch_size) r["batch_size"] = *rule.batch_size;
+        json["exclude"].push_back(r);
+    }
+    json["backend_options"] = plan.backend_options;
+    for (const auto& field : setting_fields()) json[std::string(field.key)] = setting_text(plan.settings, field);
+    return json.dump();
+}
+
+}  // namespace inferbench

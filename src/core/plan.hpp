@@ -1,0 +1,63 @@
+// A benchmark plan: sweep axes (each a list; the matrix is their Cartesian product), exclusion
+// rules, run settings and per-backend options. Read from YAML, overridden from the command line.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/settings.hpp"
+#include "core/spec.hpp"
+
+namespace inferbench {
+
+// A rule drops every cell whose named fields all match.
+struct ExcludeRule {
+    std::optional<std::string> model, backend, device, precision;
+    std::optional<std::int64_t> batch_size;
+
+    bool matches(const BenchmarkSpec& spec) const;
+};
+
+// The member initialisers are the defaults, and together they are the embedded default plan that
+// `inferbench run` uses when given none: a short real benchmark of two networks on this machine's CPU.
+struct Plan {
+    std::string source = "<default plan>";
+    std::vector<std::string> models = {"mobilenet", "resnet50"};
+    std::vector<std::string> backends = {"onnxruntime"};
+    std::vector<std::string> devices = {"cpu"};
+    std::vector<std::string> precisions = {"fp32"};
+    std::vector<std::int64_t> batch_sizes = {1, 2, 8};
+    std::vector<ExcludeRule> exclude;
+    std::map<std::string, OptionMap> backend_options;
+    RunSettings settings;
+};
+
+// The names a plan may use; model entries may also be paths to existing model files.
+struct PlanVocabulary {
+    std::vector<std::string> models;
+    std::vector<std::string> backends;
+};
+
+inline constexpr std::string_view kAxisKeys[] = {"models", "backends", "devices", "precisions", "batch_sizes"};
+
+// What is wrong with one value of an axis, or nothing.
+std::optional<std::string> check_axis_value(std::string_view axis, std::string_view value,
+                                            const PlanVocabulary& vocabulary);
+
+// Throws UserError "SOURCE:LINE:COL: what is wrong; valid choices ..." on any problem.
+Plan parse_plan(std::string_view yaml_text, std::string_view source, const PlanVocabulary& vocabulary);
+Plan load_plan_file(const std::string& path, const PlanVocabulary& vocabulary);
+
+// Applies one command-line override (an axis as a comma list, or a setting); `origin` names the
+// flag for error messages. Throws UserError.
+void apply_override(Plan& plan, std::string_view key, std::string_view value, std::string_view origin,
+                    const PlanVocabulary& vocabulary);
+
+// The plan as JSON text, stored with each run so a result can be traced to what produced it.
+std::string plan_to_json(const Plan& plan);
+
+}  // namespace inferbench

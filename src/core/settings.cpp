@@ -1,0 +1,93 @@
+#include "core/settings.hpp"
+
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "core/units.hpp"
+
+namespace inferbench {
+
+const std::vector<SettingField>& setting_fields() {
+    static const std::vector<SettingField> fields = {
+        {"name", FieldType::text, "test id stored with the run", &RunSettings::name},
+        {"warmup", FieldType::duration, "minimum warm-up time before measuring", &RunSettings::warmup_ns},
+        {"warmup_iterations", FieldType::count, "minimum warm-up iterations",
+         &RunSettings::warmup_iterations},
+        {"duration", FieldType::duration, "minimum measured time per benchmark", &RunSettings::duration_ns,
+         1},
+        {"min_iterations", FieldType::count, "minimum measured iterations per benchmark",
+         &RunSettings::min_iterations, 1},
+        {"max_iterations", FieldType::count, "measured iterations stop here (0: no limit)",
+         &RunSettings::max_iterations},
+        {"timeout", FieldType::duration, "a benchmark still running after this is killed and failed",
+         &RunSettings::timeout_ns, 1},
+        {"seed", FieldType::count, "seed of the random inputs and zoo weights", &RunSettings::seed},
+        {"output_dir", FieldType::text, "folder for the results database and reports",
+         &RunSettings::output_dir},
+        {"db", FieldType::text, "results database (default <output_dir>/results.db)", &RunSettings::db},
+        {"model_cache", FieldType::text, "folder of exported zoo models (default ~/.cache/inferbench/models)",
+         &RunSettings::model_cache},
+    };
+    return fields;
+}
+
+const SettingField* find_setting(std::string_view key) {
+    for (const auto& field : setting_fields()) {
+        if (field.key == key) return &field;
+    }
+    return nullptr;
+}
+
+std::string_view type_name(FieldType type) {
+    switch (type) {
+        case FieldType::duration: return "duration";
+        case FieldType::count: return "count";
+        case FieldType::text: return "text";
+    }
+    return "?";
+}
+
+std::optional<std::string> set_setting(RunSettings& settings, const SettingField& field, std::string_view text) {
+    if (const auto* text_member = std::get_if<std::string RunSettings::*>(&field.member)) {
+        settings.*(*text_member) = std::string(text);
+        return std::nullopt;
+    }
+    const auto member = std::get<std::int64_t RunSettings::*>(field.member);
+    std::optional<std::int64_t> value;
+    std::string why;
+    if (field.type == FieldType::duration) {
+        value = parse_duration_ns(text, &why);
+        if (!value) return fmt::format("{}: {}", field.key, why);
+    } else {
+        value = parse_int(text);
+        if (!value) return fmt::format("{}: '{}' is not a whole number", field.key, text);
+    }
+    if (*value < field.min_value) {
+        return fmt::format("{}: '{}' is below the minimum {}", field.key, text,
+                           field.type == FieldType::duration ? format_duration(field.min_value)
+                                                             : std::to_string(field.min_value));
+    }
+    settings.*member = *value;
+    return std::nullopt;
+}
+
+std::string setting_text(const RunSettings& settings, const SettingField& field) {
+    if (const auto* text_member = std::get_if<std::string RunSettings::*>(&field.member))
+        return settings.*(*text_member);
+    const std::int64_t value = settings.*std::get<std::int64_t RunSettings::*>(field.member);
+    return field.type == FieldType::duration ? format_duration(value) : std::to_string(value);
+}
+
+std::string resolved_db_path(const RunSettings& settings) {
+    return settings.db.empty() ? settings.output_dir + "/results.db" : settings.db;
+}
+
+std::string resolved_model_cache(const RunSettings& settings) {
+    if (!settings.model_cache.empty()) return settings.model_cache;
+    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/inferbench/models";
+    if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/inferbench/models";
+    return settings.output_dir + "/models";
+}
+
+}  // namespace inferbench

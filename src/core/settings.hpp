@@ -1,0 +1,50 @@
+// Run settings: one struct with documented defaults is the single source of truth. The field table
+// below drives the plan parser, `--set key=value`, `--help` and the plan echo stored with each run.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace inferbench {
+
+struct RunSettings {
+    std::string name = "inferbench";                 // test id, stored with the run
+    std::int64_t warmup_ns = 1'000'000'000;          // warm-up lasts at least this long ...
+    std::int64_t warmup_iterations = 1;              // ... and at least this many iterations
+    std::int64_t duration_ns = 5'000'000'000;        // measured phase lasts at least this long ...
+    std::int64_t min_iterations = 10;                // ... and at least this many iterations
+    std::int64_t max_iterations = 1'000'000;         // ... but stops here (bounds memory and database)
+    std::int64_t timeout_ns = 600'000'000'000;       // per benchmark, load included; then it is killed
+    std::int64_t seed = 42;                          // random inputs and zoo weights
+    std::string output_dir = "inferbench-results";   // results database and reports
+    std::string db;                                  // empty: <output_dir>/results.db
+    std::string model_cache;                         // empty: $XDG_CACHE_HOME/inferbench/models
+};
+
+enum class FieldType { duration, count, text };
+
+struct SettingField {
+    std::string_view key;
+    FieldType type;
+    std::string_view help;
+    std::variant<std::int64_t RunSettings::*, std::string RunSettings::*> member;
+    std::int64_t min_value = 0;  // for counts and durations
+};
+
+const std::vector<SettingField>& setting_fields();
+const SettingField* find_setting(std::string_view key);
+
+// Sets a field from its textual form; returns what is wrong, or nothing on success.
+std::optional<std::string> set_setting(RunSettings& settings, const SettingField& field, std::string_view text);
+std::string setting_text(const RunSettings& settings, const SettingField& field);
+std::string_view type_name(FieldType type);
+
+// The database path with defaults applied.
+std::string resolved_db_path(const RunSettings& settings);
+std::string resolved_model_cache(const RunSettings& settings);
+
+}  // namespace inferbench

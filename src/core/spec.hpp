@@ -1,0 +1,82 @@
+// The vocabulary every module shares: precisions, devices, one benchmark cell, one iteration record.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace inferbench {
+
+enum class Precision { fp32, fp16, bf16, int8, fp8 };
+
+inline constexpr Precision kAllPrecisions[] = {Precision::fp32, Precision::fp16, Precision::bf16,
+                                               Precision::int8, Precision::fp8};
+
+std::string_view to_string(Precision p);
+std::optional<Precision> parse_precision(std::string_view text);
+
+enum class DeviceKind { cpu, cuda };
+
+// "cpu" or "cuda:N" ("cuda" alone means cuda:0).
+struct Device {
+    DeviceKind kind = DeviceKind::cpu;
+    int index = 0;
+
+    friend bool operator==(const Device&, const Device&) = default;
+};
+
+std::string to_string(const Device& d);
+std::optional<Device> parse_device(std::string_view text);
+
+// Backend-specific options (from the plan's `backend_options:` map), as text.
+using OptionMap = std::map<std::string, std::string, std::less<>>;
+
+// One cell of the benchmark matrix, with every setting the worker needs.
+struct BenchmarkSpec {
+    std::string model;  // zoo name or path to a model file
+    std::string backend;
+    Device device;
+    Precision precision = Precision::fp32;
+    std::int64_t batch_size = 1;
+
+    std::int64_t warmup_ns = 0;
+    std::int64_t warmup_iterations = 0;
+    std::int64_t duration_ns = 0;
+    std::int64_t min_iterations = 0;
+    std::int64_t max_iterations = 0;
+    std::int64_t timeout_ns = 0;
+    std::uint64_t seed = 0;
+    std::string model_cache_dir;
+    OptionMap backend_options;
+
+    std::string label() const;  // "resnet50 onnxruntime cpu fp32 b8"
+};
+
+// Marks a per-iteration device time the backend could not measure.
+inline constexpr std::int64_t kNotMeasured = -1;
+
+// One measured iteration. Times are int64 nanoseconds; start_ns is CLOCK_MONOTONIC, the clock every
+// telemetry sample also uses, so latency can be laid over power and clocks.
+struct IterationRecord {
+    std::int64_t start_ns = 0;
+    std::int64_t e2e_ns = 0;
+    std::int64_t enqueue_ns = kNotMeasured;
+    std::int64_t h2d_ns = kNotMeasured;
+    std::int64_t compute_ns = kNotMeasured;
+    std::int64_t d2h_ns = kNotMeasured;
+};
+static_assert(sizeof(IterationRecord) == 48);
+
+// The part of a record a backend fills in for one inference (host timing is the harness's job).
+struct DeviceTimes {
+    std::int64_t enqueue_ns = kNotMeasured;
+    std::int64_t h2d_ns = kNotMeasured;
+    std::int64_t compute_ns = kNotMeasured;
+    std::int64_t d2h_ns = kNotMeasured;
+};
+
+}  // namespace inferbench

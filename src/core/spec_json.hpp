@@ -1,0 +1,14 @@
+// BenchmarkSpec <-> JSON, used to hand a cell to its worker process and to store its settings.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "core/spec.hpp"
+
+namespace inferbench {
+
+nlohmann::json spec_to_json(const BenchmarkSpec& spec);
+// Throws std::runtime_error on malformed input (it comes from our own orchestrator).
+BenchmarkSpec spec_from_json(const nlohmann::json& json);
+
+}  // namespace inferbench

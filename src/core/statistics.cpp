@@ -1,0 +1,64 @@
+#include "core/statistics.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace inferbench {
+
+double percentile_sorted(std::span<const double> sorted, double p) {
+    if (sorted.empty()) return 0.0;
+    const double h = static_cast<double>(sorted.size() - 1) * std::clamp(p, 0.0, 100.0) / 100.0;
+    const auto lower = static_cast<std::size_t>(std::floor(h));
+    const std::size_t upper = std::min(lower + 1, sorted.size() - 1);
+    return sorted[lower] + (h - static_cast<double>(lower)) * (sorted[upper] - sorted[lower]);
+}
+
+TimingSummary summarize(std::span<const std::int64_t> values) {
+    TimingSummary s;
+    if (values.empty()) return s;
+    std::vector<double> sorted(values.begin(), values.end());
+    std::sort(sorted.begin(), sorted.end());
+    const auto n = static_cast<double>(sorted.size());
+    s.count = static_cast<std::int64_t>(sorted.size());
+    s.min = sorted.front();
+    s.max = sorted.back();
+    double sum = 0;
+    for (double v : sorted) sum += v;
+    s.mean = sum / n;
+    double squares = 0;
+    for (double v : sorted) squares += (v - s.mean) * (v - s.mean);
+    s.stdev = sorted.size() > 1 ? std::sqrt(squares / (n - 1)) : 0.0;
+    s.cv_pct = s.mean > 0 ? 100.0 * s.stdev / s.mean : 0.0;
+    s.p50 = percentile_sorted(sorted, 50);
+    s.p90 = percentile_sorted(sorted, 90);
+    s.p95 = percentile_sorted(sorted, 95);
+    s.p99 = percentile_sorted(sorted, 99);
+    s.p999 = percentile_sorted(sorted, 99.9);
+    return s;
+}
+
+double throughput_per_s(std::int64_t batch_size, std::int64_t iterations, std::int64_t wall_ns) {
+    if (wall_ns <= 0) return 0.0;
+    return static_cast<double>(batch_size) * static_cast<double>(iterations) * 1e9 /
+           static_cast<double>(wall_ns);
+}
+
+std::vector<std::string> timing_warnings(const TimingSummary& e2e, const WarningThresholds& thresholds) {
+    std::vector<std::string> warnings;
+    if (e2e.count < thresholds.min_iterations) {
+        warnings.push_back(fmt::format(
+            "only {} iterations measured (fewer than {}): percentiles are unreliable; raise --duration",
+            e2e.count, thresholds.min_iterations));
+    }
+    if (e2e.cv_pct > thresholds.max_cv_pct) {
+        warnings.push_back(fmt::format(
+            "latency is unstable: coefficient of variation {:.1f}% exceeds {:.0f}%; check for other load, "
+            "throttling or a too short warm-up",
+            e2e.cv_pct, thresholds.max_cv_pct));
+    }
+    return warnings;
+}
+
+}  // namespace inferbench

@@ -1,0 +1,59 @@
+#include "report/summary_table.hpp"
+
+#include "core/units.hpp"
+
+namespace inferbench::report {
+namespace {
+
+
+template <typename T>
+Cell optional_cell(const std::optional<T>& value, double scale = 1.0) {
+    if (!value) return Null{};
+    if (scale == 1.0) return static_cast<std::int64_t>(*value);
+    return static_cast<double>(*value) * scale;
+}
+
+std::string note(const analysis::BenchmarkSummary& s) {
+    std::vector<std::string> notes;
+    if (!s.benchmark.reason.empty()) notes.push_back(s.benchmark.reason);
+    notes.insert(notes.end(), s.warnings.begin(), s.warnings.end());
+    return join(notes, "; ");
+}
+
+}  // namespace
+
+Table summary_table(const std::vector<analysis::BenchmarkSummary>& summaries) {
+    Table table;
+    table.name = "summary";
+    table.columns = {{"model", "model"},           {"backend", "backend"},
+                     {"device", "device"},         {"precision", "precision"},
+                     {"batch_size", "batch"},      {"status", "status"},
+                     {"iterations", "iters"},      {"mean_ms", "mean"},
+                     {"p50_ms", "p50"},            {"p90_ms", "p90"},
+                     {"p99_ms", "p99"},      {"cv_pct", "cv %", 1},
+                     {"throughput_per_s", "inf/s", 1}, {"load_ms", "load ms", 0},
+                     {"model_size_mb", "size MB", 1},  {"note", "note"}};
+    for (const auto& s : summaries) {
+        const auto& b = s.benchmark;
+        const bool measured = s.e2e.count > 0;
+        const auto timing = [&](double ns) { return measured ? Cell{Duration{ns}} : Cell{Null{}}; };
+        table.rows.push_back({b.model, b.backend, b.device, b.precision, b.batch_size, b.status,
+                              measured ? Cell{s.e2e.count} : Cell{Null{}}, timing(s.e2e.mean), timing(s.e2e.p50),
+                              timing(s.e2e.p90), timing(s.e2e.p99), measured ? Cell{s.e2e.cv_pct} : Cell{Null{}},
+                              measured ? Cell{s.throughput_per_s} : Cell{Null{}}, optional_cell(b.load_ns, 1e-6),
+                              optional_cell(b.model_size_bytes, 1e-6), note(s)});
+    }
+    return table;
+}
+
+Table runs_table(const std::vector<store::RunRecord>& runs) {
+    Table table;
+    table.name = "runs";
+    table.columns = {{"run_id", "run"}, {"name", "name"}, {"status", "status"}, {"started_unix_ms", "started (unix ms)"},
+                     {"host", "host"}, {"git_commit", "commit"}};
+    for (const auto& r : runs)
+        table.rows.push_back({r.run_id, r.name, r.status, r.started_unix_ms, r.host, r.git_commit});
+    return table;
+}
+
+}  // namespace inferbench::report

@@ -1,0 +1,42 @@
+// A table of typed cells that every printer renders without knowing what it holds: aligned text for
+// terminals, Markdown, CSV and JSON (with a schema version).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace inferbench::report {
+
+enum class Format { text, markdown, csv, json };
+
+// "table"/"text", "md"/"markdown", "csv", "json"; throws UserError otherwise.
+Format parse_format(std::string_view name);
+
+struct Column {
+    std::string key;    // JSON/CSV name, with its unit: "mean_ms"
+    std::string title;  // terminal/Markdown heading: "mean ms"
+    int decimals = 2;   // for real numbers in text, Markdown and CSV
+};
+
+struct Null {};
+// A time in nanoseconds: terminals and Markdown show it in a readable unit ("812 ns", "23.41 ms");
+// CSV and JSON give milliseconds, so such a column's key ends in _ms.
+struct Duration {
+    double ns = 0;
+};
+using Cell = std::variant<Null, std::string, std::int64_t, double, Duration>;
+
+struct Table {
+    std::string name;  // "summary", "runs", ...
+    std::vector<Column> columns;
+    std::vector<std::vector<Cell>> rows;
+};
+
+inline constexpr int kJsonSchemaVersion = 1;
+
+std::string render(const Table& table, Format format);
+
+}  // namespace inferbench::report

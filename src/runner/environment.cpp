@@ -1,0 +1,80 @@
+#include "runner/environment.hpp"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "core/version.hpp"
+#include <sqlite3.h>
+
+namespace inferbench {
+namespace {
+
+// The value after "key:" on the first line of `path` that starts with `key`.
+std::string field_of(const std::string& path, const std::string& key) {
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line)) {
+        if (!line.starts_with(key)) continue;
+        const auto colon = line.find(':');
+        if (colon == std::string::npos) continue;
+        const auto start = line.find_first_not_of(" \t", colon + 1);
+        return start == std::string::npos ? "" : line.substr(start);
+    }
+    return "";
+}
+
+std::string first_line(const std::string& path) {
+    std::ifstream in(path);
+    std::string line;
+    std::getline(in, line);
+    return line;
+}
+
+std::string os_name() {
+    std::string name = field_of("/etc/os-release", "PRETTY_NAME");
+    if (name.empty()) {
+        std::ifstream in("/etc/os-release");
+        std::string line;
+        while (std::getline(in, line)) {
+            if (line.starts_with("PRETTY_NAME=")) name = line.substr(12);
+        }
+    }
+    if (name.size() >= 2 && name.front() == '"') name = name.substr(1, name.size() - 2);
+    return name;
+}
+
+}  // namespace
+
+nlohmann::ordered_json capture_environment() {
+    nlohmann::ordered_json env;
+    char host[256] = {};
+    gethostname(host, sizeof(host) - 1);
+    utsname uts{};
+    uname(&uts);
+    env["host"] = host;
+    env["cpu_model"] = field_of("/proc/cpuinfo", "model name");
+    env["cpu_cores"] = std::thread::hardware_concurrency();
+    env["memory_total_kib"] = field_of("/proc/meminfo", "MemTotal");
+    env["kernel"] = fmt::format("{} {}", uts.sysname, uts.release);
+    env["machine"] = uts.machine;
+    env["os"] = os_name();
+    env["compiler"] = std::string(kCompiler);
+    env["build_type"] = std::string(kBuildType);
+    env["git_commit"] = std::string(kGitCommit);
+    env["inferbench_version"] = std::string(kVersion);
+    nlohmann::ordered_json libraries;
+    libraries["sqlite"] = sqlite3_libversion();
+    libraries["fmt"] = fmt::format("{}.{}.{}", FMT_VERSION / 10000, FMT_VERSION / 100 % 100, FMT_VERSION % 100);
+    env["libraries"] = libraries;
+    if (auto driver = first_line("/proc/driver/nvidia/version"); !driver.empty()) env["nvidia_driver"] = driver;
+    if (auto governor = first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"); !governor.empty())
+        env["cpu_governor"] = governor;
+    return env;
+}
+
+}  // namespace inferbench

@@ -1,0 +1,14 @@
+// The facts of the machine and build a run was measured on, stored with every run.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace inferbench {
+
+// host, cpu_model, cpu_cores, memory_total_kib, kernel, os, compiler, build_type, git_commit,
+// inferbench_version, library versions, nvidia_driver (when present).
+nlohmann::ordered_json capture_environment();
+
+}  // namespace inferbench

@@ -1,0 +1,46 @@
+// The harness's warm-up and measured loops. The measured loop is the hot path: two clock reads, one
+// inference, one record written to preallocated (shared) memory, one release store. No I/O.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "backends/backend.hpp"
+#include "core/spec.hpp"
+
+namespace inferbench {
+
+struct LoopLimits {
+    std::int64_t warmup_ns = 0;
+    std::int64_t warmup_iterations = 0;
+    std::int64_t duration_ns = 0;
+    std::int64_t min_iterations = 1;
+    std::int64_t max_iterations = 0;  // the record buffer's capacity; must be >= 1
+};
+
+LoopLimits loop_limits(const BenchmarkSpec& spec, std::int64_t capacity);
+
+struct WarmupResult {
+    std::int64_t iterations = 0;
+    std::int64_t elapsed_ns = 0;
+};
+
+struct TraceSink {
+    IterationRecord* records = nullptr;
+    std::atomic<std::int64_t>* published = nullptr;
+};
+
+struct MeasureResult {
+    std::int64_t iterations = 0;
+    std::int64_t wall_ns = 0;  // first start to last end
+    bool stopped = false;      // ended early by a stop request
+};
+
+// Runs until both the warm-up time and the warm-up iteration count are reached, or a stop request.
+WarmupResult run_warmup(Backend& backend, const LoopLimits& limits, const std::atomic<std::int32_t>& stop);
+
+// Runs until (duration reached and min_iterations done) or max_iterations, or a stop request.
+MeasureResult run_measured(Backend& backend, const LoopLimits& limits, TraceSink sink,
+                           const std::atomic<std::int32_t>& stop);
+
+}  // namespace inferbench

@@ -1,0 +1,277 @@
+#include "runner/orchestrator.hpp"
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "core/clock.hpp"
+#include "core/error.hpp"
+#include "core/matrix.hpp"
+#include "core/spec_json.hpp"
+#include "core/units.hpp"
+#include "core/version.hpp"
+#include "models/zoo.hpp"
+#include "runner/environment.hpp"
+#include "runner/interrupt.hpp"
+#include "runner/process.hpp"
+#include "runner/trace_buffer.hpp"
+#include "runner/worker_protocol.hpp"
+
+namespace inferbench {
+namespace {
+
+// Upper bound of records kept when max_iterations is 0 (no limit): pages are only allocated when
+// written, so the bound costs address space, not memory.
+constexpr std::int64_t kUnlimitedCapacity = 100'000'000;
+
+std::int64_t unix_ms() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+// One backend instance per name, for capability questions; nullopt-like entry keeps the problem.
+class CapabilityCache {
+public:
+    explicit CapabilityCache(const BackendRegistry& registry) : registry_(registry) {}
+    Backend* get(const std::string& name, std::string& problem) {
+        auto it = backends_.find(name);
+        if (it == backends_.end()) {
+            Entry entry;
+            try {
+                entry.backend = registry_.create(name);
+            } catch (const std::exception& e) {
+                entry.problem = e.what();
+            }
+            it = backends_.emplace(name, std::move(entry)).first;
+        }
+        problem = it->second.problem;
+        return it->second.backend.get();
+    }
+
+private:
+    struct Entry {
+        std::unique_ptr<Backend> backend;
+        std::string problem;
+    };
+    const BackendRegistry& registry_;
+    std::map<std::string, Entry> backends_;
+};
+
+void check_backend_options(const Plan& plan, CapabilityCache& cache) {
+    for (const auto& [name, options] : plan.backend_options) {
+        std::string problem;
+        const Backend* backend = cache.get(name, problem);
+        if (!backend) continue;  // its cells are skipped with the problem
+        const auto known = backend->options();
+        std::vector<std::string> valid;
+        for (const auto& option : known) valid.push_back(option.name);
+        for (const auto& [key, value] : options) {
+            if (std::find(valid.begin(), valid.end(), key) == valid.end()) {
+                throw UserError(fmt::format("{}: backend_options.{}.{}: unknown option; valid options: {}", plan.source,
+                                            name, key, valid.empty() ? "none" : join(valid, ", ")));
+            }
+        }
+    }
+}
+
+struct Resolved {
+    std::string model_path;
+    std::optional<std::string> skip_reason;
+};
+
+Resolved resolve_model(const BenchmarkSpec& spec, const Capabilities& caps) {
+    if (!caps.needs_model_file) return {};
+    if (spec.model == "null") return {"", "the null model runs only on the null backend"};
+    const auto formats = caps.model_formats;
+    if (models::find_zoo_model(spec.model)) {
+        if (std::find(formats.begin(), formats.end(), "onnx") == formats.end())
+            return {"", fmt::format("backend {} does not read ONNX, the format zoo models are exported in; give a "
+                                    "model file it reads ({})", spec.backend, join(formats, ", "))};
+        return {models::export_onnx(spec.model, spec.model_cache_dir, spec.seed).string(), std::nullopt};
+    }
+    const std::string extension = std::filesystem::path(spec.model).extension().string();
+    const std::string format = extension.empty() ? "" : extension.substr(1);
+    if (std::find(formats.begin(), formats.end(), format) == formats.end())
+        return {"", fmt::format("backend {} does not read .{} files; it reads: {}", spec.backend, format, join(formats, ", "))};
+    return {spec.model, std::nullopt};
+}
+
+store::BenchmarkRecord base_record(std::int64_t run_id, std::size_t ordinal, const BenchmarkSpec& spec) {
+    store::BenchmarkRecord record;
+    record.run_id = run_id;
+    record.ordinal = static_cast<std::int64_t>(ordinal);
+    record.model = spec.model;
+    record.backend = spec.backend;
+    record.device = to_string(spec.device);
+    record.precision = std::string(to_string(spec.precision));
+    record.batch_size = spec.batch_size;
+    record.settings_json = spec_to_json(spec).dump();
+    record.started_unix_ms = unix_ms();
+    return record;
+}
+
+// Last line of the worker's output, for the one-line reason.
+std::string last_line(const std::string& text) {
+    const auto newline = text.find_last_of('\n');
+    return newline == std::string::npos ? text : text.substr(newline + 1);
+}
+
+std::string_view phase_reached(const WorkerOutcome& outcome) {
+    if (!outcome.find_event("loaded")) return "load";
+    if (!outcome.find_event("warmup")) return "warm-up";
+    return "measurement";
+}
+
+void fill_from_outcome(store::BenchmarkRecord& record, const WorkerOutcome& outcome) {
+    record.stderr_tail = outcome.output_tail;
+    if (const auto* loaded = outcome.find_event("loaded")) {
+        record.load_ns = loaded->value("load_ns", std::int64_t{0});
+        record.backend_version = loaded->value("backend_version", "");
+    }
+    if (const auto* warmup = outcome.find_event("warmup")) record.warmup_iterations = warmup->value("iterations", std::int64_t{0});
+    const auto* measured = outcome.find_event("measured");
+    if (measured) record.measured_wall_ns = measured->value("wall_ns", std::int64_t{0});
+    const auto* error = outcome.find_event("error");
+    const bool clean_exit = outcome.exited && outcome.exit_code == 0 && !outcome.timed_out;
+    if (clean_exit && measured) {
+        record.status = outcome.stop_requested ? "interrupted" : "ok";
+        if (outcome.stop_requested) record.reason = "stopped by Ctrl-C; iterations measured so far are kept";
+    } else if (error) {
+        record.status = "failed";
+        record.reason = fmt::format("{} failed: {}", error->value("phase", "?"), error->value("message", ""));
+    } else {
+        record.status = outcome.stop_requested ? "interrupted" : "failed";
+        record.reason = fmt::format("{} (during {})", outcome.describe_ending(), phase_reached(outcome));
+        if (auto line = last_line(outcome.output_tail); !line.empty()) record.reason += "; last output: " + line;
+    }
+}
+
+class PlanRunner {
+public:
+    PlanRunner(const Plan& plan, const BackendRegistry& registry, store::ResultsStore& results,
+               const RunnerOptions& options)
+        : plan_(plan), results_(results), options_(options), cache_(registry), cells_(expand_matrix(plan)) {}
+
+    RunResult run() {
+        check_backend_options(plan_, cache_);
+        const auto env = capture_environment();
+        store::RunRecord run;
+        run.name = plan_.settings.name;
+        run.started_unix_ms = unix_ms();
+        run.plan_json = plan_to_json(plan_);
+        run.environment_json = env.dump();
+        run.host = env.value("host", "");
+        run.git_commit = std::string(kGitCommit);
+        run.inferbench_version = std::string(kVersion);
+        result_.run_id = results_.begin_run(run);
+        begin_ns_ = monotonic_ns();
+        for (std::size_t i = 0; i < cells_.size() && !result_.interrupted; ++i) run_cell(i);
+        results_.end_run(result_.run_id, unix_ms(), result_.interrupted ? "interrupted" : "completed");
+        return result_;
+    }
+
+private:
+    void notify(ProgressEvent event) {
+        if (!options_.on_progress) return;
+        event.total = cells_.size();
+        event.elapsed_ns = monotonic_ns() - begin_ns_;
+        event.eta_ns = estimate_remaining(event.index);
+        options_.on_progress(event);
+    }
+
+    // Remaining cells times the mean time of finished ones (or the planned time before any).
+    std::int64_t estimate_remaining(std::size_t index) const {
+        const std::int64_t per_cell = finished_ > 0 ? finished_ns_ / finished_
+                                                    : plan_.settings.warmup_ns + plan_.settings.duration_ns;
+        const auto left = static_cast<std::int64_t>(cells_.size() - index);
+        return per_cell * left;
+    }
+
+    void run_cell(std::size_t i) {
+        const BenchmarkSpec& spec = cells_[i];
+        const std::int64_t cell_begin = monotonic_ns();
+        notify({ProgressEvent::Kind::started, i + 1, 0, &spec});
+        store::BenchmarkRecord record = base_record(result_.run_id, i, spec);
+        std::vector<IterationRecord> iterations;
+        try {
+            measure_cell(spec, record, iterations, i);
+        } catch (const std::exception& e) {
+            record.status = "failed";
+            record.reason = e.what();
+        }
+        record.ended_unix_ms = unix_ms();
+        record.benchmark_id = results_.add_benchmark(record, iterations);
+        result_.benchmarks.push_back(record);
+        if (record.status == "interrupted" || interrupt_requested()) result_.interrupted = true;
+        if (record.status != "skipped") {
+            finished_ns_ += monotonic_ns() - cell_begin;
+            ++finished_;
+        }
+        notify({ProgressEvent::Kind::finished, i + 1, 0, &spec, &result_.benchmarks.back()});
+    }
+
+    void measure_cell(const BenchmarkSpec& spec, store::BenchmarkRecord& record, std::vector<IterationRecord>& iterations,
+                      std::size_t i) {
+        std::string problem;
+        const Backend* backend = cache_.get(spec.backend, problem);
+        std::optional<std::string> skip = backend ? backend->unsupported_reason(spec) : problem;
+        Resolved model;
+        if (!skip) {
+            model = resolve_model(spec, backend->capabilities());
+            skip = model.skip_reason;
+        }
+        if (skip) {
+            record.status = "skipped";
+            record.reason = *skip;
+            return;
+        }
+        record.model_path = model.model_path;
+        if (!model.model_path.empty()) record.model_size_bytes = static_cast<std::int64_t>(std::filesystem::file_size(model.model_path));
+        TraceBuffer trace = TraceBuffer::create(spec.max_iterations > 0 ? spec.max_iterations : kUnlimitedCapacity);
+        const WorkerLaunch launch{options_.worker_executable,
+                                  {std::string(worker_protocol::kWorkerCommand)},
+                                  nlohmann::json{{"spec", spec_to_json(spec)}, {"model_path", model.model_path}}.dump(),
+                                  trace.fd(),
+                                  spec.timeout_ns};
+        SuperviseHooks hooks;
+        hooks.interrupted = interrupt_requested;
+        hooks.request_stop = [&trace] { trace.header().stop_requested.store(1, std::memory_order_relaxed); };
+        hooks.on_tick = [&] {
+            ProgressEvent tick{ProgressEvent::Kind::tick, i + 1, 0, &spec};
+            tick.iterations_so_far = static_cast<std::int64_t>(trace.published().size());
+            notify(tick);
+        };
+        const WorkerOutcome outcome = run_worker(launch, hooks);
+        const auto published = trace.published();
+        iterations.assign(published.begin(), published.end());
+        fill_from_outcome(record, outcome);
+    }
+
+    const Plan& plan_;
+    store::ResultsStore& results_;
+    const RunnerOptions& options_;
+    CapabilityCache cache_;
+    std::vector<BenchmarkSpec> cells_;
+    RunResult result_;
+    std::int64_t begin_ns_ = 0;
+    std::int64_t finished_ns_ = 0;
+    std::int64_t finished_ = 0;
+};
+
+}  // namespace
+
+int RunResult::count(std::string_view status) const {
+    int n = 0;
+    for (const auto& b : benchmarks) n += b.status == status ? 1 : 0;
+    return n;
+}
+
+RunResult run_plan(const Plan& plan, const BackendRegistry& registry, store::ResultsStore& results,
+                   const RunnerOptions& options) {
+    return PlanRunner(plan, registry, results, options).run();
+}
+
+}  // namespace inferbench

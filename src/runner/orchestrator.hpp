@@ -1,0 +1,46 @@
+// Runs a plan: every cell in its own worker process, each finished benchmark stored in one
+// transaction, cells that cannot run recorded as skipped with the reason, failures recorded with
+// how the worker ended, and the plan going on after each of them.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "backends/registry.hpp"
+#include "core/plan.hpp"
+#include "store/results_store.hpp"
+
+namespace inferbench {
+
+// What a progress display is told. k is 1-based.
+struct ProgressEvent {
+    enum class Kind { started, tick, finished } kind = Kind::started;
+    std::size_t index = 0;
+    std::size_t total = 0;
+    const BenchmarkSpec* spec = nullptr;
+    const store::BenchmarkRecord* record = nullptr;  // on finished
+    std::int64_t iterations_so_far = 0;              // on tick
+    std::int64_t elapsed_ns = 0;                     // since the plan started
+    std::int64_t eta_ns = -1;                        // remaining, estimated; -1 unknown
+};
+
+struct RunnerOptions {
+    std::filesystem::path worker_executable;  // this executable, started as `__worker`
+    std::function<void(const ProgressEvent&)> on_progress;
+};
+
+struct RunResult {
+    std::int64_t run_id = 0;
+    std::vector<store::BenchmarkRecord> benchmarks;
+    bool interrupted = false;
+    int count(std::string_view status) const;
+};
+
+// Throws UserError for bad backend options before anything is run or stored.
+RunResult run_plan(const Plan& plan, const BackendRegistry& registry, store::ResultsStore& results,
+                   const RunnerOptions& options);
+
+}  // namespace inferbench

@@ -1,0 +1,50 @@
+// Starts a worker process in its own process group and supervises it: timeout, interruption,
+// the last lines of its output, its events, and how it ended. The whole group is killed at the end
+// so nothing it started outlives it.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace inferbench {
+
+struct WorkerLaunch {
+    std::filesystem::path executable;
+    std::vector<std::string> arguments;  // after argv[0]
+    std::string request;                 // written to the worker's stdin
+    int trace_fd = -1;                   // becomes the worker's fd 3
+    std::int64_t timeout_ns = 0;         // 0: none
+};
+
+struct SuperviseHooks {
+    std::function<void()> on_tick;        // about twice a second
+    std::function<bool()> interrupted;    // polled; true starts a graceful stop
+    std::function<void()> request_stop;   // asks the worker to stop measuring
+    std::int64_t stop_grace_ns = 5'000'000'000;
+};
+
+struct WorkerOutcome {
+    bool exited = false;       // exited normally, with exit_code
+    int exit_code = -1;
+    int signal = 0;            // the signal that ended it, if any
+    bool timed_out = false;    // killed by us after the timeout
+    bool oom_killed = false;   // the kernel's OOM killer ended a process of our cgroup meanwhile
+    bool stop_requested = false;
+    std::vector<nlohmann::json> events;
+    std::string output_tail;   // last lines of stdout and stderr
+    std::int64_t wall_ns = 0;
+    std::int64_t timeout_ns = 0;
+
+    // One line saying how a failed worker ended, e.g. "killed by signal 9 (SIGKILL)".
+    std::string describe_ending() const;
+    const nlohmann::json* find_event(std::string_view name) const;
+};
+
+WorkerOutcome run_worker(const WorkerLaunch& launch, const SuperviseHooks& hooks);
+
+}  // namespace inferbench

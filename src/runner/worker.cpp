@@ -1,0 +1,113 @@
+#include "runner/worker.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <iostream>
+#include <iterator>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "backends/registry.hpp"
+#include "core/clock.hpp"
+#include "core/spec_json.hpp"
+#include "runner/measure_loop.hpp"
+#include "runner/random_inputs.hpp"
+#include "runner/trace_buffer.hpp"
+#include "runner/worker_protocol.hpp"
+
+namespace inferbench {
+namespace {
+
+namespace wp = worker_protocol;
+
+void send_event(const nlohmann::json& event) {
+    const std::string line = event.dump() + "\n";
+    std::size_t written = 0;
+    while (written < line.size()) {
+        const ssize_t n = write(wp::kEventFd, line.data() + written, line.size() - written);
+        if (n <= 0) return;  // the orchestrator is gone; nothing left to tell
+        written += static_cast<std::size_t>(n);
+    }
+}
+
+nlohmann::json describe_inputs(const std::vector<TensorInfo>& inputs) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& input : inputs)
+        list.push_back({{"name", input.name}, {"dtype", to_string(input.dtype)}, {"shape", input.shape}});
+    return list;
+}
+
+// Measured iterations expected from the warm-up's pace, with headroom: their pages are touched
+// before measuring so the loop takes no page faults.
+std::int64_t expected_iterations(const WarmupResult& warmup, const LoopLimits& limits) {
+    if (warmup.iterations == 0 || warmup.elapsed_ns <= 0) return limits.min_iterations;
+    const double per_iteration = static_cast<double>(warmup.elapsed_ns) / static_cast<double>(warmup.iterations);
+    const double expected = 1.5 * static_cast<double>(limits.duration_ns) / std::max(per_iteration, 1.0);
+    return std::max(limits.min_iterations, static_cast<std::int64_t>(std::min(expected, 1e12)));
+}
+
+int run_benchmark(const BenchmarkSpec& spec, const std::string& model_path, TraceBuffer& trace) {
+    std::string phase = "load";
+    try {
+        const auto registry = BackendRegistry::discover(BackendRegistry::default_search_dirs());
+        auto backend = registry.create(spec.backend);
+        const std::int64_t load_begin = monotonic_ns();
+        backend->load(model_path, spec);
+        const std::int64_t load_ns = monotonic_ns() - load_begin;
+
+        phase = "prepare";
+        const auto input_infos = backend->inputs();
+        const auto inputs = make_random_inputs(input_infos, spec.seed);
+        backend->prepare(inputs);
+        send_event({{"event", "loaded"}, {"load_ns", load_ns}, {"backend_version", backend->version()},
+                    {"inputs", describe_inputs(input_infos)}});
+
+        phase = "warm-up";
+        const LoopLimits limits = loop_limits(spec, trace.capacity());
+        const WarmupResult warmup = run_warmup(*backend, limits, trace.header().stop_requested);
+        send_event({{"event", "warmup"}, {"iterations", warmup.iterations}, {"elapsed_ns", warmup.elapsed_ns}});
+        trace.prefault(expected_iterations(warmup, limits));
+
+        phase = "measure";
+        const MeasureResult measured =
+            run_measured(*backend, limits, TraceSink{trace.records(), &trace.header().published},
+                         trace.header().stop_requested);
+        send_event({{"event", "measured"}, {"iterations", measured.iterations}, {"wall_ns", measured.wall_ns},
+                    {"stopped", measured.stopped}});
+        return 0;
+    } catch (const std::exception& e) {
+        send_event({{"event", "error"}, {"phase", phase}, {"message", e.what()}});
+        std::fprintf(stderr, "inferbench worker: %s failed: %s\n", phase.c_str(), e.what());
+        return wp::kExitBenchmarkError;
+    }
+}
+
+}  // namespace
+
+int worker_main() {
+    BenchmarkSpec spec;
+    std::string model_path;
+    try {
+        const std::string request{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
+        const auto json = nlohmann::json::parse(request);
+        spec = spec_from_json(json.at("spec"));
+        model_path = json.at("model_path").get<std::string>();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "inferbench worker: bad request (this command is started by inferbench run): %s\n",
+                     e.what());
+        return wp::kExitProtocolError;
+    }
+    try {
+        TraceBuffer trace = TraceBuffer::attach(wp::kTraceFd);
+        return run_benchmark(spec, model_path, trace);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "inferbench worker: %s\n", e.what());
+        return wp::kExitProtocolError;
+    }
+}
+
+}  // namespace inferbench

@@ -1,0 +1,262 @@
+#include "store/results_store.hpp"
+
+#include <initializer_list>
+#include <system_error>
+#include <utility>
+
+#include "core/error.hpp"
+#include "store/schema.hpp"
+#include "store/sqlite.hpp"
+
+namespace inferbench::store {
+namespace {
+
+// Column lists shared by the INSERTs and the SELECTs, in the order the row readers below expect.
+constexpr std::string_view kRunColumns =
+    "run_id, name, started_unix_ms, ended_unix_ms, status, plan_json, environment_json, host, "
+    "git_commit, inferbench_version";
+
+constexpr std::string_view kBenchmarkColumns =
+    "b.benchmark_id, b.run_id, b.ordinal, b.model, b.backend, b.backend_version, b.device, "
+    "b.precision, b.batch_size, b.status, b.reason, b.started_unix_ms, b.ended_unix_ms, b.load_ns, "
+    "b.model_path, b.model_size_bytes, b.warmup_iterations, b.measured_wall_ns, b.settings_json, "
+    "b.stderr_tail";
+
+constexpr std::string_view kInsertRun =
+    "INSERT INTO runs (name, started_unix_ms, status, plan_json, environment_json, host, "
+    "git_commit, inferbench_version) VALUES (?1, ?2, 'running', ?3, ?4, ?5, ?6, ?7)";
+
+constexpr std::string_view kInsertBenchmark =
+    "INSERT INTO benchmarks (run_id, ordinal, model, backend, backend_version, device, precision, "
+    "batch_size, status, reason, started_unix_ms, ended_unix_ms, load_ns, model_path, "
+    "model_size_bytes, warmup_iterations, measured_wall_ns, settings_json, stderr_tail) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)";
+
+constexpr std::string_view kInsertIteration =
+    "INSERT INTO iterations (benchmark_id, iteration, start_ns, e2e_ns, enqueue_ns, h2d_ns, "
+    "compute_ns, d2h_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+
+// Runs and benchmarks both list oldest run first; run_id breaks ties of equal start times.
+constexpr std::string_view kRunOrder = " ORDER BY started_unix_ms, run_id";
+constexpr std::string_view kBenchmarkOrder =
+    " ORDER BY r.started_unix_ms, r.run_id, b.ordinal, b.benchmark_id";
+
+std::string concat(std::initializer_list<std::string_view> parts) {
+    std::string text;
+    for (const std::string_view part : parts) text += part;
+    return text;
+}
+
+// Optional text columns: empty means "none" and is stored as NULL, so queries can test IS NULL.
+void bind_optional_text(Statement& statement, int index, std::string_view value) {
+    if (value.empty()) {
+        statement.bind_null(index);
+    } else {
+        statement.bind_text(index, value);
+    }
+}
+
+void bind_device_time(Statement& statement, int index, std::int64_t value_ns) {
+    if (value_ns == kNotMeasured) {
+        statement.bind_null(index);
+    } else {
+        statement.bind_int64(index, value_ns);
+    }
+}
+
+RunRecord read_run(const Statement& row) {
+    RunRecord run;
+    run.run_id = row.column_int64(0);
+    run.name = row.column_text(1);
+    run.started_unix_ms = row.column_int64(2);
+    run.ended_unix_ms = row.column_optional_int64(3);
+    run.status = row.column_text(4);
+    run.plan_json = row.column_text(5);
+    run.environment_json = row.column_text(6);
+    run.host = row.column_text(7);
+    run.git_commit = row.column_text(8);
+    run.inferbench_version = row.column_text(9);
+    return run;
+}
+
+BenchmarkRecord read_benchmark(const Statement& row) {
+    BenchmarkRecord b;
+    b.benchmark_id = row.column_int64(0);
+    b.run_id = row.column_int64(1);
+    b.ordinal = row.column_int64(2);
+    b.model = row.column_text(3);
+    b.backend = row.column_text(4);
+    b.backend_version = row.column_text(5);
+    b.device = row.column_text(6);
+    b.precision = row.column_text(7);
+    b.batch_size = row.column_int64(8);
+    b.status = row.column_text(9);
+    b.reason = row.column_text(10);
+    b.started_unix_ms = row.column_int64(11);
+    b.ended_unix_ms = row.column_int64(12);
+    b.load_ns = row.column_optional_int64(13);
+    b.model_path = row.column_text(14);
+    b.model_size_bytes = row.column_optional_int64(15);
+    b.warmup_iterations = row.column_optional_int64(16);
+    b.measured_wall_ns = row.column_optional_int64(17);
+    b.settings_json = row.column_text(18);
+    b.stderr_tail = row.column_text(19);
+    return b;
+}
+
+void bind_benchmark(Statement& insert, const BenchmarkRecord& b) {
+    insert.bind_int64(1, b.run_id).bind_int64(2, b.ordinal);
+    insert.bind_text(3, b.model).bind_text(4, b.backend).bind_text(5, b.backend_version);
+    insert.bind_text(6, b.device).bind_text(7, b.precision).bind_int64(8, b.batch_size);
+    insert.bind_text(9, b.status);
+    bind_optional_text(insert, 10, b.reason);
+    insert.bind_int64(11, b.started_unix_ms).bind_int64(12, b.ended_unix_ms);
+    insert.bind_optional_int64(13, b.load_ns);
+    bind_optional_text(insert, 14, b.model_path);
+    insert.bind_optional_int64(15, b.model_size_bytes);
+    insert.bind_optional_int64(16, b.warmup_iterations);
+    insert.bind_optional_int64(17, b.measured_wall_ns);
+    insert.bind_text(18, b.settings_json);
+    bind_optional_text(insert, 19, b.stderr_tail);
+}
+
+// The hot path: one prepared statement, rebound per row, inside the caller's transaction.
+void insert_iterations(Statement& insert, std::int64_t benchmark_id,
+                       std::span<const IterationRecord> iterations) {
+    std::int64_t index = 0;
+    for (const IterationRecord& record : iterations) {
+        insert.reset();
+        insert.bind_int64(1, benchmark_id).bind_int64(2, index++);
+        insert.bind_int64(3, record.start_ns).bind_int64(4, record.e2e_ns);
+        bind_device_time(insert, 5, record.enqueue_ns);
+        bind_device_time(insert, 6, record.h2d_ns);
+        bind_device_time(insert, 7, record.compute_ns);
+        bind_device_time(insert, 8, record.d2h_ns);
+        insert.run();
+    }
+    insert.reset();
+}
+
+void create_parent_directories(const std::filesystem::path& path) {
+    const std::filesystem::path parent = path.parent_path();
+    if (parent.empty()) return;
+    std::error_code error;
+    std::filesystem::create_directories(parent, error);
+    if (error) {
+        throw EnvironmentError("results database '" + path.string() +
+                               "': cannot create directory '" + parent.string() +
+                               "': " + error.message());
+    }
+}
+
+}  // namespace
+
+struct ResultsStore::Impl {
+    explicit Impl(Database database)
+        : db(std::move(database)),
+          version(prepare_schema(db)),
+          insert_benchmark(db.prepare(kInsertBenchmark)),
+          insert_iteration(db.prepare(kInsertIteration)) {}
+
+    Database db;
+    int version;
+    // Prepared once: add_benchmark runs per cell and may write millions of iterations.
+    Statement insert_benchmark;
+    Statement insert_iteration;
+};
+
+ResultsStore::ResultsStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ResultsStore::ResultsStore(ResultsStore&&) noexcept = default;
+ResultsStore& ResultsStore::operator=(ResultsStore&&) noexcept = default;
+ResultsStore::~ResultsStore() = default;
+
+ResultsStore ResultsStore::open(const std::filesystem::path& path) {
+    create_parent_directories(path);
+    Database db = Database::open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    return ResultsStore(std::make_unique<Impl>(std::move(db)));
+}
+
+const std::filesystem::path& ResultsStore::path() const { return impl_->db.path(); }
+
+int ResultsStore::schema_version() const { return impl_->version; }
+
+std::int64_t ResultsStore::begin_run(const RunRecord& run) {
+    Statement insert = impl_->db.prepare(kInsertRun);
+    insert.bind_text(1, run.name).bind_int64(2, run.started_unix_ms);
+    insert.bind_text(3, run.plan_json).bind_text(4, run.environment_json).bind_text(5, run.host);
+    insert.bind_text(6, run.git_commit).bind_text(7, run.inferbench_version);
+    insert.run();
+    return impl_->db.last_insert_rowid();
+}
+
+void ResultsStore::end_run(std::int64_t run_id, std::int64_t ended_unix_ms,
+                           std::string_view status) {
+    Statement update =
+        impl_->db.prepare("UPDATE runs SET ended_unix_ms = ?1, status = ?2 WHERE run_id = ?3");
+    update.bind_int64(1, ended_unix_ms).bind_text(2, status).bind_int64(3, run_id);
+    update.run();
+    if (impl_->db.changes() == 0) {
+        throw EnvironmentError("results database '" + path().string() + "': no run with id " +
+                               std::to_string(run_id));
+    }
+}
+
+std::int64_t ResultsStore::add_benchmark(const BenchmarkRecord& benchmark,
+                                         std::span<const IterationRecord> iterations) {
+    Impl& s = *impl_;
+    Transaction transaction(s.db);
+    s.insert_benchmark.reset();
+    bind_benchmark(s.insert_benchmark, benchmark);
+    s.insert_benchmark.run();
+    s.insert_benchmark.reset();
+    const std::int64_t benchmark_id = s.db.last_insert_rowid();
+    insert_iterations(s.insert_iteration, benchmark_id, iterations);
+    transaction.commit();
+    return benchmark_id;
+}
+
+std::vector<RunRecord> ResultsStore::runs() const {
+    Statement select = impl_->db.prepare(concat({"SELECT ", kRunColumns, " FROM runs", kRunOrder}));
+    std::vector<RunRecord> result;
+    while (select.step()) result.push_back(read_run(select));
+    return result;
+}
+
+std::optional<RunRecord> ResultsStore::latest_run() const {
+    Statement select = impl_->db.prepare(concat(
+        {"SELECT ", kRunColumns, " FROM runs ORDER BY started_unix_ms DESC, run_id DESC LIMIT 1"}));
+    if (!select.step()) return std::nullopt;
+    return read_run(select);
+}
+
+std::vector<BenchmarkRecord> ResultsStore::benchmarks(std::optional<std::int64_t> run_id) const {
+    // Two texts rather than "?1 IS NULL OR b.run_id = ?1", which would keep the index unused.
+    const std::string_view filter = run_id ? " WHERE b.run_id = ?1" : "";
+    Statement select = impl_->db.prepare(
+        concat({"SELECT ", kBenchmarkColumns, " FROM benchmarks AS b JOIN runs AS r USING (run_id)",
+                filter, kBenchmarkOrder}));
+    if (run_id) select.bind_int64(1, *run_id);
+    std::vector<BenchmarkRecord> result;
+    while (select.step()) result.push_back(read_benchmark(select));
+    return result;
+}
+
+std::vector<IterationRecord> ResultsStore::iterations(std::int64_t benchmark_id) const {
+    Statement select = impl_->db.prepare(
+        "SELECT start_ns, e2e_ns, enqueue_ns, h2d_ns, compute_ns, d2h_ns FROM iterations "
+        "WHERE benchmark_id = ?1 ORDER BY iteration");
+    select.bind_int64(1, benchmark_id);
+    std::vector<IterationRecord> result;
+    while (select.step()) {
+        IterationRecord& record = result.emplace_back();
+        record.start_ns = select.column_int64(0);
+        record.e2e_ns = select.column_int64(1);
+        record.enqueue_ns = select.column_optional_int64(2).value_or(kNotMeasured);
+        record.h2d_ns = select.column_optional_int64(3).value_or(kNotMeasured);
+        record.compute_ns = select.column_optional_int64(4).value_or(kNotMeasured);
+        record.d2h_ns = select.column_optional_int64(5).value_or(kNotMeasured);
+    }
+    return result;
+}
+
+}  // namespace inferbench::store

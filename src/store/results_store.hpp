@@ -1,0 +1,95 @@
+// The results store: runs, their benchmarks and every measured iteration, in one SQLite file.
+// Every number carries its unit in its name. Errors throw inferbench::EnvironmentError.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/spec.hpp"
+
+namespace inferbench::store {
+
+// One invocation of `inferbench run`. status: 'running', 'completed', 'interrupted' or 'failed'.
+struct RunRecord {
+    std::int64_t run_id = 0;
+    std::string name;
+    std::int64_t started_unix_ms = 0;
+    std::optional<std::int64_t> ended_unix_ms;  // unset while running
+    std::string status;
+    std::string plan_json;
+    std::string environment_json;
+    std::string host;
+    std::string git_commit;
+    std::string inferbench_version;
+};
+
+// One cell of the matrix as it ran. status: 'ok', 'failed', 'skipped' or 'interrupted'.
+// Empty reason / model_path / stderr_tail are stored as NULL and read back as empty.
+struct BenchmarkRecord {
+    std::int64_t benchmark_id = 0;
+    std::int64_t run_id = 0;
+    std::int64_t ordinal = 0;  // position in the plan
+    std::string model, backend, backend_version, device, precision;
+    std::int64_t batch_size = 1;
+    std::string status;
+    std::string reason;  // why it failed or was skipped
+    std::int64_t started_unix_ms = 0, ended_unix_ms = 0;
+    std::optional<std::int64_t> load_ns;
+    std::string model_path;
+    std::optional<std::int64_t> model_size_bytes;
+    std::optional<std::int64_t> warmup_iterations;
+    std::optional<std::int64_t> measured_wall_ns;
+    std::string settings_json;  // the spec's settings and backend options
+    std::string stderr_tail;
+};
+
+// One connection to one results file. Movable, not copyable, not for concurrent use from several
+// threads; several stores (in one or several processes) may share one file: readers never wait
+// for the writer (WAL), writers wait for each other up to 5 s.
+class ResultsStore {
+public:
+    // Creates parent directories and the file if missing, applies migrations.
+    static ResultsStore open(const std::filesystem::path& path);
+
+    ResultsStore(ResultsStore&&) noexcept;
+    ResultsStore& operator=(ResultsStore&&) noexcept;
+    ~ResultsStore();
+
+    const std::filesystem::path& path() const;
+    int schema_version() const;
+
+    // Returns run_id; the run is stored with status 'running' (run.run_id, .status and
+    // .ended_unix_ms are ignored).
+    std::int64_t begin_run(const RunRecord& run);
+    // Throws if run_id does not exist or status is not one of the run statuses.
+    void end_run(std::int64_t run_id, std::int64_t ended_unix_ms, std::string_view status);
+
+    // One transaction per finished benchmark: the row and all its iterations, so a crash loses at
+    // most the benchmark in flight. Iteration numbers are the positions in `iterations`, from 0;
+    // device times equal to kNotMeasured are stored as NULL. benchmark.benchmark_id is ignored.
+    // Returns benchmark_id.
+    std::int64_t add_benchmark(const BenchmarkRecord& benchmark,
+                               std::span<const IterationRecord> iterations);
+
+    std::vector<RunRecord> runs() const;  // oldest first
+    std::optional<RunRecord> latest_run() const;
+    // Ordered by run (oldest first, as runs()), then ordinal.
+    std::vector<BenchmarkRecord> benchmarks(
+        std::optional<std::int64_t> run_id = std::nullopt) const;
+    // Ordered by iteration.
+    std::vector<IterationRecord> iterations(std::int64_t benchmark_id) const;
+
+private:
+    struct Impl;
+    explicit ResultsStore(std::unique_ptr<Impl> impl);
+
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace inferbench::store

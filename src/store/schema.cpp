@@ -1,0 +1,127 @@
+#include "store/schema.hpp"
+
+#include <iterator>
+#include <string>
+
+#include "core/error.hpp"
+
+namespace inferbench::store {
+namespace {
+
+// Ordered migration steps: step i (from 0) takes the schema from version i to version i + 1.
+// Append only: a released step never changes, because databases in the field have already run it.
+// Every number carries its unit in its column name; NULL means "not known / not measured".
+constexpr const char* kMigrations[] = {
+    // 1: runs, benchmarks, iterations.
+    R"sql(
+CREATE TABLE runs (
+    run_id             INTEGER PRIMARY KEY,
+    name               TEXT    NOT NULL,
+    started_unix_ms    INTEGER NOT NULL,
+    ended_unix_ms      INTEGER,
+    status             TEXT    NOT NULL
+                       CHECK (status IN ('running', 'completed', 'interrupted', 'failed')),
+    plan_json          TEXT    NOT NULL,
+    environment_json   TEXT    NOT NULL,
+    host               TEXT    NOT NULL,
+    git_commit         TEXT    NOT NULL,
+    inferbench_version TEXT    NOT NULL
+);
+
+CREATE TABLE benchmarks (
+    benchmark_id      INTEGER PRIMARY KEY,
+    run_id            INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    ordinal           INTEGER NOT NULL,
+    model             TEXT    NOT NULL,
+    backend           TEXT    NOT NULL,
+    backend_version   TEXT    NOT NULL,
+    device            TEXT    NOT NULL,
+    precision         TEXT    NOT NULL,
+    batch_size        INTEGER NOT NULL,
+    status            TEXT    NOT NULL CHECK (status IN ('ok', 'failed', 'skipped', 'interrupted')),
+    reason            TEXT,
+    started_unix_ms   INTEGER NOT NULL,
+    ended_unix_ms     INTEGER NOT NULL,
+    load_ns           INTEGER,
+    model_path        TEXT,
+    model_size_bytes  INTEGER,
+    warmup_iterations INTEGER,
+    measured_wall_ns  INTEGER,
+    settings_json     TEXT    NOT NULL,
+    stderr_tail       TEXT
+);
+CREATE INDEX benchmarks_by_run ON benchmarks (run_id, ordinal);
+
+CREATE TABLE iterations (
+    benchmark_id INTEGER NOT NULL REFERENCES benchmarks (benchmark_id) ON DELETE CASCADE,
+    iteration    INTEGER NOT NULL,
+    start_ns     INTEGER NOT NULL,
+    e2e_ns       INTEGER NOT NULL,
+    enqueue_ns   INTEGER,
+    h2d_ns       INTEGER,
+    compute_ns   INTEGER,
+    d2h_ns       INTEGER,
+    PRIMARY KEY (benchmark_id, iteration)
+) WITHOUT ROWID;
+)sql",
+};
+
+constexpr int kKnownVersion = static_cast<int>(std::size(kMigrations));
+
+void configure_connection(Database& db) {
+    // First, so that even reading the version waits for a writer in another process.
+    db.exec("PRAGMA busy_timeout = 5000");
+    db.exec("PRAGMA foreign_keys = ON");
+}
+
+void require_not_newer(const Database& db, int version) {
+    if (version <= kKnownVersion) return;
+    throw EnvironmentError("results database " + db.path().string() + " has schema version " +
+                           std::to_string(version) + ", this inferbench knows up to " +
+                           std::to_string(kKnownVersion) + "; upgrade inferbench");
+}
+
+void enable_wal(Database& db) {
+    // WAL lets reports read the file while a run writes to it. The mode is stored in the file, so
+    // this is a no-op after the first open. Where WAL is refused (some network file systems)
+    // SQLite keeps its rollback journal: still correct, only readers then wait for writers.
+    Statement statement = db.prepare("PRAGMA journal_mode = WAL");
+    while (statement.step()) {
+    }
+    // NORMAL is durable in WAL mode except for the last commits on power loss, and far faster.
+    db.exec("PRAGMA synchronous = NORMAL");
+}
+
+// Applies step `target` unless another process did while we waited for the write lock.
+void apply_migration(Database& db, int target) {
+    Transaction transaction(db);
+    const int version = schema_version(db);
+    require_not_newer(db, version);
+    if (version >= target) return;
+    db.exec(kMigrations[target - 1]);
+    // PRAGMA takes no bound parameters; `target` is our own small constant, never outside input.
+    db.exec("PRAGMA user_version = " + std::to_string(target));
+    transaction.commit();
+}
+
+}  // namespace
+
+int known_schema_version() { return kKnownVersion; }
+
+int schema_version(const Database& db) {
+    Statement statement = db.prepare("PRAGMA user_version");
+    if (!statement.step()) db.fail("cannot read the schema version");
+    return static_cast<int>(statement.column_int64(0));
+}
+
+int prepare_schema(Database& db) {
+    configure_connection(db);
+    // Checked before any write, so a newer binary's file is left exactly as it was.
+    const int version = schema_version(db);
+    require_not_newer(db, version);
+    enable_wal(db);
+    for (int target = version + 1; target <= kKnownVersion; ++target) apply_migration(db, target);
+    return schema_version(db);
+}
+
+}  // namespace inferbench::store

@@ -1,0 +1,81 @@
+// Parsing the plan's backend_options.onnxruntime map: defaults, every valid value, one-line errors.
+#include "backends/onnxruntime/onnxruntime_options.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+
+namespace inferbench {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+std::string parse_error(const OptionMap& options) {
+    try {
+        parse_onnxruntime_options(options);
+    } catch (const UserError& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+TEST(OnnxRuntimeOptions, DefaultsLetOnnxRuntimeChoose) {
+    const OnnxRuntimeOptions parsed = parse_onnxruntime_options({});
+    EXPECT_EQ(parsed.intra_op_threads, 0);
+    EXPECT_EQ(parsed.inter_op_threads, 0);
+    EXPECT_EQ(parsed.graph_optimization, ORT_ENABLE_ALL);
+    EXPECT_EQ(parsed.execution_mode, ORT_SEQUENTIAL);
+}
+
+TEST(OnnxRuntimeOptions, ParsesEveryOption) {
+    const OnnxRuntimeOptions parsed = parse_onnxruntime_options({{"intra_op_threads", "4"},
+                                                                 {"inter_op_threads", "2"},
+                                                                 {"graph_optimization", "extended"},
+                                                                 {"execution_mode", "parallel"}});
+    EXPECT_EQ(parsed.intra_op_threads, 4);
+    EXPECT_EQ(parsed.inter_op_threads, 2);
+    EXPECT_EQ(parsed.graph_optimization, ORT_ENABLE_EXTENDED);
+    EXPECT_EQ(parsed.execution_mode, ORT_PARALLEL);
+}
+
+TEST(OnnxRuntimeOptions, MapsEveryOptimizationLevel) {
+    const std::pair<std::string, GraphOptimizationLevel> levels[] = {
+        {"disable", ORT_DISABLE_ALL}, {"basic", ORT_ENABLE_BASIC}, {"extended", ORT_ENABLE_EXTENDED}, {"all", ORT_ENABLE_ALL}};
+    for (const auto& [text, level] : levels)
+        EXPECT_EQ(parse_onnxruntime_options({{"graph_optimization", text}}).graph_optimization, level) << text;
+}
+
+TEST(OnnxRuntimeOptions, UnknownKeyNamesItAndTheValidOnes) {
+    EXPECT_THAT(parse_error({{"intra_threads", "2"}}),
+                AllOf(HasSubstr("'intra_threads'"), HasSubstr("intra_op_threads"), HasSubstr("execution_mode")));
+}
+
+TEST(OnnxRuntimeOptions, BadThreadCountsAreUserErrors) {
+    for (const char* bad : {"-1", "two", "2x", "", "99999999999"}) {
+        EXPECT_THAT(parse_error({{"intra_op_threads", bad}}),
+                    AllOf(HasSubstr("intra_op_threads"), HasSubstr(">= 0")))
+            << bad;
+    }
+    EXPECT_THAT(parse_error({{"inter_op_threads", "1.5"}}), HasSubstr("inter_op_threads"));
+}
+
+TEST(OnnxRuntimeOptions, BadChoicesListTheValidValues) {
+    EXPECT_THAT(parse_error({{"graph_optimization", "max"}}),
+                AllOf(HasSubstr("graph_optimization"), HasSubstr("'max'"), HasSubstr("disable|basic|extended|all")));
+    EXPECT_THAT(parse_error({{"execution_mode", "Parallel"}}),
+                AllOf(HasSubstr("execution_mode"), HasSubstr("sequential|parallel")));
+}
+
+TEST(OnnxRuntimeOptions, ListsEveryOptionWithItsDefault) {
+    const std::vector<BackendOption> list = onnxruntime_option_list();
+    ASSERT_EQ(list.size(), 4u);
+    for (const BackendOption& option : list) {
+        EXPECT_NO_THROW(parse_onnxruntime_options({{option.name, option.default_value}})) << option.name;
+        EXPECT_FALSE(option.help.empty());
+    }
+}
+
+}  // namespace
+}  // namespace inferbench

@@ -1,0 +1,64 @@
+#include "backends/registry.hpp"
+
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+
+namespace inferbench {
+namespace {
+
+TEST(Registry, NullIsBuiltIn) {
+    const auto registry = BackendRegistry::discover({});
+    auto backend = registry.create("null");
+    EXPECT_EQ(backend->name(), "null");
+    BenchmarkSpec spec;
+    spec.model = "resnet50";
+    EXPECT_EQ(backend->unsupported_reason(spec), "the null backend runs only the null model");
+    spec.model = "null";
+    EXPECT_FALSE(backend->unsupported_reason(spec));
+}
+
+TEST(Registry, FindsModulesInTheSearchPath) {
+    const auto registry = BackendRegistry::discover({"/nonexistent", INFERBENCH_TEST_BACKEND_DIR});
+    const auto names = registry.names();
+    EXPECT_NE(std::find(names.begin(), names.end(), "fault"), names.end());
+    auto backend = registry.create("fault");
+    EXPECT_EQ(backend->name(), "fault");
+    EXPECT_EQ(backend->options().front().name, "fault");
+    bool listed = false;
+    for (const auto& entry : registry.entries()) {
+        if (entry.name == "fault") {
+            listed = true;
+            EXPECT_TRUE(entry.problem.empty()) << entry.problem;
+            EXPECT_EQ(entry.description, "test backend that fails on purpose");
+        }
+    }
+    EXPECT_TRUE(listed);
+}
+
+TEST(Registry, KnownButUnbuiltBackendsSayHowToGetThem) {
+    const auto registry = BackendRegistry::discover({});
+    const auto names = registry.names();
+    EXPECT_NE(std::find(names.begin(), names.end(), "tensorrt"), names.end());
+    try {
+        registry.create("tensorrt");
+        FAIL() << "tensorrt is not built here";
+    } catch (const EnvironmentError& e) {
+        EXPECT_STREQ(e.what(), "backend tensorrt is not built; install the TensorRT SDK, then rebuild");
+    }
+    EXPECT_THROW(registry.create("no-such-backend"), UserError);
+}
+
+TEST(Registry, DefaultUnsupportedReasonComesFromCapabilities) {
+    const auto registry = BackendRegistry::discover({INFERBENCH_TEST_BACKEND_DIR});
+    auto backend = registry.create("fault");
+    BenchmarkSpec spec;
+    spec.precision = Precision::int8;
+    EXPECT_EQ(backend->unsupported_reason(spec), "backend fault has no int8 support");
+    spec.precision = Precision::fp32;
+    spec.device = Device{DeviceKind::cuda, 0};
+    EXPECT_EQ(backend->unsupported_reason(spec), "backend fault does not run on cuda:0");
+}
+
+}  // namespace
+}  // namespace inferbench

@@ -1,0 +1,49 @@
+#include "core/matrix.hpp"
+
+#include <gtest/gtest.h>
+
+namespace inferbench {
+namespace {
+
+TEST(Matrix, IsTheCartesianProductWithBatchInnermost) {
+    Plan plan;
+    plan.models = {"a", "b"};
+    plan.backends = {"x"};
+    plan.devices = {"cpu", "cuda:1"};
+    plan.precisions = {"fp32"};
+    plan.batch_sizes = {1, 8};
+    const auto cells = expand_matrix(plan);
+    ASSERT_EQ(cells.size(), 8u);
+    EXPECT_EQ(cells[0].label(), "a x cpu fp32 b1");
+    EXPECT_EQ(cells[1].label(), "a x cpu fp32 b8");
+    EXPECT_EQ(cells[2].label(), "a x cuda:1 fp32 b1");
+    EXPECT_EQ(cells[7].label(), "b x cuda:1 fp32 b8");
+    EXPECT_EQ(cells[0].duration_ns, plan.settings.duration_ns);
+}
+
+TEST(Matrix, ExcludeRulesDropMatchingCells) {
+    Plan plan;
+    plan.models = {"a", "b"};
+    plan.batch_sizes = {1, 8};
+    ExcludeRule rule;
+    rule.model = "b";
+    rule.batch_size = 8;
+    plan.exclude.push_back(rule);
+    const auto cells = expand_matrix(plan);
+    ASSERT_EQ(cells.size(), 3u);
+    EXPECT_EQ(cells[2].label(), "b onnxruntime cpu fp32 b1");
+}
+
+TEST(Matrix, CarriesBackendOptionsOfItsBackend) {
+    Plan plan;
+    plan.models = {"a"};
+    plan.batch_sizes = {1};
+    plan.backend_options["onnxruntime"]["intra_op_threads"] = "2";
+    plan.backend_options["other"]["x"] = "y";
+    const auto cells = expand_matrix(plan);
+    EXPECT_EQ(cells[0].backend_options.size(), 1u);
+    EXPECT_EQ(cells[0].backend_options.at("intra_op_threads"), "2");
+}
+
+}  // namespace
+}  // namespace inferbench

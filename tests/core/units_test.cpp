@@ -1,0 +1,51 @@
+#include "core/units.hpp"
+
+#include <gtest/gtest.h>
+
+namespace inferbench {
+namespace {
+
+TEST(Units, ParsesDurationsWithUnits) {
+    EXPECT_EQ(parse_duration_ns("5s"), 5'000'000'000);
+    EXPECT_EQ(parse_duration_ns("250ms"), 250'000'000);
+    EXPECT_EQ(parse_duration_ns("1.5s"), 1'500'000'000);
+    EXPECT_EQ(parse_duration_ns("2m"), 120'000'000'000);
+    EXPECT_EQ(parse_duration_ns("2min"), 120'000'000'000);
+    EXPECT_EQ(parse_duration_ns("100us"), 100'000);
+    EXPECT_EQ(parse_duration_ns("10ns"), 10);
+    EXPECT_EQ(parse_duration_ns(" 1h "), 3'600'000'000'000);
+}
+
+TEST(Units, RejectsDurationsWithoutOrWithBadUnits) {
+    std::string why;
+    EXPECT_FALSE(parse_duration_ns("10", &why));
+    EXPECT_NE(why.find("no unit"), std::string::npos);
+    EXPECT_FALSE(parse_duration_ns("10parsecs", &why));
+    EXPECT_NE(why.find("unknown unit"), std::string::npos);
+    EXPECT_FALSE(parse_duration_ns("fast", &why));
+    EXPECT_FALSE(parse_duration_ns("", &why));
+}
+
+TEST(Units, FormatsDurationsExactly) {
+    EXPECT_EQ(format_duration(5'000'000'000), "5s");
+    EXPECT_EQ(format_duration(1'500'000'000), "1500ms");
+    EXPECT_EQ(format_duration(120'000'000'000), "2m");
+    EXPECT_EQ(format_duration(0), "0s");
+    EXPECT_EQ(format_duration(1234), "1234ns");
+}
+
+TEST(Units, FormatsLatencies) {
+    EXPECT_EQ(format_latency(812), "812 ns");
+    EXPECT_EQ(format_latency(812'400), "812.40 us");
+    EXPECT_EQ(format_latency(23'410'000), "23.41 ms");
+}
+
+TEST(Units, SplitsAndTrimsLists) {
+    EXPECT_EQ(split_list("1, 8,32"), (std::vector<std::string>{"1", "8", "32"}));
+    EXPECT_EQ(split_list("a,,b"), (std::vector<std::string>{"a", "", "b"}));
+    EXPECT_EQ(parse_int(" 42 "), 42);
+    EXPECT_FALSE(parse_int("4x"));
+}
+
+}  // namespace
+}  // namespace inferbench

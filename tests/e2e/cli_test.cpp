@@ -1,0 +1,137 @@
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "e2e/cli_harness.hpp"
+#include "store/results_store.hpp"
+
+namespace inferbench {
+namespace {
+
+using testing::ScratchDir;
+
+TEST(Cli, NullBenchmarkIsStoredAndSummarised) {
+    ScratchDir dir;
+    const auto r = dir.run("run --backend null --model null --batch 1,4 --duration 100ms --warmup 10ms --db r.db");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("null   null"), std::string::npos) << r.out;
+    EXPECT_NE(r.err.find("[2/2] null null cpu fp32 b4  ok"), std::string::npos) << r.err;
+    const auto store = store::ResultsStore::open(dir.file("r.db"));
+    const auto runs = store.runs();
+    ASSERT_EQ(runs.size(), 1u);
+    EXPECT_EQ(runs[0].status, "completed");
+    const auto env = nlohmann::json::parse(runs[0].environment_json);
+    EXPECT_FALSE(env.at("host").get<std::string>().empty());
+    EXPECT_GT(env.at("cpu_cores").get<int>(), 0);
+    EXPECT_FALSE(env.at("kernel").get<std::string>().empty());
+    EXPECT_FALSE(env.at("compiler").get<std::string>().empty());
+    EXPECT_NE(runs[0].plan_json.find("\"batch_sizes\":[1,4]"), std::string::npos);
+    const auto benchmarks = store.benchmarks();
+    ASSERT_EQ(benchmarks.size(), 2u);
+    for (const auto& b : benchmarks) {
+        EXPECT_EQ(b.status, "ok");
+        EXPECT_TRUE(b.load_ns.has_value());
+        const auto iterations = store.iterations(b.benchmark_id);
+        EXPECT_GE(iterations.size(), 10u);
+        EXPECT_GE(iterations.back().start_ns, iterations.front().start_ns);
+    }
+    EXPECT_EQ(benchmarks[1].batch_size, 4);
+
+    const auto summary = dir.run("summary --db r.db --json");
+    ASSERT_EQ(summary.exit_code, 0) << summary.err;
+    const auto doc = nlohmann::json::parse(summary.out);
+    EXPECT_EQ(doc.at("schema_version"), 1);
+    ASSERT_EQ(doc.at("rows").size(), 2u);
+    EXPECT_EQ(doc["rows"][1]["batch_size"], 4);
+    EXPECT_GT(doc["rows"][1]["throughput_per_s"].get<double>(), 0.0);
+    const auto csv = dir.run("summary --db r.db --format csv");
+    EXPECT_EQ(csv.out.substr(0, 36), "model,backend,device,precision,batch");
+    const auto runs_list = dir.run("summary --db r.db --runs --format md");
+    EXPECT_NE(runs_list.out.find("| completed |"), std::string::npos) << runs_list.out;
+}
+
+TEST(Cli, CellsThatCannotRunAreSkippedWithTheReason) {
+    ScratchDir dir;
+    const auto r = dir.run("run --backend null,tensorrt --model null --precision fp32 --batch 1 --duration 20ms "
+                           "--warmup 0s --db r.db");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto benchmarks = store::ResultsStore::open(dir.file("r.db")).benchmarks();
+    ASSERT_EQ(benchmarks.size(), 2u);
+    EXPECT_EQ(benchmarks[0].status, "ok");
+    EXPECT_EQ(benchmarks[1].status, "skipped");
+    EXPECT_NE(benchmarks[1].reason.find("tensorrt is not built"), std::string::npos) << benchmarks[1].reason;
+}
+
+TEST(Cli, BadPlanGivesOneLineWithLocationAndExitCodeTwo) {
+    ScratchDir dir;
+    dir.write("plan.yaml", "models: [null]\nbackends: [null]\nbatch_sizes: [1, -3]\n");
+    const auto r = dir.run("run plan.yaml --db r.db");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.err, "inferbench: error: plan.yaml:3:18: batch size '-3' must be a whole number >= 1\n");
+    EXPECT_FALSE(std::filesystem::exists(dir.file("r.db"))) << "nothing may run for a bad plan";
+}
+
+TEST(Cli, BadOverrideGivesOneLineAndExitCodeTwo) {
+    ScratchDir dir;
+    const auto r = dir.run("run --backend null --model null --set warmup=fast --db r.db");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.err, "inferbench: error: --set warmup=fast: warmup: 'fast' is not a duration; write e.g. 10s, 500ms or 2m\n");
+    const auto unknown_backend_option = [&] {
+        dir.write("opts.yaml", "models: [null]\nbackends: [null]\nbackend_options:\n  null: {threads: 2}\n");
+        return dir.run("run opts.yaml --db r.db");
+    }();
+    EXPECT_EQ(unknown_backend_option.exit_code, 2);
+    EXPECT_NE(unknown_backend_option.err.find("backend_options.null.threads: unknown option; valid options: none"),
+              std::string::npos)
+        << unknown_backend_option.err;
+}
+
+TEST(Cli, DryRunListsTheMatrix) {
+    ScratchDir dir;
+    const auto r = dir.run("run --backend null --model null --batch 1,2,8 --dry-run");
+    ASSERT_EQ(r.exit_code, 0);
+    EXPECT_NE(r.out.find("   3  null null cpu fp32 b8"), std::string::npos) << r.out;
+}
+
+TEST(Cli, ListsAndHelp) {
+    ScratchDir dir;
+    const auto backends = dir.run("list backends --json");
+    ASSERT_EQ(backends.exit_code, 0);
+    const auto doc = nlohmann::json::parse(backends.out);
+    EXPECT_EQ(doc["rows"][0]["name"], "null");
+    EXPECT_NE(backends.out.find("\"fault\""), std::string::npos);
+    EXPECT_NE(dir.run("list models").out.find("resnet50"), std::string::npos);
+    EXPECT_NE(dir.run("list devices").out.find("cpu"), std::string::npos);
+    const auto help = dir.run("run --help");
+    EXPECT_EQ(help.exit_code, 0);
+    EXPECT_NE(help.out.find("duration           duration   5s"), std::string::npos) << help.out;
+    EXPECT_EQ(dir.run("--version").exit_code, 0);
+    EXPECT_EQ(dir.run("frobnicate").exit_code, 2);
+}
+
+TEST(Cli, SummaryWithoutDatabaseSaysWhatToDo) {
+    ScratchDir dir;
+    const auto r = dir.run("summary --db missing.db");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("missing.db: no results database here; run `inferbench run` first"), std::string::npos);
+}
+
+#if INFERBENCH_HAVE_ONNXRUNTIME
+TEST(Cli, RealNetworkOnOnnxRuntime) {
+    ScratchDir dir;
+    const auto r = dir.run("run --model mobilenet --backend onnxruntime --precision fp32,fp16 --batch 1 "
+                           "--duration 200ms --warmup 0s --min-iterations 2 --db r.db");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto store = store::ResultsStore::open(dir.file("r.db"));
+    const auto benchmarks = store.benchmarks();
+    ASSERT_EQ(benchmarks.size(), 2u);
+    EXPECT_EQ(benchmarks[0].status, "ok") << benchmarks[0].reason;
+    EXPECT_FALSE(benchmarks[0].backend_version.empty());
+    EXPECT_GT(benchmarks[0].model_size_bytes.value_or(0), 16'000'000);
+    EXPECT_GE(store.iterations(benchmarks[0].benchmark_id).size(), 2u);
+    EXPECT_EQ(benchmarks[1].status, "skipped");
+    EXPECT_NE(benchmarks[1].reason.find("fp16"), std::string::npos);
+}
+#endif
+
+}  // namespace
+}  // namespace inferbench

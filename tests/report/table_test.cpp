@@ -1,0 +1,95 @@
+// Golden tests: every printer's exact output for one summary. Regenerate a golden file only on
+// purpose: INFERBENCH_UPDATE_GOLDEN=1 build/release/tests/report/report_tests
+#include "report/summary_table.hpp"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+
+namespace inferbench::report {
+namespace {
+
+std::vector<analysis::BenchmarkSummary> sample_summaries() {
+    analysis::BenchmarkSummary ok;
+    ok.benchmark.model = "resnet50";
+    ok.benchmark.backend = "onnxruntime";
+    ok.benchmark.device = "cpu";
+    ok.benchmark.precision = "fp32";
+    ok.benchmark.batch_size = 8;
+    ok.benchmark.status = "ok";
+    ok.benchmark.load_ns = 312'400'000;
+    ok.benchmark.model_size_bytes = 102'530'000;
+    ok.e2e.count = 120;
+    ok.e2e.mean = 190'250'000;
+    ok.e2e.p50 = 189'000'000;
+    ok.e2e.p90 = 195'500'000;
+    ok.e2e.p99 = 201'125'000;
+    ok.e2e.cv_pct = 2.25;
+    ok.throughput_per_s = 42.05;
+
+    analysis::BenchmarkSummary skipped;
+    skipped.benchmark.model = "bert, \"large\" | <b>";
+    skipped.benchmark.backend = "tensorrt";
+    skipped.benchmark.device = "cuda:0";
+    skipped.benchmark.precision = "int8";
+    skipped.benchmark.batch_size = 1;
+    skipped.benchmark.status = "skipped";
+    skipped.benchmark.reason = "backend tensorrt is not built";
+
+    analysis::BenchmarkSummary null_run = ok;
+    null_run.benchmark.model = "null";
+    null_run.benchmark.backend = "null";
+    null_run.e2e.mean = 48.4;
+    null_run.e2e.p50 = 40;
+    null_run.e2e.p90 = 60;
+    null_run.e2e.p99 = 812'400;
+    null_run.warnings = {"latency is unstable"};
+    return {ok, skipped, null_run};
+}
+
+std::string golden(const std::string& name, const std::string& actual) {
+    const std::string path = std::string(INFERBENCH_GOLDEN_DIR) + "/" + name;
+    if (std::getenv("INFERBENCH_UPDATE_GOLDEN")) std::ofstream(path) << actual;
+    std::ifstream in(path);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+TEST(SummaryGolden, Text) {
+    const auto text = render(summary_table(sample_summaries()), Format::text);
+    EXPECT_EQ(text, golden("summary.txt", text));
+}
+
+TEST(SummaryGolden, Markdown) {
+    const auto text = render(summary_table(sample_summaries()), Format::markdown);
+    EXPECT_EQ(text, golden("summary.md", text));
+    EXPECT_NE(text.find("bert, \"large\" \\| <b>"), std::string::npos) << "pipes are escaped";
+}
+
+TEST(SummaryGolden, Csv) {
+    const auto text = render(summary_table(sample_summaries()), Format::csv);
+    EXPECT_EQ(text, golden("summary.csv", text));
+    EXPECT_NE(text.find("\"bert, \"\"large\"\" | <b>\""), std::string::npos) << "CSV quoting";
+}
+
+TEST(SummaryGolden, Json) {
+    const auto text = render(summary_table(sample_summaries()), Format::json);
+    EXPECT_EQ(text, golden("summary.json", text));
+    EXPECT_NE(text.find("\"schema_version\": 1"), std::string::npos);
+    EXPECT_NE(text.find("\"mean_ms\": 190.25"), std::string::npos);
+    EXPECT_NE(text.find("\"mean_ms\": null"), std::string::npos) << "a skipped cell has no latency";
+}
+
+TEST(Formats, ParseNamesAndRejectOthers) {
+    EXPECT_EQ(parse_format("md"), Format::markdown);
+    EXPECT_EQ(parse_format("table"), Format::text);
+    EXPECT_THROW(parse_format("xml"), UserError);
+}
+
+}  // namespace
+}  // namespace inferbench::report

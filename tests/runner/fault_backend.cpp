@@ -1,0 +1,90 @@
+// A test-only backend that fails on purpose, to check that the harness records crashes, hangs and
+// errors as failed benchmarks and goes on with the plan. Options (backend_options.fault):
+//   fault: none | sigkill | segfault | hang | hang_with_child | throw | exit
+//   phase: load | measure    (where the fault strikes; default load)
+//   fault_batch: N           (strike only in cells of this batch size; 0 = all)
+//   sleep_ms: N              (each inference sleeps this long)
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include "backends/backend.hpp"
+
+namespace inferbench {
+namespace {
+
+class FaultBackend final : public Backend {
+public:
+    std::string name() const override { return "fault"; }
+    std::string version() const override { return "test"; }
+    Capabilities capabilities() const override {
+        Capabilities caps;
+        caps.devices = {DeviceKind::cpu};
+        caps.precisions = {Precision::fp32};
+        caps.needs_model_file = false;
+        return caps;
+    }
+    std::vector<BackendOption> options() const override {
+        return {{"fault", "none", "which failure"}, {"phase", "load", "load or measure"},
+                {"fault_batch", "0", "batch size that fails"}, {"sleep_ms", "0", "sleep per inference"}};
+    }
+    void load(const std::string& /*path*/, const BenchmarkSpec& spec) override {
+        const auto option = [&](const char* key, const char* fallback) {
+            auto it = spec.backend_options.find(key);
+            return it == spec.backend_options.end() ? std::string(fallback) : it->second;
+        };
+        const long fault_batch = std::stol(option("fault_batch", "0"));
+        fault_ = (fault_batch == 0 || fault_batch == spec.batch_size) ? option("fault", "none") : "none";
+        in_measure_ = option("phase", "load") == "measure";
+        sleep_ms_ = std::stol(option("sleep_ms", "0"));
+        if (!in_measure_) strike();
+    }
+    std::vector<TensorInfo> inputs() const override { return {}; }
+    void prepare(std::span<const HostTensor> /*inputs*/) override {}
+    void infer(DeviceTimes& /*times*/) override {
+        if (sleep_ms_ > 0) std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms_));
+        if (in_measure_ && ++count_ == 50) strike();
+    }
+
+private:
+    void strike() {
+        std::fprintf(stderr, "fault backend: striking with %s\n", fault_.c_str());
+        std::fflush(stderr);
+        if (fault_ == "sigkill") raise(SIGKILL);
+        if (fault_ == "segfault") raise(SIGSEGV);
+        if (fault_ == "throw") throw std::runtime_error("injected failure");
+        if (fault_ == "exit") std::_Exit(7);
+        if (fault_ == "hang_with_child") {
+            const pid_t child = fork();
+            if (child == 0) {
+                while (true) pause();
+            }
+            std::fprintf(stderr, "fault backend: child pid %d\n", static_cast<int>(child));
+            std::fflush(stderr);
+        }
+        if (fault_ == "hang" || fault_ == "hang_with_child") {
+            while (true) pause();
+        }
+    }
+    std::string fault_ = "none";
+    bool in_measure_ = false;
+    long sleep_ms_ = 0;
+    long count_ = 0;
+};
+
+Backend* create() { return new FaultBackend(); }
+
+const BackendModule kModule{kBackendApiVersion, "fault", "test backend that fails on purpose", &create};
+
+}  // namespace
+}  // namespace inferbench
+
+extern "C" __attribute__((visibility("default"))) const inferbench::BackendModule* inferbench_backend_module() {
+    return &inferbench::kModule;
+}

@@ -1,0 +1,119 @@
+#include "runner/measure_loop.hpp"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+#include <vector>
+
+#include "backends/null/null_backend.hpp"
+
+namespace inferbench {
+namespace {
+
+// Counts inferences and reports a fixed compute time, to check what the loop records.
+class CountingBackend final : public Backend {
+public:
+    std::string name() const override { return "counting"; }
+    std::string version() const override { return "1"; }
+    Capabilities capabilities() const override { return {}; }
+    void load(const std::string&, const BenchmarkSpec&) override {}
+    std::vector<TensorInfo> inputs() const override { return {}; }
+    void prepare(std::span<const HostTensor>) override {}
+    void infer(DeviceTimes& times) override {
+        ++calls;
+        times.compute_ns = 77;
+        if (sleep_us) std::this_thread::sleep_for(std::chrono::microseconds(sleep_us));
+    }
+    int calls = 0;
+    int sleep_us = 0;
+};
+
+struct Buffer {
+    explicit Buffer(std::size_t n) : records(n) {}
+    TraceSink sink() { return {records.data(), &published}; }
+    std::vector<IterationRecord> records;
+    std::atomic<std::int64_t> published{0};
+};
+
+TEST(MeasureLoop, StopsAtMaxIterations) {
+    CountingBackend backend;
+    Buffer buffer(100);
+    LoopLimits limits;
+    limits.duration_ns = 60'000'000'000;
+    limits.max_iterations = 100;
+    std::atomic<std::int32_t> stop{0};
+    const auto result = run_measured(backend, limits, buffer.sink(), stop);
+    EXPECT_EQ(result.iterations, 100);
+    EXPECT_EQ(buffer.published.load(), 100);
+    EXPECT_EQ(backend.calls, 100);
+    EXPECT_FALSE(result.stopped);
+    EXPECT_EQ(buffer.records[99].compute_ns, 77);
+    EXPECT_EQ(buffer.records[99].h2d_ns, kNotMeasured);
+    for (std::size_t i = 1; i < 100; ++i) EXPECT_GE(buffer.records[i].start_ns, buffer.records[i - 1].start_ns);
+    EXPECT_EQ(result.wall_ns, buffer.records[99].start_ns + buffer.records[99].e2e_ns - buffer.records[0].start_ns);
+}
+
+TEST(MeasureLoop, RunsAtLeastMinIterationsEvenPastTheDuration) {
+    CountingBackend backend;
+    Buffer buffer(1000);
+    LoopLimits limits;
+    limits.duration_ns = 0;
+    limits.min_iterations = 25;
+    limits.max_iterations = 1000;
+    std::atomic<std::int32_t> stop{0};
+    EXPECT_EQ(run_measured(backend, limits, buffer.sink(), stop).iterations, 25);
+}
+
+TEST(MeasureLoop, RunsForTheDuration) {
+    CountingBackend backend;
+    backend.sleep_us = 1000;
+    Buffer buffer(100000);
+    LoopLimits limits;
+    limits.duration_ns = 50'000'000;
+    limits.min_iterations = 1;
+    limits.max_iterations = 100000;
+    std::atomic<std::int32_t> stop{0};
+    const auto result = run_measured(backend, limits, buffer.sink(), stop);
+    EXPECT_GE(result.wall_ns, 50'000'000);
+    EXPECT_GE(buffer.records[0].e2e_ns, 1'000'000);  // each inference slept 1 ms
+}
+
+TEST(MeasureLoop, AStopRequestEndsTheLoopAndKeepsRecords) {
+    CountingBackend backend;
+    Buffer buffer(10);
+    LoopLimits limits;
+    limits.duration_ns = 60'000'000'000;
+    limits.max_iterations = 10;
+    std::atomic<std::int32_t> stop{1};
+    const auto result = run_measured(backend, limits, buffer.sink(), stop);
+    EXPECT_TRUE(result.stopped);
+    EXPECT_EQ(result.iterations, 0);
+}
+
+TEST(MeasureLoop, WarmupNeedsBothTimeAndIterations) {
+    CountingBackend backend;
+    LoopLimits limits;
+    limits.warmup_ns = 0;
+    limits.warmup_iterations = 7;
+    std::atomic<std::int32_t> stop{0};
+    EXPECT_EQ(run_warmup(backend, limits, stop).iterations, 7);
+    limits.warmup_ns = 20'000'000;
+    limits.warmup_iterations = 1;
+    const auto warm = run_warmup(backend, limits, stop);
+    EXPECT_GE(warm.elapsed_ns, 20'000'000);
+    EXPECT_GE(warm.iterations, 1);
+}
+
+TEST(MeasureLoop, NullBackendRecordsEveryIteration) {
+    auto backend = make_null_backend();
+    Buffer buffer(10000);
+    LoopLimits limits;
+    limits.duration_ns = 60'000'000'000;
+    limits.max_iterations = 10000;
+    std::atomic<std::int32_t> stop{0};
+    EXPECT_EQ(run_measured(*backend, limits, buffer.sink(), stop).iterations, 10000);
+    EXPECT_GE(buffer.records[9999].e2e_ns, 0);
+}
+
+}  // namespace
+}  // namespace inferbench

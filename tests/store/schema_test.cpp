@@ -1,0 +1,225 @@
+// Schema, migrations, connection settings and several connections on one file.
+#include "store/schema.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <fstream>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "core/error.hpp"
+#include "store/results_store.hpp"
+
+namespace inferbench::store {
+namespace {
+
+using ::testing::HasSubstr;
+
+class SchemaTest : public ::testing::Test {
+protected:
+    SchemaTest() {
+        dir_ = std::filesystem::temp_directory_path() /
+               ("inferbench-schema-test-" + std::to_string(::getpid()) + "-" +
+                std::to_string(std::random_device{}()));
+        std::filesystem::create_directories(dir_);
+        db_path_ = dir_ / "results.db";
+    }
+    ~SchemaTest() override {
+        std::error_code ignored;
+        std::filesystem::remove_all(dir_, ignored);
+    }
+
+    Database open_raw() const { return Database::open(db_path_, SQLITE_OPEN_READWRITE); }
+
+    static std::int64_t query_int(const Database& db, const std::string& sql) {
+        Statement statement = db.prepare(sql);
+        EXPECT_TRUE(statement.step()) << sql;
+        return statement.column_int64(0);
+    }
+
+    // The schema as SQLite stores it: equal dumps mean equal tables, indexes and constraints.
+    static std::string schema_dump(const Database& db) {
+        Statement select = db.prepare("SELECT type, name, sql FROM sqlite_schema ORDER BY name");
+        std::string dump;
+        while (select.step()) {
+            dump += select.column_text(0) + " " + select.column_text(1) + ": " +
+                    select.column_text(2) + "\n";
+        }
+        return dump;
+    }
+
+    static RunRecord sample_run() {
+        RunRecord run;
+        run.name = "nightly";
+        run.started_unix_ms = 1'700'000'000'000;
+        run.plan_json = "{}";
+        run.environment_json = "{}";
+        return run;
+    }
+
+    static BenchmarkRecord sample_benchmark(std::int64_t run_id, std::int64_t ordinal) {
+        BenchmarkRecord b;
+        b.run_id = run_id;
+        b.ordinal = ordinal;
+        b.model = "resnet50";
+        b.backend = "null";
+        b.device = "cpu";
+        b.precision = "fp32";
+        b.status = "ok";
+        b.settings_json = "{}";
+        return b;
+    }
+
+    std::filesystem::path dir_;
+    std::filesystem::path db_path_;
+};
+
+TEST_F(SchemaTest, MigratesAnEmptyFile) {
+    std::ofstream(db_path_).close();
+    ASSERT_EQ(std::filesystem::file_size(db_path_), 0u);
+    ResultsStore store = ResultsStore::open(db_path_);
+    EXPECT_EQ(store.schema_version(), known_schema_version());
+    EXPECT_GE(known_schema_version(), 1);
+
+    const Database db = open_raw();
+    EXPECT_EQ(schema_version(db), known_schema_version());
+    for (const char* table : {"runs", "benchmarks", "iterations"}) {
+        Statement find = db.prepare("SELECT count(*) FROM sqlite_schema WHERE name = ?1");
+        find.bind_text(1, table);
+        ASSERT_TRUE(find.step());
+        EXPECT_EQ(find.column_int64(0), 1) << table;
+    }
+    EXPECT_THAT(schema_dump(db), HasSubstr("benchmarks_by_run"));
+}
+
+TEST_F(SchemaTest, CreatesMissingParentDirectories) {
+    const std::filesystem::path nested = dir_ / "a" / "b" / "results.db";
+    ResultsStore store = ResultsStore::open(nested);
+    EXPECT_TRUE(std::filesystem::exists(nested));
+    EXPECT_EQ(store.path(), nested);
+}
+
+TEST_F(SchemaTest, ReopenIsIdempotentAndKeepsData) {
+    std::string first_dump;
+    {
+        ResultsStore store = ResultsStore::open(db_path_);
+        store.begin_run(sample_run());
+        first_dump = schema_dump(open_raw());
+    }
+    for (int reopen = 0; reopen < 2; ++reopen) {
+        ResultsStore store = ResultsStore::open(db_path_);
+        EXPECT_EQ(store.schema_version(), known_schema_version());
+        EXPECT_EQ(store.runs().size(), 1u);
+    }
+    EXPECT_EQ(schema_dump(open_raw()), first_dump);
+}
+
+TEST_F(SchemaTest, NewerSchemaIsAClearErrorAndLeavesTheFileAlone) {
+    const int newer = known_schema_version() + 1;
+    {
+        Database db = Database::open(db_path_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+        db.exec("PRAGMA user_version = " + std::to_string(newer));
+    }
+    try {
+        ResultsStore::open(db_path_);
+        FAIL() << "expected an EnvironmentError";
+    } catch (const EnvironmentError& error) {
+        EXPECT_EQ(std::string(error.what()),
+                  "results database " + db_path_.string() + " has schema version " +
+                      std::to_string(newer) + ", this inferbench knows up to " +
+                      std::to_string(known_schema_version()) + "; upgrade inferbench");
+    }
+    const Database db = open_raw();
+    EXPECT_EQ(schema_version(db), newer);
+    EXPECT_EQ(query_int(db, "SELECT count(*) FROM sqlite_schema"), 0);
+}
+
+TEST_F(SchemaTest, NotADatabaseIsAnErrorNamingTheFile) {
+    std::ofstream(db_path_) << "this is a text file, not an SQLite database, at all......\n";
+    try {
+        ResultsStore::open(db_path_);
+        FAIL() << "expected an EnvironmentError";
+    } catch (const EnvironmentError& error) {
+        EXPECT_THAT(error.what(), HasSubstr(db_path_.string()));
+        EXPECT_THAT(error.what(), HasSubstr("not a database"));
+    }
+}
+
+TEST_F(SchemaTest, ConnectionSettings) {
+    ResultsStore store = ResultsStore::open(db_path_);
+    // journal_mode is stored in the file: a fresh connection sees it.
+    const Database db = open_raw();
+    Statement mode = db.prepare("PRAGMA journal_mode");
+    ASSERT_TRUE(mode.step());
+    EXPECT_EQ(mode.column_text(0), "wal");
+    // foreign_keys is per connection: the store's own connection must refuse an orphan.
+    EXPECT_THROW(store.add_benchmark(sample_benchmark(999, 0), {}), EnvironmentError);
+    EXPECT_TRUE(store.benchmarks().empty());
+}
+
+TEST_F(SchemaTest, ReadersDoNotWaitForAWriterInProgress) {
+    ResultsStore writer = ResultsStore::open(db_path_);
+    ResultsStore reader = ResultsStore::open(db_path_);
+    writer.begin_run(sample_run());
+    ASSERT_EQ(reader.runs().size(), 1u);
+
+    Database other = open_raw();
+    Transaction transaction(other);
+    other.exec(
+        "INSERT INTO runs (name, started_unix_ms, status, plan_json, environment_json, host, "
+        "git_commit, inferbench_version) VALUES ('b', 2, 'running', '', '', '', '', '')");
+    // Uncommitted: the reader sees the last commit, without waiting.
+    EXPECT_EQ(reader.runs().size(), 1u);
+    transaction.commit();
+    EXPECT_EQ(reader.runs().size(), 2u);
+}
+
+TEST_F(SchemaTest, WriterCommitsWhileAReaderHoldsASnapshot) {
+    ResultsStore writer = ResultsStore::open(db_path_);
+    const std::int64_t run_id = writer.begin_run(sample_run());
+    Database reader = open_raw();
+    reader.exec("BEGIN");
+    EXPECT_EQ(query_int(reader, "SELECT count(*) FROM benchmarks"), 0);
+
+    // With a rollback journal this commit would wait for the reader, then fail with SQLITE_BUSY.
+    const std::vector<IterationRecord> iterations(100);
+    writer.add_benchmark(sample_benchmark(run_id, 0), iterations);
+    EXPECT_EQ(query_int(reader, "SELECT count(*) FROM benchmarks"), 0);  // its snapshot
+    reader.exec("COMMIT");
+    EXPECT_EQ(query_int(reader, "SELECT count(*) FROM benchmarks"), 1);
+}
+
+TEST_F(SchemaTest, ConcurrentReaderNeverSeesAPartialBenchmark) {
+    constexpr int kBenchmarks = 20;
+    constexpr std::size_t kIterations = 5'000;
+    ResultsStore writer = ResultsStore::open(db_path_);
+    const std::int64_t run_id = writer.begin_run(sample_run());
+    std::atomic<bool> done{false};
+    std::thread writing([&] {
+        const std::vector<IterationRecord> iterations(kIterations);
+        for (int i = 0; i < kBenchmarks; ++i) {
+            writer.add_benchmark(sample_benchmark(run_id, i), iterations);
+        }
+        done = true;
+    });
+    ResultsStore reader = ResultsStore::open(db_path_);
+    std::size_t seen = 0;
+    bool complete = true;  // no ASSERT in the loop: returning early would leave `writing` unjoined
+    while (complete && (!done || seen < kBenchmarks)) {
+        const std::vector<BenchmarkRecord> benchmarks = reader.benchmarks(run_id);
+        for (const BenchmarkRecord& b : benchmarks) {
+            complete = complete && reader.iterations(b.benchmark_id).size() == kIterations;
+        }
+        seen = benchmarks.size();
+    }
+    writing.join();
+    EXPECT_TRUE(complete) << "a benchmark was visible before all its iterations";
+    EXPECT_EQ(seen, static_cast<std::size_t>(kBenchmarks));
+}
+
+}  // namespace
+}  // namespace inferbench::store
