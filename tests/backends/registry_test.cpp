@@ -36,6 +36,18 @@ TEST(Registry, FindsModulesInTheSearchPath) {
     EXPECT_TRUE(listed);
 }
 
+TEST(Registry, RefusesAModuleBuiltForAnotherApiVersion) {
+    const auto registry = BackendRegistry::discover({INFERBENCH_TEST_BACKEND_DIR});
+    try {
+        registry.create("oldapi");
+        FAIL() << "a module of another API version must be refused";
+    } catch (const EnvironmentError& e) {
+        EXPECT_NE(std::string(e.what()).find("was built for backend API 999, this inferbench speaks 1; rebuild the module"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
 TEST(Registry, KnownButUnbuiltBackendsSayHowToGetThem) {
     const auto registry = BackendRegistry::discover({});
     const auto names = registry.names();

@@ -7,9 +7,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <sstream>
 #include <string>
+
+#include "common/scratch_dir.hpp"
 
 namespace inferbench::testing {
 
@@ -26,36 +27,21 @@ inline std::string read_file(const std::filesystem::path& path) {
     return s.str();
 }
 
-class ScratchDir {
+// A scratch folder in which the real CLI runs, with the test backends on its search path.
+class CliScratch : public ScratchDir {
 public:
-    ScratchDir() {
-        path_ = std::filesystem::temp_directory_path() /
-                ("inferbench-e2e-" + std::to_string(getpid()) + "-" + std::to_string(std::random_device{}()));
-        std::filesystem::create_directories(path_);
-    }
-    ~ScratchDir() {
-        std::error_code ec;
-        std::filesystem::remove_all(path_, ec);
-    }
-    const std::filesystem::path& path() const { return path_; }
-    std::string file(const std::string& name) const { return (path_ / name).string(); }
-    void write(const std::string& name, const std::string& text) const { std::ofstream(path_ / name) << text; }
-
     // `args` are appended to the executable, shell-quoted by the caller where needed.
     CliResult run(const std::string& args) const {
-        const std::string command = "cd '" + path_.string() + "' && INFERBENCH_BACKEND_PATH='" +
-                                    INFERBENCH_TEST_BACKEND_DIR + "' XDG_CACHE_HOME='" + path_.string() +
+        const std::string command = "cd '" + path().string() + "' && INFERBENCH_BACKEND_PATH='" +
+                                    INFERBENCH_TEST_BACKEND_DIR + "' XDG_CACHE_HOME='" + path().string() +
                                     "/cache' '" + INFERBENCH_EXE + "' " + args + " >stdout.txt 2>stderr.txt";
         const int status = std::system(command.c_str());
         CliResult result;
         result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        result.out = read_file(path_ / "stdout.txt");
-        result.err = read_file(path_ / "stderr.txt");
+        result.out = read_file(path() / "stdout.txt");
+        result.err = read_file(path() / "stderr.txt");
         return result;
     }
-
-private:
-    std::filesystem::path path_;
 };
 
 }  // namespace inferbench::testing

@@ -7,7 +7,7 @@
 namespace inferbench {
 namespace {
 
-using testing::ScratchDir;
+using ScratchDir = testing::CliScratch;
 
 TEST(Cli, NullBenchmarkIsStoredAndSummarised) {
     ScratchDir dir;

@@ -15,7 +15,7 @@
 namespace inferbench {
 namespace {
 
-using testing::ScratchDir;
+using ScratchDir = testing::CliScratch;
 
 // Batch 2 carries the fault; batch 1 afterwards must run normally.
 std::string fault_plan(const std::string& fault, const std::string& phase, const std::string& extra = "") {

@@ -80,7 +80,11 @@ private:
 
 Backend* create() { return new FaultBackend(); }
 
-const BackendModule kModule{kBackendApiVersion, "fault", "test backend that fails on purpose", &create};
+// Built a second time with another API version, to test that such a module is refused.
+#ifndef FAULT_API_VERSION
+#define FAULT_API_VERSION kBackendApiVersion
+#endif
+const BackendModule kModule{FAULT_API_VERSION, "fault", "test backend that fails on purpose", &create};
 
 }  // namespace
 }  // namespace inferbench

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "common/scratch_dir.hpp"
 #include "core/error.hpp"
 #include "store/sqlite.hpp"
 
@@ -20,17 +21,6 @@ using ::testing::HasSubstr;
 
 class ResultsStoreTest : public ::testing::Test {
 protected:
-    ResultsStoreTest() {
-        dir_ = std::filesystem::temp_directory_path() /
-               ("inferbench-store-test-" + std::to_string(::getpid()) + "-" +
-                std::to_string(std::random_device{}()));
-        std::filesystem::create_directories(dir_);
-        db_path_ = dir_ / "results.db";
-    }
-    ~ResultsStoreTest() override {
-        std::error_code ignored;
-        std::filesystem::remove_all(dir_, ignored);
-    }
 
     std::int64_t count(const std::string& table) const {
         const Database db = Database::open(db_path_, SQLITE_OPEN_READONLY);
@@ -78,8 +68,9 @@ protected:
         return records;
     }
 
-    std::filesystem::path dir_;
-    std::filesystem::path db_path_;
+    testing::ScratchDir scratch_;
+    const std::filesystem::path& dir_ = scratch_.path();
+    std::filesystem::path db_path_ = dir_ / "results.db";
 };
 
 void expect_same(const IterationRecord& a, const IterationRecord& b) {

@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/scratch_dir.hpp"
 #include "core/error.hpp"
 #include "store/results_store.hpp"
 
@@ -21,17 +22,6 @@ using ::testing::HasSubstr;
 
 class SchemaTest : public ::testing::Test {
 protected:
-    SchemaTest() {
-        dir_ = std::filesystem::temp_directory_path() /
-               ("inferbench-schema-test-" + std::to_string(::getpid()) + "-" +
-                std::to_string(std::random_device{}()));
-        std::filesystem::create_directories(dir_);
-        db_path_ = dir_ / "results.db";
-    }
-    ~SchemaTest() override {
-        std::error_code ignored;
-        std::filesystem::remove_all(dir_, ignored);
-    }
 
     Database open_raw() const { return Database::open(db_path_, SQLITE_OPEN_READWRITE); }
 
@@ -74,8 +64,9 @@ protected:
         return b;
     }
 
-    std::filesystem::path dir_;
-    std::filesystem::path db_path_;
+    testing::ScratchDir scratch_;
+    const std::filesystem::path& dir_ = scratch_.path();
+    std::filesystem::path db_path_ = dir_ / "results.db";
 };
 
 TEST_F(SchemaTest, MigratesAnEmptyFile) {

@@ -7,6 +7,7 @@
 
 #include <random>
 
+#include "common/scratch_dir.hpp"
 #include "core/error.hpp"
 
 namespace inferbench::store {
@@ -16,17 +17,6 @@ using ::testing::HasSubstr;
 
 class SqliteTest : public ::testing::Test {
 protected:
-    SqliteTest() {
-        dir_ = std::filesystem::temp_directory_path() /
-               ("inferbench-sqlite-test-" + std::to_string(::getpid()) + "-" +
-                std::to_string(std::random_device{}()));
-        std::filesystem::create_directories(dir_);
-        db_path_ = dir_ / "test.db";
-    }
-    ~SqliteTest() override {
-        std::error_code ignored;
-        std::filesystem::remove_all(dir_, ignored);
-    }
 
     Database open_db() {
         Database db = Database::open(db_path_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
@@ -40,8 +30,9 @@ protected:
         return count.column_int64(0);
     }
 
-    std::filesystem::path dir_;
-    std::filesystem::path db_path_;
+    testing::ScratchDir scratch_;
+    const std::filesystem::path& dir_ = scratch_.path();
+    std::filesystem::path db_path_ = dir_ / "test.db";
 };
 
 TEST_F(SqliteTest, BindsAndReadsEveryType) {
