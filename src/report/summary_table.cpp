@@ -1,5 +1,9 @@
 #include "report/summary_table.hpp"
 
+#include <ctime>
+
+#include <fmt/chrono.h>
+
 #include "core/units.hpp"
 
 namespace inferbench::report {
@@ -49,10 +53,13 @@ Table summary_table(const std::vector<analysis::BenchmarkSummary>& summaries) {
 Table runs_table(const std::vector<store::RunRecord>& runs) {
     Table table;
     table.name = "runs";
-    table.columns = {{"run_id", "run"}, {"name", "name"}, {"status", "status"}, {"started_unix_ms", "started (unix ms)"},
+    table.columns = {{"run_id", "run"}, {"name", "name"}, {"status", "status"}, {"started_utc", "started (UTC)"},
                      {"host", "host"}, {"git_commit", "commit"}};
-    for (const auto& r : runs)
-        table.rows.push_back({r.run_id, r.name, r.status, r.started_unix_ms, r.host, r.git_commit});
+    for (const auto& r : runs) {
+        const std::time_t started = static_cast<std::time_t>(r.started_unix_ms / 1000);
+        table.rows.push_back(
+            {r.run_id, r.name, r.status, fmt::format("{:%Y-%m-%d %H:%M:%S}", fmt::gmtime(started)), r.host, r.git_commit});
+    }
     return table;
 }
 

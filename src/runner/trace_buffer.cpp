@@ -75,10 +75,12 @@ TraceBuffer::TraceBuffer(TraceBuffer&& other) noexcept
       records_(std::exchange(other.records_, nullptr)) {}
 
 TraceBuffer& TraceBuffer::operator=(TraceBuffer&& other) noexcept {
-    if (this != &other) {
-        this->~TraceBuffer();
-        new (this) TraceBuffer(std::move(other));
-    }
+    // Swap: `other` releases what this buffer held when it is destroyed.
+    std::swap(fd_, other.fd_);
+    std::swap(mapping_, other.mapping_);
+    std::swap(bytes_, other.bytes_);
+    std::swap(header_, other.header_);
+    std::swap(records_, other.records_);
     return *this;
 }
 
