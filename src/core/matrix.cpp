@@ -7,6 +7,31 @@
 namespace inferbench {
 namespace {
 
+struct OptionVariant {
+    OptionMap options;
+    std::string label;  // the swept options only
+};
+
+// The Cartesian product of one backend's option lists; options with one value are in every variant.
+std::vector<OptionVariant> option_variants(const Plan& plan, const std::string& backend) {
+    std::vector<OptionVariant> variants(1);
+    const auto it = plan.backend_options.find(backend);
+    if (it == plan.backend_options.end()) return variants;
+    for (const auto& [key, values] : it->second) {
+        std::vector<OptionVariant> next;
+        for (const auto& variant : variants) {
+            for (const auto& value : values) {
+                OptionVariant v = variant;
+                v.options[key] = value;
+                if (values.size() > 1) v.label += (v.label.empty() ? "" : " ") + key + "=" + value;
+                next.push_back(std::move(v));
+            }
+        }
+        variants = std::move(next);
+    }
+    return variants;
+}
+
 BenchmarkSpec spec_with_settings(const Plan& plan) {
     const RunSettings& s = plan.settings;
     BenchmarkSpec spec;
@@ -30,18 +55,20 @@ std::vector<BenchmarkSpec> expand_matrix(const Plan& plan) {
         for (const auto& backend : plan.backends) {
             for (const auto& device : plan.devices) {
                 for (const auto& precision : plan.precisions) {
-                    for (const auto batch : plan.batch_sizes) {
-                        BenchmarkSpec spec = base;
-                        spec.model = model;
-                        spec.backend = backend;
-                        spec.device = parse_device(device).value_or(Device{});
-                        spec.precision = parse_precision(precision).value_or(Precision::fp32);
-                        spec.batch_size = batch;
-                        if (auto it = plan.backend_options.find(backend); it != plan.backend_options.end())
-                            spec.backend_options = it->second;
-                        const bool excluded = std::any_of(plan.exclude.begin(), plan.exclude.end(),
-                                                          [&](const ExcludeRule& r) { return r.matches(spec); });
-                        if (!excluded) cells.push_back(std::move(spec));
+                    for (const auto& variant : option_variants(plan, backend)) {
+                        for (const auto batch : plan.batch_sizes) {
+                            BenchmarkSpec spec = base;
+                            spec.model = model;
+                            spec.backend = backend;
+                            spec.device = parse_device(device).value_or(Device{});
+                            spec.precision = parse_precision(precision).value_or(Precision::fp32);
+                            spec.batch_size = batch;
+                            spec.backend_options = variant.options;
+                            spec.variant = variant.label;
+                            const bool excluded = std::any_of(plan.exclude.begin(), plan.exclude.end(),
+                                                              [&](const ExcludeRule& r) { return r.matches(spec); });
+                            if (!excluded) cells.push_back(std::move(spec));
+                        }
                     }
                 }
             }

@@ -135,11 +135,10 @@ void parse_backend_options(Plan& plan, const YAML::Node& node, std::string_view 
         if (!entry.second.IsMap())
             fail_at(source, entry.second.Mark(), fmt::format("backend_options.{} must be a map of options", backend));
         for (const auto& option : entry.second) {
-            const auto value = scalar_text(option.second);
-            if (!value)
-                fail_at(source, option.second.Mark(),
-                        fmt::format("backend_options.{}.{} must be a plain value", backend, option.first.Scalar()));
-            plan.backend_options[backend][option.first.Scalar()] = *value;
+            const std::string key = fmt::format("backend_options.{}.{}", backend, option.first.Scalar());
+            auto& values = plan.backend_options[backend][option.first.Scalar()];
+            values.clear();
+            for (const auto& [value, mark] : scalar_list(option.second, key, source)) values.push_back(value);
         }
     }
 }

@@ -32,7 +32,8 @@ struct Plan {
     std::vector<std::string> precisions = {"fp32"};
     std::vector<std::int64_t> batch_sizes = {1, 2, 8};
     std::vector<ExcludeRule> exclude;
-    std::map<std::string, OptionMap> backend_options;
+    // backend -> option -> values; an option with several values is a sweep axis of that backend.
+    std::map<std::string, std::map<std::string, std::vector<std::string>>> backend_options;
     RunSettings settings;
 };
 

@@ -43,8 +43,9 @@ std::optional<Device> parse_device(std::string_view text) {
 }
 
 std::string BenchmarkSpec::label() const {
-    return fmt::format("{} {} {} {} b{}", model, backend, to_string(device), to_string(precision),
-                       batch_size);
+    std::string text = fmt::format("{} {} {} {} b{}", model, backend, to_string(device), to_string(precision), batch_size);
+    if (!variant.empty()) text += " [" + variant + "]";
+    return text;
 }
 
 }  // namespace inferbench

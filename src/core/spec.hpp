@@ -32,7 +32,7 @@ struct Device {
 std::string to_string(const Device& d);
 std::optional<Device> parse_device(std::string_view text);
 
-// Backend-specific options (from the plan's `backend_options:` map), as text.
+// Backend-specific options of one cell (from the plan's `backend_options:` map), as text.
 using OptionMap = std::map<std::string, std::string, std::less<>>;
 
 // One cell of the benchmark matrix, with every setting the worker needs.
@@ -42,6 +42,7 @@ struct BenchmarkSpec {
     Device device;
     Precision precision = Precision::fp32;
     std::int64_t batch_size = 1;
+    std::string variant;  // the backend options swept in this cell, "key=value key=value"; else empty
 
     std::int64_t warmup_ns = 0;
     std::int64_t warmup_iterations = 0;

@@ -11,6 +11,7 @@ nlohmann::json spec_to_json(const BenchmarkSpec& spec) {
     json["device"] = to_string(spec.device);
     json["precision"] = to_string(spec.precision);
     json["batch_size"] = spec.batch_size;
+    json["variant"] = spec.variant;
     json["warmup_ns"] = spec.warmup_ns;
     json["warmup_iterations"] = spec.warmup_iterations;
     json["duration_ns"] = spec.duration_ns;
@@ -33,6 +34,7 @@ BenchmarkSpec spec_from_json(const nlohmann::json& json) {
     spec.device = *device;
     spec.precision = *precision;
     spec.batch_size = json.at("batch_size").get<std::int64_t>();
+    spec.variant = json.value("variant", "");
     spec.warmup_ns = json.at("warmup_ns").get<std::int64_t>();
     spec.warmup_iterations = json.at("warmup_iterations").get<std::int64_t>();
     spec.duration_ns = json.at("duration_ns").get<std::int64_t>();

@@ -31,7 +31,8 @@ Table summary_table(const std::vector<analysis::BenchmarkSummary>& summaries) {
     table.name = "summary";
     table.columns = {{"model", "model"},           {"backend", "backend"},
                      {"device", "device"},         {"precision", "precision"},
-                     {"batch_size", "batch"},      {"status", "status"},
+                     {"batch_size", "batch"},      {"variant", "options"},
+                     {"status", "status"},
                      {"iterations", "iters"},      {"mean_ms", "mean"},
                      {"p50_ms", "p50"},            {"p90_ms", "p90"},
                      {"p99_ms", "p99"},      {"cv_pct", "cv %", 1},
@@ -41,7 +42,7 @@ Table summary_table(const std::vector<analysis::BenchmarkSummary>& summaries) {
         const auto& b = s.benchmark;
         const bool measured = s.e2e.count > 0;
         const auto timing = [&](double ns) { return measured ? Cell{Duration{ns}} : Cell{Null{}}; };
-        table.rows.push_back({b.model, b.backend, b.device, b.precision, b.batch_size, b.status,
+        table.rows.push_back({b.model, b.backend, b.device, b.precision, b.batch_size, b.variant, b.status,
                               measured ? Cell{s.e2e.count} : Cell{Null{}}, timing(s.e2e.mean), timing(s.e2e.p50),
                               timing(s.e2e.p90), timing(s.e2e.p99), measured ? Cell{s.e2e.cv_pct} : Cell{Null{}},
                               measured ? Cell{s.throughput_per_s} : Cell{Null{}}, optional_cell(b.load_ns, 1e-6),

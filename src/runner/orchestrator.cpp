@@ -108,6 +108,7 @@ store::BenchmarkRecord base_record(std::int64_t run_id, std::size_t ordinal, con
     record.device = to_string(spec.device);
     record.precision = std::string(to_string(spec.precision));
     record.batch_size = spec.batch_size;
+    record.variant = spec.variant;
     record.settings_json = spec_to_json(spec).dump();
     record.started_unix_ms = unix_ms();
     return record;

@@ -20,7 +20,7 @@ constexpr std::string_view kBenchmarkColumns =
     "b.benchmark_id, b.run_id, b.ordinal, b.model, b.backend, b.backend_version, b.device, "
     "b.precision, b.batch_size, b.status, b.reason, b.started_unix_ms, b.ended_unix_ms, b.load_ns, "
     "b.model_path, b.model_size_bytes, b.warmup_iterations, b.measured_wall_ns, b.settings_json, "
-    "b.stderr_tail";
+    "b.stderr_tail, b.variant";
 
 constexpr std::string_view kInsertRun =
     "INSERT INTO runs (name, started_unix_ms, status, plan_json, environment_json, host, "
@@ -29,8 +29,8 @@ constexpr std::string_view kInsertRun =
 constexpr std::string_view kInsertBenchmark =
     "INSERT INTO benchmarks (run_id, ordinal, model, backend, backend_version, device, precision, "
     "batch_size, status, reason, started_unix_ms, ended_unix_ms, load_ns, model_path, "
-    "model_size_bytes, warmup_iterations, measured_wall_ns, settings_json, stderr_tail) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)";
+    "model_size_bytes, warmup_iterations, measured_wall_ns, settings_json, stderr_tail, variant) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)";
 
 constexpr std::string_view kInsertIteration =
     "INSERT INTO iterations (benchmark_id, iteration, start_ns, e2e_ns, enqueue_ns, h2d_ns, "
@@ -101,6 +101,7 @@ BenchmarkRecord read_benchmark(const Statement& row) {
     b.measured_wall_ns = row.column_optional_int64(17);
     b.settings_json = row.column_text(18);
     b.stderr_tail = row.column_text(19);
+    b.variant = row.column_text(20);
     return b;
 }
 
@@ -118,6 +119,7 @@ void bind_benchmark(Statement& insert, const BenchmarkRecord& b) {
     insert.bind_optional_int64(17, b.measured_wall_ns);
     insert.bind_text(18, b.settings_json);
     bind_optional_text(insert, 19, b.stderr_tail);
+    insert.bind_text(20, b.variant);
 }
 
 // The hot path: one prepared statement, rebound per row, inside the caller's transaction.

@@ -37,6 +37,7 @@ struct BenchmarkRecord {
     std::int64_t ordinal = 0;  // position in the plan
     std::string model, backend, backend_version, device, precision;
     std::int64_t batch_size = 1;
+    std::string variant;  // swept backend options of this cell, e.g. "cuda_graph=true"
     std::string status;
     std::string reason;  // why it failed or was skipped
     std::int64_t started_unix_ms = 0, ended_unix_ms = 0;

@@ -38,6 +38,7 @@ CREATE TABLE benchmarks (
     device            TEXT    NOT NULL,
     precision         TEXT    NOT NULL,
     batch_size        INTEGER NOT NULL,
+    variant           TEXT    NOT NULL DEFAULT '',
     status            TEXT    NOT NULL CHECK (status IN ('ok', 'failed', 'skipped', 'interrupted')),
     reason            TEXT,
     started_unix_ms   INTEGER NOT NULL,

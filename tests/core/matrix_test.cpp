@@ -38,11 +38,27 @@ TEST(Matrix, CarriesBackendOptionsOfItsBackend) {
     Plan plan;
     plan.models = {"a"};
     plan.batch_sizes = {1};
-    plan.backend_options["onnxruntime"]["intra_op_threads"] = "2";
-    plan.backend_options["other"]["x"] = "y";
+    plan.backend_options["onnxruntime"]["intra_op_threads"] = {"2"};
+    plan.backend_options["other"]["x"] = {"y"};
     const auto cells = expand_matrix(plan);
     EXPECT_EQ(cells[0].backend_options.size(), 1u);
     EXPECT_EQ(cells[0].backend_options.at("intra_op_threads"), "2");
+    EXPECT_EQ(cells[0].variant, "");
+}
+
+TEST(Matrix, AnOptionWithSeveralValuesIsASweepAxisOfItsBackend) {
+    Plan plan;
+    plan.models = {"a"};
+    plan.backends = {"torch", "onnxruntime"};
+    plan.batch_sizes = {1};
+    plan.backend_options["torch"]["cuda_graph"] = {"false", "true"};
+    plan.backend_options["torch"]["channels_last"] = {"true"};
+    const auto cells = expand_matrix(plan);
+    ASSERT_EQ(cells.size(), 3u);
+    EXPECT_EQ(cells[0].label(), "a torch cpu fp32 b1 [cuda_graph=false]");
+    EXPECT_EQ(cells[1].label(), "a torch cpu fp32 b1 [cuda_graph=true]");
+    EXPECT_EQ(cells[1].backend_options.at("channels_last"), "true");
+    EXPECT_EQ(cells[2].label(), "a onnxruntime cpu fp32 b1");
 }
 
 }  // namespace

@@ -48,7 +48,12 @@ backend_options:
     ASSERT_EQ(plan.exclude.size(), 1u);
     EXPECT_EQ(plan.exclude[0].model, "mobilenet");
     EXPECT_EQ(plan.exclude[0].batch_size, 32);
-    EXPECT_EQ(plan.backend_options.at("onnxruntime").at("intra_op_threads"), "2");
+    EXPECT_EQ(plan.backend_options.at("onnxruntime").at("intra_op_threads"), std::vector<std::string>{"2"});
+}
+
+TEST(Plan, BackendOptionListsAreSweeps) {
+    const Plan plan = parse_plan("backend_options:\n  torch: {cuda_graph: [false, true]}\n", "p", kVocabulary);
+    EXPECT_EQ(plan.backend_options.at("torch").at("cuda_graph"), (std::vector<std::string>{"false", "true"}));
 }
 
 TEST(Plan, MissingKeysKeepTheDocumentedDefaults) {
