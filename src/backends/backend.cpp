@@ -1,6 +1,7 @@
 #include "backends/backend.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -40,6 +41,10 @@ std::int64_t TensorInfo::element_count() const {
     std::int64_t count = 1;
     for (auto d : shape) count *= d;
     return count;
+}
+
+void Backend::run_own_loop(const LoopSettings& /*settings*/, IterationSink& /*sink*/) {
+    throw std::logic_error(fmt::format("backend {} runs in-process and has no loop of its own", name()));
 }
 
 std::optional<std::string> Backend::unsupported_reason(const BenchmarkSpec& spec) const {

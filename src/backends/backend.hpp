@@ -42,6 +42,26 @@ struct Capabilities {
     bool dynamic_batch = true;
     bool cuda_graphs = false;
     bool device_timing = false;  // fills DeviceTimes
+    bool runs_own_loop = false;  // an external tool runs the iterations: see Backend::run_own_loop
+};
+
+// What a backend that runs its own loop must honour; same meaning as the plan's settings.
+struct LoopSettings {
+    std::int64_t warmup_ns = 0;
+    std::int64_t warmup_iterations = 0;
+    std::int64_t duration_ns = 0;
+    std::int64_t min_iterations = 1;
+    std::int64_t max_iterations = 1;  // the sink's capacity
+};
+
+// Where a backend that runs its own loop delivers its per-iteration records, as it gets them.
+class IterationSink {
+public:
+    virtual ~IterationSink() = default;
+    // Returns false once the sink is full; further records are dropped.
+    virtual bool add(const IterationRecord& record) = 0;
+    // Ctrl-C: the backend should stop its tool and return what it measured.
+    virtual bool stop_requested() const = 0;
 };
 
 // An option a backend accepts under the plan's `backend_options.<backend>:` map.
@@ -72,6 +92,11 @@ public:
     virtual void prepare(std::span<const HostTensor> inputs) = 0;
     // One inference, inputs in host memory to outputs in host memory.
     virtual void infer(DeviceTimes& times) = 0;
+
+    // For backends whose capabilities say runs_own_loop (trtexec, external runners): run warm-up and
+    // measurement in the external tool under `settings` and deliver every measured iteration to
+    // `sink`, start_ns mapped onto CLOCK_MONOTONIC. The default throws: in-process backends don't.
+    virtual void run_own_loop(const LoopSettings& settings, IterationSink& sink);
 };
 
 // Shared-library backend modules export one C function returning this descriptor.

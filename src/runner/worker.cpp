@@ -50,6 +50,38 @@ std::int64_t expected_iterations(const WarmupResult& warmup, const LoopLimits& l
     return std::max(limits.min_iterations, static_cast<std::int64_t>(std::min(expected, 1e12)));
 }
 
+// Records from a backend's own loop go into the shared trace exactly as the harness's loop writes them.
+class TraceSinkAdapter final : public IterationSink {
+public:
+    explicit TraceSinkAdapter(TraceBuffer& trace) : trace_(trace) {}
+    bool add(const IterationRecord& record) override {
+        const std::int64_t i = trace_.header().published.load(std::memory_order_relaxed);
+        if (i >= trace_.capacity()) return false;
+        trace_.records()[i] = record;
+        trace_.header().published.store(i + 1, std::memory_order_release);
+        return i + 1 < trace_.capacity();
+    }
+    bool stop_requested() const override { return trace_.header().stop_requested.load(std::memory_order_relaxed) != 0; }
+
+private:
+    TraceBuffer& trace_;
+};
+
+int run_external_loop(Backend& backend, const LoopLimits& limits, TraceBuffer& trace, std::string& phase) {
+    phase = "external loop";
+    TraceSinkAdapter sink(trace);
+    const LoopSettings settings{limits.warmup_ns, limits.warmup_iterations, limits.duration_ns, limits.min_iterations,
+                                limits.max_iterations};
+    backend.run_own_loop(settings, sink);
+    const auto records = trace.published();
+    const std::int64_t wall_ns =
+        records.empty() ? 0 : records.back().start_ns + records.back().e2e_ns - records.front().start_ns;
+    send_event({{"event", "warmup"}, {"iterations", 0}, {"elapsed_ns", 0}});
+    send_event({{"event", "measured"}, {"iterations", static_cast<std::int64_t>(records.size())}, {"wall_ns", wall_ns},
+                {"stopped", sink.stop_requested()}});
+    return 0;
+}
+
 int run_benchmark(const BenchmarkSpec& spec, const std::string& model_path, TraceBuffer& trace) {
     std::string phase = "load";
     try {
@@ -66,8 +98,10 @@ int run_benchmark(const BenchmarkSpec& spec, const std::string& model_path, Trac
         send_event({{"event", "loaded"}, {"load_ns", load_ns}, {"backend_version", backend->version()},
                     {"inputs", describe_inputs(input_infos)}});
 
-        phase = "warm-up";
         const LoopLimits limits = loop_limits(spec, trace.capacity());
+        if (backend->capabilities().runs_own_loop) return run_external_loop(*backend, limits, trace, phase);
+
+        phase = "warm-up";
         const WarmupResult warmup = run_warmup(*backend, limits, trace.header().stop_requested);
         send_event({{"event", "warmup"}, {"iterations", warmup.iterations}, {"elapsed_ns", warmup.elapsed_ns}});
         trace.prefault(expected_iterations(warmup, limits));
