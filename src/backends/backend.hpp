@@ -39,6 +39,7 @@ struct Capabilities {
     std::vector<Precision> precisions;
     std::vector<std::string> model_formats;  // file extensions without the dot: "onnx", "pt"
     bool needs_model_file = true;
+    bool builds_zoo_models = false;  // given a zoo name as the model path, it builds the network itself
     bool dynamic_batch = true;
     bool cuda_graphs = false;
     bool device_timing = false;  // fills DeviceTimes

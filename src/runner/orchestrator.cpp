@@ -87,6 +87,7 @@ Resolved resolve_model(const BenchmarkSpec& spec, const Capabilities& caps) {
     if (spec.model == "null") return {"", "the null model runs only on the null backend"};
     const auto formats = caps.model_formats;
     if (models::find_zoo_model(spec.model)) {
+        if (caps.builds_zoo_models) return {spec.model, std::nullopt};
         if (std::find(formats.begin(), formats.end(), "onnx") == formats.end())
             return {"", fmt::format("backend {} does not read ONNX, the format zoo models are exported in; give a "
                                     "model file it reads ({})", spec.backend, join(formats, ", "))};
@@ -230,7 +231,8 @@ private:
             return;
         }
         record.model_path = model.model_path;
-        if (!model.model_path.empty()) record.model_size_bytes = static_cast<std::int64_t>(std::filesystem::file_size(model.model_path));
+        if (std::error_code ec; std::filesystem::is_regular_file(model.model_path, ec))
+            record.model_size_bytes = static_cast<std::int64_t>(std::filesystem::file_size(model.model_path, ec));
         TraceBuffer trace = TraceBuffer::create(spec.max_iterations > 0 ? spec.max_iterations : kUnlimitedCapacity);
         const WorkerLaunch launch{options_.worker_executable,
                                   {std::string(worker_protocol::kWorkerCommand)},
