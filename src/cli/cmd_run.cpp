@@ -136,7 +136,8 @@ void add_run_command(CLI::App& app, CommandContext& context) {
             ->allow_extra_args(false)
             ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     }
-    run->add_option("--set", args->sets, "set any plan key, KEY=VALUE (repeatable)")->allow_extra_args(false);
+    run->add_option("--set", args->sets,
+                     "set any plan key, KEY=VALUE (repeatable); backend options as backend_options.BACKEND.OPTION=V[,V...]")->allow_extra_args(false);
     run->add_flag("--dry-run", args->dry_run, "list the benchmarks the plan expands to, run nothing");
     run->add_flag("--quiet", args->quiet, "no progress lines");
     args->output.add_to(*run);

@@ -238,6 +238,16 @@ void apply_override(Plan& plan, std::string_view key, std::string_view value, st
         assign_axis(plan, axis, values);
         return;
     }
+    if (key.starts_with("backend_options.")) {
+        const std::string_view rest = key.substr(std::string_view("backend_options.").size());
+        const auto dot = rest.find('.');
+        if (dot == std::string_view::npos || dot == 0 || dot + 1 == rest.size())
+            throw UserError(fmt::format("{}: write backend_options.BACKEND.OPTION=VALUE[,VALUE...]", origin));
+        const std::string backend(rest.substr(0, dot));
+        if (auto why = check_axis_value("backends", backend, vocabulary)) throw UserError(fmt::format("{}: {}", origin, *why));
+        plan.backend_options[backend][std::string(rest.substr(dot + 1))] = split_list(value);
+        return;
+    }
     const SettingField* field = find_setting(key);
     if (!field) {
         throw UserError(fmt::format("{}: unknown key '{}'; valid keys: {}", origin, key, join(setting_keys(), ", ")));

@@ -153,6 +153,14 @@ TEST(PlanOverrides, AxesAndSettingsFromTheCommandLine) {
     EXPECT_EQ(resolved_db_path(plan.settings), "/tmp/x.db");
 }
 
+TEST(PlanOverrides, BackendOptionsFromTheCommandLine) {
+    Plan plan;
+    apply_override(plan, "backend_options.torch.cuda_graph", "false,true", "--set", kVocabulary);
+    EXPECT_EQ(plan.backend_options.at("torch").at("cuda_graph"), (std::vector<std::string>{"false", "true"}));
+    EXPECT_THROW(apply_override(plan, "backend_options.torch", "x", "--set", kVocabulary), UserError);
+    EXPECT_THROW(apply_override(plan, "backend_options.nope.x", "1", "--set", kVocabulary), UserError);
+}
+
 TEST(PlanOverrides, ErrorsNameTheFlag) {
     Plan plan;
     EXPECT_THROW(

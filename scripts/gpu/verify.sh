@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Runs on a GPU machine that has PyTorch (with its LibTorch and CUDA) but none of the CLI's build
+# dependencies: builds the GPU backend modules there against that LibTorch, then measures.
+#   1. here:  scripts/setup.sh && scripts/bundle.sh            (dist/: the CLI and its libraries)
+#   2. there: scripts/gpu/verify.sh OUT_DIR STAGE...
+# Stages: build (the torch module), reference (plain PyTorch figures), resnet50, bert, compute-check,
+# overhead. Every result lands in OUT_DIR (results.db, logs, JSON).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+dist=$root/dist
+out=${1:?usage: verify.sh OUT_DIR STAGE...}
+shift
+mkdir -p "$out"
+export LD_LIBRARY_PATH="$dist/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export XDG_CACHE_HOME=${XDG_CACHE_HOME:-/tmp/inferbench-cache}
+inferbench=$dist/inferbench
+
+stage_build() {
+    local torch_prefix
+    torch_prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')
+    cmake -S "$root" -B "$root/build/gpu" -G Ninja -DCMAKE_BUILD_TYPE=Release -DINFERBENCH_MODULES_ONLY=ON \
+        -DINFERBENCH_WITH_ONNXRUNTIME=OFF -DINFERBENCH_FMT_INCLUDE_DIR="$dist/include" \
+        -DCMAKE_PREFIX_PATH="$torch_prefix" >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; return 1; }
+    cmake --build "$root/build/gpu" -j "$(nproc)" >"$out/build.log" 2>&1 || { grep -m 20 error "$out/build.log"; return 1; }
+    cp "$root/build/gpu/backends/"libinferbench_backend_*.so "$dist/backends/"
+    nvidia-smi -q >"$out/nvidia-smi-q.txt"
+    "$inferbench" list backends | tee "$out/backends.txt"
+}
+
+stage_reference() {
+    python3 "$root/scripts/gpu/reference.py" --script "$out/resnet50.pt" --batch 32 | tee "$out/reference.json"
+}
+
+run_plan() {  # NAME, then inferbench run arguments
+    local name=$1
+    shift
+    "$inferbench" run --db "$out/results.db" --name "$name" "$@" 2>"$out/$name.progress.log" | tee "$out/$name.summary.txt"
+}
+
+stage_resnet50() {
+    run_plan resnet50 "$root/plans/gpu-verify.yaml" --model resnet50
+}
+
+stage_bert() {
+    run_plan bert "$root/plans/gpu-verify.yaml" --model bert --batch 1,8,32
+}
+
+# The TorchScript module reference.py timed with CUDA events, measured by inferbench.
+stage_compute_check() {
+    cat >"$out/compute-check.yaml" <<PLAN
+name: compute-check
+models: [$out/resnet50.pt]
+backends: [torch]
+devices: [cuda:0]
+precisions: [fp16]
+batch_sizes: [32]
+warmup: 1s
+duration: 5s
+backend_options:
+  torch: {input_shape: 3x224x224, device_resident: [false, true]}
+PLAN
+    run_plan compute-check "$out/compute-check.yaml"
+}
+
+stage_overhead() {
+    run_plan overhead --backend null --model null --device cuda:0 --batch 1 --duration 2s
+    run_plan overhead-graph --backend torch --model resnet50 --device cuda:0 --precision fp16 --batch 1 \
+        --duration 3s --set backend_options.torch.cuda_graph=true
+}
+
+for stage in "$@"; do
+    echo "== $stage"
+    "stage_${stage//-/_}"
+done
+"$inferbench" summary --db "$out/results.db" --format csv >"$out/summary.csv" 2>/dev/null || true

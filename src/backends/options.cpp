@@ -1,0 +1,65 @@
+#include "backends/options.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/units.hpp"
+
+namespace inferbench {
+
+OptionReader::OptionReader(std::string backend, const OptionMap& options, std::vector<BackendOption> known)
+    : backend_(std::move(backend)), options_(options), known_(std::move(known)) {
+    for (const auto& [key, value] : options_) {
+        const bool is_known =
+            std::any_of(known_.begin(), known_.end(), [&](const BackendOption& o) { return o.name == key; });
+        if (is_known) continue;
+        std::vector<std::string> names;
+        for (const auto& o : known_) names.push_back(o.name);
+        throw UserError(fmt::format("unknown {} option '{}'; valid options: {}", backend_, key,
+                                    names.empty() ? "none" : join(names, ", ")));
+    }
+}
+
+const BackendOption& OptionReader::declared(std::string_view name) const {
+    for (const auto& o : known_) {
+        if (o.name == name) return o;
+    }
+    throw std::logic_error(fmt::format("backend {} reads option '{}' it does not declare", backend_, name));
+}
+
+std::string OptionReader::text(std::string_view name) const {
+    const BackendOption& option = declared(name);
+    const auto it = options_.find(name);
+    return it == options_.end() ? option.default_value : it->second;
+}
+
+void OptionReader::bad_value(std::string_view name, std::string_view value, std::string_view valid) const {
+    throw UserError(fmt::format("{} option {}: '{}' is not valid (use {})", backend_, name, value, valid));
+}
+
+bool OptionReader::flag(std::string_view name) const {
+    const std::string value = text(name);
+    if (value == "true" || value == "yes" || value == "on" || value == "1") return true;
+    if (value == "false" || value == "no" || value == "off" || value == "0") return false;
+    bad_value(name, value, "true|false");
+}
+
+std::int64_t OptionReader::count(std::string_view name) const {
+    const std::string value = text(name);
+    const auto parsed = parse_int(value);
+    if (!parsed || *parsed < 0) bad_value(name, value, "a whole number >= 0");
+    return *parsed;
+}
+
+std::string OptionReader::choice(std::string_view name, std::initializer_list<std::string_view> valid) const {
+    const std::string value = text(name);
+    if (std::find(valid.begin(), valid.end(), value) != valid.end()) return value;
+    std::string list;
+    for (auto v : valid) list += fmt::format("{}{}", list.empty() ? "" : "|", v);
+    bad_value(name, value, list);
+}
+
+}  // namespace inferbench
