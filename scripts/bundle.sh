@@ -14,8 +14,9 @@ out=${2:-$root/dist}
 rm -rf "$out"
 mkdir -p "$out/lib" "$out/backends" "$out/include"
 cp "$build/inferbench" "$out/"
-# The ONNX Runtime module is left out: its runtime (46 MB) is found on the target machine instead.
-find "$build/backends" -maxdepth 1 -name 'libinferbench_backend_*.so' ! -name '*onnxruntime*' -exec cp {} "$out/backends/" \;
+# Left out: the ONNX Runtime module (its 46 MB runtime is on the target machine) and the torch module
+# (built there against the LibTorch that has CUDA).
+find "$build/backends" -maxdepth 1 -name 'libinferbench_backend_*.so' ! -name '*_onnxruntime.so' ! -name '*_torch.so' -exec cp {} "$out/backends/" \;
 [ -d "$build/runners" ] && cp -r "$build/runners" "$out/"
 [ -d "$build/bench" ] && find "$build/bench" -maxdepth 1 -type f -executable -exec cp {} "$out/" \;
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up inferbench on Debian 12: installs the Debian packages the build, the benchmarks and the
-# tests need (only those missing), provisions ONNX Runtime (scripts/fetch-onnxruntime.sh), then
+# tests need (only those missing; LibTorch 1.13 for the torch backend, python3-torch for the PyTorch
+# runner), provisions ONNX Runtime (scripts/fetch-onnxruntime.sh), then
 # configures and builds. Non-interactive and idempotent: a second run only rebuilds what changed.
 #   scripts/setup.sh            release build in build/release
 #   INFERBENCH_PRESET=debug scripts/setup.sh   (or asan)
@@ -13,6 +14,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git ca-certificates
   libyaml-cpp-dev libcli11-dev nlohmann-json3-dev libfmt-dev libsqlite3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libtorch-dev python3-torch
 )
 command -v npm >/dev/null 2>&1 || packages+=(npm)
 

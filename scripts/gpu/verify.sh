@@ -4,7 +4,7 @@
 #   1. here:  scripts/setup.sh && scripts/bundle.sh            (dist/: the CLI and its libraries)
 #   2. there: scripts/gpu/verify.sh OUT_DIR STAGE...
 # Stages: build (the torch module), reference (plain PyTorch figures), resnet50, bert, compute-check,
-# overhead. Every result lands in OUT_DIR (results.db, logs, JSON).
+# overhead, device-times. Every result lands in OUT_DIR (results.db, logs, JSON).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 dist=$root/dist
@@ -68,8 +68,12 @@ stage_overhead() {
         --duration 3s --set backend_options.torch.cuda_graph=true
 }
 
+stage_device_times() {
+    python3 "$root/scripts/gpu/device_times.py" "$out/results.db" | tee "$out/device-times.txt"
+}
+
 for stage in "$@"; do
-    echo "== $stage"
-    "stage_${stage//-/_}"
+    echo "== $stage $(date -u +%T)"
+    "stage_${stage//-/_}" || echo "stage $stage failed"
 done
 "$inferbench" summary --db "$out/results.db" --format csv >"$out/summary.csv" 2>/dev/null || true

@@ -1,5 +1,9 @@
 #include "analysis/summary.hpp"
 
+#include <cmath>
+#include <limits>
+#include <map>
+
 #include "core/error.hpp"
 #include "core/units.hpp"
 
@@ -24,6 +28,60 @@ std::optional<std::string> cut_short_warning(const store::BenchmarkRecord& bench
                        max_iterations, format_latency(static_cast<double>(wall_ns)), format_duration(duration_ns));
 }
 
+double metric_or_nan(const std::map<std::string, double, std::less<>>& metrics, const std::string& name) {
+    const auto it = metrics.find(name);
+    return it == metrics.end() ? std::numeric_limits<double>::quiet_NaN() : it->second;
+}
+
+// trtexec's aggregates of one quantity ("<quantity>_<stat>_ms"), in ns. What trtexec did not print
+// (the standard deviation, often p90 and p95) stays NaN, which every report shows as empty.
+std::optional<TimingSummary> timing_from_metrics(const std::map<std::string, double, std::less<>>& metrics,
+                                                 std::string_view quantity, std::int64_t count) {
+    const auto ns = [&](std::string_view stat) {
+        return metric_or_nan(metrics, fmt::format("{}_{}_ms", quantity, stat)) * 1e6;
+    };
+    if (!metrics.contains(fmt::format("{}_mean_ms", quantity))) return std::nullopt;
+    TimingSummary timing;
+    timing.count = count;
+    timing.min = ns("min");
+    timing.max = ns("max");
+    timing.mean = ns("mean");
+    timing.p50 = ns("median");
+    timing.p90 = ns("p90");
+    timing.p95 = ns("p95");
+    timing.p99 = ns("p99");
+    timing.p999 = ns("p99.9");
+    timing.stdev = timing.cv_pct = std::numeric_limits<double>::quiet_NaN();
+    return timing;
+}
+
+// A benchmark without iterations but with a tool's own figures (`inferbench import trtexec`):
+// end-to-end is trtexec's End-to-End Host Latency where printed, else its (host) Latency.
+BenchmarkSummary summarize_from_metrics(const store::BenchmarkRecord& benchmark,
+                                        std::span<const store::Metric> stored) {
+    std::map<std::string, double, std::less<>> metrics;
+    for (const auto& metric : stored) metrics[metric.name] = metric.value;
+    BenchmarkSummary summary;
+    summary.benchmark = benchmark;
+    const double queries = metric_or_nan(metrics, "queries");
+    const auto count = std::isfinite(queries) ? static_cast<std::int64_t>(std::llround(queries)) : 0;
+    auto e2e = timing_from_metrics(metrics, "e2e_host_latency", count);
+    if (!e2e) e2e = timing_from_metrics(metrics, "host_latency", count);
+    if (e2e) summary.e2e = *e2e;
+    summary.compute = timing_from_metrics(metrics, "gpu_compute", count);
+    // trtexec counts queries; each query runs the whole batch.
+    const double qps = metric_or_nan(metrics, "throughput_qps");
+    summary.throughput_per_s = std::isfinite(qps) ? qps * static_cast<double>(benchmark.batch_size) : 0.0;
+    summary.warnings.push_back(fmt::format("imported from a {} log: statistics as {} computed them",
+                                           benchmark.backend, benchmark.backend));
+    const auto settings = nlohmann::json::parse(benchmark.settings_json, nullptr, false);
+    if (settings.is_object() && settings.contains("trtexec_warnings")) {
+        for (const auto& warning : settings["trtexec_warnings"])
+            if (warning.is_string()) summary.warnings.push_back(warning.get<std::string>());
+    }
+    return summary;
+}
+
 }  // namespace
 
 BenchmarkSummary summarize_benchmark(const store::BenchmarkRecord& benchmark,
@@ -31,15 +89,18 @@ BenchmarkSummary summarize_benchmark(const store::BenchmarkRecord& benchmark,
     BenchmarkSummary summary;
     summary.benchmark = benchmark;
     if (iterations.empty()) return summary;
-    std::vector<std::int64_t> e2e;
-    std::vector<std::int64_t> compute;
+    std::vector<std::int64_t> e2e, compute, h2d, d2h;
     e2e.reserve(iterations.size());
     for (const auto& it : iterations) {
         e2e.push_back(it.e2e_ns);
         if (it.compute_ns != kNotMeasured) compute.push_back(it.compute_ns);
+        if (it.h2d_ns != kNotMeasured) h2d.push_back(it.h2d_ns);
+        if (it.d2h_ns != kNotMeasured) d2h.push_back(it.d2h_ns);
     }
     summary.e2e = summarize(e2e);
     if (!compute.empty()) summary.compute = summarize(compute);
+    if (!h2d.empty()) summary.h2d = summarize(h2d);
+    if (!d2h.empty()) summary.d2h = summarize(d2h);
     const std::int64_t wall_ns = benchmark.measured_wall_ns.value_or(
         iterations.back().start_ns + iterations.back().e2e_ns - iterations.front().start_ns);
     summary.throughput_per_s = throughput_per_s(benchmark.batch_size, summary.e2e.count, wall_ns);
@@ -57,6 +118,12 @@ std::vector<BenchmarkSummary> summarize_run(const store::ResultsStore& results, 
     std::vector<BenchmarkSummary> summaries;
     for (const auto& benchmark : results.benchmarks(run_id)) {
         const auto iterations = results.iterations(benchmark.benchmark_id);
+        if (iterations.empty()) {
+            if (const auto metrics = results.metrics(benchmark.benchmark_id); !metrics.empty()) {
+                summaries.push_back(summarize_from_metrics(benchmark, metrics));
+                continue;
+            }
+        }
         summaries.push_back(summarize_benchmark(benchmark, iterations));
     }
     if (summaries.empty() && !results.benchmarks(std::nullopt).empty()) {

@@ -13,7 +13,9 @@ namespace inferbench::analysis {
 struct BenchmarkSummary {
     store::BenchmarkRecord benchmark;
     TimingSummary e2e;                      // end-to-end latency, ns
-    std::optional<TimingSummary> compute;   // where the backend measured it
+    std::optional<TimingSummary> compute;   // where the backend measured it (GPU time, CUDA events)
+    std::optional<TimingSummary> h2d;       // host-to-device copies, where measured
+    std::optional<TimingSummary> d2h;       // device-to-host copies, where measured
     double throughput_per_s = 0;            // inferences (samples) per second
     std::vector<std::string> warnings;
 };

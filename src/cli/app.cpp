@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
     add_run_command(app, context);
     add_summary_command(app, context);
     add_list_command(app, context);
+    add_import_command(app, context);
     try {
         app.parse(argc, argv);
         return context.action ? context.action() : kExitOk;

@@ -15,6 +15,7 @@ struct CommandContext {
 void add_run_command(CLI::App& app, CommandContext& context);
 void add_summary_command(CLI::App& app, CommandContext& context);
 void add_list_command(CLI::App& app, CommandContext& context);
+void add_import_command(CLI::App& app, CommandContext& context);
 
 // --format NAME and --json, shared by the commands that print tables.
 struct OutputOptions {

@@ -273,7 +273,7 @@ void GraphBuilder::write(std::ostream& out) const {
     ProtoWriter trailer;
     ProtoWriter opset;
     opset.write_string(kOpsetDomain, "");  // the default (ai.onnx) domain
-    opset.write_int64(kOpsetVersion, kOnnxOpsetVersion);
+    opset.write_int64(kOpsetVersion, opset_version_);
     trailer.write_message(ModelField::opset_import, opset);
     for (const auto& [key, value] : metadata_) {
         ProtoWriter entry;

@@ -98,6 +98,10 @@ public:
 
     void set_doc_string(std::string text) { doc_string_ = std::move(text); }
     void set_producer_version(std::string version) { producer_version_ = std::move(version); }
+    // The default-domain opset the model imports: kOnnxOpsetVersion unless a model needs newer ops
+    // (BERT's LayerNormalization is opset 17).
+    void set_opset_version(std::int64_t version) { opset_version_ = version; }
+    std::int64_t opset_version() const { return opset_version_; }
     void add_metadata(std::string key, std::string value);
 
     // A generator for the tensor called `tensor_name`, seeded from the model seed and the name.
@@ -143,6 +147,7 @@ private:
 
     std::string graph_name_;
     std::uint64_t seed_;
+    std::int64_t opset_version_ = kOnnxOpsetVersion;
     std::string producer_version_;
     std::string doc_string_;
     std::vector<std::pair<std::string, std::string>> metadata_;

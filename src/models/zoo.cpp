@@ -45,6 +45,25 @@ const std::vector<ZooEntry>& entries() {
           "Applications, 2017 (arXiv:1704.04861); layout as TF-slim mobilenet_v1",
           4'231'976},
          &build_mobilenet},
+        // The MLPerf Inference BERT model is BertForQuestionAnswering (SQuAD v1.1, sequence 384):
+        // BERT without its pooler, plus a Linear(hidden, 2) span head. The paper rounds ("BERT-large
+        // 340M, BERT-base 110M", Devlin et al. 2018); these are the exact counts of HuggingFace's
+        // bert-large-uncased / bert-base-uncased BertForQuestionAnswering (BertModel's 335,141,888
+        // and 109,482,240, less the pooler, plus the head).
+        {{"bert",
+          "BERT-large uncased with the SQuAD span head (MLPerf Inference BERT), 24 layers, hidden 1024, "
+          "16 heads, sequence length 384",
+          "Devlin et al., BERT: Pre-training of Deep Bidirectional Transformers for Language "
+          "Understanding, NAACL 2019 (arXiv:1810.04805); as HuggingFace BertForQuestionAnswering, "
+          "the MLPerf Inference SQuAD v1.1 model",
+          334'094'338},
+         &build_bert_large},
+        {{"bert-base",
+          "BERT-base uncased with the SQuAD span head, 12 layers, hidden 768, 12 heads, sequence length 384",
+          "Devlin et al., BERT: Pre-training of Deep Bidirectional Transformers for Language "
+          "Understanding, NAACL 2019 (arXiv:1810.04805); as HuggingFace BertForQuestionAnswering",
+          108'893'186},
+         &build_bert_base},
         {{"null", "No model: the null backend's empty workload, for measuring harness overhead", "inferbench",
           0},
          nullptr},

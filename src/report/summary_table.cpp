@@ -17,6 +17,11 @@ Cell optional_cell(const std::optional<T>& value, double scale = 1.0) {
     return static_cast<double>(*value) * scale;
 }
 
+Cell device_time(const std::optional<TimingSummary>& summary, double TimingSummary::*statistic) {
+    if (!summary) return Null{};
+    return Duration{(*summary).*statistic};
+}
+
 std::string note(const analysis::BenchmarkSummary& s) {
     std::vector<std::string> notes;
     if (!s.benchmark.reason.empty()) notes.push_back(s.benchmark.reason);
@@ -36,6 +41,8 @@ Table summary_table(const std::vector<analysis::BenchmarkSummary>& summaries) {
                      {"iterations", "iters"},      {"mean_ms", "mean"},
                      {"p50_ms", "p50"},            {"p90_ms", "p90"},
                      {"p99_ms", "p99"},      {"cv_pct", "cv %", 1},
+                     {"gpu_compute_p50_ms", "gpu p50"}, {"h2d_mean_ms", "h2d"},
+                     {"d2h_mean_ms", "d2h"},
                      {"throughput_per_s", "inf/s", 1}, {"load_ms", "load ms", 0},
                      {"model_size_mb", "size MB", 1},  {"note", "note"}};
     for (const auto& s : summaries) {
@@ -45,6 +52,8 @@ Table summary_table(const std::vector<analysis::BenchmarkSummary>& summaries) {
         table.rows.push_back({b.model, b.backend, b.device, b.precision, b.batch_size, b.variant, b.status,
                               measured ? Cell{s.e2e.count} : Cell{Null{}}, timing(s.e2e.mean), timing(s.e2e.p50),
                               timing(s.e2e.p90), timing(s.e2e.p99), measured ? Cell{s.e2e.cv_pct} : Cell{Null{}},
+                              device_time(s.compute, &TimingSummary::p50), device_time(s.h2d, &TimingSummary::mean),
+                              device_time(s.d2h, &TimingSummary::mean),
                               measured ? Cell{s.throughput_per_s} : Cell{Null{}}, optional_cell(b.load_ns, 1e-6),
                               optional_cell(b.model_size_bytes, 1e-6), note(s)});
     }

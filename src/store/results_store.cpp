@@ -36,6 +36,12 @@ constexpr std::string_view kInsertIteration =
     "INSERT INTO iterations (benchmark_id, iteration, start_ns, e2e_ns, enqueue_ns, h2d_ns, "
     "compute_ns, d2h_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
 
+constexpr std::string_view kInsertMetric =
+    "INSERT INTO benchmark_metrics (benchmark_id, name, value, unit) VALUES (?1, ?2, ?3, ?4)";
+
+constexpr std::string_view kInsertSeriesValue =
+    "INSERT INTO benchmark_series (benchmark_id, series, seq, value) VALUES (?1, ?2, ?3, ?4)";
+
 // Runs and benchmarks both list oldest run first; run_id breaks ties of equal start times.
 constexpr std::string_view kRunOrder = " ORDER BY started_unix_ms, run_id";
 constexpr std::string_view kBenchmarkOrder =
@@ -139,6 +145,32 @@ void insert_iterations(Statement& insert, std::int64_t benchmark_id,
     insert.reset();
 }
 
+// Rare and small (a few dozen rows per imported benchmark): prepared per call.
+void insert_metrics(Database& db, std::int64_t benchmark_id, std::span<const Metric> metrics) {
+    if (metrics.empty()) return;
+    Statement insert = db.prepare(kInsertMetric);
+    for (const Metric& metric : metrics) {
+        insert.reset();
+        insert.bind_int64(1, benchmark_id).bind_text(2, metric.name);
+        insert.bind_double(3, metric.value).bind_text(4, metric.unit);
+        insert.run();
+    }
+}
+
+void insert_series(Database& db, std::int64_t benchmark_id, std::span<const Series> series) {
+    if (series.empty()) return;
+    Statement insert = db.prepare(kInsertSeriesValue);
+    for (const Series& one : series) {
+        std::int64_t seq = 0;
+        for (const double value : one.values) {
+            insert.reset();
+            insert.bind_int64(1, benchmark_id).bind_text(2, one.name);
+            insert.bind_int64(3, seq++).bind_double(4, value);
+            insert.run();
+        }
+    }
+}
+
 void create_parent_directories(const std::filesystem::path& path) {
     const std::filesystem::path parent = path.parent_path();
     if (parent.empty()) return;
@@ -205,6 +237,12 @@ void ResultsStore::end_run(std::int64_t run_id, std::int64_t ended_unix_ms,
 
 std::int64_t ResultsStore::add_benchmark(const BenchmarkRecord& benchmark,
                                          std::span<const IterationRecord> iterations) {
+    return add_benchmark(benchmark, iterations, {}, {});
+}
+
+std::int64_t ResultsStore::add_benchmark(const BenchmarkRecord& benchmark,
+                                         std::span<const IterationRecord> iterations,
+                                         std::span<const Metric> metrics, std::span<const Series> series) {
     Impl& s = *impl_;
     Transaction transaction(s.db);
     s.insert_benchmark.reset();
@@ -213,6 +251,8 @@ std::int64_t ResultsStore::add_benchmark(const BenchmarkRecord& benchmark,
     s.insert_benchmark.reset();
     const std::int64_t benchmark_id = s.db.last_insert_rowid();
     insert_iterations(s.insert_iteration, benchmark_id, iterations);
+    insert_metrics(s.db, benchmark_id, metrics);
+    insert_series(s.db, benchmark_id, series);
     transaction.commit();
     return benchmark_id;
 }
@@ -257,6 +297,28 @@ std::vector<IterationRecord> ResultsStore::iterations(std::int64_t benchmark_id)
         record.h2d_ns = select.column_optional_int64(3).value_or(kNotMeasured);
         record.compute_ns = select.column_optional_int64(4).value_or(kNotMeasured);
         record.d2h_ns = select.column_optional_int64(5).value_or(kNotMeasured);
+    }
+    return result;
+}
+
+std::vector<Metric> ResultsStore::metrics(std::int64_t benchmark_id) const {
+    Statement select = impl_->db.prepare(
+        "SELECT name, value, unit FROM benchmark_metrics WHERE benchmark_id = ?1 ORDER BY name");
+    select.bind_int64(1, benchmark_id);
+    std::vector<Metric> result;
+    while (select.step()) result.push_back({select.column_text(0), select.column_double(1), select.column_text(2)});
+    return result;
+}
+
+std::vector<Series> ResultsStore::series(std::int64_t benchmark_id) const {
+    Statement select = impl_->db.prepare(
+        "SELECT series, value FROM benchmark_series WHERE benchmark_id = ?1 ORDER BY series, seq");
+    select.bind_int64(1, benchmark_id);
+    std::vector<Series> result;
+    while (select.step()) {
+        std::string name = select.column_text(0);
+        if (result.empty() || result.back().name != name) result.push_back({std::move(name), {}});
+        result.back().values.push_back(select.column_double(1));
     }
     return result;
 }

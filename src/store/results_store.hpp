@@ -50,6 +50,20 @@ struct BenchmarkRecord {
     std::string stderr_tail;
 };
 
+// A figure of a benchmark that has no per-iteration rows behind it, e.g. trtexec's own mean of GPU
+// compute time read from its log: name "gpu_compute_mean_ms", value 33.664, unit "ms".
+struct Metric {
+    std::string name;
+    double value = 0;
+    std::string unit;
+};
+
+// A short numbered sequence of one benchmark, e.g. trtexec's "Average on 10 runs" GPU latencies.
+struct Series {
+    std::string name;  // with its unit: "gpu_latency_ms"
+    std::vector<double> values;
+};
+
 // One connection to one results file. Movable, not copyable, not for concurrent use from several
 // threads; several stores (in one or several processes) may share one file: readers never wait
 // for the writer (WAL), writers wait for each other up to 5 s.
@@ -77,6 +91,11 @@ public:
     // Returns benchmark_id.
     std::int64_t add_benchmark(const BenchmarkRecord& benchmark,
                                std::span<const IterationRecord> iterations);
+    // The same, with metrics and series in the same transaction. Metric names and series names
+    // must be unique within the benchmark.
+    std::int64_t add_benchmark(const BenchmarkRecord& benchmark,
+                               std::span<const IterationRecord> iterations,
+                               std::span<const Metric> metrics, std::span<const Series> series);
 
     std::vector<RunRecord> runs() const;  // oldest first
     std::optional<RunRecord> latest_run() const;
@@ -85,6 +104,10 @@ public:
         std::optional<std::int64_t> run_id = std::nullopt) const;
     // Ordered by iteration.
     std::vector<IterationRecord> iterations(std::int64_t benchmark_id) const;
+    // Ordered by name.
+    std::vector<Metric> metrics(std::int64_t benchmark_id) const;
+    // Ordered by name, values in their stored order.
+    std::vector<Series> series(std::int64_t benchmark_id) const;
 
 private:
     struct Impl;

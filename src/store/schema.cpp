@@ -65,6 +65,25 @@ CREATE TABLE iterations (
     PRIMARY KEY (benchmark_id, iteration)
 ) WITHOUT ROWID;
 )sql",
+    // 2: figures that come without per-iteration rows (aggregates imported from a tool's log) and
+    // short numbered series (trtexec's "Average on 10 runs" lines).
+    R"sql(
+CREATE TABLE benchmark_metrics (
+    benchmark_id INTEGER NOT NULL REFERENCES benchmarks (benchmark_id) ON DELETE CASCADE,
+    name         TEXT    NOT NULL,
+    value        REAL    NOT NULL,
+    unit         TEXT    NOT NULL,
+    PRIMARY KEY (benchmark_id, name)
+) WITHOUT ROWID;
+
+CREATE TABLE benchmark_series (
+    benchmark_id INTEGER NOT NULL REFERENCES benchmarks (benchmark_id) ON DELETE CASCADE,
+    series       TEXT    NOT NULL,
+    seq          INTEGER NOT NULL,
+    value        REAL    NOT NULL,
+    PRIMARY KEY (benchmark_id, series, seq)
+) WITHOUT ROWID;
+)sql",
 };
 
 constexpr int kKnownVersion = static_cast<int>(std::size(kMigrations));

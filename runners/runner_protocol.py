@@ -1,0 +1,216 @@
+"""The runner's half of inferbench's external-runner protocol (docs/external-runner-protocol.md).
+
+A runner module supplies describe(args) -> header dict and run(request, args, session), where run
+loads the model, calls session.ready(header) and then session.measure(step). Everything else is
+here: the request, the loop, the chunked output, SIGTERM, errors and exit codes.
+"""
+
+import argparse
+import json
+import signal
+import sys
+import time
+import traceback
+
+PROTOCOL_VERSION = 1
+EXIT_ERROR = 1
+EXIT_FRAMEWORK_MISSING = 3
+FLUSH_RECORDS = 256
+FLUSH_INTERVAL_NS = 1_000_000_000
+REQUIRED_FIELDS = ("model", "batch_size", "precision", "device", "warmup_ns", "warmup_iterations",
+                   "duration_ns", "min_iterations", "max_iterations", "seed")
+TRUE_WORDS = ("true", "yes", "on", "1")
+FALSE_WORDS = ("false", "no", "off", "0")
+DEVICE_TIME_FIELDS = ("enqueue_ns", "h2d_ns", "compute_ns", "d2h_ns")
+
+
+class RunnerError(Exception):
+    """A failure meant for the user: bad model, bad option, unsupported combination."""
+
+
+class FrameworkMissing(RunnerError):
+    """The framework cannot be imported by this interpreter (exit code 3: inferbench tries another)."""
+
+
+def emit(obj, out=None):
+    out = out or sys.stdout
+    out.write(json.dumps(obj, separators=(",", ":")) + "\n")
+    out.flush()
+
+
+def read_request(stream):
+    try:
+        request = json.loads(stream.read())
+    except ValueError as error:
+        raise RunnerError(f"the request on stdin is not JSON: {error}") from None
+    missing = [key for key in REQUIRED_FIELDS if key not in request]
+    if missing:
+        raise RunnerError(f"the request lacks {', '.join(missing)}")
+    request.setdefault("options", {})
+    return request
+
+
+def option_flag(options, name, default=False):
+    value = str(options.get(name, default)).lower()
+    if value in TRUE_WORDS:
+        return True
+    if value in FALSE_WORDS:
+        return False
+    raise RunnerError(f"option {name}: '{value}' is not valid (use true|false)")
+
+
+def option_count(options, name, default=0):
+    value = str(options.get(name, default))
+    if not value.isdigit():
+        raise RunnerError(f"option {name}: '{value}' is not valid (use a whole number >= 0)")
+    return int(value)
+
+
+def option_shape(options, name, default=""):
+    text = str(options.get(name, default)).replace("x", ",")
+    try:
+        shape = tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        shape = ()
+    if not shape or min(shape) < 1:
+        raise RunnerError(f"option {name}: '{text}' is not a shape (write e.g. 3,224,224)")
+    return shape
+
+
+def cpu_name():
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "cpu"
+
+
+def base_header(framework, version, device, device_name):
+    return {"type": "header", "protocol_version": PROTOCOL_VERSION, "framework": framework,
+            "version": version, "device": device, "device_name": device_name}
+
+
+class StopFlag:
+    """Set by SIGTERM: the loops end after the current inference and the runner reports what it has."""
+
+    def __init__(self):
+        self.requested = False
+        signal.signal(signal.SIGTERM, self._on_term)
+
+    def _on_term(self, _signum, _frame):
+        self.requested = True
+
+
+class IterationLog:
+    """Collects records between clock reads and writes them in chunks, so no I/O is timed."""
+
+    def __init__(self, out):
+        self._out = out
+        self._chunk = []
+        self._last_flush_ns = time.monotonic_ns()
+        self.count = 0
+
+    def add(self, start_ns, e2e_ns, device_times):
+        self._chunk.append((start_ns, e2e_ns, device_times))
+        self.count += 1
+        end_ns = start_ns + e2e_ns
+        if len(self._chunk) >= FLUSH_RECORDS or end_ns - self._last_flush_ns >= FLUSH_INTERVAL_NS:
+            self.flush(end_ns)
+
+    def flush(self, now_ns=None):
+        lines = []
+        for start_ns, e2e_ns, device_times in self._chunk:
+            record = {"type": "iteration", "start_ns": start_ns, "e2e_ns": e2e_ns}
+            for field in DEVICE_TIME_FIELDS:
+                if device_times and device_times.get(field) is not None:
+                    record[field] = int(device_times[field])
+            lines.append(json.dumps(record, separators=(",", ":")))
+        if lines:
+            self._out.write("\n".join(lines) + "\n")
+        self._out.flush()
+        self._chunk.clear()
+        self._last_flush_ns = now_ns if now_ns is not None else time.monotonic_ns()
+
+
+def warm_up(step, request, stop):
+    begin = time.monotonic_ns()
+    iterations = 0
+    while not stop.requested:
+        if time.monotonic_ns() - begin >= request["warmup_ns"] and iterations >= request["warmup_iterations"]:
+            break
+        step()
+        iterations += 1
+    return iterations
+
+
+def measure(step, request, stop, log):
+    """The measured loop, as inferbench's own: two clock reads around one inference, then a record."""
+    min_iterations = max(1, int(request["min_iterations"]))
+    max_iterations = int(request["max_iterations"])
+    deadline = time.monotonic_ns() + request["duration_ns"]
+    iterations = 0
+    while not stop.requested:
+        start = time.monotonic_ns()
+        device_times = step()
+        end = time.monotonic_ns()
+        log.add(start, end - start, device_times)
+        iterations += 1
+        if (max_iterations and iterations >= max_iterations) or (end >= deadline and iterations >= min_iterations):
+            break
+    log.flush()
+    return iterations
+
+
+class Session:
+    """What run() gets: the request, and the two calls that make up the protocol's output."""
+
+    def __init__(self, request, stop, out):
+        self.request = request
+        self.stop = stop
+        self._out = out
+        self.warmup_iterations = 0
+        self.iterations = 0
+
+    def ready(self, header):
+        emit(header, self._out)
+
+    def measure(self, step):
+        """step() runs one inference and returns None or a dict of device times in ns."""
+        self.warmup_iterations = warm_up(step, self.request, self.stop)
+        self.iterations = measure(step, self.request, self.stop, IterationLog(self._out))
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description="inferbench runner (docs/external-runner-protocol.md)")
+    parser.add_argument("--describe", action="store_true", help="print the header with capabilities and exit")
+    parser.add_argument("--mode", default="", help="runner-specific mode (torch: eager or compile)")
+    return parser.parse_args(argv)
+
+
+def main(runner, argv=None):
+    """Runs a runner module (with describe() and run()); returns the exit code."""
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    stop = StopFlag()
+    out = sys.stdout
+    try:
+        if args.describe:
+            emit(runner.describe(args), out)
+            return 0
+        session = Session(read_request(sys.stdin), stop, out)
+        runner.run(session.request, args, session)
+        emit({"type": "done", "iterations": session.iterations,
+              "warmup_iterations": session.warmup_iterations, "stopped": stop.requested}, out)
+        return 0
+    except FrameworkMissing as error:
+        emit({"type": "error", "message": str(error)}, out)
+        return EXIT_FRAMEWORK_MISSING
+    except RunnerError as error:
+        emit({"type": "error", "message": str(error)}, out)
+        return EXIT_ERROR
+    except Exception as error:  # a framework's own exception: its type and message, the trace on stderr
+        traceback.print_exc()
+        emit({"type": "error", "message": f"{type(error).__name__}: {error}"}, out)
+        return EXIT_ERROR

@@ -1,0 +1,151 @@
+#include "backends/external/external_protocol.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "core/units.hpp"
+
+namespace inferbench::external {
+namespace {
+
+using nlohmann::json;
+
+bool contains(const std::vector<std::string>& list, std::string_view item) {
+    return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+// Times are whole nanoseconds: a float usually means milliseconds or seconds slipped through.
+std::int64_t ns_value(const json& value, std::string_view key) {
+    const bool too_large =
+        value.is_number_unsigned() &&
+        value.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+    if (!value.is_number_integer() || too_large || value.get<std::int64_t>() < 0)
+        throw ProtocolError(fmt::format("{} must be a whole number of nanoseconds >= 0, not {}", key, value.dump()));
+    return value.get<std::int64_t>();
+}
+
+std::int64_t required_ns(const json& line, std::string_view key) {
+    const auto it = line.find(key);
+    if (it == line.end()) throw ProtocolError(fmt::format("the line lacks {}", key));
+    return ns_value(*it, key);
+}
+
+// Device times a runner could not measure are absent or null.
+std::int64_t optional_ns(const json& line, std::string_view key) {
+    const auto it = line.find(key);
+    return it == line.end() || it->is_null() ? kNotMeasured : ns_value(*it, key);
+}
+
+std::string required_string(const json& line, std::string_view key) {
+    const auto it = line.find(key);
+    if (it == line.end() || !it->is_string()) throw ProtocolError(fmt::format("the line lacks the text field {}", key));
+    return it->get<std::string>();
+}
+
+template <typename T>
+void read_optional(const json& line, const char* key, T& out) {
+    if (const auto it = line.find(key); it != line.end()) out = it->get<T>();
+}
+
+RunnerHeader parse_header(const json& line) {
+    RunnerHeader header;
+    header.framework = required_string(line, "framework");
+    header.version = required_string(line, "version");
+    try {
+        read_optional(line, "device", header.device);
+        read_optional(line, "device_name", header.device_name);
+        read_optional(line, "devices", header.devices);
+        read_optional(line, "precisions", header.precisions);
+        read_optional(line, "notes", header.notes);
+        read_optional(line, "precision_formats", header.precision_formats);
+        read_optional(line, "unavailable", header.unavailable);
+    } catch (const json::exception& e) {
+        throw ProtocolError(fmt::format("a header field has the wrong type: {}", e.what()));
+    }
+    return header;
+}
+
+IterationRecord parse_iteration(const json& line) {
+    IterationRecord record;
+    record.start_ns = required_ns(line, "start_ns");
+    record.e2e_ns = required_ns(line, "e2e_ns");
+    record.enqueue_ns = optional_ns(line, "enqueue_ns");
+    record.h2d_ns = optional_ns(line, "h2d_ns");
+    record.compute_ns = optional_ns(line, "compute_ns");
+    record.d2h_ns = optional_ns(line, "d2h_ns");
+    return record;
+}
+
+RunnerLine parse_json_line(const json& line) {
+    if (!line.is_object()) throw ProtocolError("a line starting with '{' must be a JSON object");
+    const std::string type = required_string(line, "type");
+    RunnerLine parsed;
+    if (type == "iteration") {
+        parsed.kind = RunnerLine::Kind::iteration;
+        parsed.record = parse_iteration(line);
+    } else if (type == "header") {
+        parsed.kind = RunnerLine::Kind::header;
+        parsed.header = parse_header(line);
+    } else if (type == "done") {
+        parsed.kind = RunnerLine::Kind::done;
+        parsed.done_iterations = required_ns(line, "iterations");
+    } else if (type == "error") {
+        parsed.kind = RunnerLine::Kind::error;
+        parsed.text = required_string(line, "message");
+    } else {
+        throw ProtocolError(fmt::format("unknown line type '{}' (header, iteration, done, error)", type));
+    }
+    return parsed;
+}
+
+}  // namespace
+
+std::string RunnerHeader::refusal(const Device& target, Precision precision, std::string_view format) const {
+    if (!unavailable.empty()) return unavailable;
+    const std::string kind = target.kind == DeviceKind::cpu ? "cpu" : "cuda";
+    if (!contains(devices, kind)) return fmt::format("{} {} has no {} device here", framework, version, kind);
+    const std::string name(to_string(precision));
+    const auto listed = precisions.find(kind);
+    if (listed == precisions.end() || !contains(listed->second, name)) {
+        const auto note = notes.find(kind + "/" + name);
+        return note != notes.end() ? note->second
+                                   : fmt::format("{} {} runs no {} on {}", framework, version, name, kind);
+    }
+    const auto formats = precision_formats.find(name);
+    if (formats != precision_formats.end() && !contains(formats->second, format))
+        return fmt::format("{} with {} needs a model file in one of: {}", name, framework, join(formats->second, ", "));
+    return {};
+}
+
+RunnerLine parse_runner_line(std::string_view line) {
+    const auto first = line.find_first_not_of(" \t\r");
+    if (first == std::string_view::npos || line[first] != '{')
+        return {RunnerLine::Kind::text, {}, {}, 0, std::string(line)};
+    const json parsed = json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);
+    if (parsed.is_discarded()) throw ProtocolError("a line starting with '{' is not valid JSON");
+    return parse_json_line(parsed);
+}
+
+json make_request(const std::string& model, const BenchmarkSpec& spec) {
+    json options = json::object();
+    for (const auto& [key, value] : spec.backend_options) options[key] = value;
+    // As the harness's own loop (loop_limits): at least one iteration, and never more than the cap.
+    std::int64_t min_iterations = std::max<std::int64_t>(spec.min_iterations, 1);
+    if (spec.max_iterations > 0) min_iterations = std::min(min_iterations, spec.max_iterations);
+    return json{{"protocol_version", kProtocolVersion},
+                {"model", model},
+                {"batch_size", spec.batch_size},
+                {"precision", to_string(spec.precision)},
+                {"device", to_string(spec.device)},
+                {"warmup_ns", spec.warmup_ns},
+                {"warmup_iterations", spec.warmup_iterations},
+                {"duration_ns", spec.duration_ns},
+                {"min_iterations", min_iterations},
+                {"max_iterations", spec.max_iterations},
+                {"seed", spec.seed},
+                {"options", options}};
+}
+
+}  // namespace inferbench::external

@@ -1,0 +1,62 @@
+// inferbench's side of the external-runner protocol (docs/external-runner-protocol.md): the request a
+// runner reads on stdin and the lines it prints on stdout. Pure functions over strings, so tests feed
+// them text.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/spec.hpp"
+
+namespace inferbench::external {
+
+inline constexpr int kProtocolVersion = 1;
+// A runner exits with this code when its framework cannot be imported: the next interpreter is tried.
+inline constexpr int kExitFrameworkMissing = 3;
+
+// A runner printed something the protocol does not allow.
+class ProtocolError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// What a runner says about itself: the header line of a run, and with capabilities, of --describe.
+struct RunnerHeader {
+    std::string framework;
+    std::string version;
+    std::string device;
+    std::string device_name;
+    // --describe only.
+    std::vector<std::string> devices;                                   // "cpu", "cuda"
+    std::map<std::string, std::vector<std::string>> precisions;         // device kind -> "fp32", ...
+    std::map<std::string, std::string> notes;                           // "cpu/fp16" -> why it is missing
+    std::map<std::string, std::vector<std::string>> precision_formats;  // "fp16" -> model formats
+    std::string unavailable;                                            // set: no cell can run
+
+    // Why `target` x `precision` cannot run with a model of `format`, or empty.
+    std::string refusal(const Device& target, Precision precision, std::string_view format) const;
+};
+
+struct RunnerLine {
+    enum class Kind { header, iteration, done, error, text };
+    Kind kind = Kind::text;
+    RunnerHeader header;
+    IterationRecord record;
+    std::int64_t done_iterations = 0;
+    std::string text;  // the error message, or the line itself for text
+};
+
+// One stdout line (without its newline). A line that does not start with '{' is the runner's own
+// output (Kind::text); a JSON line that breaks the protocol throws ProtocolError.
+RunnerLine parse_runner_line(std::string_view line);
+
+// The request written to the runner's stdin for one benchmark cell.
+nlohmann::json make_request(const std::string& model, const BenchmarkSpec& spec);
+
+}  // namespace inferbench::external

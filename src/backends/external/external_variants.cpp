@@ -1,0 +1,130 @@
+#include "backends/external/external_variants.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace inferbench::external {
+namespace {
+
+const BackendOption kPythonOption{"python", "", "the interpreter; empty: python3 on PATH, then /usr/bin/python3"};
+const BackendOption kThreadsOption{"threads", "0", "intra-op threads; 0: the framework's default"};
+
+std::vector<ExternalVariant> make_variants() {
+    const std::vector<BackendOption> torch_options = {
+        kPythonOption,
+        kThreadsOption,
+        {"channels_last", "false", "model and input in torch.channels_last memory format"},
+        {"cuda_graph", "false", "capture the forward pass in a CUDA graph and replay it (cuda only)"},
+        {"input_shape", "3,224,224", "per-sample input shape of a TorchScript file"}};
+    const std::vector<Precision> torch_precisions = {Precision::fp32, Precision::fp16, Precision::bf16};
+    const std::vector<std::string> torch_formats = {"pt", "pth", "ts"};
+    return {
+        {"torch-eager",
+         "PyTorch eager (Python runner)",
+         "PyTorch",
+         "install python3-torch",
+         "torch_runner.py",
+         {"--mode", "eager"},
+         torch_precisions,
+         torch_formats,
+         torch_options,
+         {"cuda_graph"},
+         true},
+        {"torch-compile",
+         "PyTorch torch.compile (Python runner; PyTorch >= 2.0)",
+         "PyTorch",
+         "install PyTorch >= 2.0",
+         "torch_runner.py",
+         {"--mode", "compile"},
+         torch_precisions,
+         torch_formats,
+         torch_options,
+         {"cuda_graph"},
+         true},
+        {"onnxruntime-python",
+         "ONNX Runtime's Python package (Python runner)",
+         "ONNX Runtime",
+         "pip install onnxruntime",
+         "onnxruntime_runner.py",
+         {},
+         {Precision::fp32},
+         {"onnx", "ort"},
+         {kPythonOption, kThreadsOption},
+         {},
+         false},
+        {"tensorflow-python",
+         "TensorFlow 2 (Python runner): frozen graphs, SavedModels, Keras files",
+         "TensorFlow",
+         "pip install tensorflow",
+         "tensorflow_runner.py",
+         {},
+         {Precision::fp32, Precision::fp16},
+         {"pb", "savedmodel", "keras", "h5"},
+         {kPythonOption,
+          kThreadsOption,
+          {"input_names", "", "frozen graph: input tensor names, e.g. input:0"},
+          {"output_names", "", "frozen graph: output tensor names"},
+          {"input_shape", "", "per-sample input shape where the model leaves it open"}},
+         {},
+         false},
+        {"external",
+         "any program speaking the external-runner protocol (option command)",
+         "the runner",
+         "",
+         "",
+         {},
+         {kAllPrecisions, kAllPrecisions + std::size(kAllPrecisions)},
+         {"onnx", "pt", "pth", "ts", "pb", "savedmodel", "keras", "h5", "tflite", "engine", "plan", "xml", "gguf",
+          "safetensors"},
+         {{"command", "", "the runner's command line, run by /bin/sh (required)"}},
+         {},
+         true},
+    };
+}
+
+std::filesystem::path executable_dir() {
+    std::error_code ec;
+    const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    return ec ? std::filesystem::current_path() : exe.parent_path();
+}
+
+}  // namespace
+
+const std::vector<ExternalVariant>& all_variants() {
+    static const std::vector<ExternalVariant> variants = make_variants();
+    return variants;
+}
+
+const ExternalVariant& find_variant(std::string_view name) {
+    const auto& variants = all_variants();
+    const auto it = std::find_if(variants.begin(), variants.end(), [&](const auto& v) { return v.name == name; });
+    if (it == variants.end()) throw std::logic_error(fmt::format("no external runner variant '{}'", name));
+    return *it;
+}
+
+std::vector<std::string> interpreter_candidates(const std::string& python_option) {
+    if (!python_option.empty()) return {python_option};
+    return {"python3", "/usr/bin/python3"};
+}
+
+std::vector<std::filesystem::path> runner_search_dirs() {
+    std::vector<std::filesystem::path> dirs;
+    if (const char* env = std::getenv("INFERBENCH_RUNNER_DIR"); env && *env) dirs.emplace_back(env);
+    const auto exe_dir = executable_dir();
+    dirs.push_back(exe_dir / "runners");
+    dirs.push_back(exe_dir.parent_path() / "share" / "inferbench" / "runners");
+    return dirs;
+}
+
+std::optional<std::filesystem::path> find_runner(std::string_view script) {
+    for (const auto& dir : runner_search_dirs()) {
+        std::error_code ec;
+        if (std::filesystem::is_regular_file(dir / script, ec)) return dir / script;
+    }
+    return std::nullopt;
+}
+
+}  // namespace inferbench::external

@@ -1,0 +1,44 @@
+// The backends built from the external-runner protocol: one variant per runner (and mode), each
+// built as its own module from the same source (external_module.cpp, EXTERNAL_BACKEND_NAME).
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backends/backend.hpp"
+
+namespace inferbench::external {
+
+struct ExternalVariant {
+    std::string name;  // the backend's name: "torch-eager"
+    std::string description;
+    std::string framework;                      // for messages: "PyTorch"
+    std::string install_hint;                   // "install python3-torch"
+    std::string runner;                         // script in the runners folder; empty: the `command` option
+    std::vector<std::string> runner_arguments;  // {"--mode", "eager"}
+    std::vector<Precision> precisions;          // the most the runner may offer
+    std::vector<std::string> model_formats;
+    std::vector<BackendOption> options;
+    std::vector<std::string> cuda_only_flags;  // flag options that need a cuda device when true
+    bool builds_zoo_models = false;
+
+    bool uses_python() const { return !runner.empty(); }
+};
+
+// Throws std::logic_error for a name no variant has (a build mistake, not a user's).
+const ExternalVariant& find_variant(std::string_view name);
+const std::vector<ExternalVariant>& all_variants();
+
+// The interpreters to try, in order: the `python` option alone when set, else python3 on PATH, then
+// Debian's /usr/bin/python3 (on machines where PATH's python3 is a pyenv or venv without the framework).
+std::vector<std::string> interpreter_candidates(const std::string& python_option);
+
+// Where runner scripts are looked for: $INFERBENCH_RUNNER_DIR, <executable dir>/runners (build tree),
+// <executable dir>/../share/inferbench/runners (install tree).
+std::vector<std::filesystem::path> runner_search_dirs();
+std::optional<std::filesystem::path> find_runner(std::string_view script);
+
+}  // namespace inferbench::external

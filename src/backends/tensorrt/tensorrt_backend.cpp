@@ -1,0 +1,184 @@
+#include "backends/tensorrt/tensorrt_backend.hpp"
+
+#include <NvInfer.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "backends/tensorrt/tensorrt_calibration_data.hpp"
+#include "backends/tensorrt/tensorrt_cuda.hpp"
+#include "backends/tensorrt/tensorrt_engine_builder.hpp"
+#include "backends/tensorrt/tensorrt_engine_cache.hpp"
+#include "backends/tensorrt/tensorrt_execution.hpp"
+#include "backends/tensorrt/tensorrt_logger.hpp"
+#include "backends/tensorrt/tensorrt_options.hpp"
+#include "backends/tensorrt/tensorrt_platform.hpp"
+#include "core/clock.hpp"
+#include "core/error.hpp"
+
+namespace inferbench {
+namespace {
+
+TensorRtVersion library_version() { return decode_tensorrt_version(getInferLibVersion()); }
+
+PrecisionPlan precision_plan(Precision precision, const GpuInfo& gpu, bool random_calibration) {
+    return plan_precision({precision, gpu.name, gpu.compute_capability, library_version(), random_calibration});
+}
+
+EngineKey engine_key(const std::string& model, const BenchmarkSpec& spec, const TensorRtOptions& options,
+                     const GpuInfo& gpu, const PrecisionPlan& plan) {
+    EngineKey key;
+    key.model_hash = hash_file(model);
+    key.model_size_bytes = std::filesystem::file_size(model);
+    key.precision = spec.precision;
+    key.batch_size = spec.batch_size;
+    key.gpu_name = gpu.name;
+    key.compute_capability = gpu.compute_capability;
+    key.tensorrt_version = getInferLibVersion();
+    const std::string calibration =
+        plan.needs_calibrator ? calibration_identity(options.calibration_dir, spec.seed) : std::string();
+    key.build_settings = build_settings_text(options, plan.flags, calibration);
+    return key;
+}
+
+class TensorRtBackend final : public Backend {
+public:
+    std::string name() const override { return "tensorrt"; }
+    std::string version() const override { return to_string(library_version()); }
+    Capabilities capabilities() const override;
+    std::vector<BackendOption> options() const override { return tensorrt_option_list(); }
+    std::optional<std::string> unsupported_reason(const BenchmarkSpec& spec) const override;
+
+    void load(const std::string& model_path, const BenchmarkSpec& spec) override;
+    std::vector<TensorInfo> inputs() const override;
+    void prepare(std::span<const HostTensor> inputs) override;
+    void infer(DeviceTimes& times) override;
+
+private:
+    // Probed once per device, on the first question: the orchestrator asks before any worker runs,
+    // and the probe creates no CUDA context.
+    const GpuProbe& gpu(int index) const;
+    std::unique_ptr<nvinfer1::ICudaEngine> engine_for(const std::string& model, const BenchmarkSpec& spec,
+                                                      const TensorRtOptions& options, const GpuInfo& gpu,
+                                                      const PrecisionPlan& plan);
+    std::unique_ptr<nvinfer1::ICudaEngine> deserialize(const std::vector<char>& bytes);
+
+    mutable std::mutex probe_mutex_;
+    mutable std::map<int, GpuProbe> probes_;
+    TensorRtLogger logger_;
+    // Declared in destruction order: executions (engines) go before the runtime, the runtime before the logger.
+    std::unique_ptr<nvinfer1::IRuntime> runtime_;
+    std::unique_ptr<TensorRtExecution> execution_;
+};
+
+const GpuProbe& TensorRtBackend::gpu(int index) const {
+    const std::lock_guard lock(probe_mutex_);
+    auto found = probes_.find(index);
+    if (found == probes_.end()) found = probes_.emplace(index, probe_gpu(index)).first;
+    return found->second;
+}
+
+Capabilities TensorRtBackend::capabilities() const {
+    Capabilities caps;
+    caps.devices = {DeviceKind::cuda};
+    if (const GpuProbe& probe = gpu(0); probe.gpu) {
+        for (Precision p : kAllPrecisions) {
+            if (!precision_plan(p, *probe.gpu, true).unsupported) caps.precisions.push_back(p);
+        }
+    }
+    caps.model_formats = {"onnx"};
+    caps.dynamic_batch = true;
+    caps.cuda_graphs = true;
+    caps.device_timing = true;
+    return caps;
+}
+
+std::optional<std::string> TensorRtBackend::unsupported_reason(const BenchmarkSpec& spec) const {
+    if (spec.device.kind != DeviceKind::cuda) return "tensorrt runs on NVIDIA GPUs only (device cuda or cuda:N)";
+    const GpuProbe& probe = gpu(spec.device.index);
+    if (!probe.gpu) return fmt::format("tensorrt cannot run on {}: {}", to_string(spec.device), probe.problem);
+    return precision_plan(spec.precision, *probe.gpu, true).unsupported;
+}
+
+void TensorRtBackend::load(const std::string& model_path, const BenchmarkSpec& spec) {
+    const TensorRtOptions options = parse_tensorrt_options(spec.backend_options);
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(model_path, ec))
+        throw std::runtime_error(fmt::format("cannot load ONNX model {}: no such file", model_path));
+    execution_.reset();
+    const GpuProbe& probe = gpu(spec.device.index);
+    if (!probe.gpu) throw EnvironmentError(fmt::format("tensorrt cannot run on {}: {}", to_string(spec.device), probe.problem));
+    check_cuda(cudaSetDevice(probe.gpu->index), fmt::format("selecting {}", to_string(spec.device)));
+    const PrecisionPlan plan = precision_plan(spec.precision, *probe.gpu, options.calibration_dir.empty());
+    if (plan.unsupported) throw std::runtime_error(*plan.unsupported);
+    if (plan.caveat) std::fprintf(stderr, "tensorrt: note: %s\n", plan.caveat->c_str());
+    if (!runtime_) {
+        runtime_.reset(nvinfer1::createInferRuntime(logger_));
+        if (!runtime_) throw EnvironmentError("TensorRT cannot create a runtime: " + logger_.take_last_error());
+    }
+    auto engine = engine_for(model_path, spec, options, *probe.gpu, plan);
+    execution_ = std::make_unique<TensorRtExecution>(std::move(engine), spec.batch_size, options, model_path, logger_);
+}
+
+std::unique_ptr<nvinfer1::ICudaEngine> TensorRtBackend::engine_for(const std::string& model, const BenchmarkSpec& spec,
+                                                                    const TensorRtOptions& options, const GpuInfo& gpu,
+                                                                    const PrecisionPlan& plan) {
+    const std::filesystem::path dir = resolve_cache_dir(options.cache_dir, spec.model_cache_dir);
+    const EngineKey key = engine_key(model, spec, options, gpu, plan);
+    const EngineCachePaths paths = engine_cache_paths(dir, model, key);
+    if (const auto cached = read_cached_engine(paths, key)) {
+        if (auto engine = deserialize(*cached)) {
+            std::fprintf(stderr, "tensorrt: engine from the cache: %s\n", paths.engine.c_str());
+            return engine;
+        }
+        std::fprintf(stderr, "tensorrt: warning: the cached engine %s does not load (%s); rebuilding it\n",
+                     paths.engine.c_str(), logger_.take_last_error().c_str());
+        remove_cached_engine(paths);
+    }
+    const EngineBuildRequest request{model,   spec.batch_size,
+                                     plan,    options,
+                                     timing_cache_path(dir, gpu.name, gpu.compute_capability, getInferLibVersion()),
+                                     spec.seed};
+    const std::int64_t begin = monotonic_ns();
+    const std::vector<char> bytes = build_engine(request, logger_);
+    std::fprintf(stderr, "tensorrt: built the %s engine (%s) in %.1f s\n", std::string(to_string(spec.precision)).c_str(),
+                 to_string(plan.flags).c_str(), static_cast<double>(monotonic_ns() - begin) * 1e-9);
+    try {
+        write_cached_engine(paths, key, bytes);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "tensorrt: warning: the engine is not cached: %s\n", e.what());
+    }
+    auto engine = deserialize(bytes);
+    if (!engine) throw std::runtime_error("TensorRT cannot load the engine it just built: " + logger_.take_last_error());
+    return engine;
+}
+
+std::unique_ptr<nvinfer1::ICudaEngine> TensorRtBackend::deserialize(const std::vector<char>& bytes) {
+    return std::unique_ptr<nvinfer1::ICudaEngine>(runtime_->deserializeCudaEngine(bytes.data(), bytes.size()));
+}
+
+std::vector<TensorInfo> TensorRtBackend::inputs() const {
+    if (!execution_) throw std::logic_error("TensorRtBackend::inputs() before load()");
+    return execution_->inputs();
+}
+
+void TensorRtBackend::prepare(std::span<const HostTensor> inputs) {
+    if (!execution_) throw std::logic_error("TensorRtBackend::prepare() before load()");
+    execution_->prepare(inputs);
+}
+
+void TensorRtBackend::infer(DeviceTimes& times) {
+    if (!execution_) throw std::logic_error("TensorRtBackend::infer() before load()");
+    execution_->infer(times);
+}
+
+}  // namespace
+
+std::unique_ptr<Backend> make_tensorrt_backend() { return std::make_unique<TensorRtBackend>(); }
+
+}  // namespace inferbench

@@ -1,0 +1,147 @@
+#include "backends/tensorrt/tensorrt_engine_cache.hpp"
+
+#include <unistd.h>
+
+#include <array>
+#include <cctype>
+#include <fstream>
+#include <random>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace inferbench {
+namespace {
+
+// Bumped when inferbench changes how it builds engines (flags, profiles), which the key cannot see.
+constexpr std::string_view kCacheFormat = "inferbench-tensorrt-engine 1";
+constexpr std::uint64_t kFnvPrime = 0x100000001b3ULL;
+
+}  // namespace
+
+std::string to_text(const EngineKey& key) {
+    return fmt::format(
+        "format={}\nmodel_hash={}\nmodel_size_bytes={}\nprecision={}\nbatch_size={}\ngpu={}\ncompute_capability={}.{}\n"
+        "tensorrt_version={} ({})\nbuild_settings={}\n",
+        kCacheFormat, key.model_hash, key.model_size_bytes, to_string(key.precision), key.batch_size, key.gpu_name,
+        key.compute_capability.major, key.compute_capability.minor, key.tensorrt_version,
+        to_string(decode_tensorrt_version(key.tensorrt_version)), key.build_settings);
+}
+
+std::string build_settings_text(const TensorRtOptions& options, const BuildFlags& flags, std::string_view calibration) {
+    std::string text = fmt::format("flags={} workspace_mb={} builder_optimization_level={}", to_string(flags),
+                                   options.workspace_mb, options.builder_optimization_level);
+    if (!calibration.empty()) text += fmt::format(" calibration=[{}]", calibration);
+    return text;
+}
+
+EngineCachePaths engine_cache_paths(const std::filesystem::path& dir, const std::string& model_path, const EngineKey& key) {
+    const std::string text = to_text(key);
+    const std::string stem = fmt::format(
+        "{}.{}.b{}.{}.sm{}.trt{}.{}", slug(std::filesystem::path(model_path).stem().string()), to_string(key.precision),
+        key.batch_size, slug(key.gpu_name), key.compute_capability.value(), key.tensorrt_version,
+        hex64(fnv1a64(std::span<const char>(text.data(), text.size()))));
+    return {dir / (stem + ".engine"), dir / (stem + ".key")};
+}
+
+std::filesystem::path timing_cache_path(const std::filesystem::path& dir, std::string_view gpu_name, ComputeCapability cc,
+                                        std::int32_t tensorrt_version) {
+    return dir / fmt::format("timing.{}.sm{}.trt{}.cache", slug(gpu_name), cc.value(), tensorrt_version);
+}
+
+std::filesystem::path resolve_cache_dir(const std::string& option, const std::string& model_cache_dir) {
+    if (!option.empty()) return option;
+    if (!model_cache_dir.empty()) return std::filesystem::path(model_cache_dir) / "tensorrt";
+    return std::filesystem::temp_directory_path() / "inferbench-tensorrt";
+}
+
+std::uint64_t fnv1a64(std::span<const char> bytes, std::uint64_t state) {
+    for (char c : bytes) {
+        state ^= static_cast<unsigned char>(c);
+        state *= kFnvPrime;
+    }
+    return state;
+}
+
+std::string hex64(std::uint64_t value) { return fmt::format("{:016x}", value); }
+
+std::string hash_file(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error(fmt::format("cannot read {} to hash it", path.string()));
+    std::vector<char> chunk(std::size_t{1} << 20);
+    std::uint64_t state = kFnvOffsetBasis;
+    while (in) {
+        in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+        state = fnv1a64(std::span<const char>(chunk.data(), static_cast<std::size_t>(in.gcount())), state);
+    }
+    if (in.bad()) throw std::runtime_error(fmt::format("cannot read {} to hash it", path.string()));
+    return hex64(state);
+}
+
+std::string slug(std::string_view text) {
+    std::string out;
+    for (char c : text) {
+        const auto u = static_cast<unsigned char>(c);
+        if (std::isalnum(u)) out += static_cast<char>(std::tolower(u));
+        else if (!out.empty() && out.back() != '-') out += '-';
+    }
+    while (!out.empty() && out.back() == '-') out.pop_back();
+    return out.empty() ? "unnamed" : out;
+}
+
+std::optional<std::vector<char>> read_file(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    if (!in) return std::nullopt;
+    const std::streamoff size = in.tellg();
+    if (size < 0) return std::nullopt;
+    std::vector<char> bytes(static_cast<std::size_t>(size));
+    in.seekg(0);
+    if (!in.read(bytes.data(), size)) return std::nullopt;
+    return bytes;
+}
+
+void write_file_atomically(const std::filesystem::path& path, std::span<const char> bytes) {
+    std::error_code ec;
+    std::filesystem::create_directories(path.parent_path(), ec);
+    const std::filesystem::path temporary =
+        path.string() + fmt::format(".tmp-{}-{}", ::getpid(), std::random_device{}());
+    {
+        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+        out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+        out.close();
+        if (!out) {
+            std::filesystem::remove(temporary, ec);
+            throw std::runtime_error(fmt::format("cannot write {}", temporary.string()));
+        }
+    }
+    std::filesystem::rename(temporary, path, ec);
+    if (ec) {
+        std::filesystem::remove(temporary, ec);
+        throw std::runtime_error(fmt::format("cannot write {}: {}", path.string(), ec.message()));
+    }
+}
+
+std::optional<std::vector<char>> read_cached_engine(const EngineCachePaths& paths, const EngineKey& key) {
+    const auto stored_key = read_file(paths.key);
+    const std::string wanted = to_text(key);
+    if (!stored_key || std::string_view(stored_key->data(), stored_key->size()) != wanted) return std::nullopt;
+    auto engine = read_file(paths.engine);
+    if (!engine || engine->empty()) return std::nullopt;
+    return engine;
+}
+
+void write_cached_engine(const EngineCachePaths& paths, const EngineKey& key, std::span<const char> engine) {
+    std::error_code ec;
+    std::filesystem::remove(paths.key, ec);  // until the new engine is complete, the entry is invalid
+    write_file_atomically(paths.engine, engine);
+    const std::string text = to_text(key);
+    write_file_atomically(paths.key, std::span<const char>(text.data(), text.size()));
+}
+
+void remove_cached_engine(const EngineCachePaths& paths) {
+    std::error_code ec;
+    std::filesystem::remove(paths.key, ec);
+    std::filesystem::remove(paths.engine, ec);
+}
+
+}  // namespace inferbench

@@ -1,0 +1,43 @@
+#include "backends/tensorrt/tensorrt_options.hpp"
+
+#include <fmt/format.h>
+
+#include "backends/options.hpp"
+#include "core/error.hpp"
+
+namespace inferbench {
+
+std::vector<BackendOption> tensorrt_option_list() {
+    return {
+        {"device_resident", "false", "inputs and outputs stay on the device: no transfers, e2e = compute"},
+        {"cuda_graph", "false", "capture enqueueV3 in a CUDA graph once and launch the graph per inference"},
+        {"workspace_mb", "0", "builder workspace limit in MiB; 0: TensorRT's default (the device's memory)"},
+        {"calibration_dir", "",
+         "int8: folder of raw input batches (*.bin, sorted by name, one file per input per batch); empty: "
+         "seeded random batches (a valid engine whose accuracy is meaningless)"},
+        {"builder_optimization_level", fmt::format("{}", kDefaultBuilderOptimizationLevel),
+         fmt::format("0..{}: higher builds slower and may find faster kernels", kMaxBuilderOptimizationLevel)},
+        {"cache_dir", "", "where engines and the timing cache are kept; empty: <model cache dir>/tensorrt"},
+    };
+}
+
+TensorRtOptions parse_tensorrt_options(const OptionMap& options) {
+    const OptionReader read("tensorrt", options, tensorrt_option_list());
+    TensorRtOptions parsed;
+    parsed.device_resident = read.flag("device_resident");
+    parsed.cuda_graph = read.flag("cuda_graph");
+    parsed.workspace_mb = read.count("workspace_mb");
+    if (parsed.workspace_mb > kMaxWorkspaceMb)
+        throw UserError(fmt::format("tensorrt option workspace_mb: '{}' is not valid (use 0..{})",
+                                    parsed.workspace_mb, kMaxWorkspaceMb));
+    parsed.calibration_dir = read.text("calibration_dir");
+    const std::int64_t level = read.count("builder_optimization_level");
+    if (level > kMaxBuilderOptimizationLevel)
+        throw UserError(fmt::format("tensorrt option builder_optimization_level: '{}' is not valid (use 0..{})",
+                                    level, kMaxBuilderOptimizationLevel));
+    parsed.builder_optimization_level = static_cast<int>(level);
+    parsed.cache_dir = read.text("cache_dir");
+    return parsed;
+}
+
+}  // namespace inferbench

@@ -1,0 +1,109 @@
+#include "backends/tensorrt/tensorrt_platform.hpp"
+
+#include <fmt/format.h>
+
+namespace inferbench {
+namespace {
+
+// The oldest encoding of TensorRT 10 (10.0.0); 9.x and older used major * 1000.
+constexpr std::int32_t kTenThousandsEncodingFrom = 100000;
+
+std::string unsupported(const PrecisionRequest& r, std::string_view needs) {
+    return fmt::format("tensorrt {} is not available on {} (compute capability {}.{}) with TensorRT {}: it needs {}",
+                       to_string(r.precision), r.gpu_name, r.compute_capability.major, r.compute_capability.minor,
+                       to_string(r.tensorrt), needs);
+}
+
+PrecisionPlan plan_int8(const PrecisionRequest& r, const PlatformSupport& s) {
+    PrecisionPlan plan;
+    if (!s.fast_int8) {
+        plan.unsupported = unsupported(r, "fast int8 (compute capability 6.1, or 7.0 and newer)");
+        return plan;
+    }
+    // Implicit quantization, as trtexec --int8: layers without int8 kernels fall back to fp32.
+    plan.flags = {BuildFlag::int8};
+    plan.needs_calibrator = true;
+    if (r.random_calibration)
+        plan.caveat = "int8 is calibrated on seeded random data: the engine is valid and its speed is real, but "
+                      "its accuracy is meaningless; set backend_options.tensorrt.calibration_dir to real input "
+                      "batches for an engine worth checking";
+    return plan;
+}
+
+PrecisionPlan plan_fp8(const PrecisionRequest& r, const PlatformSupport& s) {
+    PrecisionPlan plan;
+    if (!s.fp8) {
+        plan.unsupported = unsupported(r, "FP8 (compute capability 8.9 or newer and TensorRT 8.6 or newer)");
+        return plan;
+    }
+    // TensorRT has no implicit FP8 quantization: only layers between FP8 Q/DQ nodes of the model run in
+    // FP8. fp16 is allowed for the rest, so an unquantized model gives an fp16 engine.
+    plan.flags = {BuildFlag::fp8, BuildFlag::fp16};
+    plan.caveat = "TensorRT runs FP8 only in layers the model quantizes explicitly (FP8 QuantizeLinear/"
+                  "DequantizeLinear nodes); every other layer runs in fp16, so an unquantized model measures fp16";
+    return plan;
+}
+
+}  // namespace
+
+TensorRtVersion decode_tensorrt_version(std::int32_t encoded) {
+    if (encoded >= kTenThousandsEncodingFrom) return {encoded / 10000, encoded / 100 % 100, encoded % 100};
+    return {encoded / 1000, encoded / 100 % 10, encoded % 100};
+}
+
+std::string to_string(const TensorRtVersion& version) {
+    return fmt::format("{}.{}.{}", version.major, version.minor, version.patch);
+}
+
+PlatformSupport platform_support(ComputeCapability cc, const TensorRtVersion& tensorrt) {
+    const int sm = cc.value();
+    const bool trt_9 = tensorrt.major >= 9;
+    const bool trt_8_6 = tensorrt.major > 8 || (tensorrt.major == 8 && tensorrt.minor >= 6);
+    PlatformSupport s;
+    s.fast_fp16 = sm == 53 || sm == 60 || sm == 62 || sm >= 70;
+    s.fast_int8 = sm == 61 || sm >= 70;
+    s.tf32 = sm >= 80;
+    s.bf16 = sm >= 80 && trt_9;
+    s.fp8 = sm >= 89 && trt_8_6;
+    return s;
+}
+
+std::string_view to_string(BuildFlag flag) {
+    switch (flag) {
+        case BuildFlag::fp16: return "fp16";
+        case BuildFlag::bf16: return "bf16";
+        case BuildFlag::int8: return "int8";
+        case BuildFlag::fp8: return "fp8";
+        case BuildFlag::tf32: return "tf32";
+    }
+    return "?";
+}
+
+std::string to_string(const BuildFlags& flags) {
+    std::string text;
+    for (BuildFlag f : kAllBuildFlags) {
+        if (flags.has(f)) text += fmt::format("{}{}", text.empty() ? "" : "+", to_string(f));
+    }
+    return text.empty() ? "none" : text;
+}
+
+PrecisionPlan plan_precision(const PrecisionRequest& r) {
+    const PlatformSupport s = platform_support(r.compute_capability, r.tensorrt);
+    PrecisionPlan plan;
+    switch (r.precision) {
+        case Precision::fp32: return plan;
+        case Precision::fp16:
+            if (!s.fast_fp16) plan.unsupported = unsupported(r, "fast fp16 (compute capability 5.3, 6.0, 6.2, 7.0+)");
+            else plan.flags = {BuildFlag::fp16};
+            return plan;
+        case Precision::bf16:
+            if (!s.bf16) plan.unsupported = unsupported(r, "bf16 (compute capability 8.0 or newer and TensorRT 9 or newer)");
+            else plan.flags = {BuildFlag::bf16};
+            return plan;
+        case Precision::int8: return plan_int8(r, s);
+        case Precision::fp8: return plan_fp8(r, s);
+    }
+    return plan;
+}
+
+}  // namespace inferbench

@@ -1,0 +1,73 @@
+// Runs an ONNX model with LibTorch ops, node by node: an interpreter, so any ONNX file the zoo (or
+// PyTorch's exporter) writes runs on LibTorch with the same weights, without Python or TorchScript.
+//
+// Everything that can be resolved is resolved at load: values become indices into a slot vector,
+// attributes and constant inputs (shapes, axes, bounds) are read once, nodes whose inputs are all
+// constant are computed once. run() then only indexes vectors and calls LibTorch.
+#pragma once
+
+#include <torch/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/onnx_reader.hpp"
+
+namespace inferbench::torch_onnx {
+
+struct Step;
+
+class OnnxProgram {
+public:
+    // Reads and prepares the model. Throws UserError for unreadable files and for models with an
+    // operator (or an attribute value) the interpreter does not support, naming the node.
+    static OnnxProgram load(const std::filesystem::path& onnx_file);
+    static OnnxProgram from_model(const models::onnx::OnnxModel& model, std::string_view source_name);
+
+    OnnxProgram(OnnxProgram&&) noexcept;
+    OnnxProgram& operator=(OnnxProgram&&) noexcept;
+    ~OnnxProgram();
+
+    // Places the weights on `device` and sets the floating-point type every computation uses:
+    // kFloat, kHalf or kBFloat16 (floating initializers are converted from the file's values each
+    // time, so switching back loses nothing). channels_last stores 4-D weights and inputs NHWC.
+    // Integer constants stay on the CPU: they are shapes and indices, read on the host.
+    void to(torch::Device device, torch::ScalarType float_type, bool channels_last);
+
+    // The graph inputs run() takes, in order (initializers listed as inputs are left out).
+    const std::vector<models::onnx::OnnxValueInfo>& inputs() const { return inputs_; }
+    const std::vector<models::onnx::OnnxValueInfo>& outputs() const { return outputs_; }
+    torch::Device device() const { return device_; }
+    torch::ScalarType float_type() const { return float_type_; }
+
+    // One inference. Inputs are checked against the declared ranks and fixed dimensions
+    // (std::invalid_argument) and moved to the program's device, floating ones converted to its
+    // float type (a no-op when the caller already did). Returns the graph outputs in order.
+    // Errors inside LibTorch become std::runtime_error naming the node.
+    std::vector<torch::Tensor> run(const std::vector<torch::Tensor>& inputs) const;
+
+private:
+    OnnxProgram();
+    torch::Tensor prepare_input(const torch::Tensor& tensor, std::size_t index) const;
+
+    std::string source_;
+    std::vector<models::onnx::OnnxValueInfo> inputs_;
+    std::vector<models::onnx::OnnxValueInfo> outputs_;
+    std::size_t slot_count_ = 0;
+    std::vector<std::size_t> input_slots_;
+    std::vector<std::size_t> output_slots_;
+    std::vector<std::size_t> constant_slots_;
+    std::vector<torch::Tensor> file_constants_;  // as read (and folded) at load, on the CPU
+    std::vector<torch::Tensor> constants_;       // as run() uses them, after to()
+    std::vector<Step> steps_;
+    torch::Device device_ = torch::kCPU;
+    torch::ScalarType float_type_ = torch::kFloat;
+    bool channels_last_ = false;
+};
+
+}  // namespace inferbench::torch_onnx

@@ -1,0 +1,184 @@
+#include "backends/torch/torch_backend.hpp"
+
+#include <thread>
+
+#include <ATen/autocast_mode.h>
+#include <fmt/format.h>
+#include <torch/torch.h>
+#include <torch/version.h>
+
+#include "backends/torch/torch_model.hpp"
+#include "backends/torch/torch_options.hpp"
+#include "core/error.hpp"
+
+#if INFERBENCH_TORCH_CUDA
+#include "backends/torch/torch_cuda.hpp"
+#endif
+
+namespace inferbench {
+namespace {
+
+bool cuda_available() {
+#if INFERBENCH_TORCH_CUDA
+    return torch::cuda::is_available();
+#else
+    return false;
+#endif
+}
+
+// Whether this LibTorch has fp16 convolutions on the CPU (1.13 has not; newer releases have).
+bool cpu_half_convolution() {
+    static const bool supported = [] {
+        try {
+            c10::InferenceMode guard;
+            torch::conv2d(torch::ones({1, 1, 3, 3}, torch::kHalf), torch::ones({1, 1, 1, 1}, torch::kHalf));
+            return true;
+        } catch (const std::exception&) {
+            return false;
+        }
+    }();
+    return supported;
+}
+
+torch::ScalarType float_type(Precision precision) {
+    switch (precision) {
+        case Precision::fp16:
+            return torch::kHalf;
+        case Precision::bf16:
+            return torch::kBFloat16;
+        default:
+            return torch::kFloat;
+    }
+}
+
+void enable_autocast(torch::ScalarType type, bool cuda) {
+#if TORCH_VERSION_MAJOR >= 2
+    const auto device_type = cuda ? at::kCUDA : at::kCPU;
+    at::autocast::set_autocast_enabled(device_type, true);
+    at::autocast::set_autocast_dtype(device_type, type);
+#else
+    if (cuda) {
+        at::autocast::set_enabled(true);
+        at::autocast::set_autocast_gpu_dtype(type);
+    } else {
+        at::autocast::set_cpu_enabled(true);
+        at::autocast::set_autocast_cpu_dtype(type);
+    }
+#endif
+}
+
+// Host tensors of the harness's inputs, in the dtype and layout the model will run in.
+std::vector<torch::Tensor> host_tensors(std::span<const HostTensor> inputs, torch::ScalarType run_type,
+                                        bool channels_last) {
+    std::vector<torch::Tensor> tensors;
+    for (const auto& input : inputs) {
+        auto tensor = torch::from_blob(const_cast<std::byte*>(input.data.data()), input.info.shape,
+                                       torch::TensorOptions().dtype(to_torch(input.info.dtype)))
+                          .clone();
+        if (tensor.is_floating_point()) tensor = tensor.to(run_type);
+        if (channels_last && tensor.dim() == 4) tensor = tensor.contiguous(torch::MemoryFormat::ChannelsLast);
+        tensors.push_back(tensor);
+    }
+    return tensors;
+}
+
+class TorchBackend final : public Backend {
+public:
+    std::string name() const override { return "torch"; }
+    std::string version() const override {
+        return fmt::format("{}.{}.{}", TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR, TORCH_VERSION_PATCH);
+    }
+    Capabilities capabilities() const override {
+        Capabilities caps;
+        caps.devices = {DeviceKind::cpu};
+        if (cuda_available()) caps.devices.push_back(DeviceKind::cuda);
+        caps.precisions = {Precision::fp32, Precision::fp16, Precision::bf16};
+        caps.model_formats = {"onnx", "pt", "pth", "ts"};
+        caps.cuda_graphs = cuda_available();
+        caps.device_timing = cuda_available();
+        return caps;
+    }
+    std::vector<BackendOption> options() const override { return torch_option_list(); }
+
+    std::optional<std::string> unsupported_reason(const BenchmarkSpec& spec) const override {
+        if (spec.device.kind == DeviceKind::cuda && !cuda_available())
+            return fmt::format(
+                "this LibTorch {} has no CUDA (or no GPU is visible); build the torch module against a "
+                "CUDA LibTorch",
+                version());
+        if (auto reason = Backend::unsupported_reason(spec)) return reason;
+        const TorchOptions options = parse_torch_options(spec.backend_options);
+        const bool cpu = spec.device.kind == DeviceKind::cpu;
+        if (cpu && spec.precision == Precision::fp16 && !options.autocast && !cpu_half_convolution())
+            return fmt::format("LibTorch {} has no fp16 convolution on the CPU; use bf16 on the CPU", version());
+        if (cpu && (options.cuda_graph || options.device_resident))
+            return "cuda_graph and device_resident need a cuda device";
+        return std::nullopt;
+    }
+
+    void load(const std::string& model_path, const BenchmarkSpec& spec) override {
+        options_ = parse_torch_options(spec.backend_options);
+        cuda_ = spec.device.kind == DeviceKind::cuda;
+        const auto threads = options_.threads > 0 ? options_.threads : std::thread::hardware_concurrency();
+        torch::set_num_threads(static_cast<int>(threads));
+        run_type_ = float_type(spec.precision);
+        TorchModelConfig config;
+        config.device = cuda_ ? torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(spec.device.index))
+                              : torch::Device(torch::kCPU);
+        config.float_type = options_.autocast ? torch::kFloat : run_type_;
+        config.channels_last = options_.channels_last;
+        config.batch_size = spec.batch_size;
+        config.input_shape = options_.input_shape;
+        device_index_ = spec.device.index;
+        if (cuda_) at::globalContext().setBenchmarkCuDNN(options_.cudnn_benchmark);
+        c10::InferenceMode guard;
+        model_ = load_torch_model(model_path, config);
+    }
+
+    std::vector<TensorInfo> inputs() const override { return model_->inputs(); }
+
+    void prepare(std::span<const HostTensor> inputs) override {
+        if (options_.autocast && run_type_ != torch::kFloat) enable_autocast(run_type_, cuda_);
+        c10::InferenceMode guard;
+        host_inputs_ = host_tensors(inputs, options_.autocast ? torch::kFloat : run_type_, options_.channels_last);
+#if INFERBENCH_TORCH_CUDA
+        if (cuda_) {
+            cuda_execution_ = std::make_unique<CudaExecution>(
+                CudaExecutionConfig{device_index_, options_.cuda_graph, options_.device_resident});
+            cuda_execution_->prepare(*model_, host_inputs_);
+            return;
+        }
+#endif
+        outputs_ = model_->forward(host_inputs_);
+    }
+
+    void infer(DeviceTimes& times) override {
+        c10::InferenceMode guard;
+#if INFERBENCH_TORCH_CUDA
+        if (cuda_execution_) {
+            cuda_execution_->run(*model_, times);
+            return;
+        }
+#endif
+        (void)times;
+        outputs_ = model_->forward(host_inputs_);
+    }
+
+private:
+    TorchOptions options_;
+    bool cuda_ = false;
+    int device_index_ = 0;
+    torch::ScalarType run_type_ = torch::kFloat;
+    std::unique_ptr<TorchModel> model_;
+    std::vector<torch::Tensor> host_inputs_;
+    std::vector<torch::Tensor> outputs_;
+#if INFERBENCH_TORCH_CUDA
+    std::unique_ptr<CudaExecution> cuda_execution_;
+#endif
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_torch_backend() { return std::make_unique<TorchBackend>(); }
+
+}  // namespace inferbench

@@ -1,0 +1,93 @@
+#include "backends/torch/torch_cuda.hpp"
+
+#include <ATen/cuda/CUDAEvent.h>
+#include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#include <cuda_runtime_api.h>
+
+#include <array>
+#include <optional>
+
+#include "core/clock.hpp"
+
+namespace inferbench {
+namespace {
+
+std::int64_t elapsed_ns(const at::cuda::CUDAEvent& from, const at::cuda::CUDAEvent& to) {
+    return static_cast<std::int64_t>(static_cast<double>(from.elapsed_time(to)) * 1e6);
+}
+
+void copy_all(std::vector<torch::Tensor>& to, const std::vector<torch::Tensor>& from) {
+    for (std::size_t i = 0; i < to.size(); ++i) to[i].copy_(from[i], /*non_blocking=*/true);
+}
+
+}  // namespace
+
+struct CudaExecution::Impl {
+    explicit Impl(const CudaExecutionConfig& c)
+        : config(c), stream(c10::cuda::getStreamFromPool(false, static_cast<c10::DeviceIndex>(c.device_index))) {}
+
+    CudaExecutionConfig config;
+    c10::cuda::CUDAStream stream;
+    // Timing needs events created without cudaEventDisableTiming (CUDAEvent's default).
+    std::array<at::cuda::CUDAEvent, 4> events{
+        at::cuda::CUDAEvent(cudaEventDefault), at::cuda::CUDAEvent(cudaEventDefault),
+        at::cuda::CUDAEvent(cudaEventDefault), at::cuda::CUDAEvent(cudaEventDefault)};
+    std::vector<torch::Tensor> host_inputs, device_inputs, device_outputs, host_outputs;
+    std::optional<at::cuda::CUDAGraph> graph;
+};
+
+CudaExecution::CudaExecution(const CudaExecutionConfig& config) : impl_(std::make_unique<Impl>(config)) {}
+CudaExecution::~CudaExecution() = default;
+
+const std::vector<torch::Tensor>& CudaExecution::host_outputs() const { return impl_->host_outputs; }
+
+void CudaExecution::prepare(TorchModel& model, const std::vector<torch::Tensor>& host_inputs) {
+    Impl& s = *impl_;
+    c10::cuda::CUDAStreamGuard guard(s.stream);
+    const torch::Device device(torch::kCUDA, static_cast<c10::DeviceIndex>(s.config.device_index));
+    for (const auto& input : host_inputs) {
+        s.host_inputs.push_back(input.pin_memory());
+        s.device_inputs.push_back(input.to(device));
+    }
+    // A few plain runs first: cuDNN autotuning and lazy allocations must not be captured.
+    for (int i = 0; i < 3; ++i) s.device_outputs = model.forward(s.device_inputs);
+    s.stream.synchronize();
+    if (s.config.cuda_graph) {
+        s.graph.emplace();
+        s.graph->capture_begin();
+        s.device_outputs = model.forward(s.device_inputs);
+        s.graph->capture_end();
+        s.graph->replay();
+        s.stream.synchronize();
+    }
+    for (const auto& output : s.device_outputs)
+        s.host_outputs.push_back(torch::empty_like(output, torch::kCPU).pin_memory());
+}
+
+void CudaExecution::run(TorchModel& model, DeviceTimes& times) {
+    Impl& s = *impl_;
+    c10::cuda::CUDAStreamGuard guard(s.stream);
+    const std::int64_t begin = monotonic_ns();
+    s.events[0].record(s.stream);
+    if (!s.config.device_resident) copy_all(s.device_inputs, s.host_inputs);
+    s.events[1].record(s.stream);
+    if (s.graph) {
+        s.graph->replay();
+    } else {
+        s.device_outputs = model.forward(s.device_inputs);
+    }
+    s.events[2].record(s.stream);
+    if (!s.config.device_resident) copy_all(s.host_outputs, s.device_outputs);
+    s.events[3].record(s.stream);
+    times.enqueue_ns = monotonic_ns() - begin;
+    s.events[3].synchronize();
+    times.compute_ns = elapsed_ns(s.events[1], s.events[2]);
+    if (!s.config.device_resident) {
+        times.h2d_ns = elapsed_ns(s.events[0], s.events[1]);
+        times.d2h_ns = elapsed_ns(s.events[2], s.events[3]);
+    }
+}
+
+}  // namespace inferbench

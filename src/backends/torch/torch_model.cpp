@@ -1,0 +1,180 @@
+#include "backends/torch/torch_model.hpp"
+
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <torch/script.h>
+
+#include "backends/torch/onnx_program.hpp"
+#include "core/error.hpp"
+#include "core/units.hpp"
+
+namespace inferbench {
+namespace {
+
+std::vector<std::int64_t> parse_dims(const std::string& text, const std::string& path) {
+    std::vector<std::int64_t> dims;
+    std::string item;
+    for (std::size_t start = 0; start <= text.size();) {
+        const auto x = text.find('x', start);
+        const auto value = parse_int(text.substr(start, x == std::string::npos ? std::string::npos : x - start));
+        if (!value || *value < 1)
+            throw UserError(
+                fmt::format("torch option input_shape '{}' for {}: write dims without the batch, e.g. "
+                            "3x224x224",
+                            text, path));
+        dims.push_back(*value);
+        if (x == std::string::npos) break;
+        start = x + 1;
+    }
+    return dims;
+}
+
+void flatten_outputs(const c10::IValue& value, std::vector<torch::Tensor>& out) {
+    if (value.isTensor()) {
+        out.push_back(value.toTensor());
+    } else if (value.isTuple()) {
+        for (const auto& element : value.toTupleRef().elements()) flatten_outputs(element, out);
+    } else if (value.isList()) {
+        for (const auto& element : value.toListRef()) flatten_outputs(element, out);
+    } else if (value.isGenericDict()) {
+        for (const auto& entry : value.toGenericDict()) flatten_outputs(entry.value(), out);
+    }
+}
+
+class ScriptModel final : public TorchModel {
+public:
+    ScriptModel(const std::string& path, const TorchModelConfig& config) {
+        if (config.input_shape.empty())
+            throw UserError(
+                fmt::format("{}: a TorchScript file does not declare its inputs; set "
+                            "backend_options.torch.input_shape (dims without the batch, e.g. 3x224x224)",
+                            path));
+        std::vector<std::int64_t> shape = {config.batch_size};
+        for (auto d : parse_dims(config.input_shape, path)) shape.push_back(d);
+        inputs_.push_back(TensorInfo{"input", DType::f32, shape});
+        try {
+            module_ = torch::jit::load(path, config.device);
+        } catch (const c10::Error& e) {
+            throw std::runtime_error(
+                fmt::format("cannot load TorchScript model {}: {}", path, e.what_without_backtrace()));
+        }
+        module_.eval();
+        if (config.float_type != torch::kFloat) module_.to(config.float_type);
+    }
+    std::vector<TensorInfo> inputs() const override { return inputs_; }
+    std::vector<torch::Tensor> forward(const std::vector<torch::Tensor>& inputs) override {
+        std::vector<c10::IValue> arguments(inputs.begin(), inputs.end());
+        std::vector<torch::Tensor> outputs;
+        flatten_outputs(module_.forward(arguments), outputs);
+        return outputs;
+    }
+
+private:
+    torch::jit::Module module_;
+    std::vector<TensorInfo> inputs_;
+};
+
+DType dtype_of(models::onnx::DataType type, const std::string& input, const std::string& path) {
+    using models::onnx::DataType;
+    switch (type) {
+        case DataType::float32:
+            return DType::f32;
+        case DataType::float16:
+            return DType::f16;
+        case DataType::bfloat16:
+            return DType::bf16;
+        case DataType::float64:
+            return DType::f64;
+        case DataType::int8:
+            return DType::i8;
+        case DataType::uint8:
+            return DType::u8;
+        case DataType::int32:
+            return DType::i32;
+        case DataType::int64:
+            return DType::i64;
+        case DataType::boolean:
+            return DType::boolean;
+        default:
+            break;
+    }
+    throw UserError(fmt::format("{}: input {} has ONNX element type {}, which inferbench cannot generate", path, input,
+                                static_cast<int>(type)));
+}
+
+// The batch dimension (the first, symbolic or unknown) becomes the cell's batch size; any other
+// dynamic dimension cannot be guessed.
+TensorInfo resolve_input(const models::onnx::OnnxValueInfo& input, std::int64_t batch_size, const std::string& path) {
+    TensorInfo info{input.name, dtype_of(input.elem_type, input.name, path), {}};
+    for (std::size_t i = 0; i < input.dims.size(); ++i) {
+        const auto* fixed = std::get_if<std::int64_t>(&input.dims[i]);
+        if (i == 0) {
+            if (fixed && *fixed > 0 && *fixed != batch_size)
+                throw UserError(
+                    fmt::format("{}: input {} has a fixed batch size of {}; export the model with a "
+                                "dynamic batch dimension to run batch {}",
+                                path, input.name, *fixed, batch_size));
+            info.shape.push_back(batch_size);
+        } else if (fixed && *fixed > 0) {
+            info.shape.push_back(*fixed);
+        } else {
+            throw UserError(
+                fmt::format("{}: input {} has dynamic dimension {}; inferbench needs static shapes "
+                            "besides the batch",
+                            path, input.name, i));
+        }
+    }
+    return info;
+}
+
+class InterpretedOnnxModel final : public TorchModel {
+public:
+    InterpretedOnnxModel(const std::string& path, const TorchModelConfig& config)
+        : program_(torch_onnx::OnnxProgram::load(path)) {
+        program_.to(config.device, config.float_type, config.channels_last);
+        for (const auto& input : program_.inputs()) inputs_.push_back(resolve_input(input, config.batch_size, path));
+    }
+    std::vector<TensorInfo> inputs() const override { return inputs_; }
+    std::vector<torch::Tensor> forward(const std::vector<torch::Tensor>& inputs) override {
+        return program_.run(inputs);
+    }
+
+private:
+    torch_onnx::OnnxProgram program_;
+    std::vector<TensorInfo> inputs_;
+};
+
+}  // namespace
+
+torch::ScalarType to_torch(DType type) {
+    switch (type) {
+        case DType::f32:
+            return torch::kFloat;
+        case DType::f16:
+            return torch::kHalf;
+        case DType::bf16:
+            return torch::kBFloat16;
+        case DType::f64:
+            return torch::kDouble;
+        case DType::i8:
+            return torch::kChar;
+        case DType::u8:
+            return torch::kByte;
+        case DType::i32:
+            return torch::kInt;
+        case DType::i64:
+            return torch::kLong;
+        case DType::boolean:
+            return torch::kBool;
+    }
+    return torch::kFloat;
+}
+
+std::unique_ptr<TorchModel> load_torch_model(const std::string& path, const TorchModelConfig& config) {
+    if (!std::filesystem::is_regular_file(path)) throw UserError(fmt::format("model file {} not found", path));
+    if (std::filesystem::path(path).extension() == ".onnx") return std::make_unique<InterpretedOnnxModel>(path, config);
+    return std::make_unique<ScriptModel>(path, config);
+}
+
+}  // namespace inferbench

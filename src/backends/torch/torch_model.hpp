@@ -1,0 +1,36 @@
+// What the LibTorch backend runs: a TorchScript module (.pt) or an ONNX graph interpreted with
+// LibTorch ops (.onnx, which is how every zoo model runs here), behind one interface.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "backends/backend.hpp"
+
+namespace inferbench {
+
+class TorchModel {
+public:
+    virtual ~TorchModel() = default;
+    // Declared inputs, batch resolved; dtype is the model's own (before any precision conversion).
+    virtual std::vector<TensorInfo> inputs() const = 0;
+    virtual std::vector<torch::Tensor> forward(const std::vector<torch::Tensor>& inputs) = 0;
+};
+
+struct TorchModelConfig {
+    torch::Device device = torch::kCPU;
+    torch::ScalarType float_type = torch::kFloat;  // weights of floating type are converted to this
+    bool channels_last = false;
+    std::int64_t batch_size = 1;
+    std::string input_shape;  // TorchScript: dims without the batch ("3x224x224")
+};
+
+// Chooses by extension: .pt/.pth/.ts TorchScript, .onnx the ONNX interpreter. Throws on errors.
+std::unique_ptr<TorchModel> load_torch_model(const std::string& path, const TorchModelConfig& config);
+
+torch::ScalarType to_torch(DType type);
+
+}  // namespace inferbench

@@ -1,0 +1,32 @@
+#include "backends/torch/torch_options.hpp"
+
+#include "backends/options.hpp"
+
+namespace inferbench {
+
+std::vector<BackendOption> torch_option_list() {
+    return {
+        {"channels_last", "false", "NHWC memory format for 4-D inputs and the model"},
+        {"cuda_graph", "false", "capture one inference in a CUDA graph and replay it (cuda only)"},
+        {"cudnn_benchmark", "true", "let cuDNN pick its fastest algorithms during warm-up (cuda only)"},
+        {"autocast", "false", "keep fp32 weights; autocast runs eligible ops in the plan's fp16/bf16"},
+        {"device_resident", "false", "inputs and outputs stay on the device: no transfers, compute only"},
+        {"threads", "0", "CPU intra-op threads; 0: one per logical core (as ONNX Runtime)"},
+        {"input_shape", "", "TorchScript (.pt) models: input dims without the batch, e.g. 3x224x224"},
+    };
+}
+
+TorchOptions parse_torch_options(const OptionMap& options) {
+    const OptionReader read("torch", options, torch_option_list());
+    TorchOptions parsed;
+    parsed.channels_last = read.flag("channels_last");
+    parsed.cuda_graph = read.flag("cuda_graph");
+    parsed.cudnn_benchmark = read.flag("cudnn_benchmark");
+    parsed.autocast = read.flag("autocast");
+    parsed.device_resident = read.flag("device_resident");
+    parsed.threads = read.count("threads");
+    parsed.input_shape = read.text("input_shape");
+    return parsed;
+}
+
+}  // namespace inferbench

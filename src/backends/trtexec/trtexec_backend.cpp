@@ -1,0 +1,259 @@
+#include "backends/trtexec/trtexec_backend.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "backends/trtexec/engine_cache.hpp"
+#include "backends/trtexec/onnx_inputs.hpp"
+#include "backends/trtexec/process.hpp"
+#include "backends/trtexec/trtexec_command.hpp"
+#include "backends/trtexec/trtexec_log.hpp"
+#include "backends/trtexec/trtexec_times.hpp"
+#include "core/clock.hpp"
+#include "core/error.hpp"
+#include "core/units.hpp"
+
+namespace inferbench::trtexec {
+namespace {
+
+constexpr const char* kDefaultLocation = "/usr/src/tensorrt/bin/trtexec";
+constexpr const char* kNotFound =
+    "trtexec not found on PATH or /usr/src/tensorrt/bin; install TensorRT or set backend_options.trtexec.trtexec";
+
+bool is_executable(const std::filesystem::path& path) {
+    std::error_code ec;
+    return std::filesystem::is_regular_file(path, ec) && access(path.c_str(), X_OK) == 0;
+}
+
+bool is_engine_file(const std::filesystem::path& path) {
+    const std::string extension = path.extension().string();
+    return extension == ".engine" || extension == ".plan" || extension == ".trt";
+}
+
+std::vector<std::byte> read_bytes(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error(fmt::format("cannot read model {}", path));
+    const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    std::vector<std::byte> bytes(text.size());
+    std::transform(text.begin(), text.end(), bytes.begin(), [](char c) { return static_cast<std::byte>(c); });
+    return bytes;
+}
+
+// The last `count` lines of a tool's output, for one-line failure reasons.
+std::string last_lines(std::string_view text, std::size_t count) {
+    text = trim(text);
+    std::size_t begin = text.size();
+    for (std::size_t i = 0; i < count && begin > 0; ++i) {
+        const auto newline = text.rfind('\n', begin - 1);
+        if (newline == std::string_view::npos) return std::string(text);
+        begin = newline;
+    }
+    return std::string(trim(text.substr(begin)));
+}
+
+// A private folder for one run's log and times file, removed with them afterwards.
+class TempDir {
+public:
+    TempDir() {
+        std::string pattern = (std::filesystem::temp_directory_path() / "inferbench-trtexec-XXXXXX").string();
+        if (!mkdtemp(pattern.data())) throw EnvironmentError("cannot create a temporary folder for trtexec");
+        path_ = pattern;
+    }
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    ~TempDir() {
+        std::error_code ignored;
+        std::filesystem::remove_all(path_, ignored);
+    }
+    const std::filesystem::path& path() const { return path_; }
+
+private:
+    std::filesystem::path path_;
+};
+
+// trtexec's times count from an origin of its own that it does not print. The last query ends just
+// before trtexec exits (only the report follows), so the trace is placed to end at the exit: early
+// by the few milliseconds of that report, never overlapping what ran before trtexec started.
+void anchor_to_exit(std::vector<IterationRecord>& records, std::int64_t exit_ns) {
+    std::int64_t end = 0;
+    for (const auto& record : records) end = std::max(end, record.start_ns + record.e2e_ns);
+    for (auto& record : records) record.start_ns += exit_ns - end;
+}
+
+std::vector<IterationRecord> read_times(const std::filesystem::path& path, bool stopped) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) {
+        if (stopped) return {};
+        throw std::runtime_error("trtexec wrote no --exportTimes file; is it older than TensorRT 7?");
+    }
+    try {
+        return parse_trtexec_times(read_text_file(path), 0);
+    } catch (const std::runtime_error&) {
+        if (stopped) return {};  // killed while writing it: nothing complete to keep
+        throw;
+    }
+}
+
+}  // namespace
+
+std::vector<BackendOption> trtexec_option_list() {
+    return {
+        {"trtexec", "", "path to trtexec; empty: trtexec on PATH, then /usr/src/tensorrt/bin/trtexec"},
+        {"extra_args", "",
+         "more trtexec arguments, separated by spaces, given to the engine build and to the run "
+         "(e.g. --useCudaGraph, or --calib=CACHE for int8)"},
+    };
+}
+
+TrtexecOptions parse_trtexec_options(const OptionMap& options) {
+    TrtexecOptions parsed;
+    for (const auto& [key, value] : options) {
+        if (key == "trtexec") {
+            parsed.trtexec = std::string(trim(value));
+        } else if (key == "extra_args") {
+            std::string_view rest = trim(value);
+            while (!rest.empty()) {
+                const auto space = rest.find(' ');
+                parsed.extra_args.emplace_back(rest.substr(0, space));
+                rest = space == std::string_view::npos ? std::string_view{} : trim(rest.substr(space));
+            }
+        } else {
+            throw UserError(fmt::format("unknown trtexec option '{}' (valid: trtexec, extra_args)", key));
+        }
+    }
+    return parsed;
+}
+
+std::optional<std::filesystem::path> find_trtexec(const TrtexecOptions& options) {
+    if (!options.trtexec.empty()) {
+        if (is_executable(options.trtexec)) return std::filesystem::path(options.trtexec);
+        return std::nullopt;
+    }
+    if (auto on_path = find_on_path("trtexec")) return on_path;
+    if (is_executable(kDefaultLocation)) return std::filesystem::path(kDefaultLocation);
+    return std::nullopt;
+}
+
+Capabilities TrtexecBackend::capabilities() const {
+    Capabilities caps;
+    caps.devices = {DeviceKind::cuda};
+    caps.precisions = {std::begin(kAllPrecisions), std::end(kAllPrecisions)};
+    caps.model_formats = {"onnx", "engine", "plan", "trt"};
+    caps.dynamic_batch = true;
+    caps.device_timing = true;
+    caps.runs_own_loop = true;
+    return caps;
+}
+
+// Cheap: a matrix of many cells asks this for each, so it only looks for the file.
+std::optional<std::string> TrtexecBackend::unsupported_reason(const BenchmarkSpec& spec) const {
+    TrtexecOptions options;
+    try {
+        options = parse_trtexec_options(spec.backend_options);
+    } catch (const UserError& e) {
+        return e.what();
+    }
+    if (!find_trtexec(options)) {
+        if (options.trtexec.empty()) return kNotFound;
+        return fmt::format("trtexec not found at '{}' (backend_options.trtexec.trtexec)", options.trtexec);
+    }
+    return Backend::unsupported_reason(spec);
+}
+
+void TrtexecBackend::load(const std::string& model_path, const BenchmarkSpec& spec) {
+    options_ = parse_trtexec_options(spec.backend_options);
+    const auto found = find_trtexec(options_);
+    if (!found) throw EnvironmentError(kNotFound);
+    trtexec_ = *found;
+    device_ = spec.device.index;
+    engine_was_cached_ = false;
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(model_path, ec))
+        throw std::runtime_error(fmt::format("cannot load {}: no such file", model_path));
+    tensorrt_version_ = probe_tensorrt_version(trtexec_);
+    if (is_engine_file(model_path)) {
+        // A ready engine: its precision and shapes are its own; --shapes may come through extra_args.
+        engine_path_ = model_path;
+        shapes_.clear();
+        return;
+    }
+    build_engine(model_path, spec);
+}
+
+void TrtexecBackend::build_engine(const std::string& model_path, const BenchmarkSpec& spec) {
+    const std::vector<std::byte> bytes = read_bytes(model_path);
+    const std::vector<OnnxInput> inputs = read_onnx_inputs(bytes);
+    const bool own_shapes = has_flag(options_.extra_args, "--minShapes") || has_flag(options_.extra_args, "--optShapes");
+    shapes_ = own_shapes ? std::string() : shapes_for_batch(inputs, spec.batch_size);
+    const std::string gpu = probe_gpu_name(device_);
+    const std::filesystem::path cache_dir = std::filesystem::path(spec.model_cache_dir) / "trtexec-engines";
+    std::filesystem::create_directories(cache_dir);
+    const std::string joined_args = join(options_.extra_args, " ");
+    const EngineKey key{std::filesystem::path(model_path).stem().string(), hash_bytes(bytes), spec.precision,
+                        spec.batch_size, gpu, tensorrt_version_,
+                        joined_args.empty() ? 0 : hash_bytes(std::as_bytes(std::span(joined_args)))};
+    engine_path_ = cache_dir / engine_file_name(key);
+    if (std::filesystem::exists(engine_path_)) {
+        engine_was_cached_ = true;
+        std::fprintf(stderr, "trtexec: reusing the cached engine %s\n", engine_path_.c_str());
+        return;
+    }
+    // Built under a private name and renamed: a concurrent or interrupted build never leaves half an engine.
+    const std::string partial = engine_path_.string() + fmt::format(".partial-{}", getpid());
+    const EngineBuild build{trtexec_.string(), model_path, partial,
+                            (cache_dir / timing_cache_file_name(gpu, tensorrt_version_)).string(),
+                            spec.precision, spec.batch_size, inputs, device_, tensorrt_version_,
+                            options_.extra_args};
+    const CommandLine command = engine_build_command(build);
+    for (const auto& note : command.notes) std::fprintf(stderr, "trtexec: note: %s\n", note.c_str());
+    const std::filesystem::path log_path = engine_path_.string() + ".build.log";
+    const ProcessResult result = run_process(command.argv, log_path);
+    std::error_code ec;
+    if (!result.ok() || !std::filesystem::is_regular_file(partial, ec)) {
+        std::filesystem::remove(partial, ec);
+        throw std::runtime_error(fmt::format("trtexec could not build an engine from {} ({}; log {}): {}", model_path,
+                                             result.describe(), log_path.string(),
+                                             last_lines(read_text_file(log_path), 5)));
+    }
+    std::filesystem::rename(partial, engine_path_);
+    std::fprintf(stderr, "trtexec: built %s for %s with TensorRT %s\n", engine_path_.c_str(), gpu.c_str(),
+                 tensorrt_version_.c_str());
+}
+
+void TrtexecBackend::infer(DeviceTimes& /*times*/) {
+    throw std::logic_error("the trtexec backend runs its own loop (run_own_loop); infer() is not called for it");
+}
+
+void TrtexecBackend::run_own_loop(const LoopSettings& settings, IterationSink& sink) {
+    if (engine_path_.empty()) throw std::logic_error("trtexec: run_own_loop() before load()");
+    const TempDir dir;
+    const EngineRun run{trtexec_.string(), engine_path_.string(), (dir.path() / "times.json").string(),
+                        settings.warmup_ns, settings.duration_ns, settings.min_iterations, shapes_, device_,
+                        options_.extra_args};
+    ProcessOptions process;
+    process.should_stop = [&sink] { return sink.stop_requested(); };
+    const ProcessResult result = run_process(engine_run_command(run), dir.path() / "trtexec.log", process);
+    const std::int64_t exit_ns = monotonic_ns();
+    const std::string log_text = read_text_file(dir.path() / "trtexec.log");
+    const TrtexecLog log = parse_trtexec_log(log_text);
+    if (!result.stopped && (!result.ok() || log.passed == false))
+        throw std::runtime_error(fmt::format("trtexec {}: {}", result.describe(), last_lines(log_text, 5)));
+    for (const auto& warning : log.warnings) std::fprintf(stderr, "trtexec: warning: %s\n", warning.c_str());
+    std::vector<IterationRecord> records = read_times(dir.path() / "times.json", result.stopped);
+    anchor_to_exit(records, exit_ns);
+    for (const auto& record : records) {
+        if (!sink.add(record)) break;
+    }
+}
+
+std::unique_ptr<Backend> make_trtexec_backend() { return std::make_unique<TrtexecBackend>(); }
+
+}  // namespace inferbench::trtexec

@@ -1,0 +1,128 @@
+#include "backends/trtexec/trtexec_command.hpp"
+
+#include <algorithm>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/units.hpp"
+
+namespace inferbench::trtexec {
+namespace {
+
+// "12", "0.25": trtexec reads these with stof; no exponent, no trailing zeros.
+std::string decimal(double value) {
+    std::string text = fmt::format("{:.3f}", value);
+    while (text.ends_with('0')) text.pop_back();
+    if (text.ends_with('.')) text.pop_back();
+    return text;
+}
+
+// trtexec splits a shape spec at ':'; a name holding one is quoted.
+std::string shape_name(const std::string& name) {
+    return name.find_first_of(":,") == std::string::npos ? name : "'" + name + "'";
+}
+
+// The --skipInference flag came with TensorRT 8.4; earlier versions called it --buildOnly.
+bool before_8_4(const std::string& version) {
+    const auto dot = version.find('.');
+    const auto major = parse_int(std::string_view(version).substr(0, dot));
+    if (!major || dot == std::string::npos) return false;
+    const std::string_view rest = std::string_view(version).substr(dot + 1);
+    const auto minor = parse_int(rest.substr(0, rest.find('.'))).value_or(0);
+    return *major < 8 || (*major == 8 && minor < 4);
+}
+
+void add_precision(CommandLine& command, const EngineBuild& build) {
+    switch (build.precision) {
+        case Precision::fp32:
+            command.argv.emplace_back("--noTF32");
+            command.notes.emplace_back("fp32 is built with --noTF32: no TF32 tensor-core math");
+            break;
+        case Precision::fp16: command.argv.emplace_back("--fp16"); break;
+        case Precision::bf16: command.argv.emplace_back("--bf16"); break;
+        case Precision::fp8: command.argv.emplace_back("--fp8"); break;
+        case Precision::int8:
+            command.argv.emplace_back("--int8");
+            if (!has_flag(build.extra_args, "--calib")) {
+                command.notes.emplace_back(
+                    "int8 without a calibration cache: trtexec sets random dynamic ranges, so the speed is "
+                    "representative but the outputs are not; give --calib=CACHE in backend_options.trtexec.extra_args");
+            }
+            break;
+    }
+}
+
+}  // namespace
+
+bool has_flag(const std::vector<std::string>& args, std::string_view flag) {
+    return std::any_of(args.begin(), args.end(), [&](const std::string& arg) {
+        return arg == flag || (arg.starts_with(flag) && arg.size() > flag.size() && arg[flag.size()] == '=');
+    });
+}
+
+std::string shapes_for_batch(const std::vector<OnnxInput>& inputs, std::int64_t batch_size) {
+    const bool dynamic = std::any_of(inputs.begin(), inputs.end(), [](const OnnxInput& input) {
+        return std::find(input.dims.begin(), input.dims.end(), -1) != input.dims.end();
+    });
+    std::vector<std::string> specs;
+    for (const OnnxInput& input : inputs) {
+        if (input.dims.empty()) continue;  // a scalar has no shape to give
+        if (input.dims[0] > 0 && input.dims[0] != batch_size) {
+            throw UserError(fmt::format("model input '{}' has a fixed batch of {}; batch {} needs a model with a "
+                                        "dynamic first dimension",
+                                        input.name, input.dims[0], batch_size));
+        }
+        std::vector<std::string> dims{std::to_string(batch_size)};
+        for (std::size_t i = 1; i < input.dims.size(); ++i) {
+            if (input.dims[i] < 0) {
+                throw UserError(fmt::format("model input '{}' has a dynamic dimension {} besides the batch; give "
+                                            "the shapes yourself in backend_options.trtexec.extra_args "
+                                            "(--minShapes=.. --optShapes=.. --maxShapes=.. and --shapes=..)",
+                                            input.name, i));
+            }
+            dims.push_back(std::to_string(input.dims[i]));
+        }
+        specs.push_back(shape_name(input.name) + ":" + join(dims, "x"));
+    }
+    return dynamic ? join(specs, ",") : std::string();
+}
+
+CommandLine engine_build_command(const EngineBuild& build) {
+    CommandLine command;
+    command.argv = {build.trtexec, "--onnx=" + build.onnx_path, "--saveEngine=" + build.engine_path};
+    add_precision(command, build);
+    const bool own_shapes = has_flag(build.extra_args, "--minShapes") || has_flag(build.extra_args, "--optShapes");
+    if (!own_shapes) {
+        if (const std::string shapes = shapes_for_batch(build.inputs, build.batch_size); !shapes.empty()) {
+            for (const char* flag : {"--minShapes=", "--optShapes=", "--maxShapes="})
+                command.argv.push_back(flag + shapes);
+        }
+    }
+    command.argv.push_back("--timingCacheFile=" + build.timing_cache_path);
+    command.argv.push_back(fmt::format("--device={}", build.device));
+    // Building only: trtexec would otherwise measure the new engine for 3 s, for nothing.
+    command.argv.emplace_back(before_8_4(build.tensorrt_version) ? "--buildOnly" : "--skipInference");
+    command.argv.insert(command.argv.end(), build.extra_args.begin(), build.extra_args.end());
+    return command;
+}
+
+std::vector<std::string> engine_run_command(const EngineRun& run) {
+    std::vector<std::string> argv = {
+        run.trtexec,
+        "--loadEngine=" + run.engine_path,
+        "--warmUp=" + decimal(static_cast<double>(run.warmup_ns) / 1e6),
+        "--duration=" + decimal(static_cast<double>(run.duration_ns) / 1e9),
+        fmt::format("--iterations={}", std::max<std::int64_t>(run.iterations, 1)),
+        "--exportTimes=" + run.export_times_path,
+    };
+    if (!run.shapes.empty() && !has_flag(run.extra_args, "--shapes")) argv.push_back("--shapes=" + run.shapes);
+    argv.push_back(fmt::format("--device={}", run.device));
+    // Spinning instead of blocking on CUDA events: steadier latencies, as trtexec itself advises.
+    argv.emplace_back("--useSpinWait");
+    argv.insert(argv.end(), run.extra_args.begin(), run.extra_args.end());
+    return argv;
+}
+
+}  // namespace inferbench::trtexec

@@ -1,0 +1,61 @@
+// The trtexec command lines the backend runs: one to build an engine from ONNX, one to measure it.
+// Pure functions of their requests, so every flag is pinned by a unit test.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "backends/trtexec/onnx_inputs.hpp"
+#include "core/spec.hpp"
+
+namespace inferbench::trtexec {
+
+struct EngineBuild {
+    std::string trtexec;  // the executable
+    std::string onnx_path;
+    std::string engine_path;
+    std::string timing_cache_path;
+    Precision precision = Precision::fp32;
+    std::int64_t batch_size = 1;
+    std::vector<OnnxInput> inputs;  // the model's, for the optimization profile
+    int device = 0;
+    std::string tensorrt_version;  // "8.2.1": before 8.4 trtexec says --buildOnly, after --skipInference
+    std::vector<std::string> extra_args;
+};
+
+struct EngineRun {
+    std::string trtexec;
+    std::string engine_path;
+    std::string export_times_path;
+    std::int64_t warmup_ns = 0;
+    std::int64_t duration_ns = 0;
+    std::int64_t iterations = 1;  // trtexec runs at least this many and at least duration_ns
+    std::string shapes;           // --shapes value; empty for an engine of fixed shapes
+    int device = 0;
+    std::vector<std::string> extra_args;
+};
+
+struct CommandLine {
+    std::vector<std::string> argv;   // argv[0] is the executable
+    std::vector<std::string> notes;  // what the user should know about the numbers this gives
+};
+
+// trtexec --onnx=M --saveEngine=E <precision flags> [--minShapes/--optShapes/--maxShapes] --timingCacheFile=T
+// --device=N --skipInference. fp32 adds --noTF32, so fp32 is fp32 and not TF32 on Ampere and newer.
+// A dynamic-batch model gets one profile with min = opt = max = the batch: the engine is cached per batch.
+CommandLine engine_build_command(const EngineBuild& build);
+
+// trtexec --loadEngine=E --warmUp=MS --duration=S --iterations=N --exportTimes=F [--shapes=..] --device=N
+// --useSpinWait.
+std::vector<std::string> engine_run_command(const EngineRun& run);
+
+// "input:8x3x224x224,mask:8x128": each input with its batch (first) dimension set to batch_size;
+// empty when every dimension is fixed. Throws UserError for a fixed batch other than batch_size, and
+// for an input with a dynamic dimension besides the batch (give those shapes in extra_args).
+std::string shapes_for_batch(const std::vector<OnnxInput>& inputs, std::int64_t batch_size);
+
+// True when `args` hold the flag, as "--flag" or "--flag=...".
+bool has_flag(const std::vector<std::string>& args, std::string_view flag);
+
+}  // namespace inferbench::trtexec

@@ -1,0 +1,337 @@
+#include "backends/trtexec/trtexec_log.hpp"
+
+#include <cctype>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "core/units.hpp"
+
+namespace inferbench::trtexec {
+namespace {
+
+constexpr auto npos = std::string_view::npos;
+
+struct LogLine {
+    char severity = 0;  // I, W, E, V, F; 0 when the line has no severity tag
+    std::string_view message;
+};
+
+bool is_timestamp(std::string_view inner) {
+    return inner.size() >= 8 && inner.find('/') != npos && inner.find(':') != npos;
+}
+
+// Drops "[05/29/2022-21:55:54] [W] [TRT] " in any combination, and the CR of a CRLF line end.
+// Only the one space after each tag goes: the indentation of continuation lines is kept.
+LogLine strip_prefixes(std::string_view line) {
+    if (line.ends_with('\r')) line.remove_suffix(1);
+    LogLine out;
+    while (line.starts_with('[')) {
+        const auto close = line.find(']');
+        if (close == npos) break;
+        const std::string_view inner = line.substr(1, close - 1);
+        if (inner.size() == 1 && std::string_view("VIWEF").find(inner[0]) != npos) {
+            out.severity = inner[0];
+        } else if (inner != "TRT" && !is_timestamp(inner)) {
+            break;
+        }
+        line.remove_prefix(close + 1);
+        if (line.starts_with(' ')) line.remove_prefix(1);
+    }
+    out.message = line;
+    return out;
+}
+
+// "Enqueue Time" -> "enqueue_time": lower case, runs of anything else one underscore.
+std::string snake_case(std::string_view text) {
+    std::string out;
+    for (const char c : text) {
+        if (std::isalnum(static_cast<unsigned char>(c))) {
+            out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        } else if (!out.empty() && out.back() != '_') {
+            out += '_';
+        }
+    }
+    while (out.ends_with('_')) out.pop_back();
+    return out;
+}
+
+std::string quantity_key(std::string_view printed_name) {
+    if (printed_name == "Latency" || printed_name == "Host Latency") return "host_latency";
+    if (printed_name == "End-to-End Host Latency") return "e2e_host_latency";
+    if (printed_name == "Enqueue Time") return "enqueue";
+    if (printed_name == "H2D Latency") return "h2d";
+    if (printed_name == "GPU Compute Time" || printed_name == "GPU Compute") return "gpu_compute";
+    if (printed_name == "D2H Latency") return "d2h";
+    return snake_case(printed_name);
+}
+
+// "33.4643 ms" (or us, s) in milliseconds.
+std::optional<double> milliseconds(std::string_view text) {
+    text = trim(text);
+    const auto space = text.find(' ');
+    if (space == npos) return std::nullopt;
+    const auto value = parse_double(text.substr(0, space));
+    const std::string_view unit = trim(text.substr(space + 1));
+    if (!value) return std::nullopt;
+    if (unit == "ms") return *value;
+    if (unit == "us") return *value / 1e3;
+    if (unit == "s") return *value * 1e3;
+    if (unit == "ns") return *value / 1e6;
+    return std::nullopt;
+}
+
+// "percentile(99%)" -> 99.
+std::optional<double> percentile_of(std::string_view key) {
+    if (!key.starts_with("percentile(") || !key.ends_with("%)")) return std::nullopt;
+    return parse_double(key.substr(11, key.size() - 13));
+}
+
+// One "key = value ms" (TensorRT 7.2 and newer) or "key: value ms" item into `stat`; bit of the field set.
+unsigned read_statistic_item(std::string_view item, LogStatistic& stat) {
+    auto separator = item.find(" = ");
+    std::size_t skip = 3;
+    if (separator == npos) {
+        separator = item.find(": ");
+        skip = 2;
+    }
+    if (separator == npos) return 0;
+    const std::string_view key = trim(item.substr(0, separator));
+    const auto value = milliseconds(item.substr(separator + skip));
+    if (!value) return 0;
+    if (key == "min") stat.min_ms = *value;
+    else if (key == "max") stat.max_ms = *value;
+    else if (key == "mean") stat.mean_ms = *value;
+    else if (key == "median") stat.median_ms = *value;
+    else if (const auto percent = percentile_of(key)) stat.percentiles_ms.emplace_back(*percent, *value);
+    else return 0;
+    return key == "min" ? 1u : key == "max" ? 2u : key == "mean" ? 4u : key == "median" ? 8u : 0u;
+}
+
+// "GPU Compute Time: min = 33.4643 ms, max = ..., percentile(99%) = 34.8665 ms".
+bool parse_statistic(std::string_view message, TrtexecLog& log) {
+    const auto colon = message.find(": ");
+    if (colon == npos || !message.substr(colon + 2).starts_with("min")) return false;
+    LogStatistic stat;
+    unsigned seen = 0;
+    std::string_view rest = message.substr(colon + 2);
+    while (!rest.empty()) {
+        const auto comma = rest.find(", ");
+        seen |= read_statistic_item(rest.substr(0, comma), stat);
+        rest = comma == npos ? std::string_view{} : rest.substr(comma + 2);
+    }
+    if (seen != 15u) return false;  // min, max, mean and median are always printed
+    log.statistics[quantity_key(message.substr(0, colon))] = std::move(stat);
+    return true;
+}
+
+// Label of one "label: value ms" piece of a trace line: "GPU latency", "end to end", "host walltime is".
+std::string trace_label(std::string_view text) {
+    const auto first = text.find_first_not_of(" -(),:");
+    if (first == npos) return "average";  // "Average over 10 runs is 0.95 ms" (TensorRT 5 and 6)
+    text = text.substr(first);
+    text = text.substr(0, text.find_last_not_of(" -(),:") + 1);
+    if (text == "is") return "average";
+    if (text.ends_with(" is")) text.remove_suffix(3);
+    return snake_case(text);
+}
+
+// "Average on 10 runs - GPU latency: 33.8371 ms - Host latency: 35.1268 ms (end to end 35.1314 ms,
+// enqueue 34.6321 ms)" and its variants: every "<label> <number> ms" piece after "runs".
+void parse_trace_average(std::string_view message, TrtexecLog& log) {
+    const auto runs = message.find(" runs");
+    if (runs == npos) return;
+    const std::string_view head = message.substr(0, runs);
+    if (const auto count = parse_int(head.substr(head.rfind(' ') + 1))) log.runs_per_average = *count;
+    const std::string_view rest = message.substr(runs + 5);
+    std::size_t pos = 0;
+    for (auto ms = rest.find(" ms", pos); ms != npos; ms = rest.find(" ms", pos)) {
+        const auto number_begin = rest.rfind(' ', ms - 1) + 1;
+        const auto value = parse_double(rest.substr(number_begin, ms - number_begin));
+        if (value && number_begin > pos)
+            log.trace_averages_ms[trace_label(rest.substr(pos, number_begin - pos)) + "_ms"].push_back(*value);
+        pos = ms + 3;
+    }
+}
+
+std::optional<double> value_before(std::string_view text, std::string_view unit) {
+    text = trim(text);
+    if (!text.ends_with(unit)) return std::nullopt;
+    return parse_double(text.substr(0, text.size() - unit.size()));
+}
+
+// "&&&& RUNNING|PASSED|FAILED TensorRT.trtexec [TensorRT v100900] [b34] # trtexec --onnx=...".
+void parse_status_line(std::string_view message, TrtexecLog& log) {
+    if (message.starts_with("&&&& PASSED")) log.passed = true;
+    if (message.starts_with("&&&& FAILED")) log.passed = false;
+    if (log.tensorrt_version.empty()) log.tensorrt_version = find_tensorrt_version(message);
+    const auto hash = message.find(" # ");
+    if (hash != npos && !log.command) log.command = parse_trtexec_command(trim(message.substr(hash + 3)));
+}
+
+void parse_info_line(std::string_view m, TrtexecLog& log) {
+    if (m.starts_with("TensorRT version: ")) {
+        if (log.tensorrt_version.empty()) log.tensorrt_version = std::string(trim(m.substr(18)));
+    } else if (m.starts_with("Selected Device: ")) {
+        log.gpu_name = std::string(trim(m.substr(17)));
+    } else if (m.starts_with("Throughput: ")) {
+        log.throughput_qps = value_before(m.substr(12), "qps");
+    } else if (m.starts_with("Total Host Walltime: ")) {
+        log.total_host_walltime_s = value_before(m.substr(21), "s");
+    } else if (m.starts_with("Total GPU Compute Time: ")) {
+        log.total_gpu_compute_time_s = value_before(m.substr(24), "s");
+    } else if (m.starts_with("Timing trace has ")) {
+        const std::string_view rest = m.substr(17);
+        log.queries = parse_int(rest.substr(0, rest.find(' ')));
+    } else if (m.starts_with("Average on ") || m.starts_with("Average over ")) {
+        parse_trace_average(m, log);
+    } else {
+        parse_statistic(m, log);
+    }
+}
+
+// trtexec's own verdicts, kept as facts beside the warning text.
+void read_warning_facts(TrtexecLog& log) {
+    constexpr std::string_view kCv = "coefficient of variance = ";
+    for (const auto& warning : log.warnings) {
+        if (warning.find("bound by Enqueue Time") != npos) log.enqueue_bound = true;
+        const auto at = warning.find(kCv);
+        if (warning.starts_with("GPU compute time is unstable") && at != npos) {
+            const std::string_view rest = std::string_view(warning).substr(at + kCv.size());
+            log.gpu_compute_cv_pct = parse_double(rest.substr(0, rest.find('%')));
+        }
+    }
+}
+
+std::optional<std::int64_t> batch_from_shapes(std::string_view shapes) {
+    const std::string_view first = shapes.substr(0, shapes.find(','));
+    const auto colon = first.rfind(':');
+    if (colon == npos) return std::nullopt;
+    const std::string_view dims = first.substr(colon + 1);
+    return parse_int(dims.substr(0, dims.find('x')));
+}
+
+}  // namespace
+
+std::optional<double> LogStatistic::percentile(double percent) const {
+    for (const auto& [p, value] : percentiles_ms) {
+        if (p == percent) return value;
+    }
+    return std::nullopt;
+}
+
+std::optional<std::int64_t> TrtexecLog::measured_queries() const {
+    if (queries) return queries;
+    if (!throughput_qps || !total_host_walltime_s) return std::nullopt;
+    return static_cast<std::int64_t>(std::llround(*throughput_qps * *total_host_walltime_s));
+}
+
+TrtexecLog parse_trtexec_log(std::string_view text) {
+    TrtexecLog log;
+    bool in_warning = false;  // the previous line was a warning that an indented line continues
+    while (!text.empty()) {
+        const auto newline = text.find('\n');
+        const LogLine line = strip_prefixes(text.substr(0, newline));
+        text = newline == npos ? std::string_view{} : text.substr(newline + 1);
+        const std::string_view m = line.message;
+        const bool continuation = in_warning && line.severity == 'W' && m.starts_with(' ') && !trim(m).empty();
+        in_warning = false;
+        if (continuation) {
+            log.warnings.back() += " " + std::string(trim(m));
+            in_warning = true;
+        } else if (line.severity == 'W' && m.starts_with("* ")) {
+            log.warnings.emplace_back(trim(m.substr(2)));
+            in_warning = true;
+        } else if (m.starts_with("&&&& ")) {
+            parse_status_line(m, log);
+        } else {
+            parse_info_line(m, log);
+        }
+    }
+    read_warning_facts(log);
+    return log;
+}
+
+std::string decode_tensorrt_version(std::int64_t encoded) {
+    if (encoded >= 10000)
+        return fmt::format("{}.{}.{}", encoded / 10000, encoded / 100 % 100, encoded % 100);
+    return fmt::format("{}.{}.{}", encoded / 1000, encoded / 100 % 10, encoded % 100);
+}
+
+std::string find_tensorrt_version(std::string_view text) {
+    constexpr std::string_view kTag = "[TensorRT v";
+    constexpr std::string_view kLine = "TensorRT version: ";
+    const auto tag = text.find(kTag);
+    const auto line = text.find(kLine);
+    if (tag != npos && (line == npos || tag < line)) {
+        const std::string_view rest = text.substr(tag + kTag.size());
+        if (const auto encoded = parse_int(rest.substr(0, rest.find(']')))) return decode_tensorrt_version(*encoded);
+    }
+    if (line != npos) {
+        const std::string_view rest = text.substr(line + kLine.size());
+        return std::string(trim(rest.substr(0, rest.find_first_of(" \r\n"))));
+    }
+    return {};
+}
+
+LogCommand parse_trtexec_command(std::string_view text) {
+    LogCommand command;
+    command.text = std::string(text);
+    std::optional<std::int64_t> batch, shapes_batch, opt_shapes_batch;
+    while (!text.empty()) {
+        const auto end = text.find(' ');
+        const std::string_view token = text.substr(0, end);
+        text = end == npos ? std::string_view{} : trim(text.substr(end));
+        const auto equals = token.find('=');
+        const std::string_view key = token.substr(0, equals);
+        const std::string_view value = equals == npos ? std::string_view{} : token.substr(equals + 1);
+        if (key == "--onnx") command.onnx = value;
+        else if (key == "--loadEngine") command.load_engine = value;
+        else if (key == "--saveEngine") command.save_engine = value;
+        else if (key == "--fp16") command.fp16 = true;
+        else if (key == "--bf16") command.bf16 = true;
+        else if (key == "--int8") command.int8 = true;
+        else if (key == "--fp8") command.fp8 = true;
+        else if (key == "--best") command.best = true;
+        else if (key == "--noTF32") command.no_tf32 = true;
+        else if (key == "--batch") batch = parse_int(value);
+        else if (key == "--shapes") shapes_batch = batch_from_shapes(value);
+        else if (key == "--optShapes") opt_shapes_batch = batch_from_shapes(value);
+        else if (key == "--device") command.device = static_cast<int>(parse_int(value).value_or(0));
+    }
+    command.batch = batch ? batch : shapes_batch ? shapes_batch : opt_shapes_batch;
+    return command;
+}
+
+std::string precision_label(const LogCommand& command) {
+    if (command.best) return "best";
+    if (command.fp8) return "fp8";
+    if (command.int8) return "int8";
+    if (command.fp16) return "fp16";
+    if (command.bf16) return "bf16";
+    return "fp32";
+}
+
+std::vector<LogMetric> log_metrics(const TrtexecLog& log) {
+    std::vector<LogMetric> metrics;
+    const auto add = [&](std::string name, std::optional<double> value, std::string unit) {
+        if (value) metrics.push_back({std::move(name), *value, std::move(unit)});
+    };
+    add("throughput_qps", log.throughput_qps, "qps");
+    const auto queries = log.measured_queries();
+    add("queries", queries ? std::optional<double>(static_cast<double>(*queries)) : std::nullopt, "count");
+    add("total_host_walltime_s", log.total_host_walltime_s, "s");
+    add("total_gpu_compute_time_s", log.total_gpu_compute_time_s, "s");
+    add("gpu_compute_cv_pct", log.gpu_compute_cv_pct, "%");
+    if (log.runs_per_average > 0) add("trace_average_runs", static_cast<double>(log.runs_per_average), "count");
+    for (const auto& [quantity, stat] : log.statistics) {
+        add(quantity + "_min_ms", stat.min_ms, "ms");
+        add(quantity + "_max_ms", stat.max_ms, "ms");
+        add(quantity + "_mean_ms", stat.mean_ms, "ms");
+        add(quantity + "_median_ms", stat.median_ms, "ms");
+        for (const auto& [percent, value] : stat.percentiles_ms) add(fmt::format("{}_p{:g}_ms", quantity, percent), value, "ms");
+    }
+    return metrics;
+}
+
+}  // namespace inferbench::trtexec

@@ -1,0 +1,88 @@
+// Reads what trtexec (TensorRT's benchmarking tool) prints: the version, the command line, the
+// performance summary, its warnings and the "Average on N runs" trace lines. A pure function of the
+// log's text, so tests feed it real logs (TensorRT 7.2 to 10). Lines it does not know are ignored;
+// CRLF line ends and the "[MM/DD/YYYY-HH:MM:SS] [I] " prefixes are accepted.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace inferbench::trtexec {
+
+// One "Name: min = .. ms, max = .., mean = .., median = .., percentile(99%) = .." line, in ms.
+struct LogStatistic {
+    double min_ms = 0, max_ms = 0, mean_ms = 0, median_ms = 0;
+    std::vector<std::pair<double, double>> percentiles_ms;  // (percent, value) in the printed order
+
+    std::optional<double> percentile(double percent) const;
+};
+
+// What the trtexec command line asked for (the text after "# " on the "&&&&" lines).
+struct LogCommand {
+    std::string text;
+    std::string onnx, load_engine, save_engine;
+    bool fp16 = false, bf16 = false, int8 = false, fp8 = false, best = false, no_tf32 = false;
+    std::optional<std::int64_t> batch;  // --batch=N, else the first dimension of --shapes / --optShapes
+    std::optional<int> device;          // --device=N
+};
+
+struct TrtexecLog {
+    std::string tensorrt_version;  // "10.9.0"; empty when the log does not say
+    std::optional<LogCommand> command;
+    std::string gpu_name;  // "Selected Device: ..."
+
+    std::optional<double> throughput_qps;
+    // By quantity: host_latency ("Latency"), e2e_host_latency, enqueue, h2d, gpu_compute, d2h, and
+    // a snake_case name for any other statistic line.
+    std::map<std::string, LogStatistic, std::less<>> statistics;
+    std::optional<double> total_host_walltime_s, total_gpu_compute_time_s;
+    std::optional<std::int64_t> queries;  // "Timing trace has N queries over S s" (verbose logs)
+
+    // The "[W] * ..." lines, each with its indented continuation lines joined, without the "* ".
+    std::vector<std::string> warnings;
+    std::optional<double> gpu_compute_cv_pct;  // from the "unstable" warning
+    bool enqueue_bound = false;
+    std::optional<bool> passed;  // "&&&& PASSED" / "&&&& FAILED"
+
+    // "Average on N runs - GPU latency: .. ms - Host latency: .. ms (end to end .. ms, enqueue .. ms)":
+    // one value per line for each label, in ms, under names like "gpu_latency_ms".
+    std::int64_t runs_per_average = 0;
+    std::map<std::string, std::vector<double>, std::less<>> trace_averages_ms;
+
+    bool has_performance_summary() const { return throughput_qps.has_value() || !statistics.empty(); }
+    // Queries measured: the verbose count, else throughput x walltime (trtexec divides one by the other).
+    std::optional<std::int64_t> measured_queries() const;
+};
+
+TrtexecLog parse_trtexec_log(std::string_view text);
+
+// trtexec's "[TensorRT vNNNN]": 8601 -> "8.6.1" (TensorRT 8: M*1000 + m*100 + p), 100900 -> "10.9.0"
+// (TensorRT 10: M*10000 + m*100 + p).
+std::string decode_tensorrt_version(std::int64_t encoded);
+// The version from "[TensorRT vNNNN]" or "TensorRT version: X.Y.Z" in the first matching line; empty if none.
+std::string find_tensorrt_version(std::string_view text);
+
+// The flags of one command line. `text` is trtexec's argv joined by spaces, as it prints it.
+LogCommand parse_trtexec_command(std::string_view text);
+
+// The narrowest type the flags enable (fp8, int8, fp16, bf16, else fp32); "best" for --best, where
+// TensorRT picks per layer. fp32 without --noTF32 lets TensorRT use TF32 on Ampere and newer.
+std::string precision_label(const LogCommand& command);
+
+// Every figure of the log as a named number, the unit both in the name and beside it:
+// "<quantity>_<min|max|mean|median|pNN>_ms" (e.g. gpu_compute_p99_ms), throughput_qps,
+// total_host_walltime_s, total_gpu_compute_time_s, queries, gpu_compute_cv_pct.
+struct LogMetric {
+    std::string name;
+    double value = 0;
+    std::string unit;
+};
+std::vector<LogMetric> log_metrics(const TrtexecLog& log);
+
+}  // namespace inferbench::trtexec

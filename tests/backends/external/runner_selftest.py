@@ -1,0 +1,269 @@
+#!/usr/bin/env python3
+"""Self-tests of the Python runners (runners/), run by ctest with the system's python3.
+
+What runs for real: the protocol helpers, and the PyTorch runner and models where torch is importable.
+ONNX Runtime and TensorFlow run against the stand-ins in fakes/ (their argument and protocol
+handling, not the frameworks themselves).
+"""
+
+import io
+import importlib.util
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RUNNERS = os.environ.get("INFERBENCH_RUNNERS", os.path.join(HERE, "..", "..", "..", "runners"))
+FAKES = os.path.join(HERE, "fakes")
+sys.path.insert(0, RUNNERS)
+import runner_protocol as rp  # noqa: E402
+
+HAVE_TORCH = importlib.util.find_spec("torch") is not None
+HAVE_NUMPY = importlib.util.find_spec("numpy") is not None  # the stand-ins in fakes/ need it
+
+
+def make_request(model, **overrides):
+    request = {"protocol_version": 1, "model": model, "batch_size": 1, "precision": "fp32", "device": "cpu",
+               "warmup_ns": 0, "warmup_iterations": 1, "duration_ns": 0, "min_iterations": 3,
+               "max_iterations": 0, "seed": 42, "options": {}}
+    request.update(overrides)
+    return request
+
+
+def run_runner(script, request, args=(), fakes=False, timeout=300):
+    """Returns (exit code, parsed stdout lines, stderr)."""
+    env = dict(os.environ)
+    if fakes:
+        env["PYTHONPATH"] = FAKES + os.pathsep + env.get("PYTHONPATH", "")
+    done = subprocess.run([sys.executable, os.path.join(RUNNERS, script), *args], input=json.dumps(request),
+                          capture_output=True, text=True, env=env, timeout=timeout, check=False)
+    lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    return done.returncode, lines, done.stderr
+
+
+class Step:
+    def __init__(self):
+        self.calls = 0
+
+    def __call__(self):
+        self.calls += 1
+
+
+class NeverStop:  # pylint: disable=too-few-public-methods
+    requested = False
+
+
+class ProtocolHelpers(unittest.TestCase):
+    def test_records_are_written_in_chunks_not_per_iteration(self):
+        out = io.StringIO()
+        log = rp.IterationLog(out)
+        now = time.monotonic_ns()
+        for i in range(rp.FLUSH_RECORDS - 1):
+            log.add(now, 1 + i, None)
+        self.assertEqual(out.getvalue(), "", "nothing printed inside the measured loop until a chunk is full")
+        log.add(now, 5, {"compute_ns": 3, "h2d_ns": None})
+        self.assertEqual(len(out.getvalue().splitlines()), rp.FLUSH_RECORDS)
+        last = json.loads(out.getvalue().splitlines()[-1])
+        self.assertEqual(last, {"type": "iteration", "start_ns": now, "e2e_ns": 5, "compute_ns": 3})
+        log.add(now, 7, None)
+        log.flush()
+        self.assertEqual(len(out.getvalue().splitlines()), rp.FLUSH_RECORDS + 1)
+
+    def test_slow_iterations_are_flushed_every_second(self):
+        out = io.StringIO()
+        log = rp.IterationLog(out)
+        log.add(time.monotonic_ns(), 2 * rp.FLUSH_INTERVAL_NS, None)
+        self.assertEqual(len(out.getvalue().splitlines()), 1)
+
+    def test_loops_follow_the_request(self):
+        step = Step()
+        request = make_request("m", warmup_iterations=5, min_iterations=7)
+        self.assertEqual(rp.warm_up(step, request, NeverStop()), 5)
+        self.assertEqual(rp.measure(step, request, NeverStop(), rp.IterationLog(io.StringIO())), 7)
+        request["max_iterations"] = 3
+        self.assertEqual(rp.measure(step, request, NeverStop(), rp.IterationLog(io.StringIO())), 3)
+        request.update(duration_ns=50_000_000, min_iterations=1, max_iterations=0)
+        begin = time.monotonic_ns()
+        rp.measure(step, request, NeverStop(), rp.IterationLog(io.StringIO()))
+        self.assertGreaterEqual(time.monotonic_ns() - begin, 50_000_000)
+
+    def test_sigterm_stops_the_loops(self):
+        previous = signal.getsignal(signal.SIGTERM)
+        try:
+            stop = rp.StopFlag()
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.01)
+            self.assertTrue(stop.requested)
+            self.assertEqual(rp.measure(Step(), make_request("m", min_iterations=10), stop,
+                                        rp.IterationLog(io.StringIO())), 0)
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+
+    def test_request_and_options(self):
+        with self.assertRaisesRegex(rp.RunnerError, "lacks batch_size, precision"):
+            rp.read_request(io.StringIO('{"model": "m", "device": "cpu", "warmup_ns": 0, "warmup_iterations": 0,'
+                                        '"duration_ns": 0, "min_iterations": 1, "max_iterations": 0, "seed": 1}'))
+        with self.assertRaisesRegex(rp.RunnerError, "not JSON"):
+            rp.read_request(io.StringIO("model=resnet50"))
+        self.assertTrue(rp.option_flag({"x": "True"}, "x"))
+        self.assertFalse(rp.option_flag({}, "x"))
+        with self.assertRaisesRegex(rp.RunnerError, "option x: 'maybe'"):
+            rp.option_flag({"x": "maybe"}, "x")
+        self.assertEqual(rp.option_count({"t": "4"}, "t"), 4)
+        with self.assertRaises(rp.RunnerError):
+            rp.option_count({"t": "-1"}, "t")
+        self.assertEqual(rp.option_shape({"s": "3x16x16"}, "s"), (3, 16, 16))
+        with self.assertRaises(rp.RunnerError):
+            rp.option_shape({"s": "3,,0"}, "s")
+
+
+@unittest.skipUnless(HAVE_TORCH, "torch is not importable by this interpreter")
+class TorchRunner(unittest.TestCase):
+    def test_zoo_models_have_the_onnx_zoos_parameter_counts(self):
+        import torch  # pylint: disable=import-outside-toplevel
+        import torch_models  # pylint: disable=import-outside-toplevel
+        resnet = torch_models.ResNet50()  # the built-in definition, with or without torchvision
+        self.assertEqual(torch_models.parameter_count(resnet), 25_557_032)
+        mobilenet = torch_models.build_zoo_model("mobilenet", 1)
+        self.assertEqual(torch_models.parameter_count(mobilenet), 4_231_976)
+        with torch.inference_mode():
+            probabilities = mobilenet.eval()(torch.rand(2, 3, 224, 224) * 2 - 1)
+        self.assertEqual(tuple(probabilities.shape), (2, 1000))
+        self.assertAlmostEqual(probabilities.sum(dim=1)[0].item(), 1.0, places=4)
+        same = torch_models.build_zoo_model("mobilenet", 1)
+        self.assertTrue(torch.equal(same.fc.weight, mobilenet.fc.weight), "seeded weights")
+
+    def test_eager_run_prints_header_iterations_and_done(self):
+        begin = time.monotonic_ns()
+        code, lines, err = run_runner("torch_runner.py", make_request("mobilenet"), ["--mode", "eager"])
+        self.assertEqual(code, 0, err)
+        self.assertEqual(lines[0]["type"], "header")
+        self.assertEqual(lines[0]["framework"], "torch")
+        self.assertEqual(lines[0]["model_source"], "built-in")
+        iterations = [line for line in lines if line["type"] == "iteration"]
+        self.assertEqual(len(iterations), 3)
+        for record in iterations:
+            self.assertGreater(record["start_ns"], begin, "time.monotonic_ns() is CLOCK_MONOTONIC")
+            self.assertGreater(record["e2e_ns"], 100_000)
+            self.assertNotIn("compute_ns", record, "no device times on the CPU")
+        self.assertEqual(lines[-1], {"type": "done", "iterations": 3, "warmup_iterations": 1, "stopped": False})
+
+    def test_bf16_and_channels_last(self):
+        request = make_request("mobilenet", precision="bf16", options={"channels_last": "true", "threads": "1"})
+        code, lines, err = run_runner("torch_runner.py", request, ["--mode", "eager"])
+        self.assertEqual(code, 0, err)
+        self.assertEqual(lines[-1]["iterations"], 3)
+
+    def test_torchscript_file(self):
+        import torch  # pylint: disable=import-outside-toplevel
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "tiny.pt")
+            torch.jit.script(torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.ReLU())).save(path)
+            request = make_request(path, batch_size=2, options={"input_shape": "3,16,16"})
+            code, lines, err = run_runner("torch_runner.py", request, ["--mode", "eager"])
+        self.assertEqual(code, 0, err)
+        self.assertEqual(lines[0]["model_source"], "torchscript")
+        self.assertEqual(lines[-1]["iterations"], 3)
+
+    def test_refusals_are_error_lines(self):
+        import torch  # pylint: disable=import-outside-toplevel
+        code, lines, _ = run_runner("torch_runner.py", make_request("vgg16"), ["--mode", "eager"])
+        self.assertEqual((code, lines[-1]["type"]), (1, "error"))
+        self.assertIn("neither a zoo model (resnet50, mobilenet) nor a file", lines[-1]["message"])
+        code, lines, _ = run_runner("torch_runner.py", make_request("mobilenet", device="cuda:0"),
+                                    ["--mode", "eager"])
+        if not torch.cuda.is_available():
+            self.assertEqual(code, 1)
+            self.assertIn("has no CUDA device", lines[-1]["message"])
+        code, lines, _ = run_runner("torch_runner.py", make_request("mobilenet", options={"cuda_graph": "true"}),
+                                    ["--mode", "eager"])
+        self.assertEqual(lines[-1]["message"], "cuda_graph=true needs a cuda device")
+        if not hasattr(torch, "compile"):
+            code, lines, _ = run_runner("torch_runner.py", make_request("mobilenet"), ["--mode", "compile"])
+            self.assertEqual(code, 1)
+            self.assertIn("torch.compile needs PyTorch >= 2.0", lines[-1]["message"])
+
+    def test_describe_matches_what_runs(self):
+        code, lines, err = run_runner("torch_runner.py", {}, ["--describe", "--mode", "eager"])
+        self.assertEqual(code, 0, err)
+        header = lines[0]
+        self.assertIn("fp32", header["precisions"]["cpu"])
+        if "fp16" not in header["precisions"]["cpu"]:
+            code, lines, _ = run_runner("torch_runner.py", make_request("mobilenet", precision="fp16"),
+                                        ["--mode", "eager"])
+            self.assertEqual(code, 1)
+            self.assertEqual(lines[-1]["message"], header["notes"]["cpu/fp16"])
+
+    def test_sigterm_ends_measuring_and_reports(self):
+        request = make_request("mobilenet", duration_ns=600_000_000_000)
+        with subprocess.Popen([sys.executable, os.path.join(RUNNERS, "torch_runner.py"), "--mode", "eager"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as child:
+            child.stdin.write(json.dumps(request))
+            child.stdin.close()
+            self.assertEqual(json.loads(child.stdout.readline())["type"], "header")
+            time.sleep(1.0)
+            child.send_signal(signal.SIGTERM)
+            lines = [json.loads(line) for line in child.stdout.read().splitlines()]
+            self.assertEqual(child.wait(timeout=30), 0)
+        self.assertEqual(lines[-1]["type"], "done")
+        self.assertTrue(lines[-1]["stopped"])
+        self.assertEqual(lines[-1]["iterations"], len(lines) - 1)
+
+
+@unittest.skipUnless(HAVE_NUMPY, "numpy is not importable by this interpreter")
+class FakeFrameworkRunners(unittest.TestCase):
+    def test_onnxruntime_runner(self):
+        code, lines, err = run_runner("onnxruntime_runner.py", {}, ["--describe"], fakes=True)
+        self.assertEqual(code, 0, err)
+        self.assertEqual((lines[0]["framework"], lines[0]["version"]), ("onnxruntime", "0.0-fake"))
+        self.assertEqual(lines[0]["precisions"], {"cpu": ["fp32"]})
+        with tempfile.TemporaryDirectory() as folder:
+            model = os.path.join(folder, "m.onnx")
+            open(model, "wb").close()
+            code, lines, err = run_runner("onnxruntime_runner.py", make_request(model, batch_size=4,
+                                          options={"threads": "2"}), fakes=True)
+            self.assertEqual(code, 0, err)
+            self.assertEqual([line["type"] for line in lines],
+                             ["header", "iteration", "iteration", "iteration", "done"])
+            code, lines, _ = run_runner("onnxruntime_runner.py", make_request(model, precision="fp16"), fakes=True)
+            self.assertEqual((code, lines[-1]["message"]),
+                             (1, "onnxruntime-python runs the model in its own precision: ask for fp32"))
+            code, lines, _ = run_runner("onnxruntime_runner.py", make_request(model, device="cuda:0"), fakes=True)
+            self.assertIn("has no CUDAExecutionProvider", lines[-1]["message"])
+        code, lines, _ = run_runner("onnxruntime_runner.py", make_request("resnet50"), fakes=True)
+        self.assertIn("reads an .onnx or .ort file; 'resnet50' is not one", lines[-1]["message"])
+
+    @unittest.skipUnless(importlib.util.find_spec("onnxruntime") is None, "onnxruntime is installed here")
+    def test_missing_framework_exits_3(self):
+        code, lines, _ = run_runner("onnxruntime_runner.py", {}, ["--describe"])
+        self.assertEqual(code, rp.EXIT_FRAMEWORK_MISSING)
+        self.assertIn("ONNX Runtime not importable by", lines[-1]["message"])
+
+    def test_tensorflow_runner_frozen_graph(self):
+        code, lines, err = run_runner("tensorflow_runner.py", {}, ["--describe"], fakes=True)
+        self.assertEqual(code, 0, err)
+        self.assertEqual(lines[0]["precision_formats"], {"fp16": ["keras", "h5"]})
+        with tempfile.TemporaryDirectory() as folder:
+            graph = os.path.join(folder, "frozen.pb")
+            open(graph, "wb").close()
+            options = {"input_names": "input:0", "output_names": "output:0"}
+            code, lines, err = run_runner("tensorflow_runner.py", make_request(graph, batch_size=2, options=options),
+                                          fakes=True)
+            self.assertEqual(code, 0, err)
+            self.assertEqual(lines[-1]["iterations"], 3)
+            code, lines, _ = run_runner("tensorflow_runner.py", make_request(graph), fakes=True)
+            self.assertIn("needs the option input_names", lines[-1]["message"])
+            code, lines, _ = run_runner("tensorflow_runner.py", make_request(graph, precision="fp16", options=options),
+                                        fakes=True)
+            self.assertIn("fp16 needs a Keras file", lines[-1]["message"])
+        code, lines, _ = run_runner("tensorflow_runner.py", make_request("mobilenet"), fakes=True)
+        self.assertIn("'mobilenet' is not a file or folder", lines[-1]["message"])
+
+
+if __name__ == "__main__":
+    unittest.main()

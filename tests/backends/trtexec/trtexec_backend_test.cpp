@@ -1,0 +1,291 @@
+// The trtexec backend end to end through a fake trtexec: a shell script that records its arguments,
+// "builds" an engine file, prints a real trtexec log and writes an --exportTimes file.
+#include "backends/trtexec/trtexec_backend.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "backends/registry.hpp"
+#include "backends/trtexec/process.hpp"
+#include "common/scratch_dir.hpp"
+#include "core/clock.hpp"
+#include "core/error.hpp"
+#include "models/onnx_builder.hpp"
+
+namespace inferbench::trtexec {
+namespace {
+
+using ::testing::Contains;
+using ::testing::HasSubstr;
+
+// What the fake trtexec does after its argument loop, besides building engines.
+constexpr const char* kMeasure = "cat '" INFERBENCH_FIXTURES_DIR "/trtexec/trt10-resnet50-summary.log'\nwrite_times\n";
+constexpr const char* kRunUntilInterrupted = "trap 'write_times; exit 0' INT\nwhile :; do sleep 0.05; done\n";
+constexpr const char* kFail =
+    "echo '[E] Error[1]: IRuntime::deserializeCudaEngine: engine plan file is corrupt'\n"
+    "echo '&&&& FAILED TensorRT.trtexec [TensorRT v100900] # trtexec'\nexit 1\n";
+
+// Three queries: H2D starts 2 ms apart; end-to-end 1.5, 1.25 and 1 ms.
+constexpr const char* kTimes = R"([
+  { "startEnqMs" : 199.9, "endEnqMs" : 200.2, "startH2dMs" : 200, "endH2dMs" : 200.1, "startComputeMs" : 200.1, "endComputeMs" : 201.4, "startD2hMs" : 201.4, "endD2hMs" : 201.5, "h2dMs" : 0.1, "computeMs" : 1.3, "d2hMs" : 0.1, "latencyMs" : 1.5 }
+, { "startEnqMs" : 201.9, "endEnqMs" : 202.1, "startH2dMs" : 202, "endH2dMs" : 202.05, "startComputeMs" : 202.05, "endComputeMs" : 203.2, "startD2hMs" : 203.2, "endD2hMs" : 203.25, "h2dMs" : 0.05, "computeMs" : 1.15, "d2hMs" : 0.05, "latencyMs" : 1.25 }
+, { "startEnqMs" : 203.9, "endEnqMs" : 204.1, "startH2dMs" : 204, "endH2dMs" : 204.05, "startComputeMs" : 204.05, "endComputeMs" : 204.95, "startD2hMs" : 204.95, "endD2hMs" : 205, "h2dMs" : 0.05, "computeMs" : 0.9, "d2hMs" : 0.05, "latencyMs" : 1 }
+]
+)";
+
+class CollectingSink final : public IterationSink {
+public:
+    explicit CollectingSink(std::size_t capacity = 1000, std::int64_t stop_at_ns = 0)
+        : capacity_(capacity), stop_at_ns_(stop_at_ns) {}
+    bool add(const IterationRecord& record) override {
+        if (records.size() < capacity_) records.push_back(record);
+        return records.size() < capacity_;
+    }
+    bool stop_requested() const override { return stop_at_ns_ > 0 && monotonic_ns() >= stop_at_ns_; }
+
+    std::vector<IterationRecord> records;
+
+private:
+    std::size_t capacity_;
+    std::int64_t stop_at_ns_;
+};
+
+class TrtexecBackendTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        const char* path = std::getenv("PATH");
+        saved_path_ = path ? path : "";
+        std::filesystem::create_directories(bin_);
+        write_executable(bin_ / "nvidia-smi", "#!/bin/sh\necho 'NVIDIA H200'\n");
+        write_fake_trtexec(bin_ / "trtexec", kMeasure);
+        setenv("PATH", (bin_.string() + ":" + saved_path_).c_str(), 1);
+        write_model();
+    }
+    void TearDown() override { setenv("PATH", saved_path_.c_str(), 1); }
+
+    static void write_executable(const std::filesystem::path& path, const std::string& text) {
+        std::ofstream(path) << text;
+        std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+    }
+
+    void write_fake_trtexec(const std::filesystem::path& path, const std::string& measure) const {
+        write_executable(path, "#!/bin/sh\necho \"$*\" >> '" + calls_.string() + "'\nengine=\ntimes=\n"
+                               "for arg in \"$@\"; do\n  case \"$arg\" in\n"
+                               "    --help) echo '&&&& RUNNING TensorRT.trtexec [TensorRT v100900] [b34] # trtexec "
+                               "--help'; exit 0 ;;\n"
+                               "    --saveEngine=*) engine=${arg#--saveEngine=} ;;\n"
+                               "    --exportTimes=*) times=${arg#--exportTimes=} ;;\n  esac\ndone\n"
+                               "write_times() {\ncat > \"$times\" <<'JSON'\n" + std::string(kTimes) + "JSON\n}\n"
+                               "if [ -n \"$engine\" ]; then echo 'serialized engine' > \"$engine\"; exit 0; fi\n" +
+                               measure);
+    }
+
+    // A dynamic-batch model: image[batch, 3, 8, 8] -> conv.
+    void write_model() const {
+        models::GraphBuilder graph("tiny", 1);
+        graph.add_input("image", models::OnnxElemType::float32,
+                        {models::OnnxDim::symbolic("batch"), models::OnnxDim::fixed(3), models::OnnxDim::fixed(8),
+                         models::OnnxDim::fixed(8)});
+        graph.add_output(graph.conv("conv", "image", 3, 4, {}), models::OnnxElemType::float32, {});
+        std::ofstream(model_, std::ios::binary) << graph.serialize();
+    }
+
+    BenchmarkSpec spec(DeviceKind device = DeviceKind::cuda) const {
+        BenchmarkSpec s;
+        s.model = model_.string();
+        s.backend = "trtexec";
+        s.device = Device{device, 0};
+        s.precision = Precision::fp16;
+        s.batch_size = 4;
+        s.model_cache_dir = (scratch_.path() / "cache").string();
+        return s;
+    }
+
+    std::vector<std::string> calls() const {
+        std::ifstream in(calls_);
+        std::vector<std::string> lines;
+        for (std::string line; std::getline(in, line);) lines.push_back(line);
+        return lines;
+    }
+
+    std::size_t builds() const {
+        const auto lines = calls();
+        return static_cast<std::size_t>(std::count_if(lines.begin(), lines.end(), [](const std::string& line) {
+            return line.find("--saveEngine=") != std::string::npos;
+        }));
+    }
+
+    LoopSettings settings() const { return LoopSettings{200'000'000, 1, 1'000'000'000, 10, 1000}; }
+
+    testing::ScratchDir scratch_;
+    std::filesystem::path bin_ = scratch_.path() / "bin";
+    std::filesystem::path calls_ = scratch_.path() / "calls.txt";
+    std::filesystem::path model_ = scratch_.path() / "tiny.onnx";
+    std::string saved_path_;
+};
+
+TEST_F(TrtexecBackendTest, WithoutTrtexecEveryCellIsSkippedWithTheReason) {
+    if (std::filesystem::exists("/usr/src/tensorrt/bin/trtexec")) GTEST_SKIP() << "TensorRT is installed here";
+    setenv("PATH", "/nonexistent", 1);
+    TrtexecBackend backend;
+    EXPECT_EQ(backend.unsupported_reason(spec()),
+              "trtexec not found on PATH or /usr/src/tensorrt/bin; install TensorRT or set "
+              "backend_options.trtexec.trtexec");
+    BenchmarkSpec configured = spec();
+    configured.backend_options["trtexec"] = "/opt/none/trtexec";
+    EXPECT_EQ(backend.unsupported_reason(configured),
+              "trtexec not found at '/opt/none/trtexec' (backend_options.trtexec.trtexec)");
+    configured.backend_options["trtexec"] = (bin_ / "trtexec").string();
+    EXPECT_EQ(backend.unsupported_reason(configured), std::nullopt);
+}
+
+TEST_F(TrtexecBackendTest, RunsOnCudaOnly) {
+    TrtexecBackend backend;
+    EXPECT_EQ(backend.unsupported_reason(spec()), std::nullopt) << "found on PATH";
+    EXPECT_EQ(backend.unsupported_reason(spec(DeviceKind::cpu)), "backend trtexec does not run on cpu");
+    const Capabilities caps = backend.capabilities();
+    EXPECT_TRUE(caps.runs_own_loop);
+    EXPECT_TRUE(caps.device_timing);
+    EXPECT_THAT(caps.model_formats, Contains("engine"));
+}
+
+TEST_F(TrtexecBackendTest, LoadBuildsTheEngineOnceThenReusesIt) {
+    TrtexecBackend first;
+    first.load(model_.string(), spec());
+    EXPECT_FALSE(first.engine_was_cached());
+    EXPECT_EQ(first.version(), "10.9.0");
+    EXPECT_EQ(first.engine_path().parent_path(), scratch_.path() / "cache" / "trtexec-engines");
+    EXPECT_THAT(first.engine_path().filename().string(), HasSubstr("-fp16-b4-nvidia-h200-trt10.9.0.engine"));
+    EXPECT_EQ(read_text_file(first.engine_path()), "serialized engine\n");
+    ASSERT_EQ(builds(), 1u);
+    const auto lines = calls();
+    const std::string build = *std::find_if(lines.begin(), lines.end(), [](const std::string& line) {
+        return line.find("--saveEngine=") != std::string::npos;
+    });
+    EXPECT_THAT(build, HasSubstr("--onnx=" + model_.string()));
+    EXPECT_THAT(build, HasSubstr(" --fp16 --minShapes=image:4x3x8x8 --optShapes=image:4x3x8x8 "
+                                 "--maxShapes=image:4x3x8x8 --timingCacheFile="));
+    EXPECT_THAT(build, HasSubstr("timing-nvidia-h200-trt10.9.0.cache --device=0 --skipInference"));
+
+    TrtexecBackend second;
+    second.load(model_.string(), spec());
+    EXPECT_TRUE(second.engine_was_cached());
+    EXPECT_EQ(second.engine_path(), first.engine_path());
+    EXPECT_EQ(builds(), 1u) << "the second load reuses the engine";
+
+    BenchmarkSpec other_batch = spec();
+    other_batch.batch_size = 8;
+    TrtexecBackend third;
+    third.load(model_.string(), other_batch);
+    EXPECT_FALSE(third.engine_was_cached());
+    EXPECT_EQ(builds(), 2u) << "another batch is another engine";
+}
+
+TEST_F(TrtexecBackendTest, RunOwnLoopDeliversEveryQueryOnTheMonotonicClock) {
+    TrtexecBackend backend;
+    backend.load(model_.string(), spec());
+    CollectingSink sink;
+    const std::int64_t before = monotonic_ns();
+    backend.run_own_loop(settings(), sink);
+    const std::int64_t after = monotonic_ns();
+
+    const std::string run = calls().back();
+    EXPECT_THAT(run, HasSubstr("--loadEngine=" + backend.engine_path().string() +
+                               " --warmUp=200 --duration=1 --iterations=10 --exportTimes="));
+    EXPECT_THAT(run, HasSubstr("times.json --shapes=image:4x3x8x8 --device=0 --useSpinWait"));
+    ASSERT_EQ(sink.records.size(), 3u);
+    const auto& r = sink.records;
+    EXPECT_EQ(r[0].e2e_ns, 1'500'000);
+    EXPECT_EQ(r[1].e2e_ns, 1'250'000);
+    EXPECT_EQ(r[2].e2e_ns, 1'000'000);
+    EXPECT_EQ(r[0].h2d_ns, 100'000);
+    EXPECT_EQ(r[0].compute_ns, 1'300'000);
+    EXPECT_EQ(r[0].d2h_ns, 100'000);
+    EXPECT_EQ(r[0].enqueue_ns, 300'000);
+    EXPECT_EQ(r[1].start_ns - r[0].start_ns, 2'000'000);
+    EXPECT_EQ(r[2].start_ns - r[0].start_ns, 4'000'000);
+    // Placed so that the last query ends when trtexec exited.
+    EXPECT_GE(r[0].start_ns, before);
+    EXPECT_LE(r[2].start_ns + r[2].e2e_ns, after);
+}
+
+TEST_F(TrtexecBackendTest, AFullSinkTakesNoMore) {
+    TrtexecBackend backend;
+    backend.load(model_.string(), spec());
+    CollectingSink sink(2);
+    backend.run_own_loop(settings(), sink);
+    EXPECT_EQ(sink.records.size(), 2u);
+}
+
+TEST_F(TrtexecBackendTest, StopRequestInterruptsTrtexecAndKeepsWhatItWrote) {
+    write_fake_trtexec(bin_ / "trtexec", kRunUntilInterrupted);
+    TrtexecBackend backend;
+    backend.load(model_.string(), spec());
+    CollectingSink sink(1000, monotonic_ns() + 300'000'000);
+    const std::int64_t begin = monotonic_ns();
+    backend.run_own_loop(settings(), sink);
+    EXPECT_LT(monotonic_ns() - begin, 2'000'000'000) << "SIGINT ends it without waiting for SIGTERM";
+    EXPECT_EQ(sink.records.size(), 3u);
+}
+
+TEST_F(TrtexecBackendTest, FailingRunIsAnErrorWithTrtexecsLastLines) {
+    write_fake_trtexec(bin_ / "trtexec", kFail);
+    TrtexecBackend backend;
+    backend.load(model_.string(), spec());
+    CollectingSink sink;
+    try {
+        backend.run_own_loop(settings(), sink);
+        FAIL() << "trtexec failed";
+    } catch (const std::runtime_error& e) {
+        EXPECT_THAT(e.what(), HasSubstr("trtexec exited with code 1: [E] Error[1]: IRuntime::deserializeCudaEngine"));
+        EXPECT_THAT(e.what(), HasSubstr("&&&& FAILED"));
+    }
+    EXPECT_TRUE(sink.records.empty());
+}
+
+TEST_F(TrtexecBackendTest, EngineFileRunsAsItIs) {
+    const auto engine = scratch_.path() / "prebuilt.plan";
+    std::ofstream(engine) << "engine bytes";
+    TrtexecBackend backend;
+    backend.load(engine.string(), spec());
+    EXPECT_EQ(builds(), 0u);
+    CollectingSink sink;
+    backend.run_own_loop(settings(), sink);
+    EXPECT_THAT(calls().back(), HasSubstr("--loadEngine=" + engine.string() + " "));
+    EXPECT_THAT(calls().back(), ::testing::Not(HasSubstr("--shapes")));
+    EXPECT_EQ(sink.records.size(), 3u);
+}
+
+TEST_F(TrtexecBackendTest, MissingModelAndFixedBatchAreLoadErrors) {
+    TrtexecBackend backend;
+    EXPECT_THROW(backend.load((scratch_.path() / "absent.onnx").string(), spec()), std::runtime_error);
+    models::GraphBuilder graph("fixed", 1);
+    graph.add_input("x", models::OnnxElemType::float32, {models::OnnxDim::fixed(1), models::OnnxDim::fixed(3)});
+    const auto fixed = scratch_.path() / "fixed.onnx";
+    std::ofstream(fixed, std::ios::binary) << graph.serialize();
+    EXPECT_THROW(backend.load(fixed.string(), spec()), UserError);  // batch 4 of a batch-1 model
+}
+
+TEST(TrtexecOptions, ParsedAndChecked) {
+    const TrtexecOptions options =
+        parse_trtexec_options({{"trtexec", " /opt/trt/trtexec "}, {"extra_args", " --useCudaGraph  --noDataTransfers"}});
+    EXPECT_EQ(options.trtexec, "/opt/trt/trtexec");
+    EXPECT_EQ(options.extra_args, (std::vector<std::string>{"--useCudaGraph", "--noDataTransfers"}));
+    EXPECT_THROW(parse_trtexec_options({{"threads", "2"}}), UserError);
+    EXPECT_EQ(trtexec_option_list().size(), 2u);
+}
+
+TEST(TrtexecModule, LoadsThroughTheRegistry) {
+    const auto registry = BackendRegistry::discover({INFERBENCH_TRTEXEC_MODULE_DIR});
+    const auto backend = registry.create("trtexec");
+    EXPECT_EQ(backend->name(), "trtexec");
+    EXPECT_TRUE(backend->capabilities().runs_own_loop);
+}
+
+}  // namespace
+}  // namespace inferbench::trtexec

@@ -1,0 +1,134 @@
+// Metrics and series: figures without per-iteration rows (imported logs), and migration step 2.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "common/scratch_dir.hpp"
+#include "core/error.hpp"
+#include "store/results_store.hpp"
+#include "store/schema.hpp"
+#include "store/sqlite.hpp"
+
+namespace inferbench::store {
+namespace {
+
+using ::testing::ElementsAre;
+
+class BenchmarkMetricsTest : public ::testing::Test {
+protected:
+    std::int64_t add_run(ResultsStore& store) const {
+        RunRecord run;
+        run.name = "import";
+        run.started_unix_ms = 1'700'000'000'000;
+        run.plan_json = "{}";
+        run.environment_json = "{}";
+        return store.begin_run(run);
+    }
+
+    static BenchmarkRecord benchmark(std::int64_t run_id) {
+        BenchmarkRecord b;
+        b.run_id = run_id;
+        b.model = "resnet50/model.onnx";
+        b.backend = "trtexec";
+        b.device = "cuda:0";
+        b.precision = "fp32";
+        b.status = "ok";
+        b.settings_json = "{}";
+        return b;
+    }
+
+    static std::int64_t count(const std::filesystem::path& path, const std::string& table) {
+        const Database db = Database::open(path, SQLITE_OPEN_READONLY);
+        Statement statement = db.prepare("SELECT count(*) FROM " + table);  // our constant names
+        EXPECT_TRUE(statement.step());
+        return statement.column_int64(0);
+    }
+
+    testing::ScratchDir scratch_;
+    std::filesystem::path db_path_ = scratch_.path() / "results.db";
+};
+
+TEST_F(BenchmarkMetricsTest, MetricsAndSeriesRoundTrip) {
+    auto store = ResultsStore::open(db_path_);
+    const std::int64_t run_id = add_run(store);
+    const std::vector<Metric> metrics = {{"throughput_qps", 691.435, "qps"},
+                                         {"gpu_compute_p99_ms", 2.57642, "ms"},
+                                         {"queries", 2077, "count"}};
+    const std::vector<Series> series = {{"host_latency_ms", {35.1268, 34.8392, 35.0445}},
+                                        {"gpu_latency_ms", {33.8371, 33.5586, 33.717}}};
+    const std::int64_t id = store.add_benchmark(benchmark(run_id), {}, metrics, series);
+    const std::int64_t other = store.add_benchmark(benchmark(run_id), {}, std::vector<Metric>{{"queries", 1, "count"}}, {});
+
+    const auto read = store.metrics(id);
+    ASSERT_EQ(read.size(), 3u);  // ordered by name
+    EXPECT_EQ(read[0].name, "gpu_compute_p99_ms");
+    EXPECT_EQ(read[0].value, 2.57642);
+    EXPECT_EQ(read[0].unit, "ms");
+    EXPECT_EQ(read[1].name, "queries");
+    EXPECT_EQ(read[2].name, "throughput_qps");
+    EXPECT_EQ(read[2].value, 691.435);
+    EXPECT_EQ(read[2].unit, "qps");
+    const auto read_series = store.series(id);
+    ASSERT_EQ(read_series.size(), 2u);
+    EXPECT_EQ(read_series[0].name, "gpu_latency_ms");
+    EXPECT_THAT(read_series[0].values, ElementsAre(33.8371, 33.5586, 33.717));
+    EXPECT_EQ(read_series[1].name, "host_latency_ms");
+    EXPECT_THAT(read_series[1].values, ElementsAre(35.1268, 34.8392, 35.0445));
+    EXPECT_EQ(store.metrics(other).size(), 1u);
+    EXPECT_TRUE(store.series(other).empty());
+    EXPECT_TRUE(store.iterations(id).empty());
+}
+
+TEST_F(BenchmarkMetricsTest, TheOldSignatureStoresNoMetrics) {
+    auto store = ResultsStore::open(db_path_);
+    const std::vector<IterationRecord> iterations = {{1, 2, 3, 4, 5, 6}};
+    const std::int64_t id = store.add_benchmark(benchmark(add_run(store)), iterations);
+    EXPECT_TRUE(store.metrics(id).empty());
+    EXPECT_TRUE(store.series(id).empty());
+    EXPECT_EQ(store.iterations(id).size(), 1u);
+}
+
+TEST_F(BenchmarkMetricsTest, ADuplicateMetricRollsTheWholeBenchmarkBack) {
+    auto store = ResultsStore::open(db_path_);
+    const std::int64_t run_id = add_run(store);
+    const std::vector<Metric> twice = {{"queries", 1, "count"}, {"queries", 2, "count"}};
+    EXPECT_THROW(store.add_benchmark(benchmark(run_id), {}, twice, {}), EnvironmentError);
+    EXPECT_TRUE(store.benchmarks(run_id).empty());
+    EXPECT_EQ(count(db_path_, "benchmark_metrics"), 0);
+}
+
+TEST_F(BenchmarkMetricsTest, DeletingABenchmarkDeletesItsMetricsAndSeries) {
+    auto store = ResultsStore::open(db_path_);
+    const std::int64_t id = store.add_benchmark(benchmark(add_run(store)), {}, std::vector<Metric>{{"a_ms", 1, "ms"}},
+                                                std::vector<Series>{{"s_ms", {1, 2}}});
+    {
+        Database db = Database::open(db_path_, SQLITE_OPEN_READWRITE);
+        db.exec("PRAGMA foreign_keys = ON");
+        Statement remove = db.prepare("DELETE FROM benchmarks WHERE benchmark_id = ?1");
+        remove.bind_int64(1, id).run();
+    }
+    EXPECT_EQ(count(db_path_, "benchmark_metrics"), 0);
+    EXPECT_EQ(count(db_path_, "benchmark_series"), 0);
+}
+
+TEST_F(BenchmarkMetricsTest, AVersionOneFileMigratesAndKeepsItsRows) {
+    std::int64_t id = 0;
+    {
+        // A file as the first schema left it: step 1 only.
+        Database db = Database::open(db_path_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+        auto store = ResultsStore::open(db_path_);
+        id = store.add_benchmark(benchmark(add_run(store)), std::vector<IterationRecord>{{7, 8}});
+        db.exec("DROP TABLE benchmark_metrics; DROP TABLE benchmark_series; PRAGMA user_version = 1");
+    }
+    auto store = ResultsStore::open(db_path_);
+    EXPECT_EQ(store.schema_version(), 2);
+    EXPECT_EQ(known_schema_version(), 2);
+    ASSERT_EQ(store.iterations(id).size(), 1u);
+    EXPECT_EQ(store.iterations(id)[0].e2e_ns, 8);
+    EXPECT_TRUE(store.metrics(id).empty());
+    const std::int64_t added =
+        store.add_benchmark(benchmark(store.runs()[0].run_id), {}, std::vector<Metric>{{"queries", 3, "count"}}, {});
+    EXPECT_EQ(store.metrics(added).size(), 1u);
+}
+
+}  // namespace
+}  // namespace inferbench::store
