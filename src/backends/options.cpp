@@ -36,7 +36,7 @@ std::string OptionReader::text(std::string_view name) const {
     return it == options_.end() ? option.default_value : it->second;
 }
 
-void OptionReader::bad_value(std::string_view name, std::string_view value, std::string_view valid) const {
+void OptionReader::reject(std::string_view name, std::string_view value, std::string_view valid) const {
     throw UserError(fmt::format("{} option {}: '{}' is not valid (use {})", backend_, name, value, valid));
 }
 
@@ -44,22 +44,48 @@ bool OptionReader::flag(std::string_view name) const {
     const std::string value = text(name);
     if (value == "true" || value == "yes" || value == "on" || value == "1") return true;
     if (value == "false" || value == "no" || value == "off" || value == "0") return false;
-    bad_value(name, value, "true|false");
+    reject(name, value, "true|false");
 }
 
 std::int64_t OptionReader::count(std::string_view name) const {
     const std::string value = text(name);
     const auto parsed = parse_int(value);
-    if (!parsed || *parsed < 0) bad_value(name, value, "a whole number >= 0");
+    if (!parsed || *parsed < 0) reject(name, value, "a whole number >= 0");
     return *parsed;
 }
 
-std::string OptionReader::choice(std::string_view name, std::initializer_list<std::string_view> valid) const {
+std::int64_t OptionReader::count(std::string_view name, std::int64_t max) const {
     const std::string value = text(name);
-    if (std::find(valid.begin(), valid.end(), value) != valid.end()) return value;
-    std::string list;
-    for (auto v : valid) list += fmt::format("{}{}", list.empty() ? "" : "|", v);
-    bad_value(name, value, list);
+    const auto parsed = parse_int(value);
+    if (!parsed || *parsed < 0 || *parsed > max) reject(name, value, fmt::format("a whole number 0..{}", max));
+    return *parsed;
+}
+
+std::size_t OptionReader::choice_index(std::string_view name, std::span<const std::string_view> valid) const {
+    const std::string value = text(name);
+    const auto it = std::find(valid.begin(), valid.end(), value);
+    if (it != valid.end()) return static_cast<std::size_t>(it - valid.begin());
+    std::string names;
+    for (auto v : valid) names += fmt::format("{}{}", names.empty() ? "" : "|", v);
+    reject(name, value, names);
+}
+
+std::string OptionReader::choice(std::string_view name, std::initializer_list<std::string_view> valid) const {
+    const std::span<const std::string_view> names(valid.begin(), valid.size());
+    return std::string(names[choice_index(name, names)]);
+}
+
+std::vector<std::string> OptionReader::list(std::string_view name, std::size_t min_items) const {
+    const std::string value = text(name);
+    std::vector<std::string> items;
+    if (!trim(value).empty()) items = split_list(value);
+    const bool has_empty = std::any_of(items.begin(), items.end(), [](const std::string& i) { return i.empty(); });
+    if (has_empty || items.size() < min_items) {
+        reject(name, value,
+               min_items == 0 ? std::string("a comma-separated list without empty items")
+                              : fmt::format("a comma-separated list of {} or more items, none empty", min_items));
+    }
+    return items;
 }
 
 }  // namespace inferbench

@@ -3,10 +3,14 @@
 // unknown option or a bad value with the same one-line UserError.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "backends/backend.hpp"
@@ -19,13 +23,30 @@ public:
     OptionReader(std::string backend, const OptionMap& options, std::vector<BackendOption> known);
 
     std::string text(std::string_view name) const;
-    bool flag(std::string_view name) const;             // true/false, yes/no, on/off, 1/0
-    std::int64_t count(std::string_view name) const;    // a whole number >= 0
+    bool flag(std::string_view name) const;                             // true/false, yes/no, on/off, 1/0
+    std::int64_t count(std::string_view name) const;                    // a whole number >= 0
+    std::int64_t count(std::string_view name, std::int64_t max) const;  // a whole number 0..max
     std::string choice(std::string_view name, std::initializer_list<std::string_view> valid) const;
+
+    // A choice that maps each name to a value (e.g. an SDK enum): one table holds both.
+    template <typename T, std::size_t N>
+    T choice(std::string_view name, const std::pair<std::string_view, T> (&valid)[N]) const {
+        std::array<std::string_view, N> names;
+        for (std::size_t i = 0; i < N; ++i) names[i] = valid[i].first;
+        return valid[choice_index(name, names)].second;
+    }
+
+    // "a, b,c" -> {a, b, c}, trimmed; blank text -> {}. An empty item ("a,,b") or fewer than
+    // `min_items` items is a bad value.
+    std::vector<std::string> list(std::string_view name, std::size_t min_items = 0) const;
+
+    // For a check only the backend knows (an item of a list, a cross-option rule): the same
+    // one-line UserError as the accessors give.
+    [[noreturn]] void reject(std::string_view name, std::string_view value, std::string_view valid) const;
 
 private:
     const BackendOption& declared(std::string_view name) const;
-    [[noreturn]] void bad_value(std::string_view name, std::string_view value, std::string_view valid) const;
+    std::size_t choice_index(std::string_view name, std::span<const std::string_view> valid) const;
 
     std::string backend_;
     const OptionMap& options_;

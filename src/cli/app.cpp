@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
     add_summary_command(app, context);
     add_list_command(app, context);
     add_import_command(app, context);
+    add_models_command(app, context);
     try {
         app.parse(argc, argv);
         return context.action ? context.action() : kExitOk;

@@ -28,13 +28,6 @@ report::Table backends_table() {
     return table;
 }
 
-report::Table models_table() {
-    report::Table table{"models", {{"name", "name"}, {"parameters", "parameters"}, {"description", "description"},
-                                   {"source", "source"}}, {}};
-    for (const auto& m : models::zoo()) table.rows.push_back({m.name, m.parameters, m.description, m.source});
-    return table;
-}
-
 std::string cpu_model() {
     std::ifstream in("/proc/cpuinfo");
     std::string line;
@@ -66,13 +59,20 @@ int execute(const ListArgs& args) {
     const auto format = report::parse_format(args.output.resolved());
     report::Table table;
     if (args.what == "backends") table = backends_table();
-    else if (args.what == "models") table = models_table();
+    else if (args.what == "models") table = zoo_models_table();
     else table = devices_table();
     std::cout << report::render(table, format);
     return kExitOk;
 }
 
 }  // namespace
+
+report::Table zoo_models_table() {
+    report::Table table{"models", {{"name", "name"}, {"parameters", "parameters"}, {"description", "description"},
+                                   {"source", "source"}}, {}};
+    for (const auto& m : models::zoo()) table.rows.push_back({m.name, m.parameters, m.description, m.source});
+    return table;
+}
 
 void add_list_command(CLI::App& app, CommandContext& context) {
     auto args = std::make_shared<ListArgs>();

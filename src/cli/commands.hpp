@@ -6,6 +6,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "report/table.hpp"
+
 namespace inferbench::cli {
 
 struct CommandContext {
@@ -16,6 +18,10 @@ void add_run_command(CLI::App& app, CommandContext& context);
 void add_summary_command(CLI::App& app, CommandContext& context);
 void add_list_command(CLI::App& app, CommandContext& context);
 void add_import_command(CLI::App& app, CommandContext& context);
+void add_models_command(CLI::App& app, CommandContext& context);
+
+// The zoo as a table: `list models` and `models list`.
+report::Table zoo_models_table();
 
 // --format NAME and --json, shared by the commands that print tables.
 struct OutputOptions {

@@ -2,6 +2,12 @@
 // fields it knows and skips the rest, so files from newer ONNX versions still read.
 #include "models/onnx_reader.hpp"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <fstream>
 #include <optional>
@@ -338,6 +344,88 @@ OnnxModel parse_model(ProtoReader& r, std::size_t size) {
     return m;
 }
 
+// The name of an initializer (TensorProto.name); its data fields are skipped without being decoded.
+std::string initializer_name(ProtoReader r) {
+    constexpr std::uint32_t kTensorName = 8;
+    std::string name;
+    while (r.next_field()) {
+        if (r.field() == kTensorName) name = r.read_string();
+        else r.skip();
+    }
+    return name;
+}
+
+OnnxGraphSignature parse_signature(ProtoReader r) {
+    OnnxGraphSignature signature;
+    std::vector<std::string> initializers;
+    while (r.next_field()) {
+        if (r.field() == GraphField::input) signature.inputs.push_back(parse_value_info(r.read_message()));
+        else if (r.field() == GraphField::output) signature.outputs.push_back(parse_value_info(r.read_message()));
+        else if (r.field() == GraphField::initializer) initializers.push_back(initializer_name(r.read_message()));
+        else r.skip();  // nodes, value_info, and anything newer
+    }
+    std::sort(initializers.begin(), initializers.end());
+    std::erase_if(signature.inputs, [&](const OnnxValueInfo& input) {
+        return std::binary_search(initializers.begin(), initializers.end(), input.name);
+    });
+    return signature;
+}
+
+OnnxGraphSignature parse_model_signature(ProtoReader& r, std::size_t size) {
+    if (size == 0) throw DecodeError("empty file", 0);
+    std::optional<OnnxGraphSignature> signature;
+    std::int64_t ir_version = 0;
+    while (r.next_field()) {
+        if (r.field() == ModelField::ir_version) ir_version = r.read_int64();
+        else if (r.field() == ModelField::graph) signature = parse_signature(r.read_message());
+        else r.skip();
+    }
+    if (ir_version <= 0) throw DecodeError("no IR version (ModelProto.ir_version)", size);
+    if (!signature) throw DecodeError("no graph (ModelProto.graph)", size);
+    return *signature;
+}
+
+// A read-only mapping of a whole file: pages are loaded only when the parser touches them.
+class MappedFile {
+public:
+    explicit MappedFile(const std::filesystem::path& path) {
+        const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+            throw UserError(
+                fmt::format("cannot open ONNX model {}: {}", path.string(), std::generic_category().message(errno)));
+        }
+        struct stat info {};
+        const bool regular = fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
+        size_ = regular ? static_cast<std::size_t>(info.st_size) : 0;
+        if (size_ > 0) data_ = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+        close(fd);
+        if (!regular) throw UserError(fmt::format("cannot read ONNX model {}: not a regular file", path.string()));
+        if (data_ == MAP_FAILED) throw UserError(fmt::format("cannot read ONNX model {}", path.string()));
+    }
+    MappedFile(const MappedFile&) = delete;
+    MappedFile& operator=(const MappedFile&) = delete;
+    ~MappedFile() {
+        if (data_ != nullptr && data_ != MAP_FAILED) munmap(data_, size_);
+    }
+    std::span<const std::byte> bytes() const { return {static_cast<const std::byte*>(data_), size_}; }
+
+private:
+    void* data_ = nullptr;
+    std::size_t size_ = 0;
+};
+
+template <typename Parse>
+auto parse_as_user_error(std::span<const std::byte> data, std::string_view source_name, Parse parse) {
+    try {
+        ProtoReader reader(data);
+        return parse(reader, data.size());
+    } catch (const DecodeError& e) {
+        throw UserError(fmt::format("{}: not an ONNX model: {} at byte {}", source_name, e.what(), e.offset()));
+    } catch (const Unsupported& e) {
+        throw UserError(fmt::format("{}: {}", source_name, e.what()));
+    }
+}
+
 }  // namespace
 
 std::int64_t OnnxModel::opset_version(std::string_view domain) const {
@@ -349,14 +437,19 @@ std::int64_t OnnxModel::opset_version(std::string_view domain) const {
 }
 
 OnnxModel read_onnx(std::span<const std::byte> data, std::string_view source_name) {
-    try {
-        ProtoReader reader(data);
-        return parse_model(reader, data.size());
-    } catch (const DecodeError& e) {
-        throw UserError(fmt::format("{}: not an ONNX model: {} at byte {}", source_name, e.what(), e.offset()));
-    } catch (const Unsupported& e) {
-        throw UserError(fmt::format("{}: {}", source_name, e.what()));
-    }
+    return parse_as_user_error(data, source_name, parse_model);
+}
+
+OnnxGraphSignature read_onnx_signature(std::span<const std::byte> data, std::string_view source_name) {
+    return parse_as_user_error(data, source_name, parse_model_signature);
+}
+
+OnnxGraphSignature read_onnx_signature(const std::filesystem::path& path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        throw UserError(fmt::format("{}: is a directory, not an ONNX model", path.string()));
+    const MappedFile file(path);
+    return read_onnx_signature(file.bytes(), path.string());
 }
 
 OnnxModel read_onnx_file(const std::filesystem::path& path) {

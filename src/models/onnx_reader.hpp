@@ -117,10 +117,22 @@ struct OnnxModel {
     std::int64_t opset_version(std::string_view domain = "") const;
 };
 
+// A graph's interface: what a runner that builds the model itself (trtexec) needs to know.
+struct OnnxGraphSignature {
+    std::vector<OnnxValueInfo> inputs;  // without those that are initializers (IR version < 4 listed weights too)
+    std::vector<OnnxValueInfo> outputs;
+};
+
 // Throws UserError "SOURCE: not an ONNX model: <what> at byte N" for malformed data and
 // "SOURCE: <what>" for valid ONNX that this reader cannot represent (external data, sparse initializers).
 OnnxModel read_onnx(std::span<const std::byte> data, std::string_view source_name);
 // The same for a file; a file that cannot be read is a UserError too.
 OnnxModel read_onnx_file(const std::filesystem::path& path);
+
+// The graph's inputs and outputs only. Initializers and nodes are skipped, never decoded, and the
+// file is mapped rather than read, so the weights' pages are not even loaded: a 100 MB model costs
+// what its graph description costs. The same errors as read_onnx for what it reads.
+OnnxGraphSignature read_onnx_signature(std::span<const std::byte> data, std::string_view source_name);
+OnnxGraphSignature read_onnx_signature(const std::filesystem::path& path);
 
 }  // namespace inferbench::models::onnx

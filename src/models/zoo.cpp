@@ -45,6 +45,36 @@ const std::vector<ZooEntry>& entries() {
           "Applications, 2017 (arXiv:1704.04861); layout as TF-slim mobilenet_v1",
           4'231'976},
          &build_mobilenet},
+        {{"mobilenet-v2", "MobileNet v2 1.0 224 image classifier, 224x224 RGB, 1000 classes (logits)",
+          "Sandler et al., MobileNetV2: Inverted Residuals and Linear Bottlenecks, CVPR 2018 "
+          "(arXiv:1801.04381); layout and parameter count as torchvision mobilenet_v2",
+          3'504'872},
+         &build_mobilenet_v2},
+        // TF's trainable variables (BN gamma and beta); 6,807,167 with BN folded into biases, as in
+        // MLPerf's frozen graph. See zoo_ssd_mobilenet.cpp.
+        {{"ssd-mobilenet",
+          "SSD-MobileNet v1 object detector (MLPerf Inference ssd-mobilenet), 300x300 RGB, COCO 91 classes; "
+          "outputs raw box regressions [batch,1917,4] and class logits [batch,1917,91], no box decoding or NMS",
+          "Liu et al., SSD: Single Shot MultiBox Detector, ECCV 2016 (arXiv:1512.02325) with a MobileNet v1 "
+          "backbone (arXiv:1704.04861); as TF object detection's ssd_mobilenet_v1_coco, the MLPerf Inference model",
+          6'819'839},
+         &build_ssd_mobilenet},
+        {{"ssd-resnet34",
+          "SSD-ResNet34 object detector (MLPerf Inference ssd-resnet34), 1200x1200 RGB, COCO 81 classes incl. "
+          "background; outputs raw box regressions [batch,4,15130] and class logits [batch,81,15130], no box "
+          "decoding or NMS",
+          "Liu et al., SSD: Single Shot MultiBox Detector, ECCV 2016 (arXiv:1512.02325) with a ResNet-34 "
+          "backbone (arXiv:1512.03385); as mlcommons/inference vision/classification_and_detection/python/"
+          "models/ssd_r34.py",
+          19'972'534},
+         &build_ssd_resnet34},
+        {{"3d-unet",
+          "3D U-Net KiTS19 segmenter (MLPerf Inference 3d-unet), 1x128x128x128 volume, 3 classes; outputs "
+          "per-voxel logits, no sliding window",
+          "Cicek et al., 3D U-Net, MICCAI 2016 (arXiv:1606.06650), nnU-Net layout (Isensee et al. 2021); as "
+          "mlcommons/inference vision/medical_imaging/3d-unet-kits19",
+          31'190'243},
+         &build_unet3d},
         // The MLPerf Inference BERT model is BertForQuestionAnswering (SQuAD v1.1, sequence 384):
         // BERT without its pooler, plus a Linear(hidden, 2) span head. The paper rounds ("BERT-large
         // 340M, BERT-base 110M", Devlin et al. 2018); these are the exact counts of HuggingFace's
@@ -64,6 +94,83 @@ const std::vector<ZooEntry>& entries() {
           "Understanding, NAACL 2019 (arXiv:1810.04805); as HuggingFace BertForQuestionAnswering",
           108'893'186},
          &build_bert_base},
+        // Trainable parameters with BN gamma and beta, as darknet and ultralytics' training-time
+        // summaries count them. See zoo_yolov3.cpp.
+        {{"yolov3",
+          "YOLOv3 object detector (Darknet-53 + 3-scale head), 416x416 RGB, COCO 80 classes; outputs the raw "
+          "head convs [batch,255,13|26|52,13|26|52], no decoding or NMS",
+          "Redmon & Farhadi, YOLOv3: An Incremental Improvement, 2018 (arXiv:1804.02767); Darknet-53 and "
+          "head as darknet cfg/yolov3.cfg (ultralytics yolov3 reports 61.9M)",
+          61'949'149},
+         &build_yolov3_416},
+        {{"yolov3-608",
+          "YOLOv3 object detector (Darknet-53 + 3-scale head), 608x608 RGB, COCO 80 classes; outputs the raw "
+          "head convs [batch,255,19|38|76,19|38|76], no decoding or NMS",
+          "Redmon & Farhadi, YOLOv3: An Incremental Improvement, 2018 (arXiv:1804.02767); Darknet-53 and "
+          "head as darknet cfg/yolov3.cfg (ultralytics yolov3 reports 61.9M)",
+          61'949'149},
+         &build_yolov3_608},
+        // ultralytics prints two counts: the training summary's (BN unfused, as the zoo counts:
+        // 7,235,389 / 21,190,557 / 46,563,709 / 86,749,405) and, after model.fuse() in val.py and
+        // detect.py, the README's 7.2M / 21.2M / 46.5M / 86.7M (7,225,885 / 21,172,173 / 46,533,693 /
+        // 86,705,005: each BN's gamma and beta become one conv bias).
+        {{"yolov5s",
+          "ultralytics YOLOv5s v7.0 object detector (depth 0.33, width 0.50), 640x640 RGB, COCO 80 classes; "
+          "outputs the raw Detect convs [batch,255,80|40|20,80|40|20], no decoding or NMS",
+          "ultralytics YOLOv5 v7.0 (github.com/ultralytics/yolov5, models/yolov5s.yaml), 7.2M parameters as "
+          "published (7,225,885 with BN folded into the convs)",
+          7'235'389},
+         &build_yolov5s},
+        {{"yolov5m",
+          "ultralytics YOLOv5m v7.0 object detector (depth 0.67, width 0.75), 640x640 RGB, COCO 80 classes; "
+          "outputs the raw Detect convs [batch,255,80|40|20,80|40|20], no decoding or NMS",
+          "ultralytics YOLOv5 v7.0 (github.com/ultralytics/yolov5, models/yolov5m.yaml), 21.2M parameters as "
+          "published (21,172,173 with BN folded into the convs)",
+          21'190'557},
+         &build_yolov5m},
+        {{"yolov5l",
+          "ultralytics YOLOv5l v7.0 object detector (depth 1.0, width 1.0), 640x640 RGB, COCO 80 classes; "
+          "outputs the raw Detect convs [batch,255,80|40|20,80|40|20], no decoding or NMS",
+          "ultralytics YOLOv5 v7.0 (github.com/ultralytics/yolov5, models/yolov5l.yaml), 46.5M parameters as "
+          "published (46,533,693 with BN folded into the convs)",
+          46'563'709},
+         &build_yolov5l},
+        {{"yolov5x",
+          "ultralytics YOLOv5x v7.0 object detector (depth 1.33, width 1.25), 640x640 RGB, COCO 80 classes; "
+          "outputs the raw Detect convs [batch,255,80|40|20,80|40|20], no decoding or NMS",
+          "ultralytics YOLOv5 v7.0 (github.com/ultralytics/yolov5, models/yolov5x.yaml), 86.7M parameters as "
+          "published (86,705,005 with BN folded into the convs)",
+          86'749'405},
+         &build_yolov5x},
+        // Liu et al. round (28M / 50M / 88M / 197M); exact counts are timm's with 1000 classes.
+        {{"swin-t",
+          "Swin Transformer Tiny image classifier (C=96, depths 2-2-6-2, heads 3-6-12-24), window 7, "
+          "patch 4, 224x224 RGB, 1000 classes",
+          "Liu et al., Swin Transformer: Hierarchical Vision Transformer using Shifted Windows, ICCV 2021 "
+          "(arXiv:2103.14030), 28M parameters; exact count as timm swin_tiny_patch4_window7_224",
+          28'288'354},
+         &build_swin_t},
+        {{"swin-s",
+          "Swin Transformer Small image classifier (C=96, depths 2-2-18-2, heads 3-6-12-24), window 7, "
+          "patch 4, 224x224 RGB, 1000 classes",
+          "Liu et al., Swin Transformer: Hierarchical Vision Transformer using Shifted Windows, ICCV 2021 "
+          "(arXiv:2103.14030), 50M parameters; exact count as timm swin_small_patch4_window7_224",
+          49'606'258},
+         &build_swin_s},
+        {{"swin-b",
+          "Swin Transformer Base image classifier (C=128, depths 2-2-18-2, heads 4-8-16-32), window 7, "
+          "patch 4, 224x224 RGB, 1000 classes",
+          "Liu et al., Swin Transformer: Hierarchical Vision Transformer using Shifted Windows, ICCV 2021 "
+          "(arXiv:2103.14030), 88M parameters; exact count as timm swin_base_patch4_window7_224",
+          87'768'224},
+         &build_swin_b},
+        {{"swin-l",
+          "Swin Transformer Large image classifier (C=192, depths 2-2-18-2, heads 6-12-24-48), window 7, "
+          "patch 4, 224x224 RGB, 1000 classes",
+          "Liu et al., Swin Transformer: Hierarchical Vision Transformer using Shifted Windows, ICCV 2021 "
+          "(arXiv:2103.14030), 197M parameters; exact count as timm swin_large_patch4_window7_224",
+          196'532'476},
+         &build_swin_l},
         {{"null", "No model: the null backend's empty workload, for measuring harness overhead", "inferbench",
           0},
          nullptr},

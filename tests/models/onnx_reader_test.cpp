@@ -1,7 +1,10 @@
 // The ONNX reader: the zoo's exports read back exactly; hand-made bytes for the wire-format cases
 // the zoo does not write (packed fields, typed tensor data, unknown fields); bad input of every
 // kind is a UserError with the file name and the byte offset.
+#include <sys/resource.h>
+
 #include <cstring>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -363,6 +366,76 @@ TEST(OnnxReader, RandomBytesAreUserErrors) {
         for (char& c : bytes) c = static_cast<char>(rng() & 0xFFU);
         EXPECT_THROW(read(bytes), UserError) << "buffer " << k;
     }
+}
+
+void expect_same_infos(const std::vector<OnnxValueInfo>& a, const std::vector<OnnxValueInfo>& b) {
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        EXPECT_EQ(a[i].name, b[i].name);
+        EXPECT_EQ(a[i].elem_type, b[i].elem_type);
+        EXPECT_EQ(a[i].has_shape, b[i].has_shape);
+        EXPECT_EQ(a[i].dims, b[i].dims);
+    }
+}
+
+TEST(OnnxSignature, MatchesTheFullReadOfResNet50) {
+    const testing::ScratchDir dir;
+    const auto path = export_onnx("resnet50", dir.path(), 7);
+    const OnnxGraphSignature signature = read_onnx_signature(path);
+    const OnnxModel model = read_onnx_file(path);
+    expect_same_infos(signature.inputs, model.graph.inputs);
+    expect_same_infos(signature.outputs, model.graph.outputs);
+    EXPECT_EQ(signature.inputs.at(0).dims, batch_dims({3, 224, 224}));
+}
+
+// ValueInfoProto{name, tensor float [batch, 3]}.
+Message value_info(const std::string& name) {
+    const Message shape = Message().message(1, Message().bytes(2, "batch")).message(1, Message().varint(1, 3));
+    return Message().bytes(1, name).message(2, Message().message(1, Message().varint(1, 1).message(2, shape)));
+}
+
+// A model whose 2 GiB weight (a hole in a sparse file) lies before its inputs: reading the signature
+// must skip it without loading it, and leave out the weight also listed as an input.
+TEST(OnnxSignature, SkipsHugeInitializersWithoutReadingThem) {
+    const testing::ScratchDir dir;
+    constexpr std::uint64_t kWeightBytes = std::uint64_t{1} << 31;
+    std::string tensor_head = Message().bytes(8, "w").str() + "\x4a";
+    pb::append_varint(tensor_head, kWeightBytes);
+    std::string graph_head = "\x2a";
+    pb::append_varint(graph_head, tensor_head.size() + kWeightBytes);
+    graph_head += tensor_head;
+    const std::string graph_tail =
+        Message().message(11, value_info("x")).message(11, value_info("w")).message(12, value_info("y")).str();
+    std::string head = Message().varint(1, 8).str() + "\x3a";
+    pb::append_varint(head, graph_head.size() + kWeightBytes + graph_tail.size());
+    head += graph_head;
+    {
+        std::ofstream out(dir.file("huge.onnx"), std::ios::binary);
+        out << head;
+        out.seekp(static_cast<std::streamoff>(head.size() + kWeightBytes));
+        out << graph_tail << Message().message(8, opset13()).str();
+    }
+    rusage before{};
+    getrusage(RUSAGE_SELF, &before);
+    const OnnxGraphSignature signature = read_onnx_signature(std::filesystem::path(dir.file("huge.onnx")));
+    rusage after{};
+    getrusage(RUSAGE_SELF, &after);
+    EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 100 * 1024) << "KiB more at the peak: the weight was read";
+    ASSERT_EQ(signature.inputs.size(), 1U);
+    EXPECT_EQ(signature.inputs[0].name, "x");
+    EXPECT_EQ(signature.inputs[0].dims, (std::vector<OnnxDimension>{std::string("batch"), std::int64_t{3}}));
+    ASSERT_EQ(signature.outputs.size(), 1U);
+    EXPECT_EQ(signature.outputs[0].name, "y");
+}
+
+TEST(OnnxSignature, BadFilesAreUserErrors) {
+    const testing::ScratchDir dir;
+    dir.write("empty.onnx", "");
+    EXPECT_THROW(read_onnx_signature(std::filesystem::path(dir.file("empty.onnx"))), UserError);
+    EXPECT_THROW(read_onnx_signature(std::filesystem::path(dir.file("absent.onnx"))), UserError);
+    const std::string model = model_around(Message().message(11, value_info("x")));
+    EXPECT_EQ(read_onnx_signature(as_bytes(model), "m.onnx").inputs.size(), 1U);
+    EXPECT_THROW(read_onnx_signature(as_bytes(model.substr(0, model.size() / 2)), "m.onnx"), UserError);
 }
 
 }  // namespace

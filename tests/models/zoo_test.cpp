@@ -58,7 +58,11 @@ protected:
 };
 
 TEST(Zoo, ListsTheModels) {
-    EXPECT_EQ(zoo_names(), (std::vector<std::string>{"resnet50", "mobilenet", "bert", "bert-base", "null"}));
+    EXPECT_EQ(zoo_names(),
+              (std::vector<std::string>{"resnet50", "mobilenet", "mobilenet-v2", "ssd-mobilenet", "ssd-resnet34",
+                                        "3d-unet", "bert", "bert-base", "yolov3", "yolov3-608", "yolov5s",
+                                        "yolov5m", "yolov5l", "yolov5x", "swin-t", "swin-s", "swin-b", "swin-l",
+                                        "null"}));
     ASSERT_NE(find_zoo_model("resnet50"), nullptr);
     EXPECT_EQ(find_zoo_model("resnet50")->name, "resnet50");
     EXPECT_FALSE(find_zoo_model("mobilenet")->source.empty());
@@ -166,7 +170,10 @@ TEST_F(ZooExport, UnknownNameIsAUserErrorListingTheValidNames) {
         FAIL() << "expected UserError";
     } catch (const UserError& e) {
         EXPECT_THAT(e.what(), HasSubstr("resnet51"));
-        EXPECT_THAT(e.what(), HasSubstr("resnet50, mobilenet, bert, bert-base, null"));
+        EXPECT_THAT(e.what(),
+                    HasSubstr("resnet50, mobilenet, mobilenet-v2, ssd-mobilenet, ssd-resnet34, 3d-unet, bert, "
+                              "bert-base, yolov3, yolov3-608, yolov5s, yolov5m, yolov5l, yolov5x, swin-t, swin-s, "
+                              "swin-b, swin-l, null"));
     }
     EXPECT_FALSE(fs::exists(dir_));
 }

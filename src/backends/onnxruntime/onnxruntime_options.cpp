@@ -1,12 +1,11 @@
 #include "backends/onnxruntime/onnxruntime_options.hpp"
 
-#include <charconv>
+#include <cstdint>
+#include <limits>
 #include <string_view>
 #include <utility>
 
-#include <fmt/format.h>
-
-#include "core/error.hpp"
+#include "backends/options.hpp"
 
 namespace inferbench {
 namespace {
@@ -23,28 +22,8 @@ constexpr std::pair<std::string_view, ExecutionMode> kExecutionModes[] = {
     {"parallel", ORT_PARALLEL},
 };
 
-[[noreturn]] void bad_value(std::string_view option, std::string_view value, std::string_view valid) {
-    throw UserError(fmt::format("onnxruntime option {}: '{}' is not valid (use {})", option, value, valid));
-}
-
-int parse_thread_count(std::string_view option, std::string_view text) {
-    int count = -1;
-    const char* end = text.data() + text.size();
-    auto [stop, ec] = std::from_chars(text.data(), end, count);
-    if (ec != std::errc() || stop != end || count < 0)
-        bad_value(option, text, "a whole number >= 0; 0 lets ONNX Runtime choose");
-    return count;
-}
-
-template <typename T, std::size_t N>
-T parse_choice(std::string_view option, std::string_view text, const std::pair<std::string_view, T> (&choices)[N]) {
-    for (const auto& [name, value] : choices) {
-        if (name == text) return value;
-    }
-    std::string valid;
-    for (const auto& [name, value] : choices) valid += fmt::format("{}{}", valid.empty() ? "" : "|", name);
-    bad_value(option, text, valid);
-}
+// ONNX Runtime takes thread counts as int.
+constexpr std::int64_t kMaxThreads = std::numeric_limits<int>::max();
 
 }  // namespace
 
@@ -58,23 +37,12 @@ std::vector<BackendOption> onnxruntime_option_list() {
 }
 
 OnnxRuntimeOptions parse_onnxruntime_options(const OptionMap& options) {
+    const OptionReader read("onnxruntime", options, onnxruntime_option_list());
     OnnxRuntimeOptions parsed;
-    for (const auto& [key, value] : options) {
-        if (key == "intra_op_threads") {
-            parsed.intra_op_threads = parse_thread_count(key, value);
-        } else if (key == "inter_op_threads") {
-            parsed.inter_op_threads = parse_thread_count(key, value);
-        } else if (key == "graph_optimization") {
-            parsed.graph_optimization = parse_choice(key, value, kOptimizationLevels);
-        } else if (key == "execution_mode") {
-            parsed.execution_mode = parse_choice(key, value, kExecutionModes);
-        } else {
-            throw UserError(fmt::format(
-                "unknown onnxruntime option '{}' (valid: intra_op_threads, inter_op_threads, "
-                "graph_optimization, execution_mode)",
-                key));
-        }
-    }
+    parsed.intra_op_threads = static_cast<int>(read.count("intra_op_threads", kMaxThreads));
+    parsed.inter_op_threads = static_cast<int>(read.count("inter_op_threads", kMaxThreads));
+    parsed.graph_optimization = read.choice("graph_optimization", kOptimizationLevels);
+    parsed.execution_mode = read.choice("execution_mode", kExecutionModes);
     return parsed;
 }
 

@@ -1,22 +1,31 @@
 #include "backends/tensorflow/tensorflow_options.hpp"
 
+#include <string_view>
+
 #include <fmt/format.h>
 
 #include "backends/options.hpp"
-#include "core/error.hpp"
 #include "core/units.hpp"
 
 namespace inferbench {
 namespace {
 
-TensorName parse_tensor_name(std::string_view option, std::string_view item) {
+constexpr int kMaxTensorIndex = 65535;
+
+TensorName parse_tensor_name(const OptionReader& read, std::string_view option, std::string_view item) {
     const auto colon = item.rfind(':');
     if (colon == std::string_view::npos) return {std::string(item), 0};
     const auto index = parse_int(item.substr(colon + 1));
     const std::string_view node = trim(item.substr(0, colon));
-    if (!index || *index < 0 || *index > 65535 || node.empty())
-        throw UserError(fmt::format("tensorflow option {}: '{}' is not a tensor name (use node or node:index)", option, item));
+    if (!index || *index < 0 || *index > kMaxTensorIndex || node.empty())
+        read.reject(option, item, "node or node:index, comma-separated");
     return {std::string(node), static_cast<int>(*index)};
+}
+
+std::vector<TensorName> read_tensor_names(const OptionReader& read, std::string_view option) {
+    std::vector<TensorName> names;
+    for (const std::string& item : read.list(option)) names.push_back(parse_tensor_name(read, option, item));
+    return names;
 }
 
 }  // namespace
@@ -33,29 +42,14 @@ std::vector<BackendOption> tensorflow_option_list() {
     };
 }
 
-std::vector<TensorName> parse_tensor_names(std::string_view option, std::string_view text) {
-    std::vector<TensorName> names;
-    if (trim(text).empty()) return names;
-    for (const std::string& item : split_list(text)) {
-        if (item.empty())
-            throw UserError(fmt::format("tensorflow option {}: '{}' has an empty name in its list", option, text));
-        names.push_back(parse_tensor_name(option, item));
-    }
-    return names;
-}
-
 TensorFlowOptions parse_tensorflow_options(const OptionMap& options) {
     const OptionReader read("tensorflow", options, tensorflow_option_list());
     TensorFlowOptions parsed;
-    parsed.inputs = parse_tensor_names("inputs", read.text("inputs"));
-    parsed.outputs = parse_tensor_names("outputs", read.text("outputs"));
+    parsed.inputs = read_tensor_names(read, "inputs");
+    parsed.outputs = read_tensor_names(read, "outputs");
     parsed.intra_op_threads = read.count("intra_op_threads");
     parsed.inter_op_threads = read.count("inter_op_threads");
-    parsed.tags.clear();
-    for (const std::string& tag : split_list(read.text("tags"))) {
-        if (tag.empty()) throw UserError("tensorflow option tags: give one or more tags, comma-separated (e.g. serve)");
-        parsed.tags.push_back(tag);
-    }
+    parsed.tags = read.list("tags", 1);
     return parsed;
 }
 

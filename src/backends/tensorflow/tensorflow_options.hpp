@@ -3,7 +3,6 @@
 
 #include <cstdint>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "backends/backend.hpp"
@@ -29,8 +28,5 @@ struct TensorFlowOptions {
 
 std::vector<BackendOption> tensorflow_option_list();
 TensorFlowOptions parse_tensorflow_options(const OptionMap& options);  // throws UserError
-
-// "a, b:1" -> {a:0, b:1}; throws UserError naming `option` for an empty item or a bad index.
-std::vector<TensorName> parse_tensor_names(std::string_view option, std::string_view text);
 
 }  // namespace inferbench

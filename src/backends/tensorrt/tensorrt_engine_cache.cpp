@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include "core/file_hash.hpp"
+
 namespace inferbench {
 namespace {
 
@@ -65,18 +67,7 @@ std::uint64_t fnv1a64(std::span<const char> bytes, std::uint64_t state) {
 
 std::string hex64(std::uint64_t value) { return fmt::format("{:016x}", value); }
 
-std::string hash_file(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error(fmt::format("cannot read {} to hash it", path.string()));
-    std::vector<char> chunk(std::size_t{1} << 20);
-    std::uint64_t state = kFnvOffsetBasis;
-    while (in) {
-        in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-        state = fnv1a64(std::span<const char>(chunk.data(), static_cast<std::size_t>(in.gcount())), state);
-    }
-    if (in.bad()) throw std::runtime_error(fmt::format("cannot read {} to hash it", path.string()));
-    return hex64(state);
-}
+std::string hash_file(const std::filesystem::path& path) { return hex64(hash_file_contents(path)); }
 
 std::string slug(std::string_view text) {
     std::string out;

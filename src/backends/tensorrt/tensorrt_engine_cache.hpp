@@ -17,7 +17,7 @@
 namespace inferbench {
 
 struct EngineKey {
-    std::string model_hash;  // FNV-1a 64 of the model file's bytes, 16 hex digits
+    std::string model_hash;  // hash_file(): core/file_hash.hpp of the model file, 16 hex digits
     std::uint64_t model_size_bytes = 0;
     Precision precision = Precision::fp32;
     std::int64_t batch_size = 1;
@@ -49,7 +49,7 @@ std::filesystem::path resolve_cache_dir(const std::string& option, const std::st
 inline constexpr std::uint64_t kFnvOffsetBasis = 0xcbf29ce484222325ULL;
 std::uint64_t fnv1a64(std::span<const char> bytes, std::uint64_t state = kFnvOffsetBasis);
 std::string hex64(std::uint64_t value);  // 16 lowercase hex digits
-std::string hash_file(const std::filesystem::path& path);  // hex64(fnv1a64(contents)); throws runtime_error
+std::string hash_file(const std::filesystem::path& path);  // hex64(hash_file_contents(path)); throws runtime_error
 std::string slug(std::string_view text);  // "NVIDIA H100 80GB HBM3" -> "nvidia-h100-80gb-hbm3"
 
 std::optional<std::vector<char>> read_file(const std::filesystem::path& path);  // nothing if absent or unreadable

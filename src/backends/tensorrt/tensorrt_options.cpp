@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include "backends/options.hpp"
-#include "core/error.hpp"
 
 namespace inferbench {
 
@@ -26,16 +25,10 @@ TensorRtOptions parse_tensorrt_options(const OptionMap& options) {
     TensorRtOptions parsed;
     parsed.device_resident = read.flag("device_resident");
     parsed.cuda_graph = read.flag("cuda_graph");
-    parsed.workspace_mb = read.count("workspace_mb");
-    if (parsed.workspace_mb > kMaxWorkspaceMb)
-        throw UserError(fmt::format("tensorrt option workspace_mb: '{}' is not valid (use 0..{})",
-                                    parsed.workspace_mb, kMaxWorkspaceMb));
+    parsed.workspace_mb = read.count("workspace_mb", kMaxWorkspaceMb);
     parsed.calibration_dir = read.text("calibration_dir");
-    const std::int64_t level = read.count("builder_optimization_level");
-    if (level > kMaxBuilderOptimizationLevel)
-        throw UserError(fmt::format("tensorrt option builder_optimization_level: '{}' is not valid (use 0..{})",
-                                    level, kMaxBuilderOptimizationLevel));
-    parsed.builder_optimization_level = static_cast<int>(level);
+    parsed.builder_optimization_level =
+        static_cast<int>(read.count("builder_optimization_level", kMaxBuilderOptimizationLevel));
     parsed.cache_dir = read.text("cache_dir");
     return parsed;
 }

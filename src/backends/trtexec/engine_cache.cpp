@@ -1,9 +1,7 @@
 #include "backends/trtexec/engine_cache.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cctype>
-#include <cstring>
 #include <fstream>
 #include <vector>
 
@@ -16,22 +14,7 @@
 namespace inferbench::trtexec {
 namespace {
 
-constexpr std::uint64_t kPrime1 = 0x9E3779B185EBCA87ull;
-constexpr std::uint64_t kPrime2 = 0xC2B2AE3D27D4EB4Full;
 constexpr std::int64_t kProbeTimeoutNs = 30'000'000'000;
-
-std::uint64_t round(std::uint64_t acc, std::uint64_t word) {
-    return std::rotl(acc + word * kPrime2, 31) * kPrime1;
-}
-
-// The avalanche of splitmix64: every input bit reaches every output bit.
-std::uint64_t finish(std::uint64_t h) {
-    h ^= h >> 30;
-    h *= 0xBF58476D1CE4E5B9ull;
-    h ^= h >> 27;
-    h *= 0x94D049BB133111EBull;
-    return h ^ (h >> 31);
-}
 
 std::string proc_gpu_name(int index) {
     std::error_code ec;
@@ -49,19 +32,6 @@ std::string proc_gpu_name(int index) {
 }
 
 }  // namespace
-
-std::uint64_t hash_bytes(std::span<const std::byte> data) {
-    std::uint64_t acc = kPrime1 ^ data.size();
-    std::size_t i = 0;
-    for (; i + 8 <= data.size(); i += 8) {
-        std::uint64_t word = 0;
-        std::memcpy(&word, data.data() + i, 8);
-        acc = round(acc, word);
-    }
-    std::uint64_t tail = 0;
-    std::memcpy(&tail, data.data() + i, data.size() - i);
-    return finish(round(acc, tail));
-}
 
 std::string file_name_slug(const std::string& text) {
     std::string slug;

@@ -12,13 +12,9 @@
 
 namespace inferbench::trtexec {
 
-// A fast 64-bit hash of the bytes (one multiply-rotate round per 8 bytes, about 2 GB/s): a cache
-// key that changes with any change of the model, not a defence against forged files.
-std::uint64_t hash_bytes(std::span<const std::byte> data);
-
 struct EngineKey {
     std::string model_stem;  // for people reading the folder: "resnet50"
-    std::uint64_t model_hash = 0;
+    std::uint64_t model_hash = 0;  // core/file_hash.hpp
     Precision precision = Precision::fp32;
     std::int64_t batch_size = 1;
     std::string gpu_name;

@@ -1,5 +1,5 @@
-// Runs an external program (trtexec, nvidia-smi) with posix_spawn, its output into a file, and waits
-// for it, polling a stop request. The child stays in the caller's process group, so when the
+// Runs an external program (trtexec, nvidia-smi) with core/subprocess.hpp, its output into a file, and
+// waits for it, polling a stop request. The child stays in the caller's process group, so when the
 // orchestrator kills a worker's group on timeout, the tool goes with it.
 #pragma once
 
@@ -37,9 +37,6 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::files
 // stopped, or (with require_success) exits with another code than 0.
 std::optional<std::string> capture_output(const std::vector<std::string>& argv, std::int64_t timeout_ns,
                                           bool require_success = true);
-
-// The executable `name` on PATH, or nothing.
-std::optional<std::filesystem::path> find_on_path(const std::string& name);
 
 std::string read_text_file(const std::filesystem::path& path);
 

@@ -12,14 +12,16 @@
 #include <fmt/format.h>
 
 #include "backends/trtexec/engine_cache.hpp"
-#include "backends/trtexec/onnx_inputs.hpp"
 #include "backends/trtexec/process.hpp"
 #include "backends/trtexec/trtexec_command.hpp"
 #include "backends/trtexec/trtexec_log.hpp"
 #include "backends/trtexec/trtexec_times.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"
+#include "core/file_hash.hpp"
+#include "core/subprocess.hpp"
 #include "core/units.hpp"
+#include "models/onnx_reader.hpp"
 
 namespace inferbench::trtexec {
 namespace {
@@ -38,13 +40,18 @@ bool is_engine_file(const std::filesystem::path& path) {
     return extension == ".engine" || extension == ".plan" || extension == ".trt";
 }
 
-std::vector<std::byte> read_bytes(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error(fmt::format("cannot read model {}", path));
-    const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-    std::vector<std::byte> bytes(text.size());
-    std::transform(text.begin(), text.end(), bytes.begin(), [](char c) { return static_cast<std::byte>(c); });
-    return bytes;
+// The graph inputs as the trtexec command sees them: -1 for a symbolic or unknown dimension.
+std::vector<OnnxInput> command_inputs(const models::onnx::OnnxGraphSignature& signature) {
+    std::vector<OnnxInput> inputs;
+    for (const auto& info : signature.inputs) {
+        OnnxInput input{info.name, static_cast<std::int32_t>(info.elem_type), {}};
+        for (const auto& dim : info.dims) {
+            const auto* fixed = std::get_if<std::int64_t>(&dim);
+            input.dims.push_back(fixed && *fixed > 0 ? *fixed : -1);
+        }
+        inputs.push_back(std::move(input));
+    }
+    return inputs;
 }
 
 // The last `count` lines of a tool's output, for one-line failure reasons.
@@ -137,7 +144,7 @@ std::optional<std::filesystem::path> find_trtexec(const TrtexecOptions& options)
         if (is_executable(options.trtexec)) return std::filesystem::path(options.trtexec);
         return std::nullopt;
     }
-    if (auto on_path = find_on_path("trtexec")) return on_path;
+    if (auto on_path = find_program("trtexec")) return on_path;
     if (is_executable(kDefaultLocation)) return std::filesystem::path(kDefaultLocation);
     return std::nullopt;
 }
@@ -189,15 +196,14 @@ void TrtexecBackend::load(const std::string& model_path, const BenchmarkSpec& sp
 }
 
 void TrtexecBackend::build_engine(const std::string& model_path, const BenchmarkSpec& spec) {
-    const std::vector<std::byte> bytes = read_bytes(model_path);
-    const std::vector<OnnxInput> inputs = read_onnx_inputs(bytes);
+    const std::vector<OnnxInput> inputs = command_inputs(models::onnx::read_onnx_signature(model_path));
     const bool own_shapes = has_flag(options_.extra_args, "--minShapes") || has_flag(options_.extra_args, "--optShapes");
     shapes_ = own_shapes ? std::string() : shapes_for_batch(inputs, spec.batch_size);
     const std::string gpu = probe_gpu_name(device_);
     const std::filesystem::path cache_dir = std::filesystem::path(spec.model_cache_dir) / "trtexec-engines";
     std::filesystem::create_directories(cache_dir);
     const std::string joined_args = join(options_.extra_args, " ");
-    const EngineKey key{std::filesystem::path(model_path).stem().string(), hash_bytes(bytes), spec.precision,
+    const EngineKey key{std::filesystem::path(model_path).stem().string(), hash_file_contents(model_path), spec.precision,
                         spec.batch_size, gpu, tensorrt_version_,
                         joined_args.empty() ? 0 : hash_bytes(std::as_bytes(std::span(joined_args)))};
     engine_path_ = cache_dir / engine_file_name(key);

@@ -6,10 +6,16 @@
 #include <string>
 #include <vector>
 
-#include "backends/trtexec/onnx_inputs.hpp"
 #include "core/spec.hpp"
 
 namespace inferbench::trtexec {
+
+// A graph input as the build command needs it (from models::onnx::read_onnx_signature).
+struct OnnxInput {
+    std::string name;
+    std::int32_t elem_type = 0;      // onnx.TensorProto.DataType: 1 float, 10 float16, 7 int64, ...
+    std::vector<std::int64_t> dims;  // -1 for a symbolic or unknown dimension
+};
 
 struct EngineBuild {
     std::string trtexec;  // the executable

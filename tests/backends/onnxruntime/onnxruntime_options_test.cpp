@@ -55,10 +55,12 @@ TEST(OnnxRuntimeOptions, UnknownKeyNamesItAndTheValidOnes) {
 TEST(OnnxRuntimeOptions, BadThreadCountsAreUserErrors) {
     for (const char* bad : {"-1", "two", "2x", "", "99999999999"}) {
         EXPECT_THAT(parse_error({{"intra_op_threads", bad}}),
-                    AllOf(HasSubstr("intra_op_threads"), HasSubstr(">= 0")))
+                    AllOf(HasSubstr("onnxruntime option intra_op_threads"), HasSubstr("'" + std::string(bad) + "'"),
+                          HasSubstr("a whole number 0..2147483647")))
             << bad;
     }
-    EXPECT_THAT(parse_error({{"inter_op_threads", "1.5"}}), HasSubstr("inter_op_threads"));
+    EXPECT_THAT(parse_error({{"inter_op_threads", "1.5"}}), AllOf(HasSubstr("inter_op_threads"), HasSubstr("'1.5'")));
+    EXPECT_EQ(parse_onnxruntime_options({{"intra_op_threads", "2147483647"}}).intra_op_threads, 2147483647);
 }
 
 TEST(OnnxRuntimeOptions, BadChoicesListTheValidValues) {

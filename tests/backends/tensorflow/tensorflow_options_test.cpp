@@ -42,14 +42,18 @@ TEST(TensorFlowOptions, ParsesTensorNamesWithAndWithoutIndex) {
     EXPECT_EQ(parsed.inter_op_threads, 1);
     EXPECT_EQ(parsed.inputs[1].text(), "mask:1");
     EXPECT_EQ(parsed.outputs[0].text(), "logits");
+    EXPECT_TRUE(parse_tensorflow_options({{"inputs", "  "}}).inputs.empty());
 }
 
 TEST(TensorFlowOptions, BadValuesAreUserErrors) {
     EXPECT_THAT(parse_error({{"outputs", "logits:x"}}), AllOf(HasSubstr("outputs"), HasSubstr("'logits:x'"),
                                                                HasSubstr("node or node:index")));
-    EXPECT_THAT(parse_error({{"outputs", ":0"}}), HasSubstr("not a tensor name"));
-    EXPECT_THAT(parse_error({{"inputs", "a,,b"}}), AllOf(HasSubstr("inputs"), HasSubstr("empty name")));
-    EXPECT_THAT(parse_error({{"tags", ""}}), HasSubstr("tags"));
+    EXPECT_THAT(parse_error({{"outputs", ":0"}}), AllOf(HasSubstr("outputs"), HasSubstr("':0'")));
+    EXPECT_THAT(parse_error({{"outputs", "y:65536"}}), AllOf(HasSubstr("outputs"), HasSubstr("'y:65536'")));
+    EXPECT_THAT(parse_error({{"inputs", "a,,b"}}),
+                AllOf(HasSubstr("inputs"), HasSubstr("'a,,b'"), HasSubstr("without empty items")));
+    EXPECT_THAT(parse_error({{"tags", ""}}), AllOf(HasSubstr("tags"), HasSubstr("1 or more items")));
+    EXPECT_THAT(parse_error({{"tags", "serve,"}}), HasSubstr("tags"));
     EXPECT_THAT(parse_error({{"intra_op_threads", "-2"}}), HasSubstr("intra_op_threads"));
     EXPECT_THAT(parse_error({{"output", "y"}}), AllOf(HasSubstr("'output'"), HasSubstr("outputs")));
 }

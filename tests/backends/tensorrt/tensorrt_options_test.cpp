@@ -57,7 +57,9 @@ TEST(TensorRtOptions, BadValuesAreUserErrors) {
                 AllOf(HasSubstr("builder_optimization_level"), HasSubstr("'6'"), HasSubstr("0..5")));
     EXPECT_THAT(parse_error({{"builder_optimization_level", "-1"}}), HasSubstr("builder_optimization_level"));
     EXPECT_THAT(parse_error({{"workspace_mb", "lots"}}), HasSubstr("workspace_mb"));
-    EXPECT_THAT(parse_error({{"workspace_mb", "99999999999"}}), AllOf(HasSubstr("workspace_mb"), HasSubstr("0..")));
+    EXPECT_THAT(parse_error({{"workspace_mb", "99999999999"}}),
+                AllOf(HasSubstr("workspace_mb"), HasSubstr("0..1048576")));
+    EXPECT_EQ(parse_tensorrt_options({{"workspace_mb", "1048576"}}).workspace_mb, 1048576);
     EXPECT_THAT(parse_error({{"cuda_graph", "maybe"}}), AllOf(HasSubstr("cuda_graph"), HasSubstr("true|false")));
 }
 

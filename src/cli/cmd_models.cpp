@@ -1,0 +1,237 @@
+// `inferbench models list|export|inspect`: the zoo, and a static cost report of any ONNX file
+// (shapes, parameters, MACs, FLOPs, bytes, intensity, tensor-core pitfalls).
+#include <filesystem>
+#include <iostream>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "core/settings.hpp"
+#include "models/cost_model.hpp"
+#include "models/zoo.hpp"
+#include "report/table.hpp"
+
+namespace inferbench::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using models::ModelCost;
+
+constexpr const char* kConventions =
+    "1 MAC = 2 FLOPs; MACs: Conv, ConvTranspose, Gemm, MatMul (bias not counted); other ops count FLOPs: "
+    "1 per output element for elementwise ops and activations, Softmax 3, BatchNormalization 2 (0 with "
+    "--fold-bn), LayerNormalization/InstanceNormalization 7, pools kernel size, reductions 1 per input "
+    "element, data movement 0; bytes = inputs + weights read, outputs written; view ops 0 bytes";
+
+struct InspectArgs {
+    std::string file;
+    std::string batch;
+    std::vector<std::string> shapes;
+    bool fold_bn = false;
+    bool csv = false;
+    OutputOptions output;
+};
+
+struct ExportArgs {
+    std::string name;
+    std::string batch = "dynamic";
+    std::string out;
+    std::uint64_t seed = 42;
+};
+
+std::string dims_text(const models::ValueShape& shape) {
+    if (!shape.known) return "?";
+    return fmt::format("[{}]", fmt::join(shape.dims, ","));
+}
+
+std::string shapes_text(const models::NodeCost& node) {
+    std::vector<std::string> parts;
+    for (const auto& s : node.outputs) parts.push_back(dims_text(s));
+    return fmt::format("{}", fmt::join(parts, " "));
+}
+
+report::Table nodes_table(const ModelCost& cost) {
+    report::Table table{"nodes",
+                        {{"name", "node"},
+                         {"op", "op"},
+                         {"output_shapes", "output shapes"},
+                         {"parameters", "params"},
+                         {"macs", "MACs"},
+                         {"flops", "FLOPs"},
+                         {"bytes_read", "bytes read"},
+                         {"bytes_written", "bytes written"},
+                         {"intensity_flops_per_byte", "FLOP/B"},
+                         {"flags", "flags"}},
+                        {}};
+    for (const auto& n : cost.nodes) {
+        const std::string flags = n.unknown ? std::string("unknown") : fmt::format("{}", fmt::join(n.flags, ","));
+        table.rows.push_back({n.name, n.op_type, shapes_text(n), n.parameters, n.macs, n.flops, n.bytes_read,
+                              n.bytes_written, n.intensity(), flags});
+    }
+    return table;
+}
+
+report::Table totals_table(const ModelCost& cost, std::int64_t file_bytes) {
+    const auto& t = cost.totals;
+    report::Table table{"totals", {{"quantity", "quantity"}, {"value", "value"}}, {}};
+    const auto add = [&](const char* what, report::Cell value) { table.rows.push_back({std::string(what), value}); };
+    add("nodes", t.nodes);
+    add("unknown nodes", t.unknown_nodes);
+    add("parameters", t.parameters);
+    add("MACs", t.macs);
+    add("GMACs", static_cast<double>(t.macs) / 1e9);
+    add("FLOPs", t.flops);
+    add("GFLOPs", static_cast<double>(t.flops) / 1e9);
+    add("bytes read", t.bytes_read);
+    add("bytes written", t.bytes_written);
+    add("intensity FLOP/B", t.intensity());
+    add("file bytes", file_bytes);
+    return table;
+}
+
+report::Table histogram_table(const ModelCost& cost) {
+    report::Table table{"histogram", {{"op", "op"}, {"nodes", "nodes"}}, {}};
+    for (const auto& [op, count] : cost.histogram) table.rows.push_back({op, count});
+    return table;
+}
+
+nlohmann::ordered_json json_document(const InspectArgs& args, const ModelCost& cost, std::int64_t file_bytes,
+                                     const std::vector<std::string>& warnings) {
+    const auto& t = cost.totals;
+    nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
+    for (const auto& n : cost.nodes) {
+        nlohmann::ordered_json shapes = nlohmann::ordered_json::array();
+        for (const auto& s : n.outputs) shapes.push_back(s.known ? nlohmann::ordered_json(s.dims) : nullptr);
+        nodes.push_back({{"name", n.name},
+                         {"op", n.op_type},
+                         {"output_shapes", shapes},
+                         {"parameters", n.parameters},
+                         {"macs", n.macs},
+                         {"flops", n.flops},
+                         {"bytes_read", n.bytes_read},
+                         {"bytes_written", n.bytes_written},
+                         {"intensity_flops_per_byte", n.intensity()},
+                         {"flags", n.flags},
+                         {"unknown", n.unknown}});
+    }
+    nlohmann::ordered_json doc;
+    doc["schema_version"] = report::kJsonSchemaVersion;
+    doc["file"] = args.file;
+    doc["file_bytes"] = file_bytes;
+    doc["conventions"] = kConventions;
+    doc["batch_norm_folded"] = args.fold_bn;
+    doc["totals"] = {{"nodes", t.nodes},
+                     {"unknown_nodes", t.unknown_nodes},
+                     {"parameters", t.parameters},
+                     {"macs", t.macs},
+                     {"flops", t.flops},
+                     {"bytes_read", t.bytes_read},
+                     {"bytes_written", t.bytes_written},
+                     {"intensity_flops_per_byte", t.intensity()}};
+    doc["histogram"] = cost.histogram;
+    doc["flags"] = cost.flags;
+    doc["warnings"] = warnings;
+    doc["nodes"] = nodes;
+    return doc;
+}
+
+models::ShapeInferenceOptions shape_options(const InspectArgs& args) {
+    models::ShapeInferenceOptions options;
+    if (!args.batch.empty()) {
+        const auto [name, dims] = models::parse_shape_override("batch=" + args.batch);
+        if (dims.size() != 1) throw UserError(fmt::format("--batch {}: expected one whole number >= 1", args.batch));
+        options.batch = dims[0];
+    }
+    for (const auto& text : args.shapes) options.input_shapes.insert(models::parse_shape_override(text));
+    return options;
+}
+
+int inspect(const InspectArgs& args) {
+    const auto format = report::parse_format(args.csv ? "csv" : args.output.resolved());
+    std::error_code ec;
+    const auto file_bytes = static_cast<std::int64_t>(fs::file_size(args.file, ec));
+    if (ec) throw UserError(fmt::format("{}: cannot read this file: {}", args.file, ec.message()));
+    const auto model = models::onnx::read_onnx_file(args.file);
+    const auto shapes = models::infer_shapes(model, shape_options(args));
+    const auto cost = models::estimate_cost(model, shapes, {args.fold_bn});
+    if (format == report::Format::json) {
+        std::cout << json_document(args, cost, file_bytes, shapes.warnings).dump(2) << '\n';
+        return kExitOk;
+    }
+    for (const auto& w : shapes.warnings) fmt::print(stderr, "inferbench: warning: {}\n", w);
+    std::cout << report::render(nodes_table(cost), format);
+    if (format == report::Format::csv) return kExitOk;  // one table per CSV document
+    std::cout << '\n'
+              << report::render(totals_table(cost, file_bytes), format) << '\n'
+              << report::render(histogram_table(cost), format);
+    for (const auto& f : cost.flags) std::cout << "flag: " << f << '\n';
+    std::cout << "conventions: " << kConventions << '\n';
+    return kExitOk;
+}
+
+int export_model(const ExportArgs& args) {
+    if (args.batch != "dynamic") models::parse_shape_override("batch=" + args.batch);  // validates N
+    const fs::path cached = models::export_onnx(args.name, resolved_model_cache(RunSettings{}), args.seed);
+    fs::path written = cached;
+    if (!args.out.empty()) {
+        std::error_code ec;
+        fs::copy_file(cached, args.out, fs::copy_options::overwrite_existing, ec);
+        if (ec) throw EnvironmentError(fmt::format("cannot write {}: {}", args.out, ec.message()));
+        written = args.out;
+    }
+    std::cout << written.string() << '\n';
+    if (args.batch != "dynamic")
+        fmt::print(stderr,
+                   "note: the batch dimension stays symbolic ('batch') in the file; runtimes bind it to {} "
+                   "at load; `inferbench models inspect {} --batch {}` counts for it\n",
+                   args.batch, written.string(), args.batch);
+    return kExitOk;
+}
+
+void add_inspect(CLI::App& models_cmd, CommandContext& context) {
+    auto args = std::make_shared<InspectArgs>();
+    CLI::App* cmd = models_cmd.add_subcommand("inspect",
+                                              "shapes, parameters, MACs, FLOPs, bytes and pitfalls per node of "
+                                              "an ONNX file");
+    cmd->add_option("file", args->file, "ONNX model file")->required();
+    cmd->add_option("--batch", args->batch, "binds a symbolic first dimension of the inputs (default 1)");
+    cmd->add_option("--shape", args->shapes, "an input's whole shape, NAME=D0,D1,... (repeatable)")
+        ->allow_extra_args(false);
+    cmd->add_flag("--fold-bn", args->fold_bn, "count BatchNormalization as folded into the convolution (0 FLOPs)");
+    cmd->add_flag("--csv", args->csv, "same as --format csv (the per-node table)");
+    args->output.add_to(*cmd);
+    cmd->callback([&context, args] { context.action = [args] { return inspect(*args); }; });
+}
+
+void add_export(CLI::App& models_cmd, CommandContext& context) {
+    auto args = std::make_shared<ExportArgs>();
+    CLI::App* cmd = models_cmd.add_subcommand("export", "write a zoo model as ONNX and print its path");
+    cmd->add_option("name", args->name, "zoo model name (see `inferbench models list`)")->required();
+    cmd->add_option("--batch", args->batch, "dynamic (default) or N; the file keeps a symbolic batch either way");
+    cmd->add_option("--out", args->out, "copy the model to this file (default: the model cache)");
+    cmd->add_option("--seed", args->seed, "weight seed (default 42, as `run`)");
+    cmd->callback([&context, args] { context.action = [args] { return export_model(*args); }; });
+}
+
+}  // namespace
+
+void add_models_command(CLI::App& app, CommandContext& context) {
+    CLI::App* models_cmd = app.add_subcommand("models", "the model zoo and a static cost report of any ONNX file");
+    models_cmd->require_subcommand(1);
+    auto list_output = std::make_shared<OutputOptions>();
+    CLI::App* list = models_cmd->add_subcommand("list", "list the zoo models (same as `list models`)");
+    list_output->add_to(*list);
+    list->callback([&context, list_output] {
+        context.action = [list_output] {
+            std::cout << report::render(zoo_models_table(), report::parse_format(list_output->resolved()));
+            return kExitOk;
+        };
+    });
+    add_export(*models_cmd, context);
+    add_inspect(*models_cmd, context);
+}
+
+}  // namespace inferbench::cli

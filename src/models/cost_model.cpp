@@ -1,0 +1,207 @@
+#include "models/cost_model.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace inferbench::models {
+
+using onnx::OnnxNode;
+
+double NodeCost::intensity() const {
+    const auto bytes = bytes_read + bytes_written;
+    return bytes == 0 ? 0.0 : static_cast<double>(flops) / static_cast<double>(bytes);
+}
+
+double CostTotals::intensity() const {
+    const auto bytes = bytes_read + bytes_written;
+    return bytes == 0 ? 0.0 : static_cast<double>(flops) / static_cast<double>(bytes);
+}
+
+namespace {
+
+struct NodeView {
+    const OnnxNode& node;
+    const ShapeInference& shapes;
+    const ValueShape* in(std::size_t i) const { return i < node.inputs.size() ? shapes.find(node.inputs[i]) : nullptr; }
+    const ValueShape* out(std::size_t i) const {
+        return i < node.outputs.size() ? shapes.find(node.outputs[i]) : nullptr;
+    }
+    std::int64_t out_elements() const { return out(0) == nullptr ? 0 : out(0)->elements(); }
+    std::int64_t attribute(std::string_view name, std::int64_t fallback) const {
+        const auto it = node.attributes.find(name);
+        const auto* v = it == node.attributes.end() ? nullptr : std::get_if<std::int64_t>(&it->second);
+        return v == nullptr ? fallback : *v;
+    }
+};
+
+std::int64_t product(const std::vector<std::int64_t>& dims, std::size_t from) {
+    std::int64_t n = 1;
+    for (std::size_t i = from; i < dims.size(); ++i) n *= dims[i];
+    return n;
+}
+
+std::int64_t conv_macs(const NodeView& v) {
+    const auto* w = v.in(1);
+    if (w == nullptr || w->dims.size() < 3) return 0;
+    if (v.node.op_type == "Conv") return v.out_elements() * product(w->dims, 1);  // Cin/groups * kernel
+    const auto* x = v.in(0);  // ConvTranspose: W is [Cin, Cout/groups, k...]
+    return x == nullptr ? 0 : x->elements() * product(w->dims, 1);
+}
+
+std::int64_t matrix_macs(const NodeView& v) {
+    const auto* a = v.in(0);
+    if (a == nullptr || a->dims.empty()) return 0;
+    std::int64_t k = a->dims.back();
+    if (v.node.op_type == "Gemm" && v.attribute("transA", 0) != 0) k = a->dims.front();
+    return v.out_elements() * k;
+}
+
+std::int64_t macs_of(const NodeView& v) {
+    const auto& op = v.node.op_type;
+    if (op == "Conv" || op == "ConvTranspose") return conv_macs(v);
+    if (op == "Gemm" || op == "MatMul") return matrix_macs(v);
+    return 0;
+}
+
+const std::set<std::string, std::less<>>& unit_flop_ops() {
+    static const std::set<std::string, std::less<>> ops = {
+        "Relu",       "Clip",  "LeakyRelu",  "Sigmoid",     "Sqrt",      "Erf", "Exp",  "Log",      "Tanh",
+        "Neg",        "Abs",   "Reciprocal", "HardSigmoid", "HardSwish", "Elu", "Selu", "Softplus", "Mish",
+        "Gelu",       "PRelu", "Add",        "Sub",         "Mul",       "Div", "Pow",  "Where",    "Equal",
+        "Greater",    "Less",  "Max",        "Min",         "Mod",       "Sum", "Mean", "Sin",      "Cos",
+        "Floor",      "Ceil",  "Round",      "Sign",        "And",       "Or",  "Xor",  "Not",      "GreaterOrEqual",
+        "LessOrEqual"};
+    return ops;
+}
+
+std::int64_t pool_flops(const NodeView& v) {
+    const auto it = v.node.attributes.find("kernel_shape");
+    const auto* kernel = it == v.node.attributes.end() ? nullptr : std::get_if<std::vector<std::int64_t>>(&it->second);
+    return kernel == nullptr ? 0 : v.out_elements() * product(*kernel, 0);
+}
+
+std::int64_t other_flops(const NodeView& v, const CostOptions& options) {
+    const auto& op = v.node.op_type;
+    const std::int64_t n = v.out_elements();
+    if (unit_flop_ops().contains(op)) return n;
+    if (op == "Softmax" || op == "LogSoftmax") return 3 * n;
+    if (op == "BatchNormalization") return options.fold_batch_norm ? 0 : 2 * n;
+    if (op == "LayerNormalization" || op == "InstanceNormalization") return 7 * n;
+    if (op == "MaxPool" || op == "AveragePool" || op == "LpPool") return pool_flops(v);
+    if (op == "GlobalAveragePool" || op == "GlobalMaxPool" || op.starts_with("Reduce"))
+        return v.in(0) == nullptr ? 0 : v.in(0)->elements();
+    return 0;
+}
+
+bool is_view(std::string_view op) {
+    return op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze" || op == "Shape" ||
+           op == "Constant" || op == "Identity";
+}
+
+void count_bytes(const NodeView& v, NodeCost& cost) {
+    if (is_view(v.node.op_type)) return;
+    for (std::size_t i = 0; i < v.node.outputs.size(); ++i)
+        if (const auto* o = v.out(i)) cost.bytes_written += o->bytes();
+    if (v.node.op_type == "Gather") {  // the rows it outputs, and the indices
+        cost.bytes_read = cost.bytes_written + (v.in(1) == nullptr ? 0 : v.in(1)->bytes());
+        return;
+    }
+    for (std::size_t i = 0; i < v.node.inputs.size(); ++i)
+        if (const auto* x = v.in(i)) cost.bytes_read += x->bytes();
+}
+
+void conv_flags(const NodeView& v, NodeCost& cost) {
+    const auto* w = v.in(1);
+    if (w == nullptr || w->dims.size() < 3) return;
+    const std::int64_t groups = v.attribute("group", 1);
+    const bool transposed = v.node.op_type == "ConvTranspose";
+    const std::int64_t cin = transposed ? w->dims[0] : w->dims[1] * groups;
+    const std::int64_t cout = transposed ? w->dims[1] * groups : w->dims[0];
+    if (groups > 1 && groups == cin)
+        cost.flags.emplace_back("depthwise");
+    else if (groups > 1)
+        cost.flags.emplace_back("grouped");
+    if (product(w->dims, 2) == 1) cost.flags.emplace_back("1x1");
+    if (cin % kTensorCoreAlignment != 0 || cout % kTensorCoreAlignment != 0) cost.flags.emplace_back("unaligned");
+}
+
+void matrix_flags(const NodeView& v, NodeCost& cost) {
+    const auto* a = v.in(0);
+    const auto* out = v.out(0);
+    if (a == nullptr || out == nullptr || a->dims.empty() || out->dims.empty()) return;
+    const std::int64_t k = v.node.op_type == "Gemm" && v.attribute("transA", 0) != 0 ? a->dims.front() : a->dims.back();
+    if (k % kTensorCoreAlignment != 0 || out->dims.back() % kTensorCoreAlignment != 0)
+        cost.flags.emplace_back("unaligned");
+}
+
+NodeCost node_cost(const NodeView& v, bool inferred, const std::set<std::string, std::less<>>& initializers,
+                   const CostOptions& options) {
+    NodeCost cost{v.node.name, v.node.op_type, {}, 0, 0, 0, 0, 0, !inferred, {}};
+    for (std::size_t i = 0; i < v.node.outputs.size(); ++i)
+        cost.outputs.push_back(v.out(i) == nullptr ? ValueShape{} : *v.out(i));
+    for (std::size_t i = 0; i < v.node.inputs.size(); ++i)
+        if (initializers.contains(v.node.inputs[i]) && v.in(i) != nullptr) cost.parameters += v.in(i)->elements();
+    if (!inferred) return cost;
+    cost.macs = macs_of(v);
+    cost.flops = 2 * cost.macs + other_flops(v, options);
+    if (!(options.fold_batch_norm && v.node.op_type == "BatchNormalization")) count_bytes(v, cost);
+    if (v.node.op_type == "Conv" || v.node.op_type == "ConvTranspose") conv_flags(v, cost);
+    if (v.node.op_type == "Gemm" || v.node.op_type == "MatMul") matrix_flags(v, cost);
+    return cost;
+}
+
+void summarise_flags(ModelCost& cost) {
+    struct Count {
+        std::int64_t nodes = 0, macs = 0;
+        std::string first;
+    };
+    std::map<std::string, Count> counts;
+    for (const auto& node : cost.nodes) {
+        for (const auto& flag : node.flags) {
+            auto& c = counts[flag];
+            if (c.nodes++ == 0) c.first = node.name;
+            c.macs += node.macs;
+        }
+    }
+    static const std::map<std::string, std::string> meaning = {
+        {"depthwise", "depthwise convolutions (memory-bound; poor tensor-core use)"},
+        {"grouped", "grouped convolutions (small GEMMs per group)"},
+        {"1x1", "1x1 convolutions (plain GEMMs; layout and fusion matter)"},
+        {"unaligned", fmt::format("convolutions/GEMMs with a channel or feature dimension not a multiple of {} "
+                                  "(no tensor-core alignment)",
+                                  kTensorCoreAlignment)}};
+    const double total = static_cast<double>(std::max<std::int64_t>(cost.totals.macs, 1));
+    for (const auto& [flag, c] : counts)
+        cost.flags.push_back(fmt::format("{}: {} {}, {:.1f}% of MACs; first: {}", flag, c.nodes, meaning.at(flag),
+                                         100.0 * static_cast<double>(c.macs) / total, c.first));
+}
+
+}  // namespace
+
+ModelCost estimate_cost(const onnx::OnnxModel& model, const ShapeInference& shapes, const CostOptions& options) {
+    std::set<std::string, std::less<>> initializers;
+    ModelCost cost;
+    for (const auto& init : model.graph.initializers) {
+        initializers.insert(init.name);
+        cost.totals.parameters += init.element_count();
+    }
+    const auto& nodes = model.graph.nodes;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        const bool inferred = i < shapes.node_inferred.size() && shapes.node_inferred[i];
+        NodeCost node = node_cost(NodeView{nodes[i], shapes}, inferred, initializers, options);
+        cost.totals.macs += node.macs;
+        cost.totals.flops += node.flops;
+        cost.totals.bytes_read += node.bytes_read;
+        cost.totals.bytes_written += node.bytes_written;
+        cost.totals.unknown_nodes += node.unknown ? 1 : 0;
+        ++cost.histogram[node.op_type];
+        cost.nodes.push_back(std::move(node));
+    }
+    cost.totals.nodes = static_cast<std::int64_t>(nodes.size());
+    summarise_flags(cost);
+    return cost;
+}
+
+}  // namespace inferbench::models

@@ -1,0 +1,326 @@
+// Shape rules per op, following the ONNX operator specification (opsets 7 to 21).
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <string>
+#include <unordered_map>
+
+#include "models/shape_ops.hpp"
+
+namespace inferbench::models::detail {
+
+using onnx::DataType;
+using onnx::OnnxNode;
+using Dims = std::vector<std::int64_t>;
+
+const ValueShape* ShapeContext::in(const OnnxNode& node, std::size_t index) const {
+    return index < node.inputs.size() ? result.find(node.inputs[index]) : nullptr;
+}
+
+const std::vector<double>* ShapeContext::constant(const OnnxNode& node, std::size_t index) const {
+    if (index >= node.inputs.size()) return nullptr;
+    const auto it = result.constants.find(node.inputs[index]);
+    return it == result.constants.end() ? nullptr : &it->second;
+}
+
+std::optional<Dims> ShapeContext::ints(const OnnxNode& node, std::size_t index) const {
+    const auto* values = constant(node, index);
+    if (values == nullptr) return std::nullopt;
+    Dims out;
+    for (const double v : *values) out.push_back(static_cast<std::int64_t>(std::clamp(v, -9.0e18, 9.0e18)));
+    return out;
+}
+
+void ShapeContext::set(const OnnxNode& node, std::size_t index, DataType type, Dims dims) {
+    if (index < node.outputs.size() && !node.outputs[index].empty())
+        result.values[node.outputs[index]] = ValueShape{true, type, std::move(dims)};
+}
+
+void ShapeContext::set_constant(const OnnxNode& node, std::size_t index, std::vector<double> values) {
+    if (index < node.outputs.size() && !node.outputs[index].empty() && values.size() <= kMaxFoldedElements)
+        result.constants[node.outputs[index]] = std::move(values);
+}
+
+std::int64_t int_attribute(const OnnxNode& node, std::string_view name, std::int64_t fallback) {
+    const auto it = node.attributes.find(name);
+    if (it == node.attributes.end()) return fallback;
+    const auto* value = std::get_if<std::int64_t>(&it->second);
+    return value != nullptr ? *value : fallback;
+}
+
+std::optional<Dims> ints_attribute(const OnnxNode& node, std::string_view name) {
+    const auto it = node.attributes.find(name);
+    if (it == node.attributes.end()) return std::nullopt;
+    if (const auto* value = std::get_if<Dims>(&it->second)) return *value;
+    return std::nullopt;
+}
+
+std::optional<Dims> broadcast(const Dims& a, const Dims& b) {
+    Dims out(std::max(a.size(), b.size()), 1);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        const std::int64_t x = i < a.size() ? a[a.size() - 1 - i] : 1;
+        const std::int64_t y = i < b.size() ? b[b.size() - 1 - i] : 1;
+        if (x != y && x != 1 && y != 1) return std::nullopt;
+        out[out.size() - 1 - i] = x == 1 ? y : x;
+    }
+    return out;
+}
+
+namespace {
+
+std::int64_t normalize_axis(std::int64_t axis, std::size_t rank) {
+    return axis < 0 ? axis + static_cast<std::int64_t>(rank) : axis;
+}
+
+std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
+
+std::int64_t product(const Dims& dims, std::size_t from, std::size_t to) {
+    std::int64_t n = 1;
+    for (std::size_t i = from; i < to && i < dims.size(); ++i) n *= dims[i];
+    return n;
+}
+
+bool same_as_input(ShapeContext& c, const OnnxNode& n) {
+    const auto* x = c.in(n, 0);
+    if (x == nullptr) return false;
+    c.set(n, 0, x->type, x->dims);
+    if (const auto* v = c.constant(n, 0); v != nullptr && (n.op_type == "Identity" || n.op_type == "Cast"))
+        c.set_constant(n, 0, *v);
+    return true;
+}
+
+bool cast(ShapeContext& c, const OnnxNode& n) {
+    if (!same_as_input(c, n)) return false;
+    c.set(n, 0, static_cast<DataType>(int_attribute(n, "to", 1)), c.in(n, 0)->dims);
+    return true;
+}
+
+std::optional<double> fold_binary(std::string_view op, double a, double b) {
+    if (op == "Add") return a + b;
+    if (op == "Sub") return a - b;
+    if (op == "Mul") return a * b;
+    if (op == "Div" && b != 0) return a / b;
+    if (op == "Equal") return a == b ? 1.0 : 0.0;
+    return std::nullopt;
+}
+
+// Integer shape arithmetic on folded constants (scalar or equal-length operands).
+void fold_elementwise(ShapeContext& c, const OnnxNode& n, DataType type) {
+    const auto* a = c.constant(n, 0);
+    const auto* b = c.constant(n, 1);
+    if (a == nullptr || b == nullptr || n.inputs.size() != 2) return;
+    if (a->size() != b->size() && a->size() != 1 && b->size() != 1) return;
+    std::vector<double> out(std::max(a->size(), b->size()));
+    const bool integral = type != DataType::float32 && type != DataType::float64;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        const auto v = fold_binary(n.op_type, (*a)[a->size() == 1 ? 0 : i], (*b)[b->size() == 1 ? 0 : i]);
+        if (!v) return;
+        out[i] = integral ? std::floor(*v) : *v;
+    }
+    c.set_constant(n, 0, std::move(out));
+}
+
+bool elementwise(ShapeContext& c, const OnnxNode& n) {
+    std::optional<Dims> dims = Dims{};
+    for (std::size_t i = 0; i < n.inputs.size() && dims; ++i) {
+        const auto* x = c.in(n, i);
+        if (x == nullptr) return false;
+        dims = broadcast(*dims, x->dims);
+    }
+    if (!dims || n.inputs.empty()) return false;
+    static const std::vector<std::string_view> predicates = {
+        "Equal", "Greater", "Less", "GreaterOrEqual", "LessOrEqual", "And", "Or", "Xor", "Not"};
+    DataType type = c.in(n, n.op_type == "Where" ? 1 : 0)->type;
+    if (std::ranges::find(predicates, n.op_type) != predicates.end()) type = DataType::boolean;
+    c.set(n, 0, type, *dims);
+    fold_elementwise(c, n, type);
+    return true;
+}
+
+struct Window {
+    Dims kernel, strides, dilations, pads;
+    bool ceil_mode = false;
+    std::string auto_pad;
+};
+
+Window window_of(const OnnxNode& n, Dims kernel) {
+    const std::size_t k = kernel.size();
+    Window w{std::move(kernel),
+             ints_attribute(n, "strides").value_or(Dims(k, 1)),
+             ints_attribute(n, "dilations").value_or(Dims(k, 1)),
+             ints_attribute(n, "pads").value_or(Dims(2 * k, 0)),
+             int_attribute(n, "ceil_mode", 0) != 0,
+             ""};
+    if (const auto it = n.attributes.find("auto_pad"); it != n.attributes.end())
+        if (const auto* s = std::get_if<std::string>(&it->second)) w.auto_pad = *s;
+    return w;
+}
+
+std::optional<Dims> window_output(const Dims& spatial, const Window& w) {
+    if (w.kernel.size() != spatial.size() || w.strides.size() != spatial.size() || w.pads.size() != 2 * spatial.size())
+        return std::nullopt;
+    Dims out;
+    for (std::size_t i = 0; i < spatial.size(); ++i) {
+        const std::int64_t s = std::max<std::int64_t>(w.strides[i], 1);
+        if (w.auto_pad == "SAME_UPPER" || w.auto_pad == "SAME_LOWER") {
+            out.push_back((spatial[i] + s - 1) / s);
+            continue;
+        }
+        const std::int64_t pads = w.auto_pad == "VALID" ? 0 : w.pads[i] + w.pads[i + spatial.size()];
+        const std::int64_t span = spatial[i] + pads - (w.dilations[i] * (w.kernel[i] - 1) + 1);
+        if (span < 0) return std::nullopt;
+        out.push_back((w.ceil_mode ? (span + s - 1) / s : span / s) + 1);
+    }
+    return out;
+}
+
+bool conv(ShapeContext& c, const OnnxNode& n) {
+    const auto* x = c.in(n, 0);
+    const auto* w = c.in(n, 1);
+    if (x == nullptr || w == nullptr || x->dims.size() < 3 || w->dims.size() != x->dims.size()) return false;
+    const Dims spatial(x->dims.begin() + 2, x->dims.end());
+    const auto out = window_output(spatial, window_of(n, Dims(w->dims.begin() + 2, w->dims.end())));
+    if (!out) return false;
+    Dims dims{x->dims[0], w->dims[0]};
+    dims.insert(dims.end(), out->begin(), out->end());
+    c.set(n, 0, x->type, dims);
+    return true;
+}
+
+bool conv_transpose(ShapeContext& c, const OnnxNode& n) {
+    const auto* x = c.in(n, 0);
+    const auto* w = c.in(n, 1);
+    if (x == nullptr || w == nullptr || x->dims.size() < 3 || w->dims.size() != x->dims.size()) return false;
+    const std::size_t k = x->dims.size() - 2;
+    const Window win = window_of(n, Dims(w->dims.begin() + 2, w->dims.end()));
+    const Dims output_padding = ints_attribute(n, "output_padding").value_or(Dims(k, 0));
+    const auto output_shape = ints_attribute(n, "output_shape");
+    if (win.pads.size() != 2 * k || output_padding.size() != k) return false;
+    Dims dims{x->dims[0], w->dims[1] * int_attribute(n, "group", 1)};
+    for (std::size_t i = 0; i < k; ++i) {
+        if (output_shape && output_shape->size() == k) {
+            dims.push_back((*output_shape)[i]);
+            continue;
+        }
+        const std::int64_t pads = win.auto_pad.starts_with("SAME") ? 0 : win.pads[i] + win.pads[i + k];
+        dims.push_back(win.strides[i] * (x->dims[i + 2] - 1) + output_padding[i] +
+                       (win.kernel[i] - 1) * win.dilations[i] + 1 - pads);
+    }
+    c.set(n, 0, x->type, dims);
+    return true;
+}
+
+bool pool(ShapeContext& c, const OnnxNode& n) {
+    const auto* x = c.in(n, 0);
+    const auto kernel = ints_attribute(n, "kernel_shape");
+    if (x == nullptr || !kernel || x->dims.size() != kernel->size() + 2) return false;
+    const auto out = window_output(Dims(x->dims.begin() + 2, x->dims.end()), window_of(n, *kernel));
+    if (!out) return false;
+    Dims dims{x->dims[0], x->dims[1]};
+    dims.insert(dims.end(), out->begin(), out->end());
+    for (std::size_t i = 0; i < n.outputs.size(); ++i) c.set(n, i, i == 0 ? x->type : DataType::int64, dims);
+    return true;
+}
+
+bool global_pool(ShapeContext& c, const OnnxNode& n) {
+    const auto* x = c.in(n, 0);
+    if (x == nullptr || x->dims.size() < 2) return false;
+    Dims dims(x->dims.size(), 1);
+    dims[0] = x->dims[0];
+    dims[1] = x->dims[1];
+    c.set(n, 0, x->type, dims);
+    return true;
+}
+
+bool flatten(ShapeContext& c, const OnnxNode& n) {
+    const auto* x = c.in(n, 0);
+    if (x == nullptr) return false;
+    const auto axis = normalize_axis(int_attribute(n, "axis", 1), x->dims.size());
+    if (axis < 0 || at(axis) > x->dims.size()) return false;
+    c.set(n, 0, x->type, {product(x->dims, 0, at(axis)), product(x->dims, at(axis), x->dims.size())});
+    return true;
+}
+
+bool gemm(ShapeContext& c, const OnnxNode& n) {
+    const auto* a = c.in(n, 0);
+    const auto* b = c.in(n, 1);
+    if (a == nullptr || b == nullptr || a->dims.size() != 2 || b->dims.size() != 2) return false;
+    const std::int64_t m = int_attribute(n, "transA", 0) != 0 ? a->dims[1] : a->dims[0];
+    const std::int64_t cols = int_attribute(n, "transB", 0) != 0 ? b->dims[0] : b->dims[1];
+    c.set(n, 0, a->type, {m, cols});
+    return true;
+}
+
+bool matmul(ShapeContext& c, const OnnxNode& n) {
+    const auto* a = c.in(n, 0);
+    const auto* b = c.in(n, 1);
+    if (a == nullptr || b == nullptr || a->dims.empty() || b->dims.empty()) return false;
+    Dims x = a->dims.size() == 1 ? Dims{1, a->dims[0]} : a->dims;
+    Dims y = b->dims.size() == 1 ? Dims{b->dims[0], 1} : b->dims;
+    if (x.back() != y[y.size() - 2]) return false;
+    auto dims = broadcast(Dims(x.begin(), x.end() - 2), Dims(y.begin(), y.end() - 2));
+    if (!dims) return false;
+    if (a->dims.size() > 1) dims->push_back(x[x.size() - 2]);
+    if (b->dims.size() > 1) dims->push_back(y.back());
+    c.set(n, 0, a->type, *dims);
+    return true;
+}
+
+}  // namespace
+
+ShapeRule find_shape_rule(std::string_view op_type) {
+    static const std::unordered_map<std::string_view, ShapeRule> rules = [] {
+        std::unordered_map<std::string_view, ShapeRule> r;
+        for (const char* op : {"Relu",
+                               "Clip",
+                               "LeakyRelu",
+                               "Sigmoid",
+                               "Sqrt",
+                               "Erf",
+                               "Exp",
+                               "Log",
+                               "Tanh",
+                               "Neg",
+                               "Abs",
+                               "Reciprocal",
+                               "Floor",
+                               "Ceil",
+                               "Round",
+                               "HardSigmoid",
+                               "HardSwish",
+                               "Elu",
+                               "Selu",
+                               "Softplus",
+                               "Mish",
+                               "Gelu",
+                               "Identity",
+                               "Dropout",
+                               "Softmax",
+                               "LogSoftmax",
+                               "BatchNormalization",
+                               "InstanceNormalization",
+                               "LayerNormalization",
+                               "LRN",
+                               "Sin",
+                               "Cos",
+                               "Sign"})
+            r[op] = same_as_input;
+        for (const char* op :
+             {"Add", "Sub",   "Mul", "Div", "Pow", "Where", "Equal",          "Greater",     "Less", "Max", "Min",
+              "Mod", "PRelu", "And", "Or",  "Xor", "Not",   "GreaterOrEqual", "LessOrEqual", "Sum",  "Mean"})
+            r[op] = elementwise;
+        r["Cast"] = cast;
+        r["Conv"] = conv;
+        r["ConvTranspose"] = conv_transpose;
+        r["MaxPool"] = r["AveragePool"] = r["LpPool"] = pool;
+        r["GlobalAveragePool"] = r["GlobalMaxPool"] = global_pool;
+        r["Flatten"] = flatten;
+        r["Gemm"] = gemm;
+        r["MatMul"] = matmul;
+        return r;
+    }();
+    if (const auto it = rules.find(op_type); it != rules.end()) return it->second;
+    return find_tensor_rule(op_type);
+}
+
+}  // namespace inferbench::models::detail
