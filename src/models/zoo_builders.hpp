@@ -15,6 +15,17 @@ inline constexpr std::string_view kBatchDimName = "batch";
 
 GraphBuilder build_resnet50(std::uint64_t seed);
 GraphBuilder build_mobilenet(std::uint64_t seed);
+
+// Convolution -> BN (epsilon 0.001) -> ReLU6, the unit every MobileNet v1 layer is made of.
+std::string mobilenet_v1_unit(GraphBuilder& g, const std::string& scope, const std::string& x, std::int64_t in_channels,
+                          std::int64_t out_channels, const ConvOptions& options);
+// MobileNet v1's feature extractor (Conv2d_0 and the 13 separable blocks, TF-slim scope names
+// under `scope`), shared by the classifier and SSD-MobileNet.
+struct MobilenetV1Features {
+    std::vector<std::string> block_outputs;  // Conv2d_1 ... Conv2d_13 pointwise outputs
+    std::int64_t channels = 0;               // of the last block
+};
+MobilenetV1Features mobilenet_v1_features(GraphBuilder& g, const std::string& input, const std::string& scope);
 GraphBuilder build_mobilenet_v2(std::uint64_t seed);
 // Detectors and segmenters end at their raw predictions: no box decoding, no NMS.
 GraphBuilder build_ssd_mobilenet(std::uint64_t seed);

@@ -15,28 +15,9 @@ namespace inferbench::models {
 
 namespace {
 
-constexpr float kBnEpsilon = 0.001F;
 constexpr std::int64_t kClasses = 91;  // 90 COCO ids + background
 constexpr std::int64_t kBoxCode = 4;
 
-struct SeparableBlock {
-    std::int64_t out_channels;
-    std::int64_t stride;
-};
-// MobileNet v1's 13 separable blocks (as zoo_mobilenet.cpp).
-constexpr std::array<SeparableBlock, 13> kBlocks = {{{64, 1},
-                                                     {128, 2},
-                                                     {128, 1},
-                                                     {256, 2},
-                                                     {256, 1},
-                                                     {512, 2},
-                                                     {512, 1},
-                                                     {512, 1},
-                                                     {512, 1},
-                                                     {512, 1},
-                                                     {512, 1},
-                                                     {1024, 2},
-                                                     {1024, 1}}};
 // The feature extractor's layer_depth [-1, -1, 512, 256, 256, 128]: the extra layers after
 // Conv2d_13_pointwise, each a 1x1 to half the depth then a 3x3 stride-2 to the depth.
 constexpr std::array<std::int64_t, 4> kExtraDepths = {512, 256, 256, 128};
@@ -50,14 +31,6 @@ std::string op(GraphBuilder& g, std::string_view type, std::string name, std::ve
                std::vector<OnnxAttribute> attributes = {}) {
     g.add_node({std::string(type), name, std::move(inputs), {name}, std::move(attributes)});
     return name;
-}
-
-// Convolution -> BN -> ReLU6, as the config's conv_hyperparams (batch_norm scale and center, ReLU6).
-std::string conv_bn_relu6(GraphBuilder& g, const std::string& scope, const std::string& x, std::int64_t in_channels,
-                          std::int64_t out_channels, const ConvOptions& options) {
-    std::string y = g.conv(scope, x, in_channels, out_channels, options);
-    y = g.batch_norm(scope + "/BatchNorm", y, out_channels, kBnEpsilon);
-    return g.relu6(scope + "/Relu6", y);
 }
 
 // A 1x1 prediction convolution with bias, then NHWC and [batch, cells * anchors, width], as TF
@@ -83,24 +56,16 @@ GraphBuilder build_ssd_mobilenet(std::uint64_t seed) {
 
     // TF pads SAME; symmetric padding 1 gives the same map sizes (150, 75, 38, 19, 10, ...).
     const std::string scope = "FeatureExtractor/MobilenetV1/";
-    std::string x = conv_bn_relu6(g, scope + "Conv2d_0", "input", 3, 32, {.kernel = 3, .stride = 2, .pad = 1});
-    std::int64_t channels = 32;
-    std::vector<std::string> maps;
-    for (std::size_t i = 0; i < kBlocks.size(); ++i) {
-        const auto& block = kBlocks[i];
-        const std::string name = fmt::format("{}Conv2d_{}", scope, i + 1);
-        x = conv_bn_relu6(g, name + "_depthwise", x, channels, channels,
-                          {.kernel = 3, .stride = block.stride, .pad = 1, .group = channels});
-        x = conv_bn_relu6(g, name + "_pointwise", x, channels, block.out_channels, {.kernel = 1});
-        channels = block.out_channels;
-        if (i + 1 == 11 || i + 1 == 13) maps.push_back(x);
-    }
+    const MobilenetV1Features features = mobilenet_v1_features(g, "input", scope);
+    std::string x = features.block_outputs.back();
+    std::int64_t channels = features.channels;
+    std::vector<std::string> maps = {features.block_outputs[10], features.block_outputs[12]};
     for (std::size_t i = 0; i < kExtraDepths.size(); ++i) {
         const std::int64_t depth = kExtraDepths[i];
         const auto index = i + 2;
-        x = conv_bn_relu6(g, fmt::format("{}Conv2d_13_pointwise_1_Conv2d_{}_1x1_{}", scope, index, depth / 2), x,
+        x = mobilenet_v1_unit(g, fmt::format("{}Conv2d_13_pointwise_1_Conv2d_{}_1x1_{}", scope, index, depth / 2), x,
                           channels, depth / 2, {.kernel = 1});
-        x = conv_bn_relu6(g, fmt::format("{}Conv2d_13_pointwise_2_Conv2d_{}_3x3_s2_{}", scope, index, depth), x,
+        x = mobilenet_v1_unit(g, fmt::format("{}Conv2d_13_pointwise_2_Conv2d_{}_3x3_s2_{}", scope, index, depth), x,
                           depth / 2, depth, {.kernel = 3, .stride = 2, .pad = 1});
         channels = depth;
         maps.push_back(x);
