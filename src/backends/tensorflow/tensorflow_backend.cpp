@@ -185,7 +185,7 @@ TF_Output TensorFlowBackend::find_tensor(const TensorName& name, std::string_vie
         const bool inputs = option == "inputs";
         throw UserError(fmt::format("tensorflow option {}: {} has no node named '{}'; its {}: {}", option, model_path_,
                                     name.node, inputs ? "Placeholder nodes" : "nodes whose outputs nothing consumes",
-                                    list_or_none(inputs ? placeholders() : unconsumed_nodes())));
+                                    list_or_none(inputs ? feed_nodes() : unconsumed_nodes())));
     }
     if (name.index >= TF_OperationNumOutputs(node))
         throw UserError(fmt::format("tensorflow option {}: node '{}' of {} has {} outputs, so there is no '{}'", option,
@@ -196,7 +196,7 @@ TF_Output TensorFlowBackend::find_tensor(const TensorName& name, std::string_vie
 void TensorFlowBackend::resolve_inputs(const std::vector<TensorName>& names, std::int64_t batch) {
     std::vector<TensorName> wanted = names;
     if (wanted.empty()) {
-        for (const std::string& node : placeholders()) wanted.push_back({node, 0});
+        for (const std::string& node : feed_nodes()) wanted.push_back({node, 0});
         if (wanted.empty())
             throw UserError(fmt::format("{} has no Placeholder node to feed; name its inputs with "
                                         "backend_options.tensorflow.inputs",
@@ -233,7 +233,7 @@ void TensorFlowBackend::resolve_outputs(const std::vector<TensorName>& names) {
     for (const TensorName& name : names) output_ports_.push_back(find_tensor(name, "outputs"));
 }
 
-std::vector<std::string> TensorFlowBackend::placeholders() const {
+std::vector<std::string> TensorFlowBackend::feed_nodes() const {
     std::vector<std::string> nodes;
     std::size_t position = 0;
     while (TF_Operation* node = TF_GraphNextOperation(graph_.get(), &position)) {

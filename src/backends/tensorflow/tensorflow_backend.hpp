@@ -51,7 +51,7 @@ private:
     void resolve_inputs(const std::vector<TensorName>& names, std::int64_t batch);
     void resolve_outputs(const std::vector<TensorName>& names);
     TF_Output find_tensor(const TensorName& name, std::string_view option) const;
-    std::vector<std::string> placeholders() const;
+    std::vector<std::string> feed_nodes() const;  // nodes of op type Placeholder: the graph's inputs
     std::vector<std::string> unconsumed_nodes() const;
 
     mutable std::optional<TfDevices> devices_;

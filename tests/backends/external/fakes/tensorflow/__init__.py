@@ -44,9 +44,9 @@ class _Graph:  # pylint: disable=too-few-public-methods
     def get_tensor_by_name(self, name):
         if name not in ("input:0", "output:0"):
             raise KeyError(f"The name '{name}' refers to a Tensor which does not exist")
-        placeholder = _Tensor(None, name)
-        placeholder.shape = _Shape([None, 4])
-        return placeholder
+        tensor = _Tensor(None, name)
+        tensor.shape = _Shape([None, 4])
+        return tensor
 
 
 class _Wrapped:
