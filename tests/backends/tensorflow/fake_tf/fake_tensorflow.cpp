@@ -25,7 +25,7 @@ struct TF_Operation {
     TF_DataType type = TF_FLOAT;
     int rank = 0;  // -1: unknown
     std::vector<int64_t> dims;
-    std::string source;  // the placeholder this node computes from
+    std::string source;  // the fed input node (op Placeholder) this node computes from
     std::string run_error;
     TF_Graph* graph = nullptr;
 };
@@ -180,9 +180,9 @@ TF_Tensor* new_tensor(TF_DataType type, std::vector<int64_t> dims, std::vector<c
     return new TF_Tensor{type, std::move(dims), std::move(data)};
 }
 
-std::string feed_error(const TF_Operation& placeholder) {
-    return "You must feed a value for placeholder tensor '" + placeholder.name + "' with dtype " +
-           type_name(placeholder.type) + " and shape " + shape_text(placeholder);
+std::string feed_error(const TF_Operation& feed) {
+    return "You must feed a value for placeholder tensor '" + feed.name + "' with dtype " +
+           type_name(feed.type) + " and shape " + shape_text(feed);
 }
 
 // The fetched value of `node`, or nullptr with `status` set.
@@ -192,9 +192,9 @@ TF_Tensor* fetch(const TF_Operation& node, const TF_Output* inputs, TF_Tensor* c
         set(status, TF_INTERNAL, node.run_error);
         return nullptr;
     }
-    const TF_Operation* placeholder = node.op == "Placeholder" ? &node : nullptr;
-    if (placeholder == nullptr && !node.source.empty()) placeholder = find_node(node.graph, node.source);
-    if (placeholder == nullptr) {
+    const TF_Operation* feed = node.op == "Placeholder" ? &node : nullptr;
+    if (feed == nullptr && !node.source.empty()) feed = find_node(node.graph, node.source);
+    if (feed == nullptr) {
         std::vector<int64_t> dims;
         for (int64_t d : node.dims) dims.push_back(d < 0 ? 1 : d);
         std::size_t elements = 1;
@@ -202,16 +202,16 @@ TF_Tensor* fetch(const TF_Operation& node, const TF_Output* inputs, TF_Tensor* c
         return new_tensor(node.type, dims, std::vector<char>(elements * element_size(node.type)));
     }
     for (int k = 0; k < ninputs; ++k) {
-        if (inputs[k].oper != placeholder) continue;
+        if (inputs[k].oper != feed) continue;
         const TF_Tensor& fed = *values[k];
-        if (fed.type != placeholder->type) {
+        if (fed.type != feed->type) {
             set(status, TF_INVALID_ARGUMENT, "Expects arg[" + std::to_string(k) + "] to be " +
-                                                 type_name(placeholder->type) + " but " + type_name(fed.type) +
+                                                 type_name(feed->type) + " but " + type_name(fed.type) +
                                                  " is provided");
             return nullptr;
         }
         std::vector<char> data = fed.data;
-        if (&node != placeholder && fed.type == TF_FLOAT) {
+        if (&node != feed && fed.type == TF_FLOAT) {
             for (std::size_t i = 0; i + sizeof(float) <= data.size(); i += sizeof(float)) {
                 float v = 0;
                 std::memcpy(&v, data.data() + i, sizeof v);
@@ -221,7 +221,7 @@ TF_Tensor* fetch(const TF_Operation& node, const TF_Output* inputs, TF_Tensor* c
         }
         return new_tensor(fed.type, fed.dims, std::move(data));
     }
-    set(status, TF_INVALID_ARGUMENT, feed_error(*placeholder));
+    set(status, TF_INVALID_ARGUMENT, feed_error(*feed));
     return nullptr;
 }
 
