@@ -126,7 +126,9 @@ int execute(const ImportArgs& args) {
     const std::int64_t run_id = results.begin_run(run);
     for (std::size_t i = 0; i < parsed.size(); ++i) {
         const auto record = record_of(parsed[i], args, run_id, static_cast<std::int64_t>(i));
-        results.add_benchmark(record, {}, metrics_of(parsed[i].log), series_of(parsed[i].log));
+        const auto metrics = metrics_of(parsed[i].log);
+        const auto series = series_of(parsed[i].log);
+        results.add_benchmark(record, store::BenchmarkData{.metrics = metrics, .series = series});
     }
     results.end_run(run_id, unix_ms(), "completed");
     fmt::print("imported {} trtexec log{} into {} (run {}); see `inferbench summary --db {} --run {}`\n",

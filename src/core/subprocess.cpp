@@ -329,4 +329,30 @@ std::string TailBuffer::last_lines(std::size_t max_lines, std::size_t line_bytes
     return joined;
 }
 
+CapturedRun run_captured(const std::vector<std::string>& argv, std::optional<std::string> input, int timeout_ms) {
+    SpawnOptions options;
+    options.input = std::move(input);
+    options.new_process_group = true;
+    options.kill_with_parent = true;
+    Child child = spawn(argv, options);
+    CapturedRun run;
+    const auto append_out = [&run](std::string_view data) { run.out += data; };
+    const auto append_err = [&run](std::string_view data) { run.err += data; };
+    const std::int64_t deadline = timeout_ms > 0 ? child.started_ns() + std::int64_t{timeout_ms} * 1'000'000 : 0;
+    while (child.stdout_pipe() || child.stderr_pipe()) {
+        const std::int64_t now = monotonic_ns();
+        if (deadline > 0 && now >= deadline) {
+            run.timed_out = true;
+            child.signal_group(SIGKILL);
+            break;
+        }
+        const int wait_ms = deadline > 0 ? static_cast<int>(std::min<std::int64_t>((deadline - now) / 1'000'000 + 1, 100)) : 100;
+        wait_readable({child.stdout_pipe().get(), child.stderr_pipe().get()}, wait_ms);
+        drain(child.stdout_pipe(), append_out);
+        drain(child.stderr_pipe(), append_err);
+    }
+    run.status = child.wait();
+    return run;
+}
+
 }  // namespace inferbench

@@ -126,6 +126,18 @@ bool drain(UniqueFd& fd, const std::function<void(std::string_view)>& sink);
 // Waits up to timeout_ms until one of the open descriptors (-1: ignored) can be read or hung up.
 void wait_readable(std::initializer_list<int> fds, int timeout_ms);
 
+// A short-lived tool run to completion with its output captured (gnuplot, nvidia-smi queries).
+struct CapturedRun {
+    ExitStatus status;
+    bool timed_out = false;  // killed (with its process group) after timeout_ms
+    std::string out;
+    std::string err;
+};
+// Starts argv in a process group of its own, feeds it `input` (if any), collects both streams and
+// waits; past timeout_ms (0: no limit) the group is killed. Throws EnvironmentError when it cannot fork.
+CapturedRun run_captured(const std::vector<std::string>& argv, std::optional<std::string> input = std::nullopt,
+                         int timeout_ms = 0);
+
 // The last bytes of a stream, e.g. a child's output for an error message.
 class TailBuffer {
 public:

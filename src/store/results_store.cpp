@@ -1,8 +1,11 @@
 #include "store/results_store.hpp"
 
+#include <cstdio>
 #include <initializer_list>
 #include <system_error>
 #include <utility>
+
+#include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
 #include "store/schema.hpp"
@@ -41,6 +44,16 @@ constexpr std::string_view kInsertMetric =
 
 constexpr std::string_view kInsertSeriesValue =
     "INSERT INTO benchmark_series (benchmark_id, series, seq, value) VALUES (?1, ?2, ?3, ?4)";
+
+constexpr std::string_view kGpuSampleColumns =
+    "seq, t_ns, phase, gpu_index, power_w, power_avg_w, energy_mj, power_limit_w, temperature_c, "
+    "memory_temperature_c, sm_clock_mhz, memory_clock_mhz, graphics_clock_mhz, gpu_util_pct, "
+    "memory_util_pct, fb_used_mib, fb_total_mib, pcie_tx_kib_s, pcie_rx_kib_s, pstate, "
+    "clock_event_reasons, process_fb_mib";
+
+constexpr std::string_view kCpuSampleColumns =
+    "seq, t_ns, phase, process_cpu_pct, process_cpu_per_core, process_rss_mib, process_peak_rss_mib, "
+    "host_cpu_pct, host_memory_used_mib, host_memory_total_mib, cpu_package_energy_j";
 
 // Runs and benchmarks both list oldest run first; run_id breaks ties of equal start times.
 constexpr std::string_view kRunOrder = " ORDER BY started_unix_ms, run_id";
@@ -171,6 +184,98 @@ void insert_series(Database& db, std::int64_t benchmark_id, std::span<const Seri
     }
 }
 
+// "(?1, ?2, ..., ?n)"
+std::string placeholders(int n) {
+    std::string text = "(";
+    for (int i = 1; i <= n; ++i) text += (i > 1 ? ", ?" : "?") + std::to_string(i);
+    return text + ")";
+}
+
+std::string insert_sql(std::string_view table, std::string_view columns, int count) {
+    return concat({"INSERT INTO ", table, " (benchmark_id, ", columns, ") VALUES ", placeholders(count + 1)});
+}
+
+template <typename T>
+std::optional<std::int64_t> widen(const std::optional<T>& value) {
+    if (!value) return std::nullopt;
+    return static_cast<std::int64_t>(*value);
+}
+
+void insert_gpu_samples(Database& db, std::int64_t benchmark_id, std::span<const GpuSample> samples) {
+    if (samples.empty()) return;
+    Statement insert = db.prepare(insert_sql("gpu_samples", kGpuSampleColumns, 22));
+    std::int64_t seq = 0;
+    for (const GpuSample& g : samples) {
+        insert.reset();
+        insert.bind_int64(1, benchmark_id).bind_int64(2, seq++).bind_int64(3, g.t_ns);
+        insert.bind_text(4, to_string(g.phase)).bind_int64(5, g.gpu_index);
+        int i = 6;
+        for (const auto* value : {&g.power_w, &g.power_avg_w, &g.energy_mj, &g.power_limit_w, &g.temperature_c,
+                                  &g.memory_temperature_c, &g.sm_clock_mhz, &g.memory_clock_mhz,
+                                  &g.graphics_clock_mhz, &g.gpu_util_pct, &g.memory_util_pct, &g.fb_used_mib,
+                                  &g.fb_total_mib, &g.pcie_tx_kib_s, &g.pcie_rx_kib_s})
+            insert.bind_optional_double(i++, *value);
+        insert.bind_optional_int64(i++, widen(g.pstate));
+        insert.bind_optional_int64(i++, widen(g.clock_event_reasons));
+        insert.bind_optional_double(i, g.process_fb_mib);
+        insert.run();
+    }
+}
+
+std::string per_core_text(const std::vector<double>& values) {
+    if (values.empty()) return {};
+    std::string text = "[";
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        if (i > 0) text += ",";
+        char buffer[32];
+        std::snprintf(buffer, sizeof buffer, "%.4g", values[i]);
+        text += buffer;
+    }
+    return text + "]";
+}
+
+std::vector<double> per_core_values(const std::string& text) {
+    std::vector<double> values;
+    if (text.empty()) return values;
+    const auto json = nlohmann::json::parse(text, nullptr, false);
+    if (!json.is_array()) return values;
+    for (const auto& value : json) values.push_back(value.is_number() ? value.get<double>() : 0.0);
+    return values;
+}
+
+void insert_cpu_samples(Database& db, std::int64_t benchmark_id, std::span<const CpuSample> samples) {
+    if (samples.empty()) return;
+    Statement insert = db.prepare(insert_sql("cpu_samples", kCpuSampleColumns, 11));
+    std::int64_t seq = 0;
+    for (const CpuSample& c : samples) {
+        insert.reset();
+        insert.bind_int64(1, benchmark_id).bind_int64(2, seq++).bind_int64(3, c.t_ns);
+        insert.bind_text(4, to_string(c.phase));
+        insert.bind_optional_double(5, c.process_cpu_pct);
+        bind_optional_text(insert, 6, per_core_text(c.process_cpu_pct_per_core));
+        insert.bind_optional_double(7, c.process_rss_mib).bind_optional_double(8, c.process_peak_rss_mib);
+        insert.bind_optional_double(9, c.host_cpu_pct).bind_optional_double(10, c.host_memory_used_mib);
+        insert.bind_optional_double(11, c.host_memory_total_mib).bind_optional_double(12, c.cpu_package_energy_j);
+        insert.run();
+    }
+}
+
+void insert_telemetry_sources(Database& db, std::int64_t benchmark_id, std::span<const TelemetrySource> sources) {
+    if (sources.empty()) return;
+    Statement insert = db.prepare(
+        "INSERT INTO telemetry_sources (benchmark_id, source, status, detail) VALUES (?1, ?2, ?3, ?4)");
+    for (const TelemetrySource& source : sources) {
+        insert.reset();
+        insert.bind_int64(1, benchmark_id).bind_text(2, source.source).bind_text(3, source.status);
+        insert.bind_text(4, source.detail);
+        insert.run();
+    }
+}
+
+SamplePhase read_phase(const Statement& row, int column) {
+    return sample_phase_from_string(row.column_text(column)).value_or(SamplePhase::measure);
+}
+
 void create_parent_directories(const std::filesystem::path& path) {
     const std::filesystem::path parent = path.parent_path();
     if (parent.empty()) return;
@@ -237,12 +342,10 @@ void ResultsStore::end_run(std::int64_t run_id, std::int64_t ended_unix_ms,
 
 std::int64_t ResultsStore::add_benchmark(const BenchmarkRecord& benchmark,
                                          std::span<const IterationRecord> iterations) {
-    return add_benchmark(benchmark, iterations, {}, {});
+    return add_benchmark(benchmark, BenchmarkData{.iterations = iterations});
 }
 
-std::int64_t ResultsStore::add_benchmark(const BenchmarkRecord& benchmark,
-                                         std::span<const IterationRecord> iterations,
-                                         std::span<const Metric> metrics, std::span<const Series> series) {
+std::int64_t ResultsStore::add_benchmark(const BenchmarkRecord& benchmark, const BenchmarkData& data) {
     Impl& s = *impl_;
     Transaction transaction(s.db);
     s.insert_benchmark.reset();
@@ -250,9 +353,12 @@ std::int64_t ResultsStore::add_benchmark(const BenchmarkRecord& benchmark,
     s.insert_benchmark.run();
     s.insert_benchmark.reset();
     const std::int64_t benchmark_id = s.db.last_insert_rowid();
-    insert_iterations(s.insert_iteration, benchmark_id, iterations);
-    insert_metrics(s.db, benchmark_id, metrics);
-    insert_series(s.db, benchmark_id, series);
+    insert_iterations(s.insert_iteration, benchmark_id, data.iterations);
+    insert_metrics(s.db, benchmark_id, data.metrics);
+    insert_series(s.db, benchmark_id, data.series);
+    insert_gpu_samples(s.db, benchmark_id, data.gpu_samples);
+    insert_cpu_samples(s.db, benchmark_id, data.cpu_samples);
+    insert_telemetry_sources(s.db, benchmark_id, data.telemetry_sources);
     transaction.commit();
     return benchmark_id;
 }
@@ -320,6 +426,60 @@ std::vector<Series> ResultsStore::series(std::int64_t benchmark_id) const {
         if (result.empty() || result.back().name != name) result.push_back({std::move(name), {}});
         result.back().values.push_back(select.column_double(1));
     }
+    return result;
+}
+
+std::vector<GpuSample> ResultsStore::gpu_samples(std::int64_t benchmark_id) const {
+    Statement select = impl_->db.prepare(
+        concat({"SELECT ", kGpuSampleColumns, " FROM gpu_samples WHERE benchmark_id = ?1 ORDER BY seq"}));
+    select.bind_int64(1, benchmark_id);
+    std::vector<GpuSample> result;
+    while (select.step()) {
+        GpuSample& g = result.emplace_back();
+        g.t_ns = select.column_int64(1);
+        g.phase = read_phase(select, 2);
+        g.gpu_index = static_cast<int>(select.column_int64(3));
+        int column = 4;
+        for (auto* value : {&g.power_w, &g.power_avg_w, &g.energy_mj, &g.power_limit_w, &g.temperature_c,
+                            &g.memory_temperature_c, &g.sm_clock_mhz, &g.memory_clock_mhz, &g.graphics_clock_mhz,
+                            &g.gpu_util_pct, &g.memory_util_pct, &g.fb_used_mib, &g.fb_total_mib, &g.pcie_tx_kib_s,
+                            &g.pcie_rx_kib_s})
+            *value = select.column_optional_double(column++);
+        if (const auto pstate = select.column_optional_int64(column++)) g.pstate = static_cast<int>(*pstate);
+        if (const auto bits = select.column_optional_int64(column++))
+            g.clock_event_reasons = static_cast<std::uint64_t>(*bits);
+        g.process_fb_mib = select.column_optional_double(column);
+    }
+    return result;
+}
+
+std::vector<CpuSample> ResultsStore::cpu_samples(std::int64_t benchmark_id) const {
+    Statement select = impl_->db.prepare(
+        concat({"SELECT ", kCpuSampleColumns, " FROM cpu_samples WHERE benchmark_id = ?1 ORDER BY seq"}));
+    select.bind_int64(1, benchmark_id);
+    std::vector<CpuSample> result;
+    while (select.step()) {
+        CpuSample& c = result.emplace_back();
+        c.t_ns = select.column_int64(1);
+        c.phase = read_phase(select, 2);
+        c.process_cpu_pct = select.column_optional_double(3);
+        c.process_cpu_pct_per_core = per_core_values(select.column_text(4));
+        c.process_rss_mib = select.column_optional_double(5);
+        c.process_peak_rss_mib = select.column_optional_double(6);
+        c.host_cpu_pct = select.column_optional_double(7);
+        c.host_memory_used_mib = select.column_optional_double(8);
+        c.host_memory_total_mib = select.column_optional_double(9);
+        c.cpu_package_energy_j = select.column_optional_double(10);
+    }
+    return result;
+}
+
+std::vector<TelemetrySource> ResultsStore::telemetry_sources(std::int64_t benchmark_id) const {
+    Statement select = impl_->db.prepare(
+        "SELECT source, status, detail FROM telemetry_sources WHERE benchmark_id = ?1 ORDER BY source");
+    select.bind_int64(1, benchmark_id);
+    std::vector<TelemetrySource> result;
+    while (select.step()) result.push_back({select.column_text(0), select.column_text(1), select.column_text(2)});
     return result;
 }
 

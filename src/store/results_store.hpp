@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/samples.hpp"
 #include "core/spec.hpp"
 
 namespace inferbench::store {
@@ -64,6 +65,16 @@ struct Series {
     std::vector<double> values;
 };
 
+// Everything measured for one benchmark besides its row, written in the same transaction.
+struct BenchmarkData {
+    std::span<const IterationRecord> iterations = {};
+    std::span<const Metric> metrics = {};   // names unique within the benchmark
+    std::span<const Series> series = {};    // names unique within the benchmark
+    std::span<const GpuSample> gpu_samples = {};
+    std::span<const CpuSample> cpu_samples = {};
+    std::span<const TelemetrySource> telemetry_sources = {};  // source names unique within the benchmark
+};
+
 // One connection to one results file. Movable, not copyable, not for concurrent use from several
 // threads; several stores (in one or several processes) may share one file: readers never wait
 // for the writer (WAL), writers wait for each other up to 5 s.
@@ -85,17 +96,13 @@ public:
     // Throws if run_id does not exist or status is not one of the run statuses.
     void end_run(std::int64_t run_id, std::int64_t ended_unix_ms, std::string_view status);
 
-    // One transaction per finished benchmark: the row and all its iterations, so a crash loses at
-    // most the benchmark in flight. Iteration numbers are the positions in `iterations`, from 0;
+    // One transaction per finished benchmark: the row and everything measured for it, so a crash loses
+    // at most the benchmark in flight. Iteration numbers are the positions in `iterations`, from 0;
     // device times equal to kNotMeasured are stored as NULL. benchmark.benchmark_id is ignored.
     // Returns benchmark_id.
-    std::int64_t add_benchmark(const BenchmarkRecord& benchmark,
-                               std::span<const IterationRecord> iterations);
-    // The same, with metrics and series in the same transaction. Metric names and series names
-    // must be unique within the benchmark.
-    std::int64_t add_benchmark(const BenchmarkRecord& benchmark,
-                               std::span<const IterationRecord> iterations,
-                               std::span<const Metric> metrics, std::span<const Series> series);
+    std::int64_t add_benchmark(const BenchmarkRecord& benchmark, const BenchmarkData& data);
+    // The same for a benchmark that has iterations alone.
+    std::int64_t add_benchmark(const BenchmarkRecord& benchmark, std::span<const IterationRecord> iterations = {});
 
     std::vector<RunRecord> runs() const;  // oldest first
     std::optional<RunRecord> latest_run() const;
@@ -108,6 +115,11 @@ public:
     std::vector<Metric> metrics(std::int64_t benchmark_id) const;
     // Ordered by name, values in their stored order.
     std::vector<Series> series(std::int64_t benchmark_id) const;
+    // In stored order (by time, then GPU index as the sampler wrote them).
+    std::vector<GpuSample> gpu_samples(std::int64_t benchmark_id) const;
+    std::vector<CpuSample> cpu_samples(std::int64_t benchmark_id) const;
+    // Ordered by source name.
+    std::vector<TelemetrySource> telemetry_sources(std::int64_t benchmark_id) const;
 
 private:
     struct Impl;

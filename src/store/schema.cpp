@@ -84,6 +84,60 @@ CREATE TABLE benchmark_series (
     PRIMARY KEY (benchmark_id, series, seq)
 ) WITHOUT ROWID;
 )sql",
+    // 3: telemetry samples on the iterations' clock (t_ns, CLOCK_MONOTONIC), and which telemetry
+    // sources worked. Every metric column is NULL where it was not read (never a fake zero).
+    R"sql(
+CREATE TABLE gpu_samples (
+    benchmark_id          INTEGER NOT NULL REFERENCES benchmarks (benchmark_id) ON DELETE CASCADE,
+    seq                   INTEGER NOT NULL,
+    t_ns                  INTEGER NOT NULL,
+    phase                 TEXT    NOT NULL CHECK (phase IN ('load', 'warmup', 'measure', 'teardown')),
+    gpu_index             INTEGER NOT NULL,
+    power_w               REAL,
+    power_avg_w           REAL,
+    energy_mj             REAL,
+    power_limit_w         REAL,
+    temperature_c         REAL,
+    memory_temperature_c  REAL,
+    sm_clock_mhz          REAL,
+    memory_clock_mhz      REAL,
+    graphics_clock_mhz    REAL,
+    gpu_util_pct          REAL,
+    memory_util_pct       REAL,
+    fb_used_mib           REAL,
+    fb_total_mib          REAL,
+    pcie_tx_kib_s         REAL,
+    pcie_rx_kib_s         REAL,
+    pstate                INTEGER,
+    clock_event_reasons   INTEGER,
+    process_fb_mib        REAL,
+    PRIMARY KEY (benchmark_id, seq)
+) WITHOUT ROWID;
+
+CREATE TABLE cpu_samples (
+    benchmark_id            INTEGER NOT NULL REFERENCES benchmarks (benchmark_id) ON DELETE CASCADE,
+    seq                     INTEGER NOT NULL,
+    t_ns                    INTEGER NOT NULL,
+    phase                   TEXT    NOT NULL CHECK (phase IN ('load', 'warmup', 'measure', 'teardown')),
+    process_cpu_pct         REAL,
+    process_cpu_per_core    TEXT,
+    process_rss_mib         REAL,
+    process_peak_rss_mib    REAL,
+    host_cpu_pct            REAL,
+    host_memory_used_mib    REAL,
+    host_memory_total_mib   REAL,
+    cpu_package_energy_j    REAL,
+    PRIMARY KEY (benchmark_id, seq)
+) WITHOUT ROWID;
+
+CREATE TABLE telemetry_sources (
+    benchmark_id INTEGER NOT NULL REFERENCES benchmarks (benchmark_id) ON DELETE CASCADE,
+    source       TEXT    NOT NULL,
+    status       TEXT    NOT NULL CHECK (status IN ('ok', 'unavailable')),
+    detail       TEXT    NOT NULL DEFAULT '',
+    PRIMARY KEY (benchmark_id, source)
+) WITHOUT ROWID;
+)sql",
 };
 
 constexpr int kKnownVersion = static_cast<int>(std::size(kMigrations));

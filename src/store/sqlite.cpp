@@ -169,6 +169,10 @@ Statement& Statement::bind_optional_int64(int index, std::optional<std::int64_t>
     return value ? bind_int64(index, *value) : bind_null(index);
 }
 
+Statement& Statement::bind_optional_double(int index, std::optional<double> value) {
+    return value ? bind_double(index, *value) : bind_null(index);
+}
+
 bool Statement::step() {
     const int rc = sqlite3_step(stmt_);
     if (rc == SQLITE_ROW) return true;
@@ -219,6 +223,11 @@ std::vector<std::byte> Statement::column_blob(int column) const {
 std::optional<std::int64_t> Statement::column_optional_int64(int column) const {
     if (column_is_null(column)) return std::nullopt;
     return column_int64(column);
+}
+
+std::optional<double> Statement::column_optional_double(int column) const {
+    if (column_is_null(column)) return std::nullopt;
+    return column_double(column);
 }
 
 // ---- Transaction ----

@@ -68,6 +68,7 @@ public:
     Statement& bind_blob(int index, std::span<const std::byte> value);
     Statement& bind_null(int index);
     Statement& bind_optional_int64(int index, std::optional<std::int64_t> value);  // nullopt: NULL
+    Statement& bind_optional_double(int index, std::optional<double> value);        // nullopt: NULL
 
     // true: a row is ready for the column getters; false: done. On error the statement is reset
     // (so it can be reused) and EnvironmentError is thrown.
@@ -84,6 +85,7 @@ public:
     std::string column_text(int column) const;  // NULL reads as ""
     std::vector<std::byte> column_blob(int column) const;
     std::optional<std::int64_t> column_optional_int64(int column) const;
+    std::optional<double> column_optional_double(int column) const;
 
 private:
     friend class Database;

@@ -139,5 +139,23 @@ TEST(Subprocess, TailKeepsTheLastBytesAndLines) {
     EXPECT_EQ(lines.last_lines(2, 100, " | "), "b | c");
 }
 
+TEST(RunCaptured, CollectsBothStreamsAndTheExitStatus) {
+    const CapturedRun run = run_captured({"/bin/sh", "-c", "cat; echo err >&2; exit 3"}, std::string("in\n"));
+    EXPECT_EQ(run.out, "in\n");
+    EXPECT_EQ(run.err, "err\n");
+    EXPECT_TRUE(run.status.exited);
+    EXPECT_EQ(run.status.code, 3);
+    EXPECT_FALSE(run.timed_out);
+}
+
+TEST(RunCaptured, KillsTheProcessGroupPastTheTimeout) {
+    const std::int64_t begin = monotonic_ns();
+    const CapturedRun run = run_captured({"/bin/sh", "-c", "echo started; sleep 30 & sleep 30"}, std::nullopt, 200);
+    EXPECT_TRUE(run.timed_out);
+    EXPECT_FALSE(run.status.success());
+    EXPECT_EQ(run.out, "started\n");
+    EXPECT_LT(monotonic_ns() - begin, 10'000'000'000);
+}
+
 }  // namespace
 }  // namespace inferbench

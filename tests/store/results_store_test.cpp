@@ -148,7 +148,7 @@ TEST_F(ResultsStoreTest, BenchmarkRoundTripWithAllFieldsSet) {
     b.warmup_iterations = 10;
     b.measured_wall_ns = 9'000'000'000;
     b.stderr_tail = "CUDA error: out of memory\n";
-    const std::int64_t benchmark_id = store.add_benchmark(b, {});
+    const std::int64_t benchmark_id = store.add_benchmark(b);
 
     const std::vector<BenchmarkRecord> stored = store.benchmarks();
     ASSERT_EQ(stored.size(), 1u);
@@ -180,7 +180,7 @@ TEST_F(ResultsStoreTest, UnsetOptionalFieldsAreStoredAsNull) {
     ResultsStore store = ResultsStore::open(db_path_);
     const std::int64_t run_id = store.begin_run(sample_run());
     const BenchmarkRecord b = sample_benchmark(run_id, 0);
-    store.add_benchmark(b, {});
+    store.add_benchmark(b);
     const BenchmarkRecord s = store.benchmarks().at(0);
     EXPECT_EQ(s.reason, "");
     EXPECT_EQ(s.load_ns, std::nullopt);
@@ -227,9 +227,9 @@ TEST_F(ResultsStoreTest, BenchmarksAreOrderedByRunThenOrdinalAndFilterByRun) {
     ResultsStore store = ResultsStore::open(db_path_);
     const std::int64_t run_a = store.begin_run(sample_run(1'000));
     const std::int64_t run_b = store.begin_run(sample_run(2'000));
-    store.add_benchmark(sample_benchmark(run_b, 0), {});
-    store.add_benchmark(sample_benchmark(run_a, 1), {});
-    store.add_benchmark(sample_benchmark(run_a, 0), {});
+    store.add_benchmark(sample_benchmark(run_b, 0));
+    store.add_benchmark(sample_benchmark(run_a, 1));
+    store.add_benchmark(sample_benchmark(run_a, 0));
 
     const std::vector<BenchmarkRecord> all = store.benchmarks();
     ASSERT_EQ(all.size(), 3u);
@@ -279,7 +279,7 @@ TEST_F(ResultsStoreTest, HostileTextRoundTripsVerbatim) {
     b.model = hostile;
     b.reason = hostile;
     b.stderr_tail = hostile;
-    store.add_benchmark(b, {});
+    store.add_benchmark(b);
     store.end_run(run_id, 9, "completed");
 
     const RunRecord stored_run = store.runs().at(0);

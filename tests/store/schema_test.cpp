@@ -148,7 +148,7 @@ TEST_F(SchemaTest, ConnectionSettings) {
     ASSERT_TRUE(mode.step());
     EXPECT_EQ(mode.column_text(0), "wal");
     // foreign_keys is per connection: the store's own connection must refuse an orphan.
-    EXPECT_THROW(store.add_benchmark(sample_benchmark(999, 0), {}), EnvironmentError);
+    EXPECT_THROW(store.add_benchmark(sample_benchmark(999, 0)), EnvironmentError);
     EXPECT_TRUE(store.benchmarks().empty());
 }
 
