@@ -1,10 +1,12 @@
 #include "analysis/summary.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
 
 #include "core/error.hpp"
+#include "core/model_metrics.hpp"
 #include "core/units.hpp"
 
 #include <nlohmann/json.hpp>
@@ -82,7 +84,33 @@ BenchmarkSummary summarize_from_metrics(const store::BenchmarkRecord& benchmark,
     return summary;
 }
 
+std::optional<double> find_metric(std::span<const store::Metric> metrics, std::string_view name) {
+    for (const auto& metric : metrics)
+        if (metric.name == name) return metric.value;
+    return std::nullopt;
+}
+
+ModelFigures model_figures(std::span<const store::Metric> metrics) {
+    ModelFigures model;
+    model.parameters = find_metric(metrics, model_metrics::kParameters);
+    model.macs_per_inference = find_metric(metrics, model_metrics::kMacsPerInference);
+    model.flops_per_inference = find_metric(metrics, model_metrics::kFlopsPerInference);
+    model.bytes_per_inference = find_metric(metrics, model_metrics::kBytesPerInference);
+    return model;
+}
+
+// Figures a tool's log gave in place of iterations (not the model-cost figures every run stores).
+bool has_tool_figures(std::span<const store::Metric> metrics) {
+    return std::any_of(metrics.begin(), metrics.end(),
+                       [](const store::Metric& m) { return !m.name.starts_with(model_metrics::kPrefix); });
+}
+
 }  // namespace
+
+std::optional<double> ModelFigures::achieved_flops_per_s(double throughput_per_s) const {
+    if (!flops_per_inference || throughput_per_s <= 0) return std::nullopt;
+    return *flops_per_inference * throughput_per_s;
+}
 
 BenchmarkSummary summarize_benchmark(const store::BenchmarkRecord& benchmark,
                                      std::span<const IterationRecord> iterations) {
@@ -118,13 +146,12 @@ std::vector<BenchmarkSummary> summarize_run(const store::ResultsStore& results, 
     std::vector<BenchmarkSummary> summaries;
     for (const auto& benchmark : results.benchmarks(run_id)) {
         const auto iterations = results.iterations(benchmark.benchmark_id);
-        if (iterations.empty()) {
-            if (const auto metrics = results.metrics(benchmark.benchmark_id); !metrics.empty()) {
-                summaries.push_back(summarize_from_metrics(benchmark, metrics));
-                continue;
-            }
-        }
-        summaries.push_back(summarize_benchmark(benchmark, iterations));
+        const auto metrics = results.metrics(benchmark.benchmark_id);
+        BenchmarkSummary summary = iterations.empty() && has_tool_figures(metrics)
+                                       ? summarize_from_metrics(benchmark, metrics)
+                                       : summarize_benchmark(benchmark, iterations);
+        summary.model = model_figures(metrics);
+        summaries.push_back(std::move(summary));
     }
     if (summaries.empty() && !results.benchmarks(std::nullopt).empty()) {
         // An unknown run id: say which exist.

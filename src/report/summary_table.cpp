@@ -44,7 +44,8 @@ Table summary_table(const std::vector<analysis::BenchmarkSummary>& summaries) {
                      {"gpu_compute_p50_ms", "gpu p50"}, {"h2d_mean_ms", "h2d"},
                      {"d2h_mean_ms", "d2h"},
                      {"throughput_per_s", "inf/s", 1}, {"load_ms", "load ms", 0},
-                     {"model_size_mb", "size MB", 1},  {"note", "note"}};
+                     {"model_size_mb", "size MB", 1},  {"parameters_m", "params M", 1},
+                     {"gflops_per_inference", "GFLOP/inf", 2}, {"note", "note"}};
     for (const auto& s : summaries) {
         const auto& b = s.benchmark;
         const bool measured = s.e2e.count > 0;
@@ -55,7 +56,8 @@ Table summary_table(const std::vector<analysis::BenchmarkSummary>& summaries) {
                               device_time(s.compute, &TimingSummary::p50), device_time(s.h2d, &TimingSummary::mean),
                               device_time(s.d2h, &TimingSummary::mean),
                               measured ? Cell{s.throughput_per_s} : Cell{Null{}}, optional_cell(b.load_ns, 1e-6),
-                              optional_cell(b.model_size_bytes, 1e-6), note(s)});
+                              optional_cell(b.model_size_bytes, 1e-6), optional_cell(s.model.parameters, 1e-6),
+                              optional_cell(s.model.flops_per_inference, 1e-9), note(s)});
     }
     return table;
 }

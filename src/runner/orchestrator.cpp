@@ -13,6 +13,8 @@
 #include "core/spec_json.hpp"
 #include "core/units.hpp"
 #include "core/version.hpp"
+#include "core/model_metrics.hpp"
+#include "models/inference_cost.hpp"
 #include "models/zoo.hpp"
 #include "runner/environment.hpp"
 #include "runner/interrupt.hpp"
@@ -115,6 +117,34 @@ store::BenchmarkRecord base_record(std::int64_t run_id, std::size_t ordinal, con
     return record;
 }
 
+// The model's parameters, MACs, FLOPs and bytes per inference at the cell's batch size, for ONNX
+// models (the zoo's and users'). A model the cost model cannot read gets no figures, and the
+// benchmark runs regardless: the backend is the judge of whether the file is usable.
+class ModelCostCache {
+public:
+    std::vector<store::Metric> metrics(const std::string& model_path, std::int64_t batch_size) {
+        if (std::filesystem::path(model_path).extension() != ".onnx") return {};
+        const auto key = std::make_pair(model_path, batch_size);
+        auto it = cache_.find(key);
+        if (it == cache_.end()) it = cache_.emplace(key, compute(model_path, batch_size)).first;
+        return it->second;
+    }
+
+private:
+    static std::vector<store::Metric> compute(const std::string& model_path, std::int64_t batch_size) {
+        try {
+            const auto cost = models::inference_cost(model_path, batch_size);
+            return {{std::string(model_metrics::kParameters), static_cast<double>(cost.parameters), "count"},
+                    {std::string(model_metrics::kMacsPerInference), cost.macs, "MAC"},
+                    {std::string(model_metrics::kFlopsPerInference), cost.flops, "FLOP"},
+                    {std::string(model_metrics::kBytesPerInference), cost.bytes, "B"}};
+        } catch (const std::exception&) {
+            return {};
+        }
+    }
+    std::map<std::pair<std::string, std::int64_t>, std::vector<store::Metric>> cache_;
+};
+
 // Last line of the worker's output, for the one-line reason.
 std::string last_line(const std::string& text) {
     const auto newline = text.find_last_of('\n');
@@ -205,7 +235,8 @@ private:
             record.reason = e.what();
         }
         record.ended_unix_ms = unix_ms();
-        record.benchmark_id = results_.add_benchmark(record, iterations);
+        const auto metrics = model_costs_.metrics(record.model_path, spec.batch_size);
+        record.benchmark_id = results_.add_benchmark(record, store::BenchmarkData{.iterations = iterations, .metrics = metrics});
         result_.benchmarks.push_back(record);
         if (record.status == "interrupted" || interrupt_requested()) result_.interrupted = true;
         if (record.status != "skipped") {
@@ -257,6 +288,7 @@ private:
     store::ResultsStore& results_;
     const RunnerOptions& options_;
     CapabilityCache cache_;
+    ModelCostCache model_costs_;
     std::vector<BenchmarkSpec> cells_;
     RunResult result_;
     std::int64_t begin_ns_ = 0;

@@ -1,4 +1,6 @@
 #include <gtest/gtest.h>
+
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "e2e/cli_harness.hpp"
@@ -128,6 +130,14 @@ TEST(Cli, RealNetworkOnOnnxRuntime) {
     EXPECT_FALSE(benchmarks[0].backend_version.empty());
     EXPECT_GT(benchmarks[0].model_size_bytes.value_or(0), 16'000'000);
     EXPECT_GE(store.iterations(benchmarks[0].benchmark_id).size(), 2u);
+    // The model's cost per inference is stored with the benchmark (for the roofline and the summary).
+    std::map<std::string, double> metrics;
+    for (const auto& m : store.metrics(benchmarks[0].benchmark_id)) metrics[m.name] = m.value;
+    EXPECT_NEAR(metrics["model_macs_per_inference"] / 569e6, 1.0, 0.02);
+    EXPECT_GT(metrics["model_parameters"], 4.2e6);
+    EXPECT_GT(metrics["model_bytes_per_inference"], 0);
+    const auto summary = dir.run("summary --db r.db --format csv");
+    EXPECT_NE(summary.out.find("parameters_m,gflops_per_inference"), std::string::npos) << summary.out;
     EXPECT_EQ(benchmarks[1].status, "skipped");
     EXPECT_NE(benchmarks[1].reason.find("fp16"), std::string::npos);
 }

@@ -23,6 +23,8 @@ std::vector<analysis::BenchmarkSummary> sample_summaries() {
     ok.benchmark.status = "ok";
     ok.benchmark.load_ns = 312'400'000;
     ok.benchmark.model_size_bytes = 102'530'000;
+    ok.model.parameters = 25'557'032;
+    ok.model.flops_per_inference = 8.2e9;
     ok.e2e.count = 120;
     ok.e2e.mean = 190'250'000;
     ok.e2e.p50 = 189'000'000;

@@ -1,0 +1,17 @@
+// Names of the model-cost figures stored with each benchmark (benchmark_metrics rows), computed
+// from the ONNX model at the benchmark's batch size by the static cost model (models/cost_model.hpp:
+// 1 MAC = 2 FLOPs). "Per inference" means per sample (batch item): the batch's total / batch size,
+// so weights read once per batch are shared by its samples.
+#pragma once
+
+#include <string_view>
+
+namespace inferbench::model_metrics {
+
+inline constexpr std::string_view kParameters = "model_parameters";                // unit "count"
+inline constexpr std::string_view kMacsPerInference = "model_macs_per_inference";  // unit "MAC"
+inline constexpr std::string_view kFlopsPerInference = "model_flops_per_inference";  // unit "FLOP"
+inline constexpr std::string_view kBytesPerInference = "model_bytes_per_inference";  // unit "B"
+inline constexpr std::string_view kPrefix = "model_";
+
+}  // namespace inferbench::model_metrics

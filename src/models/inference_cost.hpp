@@ -1,0 +1,21 @@
+// The cost of one inference of an ONNX model file at a batch size, for benchmark records and the
+// roofline: the static cost model run once over the whole batch, divided by the batch size.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+
+namespace inferbench::models {
+
+struct InferenceCost {
+    std::int64_t parameters = 0;
+    double macs = 0;   // per inference (sample)
+    double flops = 0;  // per inference; 1 MAC = 2 FLOPs
+    double bytes = 0;  // weights / batch + activations read and written per sample
+    std::int64_t unknown_nodes = 0;  // ops the cost model does not know (counted as 0)
+};
+
+// Throws UserError / EnvironmentError for unreadable files or shapes that cannot be inferred.
+InferenceCost inference_cost(const std::filesystem::path& onnx_file, std::int64_t batch_size);
+
+}  // namespace inferbench::models
