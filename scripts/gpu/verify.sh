@@ -3,8 +3,9 @@
 # dependencies: builds the GPU backend modules there against that LibTorch, then measures.
 #   1. here:  scripts/setup.sh && scripts/bundle.sh            (dist/: the CLI and its libraries)
 #   2. there: scripts/gpu/verify.sh OUT_DIR STAGE...
-# Stages: build (the torch module), reference (plain PyTorch figures), resnet50, bert, compute-check,
-# overhead, device-times. Every result lands in OUT_DIR (results.db, logs, JSON).
+# Stages: build (the torch module), reference (plain PyTorch figures), resnet50, sweep, bert, compute-check,
+# overhead, device-times, telemetry, probe (measured ceilings beside PyTorch's), roofline. Every result lands
+# in OUT_DIR (results.db, logs, JSON).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 dist=$root/dist
@@ -41,6 +42,10 @@ stage_resnet50() {
     run_plan resnet50 "$root/plans/gpu-verify.yaml" --model resnet50
 }
 
+stage_sweep() {
+    run_plan sweep "$root/plans/gpu-sweep.yaml"
+}
+
 stage_bert() {
     run_plan bert "$root/plans/gpu-verify.yaml" --model bert --batch 1,8,32
 }
@@ -66,6 +71,45 @@ stage_overhead() {
     run_plan overhead --backend null --model null --device cuda:0 --batch 1 --duration 2s
     run_plan overhead-graph --backend torch --model resnet50 --device cuda:0 --precision fp16 --batch 1 \
         --duration 3s --set backend_options.torch.cuda_graph=true
+}
+
+# Telemetry on the real GPU: ResNet-50 fp16 batch 128 for 60 s sampled at 10 Hz and at 100 Hz (NVML),
+# the summary with power, energy per inference, clocks and throttling, what NVML could not read, and
+# the sampler's own CPU cost against this machine's NVML.
+stage_telemetry() {
+    local rate duration
+    for rate in 10 100; do
+        duration=$([ "$rate" = 10 ] && echo 60s || echo 30s)
+        run_plan "telemetry-${rate}hz" --backend torch --model resnet50 --device cuda:0 --precision fp16 --batch 128 \
+            --duration "$duration" --warmup 5s --set telemetry_rate_hz=$rate --set max_iterations=0
+        "$inferbench" summary --db "$out/results.db" | tee "$out/telemetry-${rate}hz.summary.txt"
+    done
+    python3 -c 'import sqlite3, sys
+for row in sqlite3.connect(sys.argv[1]).execute("SELECT benchmark_id, source, status, detail FROM telemetry_sources ORDER BY 1, 2"):
+    print(*row, sep=" | ")' "$out/results.db" | tee "$out/telemetry-sources.txt"
+    "$dist/telemetry_cost" 5 | tee "$out/telemetry-cost.txt"
+}
+
+# Measured ceilings (inferbench probe: CUDA-core FMA, DRAM/L2 bandwidth, cuBLASLt GEMMs) beside plain
+# PyTorch's on the same GPU with the same sizes; the issue's bar: bf16, int8, fp8 GEMM and copy >= 95%.
+stage_probe() {
+    local cublaslt
+    cublaslt=$(python3 "$root/scripts/gpu/probe_reference.py" --print-cublaslt 2>/dev/null || true)
+    if [ -n "$cublaslt" ] && [ -z "${INFERBENCH_CUBLASLT_LIBRARY:-}" ]; then export INFERBENCH_CUBLASLT_LIBRARY="$cublaslt"; fi
+    echo "cuBLASLt: ${INFERBENCH_CUBLASLT_LIBRARY:-found by inferbench itself}"
+    "$inferbench" probe --device 0 --gemm-size 8192 --memory-size 1GiB --db "$out/results.db" --json \
+        >"$out/probe.json" 2>"$out/probe.log" || { cat "$out/probe.log"; return 1; }
+    "$inferbench" probe --device cpu --db "$out/results.db" | tee "$out/probe-cpu.txt"
+    python3 "$root/scripts/gpu/probe_reference.py" --device 0 --gemm-size 8192 --copy-bytes $((1 << 30)) \
+        --json "$out/probe-reference.json" --compare "$out/probe.json" | tee "$out/probe-compare.txt"
+}
+
+# Every stored GPU benchmark placed under the H200's datasheet and measured roofs.
+stage_roofline() {
+    # Plots need gnuplot; a GPU host without it prints the table, and the plots are drawn from results.db elsewhere.
+    local plots=()
+    command -v gnuplot >/dev/null && plots=(--out "$out/roofline")
+    "$inferbench" roofline --db "$out/results.db" --run all "${plots[@]}" | tee "$out/roofline.txt"
 }
 
 stage_device_times() {

@@ -105,6 +105,22 @@ bool has_tool_figures(std::span<const store::Metric> metrics) {
                        [](const store::Metric& m) { return !m.name.starts_with(model_metrics::kPrefix); });
 }
 
+// Power, energy, clocks, heat, memory and CPU from the benchmark's telemetry samples, and their warnings.
+void add_telemetry(const store::ResultsStore& results, BenchmarkSummary& summary) {
+    const auto& b = summary.benchmark;
+    const auto gpu = benchmark_gpu_samples(results.gpu_samples(b.benchmark_id), b.device);
+    const auto cpu = results.cpu_samples(b.benchmark_id);
+    const auto sources = results.telemetry_sources(b.benchmark_id);
+    if (gpu.empty() && cpu.empty() && sources.empty()) return;
+    const std::int64_t wall_ns = b.measured_wall_ns.value_or(0);
+    summary.telemetry = summarize_telemetry(gpu, cpu, sources, summary.e2e.count * b.batch_size, wall_ns);
+    const auto device = parse_device(b.device);
+    if (device && device->kind == DeviceKind::cuda) {
+        const auto warnings = telemetry_warnings(summary.telemetry, gpu);
+        summary.warnings.insert(summary.warnings.end(), warnings.begin(), warnings.end());
+    }
+}
+
 }  // namespace
 
 std::optional<double> ModelFigures::achieved_flops_per_s(double throughput_per_s) const {
@@ -151,6 +167,7 @@ std::vector<BenchmarkSummary> summarize_run(const store::ResultsStore& results, 
                                        ? summarize_from_metrics(benchmark, metrics)
                                        : summarize_benchmark(benchmark, iterations);
         summary.model = model_figures(metrics);
+        add_telemetry(results, summary);
         summaries.push_back(std::move(summary));
     }
     if (summaries.empty() && !results.benchmarks(std::nullopt).empty()) {

@@ -6,6 +6,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/samples.hpp"
@@ -38,8 +39,24 @@ struct TelemetrySummary {
     std::vector<TelemetrySource> sources;  // as recorded, incl. why a source was unavailable
 };
 
-// `inferences`: samples inferred in the measure phase (iterations x batch size).
+// `inferences`: samples inferred in the measure phase (iterations x batch size), over
+// `measure_wall_ns` where known: the samples span a little less than the phase (up to one period at
+// each end), so energy per inference counts the inferences of the sampled span, inferences x span /
+// measure_wall_ns (0: all of them). Power and energy are of the GPUs given, together; energy from
+// each GPU's energy counter (last minus first measure sample) where every GPU has one, else from
+// power integrated by the trapezoid rule. Throttle shares: the time (each sample standing for the
+// time to the next one of its GPU) with the reason's bit set, of the GPU that had it most.
 TelemetrySummary summarize_telemetry(std::span<const GpuSample> gpu, std::span<const CpuSample> cpu,
-                                     std::span<const TelemetrySource> sources, std::int64_t inferences);
+                                     std::span<const TelemetrySource> sources, std::int64_t inferences,
+                                     std::int64_t measure_wall_ns = 0);
+
+// The GPU samples that are a benchmark's: GPU N's for a cuda:N device where GPU N was sampled (the
+// NVML index is taken for the CUDA one: they agree unless CUDA_VISIBLE_DEVICES or CUDA_DEVICE_ORDER
+// reorder them), else every sampled GPU's.
+std::vector<GpuSample> benchmark_gpu_samples(std::span<const GpuSample> gpu, std::string_view device);
+
+// For a GPU benchmark: throttled for more than 10% of the measure phase (saying by what), SM clock
+// more than 10% below the highest seen in the benchmark (`gpu`: its samples of every phase).
+std::vector<std::string> telemetry_warnings(const TelemetrySummary& telemetry, std::span<const GpuSample> gpu);
 
 }  // namespace inferbench::analysis

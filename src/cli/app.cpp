@@ -26,9 +26,14 @@ int main(int argc, char** argv) {
     CommandContext context;
     add_run_command(app, context);
     add_summary_command(app, context);
+    add_report_command(app, context);
+    add_compare_command(app, context);
     add_list_command(app, context);
     add_import_command(app, context);
     add_models_command(app, context);
+    add_devices_command(app, context);
+    add_probe_command(app, context);
+    add_roofline_command(app, context);
     try {
         app.parse(argc, argv);
         return context.action ? context.action() : kExitOk;

@@ -2,6 +2,7 @@
 // (shapes, parameters, MACs, FLOPs, bytes, intensity, tensor-core pitfalls).
 #include <filesystem>
 #include <iostream>
+#include <span>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -10,6 +11,7 @@
 #include "cli/commands.hpp"
 #include "core/error.hpp"
 #include "core/settings.hpp"
+#include "core/units.hpp"
 #include "models/cost_model.hpp"
 #include "models/zoo.hpp"
 #include "report/table.hpp"
@@ -19,6 +21,9 @@ namespace {
 
 namespace fs = std::filesystem;
 using models::ModelCost;
+
+// `run`'s default seed: the same weights as a run's export.
+std::uint64_t default_seed() { return static_cast<std::uint64_t>(RunSettings{}.seed); }
 
 constexpr const char* kConventions =
     "1 MAC = 2 FLOPs; MACs: Conv, ConvTranspose, Gemm, MatMul (bias not counted); other ops count FLOPs: "
@@ -39,7 +44,7 @@ struct ExportArgs {
     std::string name;
     std::string batch = "dynamic";
     std::string out;
-    std::uint64_t seed = 42;
+    std::uint64_t seed = default_seed();
 };
 
 std::string dims_text(const models::ValueShape& shape) {
@@ -149,12 +154,28 @@ models::ShapeInferenceOptions shape_options(const InspectArgs& args) {
     return options;
 }
 
+struct LoadedModel {
+    models::onnx::OnnxModel model;
+    std::int64_t file_bytes = 0;
+};
+
+// A zoo name (as `run --model` takes them, before paths) is built in memory at its published size,
+// as the file `models export` would write: no file, no cache. Anything else is a file.
+LoadedModel load_model(const std::string& file) {
+    if (models::find_zoo_model(file) != nullptr) {
+        const std::string bytes = models::zoo_model_bytes(file, default_seed());
+        return {models::onnx::read_onnx(std::as_bytes(std::span(bytes.data(), bytes.size())), file),
+                static_cast<std::int64_t>(bytes.size())};
+    }
+    std::error_code ec;
+    const auto file_bytes = static_cast<std::int64_t>(fs::file_size(file, ec));
+    if (ec) throw UserError(fmt::format("{}: cannot read this file: {}", file, ec.message()));
+    return {models::onnx::read_onnx_file(file), file_bytes};
+}
+
 int inspect(const InspectArgs& args) {
     const auto format = report::parse_format(args.csv ? "csv" : args.output.resolved());
-    std::error_code ec;
-    const auto file_bytes = static_cast<std::int64_t>(fs::file_size(args.file, ec));
-    if (ec) throw UserError(fmt::format("{}: cannot read this file: {}", args.file, ec.message()));
-    const auto model = models::onnx::read_onnx_file(args.file);
+    const auto [model, file_bytes] = load_model(args.file);
     const auto shapes = models::infer_shapes(model, shape_options(args));
     const auto cost = models::estimate_cost(model, shapes, {args.fold_bn});
     if (format == report::Format::json) {
@@ -172,9 +193,19 @@ int inspect(const InspectArgs& args) {
     return kExitOk;
 }
 
+// "dynamic" -> 0 (the symbolic batch dimension stays), "N" -> N.
+std::int64_t export_batch(const std::string& text) {
+    if (text == "dynamic") return 0;
+    const auto value = parse_int(text);
+    if (!value || *value < 1) {
+        throw UserError(fmt::format("--batch {}: expected 'dynamic' or a whole number >= 1", text));
+    }
+    return *value;
+}
+
 int export_model(const ExportArgs& args) {
-    if (args.batch != "dynamic") models::parse_shape_override("batch=" + args.batch);  // validates N
-    const fs::path cached = models::export_onnx(args.name, resolved_model_cache(RunSettings{}), args.seed);
+    const std::int64_t batch = export_batch(args.batch);
+    const fs::path cached = models::export_onnx(args.name, resolved_model_cache(RunSettings{}), args.seed, batch);
     fs::path written = cached;
     if (!args.out.empty()) {
         std::error_code ec;
@@ -183,11 +214,6 @@ int export_model(const ExportArgs& args) {
         written = args.out;
     }
     std::cout << written.string() << '\n';
-    if (args.batch != "dynamic")
-        fmt::print(stderr,
-                   "note: the batch dimension stays symbolic ('batch') in the file; runtimes bind it to {} "
-                   "at load; `inferbench models inspect {} --batch {}` counts for it\n",
-                   args.batch, written.string(), args.batch);
     return kExitOk;
 }
 
@@ -196,7 +222,8 @@ void add_inspect(CLI::App& models_cmd, CommandContext& context) {
     CLI::App* cmd = models_cmd.add_subcommand("inspect",
                                               "shapes, parameters, MACs, FLOPs, bytes and pitfalls per node of "
                                               "an ONNX file");
-    cmd->add_option("file", args->file, "ONNX model file")->required();
+    cmd->add_option("file", args->file, "ONNX model file, or a zoo model name (built in memory at its published size)")
+        ->required();
     cmd->add_option("--batch", args->batch, "binds a symbolic first dimension of the inputs (default 1)");
     cmd->add_option("--shape", args->shapes, "an input's whole shape, NAME=D0,D1,... (repeatable)")
         ->allow_extra_args(false);
@@ -210,7 +237,8 @@ void add_export(CLI::App& models_cmd, CommandContext& context) {
     auto args = std::make_shared<ExportArgs>();
     CLI::App* cmd = models_cmd.add_subcommand("export", "write a zoo model as ONNX and print its path");
     cmd->add_option("name", args->name, "zoo model name (see `inferbench models list`)")->required();
-    cmd->add_option("--batch", args->batch, "dynamic (default) or N; the file keeps a symbolic batch either way");
+    cmd->add_option("--batch", args->batch,
+                    "dynamic (default: a symbolic batch dimension) or N (N fixed on every input and output)");
     cmd->add_option("--out", args->out, "copy the model to this file (default: the model cache)");
     cmd->add_option("--seed", args->seed, "weight seed (default 42, as `run`)");
     cmd->callback([&context, args] { context.action = [args] { return export_model(*args); }; });

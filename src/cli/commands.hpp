@@ -16,9 +16,14 @@ struct CommandContext {
 
 void add_run_command(CLI::App& app, CommandContext& context);
 void add_summary_command(CLI::App& app, CommandContext& context);
+void add_report_command(CLI::App& app, CommandContext& context);
+void add_compare_command(CLI::App& app, CommandContext& context);
 void add_list_command(CLI::App& app, CommandContext& context);
 void add_import_command(CLI::App& app, CommandContext& context);
 void add_models_command(CLI::App& app, CommandContext& context);
+void add_devices_command(CLI::App& app, CommandContext& context);
+void add_probe_command(CLI::App& app, CommandContext& context);
+void add_roofline_command(CLI::App& app, CommandContext& context);
 
 // The zoo as a table: `list models` and `models list`.
 report::Table zoo_models_table();

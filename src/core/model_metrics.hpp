@@ -1,7 +1,9 @@
 // Names of the model-cost figures stored with each benchmark (benchmark_metrics rows), computed
 // from the ONNX model at the benchmark's batch size by the static cost model (models/cost_model.hpp:
 // 1 MAC = 2 FLOPs). "Per inference" means per sample (batch item): the batch's total / batch size,
-// so weights read once per batch are shared by its samples.
+// so weights read once per batch are shared by its samples. Bytes are at the benchmark's precision:
+// the fp32 file's bytes x 1/2 for fp16 and bf16, x 1/4 for int8 and fp8 (all tensors scaled alike,
+// which slightly undercounts integer inputs such as BERT's token ids).
 #pragma once
 
 #include <string_view>

@@ -7,6 +7,24 @@
 #include "core/units.hpp"
 
 namespace inferbench {
+namespace {
+
+// YAML's and the command line's spellings of a yes/no value.
+std::optional<bool> parse_flag(std::string_view text) {
+    for (std::string_view yes : {"true", "yes", "on", "1"})
+        if (text == yes) return true;
+    for (std::string_view no : {"false", "no", "off", "0"})
+        if (text == no) return false;
+    return std::nullopt;
+}
+
+bool is_choice(std::string_view choices, std::string_view text) {
+    for (const auto& choice : split_list(choices))
+        if (choice == text) return true;
+    return false;
+}
+
+}  // namespace
 
 const std::vector<SettingField>& setting_fields() {
     static const std::vector<SettingField> fields = {
@@ -28,6 +46,12 @@ const std::vector<SettingField>& setting_fields() {
         {"db", FieldType::text, "results database (default <output_dir>/results.db)", &RunSettings::db},
         {"model_cache", FieldType::text, "folder of exported zoo models (default ~/.cache/inferbench/models)",
          &RunSettings::model_cache},
+        {"telemetry_enabled", FieldType::flag, "sample GPU power/clocks/heat, the worker's CPU and memory, the host",
+         &RunSettings::telemetry_enabled},
+        {"telemetry_rate_hz", FieldType::count, "telemetry samples per second (1-100)", &RunSettings::telemetry_rate_hz, 1,
+         100},
+        {"telemetry_gpu", FieldType::choice, "GPU telemetry: auto (NVML, else nvidia-smi), nvml, nvidia-smi, off",
+         &RunSettings::telemetry_gpu, 0, 0, "auto, nvml, nvidia-smi, off"},
     };
     return fields;
 }
@@ -44,12 +68,22 @@ std::string_view type_name(FieldType type) {
         case FieldType::duration: return "duration";
         case FieldType::count: return "count";
         case FieldType::text: return "text";
+        case FieldType::flag: return "bool";
+        case FieldType::choice: return "choice";
     }
     return "?";
 }
 
 std::optional<std::string> set_setting(RunSettings& settings, const SettingField& field, std::string_view text) {
+    if (const auto* flag_member = std::get_if<bool RunSettings::*>(&field.member)) {
+        const auto value = parse_flag(text);
+        if (!value) return fmt::format("{}: '{}' is not true or false", field.key, text);
+        settings.*(*flag_member) = *value;
+        return std::nullopt;
+    }
     if (const auto* text_member = std::get_if<std::string RunSettings::*>(&field.member)) {
+        if (field.type == FieldType::choice && !is_choice(field.choices, text))
+            return fmt::format("{}: unknown value '{}'; valid choices: {}", field.key, text, field.choices);
         settings.*(*text_member) = std::string(text);
         return std::nullopt;
     }
@@ -68,11 +102,18 @@ std::optional<std::string> set_setting(RunSettings& settings, const SettingField
                            field.type == FieldType::duration ? format_duration(field.min_value)
                                                              : std::to_string(field.min_value));
     }
+    if (*value > field.max_value) {
+        return fmt::format("{}: '{}' is above the maximum {}", field.key, text,
+                           field.type == FieldType::duration ? format_duration(field.max_value)
+                                                             : std::to_string(field.max_value));
+    }
     settings.*member = *value;
     return std::nullopt;
 }
 
 std::string setting_text(const RunSettings& settings, const SettingField& field) {
+    if (const auto* flag_member = std::get_if<bool RunSettings::*>(&field.member))
+        return settings.*(*flag_member) ? "true" : "false";
     if (const auto* text_member = std::get_if<std::string RunSettings::*>(&field.member))
         return settings.*(*text_member);
     const std::int64_t value = settings.*std::get<std::int64_t RunSettings::*>(field.member);

@@ -23,16 +23,21 @@ struct RunSettings {
     std::string output_dir = "inferbench-results";   // results database and reports
     std::string db;                                  // empty: <output_dir>/results.db
     std::string model_cache;                         // empty: $XDG_CACHE_HOME/inferbench/models
+    bool telemetry_enabled = true;                   // sample GPUs, the worker's CPU and memory, the host
+    std::int64_t telemetry_rate_hz = 10;             // samples per second, 1..100
+    std::string telemetry_gpu = "auto";              // auto (NVML, else nvidia-smi), nvml, nvidia-smi, off
 };
 
-enum class FieldType { duration, count, text };
+enum class FieldType { duration, count, text, flag, choice };
 
 struct SettingField {
     std::string_view key;
     FieldType type;
     std::string_view help;
-    std::variant<std::int64_t RunSettings::*, std::string RunSettings::*> member;
+    std::variant<std::int64_t RunSettings::*, std::string RunSettings::*, bool RunSettings::*> member;
     std::int64_t min_value = 0;  // for counts and durations
+    std::int64_t max_value = INT64_MAX;
+    std::string_view choices = {};  // for choices: "a, b, c"
 };
 
 const std::vector<SettingField>& setting_fields();

@@ -95,6 +95,9 @@ public:
     void add_node(OnnxNode node);
     // Renames a value wherever nodes produce or consume it (e.g. the last layer's to "logits").
     void rename_value(std::string_view from, const std::string& to);
+    // Replaces the symbolic dimension `symbol` by `value` wherever the graph declares a shape: its
+    // inputs and outputs (the builder writes no value_info). Returns how many dimensions changed.
+    std::size_t bind_dimension(std::string_view symbol, std::int64_t value);
 
     void set_doc_string(std::string text) { doc_string_ = std::move(text); }
     void set_producer_version(std::string version) { producer_version_ = std::move(version); }

@@ -7,14 +7,25 @@
 #include <string_view>
 
 #include "models/onnx_builder.hpp"
+#include "models/zoo.hpp"
 
 namespace inferbench::models {
 
 // The symbolic batch dimension every zoo model's inputs and outputs carry.
 inline constexpr std::string_view kBatchDimName = "batch";
 
-GraphBuilder build_resnet50(std::uint64_t seed);
-GraphBuilder build_mobilenet(std::uint64_t seed);
+// The published input sizes, the builders' defaults. The convolutional builders take any other
+// size their layers fit (std::logic_error otherwise); their channels and weights do not change.
+inline constexpr std::int64_t kImageNetImageSize = 224;
+inline constexpr std::int64_t kSsdMobilenetImageSize = 300;
+inline constexpr std::int64_t kSsdResnet34ImageSize = 1200;
+inline constexpr std::int64_t kUnet3dVolume = 128;
+
+// Throws std::logic_error unless `size` is a multiple of `multiple` and at least `minimum`.
+void check_input_size(std::string_view model, std::int64_t size, std::int64_t minimum, std::int64_t multiple = 1);
+
+GraphBuilder build_resnet50(std::uint64_t seed, std::int64_t image_size = kImageNetImageSize);
+GraphBuilder build_mobilenet(std::uint64_t seed, std::int64_t image_size = kImageNetImageSize);
 
 // Convolution -> BN (epsilon 0.001) -> ReLU6, the unit every MobileNet v1 layer is made of.
 std::string mobilenet_v1_unit(GraphBuilder& g, const std::string& scope, const std::string& x, std::int64_t in_channels,
@@ -26,11 +37,13 @@ struct MobilenetV1Features {
     std::int64_t channels = 0;               // of the last block
 };
 MobilenetV1Features mobilenet_v1_features(GraphBuilder& g, const std::string& input, const std::string& scope);
-GraphBuilder build_mobilenet_v2(std::uint64_t seed);
+GraphBuilder build_mobilenet_v2(std::uint64_t seed, std::int64_t image_size = kImageNetImageSize);
 // Detectors and segmenters end at their raw predictions: no box decoding, no NMS.
-GraphBuilder build_ssd_mobilenet(std::uint64_t seed);
-GraphBuilder build_ssd_resnet34(std::uint64_t seed);
-GraphBuilder build_unet3d(std::uint64_t seed);
+GraphBuilder build_ssd_mobilenet(std::uint64_t seed, std::int64_t image_size = kSsdMobilenetImageSize);
+// At least 385 pixels: below, the last additional block (3x3, no padding) gets less than 3x3.
+GraphBuilder build_ssd_resnet34(std::uint64_t seed, std::int64_t image_size = kSsdResnet34ImageSize);
+// `volume`: the side of the cubic input, a multiple of 32 (5 stride-2 stages, undone by the decoder).
+GraphBuilder build_unet3d(std::uint64_t seed, std::int64_t volume = kUnet3dVolume);
 
 // BERT's dimensions (Devlin et al. 2018, arXiv:1810.04805); the defaults are the uncased
 // checkpoints' vocabulary and tables, and MLPerf Inference's SQuAD sequence length.
@@ -107,7 +120,9 @@ GraphBuilder build_swin_l(std::uint64_t seed);
 std::int64_t swin_parameter_count(const SwinConfig& config);
 
 // The graph export_onnx() writes for a zoo model: the architecture's graph plus provenance
-// (producer version, doc string, metadata). Throws UserError for unknown names and for "null".
-GraphBuilder build_zoo_model(std::string_view name, std::uint64_t seed);
+// (producer version, doc string, metadata). Throws UserError for unknown names and for "null";
+// std::logic_error for options the architecture cannot take (an image size for BERT, a size its
+// layers do not fit).
+GraphBuilder build_zoo_model(std::string_view name, std::uint64_t seed, const ZooOptions& options = {});
 
 }  // namespace inferbench::models

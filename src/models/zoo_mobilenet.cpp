@@ -60,11 +60,13 @@ MobilenetV1Features mobilenet_v1_features(GraphBuilder& g, const std::string& in
 
 // Parameter count convention: as build_resnet50 (weights, FC bias, BN gamma and beta), which
 // gives the paper's 4.2M (4,231,976, TF-slim's trainable variables).
-GraphBuilder build_mobilenet(std::uint64_t seed) {
+// Any image of at least 32 pixels (the network's stride) fits: global pooling ends the backbone.
+GraphBuilder build_mobilenet(std::uint64_t seed, std::int64_t image_size) {
+    check_input_size("mobilenet", image_size, 32);
     GraphBuilder g("mobilenet", seed);
     const auto batch = OnnxDim::symbolic(std::string(kBatchDimName));
     g.add_input("input", OnnxElemType::float32,
-                {batch, OnnxDim::fixed(3), OnnxDim::fixed(224), OnnxDim::fixed(224)});
+                {batch, OnnxDim::fixed(3), OnnxDim::fixed(image_size), OnnxDim::fixed(image_size)});
 
     const MobilenetV1Features features = mobilenet_v1_features(g, "input", "");
     const std::int64_t channels = features.channels;

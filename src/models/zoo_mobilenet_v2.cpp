@@ -58,10 +58,13 @@ std::string inverted_residual(GraphBuilder& g, const std::string& prefix, const 
 // Parameter count convention: as build_resnet50 (weights, FC bias, BN gamma and beta), which
 // gives torchvision's 3,504,872 (sum of p.numel() over mobilenet_v2().parameters()); the paper's
 // Table 4 rounds to 3.4M.
-GraphBuilder build_mobilenet_v2(std::uint64_t seed) {
+// Any image of at least 32 pixels (the network's stride) fits: global pooling ends the backbone.
+GraphBuilder build_mobilenet_v2(std::uint64_t seed, std::int64_t image_size) {
+    check_input_size("mobilenet-v2", image_size, 32);
     GraphBuilder g("mobilenet_v2", seed);
     const auto batch = OnnxDim::symbolic(std::string(kBatchDimName));
-    g.add_input("input", OnnxElemType::float32, {batch, OnnxDim::fixed(3), OnnxDim::fixed(224), OnnxDim::fixed(224)});
+    g.add_input("input", OnnxElemType::float32,
+                {batch, OnnxDim::fixed(3), OnnxDim::fixed(image_size), OnnxDim::fixed(image_size)});
 
     std::string x = conv_bn_relu6(g, "features.0", "input", 3, 32, {.kernel = 3, .stride = 2, .pad = 1});
     std::int64_t channels = 32;

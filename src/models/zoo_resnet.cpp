@@ -53,11 +53,13 @@ std::string bottleneck(GraphBuilder& g, const std::string& prefix, const std::st
 
 // Parameter count convention (as torchvision's sum(p.numel() for p in model.parameters())):
 // convolution and FC weights, FC bias, BN gamma and beta; not BN running mean and variance.
-GraphBuilder build_resnet50(std::uint64_t seed) {
+// Any image of at least 32 pixels (the last stage's stride) fits: global pooling ends the backbone.
+GraphBuilder build_resnet50(std::uint64_t seed, std::int64_t image_size) {
+    check_input_size("resnet50", image_size, 32);
     GraphBuilder g("resnet50", seed);
     const auto batch = OnnxDim::symbolic(std::string(kBatchDimName));
     g.add_input("input", OnnxElemType::float32,
-                {batch, OnnxDim::fixed(3), OnnxDim::fixed(224), OnnxDim::fixed(224)});
+                {batch, OnnxDim::fixed(3), OnnxDim::fixed(image_size), OnnxDim::fixed(image_size)});
 
     std::string x = g.conv("conv1", "input", 3, 64, {.kernel = 7, .stride = 2, .pad = 3});
     x = g.relu("relu", g.batch_norm("bn1", x, 64));

@@ -25,7 +25,21 @@ constexpr std::array<std::int64_t, 4> kExtraDepths = {512, 256, 256, 128};
 // plus the interpolated scale (6), and reduce_boxes_in_lowest_layer (3) on the first.
 constexpr std::array<std::int64_t, 6> kMapChannels = {512, 1024, 512, 256, 256, 128};
 constexpr std::array<std::int64_t, 6> kAnchors = {3, 6, 6, 6, 6, 6};
-constexpr std::array<std::int64_t, 6> kMapSizes = {19, 10, 5, 3, 2, 1};
+
+// The six maps' sides for an image side: Conv2d_11 is after 4 stride-2 3x3 convolutions (padding
+// 1, so each gives ceil(n / 2)), Conv2d_13 after 5, each extra layer halves again. At 300: 19, 10,
+// 5, 3, 2, 1.
+std::array<std::int64_t, 6> map_sizes(std::int64_t image_size) {
+    const auto halve = [](std::int64_t n) { return (n + 1) / 2; };
+    std::int64_t n = image_size;
+    for (int i = 0; i < 4; ++i) n = halve(n);
+    std::array<std::int64_t, 6> sizes{};
+    for (std::int64_t& size : sizes) {
+        size = n;
+        n = halve(n);
+    }
+    return sizes;
+}
 
 std::string op(GraphBuilder& g, std::string_view type, std::string name, std::vector<std::string> inputs,
                std::vector<OnnxAttribute> attributes = {}) {
@@ -49,10 +63,14 @@ std::string prediction(GraphBuilder& g, const std::string& scope, const std::str
 // arXiv:1911.02549, rounds to 6.8M). The frozen graph MLPerf distributes folds each BN into a bias
 // (one value per channel, not two): 6,807,167, the count of MLPerf's PyTorch port
 // (ssd_mobilenet_v1.py), whose extra layers are convolutions with bias.
-GraphBuilder build_ssd_mobilenet(std::uint64_t seed) {
+//
+// Any image of at least 32 pixels fits (the maps then shrink to 1x1); the anchors follow the maps.
+GraphBuilder build_ssd_mobilenet(std::uint64_t seed, std::int64_t image_size) {
+    check_input_size("ssd-mobilenet", image_size, 32);
     GraphBuilder g("ssd_mobilenet_v1", seed);
     const auto batch = OnnxDim::symbolic(std::string(kBatchDimName));
-    g.add_input("input", OnnxElemType::float32, {batch, OnnxDim::fixed(3), OnnxDim::fixed(300), OnnxDim::fixed(300)});
+    g.add_input("input", OnnxElemType::float32,
+                {batch, OnnxDim::fixed(3), OnnxDim::fixed(image_size), OnnxDim::fixed(image_size)});
 
     // TF pads SAME; symmetric padding 1 gives the same map sizes (150, 75, 38, 19, 10, ...).
     const std::string scope = "FeatureExtractor/MobilenetV1/";
@@ -88,8 +106,9 @@ GraphBuilder build_ssd_mobilenet(std::uint64_t seed) {
     op(g, "Concat", "boxes", boxes, {OnnxAttribute::of_int("axis", 1)});
     op(g, "Concat", "class_logits", classes, {OnnxAttribute::of_int("axis", 1)});
 
+    const std::array<std::int64_t, 6> sizes = map_sizes(image_size);
     std::int64_t anchors = 0;
-    for (std::size_t i = 0; i < kAnchors.size(); ++i) anchors += kMapSizes[i] * kMapSizes[i] * kAnchors[i];
+    for (std::size_t i = 0; i < kAnchors.size(); ++i) anchors += sizes[i] * sizes[i] * kAnchors[i];
     g.add_output("boxes", OnnxElemType::float32, {batch, OnnxDim::fixed(anchors), OnnxDim::fixed(kBoxCode)});
     g.add_output("class_logits", OnnxElemType::float32, {batch, OnnxDim::fixed(anchors), OnnxDim::fixed(kClasses)});
     return g;

@@ -14,6 +14,7 @@
 //   confs: [batch, 81, 15130]  per-box logits, class 0 the background
 // 15130 = 50*50*4 + 25*25*6 + 13*13*6 + 7*7*6 + 3*3*4 + 3*3*4.
 #include <array>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -47,7 +48,29 @@ constexpr std::array<ExtraBlock, 5> kExtras = {
     {{256, 512, 2, 1}, {256, 512, 2, 1}, {128, 256, 2, 1}, {128, 256, 2, 0}, {128, 256, 1, 0}}};
 constexpr std::array<std::int64_t, 6> kMapChannels = {256, 512, 512, 256, 256, 256};
 constexpr std::array<std::int64_t, 6> kDefaults = {4, 6, 6, 6, 4, 4};
-constexpr std::array<std::int64_t, 6> kHeadSizes = {50, 25, 13, 7, 3, 3};
+
+// A convolution's (or pooling's) output side.
+constexpr std::int64_t conv_out(std::int64_t n, std::int64_t kernel, std::int64_t stride, std::int64_t pad) {
+    return (n + 2 * pad - kernel) / stride + 1;
+}
+
+// The six feature maps' sides for an image side: the backbone's stride is 8 (stem 2, max pool 2,
+// layer2 2), then the additional blocks. At 1200: 150, 75, 38, 19, 9, 7. Throws std::logic_error
+// where a block's 3x3 convolution without padding gets less than 3x3.
+std::array<std::int64_t, 6> map_sizes(std::int64_t image_size) {
+    std::int64_t n = conv_out(conv_out(conv_out(image_size, 7, 2, 3), 3, 2, 1), 3, 2, 1);
+    std::array<std::int64_t, 6> sizes{n};
+    for (std::size_t i = 0; i < kExtras.size(); ++i) {
+        if (n < 3 - 2 * kExtras[i].pad) {
+            throw std::logic_error(fmt::format(
+                "ssd-resnet34: image size {} leaves additional block {} a {}x{} map; the smallest image is 385",
+                image_size, i, n, n));
+        }
+        n = conv_out(n, 3, kExtras[i].stride, kExtras[i].pad);
+        sizes[i + 1] = n;
+    }
+    return sizes;
+}
 
 std::string op(GraphBuilder& g, std::string_view type, std::string name, std::vector<std::string> inputs,
                std::vector<OnnxAttribute> attributes = {}) {
@@ -98,10 +121,13 @@ std::string backbone(GraphBuilder& g, const std::string& input) {
 // 19,972,534 for the reference's SSD_R34 (backbone 8,170,304; additional blocks 3,574,400; heads
 // 8,227,830): the ~20M usually quoted for MLPerf's SSD-ResNet34. Work per 1200x1200 image: see
 // ssd_resnet34_macs in zoo_ssd_resnet34_test.cpp's comment.
-GraphBuilder build_ssd_resnet34(std::uint64_t seed) {
+GraphBuilder build_ssd_resnet34(std::uint64_t seed, std::int64_t image_size) {
+    check_input_size("ssd-resnet34", image_size, 1);
+    const std::array<std::int64_t, 6> sizes = map_sizes(image_size);
     GraphBuilder g("ssd_resnet34", seed);
     const auto batch = OnnxDim::symbolic(std::string(kBatchDimName));
-    g.add_input("image", OnnxElemType::float32, {batch, OnnxDim::fixed(3), OnnxDim::fixed(1200), OnnxDim::fixed(1200)});
+    g.add_input("image", OnnxElemType::float32,
+                {batch, OnnxDim::fixed(3), OnnxDim::fixed(image_size), OnnxDim::fixed(image_size)});
 
     std::vector<std::string> maps = {backbone(g, "image")};
     std::int64_t channels = kMapChannels[0];
@@ -134,7 +160,10 @@ GraphBuilder build_ssd_resnet34(std::uint64_t seed) {
     op(g, "Concat", "confs", confs, {OnnxAttribute::of_int("axis", 2)});
 
     std::int64_t boxes = 0;
-    for (std::size_t i = 0; i < kDefaults.size(); ++i) boxes += kHeadSizes[i] * kHeadSizes[i] * kDefaults[i];
+    for (std::size_t i = 0; i < kDefaults.size(); ++i) {
+        const std::int64_t cells = conv_out(sizes[i], 3, kHeadStride, 1);  // 50, 25, 13, 7, 3, 3 at 1200
+        boxes += cells * cells * kDefaults[i];
+    }
     g.add_output("locs", OnnxElemType::float32, {batch, OnnxDim::fixed(4), OnnxDim::fixed(boxes)});
     g.add_output("confs", OnnxElemType::float32, {batch, OnnxDim::fixed(kClasses), OnnxDim::fixed(boxes)});
     return g;

@@ -24,7 +24,6 @@ namespace inferbench::models {
 
 namespace {
 
-constexpr std::int64_t kVolume = 128;
 constexpr std::int64_t kClasses = 3;
 constexpr float kInstanceNormEpsilon = 1e-5F;
 constexpr float kLeakySlope = 0.01F;
@@ -89,10 +88,13 @@ std::string double_block(GraphBuilder& g, const std::string& prefix, const std::
 // Parameter count convention: every trainable tensor (convolution weights and biases, InstanceNorm
 // scale and bias), as sum(p.numel() for p in Unet3D(1, 3, "instancenorm", "leaky_relu")
 // .parameters()): 31,190,243 (the ~31M quoted for MLPerf's KiTS19 3D U-Net).
-GraphBuilder build_unet3d(std::uint64_t seed) {
+GraphBuilder build_unet3d(std::uint64_t seed, std::int64_t volume_size) {
+    // Five stride-2 stages down, five transposed convolutions up: each skip must meet its decoder
+    // stage at the same size.
+    check_input_size("3d-unet", volume_size, 32, 32);
     GraphBuilder g("unet3d_kits19", seed);
     const auto batch = OnnxDim::symbolic(std::string(kBatchDimName));
-    const auto volume = OnnxDim::fixed(kVolume);
+    const auto volume = OnnxDim::fixed(volume_size);
     g.add_input("input", OnnxElemType::float32, {batch, OnnxDim::fixed(1), volume, volume, volume});
 
     std::vector<std::string> skips = {double_block(g, "input_block", "input", 1, kFilters[0], 1)};

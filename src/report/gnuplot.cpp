@@ -81,20 +81,29 @@ std::string gnuplot_datablock(const DataBlock& block) {
 }
 
 void run_gnuplot(const std::string& script, const std::filesystem::path& expected_output, int timeout_ms) {
+    run_gnuplot(script, std::vector<std::filesystem::path>{expected_output}, timeout_ms);
+}
+
+void run_gnuplot(const std::string& script, const std::vector<std::filesystem::path>& expected_outputs, int timeout_ms) {
+    if (expected_outputs.empty()) return;
+    const std::string what = expected_outputs.size() == 1
+                                 ? expected_outputs.front().string()
+                                 : fmt::format("{} and {} more", expected_outputs.front().string(), expected_outputs.size() - 1);
     const std::string program = gnuplot_program();
     if (!find_program(program))
         throw EnvironmentError(fmt::format("cannot draw {}: {} not found; install Debian's gnuplot-nox "
                                            "(scripts/setup.sh does) or set INFERBENCH_GNUPLOT",
-                                           expected_output.string(), program));
+                                           what, program));
     const CapturedRun run = run_captured({program}, script, timeout_ms);
-    if (run.timed_out)
-        throw EnvironmentError(fmt::format("gnuplot took more than {} ms drawing {}", timeout_ms, expected_output.string()));
+    if (run.timed_out) throw EnvironmentError(fmt::format("gnuplot took more than {} ms drawing {}", timeout_ms, what));
     if (!run.status.success())
-        throw EnvironmentError(fmt::format("gnuplot failed drawing {} ({}): {}", expected_output.string(),
-                                           run.status.describe(), first_lines(run.err, 3)));
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(expected_output, ec) || std::filesystem::file_size(expected_output, ec) == 0)
-        throw EnvironmentError(fmt::format("gnuplot wrote no {} ({})", expected_output.string(), first_lines(run.err, 3)));
+        throw EnvironmentError(fmt::format("gnuplot failed drawing {} ({}): {}", what, run.status.describe(),
+                                           first_lines(run.err, 3)));
+    for (const auto& output : expected_outputs) {
+        std::error_code ec;
+        if (!std::filesystem::is_regular_file(output, ec) || std::filesystem::file_size(output, ec) == 0)
+            throw EnvironmentError(fmt::format("gnuplot wrote no {} ({})", output.string(), first_lines(run.err, 3)));
+    }
 }
 
 }  // namespace inferbench::report

@@ -40,5 +40,9 @@ std::string gnuplot_datablock(const DataBlock& block);
 // Runs `script` with gnuplot, waits at most timeout_ms. Throws EnvironmentError with gnuplot's own
 // message when it is missing or fails; the output file must exist and be non-empty afterwards.
 void run_gnuplot(const std::string& script, const std::filesystem::path& expected_output, int timeout_ms = 60'000);
+// The same for a script that writes several files (one gnuplot process draws many figures); each must
+// exist and be non-empty afterwards.
+void run_gnuplot(const std::string& script, const std::vector<std::filesystem::path>& expected_outputs,
+                 int timeout_ms = 60'000);
 
 }  // namespace inferbench::report

@@ -139,6 +139,8 @@ Format parse_format(std::string_view name) {
     throw UserError(fmt::format("--format {}: unknown format; valid choices: table, md, csv, json", name));
 }
 
+std::string cell_display_text(const Cell& cell, const Column& column) { return cell_text(cell, column); }
+
 std::string render(const Table& table, Format format) {
     switch (format) {
         case Format::text: return render_text(table, false);

@@ -39,4 +39,7 @@ inline constexpr int kJsonSchemaVersion = 1;
 
 std::string render(const Table& table, Format format);
 
+// One cell as terminals and Markdown show it ("23.41 ms", "42.1"); empty for Null and non-finite numbers.
+std::string cell_display_text(const Cell& cell, const Column& column);
+
 }  // namespace inferbench::report

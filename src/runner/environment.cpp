@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/version.hpp"
+#include "telemetry/gpu_inventory.hpp"
 #include <sqlite3.h>
 
 namespace inferbench {
@@ -48,6 +49,27 @@ std::string os_name() {
     return name;
 }
 
+// The GPUs as NVML (else nvidia-smi) names them, or why none could be listed.
+nlohmann::ordered_json gpu_list() {
+    const auto inventory = telemetry::list_gpus();
+    nlohmann::ordered_json gpus;
+    gpus["source"] = inventory.source;
+    if (!inventory.unavailable.empty()) gpus["unavailable"] = inventory.unavailable;
+    gpus["devices"] = nlohmann::ordered_json::array();
+    for (const auto& gpu : inventory.gpus) {
+        nlohmann::ordered_json entry;
+        entry["index"] = gpu.index;
+        entry["name"] = gpu.name;
+        entry["uuid"] = gpu.uuid;
+        entry["pci_bus_id"] = gpu.pci_bus_id;
+        if (gpu.pci_device_id) entry["pci_device_id"] = fmt::format("0x{:08X}", *gpu.pci_device_id);
+        if (gpu.memory_total_mib) entry["memory_total_mib"] = *gpu.memory_total_mib;
+        entry["driver_version"] = gpu.driver_version;
+        gpus["devices"].push_back(entry);
+    }
+    return gpus;
+}
+
 }  // namespace
 
 nlohmann::ordered_json capture_environment() {
@@ -72,6 +94,7 @@ nlohmann::ordered_json capture_environment() {
     libraries["fmt"] = fmt::format("{}.{}.{}", FMT_VERSION / 10000, FMT_VERSION / 100 % 100, FMT_VERSION % 100);
     env["libraries"] = libraries;
     if (auto driver = first_line("/proc/driver/nvidia/version"); !driver.empty()) env["nvidia_driver"] = driver;
+    env["gpus"] = gpu_list();
     if (auto governor = first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"); !governor.empty())
         env["cpu_governor"] = governor;
     return env;

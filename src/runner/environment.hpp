@@ -8,7 +8,8 @@
 namespace inferbench {
 
 // host, cpu_model, cpu_cores, memory_total_kib, kernel, os, compiler, build_type, git_commit,
-// inferbench_version, library versions, nvidia_driver (when present).
+// inferbench_version, library versions, nvidia_driver (when present), gpus ({source, unavailable,
+// devices: [{index, name, uuid, pci_bus_id, pci_device_id, memory_total_mib, driver_version}]}).
 nlohmann::ordered_json capture_environment();
 
 }  // namespace inferbench

@@ -19,6 +19,7 @@
 #include "runner/environment.hpp"
 #include "runner/interrupt.hpp"
 #include "runner/process.hpp"
+#include "runner/telemetry_recorder.hpp"
 #include "runner/trace_buffer.hpp"
 #include "runner/worker_protocol.hpp"
 
@@ -28,6 +29,8 @@ namespace {
 // Upper bound of records kept when max_iterations is 0 (no limit): pages are only allocated when
 // written, so the bound costs address space, not memory.
 constexpr std::int64_t kUnlimitedCapacity = 100'000'000;
+// Telemetry memory is reserved for warm-up + duration + this (load, teardown).
+constexpr std::int64_t kLoadAndTeardownNs = 30'000'000'000;
 
 std::int64_t unix_ms() {
     return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -122,12 +125,27 @@ store::BenchmarkRecord base_record(std::int64_t run_id, std::size_t ordinal, con
 // benchmark runs regardless: the backend is the judge of whether the file is usable.
 class ModelCostCache {
 public:
-    std::vector<store::Metric> metrics(const std::string& model_path, std::int64_t batch_size) {
+    std::vector<store::Metric> metrics(const std::string& model_path, std::int64_t batch_size, Precision precision) {
         if (std::filesystem::path(model_path).extension() != ".onnx") return {};
         const auto key = std::make_pair(model_path, batch_size);
         auto it = cache_.find(key);
         if (it == cache_.end()) it = cache_.emplace(key, compute(model_path, batch_size)).first;
-        return it->second;
+        std::vector<store::Metric> metrics = it->second;
+        // The file holds fp32 tensors; the backend moves them at the benchmark's precision.
+        for (auto& metric : metrics)
+            if (metric.name == model_metrics::kBytesPerInference) metric.value *= bytes_scale(precision);
+        return metrics;
+    }
+
+    static double bytes_scale(Precision precision) {
+        switch (precision) {
+            case Precision::fp16:
+            case Precision::bf16: return 0.5;
+            case Precision::int8:
+            case Precision::fp8: return 0.25;
+            case Precision::fp32: break;
+        }
+        return 1.0;
     }
 
 private:
@@ -235,8 +253,11 @@ private:
             record.reason = e.what();
         }
         record.ended_unix_ms = unix_ms();
-        const auto metrics = model_costs_.metrics(record.model_path, spec.batch_size);
-        record.benchmark_id = results_.add_benchmark(record, store::BenchmarkData{.iterations = iterations, .metrics = metrics});
+        const auto metrics = model_costs_.metrics(record.model_path, spec.batch_size, spec.precision);
+        const BenchmarkTelemetry telemetry = telemetry_.finish(iterations);
+        record.benchmark_id = results_.add_benchmark(
+            record, store::BenchmarkData{.iterations = iterations, .metrics = metrics, .gpu_samples = telemetry.gpu,
+                                         .cpu_samples = telemetry.cpu, .telemetry_sources = telemetry.sources});
         result_.benchmarks.push_back(record);
         if (record.status == "interrupted" || interrupt_requested()) result_.interrupted = true;
         if (record.status != "skipped") {
@@ -273,6 +294,8 @@ private:
         SuperviseHooks hooks;
         hooks.interrupted = interrupt_requested;
         hooks.request_stop = [&trace] { trace.header().stop_requested.store(1, std::memory_order_relaxed); };
+        hooks.on_started = [&](int pid) { telemetry_.worker_started(pid, spec.warmup_ns + spec.duration_ns + kLoadAndTeardownNs); };
+        hooks.on_event = [&](const nlohmann::json& event) { telemetry_.worker_event(event); };
         hooks.on_tick = [&] {
             ProgressEvent tick{ProgressEvent::Kind::tick, i + 1, 0, &spec};
             tick.iterations_so_far = static_cast<std::int64_t>(trace.published().size());
@@ -289,6 +312,7 @@ private:
     const RunnerOptions& options_;
     CapabilityCache cache_;
     ModelCostCache model_costs_;
+    TelemetryRecorder telemetry_{plan_.settings};
     std::vector<BenchmarkSpec> cells_;
     RunResult result_;
     std::int64_t begin_ns_ = 0;

@@ -95,13 +95,19 @@ WorkerOutcome run_worker(const WorkerLaunch& launch, const SuperviseHooks& hooks
     const long oom_before = oom_kill_count();
     Child child = start_worker(launch, events.write);
     events.write.reset();
+    if (hooks.on_started) hooks.on_started(child.pid());
     set_nonblocking(events.read);
     WorkerOutcome outcome;
     outcome.timeout_ns = launch.timeout_ns;
     TailBuffer tail(kTailBytes);
     EventParser parser;
     const auto on_output = [&](std::string_view data) { tail.append(data); };
-    const auto on_events = [&](std::string_view data) { parser.add(data, outcome.events); };
+    const auto on_events = [&](std::string_view data) {
+        const std::size_t before = outcome.events.size();
+        parser.add(data, outcome.events);
+        if (hooks.on_event)
+            for (std::size_t i = before; i < outcome.events.size(); ++i) hooks.on_event(outcome.events[i]);
+    };
     const std::int64_t begin = child.started_ns();
     const std::int64_t deadline = launch.timeout_ns > 0 ? begin + launch.timeout_ns : INT64_MAX;
     std::int64_t kill_at = INT64_MAX;

@@ -25,6 +25,8 @@ struct SuperviseHooks {
     std::function<void()> on_tick;        // about twice a second
     std::function<bool()> interrupted;    // polled; true starts a graceful stop
     std::function<void()> request_stop;   // asks the worker to stop measuring
+    std::function<void(int pid)> on_started;                // right after the worker was started
+    std::function<void(const nlohmann::json&)> on_event;    // each event as it arrives
     std::int64_t stop_grace_ns = 5'000'000'000;
 };
 

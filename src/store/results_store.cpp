@@ -483,4 +483,42 @@ std::vector<TelemetrySource> ResultsStore::telemetry_sources(std::int64_t benchm
     return result;
 }
 
+std::vector<std::int64_t> ResultsStore::add_probes(std::span<const ProbeRecord> probes) {
+    Transaction transaction(impl_->db);
+    Statement insert = impl_->db.prepare(
+        "INSERT INTO device_probes (device_key, device_name, uuid, measured_unix_ms, name, value, unit, precision, "
+        "details_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+    std::vector<std::int64_t> ids;
+    for (const ProbeRecord& p : probes) {
+        insert.reset();
+        insert.bind_text(1, p.device_key).bind_text(2, p.device_name);
+        bind_optional_text(insert, 3, p.uuid);
+        insert.bind_int64(4, p.measured_unix_ms).bind_text(5, p.name).bind_double(6, p.value).bind_text(7, p.unit);
+        bind_optional_text(insert, 8, p.precision);
+        insert.bind_text(9, p.details_json.empty() ? "{}" : p.details_json);
+        insert.run();
+        ids.push_back(impl_->db.last_insert_rowid());
+    }
+    transaction.commit();
+    return ids;
+}
+
+std::int64_t ResultsStore::add_probe(const ProbeRecord& probe) { return add_probes(std::span(&probe, 1)).front(); }
+
+std::vector<ProbeRecord> ResultsStore::probes(std::optional<std::string> device_key) const {
+    const std::string_view filter = device_key ? " WHERE device_key = ?1" : "";
+    Statement select = impl_->db.prepare(
+        concat({"SELECT probe_id, device_key, device_name, uuid, measured_unix_ms, name, value, unit, precision, "
+                "details_json FROM device_probes",
+                filter, " ORDER BY measured_unix_ms, probe_id"}));
+    if (device_key) select.bind_text(1, *device_key);
+    std::vector<ProbeRecord> result;
+    while (select.step()) {
+        result.push_back({select.column_int64(0), select.column_text(1), select.column_text(2), select.column_text(3),
+                          select.column_int64(4), select.column_text(5), select.column_double(6), select.column_text(7),
+                          select.column_text(8), select.column_text(9)});
+    }
+    return result;
+}
+
 }  // namespace inferbench::store

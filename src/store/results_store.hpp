@@ -75,6 +75,20 @@ struct BenchmarkData {
     std::span<const TelemetrySource> telemetry_sources = {};  // source names unique within the benchmark
 };
 
+// One measured ceiling of a device (`inferbench probe`): name "gemm_bf16", value 812.4, unit "TFLOP/s".
+struct ProbeRecord {
+    std::int64_t probe_id = 0;
+    std::string device_key;   // catalog key ("h200-sxm"), "cpu:<model name>", or "gpu:<name>" outside the catalog
+    std::string device_name;  // as the driver or /proc/cpuinfo names it
+    std::string uuid;         // the GPU's UUID; empty (NULL) for CPUs
+    std::int64_t measured_unix_ms = 0;
+    std::string name;         // "fma_fp32", "gemm_int8", "dram_copy", "l2_read", ...
+    double value = 0;
+    std::string unit;         // "TFLOP/s", "TOPS" or "GB/s"
+    std::string precision;    // "bf16", ...; empty (NULL) for bandwidths
+    std::string details_json = "{}";
+};
+
 // One connection to one results file. Movable, not copyable, not for concurrent use from several
 // threads; several stores (in one or several processes) may share one file: readers never wait
 // for the writer (WAL), writers wait for each other up to 5 s.
@@ -120,6 +134,12 @@ public:
     std::vector<CpuSample> cpu_samples(std::int64_t benchmark_id) const;
     // Ordered by source name.
     std::vector<TelemetrySource> telemetry_sources(std::int64_t benchmark_id) const;
+
+    // Device probes, all in one transaction (probe_id ignored); returns their ids in order.
+    std::vector<std::int64_t> add_probes(std::span<const ProbeRecord> probes);
+    std::int64_t add_probe(const ProbeRecord& probe);
+    // Oldest first (by measured_unix_ms, then probe_id); of one device where device_key is given.
+    std::vector<ProbeRecord> probes(std::optional<std::string> device_key = std::nullopt) const;
 
 private:
     struct Impl;

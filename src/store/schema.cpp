@@ -138,6 +138,24 @@ CREATE TABLE telemetry_sources (
     PRIMARY KEY (benchmark_id, source)
 ) WITHOUT ROWID;
 )sql",
+    // 4: measured ceilings of devices (`inferbench probe`), one row per figure: the roofline puts them
+    // beside the datasheet's. device_key is the catalog key ("h200-sxm"), "cpu:<model name>" or
+    // "gpu:<name>" for a GPU the catalog lacks; device_name is the name the driver or /proc gave.
+    R"sql(
+CREATE TABLE device_probes (
+    probe_id         INTEGER PRIMARY KEY,
+    device_key       TEXT    NOT NULL,
+    device_name      TEXT    NOT NULL,
+    uuid             TEXT,
+    measured_unix_ms INTEGER NOT NULL,
+    name             TEXT    NOT NULL,
+    value            REAL    NOT NULL,
+    unit             TEXT    NOT NULL CHECK (unit IN ('TFLOP/s', 'TOPS', 'GB/s')),
+    precision        TEXT,
+    details_json     TEXT    NOT NULL DEFAULT '{}'
+);
+CREATE INDEX device_probes_by_device ON device_probes (device_key, name, measured_unix_ms);
+)sql",
 };
 
 constexpr int kKnownVersion = static_cast<int>(std::size(kMigrations));

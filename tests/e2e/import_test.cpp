@@ -105,5 +105,122 @@ TEST(Import, NotATrtexecLogIsRefusedBeforeAnythingIsWritten) {
     EXPECT_EQ(dir.run("import trtexec --db r.db").exit_code, 2) << "at least one log";
 }
 
+const std::string kSmiLoadCsv = std::string(INFERBENCH_FIXTURES_DIR) + "/nvidia-smi/h200-load-query-200ms.csv";
+const std::string kSmiLoadText = std::string(INFERBENCH_FIXTURES_DIR) + "/nvidia-smi/h200-load-q-5x1s.txt";
+
+TEST(Import, NvidiaSmiLogsBecomeGpuTelemetry) {
+    testing::CliScratch dir;
+    const auto imported = dir.run("import nvidia-smi '" + kSmiLoadCsv + "' '" + kSmiLoadText + "' --db r.db");
+    ASSERT_EQ(imported.exit_code, 0) << imported.err;
+    EXPECT_EQ(imported.err, "");
+    EXPECT_THAT(imported.out,
+                HasSubstr(kSmiLoadCsv + ": query-csv, 10 samples, 1 GPU (NVIDIA H200), 1.808 s, power mean 691.5 W, "
+                                        "max 692.9 W, clock event reasons: SW power cap\n"));
+    EXPECT_THAT(imported.out,
+                HasSubstr(kSmiLoadText + ": q-text, 5 samples, 1 GPU (NVIDIA H200), 5.000 s, power mean 310.4 W, "
+                                         "max 734.25 W, clock event reasons: GPU idle, SW power cap\n"));
+    EXPECT_THAT(imported.out, HasSubstr("imported 2 nvidia-smi logs into r.db (run 1)"));
+
+    const auto store = store::ResultsStore::open(dir.file("r.db"));
+    const auto runs = store.runs();
+    ASSERT_EQ(runs.size(), 1u);
+    EXPECT_EQ(runs[0].name, "import nvidia-smi h200-load-query-200ms.csv h200-load-q-5x1s.txt");
+    EXPECT_EQ(runs[0].status, "completed");
+    const auto benchmarks = store.benchmarks();
+    ASSERT_EQ(benchmarks.size(), 2u);
+    const auto& csv = benchmarks[0];
+    EXPECT_EQ(csv.model, "h200-load-query-200ms");
+    EXPECT_EQ(csv.backend, "nvidia-smi-log");
+    EXPECT_EQ(csv.device, "cuda:0");
+    EXPECT_EQ(csv.status, "ok");
+    EXPECT_EQ(csv.started_unix_ms, 1796004044465);  // 2026/11/30 02:00:44.465 as UTC
+    EXPECT_EQ(csv.measured_wall_ns, 1'808'000'000);
+    EXPECT_TRUE(store.iterations(csv.benchmark_id).empty());
+    const auto samples = store.gpu_samples(csv.benchmark_id);
+    ASSERT_EQ(samples.size(), 10u);
+    EXPECT_EQ(samples[0].phase, SamplePhase::measure);
+    EXPECT_EQ(samples[0].power_w, 691.39);
+    EXPECT_EQ(samples[2].t_ns, 406'000'000);
+    EXPECT_EQ(samples[2].sm_clock_mhz, 1500.0);
+    EXPECT_EQ(samples[9].power_w, 690.02);
+    EXPECT_EQ(samples[9].clock_event_reasons, clock_event::kSwPowerCap);
+    EXPECT_FALSE(samples[9].power_avg_w) << "not in that query";
+    const auto sources = store.telemetry_sources(csv.benchmark_id);
+    ASSERT_EQ(sources.size(), 1u);
+    EXPECT_EQ(sources[0].source, "nvidia-smi");
+    EXPECT_EQ(sources[0].status, "ok");
+    EXPECT_EQ(sources[0].detail, "imported from " + kSmiLoadCsv + " (query-csv)");
+
+    const auto& text = benchmarks[1];
+    EXPECT_EQ(text.backend_version, "580.159.04");
+    const auto dumps = store.gpu_samples(text.benchmark_id);
+    ASSERT_EQ(dumps.size(), 5u);
+    EXPECT_EQ(dumps[3].t_ns, 4'000'000'000);
+    EXPECT_EQ(dumps[3].power_w, 734.25);
+    EXPECT_EQ(dumps[3].power_avg_w, 600.58);
+    EXPECT_EQ(dumps[3].pcie_rx_kib_s, 16983.0);
+    EXPECT_EQ(dumps[3].pstate, 0);
+
+    const auto summary = dir.run("summary --db r.db --json");
+    EXPECT_EQ(summary.exit_code, 0) << summary.err;
+}
+
+TEST(Import, NvidiaSmiOptionsAndHeaderlessCsv) {
+    testing::CliScratch dir;
+    dir.write("sampler.csv", "1, 734.25, 600.58, 700.00, 49, 33, 1515, 3201, 1515, 100, 25, 1139, 143771, P0, 0x4\n"
+                             "1, 587.31, 688.30, 700.00, 52, 37, 1395, 3201, 1395, 100, 24, 1139, 143771, P0, 0x4\n");
+    dir.write("two-columns.csv", "3, 250.5\n3, 251.5\n");
+    const auto r = dir.run("import nvidia-smi sampler.csv --db r.db --name h200-gemm --model gemm-bf16");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr("sampler.csv: query-csv, 2 samples, 1 GPU, no time in the log, power mean 660.8 W, "
+                                 "max 734.25 W, clock event reasons: SW power cap"));
+    const auto fields = dir.run("import nvidia-smi two-columns.csv --db r.db --query-gpu index,power.draw --device gpu");
+    ASSERT_EQ(fields.exit_code, 0) << fields.err;
+    const auto store = store::ResultsStore::open(dir.file("r.db"));
+    const auto runs = store.runs();
+    ASSERT_EQ(runs.size(), 2u);
+    EXPECT_EQ(runs[0].name, "h200-gemm");
+    const auto benchmarks = store.benchmarks();
+    ASSERT_EQ(benchmarks.size(), 2u);
+    EXPECT_EQ(benchmarks[0].model, "gemm-bf16");
+    EXPECT_EQ(benchmarks[0].device, "cuda:1");
+    EXPECT_EQ(store.gpu_samples(benchmarks[0].benchmark_id).at(1).temperature_c, 52.0);
+    EXPECT_EQ(benchmarks[1].device, "gpu");
+    const auto two = store.gpu_samples(benchmarks[1].benchmark_id);
+    ASSERT_EQ(two.size(), 2u);
+    EXPECT_EQ(two[1].gpu_index, 3);
+    EXPECT_EQ(two[1].power_w, 251.5);
+}
+
+TEST(Import, NvidiaSmiLinesThatCannotBeReadAreNamedOnStderr) {
+    testing::CliScratch dir;
+    dir.write("cut.csv", "timestamp, power.draw [W], clocks.current.sm [MHz]\n"
+                         "2026/11/30 02:00:44.465, 691.39 W, 1470 MHz\n"
+                         "2026/11/30 02:00:44.671, 692.90 W\n"
+                         "2026/11/30 02:00:44.871, 691.68 W, 1500 MHz\n");
+    const auto r = dir.run("import nvidia-smi cut.csv --db r.db");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.err, "cut.csv: warning: line 3: 2 columns, expected 3; skipped\n");
+    EXPECT_THAT(r.out, HasSubstr("cut.csv: query-csv, 2 samples, 1 GPU, 0.406 s, power mean 691.5 W, max 691.68 W, "
+                                 "no clock event reasons in the log\n"));
+}
+
+TEST(Import, BadNvidiaSmiLogIsRefusedBeforeAnythingIsWritten) {
+    testing::CliScratch dir;
+    dir.write("notes.txt", "nothing to see here\n");
+    const auto r = dir.run("import nvidia-smi '" + kSmiLoadCsv + "' notes.txt --db r.db");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.err, "inferbench: error: notes.txt: not an nvidia-smi log (expected -q, -q -x, --query-gpu CSV or dmon output)\n");
+    EXPECT_FALSE(std::filesystem::exists(dir.file("r.db")));
+    dir.write("cut.xml", "<?xml version=\"1.0\" ?>\n<nvidia_smi_log>\n\t<gpu id=\"00000000:00:06.0\">\n\t\t<fb_memory");
+    const auto cut = dir.run("import nvidia-smi cut.xml --db r.db");
+    EXPECT_EQ(cut.exit_code, 2);
+    EXPECT_THAT(cut.err, HasSubstr("cut.xml: line 4: unterminated tag <fb_memory: not a complete nvidia-smi -q -x document"));
+    EXPECT_FALSE(std::filesystem::exists(dir.file("r.db")));
+    EXPECT_EQ(dir.run("import nvidia-smi absent.csv --db r.db").exit_code, 2);
+    EXPECT_EQ(dir.run("import nvidia-smi --db r.db").exit_code, 2) << "at least one log";
+    EXPECT_EQ(dir.run("import nvidia-smi '" + kSmiLoadCsv + "' --db r.db --query-gpu index,,power.draw").exit_code, 2);
+}
+
 }  // namespace
 }  // namespace inferbench

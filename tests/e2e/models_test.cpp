@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "e2e/cli_harness.hpp"
+#include "store/results_store.hpp"
 
 namespace inferbench {
 namespace {
@@ -64,6 +65,82 @@ TEST(ModelsCli, BadFilesGiveOneClearLineAndExitCodeTwo) {
     const auto bad_shape = dir.run("models inspect m.onnx --shape input=1,,3");
     EXPECT_EQ(bad_shape.exit_code, 2);
     EXPECT_NE(bad_shape.err.find("--shape input=1,,3"), std::string::npos) << bad_shape.err;
+}
+
+// --batch N: the file has N on every input and output, so the inspector needs no --batch (no
+// warning) and ONNX Runtime runs it at that batch, and only at that batch.
+TEST(ModelsCli, ExportsAFixedBatch) {
+    ScratchDir dir;
+    const auto exported = dir.run("models export mobilenet --batch 3 --out m3.onnx");
+    ASSERT_EQ(exported.exit_code, 0) << exported.err;
+    EXPECT_EQ(exported.out, "m3.onnx\n");
+    EXPECT_TRUE(exported.err.empty()) << exported.err;
+    const auto r = dir.run("models inspect m3.onnx --json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto doc = nlohmann::json::parse(r.out);
+    EXPECT_TRUE(doc.at("warnings").empty()) << doc.at("warnings");
+    EXPECT_EQ(doc.at("nodes").at(0).at("output_shapes").at(0), nlohmann::json({3, 32, 112, 112}));
+    EXPECT_EQ(doc.at("totals").at("unknown_nodes"), 0);
+    EXPECT_LT(std::abs(doc.at("totals").at("macs").get<double>() / 3 - 569e6) / 569e6, 0.02);
+
+    const auto bad = dir.run("models export mobilenet --batch 0 --out m0.onnx");
+    EXPECT_EQ(bad.exit_code, 2);
+    EXPECT_NE(bad.err.find("--batch 0: expected 'dynamic' or a whole number >= 1"), std::string::npos) << bad.err;
+#if INFERBENCH_HAVE_ONNXRUNTIME
+    const std::string run =
+        "run --model m3.onnx --backend onnxruntime --duration 100ms --warmup 0s "
+        "--min-iterations 2 --db r.db --batch ";
+    const auto at3 = dir.run(run + "3");
+    EXPECT_EQ(at3.exit_code, 0) << at3.err;
+    const auto at2 = dir.run(run + "2");
+    EXPECT_EQ(at2.exit_code, 1) << at2.err;
+    const auto benchmarks = store::ResultsStore::open(dir.file("r.db")).benchmarks();
+    ASSERT_EQ(benchmarks.size(), 2U);
+    EXPECT_EQ(benchmarks[0].status, "ok") << benchmarks[0].reason;
+    EXPECT_EQ(benchmarks[0].batch_size, 3);
+    EXPECT_NE(benchmarks[1].reason.find("fixed batch size of 3"), std::string::npos) << benchmarks[1].reason;
+#endif
+}
+
+// Every zoo model through the inspector, by name (built in memory as `models export` would write
+// it: no file): parameters, MACs, FLOPs, bytes and intensity, every node's shapes known.
+TEST(ModelsCli, InspectsEveryZooModelByName) {
+    ScratchDir dir;
+    const auto list = nlohmann::json::parse(dir.run("models list --json").out);
+    int inspected = 0;
+    for (const auto& row : list.at("rows")) {
+        const std::string name = row.at("name");
+        if (name == "null") continue;
+        const auto r = dir.run("models inspect " + name + " --batch 1 --json");
+        ASSERT_EQ(r.exit_code, 0) << name << ": " << r.err;
+        const auto doc = nlohmann::json::parse(r.out);
+        const auto& t = doc.at("totals");
+        EXPECT_TRUE(doc.at("warnings").empty()) << name << ": " << doc.at("warnings");
+        EXPECT_EQ(t.at("unknown_nodes"), 0) << name;
+        // Every initializer element: the trainable parameters plus BN running statistics and constants.
+        const double parameters = t.at("parameters").get<double>();
+        const double published = row.at("parameters").get<double>();
+        EXPECT_GE(parameters, published) << name;
+        EXPECT_LT(parameters, 1.05 * published) << name;
+        const double macs = t.at("macs").get<double>();
+        EXPECT_GT(macs, 1e8) << name;
+        EXPECT_GT(t.at("flops").get<double>(), 2 * macs) << name;
+        EXPECT_GT(t.at("bytes_read").get<double>(), 4 * published) << name;  // every weight read once at least
+        EXPECT_GT(t.at("bytes_written").get<double>(), 0) << name;
+        EXPECT_GT(t.at("intensity_flops_per_byte").get<double>(), 0) << name;
+        EXPECT_GT(doc.at("file_bytes").get<double>(), 4 * published) << name;
+        ++inspected;
+    }
+    EXPECT_EQ(inspected, 18);
+
+    const auto text = dir.run("models inspect yolov5s");
+    ASSERT_EQ(text.exit_code, 0) << text.err;
+    for (const char* line : {"parameters", "GMACs", "GFLOPs", "bytes read", "bytes written", "intensity FLOP/B"}) {
+        EXPECT_NE(text.out.find(line), std::string::npos) << line;
+    }
+    const auto null = dir.run("models inspect null");
+    EXPECT_EQ(null.exit_code, 2);
+    EXPECT_NE(null.err.find("null backend's empty workload"), std::string::npos) << null.err;
 }
 
 }  // namespace

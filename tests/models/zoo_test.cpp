@@ -6,14 +6,20 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <span>
+#include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
+#include "models/onnx_reader.hpp"
+#include "models/shape_inference.hpp"
 #include "models/weight_generator.hpp"
 #include "models/zoo.hpp"
 #include "models/zoo_builders.hpp"
@@ -184,6 +190,109 @@ TEST_F(ZooExport, UnusableCacheDirectoryIsAnEnvironmentError) {
     fs::create_directories(dir_);
     std::ofstream(dir_ / "a_file") << "x";
     EXPECT_THROW(export_onnx("mobilenet", dir_ / "a_file" / "cache", 0), EnvironmentError);
+}
+
+// --batch N: N replaces the symbolic batch on every input and output (the zoo writes no
+// value_info), the file name says so, and shape inference needs no --batch any more.
+TEST_F(ZooExport, FixedBatchIsOnEveryInputAndOutputAndShapesStillInfer) {
+    const fs::path path = export_onnx("mobilenet", dir_, 42, 4);
+    EXPECT_EQ(path.filename(), "mobilenet-g1-s42-b4.onnx");
+    const onnx::OnnxModel model = onnx::read_onnx_file(path);
+    for (const auto* infos : {&model.graph.inputs, &model.graph.outputs, &model.graph.value_info}) {
+        for (const auto& info : *infos) {
+            for (const auto& dim : info.dims) EXPECT_TRUE(std::holds_alternative<std::int64_t>(dim)) << info.name;
+        }
+    }
+    ASSERT_EQ(model.graph.inputs.size(), 1U);
+    EXPECT_EQ(model.graph.inputs[0].dims, (std::vector<onnx::OnnxDimension>{std::int64_t{4}, std::int64_t{3},
+                                                                            std::int64_t{224}, std::int64_t{224}}));
+    const ShapeInference shapes = infer_shapes(model);
+    EXPECT_TRUE(shapes.warnings.empty()) << shapes.warnings.front();
+    EXPECT_TRUE(std::ranges::all_of(shapes.node_inferred, [](bool inferred) { return inferred; }));
+    ASSERT_NE(shapes.find("probabilities"), nullptr);
+    EXPECT_EQ(shapes.find("probabilities")->dims, (std::vector<std::int64_t>{4, 1000}));
+    EXPECT_THROW(export_onnx("mobilenet", dir_, 42, -1), UserError);
+}
+
+// Every input (BERT has three) and output.
+TEST(ZooOptions, BatchBindsEveryInputAndOutput) {
+    GraphBuilder g = build_bert({.layers = 1,
+                                 .hidden = 8,
+                                 .heads = 2,
+                                 .intermediate = 16,
+                                 .vocab = 10,
+                                 .max_positions = 16,
+                                 .sequence_length = 4},
+                                0);
+    EXPECT_EQ(g.bind_dimension(kBatchDimName, 3), 5U);
+    for (const auto* infos : {&g.inputs(), &g.outputs()}) {
+        for (const auto& info : *infos) {
+            ASSERT_FALSE(info.dims.empty());
+            EXPECT_TRUE(info.dims[0].param.empty()) << info.name;
+            EXPECT_EQ(info.dims[0].value, 3) << info.name;
+        }
+    }
+    EXPECT_EQ(g.bind_dimension(kBatchDimName, 3), 0U);  // nothing symbolic left
+}
+
+// The architecture at another input size: the same nodes and the same weights (names, shapes,
+// values); only the declared input and output shapes (and shape constants) follow the size, and
+// shape inference agrees with the declared outputs.
+TEST(ZooOptions, ReducedSizesKeepTheArchitecture) {
+    const std::vector<std::pair<std::string, ZooOptions>> cases = {{"resnet50", {.image_size = 64}},
+                                                                   {"ssd-mobilenet", {.image_size = 128}},
+                                                                   {"ssd-resnet34", {.image_size = 400}},
+                                                                   {"3d-unet", {.image_size = 32}},
+                                                                   {"yolov5s", {.image_size = 96}}};
+    for (const auto& [name, options] : cases) {
+        const GraphBuilder published = build_zoo_model(name, 1);
+        const GraphBuilder reduced = build_zoo_model(name, 1, options);
+        ASSERT_EQ(reduced.nodes().size(), published.nodes().size()) << name;
+        for (std::size_t i = 0; i < reduced.nodes().size(); ++i) {
+            EXPECT_EQ(reduced.nodes()[i].name, published.nodes()[i].name) << name;
+            EXPECT_EQ(reduced.nodes()[i].op_type, published.nodes()[i].op_type) << name;
+        }
+        ASSERT_EQ(reduced.initializers().size(), published.initializers().size()) << name;
+        for (std::size_t i = 0; i < reduced.initializers().size(); ++i) {
+            const auto& r = reduced.initializers()[i];
+            const auto& p = published.initializers()[i];
+            EXPECT_EQ(r.name, p.name) << name;
+            EXPECT_EQ(r.dims, p.dims) << name << " " << r.name;
+            EXPECT_TRUE(r.data == p.data) << name << " " << r.name;
+        }
+        const std::string bytes = reduced.serialize();
+        const auto model = onnx::read_onnx(std::as_bytes(std::span(bytes.data(), bytes.size())), name);
+        const ShapeInference shapes = infer_shapes(model, {.batch = 2, .input_shapes = {}});
+        for (const auto& output : reduced.outputs()) {
+            std::vector<std::int64_t> declared{2};
+            for (std::size_t d = 1; d < output.dims.size(); ++d) declared.push_back(output.dims[d].value);
+            ASSERT_NE(shapes.find(output.name), nullptr) << name << " " << output.name;
+            EXPECT_EQ(shapes.find(output.name)->dims, declared) << name << " " << output.name;
+        }
+    }
+}
+
+// Sizes an architecture cannot take, and options it has no use for, fail before any weight is made.
+TEST(ZooOptions, ImpossibleSizesAreLogicErrors) {
+    EXPECT_THAT([] { build_zoo_model("ssd-resnet34", 0, {.image_size = 384}); },
+                ::testing::ThrowsMessage<std::logic_error>(HasSubstr("385")));
+    EXPECT_THROW(build_zoo_model("3d-unet", 0, {.image_size = 48}), std::logic_error);
+    EXPECT_THROW(build_zoo_model("yolov5s", 0, {.image_size = 100}), std::logic_error);
+    EXPECT_THROW(build_zoo_model("swin-t", 0, {.image_size = 112}), std::logic_error);
+    EXPECT_THROW(build_zoo_model("resnet50", 0, {.image_size = 16}), std::logic_error);
+    EXPECT_THROW(build_zoo_model("bert", 0, {.sequence_length = 513}), std::logic_error);
+    EXPECT_THAT([] { build_zoo_model("bert", 0, {.image_size = 64}); },
+                ::testing::ThrowsMessage<std::logic_error>(HasSubstr("sequence length, not an image size")));
+    EXPECT_THAT([] { build_zoo_model("mobilenet", 0, {.sequence_length = 8}); },
+                ::testing::ThrowsMessage<std::logic_error>(HasSubstr("image size, not a sequence length")));
+}
+
+// A model built at another size says so, so nobody takes it for the published one.
+TEST(ZooOptions, ReducedBuildsSayTheirSize) {
+    const std::string bytes = build_zoo_model("mobilenet", 0, {.image_size = 96}).serialize();
+    const auto model = onnx::read_onnx(std::as_bytes(std::span(bytes.data(), bytes.size())), "mobilenet");
+    EXPECT_EQ(model.metadata.at("inferbench.image_size"), "96");
+    EXPECT_THAT(model.doc_string, HasSubstr("Built at input size 96, not the published one."));
 }
 
 }  // namespace

@@ -50,6 +50,18 @@ std::vector<analysis::BenchmarkSummary> sample_summaries() {
     null_run.e2e.p90 = 60;
     null_run.e2e.p99 = 812'400;
     null_run.warnings = {"latency is unstable"};
+    // GPU telemetry of the first row: no energy counter (integrated power), SW power cap 12.5% of the time.
+    ok.telemetry.gpu_samples = 40;
+    ok.telemetry.mean_power_w = 312.46;
+    ok.telemetry.energy_source = "integrated power";
+    ok.telemetry.joules_per_inference = 0.7431;
+    ok.telemetry.inferences_per_joule = 1.3457;
+    ok.telemetry.mean_sm_clock_mhz = 1912.5;
+    ok.telemetry.throttled = {{"sw_power_cap", 0.125}};
+    ok.telemetry.max_temperature_c = 67;
+    ok.telemetry.peak_fb_used_mib = 20481.5;
+    ok.telemetry.mean_process_cpu_pct = 101.25;
+    ok.telemetry.peak_rss_mib = 1536.4;
     return {ok, skipped, null_run};
 }
 

@@ -3,6 +3,8 @@
 // per run from the input size and, when LibTorch cannot express them, applied as an explicit pad.
 #include <algorithm>
 #include <limits>
+#include <stdexcept>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -107,6 +109,95 @@ Kernel make_conv(const NodeContext& ctx) {
         const torch::Tensor bias = in.size() > 2 ? in[2] : torch::Tensor();
         return at::convolution(x, weight, bias, g.strides, padding, g.dilations, false, Ints(padding.size(), 0),
                                groups);
+    });
+}
+
+// ONNX ConvTranspose: weight [C_in, C_out / group, k...]; each axis's output is
+// stride * (in - 1) + output_padding + (k - 1) * dilation + 1 - pad_begin - pad_end. output_shape,
+// when given, fixes the output and the pads follow from it (auto_pad SAME_UPPER puts the odd one
+// at the end, anything else at the start); SAME_* without output_shape gives in * stride.
+struct TransposedWindow {
+    Window window;
+    Ints output_padding;
+    Ints output_shape;  // spatial axes only; empty: from pads
+};
+
+// Begin and end pads for one input (negative: the output extends past the full result).
+std::pair<Ints, Ints> transposed_pads(const TransposedWindow& t, const Ints& in, const Ints& kernel,
+                                      const Ints& strides, const Ints& dilations, const Ints& output_padding) {
+    const std::size_t rank = in.size();
+    const Window& w = t.window;
+    Ints begin(rank, 0);
+    Ints end(rank, 0);
+    const bool same = w.auto_pad == AutoPad::same_upper || w.auto_pad == AutoPad::same_lower;
+    if (t.output_shape.empty() && !same) {
+        if (w.auto_pad == AutoPad::notset && !w.pads.empty()) {
+            begin.assign(w.pads.begin(), w.pads.begin() + static_cast<std::ptrdiff_t>(rank));
+            end.assign(w.pads.begin() + static_cast<std::ptrdiff_t>(rank), w.pads.end());
+        }
+        return {begin, end};
+    }
+    for (std::size_t k = 0; k < rank; ++k) {
+        const std::int64_t out = t.output_shape.empty() ? in[k] * strides[k] : t.output_shape[k];
+        const std::int64_t full = strides[k] * (in[k] - 1) + output_padding[k] + (kernel[k] - 1) * dilations[k] + 1;
+        const std::int64_t total = full - out;
+        const bool extra_at_end = w.auto_pad == AutoPad::same_upper;
+        begin[k] = extra_at_end ? total / 2 : total - total / 2;
+        end[k] = total - begin[k];
+    }
+    return {begin, end};
+}
+
+Kernel make_conv_transpose(const NodeContext& ctx) {
+    ctx.expect_inputs(2, 3);
+    TransposedWindow t{read_window(ctx), ctx.ints_attribute("output_padding", Ints{}),
+                       ctx.ints_attribute("output_shape", Ints{})};
+    if (!t.window.kernel.empty()) check_window(ctx, t.window);
+    const std::int64_t groups = ctx.int_attribute("group", 1);
+    return single_output([t, groups](const RunContext&, std::span<const torch::Tensor> in) {
+        const torch::Tensor& x = in[0];
+        const torch::Tensor& weight = in[1];
+        const Ints spatial_in = x.sizes().slice(2).vec();
+        const auto rank = spatial_in.size();
+        const Ints kernel = weight.sizes().slice(2).vec();
+        const Ints strides = or_ones(t.window.strides, rank);
+        const Ints dilations = or_ones(t.window.dilations, rank);
+        const Ints output_padding = t.output_padding.empty() ? Ints(rank, 0) : t.output_padding;
+        Ints output_shape = t.output_shape;
+        if (output_shape.size() == rank + 2) output_shape.erase(output_shape.begin(), output_shape.begin() + 2);
+        if (!output_shape.empty() && output_shape.size() != rank) {
+            throw std::invalid_argument("ConvTranspose: output_shape does not match the input's spatial axes");
+        }
+        TransposedWindow resolved = t;
+        resolved.output_shape = output_shape;
+        const auto [begin, end] = transposed_pads(resolved, spatial_in, kernel, strides, dilations, output_padding);
+        const torch::Tensor bias = in.size() > 2 ? in[2] : torch::Tensor();
+        // LibTorch's own form: equal non-negative pads, output_padding below the stride or dilation.
+        bool native = begin == end;
+        for (std::size_t k = 0; k < rank && native; ++k) {
+            native = begin[k] >= 0 && output_padding[k] < std::max(strides[k], dilations[k]);
+        }
+        if (native) return at::convolution(x, weight, bias, strides, begin, dilations, true, output_padding, groups);
+        // Otherwise the full result, then cropped (positive pads) or extended with zeros (negative
+        // pads, output_padding) at each end, then the bias: constant_pad_nd crops for negative values.
+        torch::Tensor y =
+            at::convolution(x, weight, torch::Tensor(), strides, Ints(rank, 0), dilations, true, Ints(rank, 0), groups);
+        Ints pads;
+        for (std::size_t k = rank; k-- > 0;) pads.insert(pads.end(), {-begin[k], output_padding[k] - end[k]});
+        y = torch::constant_pad_nd(y, pads, 0);
+        if (!bias.defined()) return y;
+        Ints bias_shape(static_cast<std::size_t>(y.dim()), 1);
+        bias_shape[1] = bias.size(0);
+        return y + bias.reshape(bias_shape);
+    });
+}
+
+// Per sample and channel, over the spatial axes, then the per-channel scale and bias.
+Kernel make_instance_norm(const NodeContext& ctx) {
+    ctx.expect_inputs(3, 3);
+    const double epsilon = ctx.float_attribute("epsilon", 1e-5F);
+    return single_output([epsilon](const RunContext&, std::span<const torch::Tensor> in) {
+        return torch::instance_norm(in[0], in[1], in[2], torch::Tensor(), torch::Tensor(), true, 0.0, epsilon, true);
     });
 }
 
@@ -263,6 +354,8 @@ Kernel make_layer_norm(const NodeContext& ctx) {
 std::span<const KernelEntry> nn_kernels() {
     static const KernelEntry entries[] = {
         {"Conv", make_conv},
+        {"ConvTranspose", make_conv_transpose},
+        {"InstanceNormalization", make_instance_norm},
         {"BatchNormalization", make_batch_norm},
         {"MaxPool", make_max_pool},
         {"AveragePool", make_average_pool},

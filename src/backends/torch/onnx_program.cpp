@@ -192,9 +192,10 @@ OnnxProgram OnnxProgram::from_model(const onnx::OnnxModel& model, std::string_vi
 }
 
 void OnnxProgram::to(torch::Device device, torch::ScalarType float_type, bool channels_last) {
-    if (float_type != torch::kFloat && float_type != torch::kHalf && float_type != torch::kBFloat16) {
-        throw std::invalid_argument(fmt::format("OnnxProgram::to(): float type {} is not one of float, half, bfloat16",
-                                                c10::toString(float_type)));
+    if (float_type != torch::kFloat && float_type != torch::kHalf && float_type != torch::kBFloat16 &&
+        float_type != torch::kDouble) {
+        throw std::invalid_argument(fmt::format(
+            "OnnxProgram::to(): float type {} is not one of float, half, bfloat16, double", c10::toString(float_type)));
     }
     std::vector<torch::Tensor> converted;
     converted.reserve(file_constants_.size());

@@ -35,7 +35,8 @@ public:
 
     // Places the weights on `device` and sets the floating-point type every computation uses:
     // kFloat, kHalf or kBFloat16 (floating initializers are converted from the file's values each
-    // time, so switching back loses nothing). channels_last stores 4-D weights and inputs NHWC.
+    // time, so switching back loses nothing), or kDouble, a float64 reference against which tests
+    // measure fp32 results. channels_last stores 4-D weights and inputs NHWC.
     // Integer constants stay on the CPU: they are shapes and indices, read on the host.
     void to(torch::Device device, torch::ScalarType float_type, bool channels_last);
 

@@ -63,6 +63,42 @@ TEST(OnnxOps, ConvAsymmetricAndAutoPads) {
                       torch::conv2d(torch::constant_pad_nd(x, {1, 0, 1, 0}), w, torch::Tensor(), 2), 1e-4));
 }
 
+// x = [1, 2], w = [1, 10, 100], stride 2: each input scatters w at 2 * i, overlaps add up.
+TEST(OnnxOps, ConvTransposeScattersThenCropsOrExtends) {
+    const torch::Tensor x = floats({1, 2}).reshape({1, 1, 2});
+    const torch::Tensor w = floats({1, 10, 100}).reshape({1, 1, 3});
+    const auto y = [](std::initializer_list<float> v) { return floats(v).reshape({1, 1, -1}); };
+    const Attribute stride = ints_attr("strides", {2});
+    EXPECT_TRUE(close(run({"ConvTranspose", {in(x), init(w)}, {stride}}), y({1, 10, 102, 20, 200})));
+    // Pads crop (here the first element only), output_padding extends with zeros, then the bias.
+    EXPECT_TRUE(
+        close(run({"ConvTranspose", {in(x), init(w)}, {stride, ints_attr("pads", {1, 0})}}), y({10, 102, 20, 200})));
+    EXPECT_TRUE(close(
+        run({"ConvTranspose", {in(x), init(w), init(floats({0.5F}))}, {stride, ints_attr("output_padding", {1})}}),
+        y({1.5F, 10.5F, 102.5F, 20.5F, 200.5F, 0.5F})));
+    // output_shape 4: total pad 1, at the start (not SAME_UPPER).
+    EXPECT_TRUE(close(run({"ConvTranspose", {in(x), init(w)}, {stride, ints_attr("output_shape", {4})}}),
+                      y({10, 102, 20, 200})));
+    // 3-D, kernel = stride = 2 (3d-unet's upsampling): each voxel becomes a 2x2x2 block.
+    const torch::Tensor x3 = torch::randn({2, 3, 2, 2, 2});
+    const torch::Tensor w3 = torch::randn({3, 4, 2, 2, 2});
+    EXPECT_TRUE(close(run({"ConvTranspose", {in(x3), init(w3)}, {ints_attr("strides", {2, 2, 2})}}),
+                      torch::conv_transpose3d(x3, w3, {}, 2), 1e-4));
+}
+
+// Per sample and channel: [1, 2, 3, 4] has mean 2.5 and variance 1.25; a constant channel gives
+// the bias (0 / sqrt(epsilon)), up to the rounding of LibTorch's fused x * s + (bias - mean * s).
+TEST(OnnxOps, InstanceNormalizationNormalisesEachChannel) {
+    const float eps = 1e-2F;
+    const torch::Tensor x = torch::cat({floats({1, 2, 3, 4}), floats({5, 5, 5, 5})}).reshape({1, 2, 4});
+    const torch::Tensor normalised = (floats({1, 2, 3, 4}) - 2.5) / std::sqrt(1.25F + eps);
+    const torch::Tensor expected = torch::cat({normalised * 2 + 1, floats({-1, -1, -1, -1})}).reshape({1, 2, 4});
+    EXPECT_TRUE(close(run({"InstanceNormalization",
+                           {in(x), init(floats({2, 3})), init(floats({1, -1}))},
+                           {float_attr("epsilon", eps)}}),
+                      expected, 1e-4));
+}
+
 TEST(OnnxOps, BatchNormalizationUsesRunningStatistics) {
     const torch::Tensor x = iota({2, 2, 1, 2});
     const torch::Tensor scale = floats({1.0F, 2.0F}), bias = floats({0.5F, -1.0F});

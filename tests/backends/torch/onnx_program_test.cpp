@@ -114,9 +114,14 @@ TEST(OnnxProgram, ConvertsFloatWeightsAndInputsToTheChosenType) {
     EXPECT_EQ(bf16.scalar_type(), torch::kBFloat16);
     EXPECT_TRUE(torch::allclose(bf16.to(torch::kFloat), fp32, 0.05, 0.05));
 
+    program.to(torch::kCPU, torch::kDouble, false);  // the float64 reference the cross-backend tests use
+    const torch::Tensor fp64 = program.run({x}).at(0);
+    EXPECT_EQ(fp64.scalar_type(), torch::kDouble);
+    EXPECT_TRUE(torch::allclose(fp64, torch::matmul(x.to(torch::kDouble), w.to(torch::kDouble)), 1e-12, 1e-12));
+
     program.to(torch::kCPU, torch::kFloat, true);  // back to fp32 from the file's weights: exact again
     EXPECT_TRUE(torch::equal(program.run({x}).at(0), fp32));
-    EXPECT_THROW(program.to(torch::kCPU, torch::kDouble, false), std::invalid_argument);
+    EXPECT_THROW(program.to(torch::kCPU, torch::kInt, false), std::invalid_argument);
 }
 
 TEST(OnnxProgram, RunTimeErrorsNameTheNode) {

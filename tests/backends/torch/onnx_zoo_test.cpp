@@ -4,7 +4,6 @@
 
 #include <torch/types.h>
 
-#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -15,7 +14,7 @@
 #include "models/zoo_builders.hpp"
 
 #ifdef INFERBENCH_HAVE_ONNXRUNTIME
-#include "backends/onnxruntime/onnxruntime_backend.hpp"
+#include "backends/torch/onnxruntime_reference.hpp"
 #endif
 
 namespace inferbench::torch_onnx {
@@ -65,43 +64,15 @@ TEST_P(ZooOnTorch, ChannelsLastGivesTheSameResult) {
 }
 
 #ifdef INFERBENCH_HAVE_ONNXRUNTIME
-// The outputs of the ONNX Runtime backend on `path` for `inputs` (batch = their first dimension).
-std::vector<torch::Tensor> run_onnxruntime(const std::filesystem::path& path,
-                                           const std::vector<torch::Tensor>& inputs) {
-    OnnxRuntimeBackend ort;
-    BenchmarkSpec spec;
-    spec.backend = "onnxruntime";
-    spec.batch_size = inputs.at(0).size(0);
-    ort.load(path.string(), spec);
-    std::vector<HostTensor> host;
-    for (std::size_t k = 0; k < inputs.size(); ++k) {
-        const TensorInfo info = ort.inputs().at(k);
-        const torch::Tensor t = inputs[k].contiguous();
-        EXPECT_EQ(info.shape, t.sizes().vec());
-        EXPECT_EQ(info.byte_size(), t.nbytes());
-        host.push_back({info, std::vector<std::byte>(info.byte_size())});
-        std::memcpy(host.back().data.data(), t.data_ptr(), host.back().data.size());
-    }
-    ort.prepare(host);
-    DeviceTimes times;
-    ort.infer(times);
-    std::vector<torch::Tensor> outputs;
-    for (const Ort::Value& value : ort.outputs()) {
-        const auto shape = value.GetTensorTypeAndShapeInfo().GetShape();
-        outputs.push_back(
-            torch::from_blob(const_cast<float*>(value.GetTensorData<float>()), shape, torch::kFloat).clone());
-    }
-    return outputs;
-}
+using ort_reference::run_onnxruntime;
 
 // max |ours - theirs| / max |theirs|, printed for the record.
 double relative_difference(const std::string& what, const torch::Tensor& ours, const torch::Tensor& theirs) {
     EXPECT_EQ(ours.sizes(), theirs.sizes()) << what;
-    const double max_diff = (ours - theirs).abs().max().item<double>();
-    const double max_ref = theirs.abs().max().item<double>();
-    std::cout << what << ": max |torch - onnxruntime| = " << max_diff << ", max |onnxruntime| = " << max_ref
-              << ", ratio " << max_diff / max_ref << "\n";
-    return max_diff / max_ref;
+    const ort_reference::Agreement a = ort_reference::agreement(ours, theirs);
+    std::cout << what << ": max |torch - onnxruntime| = " << a.max_difference << ", max |onnxruntime| = "
+              << a.max_reference << ", ratio " << a.max_difference / a.max_reference << "\n";
+    return a.max_difference / a.max_reference;
 }
 
 // The same file and inputs through the ONNX Runtime backend: max |torch - ort| / max |ort| < 1e-4.

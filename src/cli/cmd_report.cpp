@@ -1,0 +1,131 @@
+#include <filesystem>
+#include <iostream>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "core/settings.hpp"
+#include "core/units.hpp"
+#include "report/report_writer.hpp"
+
+namespace inferbench::cli {
+namespace {
+
+struct ReportArgs {
+    std::string db;
+    std::string out;
+    report::ReportFilter filter;
+    std::vector<std::string> batches;
+    std::vector<std::string> formats = {"png", "svg"};
+    int width = report::PlotSize{}.width_px;
+    int height = report::PlotSize{}.height_px;
+    int dpi = report::PlotSize{}.dpi;
+    bool clock_from_zero = true;
+    bool no_excel = false, no_plots = false, no_html = false;
+};
+
+// CLI11 splits at commas; "1, 8" leaves spaces and an empty item says something was mistyped.
+std::vector<std::string> cleaned(const std::vector<std::string>& items, std::string_view flag) {
+    std::vector<std::string> out;
+    for (const auto& item : items) {
+        for (const auto& part : split_list(item)) {
+            if (part.empty()) throw UserError(fmt::format("{} {}: empty item in the list", flag, item));
+            out.push_back(part);
+        }
+    }
+    return out;
+}
+
+report::ReportOptions options_from(const ReportArgs& args) {
+    report::ReportOptions options;
+    options.filter = args.filter;
+    options.filter.devices = cleaned(args.filter.devices, "--device");
+    options.filter.models = cleaned(args.filter.models, "--model");
+    options.filter.backends = cleaned(args.filter.backends, "--backend");
+    options.filter.precisions = cleaned(args.filter.precisions, "--precision");
+    for (const auto& text : cleaned(args.batches, "--batch")) {
+        const auto batch = parse_int(text);
+        if (!batch || *batch < 1)
+            throw UserError(fmt::format("--batch {}: '{}' is not a batch size (a whole number >= 1)",
+                                        join(args.batches, ","), text));
+        options.filter.batch_sizes.push_back(*batch);
+    }
+    options.plot.formats.clear();
+    for (const auto& name : cleaned(args.formats, "--format")) {
+        if (name == "png")
+            options.plot.formats.push_back(report::ImageFormat::png);
+        else if (name == "svg")
+            options.plot.formats.push_back(report::ImageFormat::svg);
+        else
+            throw UserError(fmt::format("--format {}: unknown image format; valid choices: png, svg", name));
+    }
+    const auto check_range = [](std::string_view flag, int value, int low, int high) {
+        if (value < low || value > high)
+            throw UserError(fmt::format("{} {}: must be between {} and {}", flag, value, low, high));
+    };
+    check_range("--width", args.width, 100, 20000);
+    check_range("--height", args.height, 100, 20000);
+    check_range("--dpi", args.dpi, 24, 1200);
+    options.plot.size = {args.width, args.height, args.dpi};
+    options.out_dir =
+        args.out.empty() ? std::filesystem::path(RunSettings{}.output_dir) / "report" : std::filesystem::path(args.out);
+    options.excel = !args.no_excel;
+    options.plots = !args.no_plots && !options.plot.formats.empty();
+    options.html = !args.no_html;
+    options.clock_from_zero = args.clock_from_zero;
+    return options;
+}
+
+int execute(const ReportArgs& args) {
+    const auto options = options_from(args);
+    const std::string path = args.db.empty() ? resolved_db_path(RunSettings{}) : args.db;
+    if (!std::filesystem::exists(path))
+        throw UserError(
+            fmt::format("{}: no results database here; run `inferbench run` first or pass --db PATH", path));
+    const auto results = store::ResultsStore::open(path);
+    const auto report = report::write_report(results, options);
+    std::cout << report::render(report.summary, report::Format::text);
+    for (const auto& skipped : report.files.skipped) fmt::print("skipped {}\n", skipped);
+    std::size_t workbooks = 0, images = 0;
+    for (const auto& file : report.files.written) {
+        const auto ext = file.extension();
+        workbooks += ext == ".xlsx";
+        images += ext == ".png" || ext == ".svg";
+    }
+    fmt::print("report: {} files in {}: summary.md/.csv/.json, {} workbooks, {} images{}\n",
+               report.files.written.size(), options.out_dir.string(), workbooks, images,
+               options.html ? ", report.html" : "");
+    return kExitOk;
+}
+
+}  // namespace
+
+void add_report_command(CLI::App& app, CommandContext& context) {
+    auto args = std::make_shared<ReportArgs>();
+    CLI::App* cmd = app.add_subcommand(
+        "report",
+        "write the summary table (md, csv, json), Excel workbooks, PNG/SVG figures and an HTML page of stored "
+        "benchmarks into one folder");
+    cmd->add_option("--db", args->db, "results database (default inferbench-results/results.db)");
+    cmd->add_option("--out", args->out, "report folder (default inferbench-results/report)");
+    cmd->add_option("--run", args->filter.runs, "run ids (3 or 3,5), latest or all")->capture_default_str();
+    cmd->add_option("--device", args->filter.devices, "only these devices, comma-separated")->delimiter(',');
+    cmd->add_option("--model", args->filter.models, "only these models")->delimiter(',');
+    cmd->add_option("--backend,--frameworks,--framework", args->filter.backends, "only these backends")->delimiter(',');
+    cmd->add_option("--precision,--precisions", args->filter.precisions, "only these precisions")->delimiter(',');
+    cmd->add_option("--batch,--batches", args->batches, "only these batch sizes, e.g. 1,8")->delimiter(',');
+    cmd->add_option("--format", args->formats, "figure formats: png, svg")->delimiter(',')->capture_default_str();
+    cmd->add_option("--width", args->width, "figure width, pixels")->capture_default_str();
+    cmd->add_option("--height", args->height, "figure height, pixels")->capture_default_str();
+    cmd->add_option("--dpi", args->dpi, "figure resolution (scales fonts and lines; 96 = 1:1)")->capture_default_str();
+    cmd->add_flag("--clock-from-zero,!--no-clock-from-zero", args->clock_from_zero,
+                  "time axes in seconds since each benchmark's first measured iteration (default), or CLOCK_MONOTONIC");
+    cmd->add_flag("--no-excel", args->no_excel, "write no Excel workbooks");
+    cmd->add_flag("--no-plots", args->no_plots, "draw no figures (gnuplot is then not needed)");
+    cmd->add_flag("--no-html", args->no_html, "write no HTML page");
+    cmd->callback([&context, args] { context.action = [args] { return execute(*args); }; });
+}
+
+}  // namespace inferbench::cli

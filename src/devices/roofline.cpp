@@ -1,0 +1,396 @@
+#include "devices/roofline.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <utility>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "analysis/summary.hpp"
+#include "core/error.hpp"
+#include "core/spec.hpp"
+#include "core/units.hpp"
+#include "devices/cpu_peaks.hpp"
+#include "devices/match.hpp"
+#include "devices/quantities.hpp"
+
+namespace inferbench::devices {
+namespace {
+
+struct ProbeRoof {
+    std::string_view probe;
+    Precision precision;
+};
+constexpr ProbeRoof kComputeProbes[] = {{"fma_fp64", Precision::fp64},  {"fma_fp32", Precision::fp32},
+                                        {"gemm_tf32", Precision::tf32}, {"gemm_fp16", Precision::fp16},
+                                        {"gemm_bf16", Precision::bf16}, {"gemm_fp8", Precision::fp8},
+                                        {"gemm_int8", Precision::int8}};
+
+void add_datasheet_roofs(const DeviceSpec& spec, DeviceRoofs& roofs) {
+    const RoofOrigin origin = spec.estimated ? RoofOrigin::estimated : RoofOrigin::datasheet;
+    for (const auto& [precision, peak] : spec.peaks) {
+        if (!peak.has_rate()) continue;
+        roofs.compute.push_back({precision, peak.dense * 1e12, origin,
+                                 peak.cuda_cores ? std::string(spec.kind == "cpu" ? "vector FMA units" : "CUDA cores")
+                                                 : std::string("tensor cores, dense")});
+    }
+    if (spec.memory_bandwidth_gbs)
+        roofs.memory.push_back({"DRAM", spec.memory_bandwidth_gbs->value * 1e9, RoofOrigin::datasheet, "datasheet"});
+}
+
+void add_measured_roofs(std::span<const store::ProbeRecord> probes, DeviceRoofs& roofs) {
+    std::map<std::string, const store::ProbeRecord*> latest;  // probes come oldest first
+    for (const auto& probe : probes) latest[probe.name] = &probe;
+    for (const auto& [probe, precision] : kComputeProbes) {
+        const auto it = latest.find(std::string(probe));
+        if (it == latest.end() || it->second->value <= 0) continue;
+        roofs.compute.push_back(
+            {precision, it->second->value * 1e12, RoofOrigin::measured, "probe " + it->second->name});
+    }
+    const store::ProbeRecord* dram = nullptr;
+    for (const char* name : {"dram_copy", "dram_triad", "dram_memcpy"}) {
+        const auto it = latest.find(name);
+        if (it != latest.end() && (!dram || it->second->value > dram->value)) dram = it->second;
+    }
+    if (dram) roofs.memory.push_back({"DRAM", dram->value * 1e9, RoofOrigin::measured, "probe " + dram->name});
+    if (const auto it = latest.find("l2_read"); it != latest.end())
+        roofs.memory.push_back({"L2", it->second->value * 1e9, RoofOrigin::measured, "probe l2_read"});
+}
+
+std::optional<std::uint32_t> parse_pci_id(const nlohmann::json& value) {
+    if (value.is_number_unsigned()) return value.get<std::uint32_t>();
+    if (!value.is_string()) return std::nullopt;
+    try {
+        return static_cast<std::uint32_t>(std::stoul(value.get<std::string>(), nullptr, 16));
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
+// Identifies the device each benchmark ran on and keeps one DeviceRoofs per device.
+class DeviceResolver {
+public:
+    DeviceResolver(const store::ResultsStore& results, const Catalog& catalog, const RooflineOptions& options)
+        : results_(results), catalog_(catalog), options_(options), probes_(results.probes()) {
+        if (!options.roofs_key.empty() && !catalog.find(options.roofs_key)) {
+            std::vector<std::string> keys;
+            for (const auto& d : catalog.devices) keys.push_back(d.key);
+            throw UserError(
+                fmt::format("--roofs {}: no such catalog entry; valid keys: {} (`inferbench devices` lists them)",
+                            options.roofs_key, join(keys, ", ")));
+        }
+    }
+
+    std::size_t resolve(const store::BenchmarkRecord& b) {
+        const auto device = parse_device(b.device);
+        if (!device) return unknown(b.device, fmt::format("device '{}' is neither cpu nor cuda:N", b.device));
+        const nlohmann::json& env = environment(b.run_id);
+        if (device->kind == DeviceKind::cpu) return cpu(env);
+        return gpu(env, device->index, b);
+    }
+
+    std::vector<DeviceRoofs> take() { return std::move(devices_); }
+
+private:
+    const nlohmann::json& environment(std::int64_t run_id) {
+        auto [it, added] = environments_.try_emplace(run_id);
+        if (added) {
+            for (const auto& run : results_.runs()) {
+                if (run.run_id == run_id) it->second = nlohmann::json::parse(run.environment_json, nullptr, false);
+            }
+            if (!it->second.is_object()) it->second = nlohmann::json::object();
+        }
+        return it->second;
+    }
+
+    std::size_t add(DeviceRoofs roofs, const DeviceSpec* spec) {
+        std::vector<store::ProbeRecord> mine;
+        for (const auto& p : probes_) {
+            if (p.device_key == roofs.key) mine.push_back(p);
+        }
+        const DeviceRoofs built = device_roofs(spec, mine);
+        roofs.compute = built.compute;
+        roofs.memory = built.memory;
+        if (mine.empty())
+            roofs.notes.push_back(
+                fmt::format("no measured roofs for {}: run `inferbench probe --db {}` on that machine", roofs.name,
+                            results_.path().string()));
+        index_[roofs.key] = devices_.size();
+        devices_.push_back(std::move(roofs));
+        return devices_.size() - 1;
+    }
+
+    std::size_t unknown(const std::string& device, const std::string& why) {
+        const std::string key = "unknown:" + device;
+        if (const auto it = index_.find(key); it != index_.end()) return it->second;
+        DeviceRoofs roofs;
+        roofs.name = device;
+        roofs.notes.push_back(why);
+        index_[key] = devices_.size();
+        devices_.push_back(std::move(roofs));
+        return devices_.size() - 1;
+    }
+
+    std::size_t cpu(const nlohmann::json& env) {
+        const std::string model = env.value("cpu_model", std::string("unknown CPU"));
+        const std::string key = cpu_device_key(model);
+        if (const auto it = index_.find(key); it != index_.end()) return it->second;
+        DeviceRoofs roofs;
+        roofs.key = key;
+        roofs.name = model;
+        roofs.identified_by = "the run's CPU model";
+        if (!host_cpu_) host_cpu_ = host_cpuinfo();
+        std::optional<DeviceSpec> spec;
+        if (host_cpu_->model_name == model) {
+            spec = cpu_device_spec(*host_cpu_, estimate_cpu_peaks(*host_cpu_, host_max_freq_khz()));
+            roofs.notes.push_back(
+                "CPU peaks are estimates (cores x FMA lanes x clock); the CPU has no datasheet "
+                "memory bandwidth: `inferbench probe --device cpu` measures it");
+        } else {
+            roofs.notes.push_back(
+                fmt::format("no estimated peaks for {}: they are computed on the machine itself "
+                            "(this one has {})",
+                            model, host_cpu_->model_name));
+        }
+        return add(std::move(roofs), spec ? &*spec : nullptr);
+    }
+
+    std::size_t gpu(const nlohmann::json& env, int index, const store::BenchmarkRecord& b) {
+        if (!options_.roofs_key.empty()) {
+            const DeviceSpec* spec = catalog_.find(options_.roofs_key);
+            if (const auto it = index_.find(spec->key); it != index_.end()) return it->second;
+            return add({spec->key, spec->name, "--roofs " + spec->key, {}, {}, {}}, spec);
+        }
+        const auto gpus = env.contains("gpus") && env["gpus"].is_object()
+                              ? env["gpus"].value("devices", nlohmann::json::array())
+                              : nlohmann::json::array();
+        const nlohmann::json* entry = nullptr;
+        for (const auto& g : gpus) {
+            if (g.is_object() && g.value("index", -1) == index) entry = &g;
+        }
+        if (!entry)
+            return unknown(b.device, fmt::format("run {} did not record which GPU {} is (no NVML or nvidia-smi there, "
+                                                 "or an older inferbench); pass --roofs KEY (`inferbench devices` "
+                                                 "lists the keys)",
+                                                 b.run_id, b.device));
+        const std::string name = entry->value("name", std::string("unknown GPU"));
+        const auto pci = entry->contains("pci_device_id") ? parse_pci_id((*entry)["pci_device_id"]) : std::nullopt;
+        const GpuMatch match = match_gpu(catalog_, name, pci);
+        const std::string key = match.device ? match.device->key : "gpu:" + normalize_gpu_name(name);
+        if (const auto it = index_.find(key); it != index_.end()) return it->second;
+        DeviceRoofs roofs{key, match.device ? match.device->name : name, match.how, {}, {}, {}};
+        if (!match.device) roofs.notes.push_back(no_match_message(name, pci));
+        return add(std::move(roofs), match.device);
+    }
+
+    const store::ResultsStore& results_;
+    const Catalog& catalog_;
+    const RooflineOptions& options_;
+    std::vector<store::ProbeRecord> probes_;
+    std::map<std::int64_t, nlohmann::json> environments_;
+    std::map<std::string, std::size_t> index_;
+    std::vector<DeviceRoofs> devices_;
+    std::optional<CpuInfo> host_cpu_;
+};
+
+// The stored summary of each benchmark (throughput and model cost), computed once per run.
+class Summaries {
+public:
+    explicit Summaries(const store::ResultsStore& results) : results_(results) {}
+    const analysis::BenchmarkSummary* find(const store::BenchmarkRecord& b) {
+        auto [it, added] = runs_.try_emplace(b.run_id);
+        if (added) it->second = analysis::summarize_run(results_, b.run_id);
+        for (const auto& s : it->second) {
+            if (s.benchmark.benchmark_id == b.benchmark_id) return &s;
+        }
+        return nullptr;
+    }
+
+private:
+    const store::ResultsStore& results_;
+    std::map<std::int64_t, std::vector<analysis::BenchmarkSummary>> runs_;
+};
+
+void add_point_notes(const DeviceRoofs& roofs, RooflinePoint& p) {
+    if (!p.precision) {
+        p.notes.push_back(fmt::format("no roof for precision '{}'", p.benchmark.precision));
+        return;
+    }
+    const auto name = precision_name(*p.precision);
+    if (*p.precision == Precision::fp32) {
+        if (const auto* tf32 = roofs.compute_roof(Precision::tf32, false))
+            p.notes.push_back(
+                fmt::format("fp32 placed under the CUDA-core roof; with TF32 allowed the tensor-core roof is {}",
+                            format_rate(tf32->per_s, false)));
+    }
+    if (!p.datasheet && roofs.has_roofs()) {
+        const bool compute = roofs.compute_roof(*p.precision, false) != nullptr;
+        p.notes.push_back(compute ? std::string("no datasheet memory bandwidth")
+                                  : fmt::format("no datasheet {} roof for this device", name));
+    }
+    for (const auto& placement : {p.datasheet, p.measured}) {
+        if (!placement || placement->percent <= 100.5) continue;
+        if (p.achieved_per_s > placement->peak_per_s)
+            p.notes.push_back(
+                fmt::format("above the {} peak: the model's operation count exceeds what ran (work skipped "
+                            "or fused away), or the timing is off",
+                            origin_name(placement->origin)));
+        else
+            p.notes.push_back(
+                fmt::format("above the {} bandwidth roof: caches keep part of the traffic the model's bytes "
+                            "count",
+                            origin_name(placement->origin)));
+    }
+}
+
+}  // namespace
+
+std::string_view bound_name(Bound bound) { return bound == Bound::memory ? "memory-bound" : "compute-bound"; }
+
+double attainable_rate(double peak_per_s, double bandwidth_bytes_per_s, double intensity) {
+    return std::min(peak_per_s, intensity * bandwidth_bytes_per_s);
+}
+
+double ridge_point(double peak_per_s, double bandwidth_bytes_per_s) { return peak_per_s / bandwidth_bytes_per_s; }
+
+Bound bound_at(double peak_per_s, double bandwidth_bytes_per_s, double intensity) {
+    return intensity < ridge_point(peak_per_s, bandwidth_bytes_per_s) ? Bound::memory : Bound::compute;
+}
+
+double percent_of_attainable(double achieved_per_s, double attainable_per_s) {
+    return attainable_per_s > 0 ? achieved_per_s / attainable_per_s * 100.0 : 0.0;
+}
+
+std::string_view origin_name(RoofOrigin origin) {
+    switch (origin) {
+        case RoofOrigin::datasheet:
+            return "datasheet";
+        case RoofOrigin::estimated:
+            return "estimated";
+        case RoofOrigin::measured:
+            return "measured";
+    }
+    return "?";
+}
+
+const ComputeRoof* DeviceRoofs::compute_roof(Precision precision, bool measured) const {
+    for (const auto& roof : compute) {
+        if (roof.precision == precision && (roof.origin == RoofOrigin::measured) == measured) return &roof;
+    }
+    return nullptr;
+}
+
+const MemoryRoof* DeviceRoofs::dram(bool measured) const {
+    for (const auto& roof : memory) {
+        if (roof.level == "DRAM" && (roof.origin == RoofOrigin::measured) == measured) return &roof;
+    }
+    return nullptr;
+}
+
+const MemoryRoof* DeviceRoofs::dram_for(const ComputeRoof& roof) const {
+    if (const MemoryRoof* same = dram(roof.origin == RoofOrigin::measured)) return same;
+    return roof.origin == RoofOrigin::estimated ? dram(true) : nullptr;
+}
+
+DeviceRoofs device_roofs(const DeviceSpec* spec, std::span<const store::ProbeRecord> probes) {
+    DeviceRoofs roofs;
+    if (spec) {
+        roofs.key = spec->key;
+        roofs.name = spec->name;
+        add_datasheet_roofs(*spec, roofs);
+    }
+    add_measured_roofs(probes, roofs);
+    return roofs;
+}
+
+std::optional<double> datasheet_value(const DeviceSpec& spec, std::string_view probe) {
+    if (probe.starts_with("dram_")) {
+        if (!spec.memory_bandwidth_gbs) return std::nullopt;
+        return spec.memory_bandwidth_gbs->value;
+    }
+    for (const auto& [name, precision] : kComputeProbes) {
+        if (name != probe) continue;
+        const Peak* peak = spec.peak(precision);
+        if (!peak || !peak->has_rate()) return std::nullopt;
+        return peak->dense;
+    }
+    return std::nullopt;
+}
+
+std::optional<Precision> roof_precision(std::string_view benchmark_precision) {
+    for (const Precision p : {Precision::fp32, Precision::fp16, Precision::bf16, Precision::fp8, Precision::int8}) {
+        if (precision_name(p) == benchmark_precision) return p;
+    }
+    return std::nullopt;
+}
+
+std::optional<Placement> place(const DeviceRoofs& roofs, Precision precision, double intensity, double achieved_per_s,
+                               bool measured) {
+    const ComputeRoof* compute = roofs.compute_roof(precision, measured);
+    const MemoryRoof* memory = compute ? roofs.dram_for(*compute) : nullptr;
+    if (!compute || !memory || memory->bytes_per_s <= 0) return std::nullopt;
+    Placement p;
+    p.origin = compute->origin;
+    p.bandwidth_origin = memory->origin;
+    p.peak_per_s = compute->per_s;
+    p.bandwidth_bytes_per_s = memory->bytes_per_s;
+    p.attainable_per_s = attainable_rate(p.peak_per_s, p.bandwidth_bytes_per_s, intensity);
+    p.percent = percent_of_attainable(achieved_per_s, p.attainable_per_s);
+    p.bound = bound_at(p.peak_per_s, p.bandwidth_bytes_per_s, intensity);
+    return p;
+}
+
+RooflineSet roofline_points(const store::ResultsStore& results, std::span<const store::BenchmarkRecord> benchmarks,
+                            const Catalog& catalog, const RooflineOptions& options) {
+    RooflineSet set;
+    DeviceResolver resolver(results, catalog, options);
+    Summaries summaries(results);
+    for (const auto& b : benchmarks) {
+        std::string label = fmt::format("{} b{} {}", b.model, b.batch_size, b.precision);
+        if (!b.variant.empty()) label += " " + b.variant;
+        const std::string who = fmt::format("benchmark {} ({} on {}, {})", b.benchmark_id, label, b.device, b.backend);
+        if (b.status != "ok") {
+            set.skipped.push_back(fmt::format("{}: status {}", who, b.status));
+            continue;
+        }
+        const analysis::BenchmarkSummary* summary = summaries.find(b);
+        if (!summary || !summary->model.flops_per_inference || !summary->model.bytes_per_inference ||
+            *summary->model.bytes_per_inference <= 0) {
+            set.skipped.push_back(
+                fmt::format("{}: no model-cost metrics (FLOPs and bytes per inference); they are "
+                            "stored for ONNX models",
+                            who));
+            continue;
+        }
+        if (summary->throughput_per_s <= 0) {
+            set.skipped.push_back(fmt::format("{}: no throughput measured", who));
+            continue;
+        }
+        RooflinePoint p;
+        p.benchmark = b;
+        p.label = label;
+        p.device = resolver.resolve(b);
+        p.flops_per_inference = *summary->model.flops_per_inference;
+        p.bytes_per_inference = *summary->model.bytes_per_inference;
+        p.intensity = p.flops_per_inference / p.bytes_per_inference;
+        p.throughput_per_s = summary->throughput_per_s;
+        p.achieved_per_s = p.flops_per_inference * p.throughput_per_s;
+        p.precision = roof_precision(b.precision);
+        p.integer = p.precision && is_integer(*p.precision);
+        set.points.push_back(std::move(p));
+    }
+    set.devices = resolver.take();
+    for (auto& p : set.points) {
+        const DeviceRoofs& roofs = set.devices[p.device];
+        if (p.precision) {
+            p.datasheet = place(roofs, *p.precision, p.intensity, p.achieved_per_s, false);
+            p.measured = place(roofs, *p.precision, p.intensity, p.achieved_per_s, true);
+        }
+        add_point_notes(roofs, p);
+    }
+    return set;
+}
+
+}  // namespace inferbench::devices

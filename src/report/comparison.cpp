@@ -1,0 +1,302 @@
+#include "report/comparison.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "core/units.hpp"
+
+namespace inferbench::report {
+namespace {
+
+std::string lower(std::string_view text) {
+    std::string out(text);
+    for (auto& ch : out) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return out;
+}
+
+// "cuda" -> 0, "cuda:3" -> 3; nothing for other devices.
+std::optional<std::int64_t> cuda_index(const std::string& device) {
+    if (device == "cuda") return 0;
+    if (!device.starts_with("cuda:")) return std::nullopt;
+    return parse_int(std::string_view(device).substr(5));
+}
+
+std::string json_string(const nlohmann::json& object, const char* key) {
+    if (!object.is_object() || !object.contains(key) || !object[key].is_string()) return "";
+    return object[key].get<std::string>();
+}
+
+// The GPU's name as the run's environment lists it: gpus.devices[] with the device's index.
+std::string gpu_name(const nlohmann::json& environment, std::int64_t index) {
+    if (!environment.is_object() || !environment.contains("gpus")) return "";
+    const auto& gpus = environment["gpus"];
+    const nlohmann::json& devices = gpus.is_object() && gpus.contains("devices") ? gpus["devices"] : gpus;
+    if (!devices.is_array()) return "";
+    for (const auto& device : devices)
+        if (device.is_object() && device.value("index", std::int64_t{-1}) == index) return json_string(device, "name");
+    return "";
+}
+
+bool measured(const analysis::BenchmarkSummary& s) { return s.benchmark.status == "ok" && s.e2e.count > 0; }
+
+ComparisonKey key_of(const store::BenchmarkRecord& b) {
+    return {b.model, b.backend, b.variant, b.precision, b.batch_size};
+}
+
+std::string host_of(const store::RunRecord& run) {
+    if (!run.host.empty()) return run.host;
+    return json_string(nlohmann::json::parse(run.environment_json, nullptr, false), "host");
+}
+
+void make_labels_unique(Comparison& comparison) {
+    const auto alike = [](const std::vector<ComparisonSide>& sides, const ComparisonSide& side, bool other_source) {
+        return std::count_if(sides.begin(), sides.end(), [&](const ComparisonSide& o) {
+                   return o.label == side.label && (!other_source || o.source != side.source);
+               }) > (other_source ? 0 : 1);
+    };
+    // GPU names say nothing of the machine: the host tells alike GPUs of several machines apart.
+    std::vector<ComparisonSide> before = comparison.sides;
+    for (auto& side : comparison.sides) {
+        const std::string host = host_of(comparison.sources[side.source].run);
+        if (alike(before, side, false) && !host.empty() && side.label.find(" @ ") == std::string::npos)
+            side.label += " @ " + host;
+    }
+    // Still alike: the same kind of device in several databases, then several alike devices of one host.
+    before = comparison.sides;
+    for (auto& side : comparison.sides)
+        if (alike(before, side, true)) side.label += fmt::format(" (db {})", side.source + 1);
+    before = comparison.sides;
+    for (auto& side : comparison.sides)
+        if (alike(before, side, false)) side.label += " " + side.device;
+}
+
+std::string side_list(const Comparison& comparison) {
+    std::vector<std::string> items;
+    for (std::size_t i = 0; i < comparison.sides.size(); ++i)
+        items.push_back(fmt::format("[{}] {} ({})", i + 1, comparison.sides[i].label, comparison.sides[i].device));
+    return join(items, ", ");
+}
+
+std::size_t find_baseline(const Comparison& comparison, const std::string& baseline) {
+    if (baseline.empty()) return 0;
+    if (const auto index = parse_int(baseline)) {
+        if (*index < 1 || static_cast<std::size_t>(*index) > comparison.sources.size())
+            throw UserError(fmt::format("--baseline {}: there are {} databases; give 1 to {}, or a device", baseline,
+                                        comparison.sources.size(), comparison.sources.size()));
+        for (std::size_t i = 0; i < comparison.sides.size(); ++i)
+            if (comparison.sides[i].source == static_cast<std::size_t>(*index - 1)) return i;
+        throw UserError(fmt::format("--baseline {}: {} has no benchmark with status ok to compare against", baseline,
+                                    comparison.sources[static_cast<std::size_t>(*index - 1)].db));
+    }
+    const std::string wanted = lower(baseline);
+    std::vector<std::size_t> exact, partial;
+    for (std::size_t i = 0; i < comparison.sides.size(); ++i) {
+        const auto& side = comparison.sides[i];
+        if (lower(side.device) == wanted || lower(side.label) == wanted)
+            exact.push_back(i);
+        else if (lower(side.label).find(wanted) != std::string::npos)
+            partial.push_back(i);
+    }
+    const auto& matches = exact.empty() ? partial : exact;
+    if (matches.size() == 1) return matches.front();
+    throw UserError(fmt::format("--baseline {}: {} side; give a database index (1, 2, ...) or one of: {}", baseline,
+                                matches.empty() ? "matches no" : "matches more than one", side_list(comparison)));
+}
+
+std::optional<double> ratio(std::optional<double> value, std::optional<double> base) {
+    if (!value || !base || *base <= 0 || !std::isfinite(*value) || !std::isfinite(*base)) return std::nullopt;
+    return *value / *base;
+}
+
+std::optional<double> throughput(const analysis::BenchmarkSummary* s) {
+    if (!s || s->throughput_per_s <= 0) return std::nullopt;
+    return s->throughput_per_s;
+}
+
+std::optional<double> efficiency(const analysis::BenchmarkSummary* s) {
+    return s ? s->telemetry.inferences_per_joule : std::nullopt;
+}
+
+Cell cell_of(std::optional<double> value) { return value ? Cell{*value} : Cell{Null{}}; }
+
+// The six figures of one summary on one side, relative to the baseline's.
+std::vector<Cell> side_cells(const analysis::BenchmarkSummary* s, const analysis::BenchmarkSummary* base) {
+    std::vector<Cell> cells(6, Null{});  // built one by one: GCC 12 misreads an initializer list of variants
+    if (!s) return cells;
+    cells[0] = Duration{s->e2e.mean};
+    cells[1] = cell_of(throughput(s));
+    cells[2] = cell_of(ratio(throughput(s), throughput(base)));
+    cells[3] = cell_of(s->telemetry.mean_power_w);
+    cells[4] = cell_of(efficiency(s));
+    cells[5] = cell_of(ratio(efficiency(s), efficiency(base)));
+    return cells;
+}
+
+}  // namespace
+
+const analysis::BenchmarkSummary* Comparison::at(const ComparisonRow& row, std::size_t side) const {
+    if (side >= row.cells.size() || !row.cells[side]) return nullptr;
+    return &sources[sides[side].source].summaries[*row.cells[side]];
+}
+
+std::string device_label(const store::RunRecord& run, const analysis::BenchmarkSummary& benchmark) {
+    const auto& b = benchmark.benchmark;
+    const auto environment = nlohmann::json::parse(run.environment_json, nullptr, false);
+    if (const auto index = cuda_index(b.device)) {
+        // An imported log names its GPU(s); a run's environment lists the GPUs of its host.
+        const auto settings = nlohmann::json::parse(b.settings_json, nullptr, false);
+        if (auto name = json_string(settings, "gpu_name"); !name.empty()) return name;
+        if (settings.is_object() && settings.contains("gpu_names") && settings["gpu_names"].is_array())
+            for (const auto& name : settings["gpu_names"])
+                if (name.is_string() && !name.get<std::string>().empty()) return name.get<std::string>();
+        if (auto name = gpu_name(environment, *index); !name.empty()) return name;
+    }
+    std::string name = b.device;
+    if (b.device == "cpu") {
+        if (auto cpu = json_string(environment, "cpu_model"); !cpu.empty()) name = cpu;
+    }
+    const std::string host = host_of(run);
+    return host.empty() ? name : fmt::format("{} @ {}", name, host);
+}
+
+Comparison build_comparison(std::vector<ComparisonSource> sources, const std::string& baseline) {
+    Comparison comparison;
+    comparison.sources = std::move(sources);
+    std::map<std::pair<std::size_t, std::string>, std::size_t> side_index;
+    std::map<ComparisonKey, std::size_t> row_index;
+    for (std::size_t source = 0; source < comparison.sources.size(); ++source) {
+        const auto& summaries = comparison.sources[source].summaries;
+        for (std::size_t i = 0; i < summaries.size(); ++i) {
+            const auto& s = summaries[i];
+            if (!measured(s)) continue;
+            auto [side, added] = side_index.try_emplace({source, s.benchmark.device}, comparison.sides.size());
+            if (added)
+                comparison.sides.push_back(
+                    {source, s.benchmark.device, device_label(comparison.sources[source].run, s)});
+            auto [row, new_row] = row_index.try_emplace(key_of(s.benchmark), comparison.rows.size());
+            if (new_row) comparison.rows.push_back({key_of(s.benchmark), {}});
+            auto& cells = comparison.rows[row->second].cells;
+            if (cells.size() <= side->second) cells.resize(side->second + 1);
+            if (!cells[side->second]) cells[side->second] = i;  // a cell measured twice in one run: the first
+        }
+    }
+    if (comparison.sides.empty()) {
+        std::vector<std::string> dbs;
+        for (const auto& source : comparison.sources) dbs.push_back(source.db);
+        throw UserError(fmt::format("nothing to compare: no benchmark with status ok among the selected ones of {}",
+                                    join(dbs, ", ")));
+    }
+    for (auto& row : comparison.rows) row.cells.resize(comparison.sides.size());
+    std::sort(comparison.rows.begin(), comparison.rows.end(),
+              [](const ComparisonRow& a, const ComparisonRow& b) { return a.key < b.key; });
+    make_labels_unique(comparison);
+    comparison.baseline = find_baseline(comparison, baseline);
+    return comparison;
+}
+
+Table comparison_table(const Comparison& comparison) {
+    Table table;
+    table.name = "comparison";
+    table.columns = {{"model", "model"},
+                     {"backend", "backend"},
+                     {"variant", "options"},
+                     {"precision", "precision"},
+                     {"batch_size", "batch"}};
+    for (std::size_t i = 1; i <= comparison.sides.size(); ++i) {
+        const std::vector<Column> columns = {
+            {fmt::format("s{}_mean_ms", i), fmt::format("[{}] mean", i)},
+            {fmt::format("s{}_throughput_per_s", i), fmt::format("[{}] inf/s", i), 1},
+            {fmt::format("s{}_speedup", i), fmt::format("[{}] x", i), 2},
+            {fmt::format("s{}_power_w", i), fmt::format("[{}] W", i), 1},
+            {fmt::format("s{}_inferences_per_joule", i), fmt::format("[{}] inf/J", i), 2},
+            {fmt::format("s{}_efficiency_ratio", i), fmt::format("[{}] eff x", i), 2}};
+        table.columns.insert(table.columns.end(), columns.begin(), columns.end());
+    }
+    for (const auto& row : comparison.rows) {
+        const auto& [model, backend, variant, precision, batch] = row.key;
+        std::vector<Cell> cells = {model, backend, variant, precision, batch};
+        const auto* base = comparison.at(row, comparison.baseline);
+        for (std::size_t side = 0; side < comparison.sides.size(); ++side) {
+            const auto figures = side_cells(comparison.at(row, side), base);
+            cells.insert(cells.end(), figures.begin(), figures.end());
+        }
+        table.rows.push_back(std::move(cells));
+    }
+    return table;
+}
+
+Table comparison_long_table(const Comparison& comparison) {
+    Table table;
+    table.name = "comparison";
+    table.columns = {{"side", "side"},
+                     {"device_label", "device label"},
+                     {"db", "db"},
+                     {"run_id", "run"},
+                     {"device", "device"},
+                     {"model", "model"},
+                     {"backend", "backend"},
+                     {"variant", "options"},
+                     {"precision", "precision"},
+                     {"batch_size", "batch"},
+                     {"mean_ms", "mean"},
+                     {"throughput_per_s", "inf/s", 1},
+                     {"speedup", "x", 3},
+                     {"power_w", "W", 1},
+                     {"inferences_per_joule", "inf/J", 3},
+                     {"efficiency_ratio", "eff x", 3}};
+    for (const auto& row : comparison.rows) {
+        const auto& [model, backend, variant, precision, batch] = row.key;
+        const auto* base = comparison.at(row, comparison.baseline);
+        for (std::size_t side = 0; side < comparison.sides.size(); ++side) {
+            const auto* s = comparison.at(row, side);
+            if (!s) continue;
+            const auto& source = comparison.sources[comparison.sides[side].source];
+            std::vector<Cell> cells = {static_cast<std::int64_t>(side + 1),
+                                       comparison.sides[side].label,
+                                       source.db,
+                                       source.run.run_id,
+                                       comparison.sides[side].device,
+                                       model,
+                                       backend,
+                                       variant,
+                                       precision,
+                                       batch};
+            const auto figures = side_cells(s, base);
+            cells.insert(cells.end(), figures.begin(), figures.end());
+            table.rows.push_back(std::move(cells));
+        }
+    }
+    return table;
+}
+
+std::vector<std::string> comparison_legend(const Comparison& comparison) {
+    std::vector<std::string> lines;
+    for (std::size_t i = 0; i < comparison.sides.size(); ++i) {
+        const auto& side = comparison.sides[i];
+        const auto& source = comparison.sources[side.source];
+        const std::string host = host_of(source.run);
+        lines.push_back(fmt::format("[{}] {} ({}): {} run {}{}{}", i + 1, side.label, side.device, source.db,
+                                    source.run.run_id, host.empty() ? "" : " on " + host,
+                                    i == comparison.baseline ? ", baseline" : ""));
+    }
+    return lines;
+}
+
+std::string render_comparison(const Comparison& comparison, Format format) {
+    if (format == Format::csv || format == Format::json) return render(comparison_long_table(comparison), format);
+    std::string out;
+    for (const auto& line : comparison_legend(comparison))
+        out += (format == Format::markdown ? "- " : "") + line + "\n";
+    out += format == Format::markdown ? "\nx: throughput relative to the baseline; eff x: inferences per joule "
+                                        "relative to the baseline.\n\n"
+                                      : "x: throughput / baseline's, eff x: inferences per joule / baseline's\n\n";
+    return out + render(comparison_table(comparison), format);
+}
+
+}  // namespace inferbench::report

@@ -1,0 +1,116 @@
+// The comparison as an HTML page: the same machinery (html_page.hpp) as the report.
+#include <cmath>
+#include <limits>
+#include <map>
+#include <tuple>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/version.hpp"
+#include "report/comparison.hpp"
+#include "report/html_page.hpp"
+
+namespace inferbench::report {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+void sides_part(HtmlPage& page, const Comparison& comparison) {
+    page.open_section("Devices", "devices");
+    for (std::size_t i = 0; i < comparison.sides.size(); ++i) {
+        const auto& side = comparison.sides[i];
+        const auto& source = comparison.sources[side.source];
+        const auto& run = source.run;
+        page.heading(3, fmt::format("[{}] {}{}", i + 1, side.label, i == comparison.baseline ? " (baseline)" : ""));
+        page.definition_list({{"device", side.device},
+                              {"results", source.db},
+                              {"run", fmt::format("{}{}", run.run_id, run.name.empty() ? "" : " (" + run.name + ")")},
+                              {"started", format_utc(run.started_unix_ms)},
+                              {"host", run.host},
+                              {"git commit", run.git_commit},
+                              {"inferbench version", run.inferbench_version}});
+        const auto environment = nlohmann::json::parse(run.environment_json, nullptr, false);
+        if (environment.is_object() && !environment.empty()) {
+            page.open_details(fmt::format("Environment of run {} in {}", run.run_id, source.db));
+            page.definition_list(json_entries(environment));
+            page.close_details();
+        }
+    }
+    page.close_section();
+}
+
+using Family = std::tuple<std::string, std::string, std::string>;  // model, backend, variant
+
+// Per model (backend, options): bars per device over "precision, batch", for one figure.
+void bar_charts(HtmlPage& page, const Comparison& comparison) {
+    std::map<Family, std::vector<const ComparisonRow*>> families;
+    for (const auto& row : comparison.rows) {
+        const auto& [model, backend, variant, precision, batch] = row.key;
+        families[{model, backend, variant}].push_back(&row);
+    }
+    struct Figure {
+        const char* title;
+        const char* unit;
+        double (*value)(const analysis::BenchmarkSummary&);
+    };
+    const Figure figures[] = {
+        {"Throughput", "inferences/s",
+         [](const analysis::BenchmarkSummary& s) { return s.throughput_per_s > 0 ? s.throughput_per_s : kNaN; }},
+        {"Energy efficiency", "inferences/J",
+         [](const analysis::BenchmarkSummary& s) { return s.telemetry.inferences_per_joule.value_or(kNaN); }},
+    };
+    for (const auto& [family, rows] : families) {
+        const auto& [model, backend, variant] = family;
+        page.open_section(fmt::format("{} · {}{}", model, backend, variant.empty() ? "" : " · " + variant));
+        page.raw("<div class=\"charts\">\n");
+        for (const auto& figure : figures) {
+            Chart chart{.title = figure.title,
+                        .x_label = "precision, batch size",
+                        .y_label = figure.unit,
+                        .type = ChartType::bars};
+            for (const auto* row : rows)
+                chart.categories.push_back(fmt::format("{} b{}", std::get<3>(row->key), std::get<4>(row->key)));
+            bool any = false;
+            for (std::size_t side = 0; side < comparison.sides.size(); ++side) {
+                ChartSeries series{.label = fmt::format("[{}] {}", side + 1, comparison.sides[side].label)};
+                for (std::size_t i = 0; i < rows.size(); ++i) {
+                    const auto* s = comparison.at(*rows[i], side);
+                    series.x.push_back(static_cast<double>(i));
+                    series.y.push_back(s ? figure.value(*s) : kNaN);
+                    any = any || std::isfinite(series.y.back());
+                }
+                chart.series.push_back(std::move(series));
+            }
+            if (any) page.chart(chart);
+        }
+        page.raw("</div>\n");
+        page.close_section();
+    }
+}
+
+}  // namespace
+
+std::string render_comparison_html(const Comparison& comparison) {
+    std::vector<std::string> labels;
+    for (const auto& side : comparison.sides) labels.push_back(side.label);
+    std::string title = "inferbench compare: ";
+    for (std::size_t i = 0; i < labels.size(); ++i) title += (i ? " vs " : "") + labels[i];
+    HtmlPage page(title);
+    sides_part(page, comparison);
+    page.open_section("Side by side", "comparison");
+    page.paragraph(fmt::format("[n] x: throughput relative to the baseline [{}]; [n] eff x: inferences per joule "
+                               "relative to the baseline. Click a column heading to sort.",
+                               comparison.baseline + 1),
+                   "hint");
+    page.table(comparison_table(comparison));
+    page.close_section();
+    bar_charts(page, comparison);
+    page.paragraph(fmt::format("Written by inferbench {} ({}). Charts: hover for values, drag to zoom, double-click to "
+                               "reset.",
+                               kVersion, kGitCommit),
+                   "hint");
+    return page.finish();
+}
+
+}  // namespace inferbench::report

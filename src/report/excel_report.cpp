@@ -1,0 +1,219 @@
+#include "report/excel_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <span>
+
+#include <fmt/format.h>
+
+#include "report/xlsx_writer.hpp"
+
+namespace inferbench::report {
+namespace {
+
+using Sheet = XlsxWorkbook::Sheet;
+
+std::optional<double> device_ms(std::int64_t ns) {
+    return ns == kNotMeasured ? std::nullopt : std::optional<double>(static_cast<double>(ns) / 1e6);
+}
+
+XlsxWorkbook::Options big_workbook(const std::filesystem::path& file, const ExcelOptions& options) {
+    return {true, options.tmpdir.empty() ? file.parent_path() : options.tmpdir};
+}
+
+// One sheet per benchmark with rows (continued on "label (2)", ... past the sheet's row limit);
+// `write(sheet, row, item)` fills one row. Returns whether any benchmark had rows.
+template <typename Rows, typename Write>
+bool write_row_sheets(const LoadedGroup& group, const std::filesystem::path& file, const ExcelOptions& options,
+                      const std::vector<std::string>& header, Rows rows_of, Write write) {
+    const bool any = std::any_of(group.benchmarks.begin(), group.benchmarks.end(),
+                                 [&](const LoadedBenchmark& b) { return !rows_of(b).empty(); });
+    if (!any) return false;
+    XlsxWorkbook book(file, big_workbook(file, options));
+    const auto per_sheet = static_cast<std::size_t>(std::max<std::int64_t>(options.max_rows_per_sheet - 1, 1));
+    for (const auto& b : group.benchmarks) {
+        const auto& rows = rows_of(b);
+        for (std::size_t start = 0, part = 1; start < rows.size(); start += per_sheet, ++part) {
+            Sheet sheet = book.add_sheet(part == 1 ? b.label : fmt::format("{} ({})", b.label, part));
+            sheet.header(header);
+            const std::size_t end = std::min(rows.size(), start + per_sheet);
+            for (std::size_t i = start; i < end; ++i) write(sheet, static_cast<lxw_row_t>(i - start + 1), b, rows[i]);
+        }
+    }
+    book.close();
+    return true;
+}
+
+// Where a time sheet's grid would pass the sheet's rows, wider buckets.
+Grid grid_within(const std::vector<std::vector<Point>>& series, double bucket_s, std::int64_t max_rows) {
+    Grid grid = align_on_grid(series, bucket_s);
+    while (static_cast<std::int64_t>(grid.t_s.size()) > max_rows - 1) {
+        bucket_s *= std::ceil(static_cast<double>(grid.t_s.size()) / static_cast<double>(max_rows - 1)) + 1;
+        grid = align_on_grid(series, bucket_s);
+    }
+    return grid;
+}
+
+void write_summary_sheet(XlsxWorkbook& book, const LoadedGroup& group) {
+    Sheet sheet = book.add_sheet("summary");
+    std::vector<std::string> header = {"batch_size", "series", "status", "iterations"};
+    const auto& metrics = batch_metrics();
+    for (const auto& m : metrics) header.emplace_back(m.column);
+    sheet.header(header);
+    std::vector<bool> has_values(metrics.size(), false);
+    lxw_row_t row = 1;
+    for (const auto& b : group.benchmarks) {
+        const auto& s = b.summary;
+        sheet.number(row, 0, static_cast<double>(s.benchmark.batch_size));
+        sheet.text(row, 1, b.label);
+        sheet.text(row, 2, s.benchmark.status);
+        if (s.e2e.count > 0) sheet.number(row, 3, static_cast<double>(s.e2e.count));
+        for (std::size_t m = 0; m < metrics.size(); ++m) {
+            const auto value = metrics[m].value(s);
+            sheet.number(row, static_cast<lxw_col_t>(4 + m), value);
+            has_values[m] = has_values[m] || value.has_value();
+        }
+        ++row;
+    }
+    const auto chart_col = static_cast<lxw_col_t>(header.size() + 1);
+    lxw_row_t chart_row = 1;
+    for (std::size_t m = 0; m < metrics.size(); ++m) {
+        if (!has_values[m]) continue;
+        XlsxWorkbook::Chart chart;
+        chart.title = fmt::format("{} against batch size, {}", metrics[m].title, group.title);
+        chart.x_title = "batch size";
+        chart.y_title = fmt::format("{} ({})", metrics[m].title, metrics[m].unit);
+        chart.markers = true;
+        chart.log2_x = true;
+        chart.series.push_back(
+            {std::string(metrics[m].title), sheet.name(), 1, row - 1, 0, static_cast<lxw_col_t>(4 + m)});
+        book.insert_chart(sheet, chart_row, chart_col, chart);
+        chart_row += 19;
+    }
+}
+
+// One sheet per time metric with data: t_s, then one column per benchmark that has the metric.
+void write_time_sheets(XlsxWorkbook& book, const LoadedGroup& group, const ExcelOptions& options) {
+    for (const auto& metric : time_metrics()) {
+        std::vector<std::vector<Point>> series;
+        std::vector<std::string> header = {"t_s"};
+        for (const auto& b : group.benchmarks) {
+            auto points = metric.points(b);
+            if (points.empty()) continue;
+            series.push_back(std::move(points));
+            header.push_back(b.label);
+        }
+        if (series.empty()) continue;
+        const Grid grid = grid_within(series, options.summary_bucket_s, options.max_rows_per_sheet);
+        Sheet sheet = book.add_sheet(std::string(metric.sheet));
+        sheet.header(header, 12);
+        for (std::size_t r = 0; r < grid.t_s.size(); ++r) {
+            const auto row = static_cast<lxw_row_t>(r + 1);
+            sheet.number(row, 0, grid.t_s[r]);
+            for (std::size_t s = 0; s < series.size(); ++s)
+                sheet.number(row, static_cast<lxw_col_t>(s + 1), grid.columns[s][r]);
+        }
+        XlsxWorkbook::Chart chart;
+        chart.title = fmt::format("{} over time ({} ms means), {}", metric.title,
+                                  fmt::format("{:g}", options.summary_bucket_s * 1e3), group.title);
+        chart.x_title = time_axis_label(group.clock_from_zero);
+        chart.y_title = fmt::format("{} ({})", metric.title, metric.unit);
+        const auto last = static_cast<lxw_row_t>(grid.t_s.size());
+        for (std::size_t s = 0; s < series.size(); ++s)
+            chart.series.push_back({header[s + 1], sheet.name(), 1, last, 0, static_cast<lxw_col_t>(s + 1)});
+        book.insert_chart(sheet, 1, static_cast<lxw_col_t>(header.size() + 1), chart);
+    }
+}
+
+}  // namespace
+
+bool write_latency_workbook(const LoadedGroup& group, const std::filesystem::path& file, const ExcelOptions& options) {
+    return write_row_sheets(
+        group, file, options, {"t_s", "e2e_ms", "h2d_ms", "compute_ms", "d2h_ms"},
+        [](const LoadedBenchmark& b) -> const std::vector<IterationRecord>& { return b.iterations; },
+        [](Sheet& sheet, lxw_row_t row, const LoadedBenchmark& b, const IterationRecord& it) {
+            sheet.number(row, 0, b.seconds(it.start_ns));
+            sheet.number(row, 1, static_cast<double>(it.e2e_ns) / 1e6);
+            sheet.number(row, 2, device_ms(it.h2d_ns));
+            sheet.number(row, 3, device_ms(it.compute_ns));
+            sheet.number(row, 4, device_ms(it.d2h_ns));
+        });
+}
+
+bool write_gpu_workbook(const LoadedGroup& group, const std::filesystem::path& file, const ExcelOptions& options) {
+    return write_row_sheets(
+        group, file, options,
+        {"t_s", "phase", "gpu", "power_W", "temp_C", "sm_clock_MHz", "mem_clock_MHz", "gpu_util_pct", "mem_util_pct",
+         "fb_used_MiB", "throttle_reasons"},
+        [](const LoadedBenchmark& b) -> const std::vector<GpuSample>& { return b.gpu; },
+        [](Sheet& sheet, lxw_row_t row, const LoadedBenchmark& b, const GpuSample& s) {
+            sheet.number(row, 0, b.seconds(s.t_ns));
+            sheet.text(row, 1, to_string(s.phase));
+            sheet.number(row, 2, static_cast<double>(s.gpu_index));
+            sheet.number(row, 3, s.power_w);
+            sheet.number(row, 4, s.temperature_c);
+            sheet.number(row, 5, s.sm_clock_mhz);
+            sheet.number(row, 6, s.memory_clock_mhz);
+            sheet.number(row, 7, s.gpu_util_pct);
+            sheet.number(row, 8, s.memory_util_pct);
+            sheet.number(row, 9, s.fb_used_mib);
+            if (s.clock_event_reasons) sheet.text(row, 10, clock_event::describe(*s.clock_event_reasons));
+        });
+}
+
+bool write_cpu_workbook(const LoadedGroup& group, const std::filesystem::path& file, const ExcelOptions& options) {
+    return write_row_sheets(
+        group, file, options, {"t_s", "phase", "process_cpu_pct", "rss_MiB", "host_cpu_pct", "host_mem_used_MiB"},
+        [](const LoadedBenchmark& b) -> const std::vector<CpuSample>& { return b.cpu; },
+        [](Sheet& sheet, lxw_row_t row, const LoadedBenchmark& b, const CpuSample& s) {
+            sheet.number(row, 0, b.seconds(s.t_ns));
+            sheet.text(row, 1, to_string(s.phase));
+            sheet.number(row, 2, s.process_cpu_pct);
+            sheet.number(row, 3, s.process_rss_mib);
+            sheet.number(row, 4, s.host_cpu_pct);
+            sheet.number(row, 5, s.host_memory_used_mib);
+        });
+}
+
+bool write_summary_workbook(const LoadedGroup& group, const std::filesystem::path& file, const ExcelOptions& options) {
+    const bool any = std::any_of(group.benchmarks.begin(), group.benchmarks.end(),
+                                 [](const LoadedBenchmark& b) { return b.has_data(); });
+    if (!any) return false;
+    // Small (one row per batch size, 100 ms means): in memory, so the charts carry cached values.
+    XlsxWorkbook book(file, {false, {}});
+    write_summary_sheet(book, group);
+    write_time_sheets(book, group, options);
+    book.close();
+    return true;
+}
+
+ReportFiles write_excel_workbooks(const LoadedGroup& group, const std::filesystem::path& dir,
+                                  const ExcelOptions& options) {
+    using Writer = bool (*)(const LoadedGroup&, const std::filesystem::path&, const ExcelOptions&);
+    struct Kind {
+        const char* prefix;
+        Writer write;
+        const char* why_not;
+    };
+    static constexpr Kind kinds[] = {
+        {"latency", &write_latency_workbook, "no iterations stored (failed, skipped, or imported as aggregates)"},
+        {"gpu", &write_gpu_workbook, "no GPU samples stored"},
+        {"cpu", &write_cpu_workbook, "no CPU samples stored"},
+        {"summary", &write_summary_workbook, "nothing measured"},
+    };
+    ReportFiles files;
+    for (const auto& kind : kinds) {
+        const auto file = dir / fmt::format("{}-{}.xlsx", kind.prefix, group.key);
+        if (kind.write(group, file, options)) {
+            files.written.push_back(file);
+        } else {
+            // A workbook of an earlier report in the same folder would now describe other data.
+            std::error_code ignored;
+            std::filesystem::remove(file, ignored);
+            files.skipped.push_back(fmt::format("{}: {}", file.filename().string(), kind.why_not));
+        }
+    }
+    return files;
+}
+
+}  // namespace inferbench::report

@@ -1,0 +1,233 @@
+#include "report/html_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/units.hpp"
+#include "core/version.hpp"
+#include "report/html_page.hpp"
+#include "report/report_charts.hpp"
+#include "report/report_data.hpp"
+#include "report/selection.hpp"
+#include "report/table.hpp"
+
+namespace inferbench::report {
+namespace {
+
+Cell optional_cell(const std::optional<double>& value, double scale = 1.0) {
+    return value ? Cell{*value * scale} : Cell{Null{}};
+}
+
+Table overview_table(const ReportData& data) {
+    const bool several_runs = data.runs.size() > 1;
+    Table table;
+    table.name = "benchmarks";
+    if (several_runs) table.columns.push_back({"run_id", "run"});
+    const std::vector<Column> columns = {{"model", "model"},
+                                         {"backend", "backend"},
+                                         {"device", "device"},
+                                         {"precision", "precision"},
+                                         {"batch_size", "batch"},
+                                         {"variant", "options"},
+                                         {"status", "status"},
+                                         {"mean_ms", "mean"},
+                                         {"p50_ms", "p50"},
+                                         {"p99_ms", "p99"},
+                                         {"throughput_per_s", "inf/s", 1},
+                                         {"power_w", "power W", 1},
+                                         {"millijoules_per_inference", "mJ/inf", 2},
+                                         {"inferences_per_joule", "inf/J", 2},
+                                         {"model_size_mb", "size MB", 1}};
+    table.columns.insert(table.columns.end(), columns.begin(), columns.end());
+    for (const auto& entry : data.benchmarks) {
+        const auto& s = entry.summary;
+        const auto& b = s.benchmark;
+        const bool measured = s.e2e.count > 0;
+        const auto timing = [&](double ns) { return measured ? Cell{Duration{ns}} : Cell{Null{}}; };
+        std::vector<Cell> row;
+        if (several_runs) row.emplace_back(b.run_id);
+        std::vector<Cell> cells = {
+            b.model,
+            b.backend,
+            b.device,
+            b.precision,
+            b.batch_size,
+            b.variant,
+            b.status,
+            timing(s.e2e.mean),
+            timing(s.e2e.p50),
+            timing(s.e2e.p99),
+            measured ? Cell{s.throughput_per_s} : Cell{Null{}},
+            optional_cell(s.telemetry.mean_power_w),
+            optional_cell(s.telemetry.joules_per_inference, 1e3),
+            optional_cell(s.telemetry.inferences_per_joule),
+            b.model_size_bytes ? Cell{static_cast<double>(*b.model_size_bytes) * 1e-6} : Cell{Null{}}};
+        row.insert(row.end(), cells.begin(), cells.end());
+        table.rows.push_back(std::move(row));
+    }
+    return table;
+}
+
+std::string benchmark_name(const store::BenchmarkRecord& b, bool several_runs) {
+    std::string name = fmt::format("{} · {} · {} · {} · b{}", b.model, b.backend, b.device, b.precision, b.batch_size);
+    if (!b.variant.empty()) name += " · " + b.variant;
+    if (several_runs) name += fmt::format(" · run {}", b.run_id);
+    return name;
+}
+
+// Failure reasons, warnings (timing, throttling) and unavailable telemetry sources, one line each.
+std::vector<std::string> warning_lines(const ReportData& data) {
+    const bool several_runs = data.runs.size() > 1;
+    std::vector<std::string> lines;
+    for (const auto& entry : data.benchmarks) {
+        const auto& s = entry.summary;
+        const std::string name = benchmark_name(s.benchmark, several_runs);
+        if (s.benchmark.status != "ok")
+            lines.push_back(fmt::format("{}: {}{}", name, s.benchmark.status,
+                                        s.benchmark.reason.empty() ? "" : ": " + s.benchmark.reason));
+        for (const auto& warning : s.warnings) lines.push_back(fmt::format("{}: {}", name, warning));
+        for (const auto& source : s.telemetry.sources)
+            if (source.status != "ok")
+                lines.push_back(fmt::format("{}: telemetry source {} {}{}", name, source.source, source.status,
+                                            source.detail.empty() ? "" : ": " + source.detail));
+    }
+    return lines;
+}
+
+void runs_part(HtmlPage& page, const ReportData& data) {
+    page.open_section(data.runs.size() == 1 ? "Run" : "Runs", "runs");
+    for (const auto& run : data.runs) {
+        if (data.runs.size() > 1) page.heading(3, fmt::format("Run {} {}", run.run_id, run.name));
+        std::vector<std::pair<std::string, std::string>> entries = {
+            {"run", fmt::format("{}{}", run.run_id, run.name.empty() ? "" : " (" + run.name + ")")},
+            {"status", run.status},
+            {"started", format_utc(run.started_unix_ms)},
+        };
+        if (run.ended_unix_ms) entries.emplace_back("ended", format_utc(*run.ended_unix_ms));
+        entries.insert(entries.end(), {{"host", run.host},
+                                       {"git commit", run.git_commit},
+                                       {"inferbench version", run.inferbench_version},
+                                       {"results", data.source}});
+        page.definition_list(entries);
+        const auto environment = nlohmann::json::parse(run.environment_json, nullptr, false);
+        if (environment.is_object() && !environment.empty()) {
+            page.open_details(fmt::format("Environment of run {}", run.run_id));
+            page.definition_list(json_entries(environment));
+            page.close_details();
+        }
+    }
+    page.close_section();
+}
+
+void charts_part(HtmlPage& page, const std::vector<ChartGroup>& groups) {
+    for (const auto& group : groups) {
+        if (group.charts.empty()) continue;
+        page.open_section(group.title);
+        page.raw("<div class=\"charts\">\n");
+        for (const auto& chart : group.charts) page.chart(chart);
+        page.raw("</div>\n");
+        page.close_section();
+    }
+}
+
+std::string page_title(const ReportData& data) {
+    if (data.runs.size() == 1) {
+        const auto& run = data.runs.front();
+        return fmt::format("inferbench report: run {}{}", run.run_id, run.name.empty() ? "" : " " + run.name);
+    }
+    return fmt::format("inferbench report: {} runs", data.runs.size());
+}
+
+}  // namespace
+
+ReportData load_report_data(const store::ResultsStore& results, const std::vector<store::BenchmarkRecord>& selected,
+                            bool keep_series) {
+    ReportData data;
+    data.source = results.path().string();
+    std::set<std::int64_t> run_ids;
+    for (const auto& b : selected) run_ids.insert(b.run_id);
+    for (const auto& run : results.runs())
+        if (run_ids.contains(run.run_id)) data.runs.push_back(run);
+    // summarize_run knows every kind of stored benchmark (measured, imported from a tool's log) and adds
+    // the telemetry and its warnings.
+    std::unordered_map<std::int64_t, analysis::BenchmarkSummary> summaries;
+    for (const auto run_id : run_ids)
+        for (auto& summary : analysis::summarize_run(results, run_id))
+            summaries.emplace(summary.benchmark.benchmark_id, std::move(summary));
+    for (const auto& record : selected) {
+        ReportBenchmark entry;
+        const auto found = summaries.find(record.benchmark_id);
+        if (found != summaries.end())
+            entry.summary = found->second;
+        else
+            entry.summary = analysis::summarize_benchmark(record, results.iterations(record.benchmark_id));
+        if (keep_series) {
+            entry.iterations = results.iterations(record.benchmark_id);
+            entry.gpu_samples = results.gpu_samples(record.benchmark_id);
+            entry.cpu_samples = results.cpu_samples(record.benchmark_id);
+            entry.series = results.series(record.benchmark_id);
+        }
+        data.benchmarks.push_back(std::move(entry));
+    }
+    return data;
+}
+
+std::string render_html_report(const ReportData& data, const std::vector<ChartGroup>& groups) {
+    HtmlPage page(page_title(data));
+    runs_part(page, data);
+
+    page.open_section("Benchmarks", "benchmarks");
+    if (data.benchmarks.empty())
+        page.paragraph("No benchmarks selected.", "muted");
+    else {
+        page.paragraph(
+            "Click a column heading to sort. Latencies are end-to-end; power and energy are the GPU's "
+            "during the measured iterations.",
+            "hint");
+        page.table(overview_table(data));
+    }
+    page.close_section();
+
+    page.open_section("Warnings and failures", "warnings");
+    const auto warnings = warning_lines(data);
+    if (warnings.empty())
+        page.paragraph("None.", "muted");
+    else
+        page.list(warnings);
+    page.close_section();
+
+    charts_part(page, groups);
+    page.paragraph(fmt::format("Written by inferbench {} ({}). Charts: drag to zoom, double-click to reset.", kVersion,
+                               kGitCommit),
+                   "hint");
+    return page.finish();
+}
+
+std::vector<ChartGroup> load_chart_groups(const store::ResultsStore& results,
+                                          const std::vector<store::BenchmarkRecord>& selected,
+                                          const std::vector<analysis::BenchmarkSummary>& summaries) {
+    std::vector<ChartGroup> out;
+    for (const auto& group : group_benchmarks(selected)) {
+        const LoadedGroup loaded = load_group(results, group, summaries, true);
+        std::vector<std::vector<store::Series>> traces;
+        for (const auto& record : group.benchmarks) traces.push_back(results.series(record.benchmark_id));
+        out.push_back({group.title, group_charts(loaded, traces)});
+    }
+    return out;
+}
+
+void write_html_report(const store::ResultsStore& results, const std::vector<store::BenchmarkRecord>& selected,
+                       const std::filesystem::path& file) {
+    const ReportData data = load_report_data(results, selected, false);
+    std::vector<analysis::BenchmarkSummary> summaries;
+    for (const auto& entry : data.benchmarks) summaries.push_back(entry.summary);
+    write_text_file(file, render_html_report(data, load_chart_groups(results, selected, summaries)));
+}
+
+}  // namespace inferbench::report

@@ -1,0 +1,98 @@
+// What a report draws from: the selected benchmarks with their summaries, iterations and telemetry
+// samples, loaded one group at a time (a group's iterations may be millions), and the metrics that
+// workbooks and figures show, defined once for both.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/summary.hpp"
+#include "report/selection.hpp"
+#include "store/results_store.hpp"
+
+namespace inferbench::report {
+
+// What a part of a report wrote, and what it left out and why (said on stdout).
+struct ReportFiles {
+    std::vector<std::filesystem::path> written;
+    std::vector<std::string> skipped;  // "gpu-cpu-null-null-fp32.xlsx: no GPU samples stored"
+    void add(ReportFiles other);
+};
+
+struct LoadedBenchmark {
+    analysis::BenchmarkSummary summary;
+    std::string label;  // "batch 8"
+    std::vector<IterationRecord> iterations;
+    std::vector<GpuSample> gpu;
+    std::vector<CpuSample> cpu;
+    // Time zero of every time axis, CLOCK_MONOTONIC ns: the first measured iteration's start (else the
+    // first measure-phase sample, else the first sample) with clock_from_zero, else 0 (absolute clock).
+    std::int64_t origin_ns = 0;
+    double seconds(std::int64_t t_ns) const { return static_cast<double>(t_ns - origin_ns) / 1e9; }
+    bool has_data() const { return !iterations.empty() || !gpu.empty() || !cpu.empty() || summary.e2e.count > 0; }
+};
+
+struct LoadedGroup {
+    std::string key, title;
+    bool clock_from_zero = true;
+    std::vector<LoadedBenchmark> benchmarks;  // in the group's order
+};
+
+// `summaries`: those of the selection, telemetry included (load_report_data without series), matched
+// by benchmark id; a benchmark without one is summarized from its iterations.
+LoadedGroup load_group(const store::ResultsStore& results, const BenchmarkGroup& group,
+                       const std::vector<analysis::BenchmarkSummary>& summaries, bool clock_from_zero);
+// Sets origin_ns from the benchmark's own data.
+void set_time_origin(LoadedBenchmark& benchmark, bool clock_from_zero);
+// The axis label for times: "s since the first measured iteration" or "s (CLOCK_MONOTONIC)".
+std::string time_axis_label(bool clock_from_zero);
+
+// One value over time: x in seconds on the benchmark's axis.
+struct Point {
+    double t_s = 0;
+    double value = 0;
+};
+
+struct TimeMetric {
+    std::string_view key;                                            // file names: "e2e-latency"
+    std::string_view sheet;                                          // workbook sheet: "e2e latency"
+    std::string_view title;                                          // "end-to-end latency"
+    std::string_view unit;                                           // "ms"
+    std::vector<Point> (*points)(const LoadedBenchmark& benchmark);  // in time order
+};
+// End-to-end latency, GPU power, SM clock, GPU utilisation, GPU temperature, process CPU.
+const std::vector<TimeMetric>& time_metrics();
+
+// A figure of one benchmark, one value per batch size.
+struct BatchMetric {
+    std::string_view key;     // file names: "mean-latency"
+    std::string_view column;  // workbook column, with its unit: "mean_ms"
+    std::string_view title;   // "mean latency"
+    std::string_view unit;    // "ms"
+    std::optional<double> (*value)(const analysis::BenchmarkSummary& summary);
+};
+// Mean, p50, p99 latency, throughput, mean power, J per inference, inferences per J, mean SM clock,
+// peak GPU memory, mean process CPU, peak RSS.
+const std::vector<BatchMetric>& batch_metrics();
+
+// The GPU a benchmark ran on, for the per-GPU series: "cuda:N" -> N where sampled, else the lowest
+// sampled index; nothing without GPU samples.
+std::optional<int> primary_gpu(const LoadedBenchmark& benchmark);
+
+// The mean of the points within each bucket [k w, (k + 1) w), placed at k w; w <= 0 keeps the points.
+std::vector<Point> resample(std::span<const Point> points, double bucket_s);
+
+// Several series on one grid of buckets of width w: rows by time, one column per series, NaN where a
+// series has no point in a bucket.
+struct Grid {
+    std::vector<double> t_s;
+    std::vector<std::vector<double>> columns;  // [series][row]
+};
+Grid align_on_grid(const std::vector<std::vector<Point>>& series, double bucket_s);
+
+}  // namespace inferbench::report

@@ -1,0 +1,36 @@
+// `inferbench report`: everything about the selected benchmarks in one folder: the summary table
+// (summary.md, summary.csv, summary.json), the Excel workbooks (excel_report.hpp), the figures
+// (plots.hpp) and the HTML page (html_report.hpp).
+#pragma once
+
+#include <filesystem>
+
+#include "report/excel_report.hpp"
+#include "report/plots.hpp"
+#include "report/selection.hpp"
+#include "report/table.hpp"
+#include "store/results_store.hpp"
+
+namespace inferbench::report {
+
+struct ReportOptions {
+    ReportFilter filter;
+    std::filesystem::path out_dir = "inferbench-results/report";
+    bool excel = true;
+    bool plots = true;
+    bool html = true;
+    bool clock_from_zero = true;  // time axes from each benchmark's first measured iteration, else CLOCK_MONOTONIC
+    PlotOptions plot;
+    ExcelOptions excel_options;
+};
+
+struct ReportResult {
+    Table summary;  // also written as summary.md / .csv / .json
+    ReportFiles files;
+};
+
+// Throws UserError for a filter that matches nothing (select_benchmarks), EnvironmentError when a
+// file cannot be written or gnuplot is missing (checked before anything is written).
+ReportResult write_report(const store::ResultsStore& results, const ReportOptions& options);
+
+}  // namespace inferbench::report

@@ -1,0 +1,65 @@
+#include "runner/telemetry_recorder.hpp"
+
+#include <fmt/format.h>
+
+namespace inferbench {
+
+TelemetryRecorder::TelemetryRecorder(const RunSettings& settings) : settings_(settings) {}
+TelemetryRecorder::~TelemetryRecorder() = default;
+
+void TelemetryRecorder::worker_started(int pid, std::int64_t expected_ns) {
+    sampler_.reset();
+    failure_.reset();
+    if (!settings_.telemetry_enabled) return;
+    try {
+        if (!gpu_) {
+            const auto mode = telemetry::parse_gpu_mode(settings_.telemetry_gpu).value_or(telemetry::GpuMode::automatic);
+            gpu_ = telemetry::open_gpu_access(mode);
+        }
+        telemetry::SamplerOptions options;
+        options.rate_hz = static_cast<double>(settings_.telemetry_rate_hz);
+        options.expected_ns = expected_ns;
+        sampler_ = std::make_unique<telemetry::Sampler>(*gpu_, options);
+        sampler_->start(pid);
+    } catch (const std::exception& e) {
+        sampler_.reset();
+        failure_ = fmt::format("telemetry sampler could not start: {}", e.what());
+    }
+}
+
+void TelemetryRecorder::worker_event(const nlohmann::json& event) {
+    if (!sampler_) return;
+    const std::string name = event.value("event", "");
+    if (name == "loaded") sampler_->set_phase(SamplePhase::warmup);
+    else if (name == "warmup") sampler_->set_phase(SamplePhase::measure);
+    else if (name == "measured" || name == "error") sampler_->set_phase(SamplePhase::teardown);
+}
+
+BenchmarkTelemetry TelemetryRecorder::finish(std::span<const IterationRecord> iterations) {
+    BenchmarkTelemetry data;
+    if (failure_) {
+        for (const char* source : {"nvml", "procfs"}) data.sources.push_back({source, "unavailable", *failure_});
+        failure_.reset();
+    }
+    if (!sampler_) return data;
+    try {
+        auto result = sampler_->stop();
+        data.gpu = std::move(result.gpu);
+        data.cpu = std::move(result.cpu);
+        data.sources = std::move(result.sources);
+    } catch (const std::exception& e) {
+        data.sources = {{"nvml", "unavailable", e.what()}, {"procfs", "unavailable", e.what()}};
+    }
+    sampler_.reset();
+    if (!iterations.empty() && !data.cpu.empty()) {
+        const std::int64_t first = iterations.front().start_ns;
+        const std::int64_t last = iterations.back().start_ns + iterations.back().e2e_ns;
+        // Only where the iterations are on the samples' clock (a runner in another process could use
+        // another): measuring must have begun while sampling ran.
+        if (first >= data.cpu.front().t_ns && first <= data.cpu.back().t_ns)
+            telemetry::align_phases(data.gpu, data.cpu, first, last);
+    }
+    return data;
+}
+
+}  // namespace inferbench

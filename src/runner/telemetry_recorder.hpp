@@ -1,0 +1,47 @@
+// The telemetry of each benchmark of a run, as the orchestrator drives it: a sampler started when the
+// worker starts, its phase following the worker's events, stopped when the worker has ended, and its
+// samples' phases then set exactly from the iterations. Telemetry never fails a benchmark: whatever
+// goes wrong is recorded as a source unavailable, with the reason.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/samples.hpp"
+#include "core/settings.hpp"
+#include "core/spec.hpp"
+#include "telemetry/sampler.hpp"
+
+namespace inferbench {
+
+struct BenchmarkTelemetry {
+    std::vector<GpuSample> gpu;
+    std::vector<CpuSample> cpu;
+    std::vector<TelemetrySource> sources;
+};
+
+class TelemetryRecorder {
+public:
+    explicit TelemetryRecorder(const RunSettings& settings);
+    ~TelemetryRecorder();
+
+    // The worker of a benchmark expected to last about `expected_ns` was started as `pid`.
+    void worker_started(int pid, std::int64_t expected_ns);
+    // One of the worker's events ("loaded", "warmup", "measured", "error").
+    void worker_event(const nlohmann::json& event);
+    // Stops the benchmark's sampler (if one was started) and hands over its samples.
+    BenchmarkTelemetry finish(std::span<const IterationRecord> iterations);
+
+private:
+    const RunSettings& settings_;
+    std::optional<telemetry::GpuAccess> gpu_;  // opened at the first benchmark, kept for the run
+    std::unique_ptr<telemetry::Sampler> sampler_;
+    std::optional<std::string> failure_;       // why this benchmark's sampler could not start
+};
+
+}  // namespace inferbench

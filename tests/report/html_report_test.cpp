@@ -1,0 +1,185 @@
+// The HTML report from a stored run: what the page holds, and that no stored text can become markup.
+// (html_report_browser_test.cpp opens it in Chromium.)
+#include "report/html_report.hpp"
+
+#include <gtest/gtest.h>
+
+#include "common/scratch_dir.hpp"
+#include "report/html_fixture.hpp"
+#include "report/report_charts.hpp"
+#include "report/report_fixture.hpp"
+#include "report/selection.hpp"
+
+namespace inferbench::report {
+namespace {
+
+using namespace testing;
+
+class HtmlReport : public ::testing::Test {
+protected:
+    void SetUp() override {
+        write_html_fixture(dir.path() / "r.db");
+        results.emplace(store::ResultsStore::open(dir.path() / "r.db"));
+        write_html_report(*results, results->benchmarks(), dir.path() / "out" / "report.html");
+        page = read_text(dir.path() / "out" / "report.html");
+        data = page_data(page);
+    }
+
+    // The charts whose <figcaption> is `title`, in page order, as their data.
+    std::vector<nlohmann::json> charts_titled(const std::string& title) const {
+        std::vector<nlohmann::json> out;
+        const std::string marker = "<figcaption>" + html_escape(title) + "</figcaption>";
+        for (auto at = page.find(marker); at != std::string::npos; at = page.find(marker, at + 1)) {
+            const auto index_at = page.rfind("data-chart=\"", at) + 12;
+            out.push_back(data["charts"][std::stoul(page.substr(index_at, page.find('"', index_at) - index_at))]);
+        }
+        return out;
+    }
+
+    inferbench::testing::ScratchDir dir;
+    std::optional<store::ResultsStore> results;
+    std::string page;
+    nlohmann::json data;
+};
+
+TEST_F(HtmlReport, StoredTextNeverBecomesMarkup) {
+    EXPECT_EQ(page.find(kScriptModel), std::string::npos);
+    EXPECT_EQ(page.find("<img"), std::string::npos);
+    EXPECT_EQ(page.find("<b>"), std::string::npos);
+    EXPECT_EQ(occurrences(page, "<script"), 3u);  // data, uPlot, the page's own
+    EXPECT_NE(page.find("<td>&lt;script&gt;alert(1)&lt;/script&gt;</td>"), std::string::npos);
+    EXPECT_NE(page.find("<td>&quot;quotes&#39; &amp; ampersands</td>"), std::string::npos);
+    EXPECT_NE(page.find("worker crashed: &lt;b&gt;boom&lt;/b&gt; &amp; &quot;more&quot;"), std::string::npos);
+    EXPECT_NE(page.find("<title>inferbench report: run 1 html &lt;b&gt;test&lt;/b&gt; &amp; run</title>"),
+              std::string::npos);
+    // The data block carries the names as JSON strings with < > & escaped.
+    const auto begin = page.find("id=\"data\">");
+    const std::string block = page.substr(begin, page.find("</script>", begin) - begin);
+    EXPECT_EQ(block.find('<'), std::string::npos);
+    EXPECT_EQ(block.find('&'), std::string::npos);
+}
+
+TEST_F(HtmlReport, HasRunEnvironmentOverviewAndWarnings) {
+    EXPECT_NE(page.find("<dt>git commit</dt><dd>abc123def456</dd>"), std::string::npos);
+    EXPECT_NE(page.find("<dt>host</dt><dd>gpu01</dd>"), std::string::npos);
+    EXPECT_NE(page.find("<dt>gpus.devices[0].name</dt><dd>NVIDIA H200</dd>"), std::string::npos);
+    EXPECT_NE(page.find("<dt>cpu_model</dt><dd>AMD EPYC 9654 &lt;96-Core&gt;</dd>"), std::string::npos);
+    // Overview: a header and one row per benchmark, sortable.
+    const auto table = page.find("<table class=\"sortable\" data-table=\"benchmarks\">");
+    ASSERT_NE(table, std::string::npos);
+    const std::string overview = page.substr(table, page.find("</table>", table) - table);
+    EXPECT_EQ(occurrences(overview, "<tr>"), 7u);
+    for (const char* heading :
+         {">model<", ">mean<", ">p50<", ">p99<", ">inf/s<", ">power W<", ">mJ/inf<", ">inf/J<", ">size MB<"})
+        EXPECT_NE(overview.find(heading), std::string::npos) << heading;
+    // Power and energy where GPU samples were taken: the batch-8 row's mean power is 380 W +- the sine.
+    EXPECT_NE(overview.find("<td>failed</td>"), std::string::npos);
+    // Warnings: failure reason, unavailable telemetry, clock drops.
+    const auto warnings = page.substr(page.find("id=\"warnings\""));
+    EXPECT_NE(warnings.find("failed: worker crashed"), std::string::npos);
+    EXPECT_NE(warnings.find("telemetry source rapl unavailable: no &lt;powercap&gt; access"), std::string::npos);
+    EXPECT_NE(warnings.find("SM clock fell to 1500 MHz"), std::string::npos);
+}
+
+TEST_F(HtmlReport, DrawsEveryTimeSeriesAndTheSweep) {
+    const auto figures = occurrences(page, "<figure class=\"chart\"");
+    ASSERT_EQ(figures, data["charts"].size());
+    // GPU group: latency and compute time per iteration, power, clock, temperature, utilisation,
+    // memory, CPU, RSS and three sweep charts; CPU group: latency and compute time per iteration, CPU,
+    // RSS, latency and throughput sweeps (no energy without GPU samples); the failed one: none.
+    EXPECT_EQ(figures, 12u + 6u);
+    const auto latency = charts_titled("End-to-end latency per iteration");
+    ASSERT_EQ(latency.size(), 2u);
+    const auto& series = latency[0]["series"];
+    ASSERT_EQ(series.size(), 3u);  // batch 1, 8, 32
+    EXPECT_EQ(series[1]["label"], "batch 8");
+    EXPECT_LE(series[1]["x"].size(), kMaxChartPoints);
+    EXPECT_GE(series[1]["x"].size(), kMaxChartPoints - 2);
+    double peak = 0;
+    for (const auto& y : series[1]["y"]) peak = std::max(peak, y.get<double>());
+    EXPECT_EQ(peak, static_cast<double>(kSpikeNs) / 1e6);  // the spike survived the bucketing, in ms
+    EXPECT_EQ(latency[0]["y_label"], "latency (ms)");
+    EXPECT_EQ(series[0]["x"].size(), 400u);  // short series stay whole
+
+    const auto power = charts_titled("GPU power");
+    ASSERT_EQ(power.size(), 1u);
+    EXPECT_EQ(power[0]["series"].size(), 3u);
+    EXPECT_EQ(power[0]["x_label"], "time since the first measured iteration (s)");
+    EXPECT_DOUBLE_EQ(power[0]["series"][0]["x"][0].get<double>(), -0.2);  // warm-up before time zero
+
+    const auto sweep = charts_titled("Throughput vs batch size");
+    ASSERT_EQ(sweep.size(), 2u);
+    EXPECT_TRUE(sweep[0]["x_log"].get<bool>());  // 1..32
+    EXPECT_EQ(sweep[0]["series"][0]["x"], nlohmann::json::parse("[1.0, 8.0, 32.0]"));
+    EXPECT_EQ(charts_titled("Energy efficiency vs batch size").size(), 1u);  // only the GPU group has energy
+    EXPECT_EQ(charts_titled("SM clock").size(), 1u);
+    EXPECT_EQ(charts_titled("Resident memory of the benchmark process").size(), 2u);
+}
+
+TEST(ReportData, SummariesCarryTelemetry) {
+    inferbench::testing::ScratchDir dir;
+    write_html_fixture(dir.path() / "r.db");
+    const auto results = store::ResultsStore::open(dir.path() / "r.db");
+    const auto data = load_report_data(results, results.benchmarks(), false);
+    ASSERT_EQ(data.benchmarks.size(), 6u);
+    ASSERT_EQ(data.runs.size(), 1u);
+    const auto& b8 = data.benchmarks[1];
+    EXPECT_EQ(b8.summary.benchmark.batch_size, 8);
+    EXPECT_EQ(b8.summary.e2e.count, kLongIterations);
+    EXPECT_TRUE(b8.iterations.empty());  // not kept
+    ASSERT_TRUE(b8.summary.telemetry.mean_power_w.has_value());
+    EXPECT_NEAR(*b8.summary.telemetry.mean_power_w, 380, 25);
+    EXPECT_TRUE(b8.summary.telemetry.inferences_per_joule.has_value());
+    EXPECT_EQ(data.benchmarks[5].summary.benchmark.status, "failed");
+    const auto kept = load_report_data(results, {results.benchmarks()[0]}, true);
+    EXPECT_EQ(kept.benchmarks[0].iterations.size(), 400u);
+    EXPECT_EQ(kept.benchmarks[0].gpu_samples.size(), 120u);
+    EXPECT_EQ(kept.benchmarks[0].cpu_samples.size(), 15u);
+}
+
+TEST(GroupCharts, FromALoadedGroup) {
+    const auto charts = group_charts(sample_group(), {});
+    std::vector<std::string> titles;
+    for (const auto& chart : charts) titles.push_back(chart.title);
+    const std::vector<std::string> expected = {"End-to-end latency per iteration",
+                                               "Device compute time per iteration",
+                                               "GPU power",
+                                               "SM clock",
+                                               "GPU temperature",
+                                               "GPU utilisation",
+                                               "GPU memory used (framebuffer)",
+                                               "CPU use of the benchmark process",
+                                               "Resident memory of the benchmark process",
+                                               "Latency vs batch size",
+                                               "Throughput vs batch size",
+                                               "Energy efficiency vs batch size"};
+    EXPECT_EQ(titles, expected);
+    // Compute time was measured on every other iteration: gaps (NaN), not zeros.
+    const auto& compute = charts[1].series[0];
+    EXPECT_EQ(compute.y[0], 1.0);
+    EXPECT_TRUE(std::isnan(compute.y[1]));
+    // Only batch 8 sampled the GPU: one series, and it starts in the warm-up.
+    ASSERT_EQ(charts[2].series.size(), 1u);
+    EXPECT_EQ(charts[2].series[0].label, "batch 8");
+    EXPECT_DOUBLE_EQ(charts[2].series[0].x[0], -0.5);
+    EXPECT_EQ(charts[9].series[0].label, "p50");
+    EXPECT_EQ(charts[9].series[0].x, (std::vector<double>{1, 8}));
+    EXPECT_EQ(charts[9].series[0].y, (std::vector<double>{1.5, 12}));  // ms
+    EXPECT_TRUE(charts[9].x_log);
+}
+
+TEST(GroupCharts, TracesOfImportedLogs) {
+    auto group = sample_group();
+    std::vector<std::vector<store::Series>> traces(group.benchmarks.size());
+    traces[1].push_back({"gpu_latency_ms", {1.0, 1.1, 0.9}});
+    const auto charts = group_charts(group, traces);
+    const auto trace = std::find_if(charts.begin(), charts.end(),
+                                    [](const Chart& c) { return c.title == "gpu_latency_ms (stored trace)"; });
+    ASSERT_NE(trace, charts.end());
+    ASSERT_EQ(trace->series.size(), 1u);
+    EXPECT_EQ(trace->series[0].label, "batch 8");
+    EXPECT_EQ(trace->series[0].y, (std::vector<double>{1.0, 1.1, 0.9}));
+}
+
+}  // namespace
+}  // namespace inferbench::report
