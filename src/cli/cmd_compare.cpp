@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/filter_args.hpp"
 #include "core/error.hpp"
 #include "core/settings.hpp"
 #include "core/units.hpp"
@@ -27,34 +28,6 @@ struct CompareArgs {
     std::string html;
     OutputOptions output;
 };
-
-// CLI11 splits at commas; "1, 8" leaves spaces and an empty item says something was mistyped.
-std::vector<std::string> items_of(const std::vector<std::string>& values, std::string_view flag) {
-    std::vector<std::string> out;
-    for (const auto& value : values) {
-        for (const auto& item : split_list(value)) {
-            if (item.empty()) throw UserError(fmt::format("{} {}: empty item in the list", flag, value));
-            out.push_back(item);
-        }
-    }
-    return out;
-}
-
-report::ReportFilter value_filter(const CompareArgs& args) {
-    report::ReportFilter filter;
-    filter.devices = items_of(args.filter.devices, "--device");
-    filter.models = items_of(args.filter.models, "--model");
-    filter.backends = items_of(args.filter.backends, "--backend");
-    filter.precisions = items_of(args.filter.precisions, "--precision");
-    for (const auto& text : items_of(args.batches, "--batch")) {
-        const auto batch = parse_int(text);
-        if (!batch || *batch < 1)
-            throw UserError(fmt::format("--batch {}: '{}' is not a batch size (a whole number >= 1)",
-                                        join(args.batches, ","), text));
-        filter.batch_sizes.push_back(*batch);
-    }
-    return filter;
-}
 
 // The run of the i-th database: "latest" or one run id.
 std::string run_of(const CompareArgs& args, std::size_t i) {
@@ -98,7 +71,7 @@ void check_values(const std::vector<T>& wanted, const std::vector<std::vector<st
 
 int execute(const CompareArgs& args) {
     const auto format = report::parse_format(args.output.resolved());
-    const auto filter = value_filter(args);
+    const auto filter = cleaned_filter(args.filter, args.batches);
     std::vector<store::ResultsStore> stores;
     std::vector<std::vector<store::BenchmarkRecord>> pools;
     for (std::size_t i = 0; i < args.dbs.size(); ++i) {

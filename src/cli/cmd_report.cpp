@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/filter_args.hpp"
 #include "core/error.hpp"
 #include "core/settings.hpp"
 #include "core/units.hpp"
@@ -26,41 +27,10 @@ struct ReportArgs {
     bool no_excel = false, no_plots = false, no_html = false;
 };
 
-// CLI11 splits at commas; "1, 8" leaves spaces and an empty item says something was mistyped.
-std::vector<std::string> cleaned(const std::vector<std::string>& items, std::string_view flag) {
-    std::vector<std::string> out;
-    for (const auto& item : items) {
-        for (const auto& part : split_list(item)) {
-            if (part.empty()) throw UserError(fmt::format("{} {}: empty item in the list", flag, item));
-            out.push_back(part);
-        }
-    }
-    return out;
-}
-
 report::ReportOptions options_from(const ReportArgs& args) {
     report::ReportOptions options;
-    options.filter = args.filter;
-    options.filter.devices = cleaned(args.filter.devices, "--device");
-    options.filter.models = cleaned(args.filter.models, "--model");
-    options.filter.backends = cleaned(args.filter.backends, "--backend");
-    options.filter.precisions = cleaned(args.filter.precisions, "--precision");
-    for (const auto& text : cleaned(args.batches, "--batch")) {
-        const auto batch = parse_int(text);
-        if (!batch || *batch < 1)
-            throw UserError(fmt::format("--batch {}: '{}' is not a batch size (a whole number >= 1)",
-                                        join(args.batches, ","), text));
-        options.filter.batch_sizes.push_back(*batch);
-    }
-    options.plot.formats.clear();
-    for (const auto& name : cleaned(args.formats, "--format")) {
-        if (name == "png")
-            options.plot.formats.push_back(report::ImageFormat::png);
-        else if (name == "svg")
-            options.plot.formats.push_back(report::ImageFormat::svg);
-        else
-            throw UserError(fmt::format("--format {}: unknown image format; valid choices: png, svg", name));
-    }
+    options.filter = cleaned_filter(args.filter, args.batches);
+    options.plot.formats = image_formats(args.formats);
     const auto check_range = [](std::string_view flag, int value, int low, int high) {
         if (value < low || value > high)
             throw UserError(fmt::format("{} {}: must be between {} and {}", flag, value, low, high));

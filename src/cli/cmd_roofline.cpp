@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/filter_args.hpp"
 #include "core/error.hpp"
 #include "core/settings.hpp"
 #include "core/units.hpp"
@@ -30,44 +31,6 @@ struct RooflineArgs {
     bool json = false;
 };
 
-std::vector<std::string> items(const std::vector<std::string>& values, std::string_view flag) {
-    std::vector<std::string> out;
-    for (const auto& value : values) {
-        for (const auto& part : split_list(value)) {
-            if (part.empty()) throw UserError(fmt::format("{} {}: empty item in the list", flag, value));
-            out.push_back(part);
-        }
-    }
-    return out;
-}
-
-report::ReportFilter filter_from(const RooflineArgs& args) {
-    report::ReportFilter filter = args.filter;
-    filter.devices = items(args.filter.devices, "--device");
-    filter.models = items(args.filter.models, "--model");
-    filter.backends = items(args.filter.backends, "--backend");
-    filter.precisions = items(args.filter.precisions, "--precision");
-    for (const auto& text : items(args.batches, "--batch")) {
-        const auto batch = parse_int(text);
-        if (!batch || *batch < 1)
-            throw UserError(fmt::format("--batch: '{}' is not a batch size (a whole number >= 1)", text));
-        filter.batch_sizes.push_back(*batch);
-    }
-    return filter;
-}
-
-std::vector<report::ImageFormat> image_formats(const RooflineArgs& args) {
-    std::vector<report::ImageFormat> formats;
-    for (const auto& name : items(args.formats, "--format")) {
-        if (name == "png")
-            formats.push_back(report::ImageFormat::png);
-        else if (name == "svg")
-            formats.push_back(report::ImageFormat::svg);
-        else
-            throw UserError(fmt::format("--format {}: unknown image format; valid choices: png, svg", name));
-    }
-    return formats;
-}
 
 report::Cell tera(const std::optional<devices::Placement>& p) {
     return p ? report::Cell(p->attainable_per_s / 1e12) : report::Cell(report::Null{});
@@ -133,8 +96,8 @@ report::Table roofs_table(const devices::RooflineSet& set) {
 }
 
 int execute(const RooflineArgs& args) {
-    const auto filter = filter_from(args);
-    const auto formats = image_formats(args);
+    const auto filter = cleaned_filter(args.filter, args.batches);
+    const auto formats = image_formats(args.formats);
     const std::string path = args.db.empty() ? resolved_db_path(RunSettings{}) : args.db;
     if (!std::filesystem::exists(path))
         throw UserError(

@@ -1,0 +1,51 @@
+#include "cli/filter_args.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/units.hpp"
+
+namespace inferbench::cli {
+
+std::vector<std::string> list_items(const std::vector<std::string>& values, std::string_view flag) {
+    std::vector<std::string> out;
+    for (const auto& value : values) {
+        for (const auto& item : split_list(value)) {
+            if (item.empty()) throw UserError(fmt::format("{} {}: empty item in the list", flag, value));
+            out.push_back(item);
+        }
+    }
+    return out;
+}
+
+report::ReportFilter cleaned_filter(const report::ReportFilter& raw, const std::vector<std::string>& batches) {
+    report::ReportFilter filter = raw;
+    filter.devices = list_items(raw.devices, "--device");
+    filter.models = list_items(raw.models, "--model");
+    filter.backends = list_items(raw.backends, "--backend");
+    filter.precisions = list_items(raw.precisions, "--precision");
+    filter.batch_sizes.clear();
+    for (const auto& text : list_items(batches, "--batch")) {
+        const auto batch = parse_int(text);
+        if (!batch || *batch < 1)
+            throw UserError(fmt::format("--batch {}: '{}' is not a batch size (a whole number >= 1)",
+                                        join(batches, ","), text));
+        filter.batch_sizes.push_back(*batch);
+    }
+    return filter;
+}
+
+std::vector<report::ImageFormat> image_formats(const std::vector<std::string>& names) {
+    std::vector<report::ImageFormat> formats;
+    for (const auto& name : list_items(names, "--format")) {
+        if (name == "png")
+            formats.push_back(report::ImageFormat::png);
+        else if (name == "svg")
+            formats.push_back(report::ImageFormat::svg);
+        else
+            throw UserError(fmt::format("--format {}: unknown image format; valid choices: png, svg", name));
+    }
+    return formats;
+}
+
+}  // namespace inferbench::cli
