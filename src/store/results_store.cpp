@@ -185,14 +185,14 @@ void insert_series(Database& db, std::int64_t benchmark_id, std::span<const Seri
 }
 
 // "(?1, ?2, ..., ?n)"
-std::string placeholders(int n) {
+std::string parameter_list(int n) {
     std::string text = "(";
     for (int i = 1; i <= n; ++i) text += (i > 1 ? ", ?" : "?") + std::to_string(i);
     return text + ")";
 }
 
 std::string insert_sql(std::string_view table, std::string_view columns, int count) {
-    return concat({"INSERT INTO ", table, " (benchmark_id, ", columns, ") VALUES ", placeholders(count + 1)});
+    return concat({"INSERT INTO ", table, " (benchmark_id, ", columns, ") VALUES ", parameter_list(count + 1)});
 }
 
 template <typename T>
