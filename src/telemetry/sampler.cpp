@@ -34,6 +34,7 @@ constexpr std::int64_t kFullReadNs = 99'000'000;
 // two alone took 44% of one core at 100 Hz.
 constexpr std::int64_t kEnergyReadNs = 5'000'000'000;
 constexpr std::int64_t kPcieReadNs = 2'000'000'000;
+constexpr std::int64_t kPerCoreReadNs = 990'000'000;
 constexpr std::int64_t kRoundWithoutNvmlNs = 100'000'000;
 
 std::int64_t thread_cpu_ns() {
@@ -153,6 +154,7 @@ struct Sampler::State {
     std::int64_t started_ns = 0;
     std::int64_t last_full_ns = 0;
     std::int64_t last_energy_ns = 0;
+    std::int64_t last_per_core_ns = 0;
     std::optional<SamplePhase> last_energy_phase;
     std::vector<int> tree_pids;  // the worker's process tree as last read
     std::optional<procfs::ProcessTreeReader> tree;
@@ -234,7 +236,11 @@ void Sampler::State::sample_round() {
         CpuSample cpu;
         cpu.t_ns = now;
         cpu.phase = current;
-        auto process = tree->read(cpu.t_ns);
+        // Per-core shares need every thread's stat file (tens of reads for a framework's worker): once a
+        // second; the tree's total, RSS and the host every full round.
+        const bool per_core = last_per_core_ns == 0 || now - last_per_core_ns >= kPerCoreReadNs;
+        if (per_core) last_per_core_ns = now;
+        auto process = tree->read(cpu.t_ns, per_core);
         cpu.process_cpu_pct = process.cpu_pct;
         cpu.process_cpu_pct_per_core = std::move(process.cpu_pct_per_core);
         cpu.process_rss_mib = process.rss_mib;
