@@ -2,6 +2,7 @@
 // timestamps, the clock event reason names, line splitting. Private to src/telemetry.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -22,6 +23,17 @@ struct Reading {
 };
 // "250.12 W" or "250.12" with unit "W"; "34 C", "34" with "C"; a different unit is malformed.
 Reading parse_reading(std::string_view text, std::string_view unit);
+// Where a GpuSample metric stands in a -q or -q -x dump, with its unit.
+struct Mapping {
+    std::optional<double> GpuSample::*member;
+    std::string_view unit;
+    std::array<std::string_view, 4> paths;  // the first one present wins
+};
+// Sets the mapping's metric of `sample` from `text`; a malformed reading is left out with the warning
+// "<where> is not a reading in UNIT; left out". Returns whether a value was set.
+bool apply_reading(GpuSample& sample, const Mapping& mapping, std::string_view text, std::string_view where,
+                   std::vector<std::string>& warnings);
+
 // "P0" -> 0 .. "P15" -> 15.
 Reading parse_pstate(std::string_view text);
 // "0x0000000000000004" -> 4.

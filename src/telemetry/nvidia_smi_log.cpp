@@ -26,6 +26,14 @@ bool is_missing(std::string_view value) {
     return value.front() == '[' && value.back() == ']';
 }
 
+bool apply_reading(GpuSample& sample, const Mapping& mapping, std::string_view text, std::string_view where,
+                   std::vector<std::string>& warnings) {
+    const Reading reading = parse_reading(text, mapping.unit);
+    if (reading.malformed) warnings.push_back(fmt::format("{} is not a reading in {}; left out", where, mapping.unit));
+    sample.*mapping.member = reading.value;
+    return reading.value.has_value();
+}
+
 Reading parse_reading(std::string_view text, std::string_view unit) {
     text = trim(text);
     if (is_missing(text)) return {};

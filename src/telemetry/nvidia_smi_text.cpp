@@ -33,12 +33,6 @@ struct Dump {
     std::vector<GpuSection> gpus;
 };
 
-struct Mapping {
-    std::optional<double> GpuSample::*member;
-    std::string_view unit;
-    std::array<std::string_view, 4> paths;  // the first one present wins
-};
-
 // Instantaneous power is NVML's "current" reading; drivers before ~530 print "Power Draw" for it.
 const std::array<Mapping, 14> kMappings = {{
     {&GpuSample::power_w,
@@ -152,13 +146,9 @@ std::optional<GpuSample> sample_of(const GpuSection& gpu, int index, NvidiaSmiLo
     for (const auto& mapping : kMappings) {
         const Entry* entry = first_present(gpu, mapping.paths);
         if (!entry) continue;
-        const auto reading = parse_reading(entry->value, mapping.unit);
-        if (reading.malformed) {
-            log.warnings.push_back(
-                fmt::format("line {}: '{}' is not a reading in {}; left out", entry->line, entry->value, mapping.unit));
-        }
-        sample.*mapping.member = reading.value;
-        any = any || reading.value.has_value();
+        const bool read = apply_reading(sample, mapping, entry->value,
+                                        fmt::format("line {}: '{}'", entry->line, entry->value), log.warnings);
+        any = any || read;
     }
     if (const auto it = gpu.entries.find("performance state"); it != gpu.entries.end()) {
         const auto reading = parse_pstate(it->second.value);

@@ -220,12 +220,6 @@ private:
     std::string error_;
 };
 
-struct Mapping {
-    std::optional<double> GpuSample::*member;
-    std::string_view unit;
-    std::array<std::string_view, 4> paths;  // the first one present wins
-};
-
 const std::array<Mapping, 14> kMappings = {{
     {&GpuSample::power_w,
      "W",
@@ -274,13 +268,10 @@ std::optional<GpuSample> sample_of(const XmlElement& gpu, int index, NvidiaSmiLo
         for (const auto path : mapping.paths)
             if (!element && !path.empty()) element = gpu.find(path);
         if (!element) continue;
-        const auto reading = parse_reading(element->text, mapping.unit);
-        if (reading.malformed) {
-            log.warnings.push_back(fmt::format("line {}: <{}>{}</{}> is not a reading in {}; left out", element->line,
-                                               element->name, element->text, element->name, mapping.unit));
-        }
-        sample.*mapping.member = reading.value;
-        any = any || reading.value.has_value();
+        const bool read = apply_reading(
+            sample, mapping, element->text,
+            fmt::format("line {}: <{}>{}</{}>", element->line, element->name, element->text, element->name), log.warnings);
+        any = any || read;
     }
     if (const auto* pstate = gpu.child("performance_state")) {
         const auto reading = parse_pstate(pstate->text);

@@ -2,40 +2,19 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "common/scratch_dir.hpp"
 #include "core/error.hpp"
 #include "store/results_store.hpp"
 #include "store/schema.hpp"
 #include "store/sqlite.hpp"
+#include "store/store_file_fixture.hpp"
 
 namespace inferbench::store {
 namespace {
 
 using ::testing::ElementsAre;
 
-class BenchmarkMetricsTest : public ::testing::Test {
+class BenchmarkMetricsTest : public StoreFileTest {
 protected:
-    std::int64_t add_run(ResultsStore& store) const {
-        RunRecord run;
-        run.name = "import";
-        run.started_unix_ms = 1'700'000'000'000;
-        run.plan_json = "{}";
-        run.environment_json = "{}";
-        return store.begin_run(run);
-    }
-
-    static BenchmarkRecord benchmark(std::int64_t run_id) {
-        BenchmarkRecord b;
-        b.run_id = run_id;
-        b.model = "resnet50/model.onnx";
-        b.backend = "trtexec";
-        b.device = "cuda:0";
-        b.precision = "fp32";
-        b.status = "ok";
-        b.settings_json = "{}";
-        return b;
-    }
-
     static std::int64_t count(const std::filesystem::path& path, const std::string& table) {
         const Database db = Database::open(path, SQLITE_OPEN_READONLY);
         Statement statement = db.prepare("SELECT count(*) FROM " + table);  // our constant names
@@ -43,8 +22,6 @@ protected:
         return statement.column_int64(0);
     }
 
-    testing::ScratchDir scratch_;
-    std::filesystem::path db_path_ = scratch_.path() / "results.db";
 };
 
 TEST_F(BenchmarkMetricsTest, MetricsAndSeriesRoundTrip) {

@@ -2,41 +2,16 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "common/scratch_dir.hpp"
 #include "core/samples.hpp"
 #include "store/results_store.hpp"
+#include "store/store_file_fixture.hpp"
 
 namespace inferbench::store {
 namespace {
 
 using ::testing::ElementsAre;
 
-class TelemetrySamplesTest : public ::testing::Test {
-protected:
-    std::int64_t add_run(ResultsStore& store) const {
-        RunRecord run;
-        run.name = "telemetry";
-        run.started_unix_ms = 1'700'000'000'000;
-        run.plan_json = "{}";
-        run.environment_json = "{}";
-        return store.begin_run(run);
-    }
-
-    static BenchmarkRecord benchmark(std::int64_t run_id) {
-        BenchmarkRecord b;
-        b.run_id = run_id;
-        b.model = "resnet50";
-        b.backend = "torch";
-        b.device = "cuda:0";
-        b.precision = "fp16";
-        b.status = "ok";
-        b.settings_json = "{}";
-        return b;
-    }
-
-    testing::ScratchDir scratch_;
-    std::filesystem::path db_path_ = scratch_.path() / "results.db";
-};
+using TelemetrySamplesTest = StoreFileTest;
 
 TEST_F(TelemetrySamplesTest, SchemaHasTheTelemetryStep) {
     auto store = ResultsStore::open(db_path_);

@@ -1,0 +1,41 @@
+// A results file in a scratch directory, with a run and a benchmark row to hang things on.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "common/scratch_dir.hpp"
+#include "store/results_store.hpp"
+
+namespace inferbench::store {
+
+class StoreFileTest : public ::testing::Test {
+protected:
+    static std::int64_t add_run(ResultsStore& store, const std::string& name = "test") {
+        RunRecord run;
+        run.name = name;
+        run.started_unix_ms = 1'700'000'000'000;
+        run.plan_json = "{}";
+        run.environment_json = "{}";
+        return store.begin_run(run);
+    }
+
+    static BenchmarkRecord benchmark(std::int64_t run_id, const std::string& backend = "torch") {
+        BenchmarkRecord b;
+        b.run_id = run_id;
+        b.model = "resnet50";
+        b.backend = backend;
+        b.device = "cuda:0";
+        b.precision = "fp16";
+        b.status = "ok";
+        b.settings_json = "{}";
+        return b;
+    }
+
+    testing::ScratchDir scratch_;
+    std::filesystem::path db_path_ = scratch_.path() / "results.db";
+};
+
+}  // namespace inferbench::store
