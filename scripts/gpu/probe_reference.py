@@ -10,7 +10,7 @@ Same sizes and the same counting as inferbench's CUDA probe:
   - dram_memcpy  dst.copy_(src) device to device (a cudaMemcpyAsync) over --copy-bytes per tensor, bytes read + written
 Each: one warm-up call, then --repetitions timed runs of enough calls to last ~50 ms (CUDA events), best run.
 
-  probe_reference.py [--device 0] [--gemm-size 8192] [--copy-bytes 1073741824] [--json OUT]
+  probe_reference.py [--device 0] [--gemm-size 8192] [--copy-bytes 1073741824] [--only gemm_fp8,...] [--json OUT]
   probe_reference.py --compare INFERBENCH_PROBE.json [...]     # also prints both side by side with the ratio
   probe_reference.py --print-cublaslt                            # the libcublasLt PyTorch loads, for INFERBENCH_CUBLASLT_LIBRARY
 """
@@ -49,13 +49,15 @@ def best_seconds_per_call(fn, repetitions):
     return best
 
 
-def gemm_entries(n, device, repetitions):
+def gemm_entries(n, device, repetitions, only):
     entries = {}
     ops = 2.0 * n * n * n
     a16 = torch.randn(n, n, device=device)
     b16 = torch.randn(n, n, device=device)
 
     def record(name, fn, unit, how):
+        if only and name not in only:
+            return
         seconds = best_seconds_per_call(fn, repetitions)
         entries[name] = {"value": ops / seconds / 1e12, "unit": unit, "seconds": seconds, "as": how}
 
@@ -144,6 +146,7 @@ def main():
     parser.add_argument("--gemm-size", type=int, default=8192, help="M = N = K (inferbench probe --gemm-size)")
     parser.add_argument("--copy-bytes", type=int, default=1 << 30, help="bytes per tensor of the copy (--memory-size)")
     parser.add_argument("--repetitions", type=int, default=5)
+    parser.add_argument("--only", help="comma-separated figures to measure (e.g. gemm_fp8); default all")
     parser.add_argument("--json", help="also write the reference figures here")
     parser.add_argument("--compare", help="inferbench probe --json output to print side by side")
     parser.add_argument("--print-cublaslt", action="store_true", help="print the libcublasLt path PyTorch uses and exit")
@@ -154,9 +157,11 @@ def main():
     device = torch.device("cuda", args.device)
     torch.cuda.set_device(device)
     torch.manual_seed(0)
-    results = gemm_entries(args.gemm_size, device, args.repetitions)
+    only = set(args.only.split(",")) if args.only else set()
+    results = gemm_entries(args.gemm_size, device, args.repetitions, only)
     # Tensor.copy_ of contiguous same-type tensors is a cudaMemcpyAsync: compared with inferbench's dram_memcpy.
-    results["dram_memcpy"] = copy_entry(args.copy_bytes, device, args.repetitions)
+    if not only or "dram_memcpy" in only:
+        results["dram_memcpy"] = copy_entry(args.copy_bytes, device, args.repetitions)
     reference = {"gpu": torch.cuda.get_device_name(device), "torch": torch.__version__, "cuda": torch.version.cuda,
                  "gemm_size": args.gemm_size, "copy_bytes_per_tensor": args.copy_bytes,
                  "cublaslt": cublaslt_library(), "results": results}

@@ -55,11 +55,13 @@ void iteration_chart(std::vector<Chart>& charts, const LoadedGroup& group, std::
     add_if_drawn(charts, std::move(chart));
 }
 
-// Appends (t, value), keeping x strictly ascending as the chart needs.
+// Appends (t, value) where the sample has the value, keeping x strictly ascending as the chart needs.
+// Samples without it add nothing: metrics are read at different rates (utilisation every 100 ms, power
+// every round), and the line joins the samples that have one.
 void append_point(ChartSeries& s, double t_s, const std::optional<double>& value) {
-    if (!s.x.empty() && t_s <= s.x.back()) return;
+    if (!value || (!s.x.empty() && t_s <= s.x.back())) return;
     s.x.push_back(t_s);
-    s.y.push_back(value ? *value : kNaN);
+    s.y.push_back(*value);
 }
 
 struct GpuMetric {

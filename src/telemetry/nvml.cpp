@@ -200,11 +200,11 @@ struct Nvml::Impl {
         return fn ? fn(args...) : NVML_ERROR_FUNCTION_NOT_FOUND;
     }
 
-    void read_fields(Device& d, int index, GpuSample& sample, bool all);
+    void read_fields(Device& d, int index, GpuSample& sample, bool slow);
     void read_processes(Device& d, int index, GpuSample& sample, std::span<const int> pids);
 };
 
-void Nvml::Impl::read_fields(Device& d, int index, GpuSample& sample, bool all) {
+void Nvml::Impl::read_fields(Device& d, int index, GpuSample& sample, bool slow) {
     static constexpr std::array<std::pair<Metric, unsigned>, 3> kFields = {
         {{kPowerInstant, NVML_FI_DEV_POWER_INSTANT},
          {kPowerAverage, NVML_FI_DEV_POWER_AVERAGE},
@@ -213,7 +213,7 @@ void Nvml::Impl::read_fields(Device& d, int index, GpuSample& sample, bool all) 
     std::array<Metric, kFields.size()> asked{};
     int count = 0;
     for (const auto& [metric, id] : kFields) {
-        if (d.off[metric] || (metric == kMemoryTemperature && !all)) continue;
+        if (d.off[metric] || (metric != kPowerInstant && !slow)) continue;  // a 1 s average and a temperature
         values[static_cast<std::size_t>(count)].fieldId = id;
         asked[static_cast<std::size_t>(count++)] = metric;
     }
@@ -336,29 +336,33 @@ GpuIdentity Nvml::identity(int index) const {
     return id;
 }
 
-void Nvml::read(int index, GpuSample& s, std::span<const int> pids, bool all, bool energy) {
+void Nvml::read(int index, GpuSample& s, std::span<const int> pids, const NvmlReadSet& set) {
     Impl& nvml = *impl_;
     auto& d = nvml.devices.at(static_cast<std::size_t>(index));
     const nvmlDevice_t h = d.handle;
     unsigned int u = 0;
     unsigned long long ull = 0;
-    nvml.read_fields(d, index, s, all);
+    nvml.read_fields(d, index, s, set.slow);
     // nvmlDeviceGetPowerUsage is the 1 s average on Ampere and newer, instant power before: the
     // fallback for a driver without the POWER_INSTANT field.
     if (!s.power_w && d.off[kPowerInstant] && nvml.query(d, index, kPowerUsage, [&] { return nvml.call(nvml.get_power_usage, h, &u); }))
         s.power_w = u / 1000.0;
-    if (energy && nvml.query(d, index, kEnergy, [&] { return nvml.call(nvml.get_energy, h, &ull); }))
+    if (set.energy && nvml.query(d, index, kEnergy, [&] { return nvml.call(nvml.get_energy, h, &ull); }))
         s.energy_mj = static_cast<double>(ull);
     if (nvml.query(d, index, kClockSm, [&] { return nvml.call(nvml.get_clock, h, NVML_CLOCK_SM, &u); })) s.sm_clock_mhz = u;
+    if (nvml.query(d, index, kClockEvents, [&] { return nvml.call(nvml.get_clock_events, h, &ull); }))
+        s.clock_event_reasons = static_cast<std::uint64_t>(ull);
+    if (set.occasional) {
+        if (nvml.query(d, index, kPowerLimit, [&] { return nvml.call(nvml.get_power_limit, h, &u); })) s.power_limit_w = u / 1000.0;
+        if (!d.off[kProcesses]) nvml.read_processes(d, index, s, pids);
+    }
+    if (!set.slow) return;
+    // The driver updates utilisation every 1/6 s to 1 s (by product).
     nvmlUtilization_t utilization{};
     if (nvml.query(d, index, kUtilization, [&] { return nvml.call(nvml.get_utilization, h, &utilization); })) {
         s.gpu_util_pct = utilization.gpu;
         s.memory_util_pct = utilization.memory;
     }
-    if (nvml.query(d, index, kClockEvents, [&] { return nvml.call(nvml.get_clock_events, h, &ull); }))
-        s.clock_event_reasons = static_cast<std::uint64_t>(ull);
-    if (!all) return;
-    if (nvml.query(d, index, kPowerLimit, [&] { return nvml.call(nvml.get_power_limit, h, &u); })) s.power_limit_w = u / 1000.0;
     if (nvml.query(d, index, kTemperature, [&] { return nvml.call(nvml.get_temperature, h, NVML_TEMPERATURE_GPU, &u); }))
         s.temperature_c = u;
     if (nvml.query(d, index, kClockMemory, [&] { return nvml.call(nvml.get_clock, h, NVML_CLOCK_MEM, &u); }))
@@ -373,7 +377,6 @@ void Nvml::read(int index, GpuSample& s, std::span<const int> pids, bool all, bo
     int pstate = NVML_PSTATE_UNKNOWN;
     if (nvml.query(d, index, kPstate, [&] { return nvml.call(nvml.get_pstate, h, &pstate); }) && pstate >= 0 && pstate <= 15)
         s.pstate = pstate;
-    if (!d.off[kProcesses]) nvml.read_processes(d, index, s, pids);
 }
 
 PcieThroughput Nvml::read_pcie(int index) {

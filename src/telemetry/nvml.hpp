@@ -31,6 +31,20 @@ struct PcieThroughput {
     std::optional<double> rx_kib_s;
 };
 
+// Which of the slower metrics one Nvml::read asks for (each what samplers read at most every so often,
+// to keep 100 Hz cheap); all of them by default.
+struct NvmlReadSet {
+    // Those that change slowly or that the driver itself updates at most every 1/6 s: the 1 s average
+    // power, utilisation, GPU and memory temperature, memory and graphics clocks, framebuffer use,
+    // P-state. Samplers: every 100 ms.
+    bool slow = true;
+    // The power limit and the worker's own GPU memory (a process-list query). Samplers: every second.
+    bool occasional = true;
+    // The total energy counter, which costs 3-13 ms of CPU per call on an H200 (driver 580). Samplers:
+    // at phase changes and every 30 s.
+    bool energy = true;
+};
+
 class Nvml {
 public:
     // Loads `library` and initialises NVML. Throws EnvironmentError with the reason when it cannot:
@@ -47,15 +61,11 @@ public:
     GpuIdentity identity(int index) const;
 
     // Fills the metrics of GPU `index` into `sample` (t_ns, phase and gpu_index stay the caller's):
-    // power, energy, SM clock, utilisation and clock-event reasons always; with `all`, also those that
-    // change slowly (power limit, temperatures, memory and graphics clocks, memory use, P-state, process
-    // memory), which samplers read at most every 100 ms to keep 100 Hz cheap. PCIe: read_pcie. A metric
-    // this GPU or driver does not support stays empty and is not asked for again; other failures leave
-    // it empty for this sample. process_fb_mib is the GPU memory of the processes in `pids` (absent
-    // when none of them is in the GPU's process list).
-    // `energy`: also the total energy counter, which costs ~5 ms of CPU per call on an H200 (driver
-    // 580): samplers read it at phase changes and every few seconds, not every round.
-    void read(int index, GpuSample& sample, std::span<const int> pids, bool all = true, bool energy = true);
+    // instant power, SM clock and clock-event reasons always; the others as `set` says (see NvmlReadSet).
+    // PCIe: read_pcie. A metric this GPU or driver does not support stays empty and is not asked for
+    // again; other failures leave it empty for this sample. process_fb_mib is the GPU memory of the
+    // processes in `pids` (absent when none of them is in the GPU's process list).
+    void read(int index, GpuSample& sample, std::span<const int> pids, const NvmlReadSet& set = {});
     // PCIe throughput: NVML counts bytes over 20 ms inside each call, so the call blocks that long;
     // samplers make it on a thread of its own.
     PcieThroughput read_pcie(int index);

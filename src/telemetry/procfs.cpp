@@ -150,6 +150,14 @@ ProcessMemory parse_status(std::string_view content) {
     return memory;
 }
 
+std::optional<double> parse_statm_rss_mib(std::string_view content, long page_bytes) {
+    const auto fields = words(content);
+    if (fields.size() < 2) return std::nullopt;
+    const auto pages = number<std::uint64_t>(fields[1]);
+    if (!pages) return std::nullopt;
+    return static_cast<double>(*pages) * static_cast<double>(page_bytes) / (kKibPerMib * 1024.0);
+}
+
 std::vector<int> parse_children(std::string_view content) {
     std::vector<int> out;
     for (const auto word : words(content))
@@ -203,6 +211,7 @@ ProcessTreeReader::ProcessTreeReader(int root_pid, std::filesystem::path proc_ro
       proc_(std::move(proc_root)),
       rescan_ns_(rescan_ns),
       ticks_per_s_(static_cast<double>(sysconf(_SC_CLK_TCK))),
+      page_bytes_(sysconf(_SC_PAGESIZE)),
       per_core_ticks_(static_cast<std::size_t>(std::max(1L, sysconf(_SC_NPROCESSORS_CONF))), 0.0) {}
 
 std::vector<int> ProcessTreeReader::children_of(int pid) const {
@@ -252,7 +261,7 @@ void ProcessTreeReader::scan_threads(int pid, Process& process) {
 
 ProcessTreeReader::Process ProcessTreeReader::new_process(int pid) const {
     const auto dir = proc_ / std::to_string(pid);
-    return Process{CachedFile(dir / "stat"), CachedFile(dir / "status"), 0, 0, true, {}};
+    return Process{CachedFile(dir / "stat"), CachedFile(dir / "statm"), CachedFile(dir / "status"), 0, 0, true, {}};
 }
 
 void ProcessTreeReader::rescan(std::int64_t now_ns) {
@@ -293,7 +302,7 @@ void ProcessTreeReader::rescan(std::int64_t now_ns) {
     if (!pids_.empty() && pids_.front() == root_pid_) root_seen_ = true;
 }
 
-TreeReading ProcessTreeReader::read(std::int64_t now_ns, bool per_core) {
+TreeReading ProcessTreeReader::read(std::int64_t now_ns, bool occasional) {
     if (first_ || now_ns - last_scan_ns_ >= rescan_ns_) rescan(now_ns);
     std::fill(per_core_ticks_.begin(), per_core_ticks_.end(), 0.0);
     double total_ticks = 0;
@@ -309,16 +318,15 @@ TreeReading ProcessTreeReader::read(std::int64_t now_ns, bool per_core) {
         if (!process.fresh && ticks >= process.ticks) total_ticks += static_cast<double>(ticks - process.ticks);
         process.ticks = ticks;
         process.fresh = false;
-        if (const auto content = process.status.read()) {
-            const auto memory = parse_status(*content);
-            if (memory.rss_mib) reading.rss_mib = reading.rss_mib.value_or(0) + *memory.rss_mib;
-            if (memory.peak_rss_mib) reading.peak_rss_mib = reading.peak_rss_mib.value_or(0) + *memory.peak_rss_mib;
-        }
+        if (const auto content = process.statm.read())
+            if (const auto rss = parse_statm_rss_mib(*content, page_bytes_)) reading.rss_mib = reading.rss_mib.value_or(0) + *rss;
+        if (const auto content = occasional ? process.status.read() : std::nullopt)
+            if (const auto peak = parse_status(*content).peak_rss_mib) reading.peak_rss_mib = reading.peak_rss_mib.value_or(0) + *peak;
         // The tree's share of each core: each thread's CPU time since the last per-core reading,
         // attributed to the CPU it last ran on. An attribution by last CPU: a thread that migrated
         // within the interval has all of its time put on the core it ended on.
         for (auto& [tid, thread] : process.threads) {
-            if (!per_core) break;
+            if (!occasional) break;
             const auto thread_stat = read_stat(thread.stat);
             if (!thread_stat || thread_stat->start_ticks != thread.start_ticks) continue;
             const std::uint64_t thread_ticks = thread_stat->utime_ticks + thread_stat->stime_ticks;
@@ -333,7 +341,7 @@ TreeReading ProcessTreeReader::read(std::int64_t now_ns, bool per_core) {
     // phase are not.
     const double seconds = static_cast<double>(now_ns - last_read_ns_) / 1e9;
     if (!first_ && seconds > 0 && !processes_.empty()) reading.cpu_pct = total_ticks * 100.0 / ticks_per_s_ / seconds;
-    if (per_core) {
+    if (occasional) {
         const double core_seconds = static_cast<double>(now_ns - last_per_core_ns_) / 1e9;
         if (last_per_core_ns_ > 0 && core_seconds > 0 && !processes_.empty()) {
             reading.cpu_pct_per_core.reserve(per_core_ticks_.size());
@@ -352,7 +360,7 @@ TreeReading ProcessTreeReader::read(std::int64_t now_ns, bool per_core) {
 HostReader::HostReader(const std::filesystem::path& proc_root)
     : stat_(proc_root / "stat"), meminfo_(proc_root / "meminfo") {}
 
-HostReading HostReader::read() {
+HostReading HostReader::read(bool memory) {
     HostReading reading;
     if (const auto content = stat_.read()) {
         if (const auto cpu = parse_system_stat(*content)) {
@@ -362,7 +370,7 @@ HostReading HostReader::read() {
             previous_ = cpu->all;
         }
     }
-    if (const auto content = meminfo_.read()) {
+    if (const auto content = memory ? meminfo_.read() : std::nullopt) {
         const auto info = parse_meminfo(*content);
         reading.memory_total_mib = info.total_mib;
         if (info.total_mib && info.available_mib) reading.memory_used_mib = *info.total_mib - *info.available_mib;

@@ -50,6 +50,10 @@ struct ProcessMemory {
 };
 ProcessMemory parse_status(std::string_view content);
 
+// /proc/PID/statm: the resident set (its second field, in pages of `page_bytes`), a much cheaper read than
+// status. Nothing when the line is not one.
+std::optional<double> parse_statm_rss_mib(std::string_view content, long page_bytes);
+
 // /proc/PID/task/TID/children: "123 456 ".
 std::vector<int> parse_children(std::string_view content);
 
@@ -88,10 +92,11 @@ struct TreeReading {
 // or per process of the host.
 class ProcessTreeReader {
 public:
-    ProcessTreeReader(int root_pid, std::filesystem::path proc_root = "/proc", std::int64_t rescan_ns = 1'000'000'000);
-    // `per_core`: also read every thread for the per-core shares (since the last such reading), the
-    // costly part with many threads; samplers ask for it at most every 100 ms.
-    TreeReading read(std::int64_t now_ns, bool per_core = true);
+    ProcessTreeReader(int root_pid, std::filesystem::path proc_root = "/proc", std::int64_t rescan_ns = 2'000'000'000);
+    // Every reading: the tree's CPU share since the last reading (stat) and its RSS (statm). With
+    // `occasional`, also the per-core shares since the last such reading (a stat read per thread, the
+    // costly part with many threads) and the peak RSS (status); samplers ask for those once a second.
+    TreeReading read(std::int64_t now_ns, bool occasional = true);
     bool root_seen() const { return root_seen_; }
 
 private:
@@ -102,6 +107,7 @@ private:
     };
     struct Process {
         CachedFile stat;
+        CachedFile statm;
         CachedFile status;
         std::uint64_t start_ticks = 0;
         std::uint64_t ticks = 0;
@@ -125,6 +131,7 @@ private:
     bool root_seen_ = false;
     std::optional<bool> has_children_files_;
     double ticks_per_s_;
+    long page_bytes_;
     std::vector<int> pids_;
     std::map<int, Process> processes_;
     std::vector<double> per_core_ticks_;
@@ -140,7 +147,8 @@ struct HostReading {
 class HostReader {
 public:
     explicit HostReader(const std::filesystem::path& proc_root = "/proc");
-    HostReading read();
+    // The CPU share since the last reading; with `memory`, also the memory (samplers: once a second).
+    HostReading read(bool memory = true);
 
 private:
     CachedFile stat_;

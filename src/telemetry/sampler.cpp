@@ -26,15 +26,23 @@ namespace inferbench::telemetry {
 namespace {
 
 constexpr std::int64_t kMaxReservedRounds = 1'000'000;
-// The CPU side and the slowly changing GPU metrics are read at most this often (10 Hz).
+// What each round reads is what changes that fast; the rest waits for its own period. Measured on an
+// H200 host (driver 580, a VM): a wake-up alone costs ~40 us of CPU, so the 100 rounds a second of
+// 100 Hz leave ~60 us per round for everything else to stay under 1% of one core.
+//  - every round: instant power, SM clock, clock-event reasons;
+//  - every 100 ms: the CPU side (CPU time comes in 10 ms ticks, a share over less says little), the
+//    GPU's slowly changing metrics and those the driver updates every 1/6 s at best (utilisation, the
+//    1 s average power);
+//  - every second: per-core shares (a stat read per thread), peak RSS, host memory, the power limit,
+//    the worker's own GPU memory;
+//  - the energy counter (3-13 ms of CPU per call there) on every phase change and every 30 s: energy
+//    over a phase needs only its two ends; PCIe throughput (1 ms of CPU and 20 ms blocked per
+//    direction) every 2 s on a thread of its own.
+// The first version read energy and PCIe every round: 44% of one core at 100 Hz.
 constexpr std::int64_t kFullReadNs = 99'000'000;
-// Measured on an H200 (driver 580): NVML's energy counter costs 4.6-6 ms of CPU per read, PCIe
-// throughput 0.75-1 ms (plus 20 ms blocked) per direction. Energy over a phase needs only its two ends:
-// the counter is read on every phase change and every 5 s; PCIe every 2 s. At every-round reads these
-// two alone took 44% of one core at 100 Hz.
-constexpr std::int64_t kEnergyReadNs = 5'000'000'000;
+constexpr std::int64_t kOccasionalReadNs = 990'000'000;
+constexpr std::int64_t kEnergyReadNs = 30'000'000'000;
 constexpr std::int64_t kPcieReadNs = 2'000'000'000;
-constexpr std::int64_t kPerCoreReadNs = 990'000'000;
 constexpr std::int64_t kRoundWithoutNvmlNs = 100'000'000;
 
 std::int64_t thread_cpu_ns() {
@@ -154,7 +162,7 @@ struct Sampler::State {
     std::int64_t started_ns = 0;
     std::int64_t last_full_ns = 0;
     std::int64_t last_energy_ns = 0;
-    std::int64_t last_per_core_ns = 0;
+    std::int64_t last_occasional_ns = 0;
     std::optional<SamplePhase> last_energy_phase;
     std::vector<int> tree_pids;  // the worker's process tree as last read
     std::optional<procfs::ProcessTreeReader> tree;
@@ -224,28 +232,23 @@ void Sampler::State::read_smi() {
     }
 }
 
-// CPU time comes from /proc in clock ticks (10 ms on most kernels): a CPU share over less than 100 ms
-// says little, so the CPU side (worker tree, host, RAPL) is read at most every 100 ms, as are the GPU
-// metrics that change slowly; power, energy, SM clock, utilisation and clock events every round.
 void Sampler::State::sample_round() {
     const SamplePhase current = phase.load(std::memory_order_relaxed);
     const std::int64_t now = monotonic_ns();
     const bool full = result.rounds == 0 || now - last_full_ns >= kFullReadNs;
+    const bool occasional = last_occasional_ns == 0 || now - last_occasional_ns >= kOccasionalReadNs;
     if (full) {
         last_full_ns = now;
+        if (occasional) last_occasional_ns = now;
         CpuSample cpu;
         cpu.t_ns = now;
         cpu.phase = current;
-        // Per-core shares need every thread's stat file (tens of reads for a framework's worker): once a
-        // second; the tree's total, RSS and the host every full round.
-        const bool per_core = last_per_core_ns == 0 || now - last_per_core_ns >= kPerCoreReadNs;
-        if (per_core) last_per_core_ns = now;
-        auto process = tree->read(cpu.t_ns, per_core);
+        auto process = tree->read(cpu.t_ns, occasional);
         cpu.process_cpu_pct = process.cpu_pct;
         cpu.process_cpu_pct_per_core = std::move(process.cpu_pct_per_core);
         cpu.process_rss_mib = process.rss_mib;
         cpu.process_peak_rss_mib = process.peak_rss_mib;
-        const auto host_reading = host->read();
+        const auto host_reading = host->read(occasional);
         cpu.host_cpu_pct = host_reading.cpu_pct;
         cpu.host_memory_used_mib = host_reading.memory_used_mib;
         cpu.host_memory_total_mib = host_reading.memory_total_mib;
@@ -259,12 +262,13 @@ void Sampler::State::sample_round() {
         last_energy_ns = now;
         last_energy_phase = current;
     }
+    const NvmlReadSet set{.slow = full, .occasional = full && occasional, .energy = energy};
     for (int i = 0; i < gpu.nvml->device_count(); ++i) {
         GpuSample sample;
         sample.t_ns = monotonic_ns();
         sample.phase = current;
         sample.gpu_index = i;
-        gpu.nvml->read(i, sample, tree_pids, full, energy);
+        gpu.nvml->read(i, sample, tree_pids, set);
         {
             const std::lock_guard lock(pcie_mutex);
             if (auto& fresh = pcie_fresh[static_cast<std::size_t>(i)]) {

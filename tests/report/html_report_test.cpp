@@ -168,6 +168,20 @@ TEST(GroupCharts, FromALoadedGroup) {
     EXPECT_TRUE(charts[9].x_log);
 }
 
+// Metrics read at different rates: a sample without the metric adds no point (no gap, no zero).
+TEST(GroupCharts, SamplesWithoutTheMetricAreLeftOut) {
+    auto group = sample_group();
+    auto& samples = group.benchmarks[1].gpu;
+    ASSERT_GE(samples.size(), 3u);
+    samples[1].gpu_util_pct.reset();
+    const auto charts = group_charts(group, {});
+    const auto util = std::find_if(charts.begin(), charts.end(), [](const Chart& c) { return c.title == "GPU utilisation"; });
+    ASSERT_NE(util, charts.end());
+    const auto& series = util->series.at(0);
+    EXPECT_EQ(series.x.size(), samples.size() - 1);
+    for (const double y : series.y) EXPECT_EQ(y, 97.0);
+}
+
 TEST(GroupCharts, TracesOfImportedLogs) {
     auto group = sample_group();
     std::vector<std::vector<store::Series>> traces(group.benchmarks.size());

@@ -86,6 +86,46 @@ TEST(Nvml, EnergyCounterRisesWithThePowerDrawn) {
     EXPECT_GE(*b.energy_mj - *a.energy_mj, 15'000.0);
 }
 
+// A fast round (no slower set): what changes within milliseconds and nothing else; the 1 s average
+// power and utilisation (updated by the driver every 1/6 s at best) wait for the slow set, the power
+// limit and the worker's GPU memory for the occasional one, the costly energy counter for its own.
+TEST(Nvml, EachReadSetReadsItsMetricsAlone) {
+    FakeNvmlScript script("gpu0.processes = 1:1000\n");
+    const auto nvml = Nvml::open(FAKE_NVML);
+    const std::vector<int> pids = {1};
+    GpuSample fast;
+    nvml->read(0, fast, pids, {.slow = false, .occasional = false, .energy = false});
+    EXPECT_EQ(fast.power_w, 300.5);
+    EXPECT_EQ(fast.sm_clock_mhz, 1980.0);
+    EXPECT_EQ(fast.clock_event_reasons, 0u);
+    for (const auto* absent : {&fast.power_avg_w, &fast.gpu_util_pct, &fast.memory_util_pct, &fast.energy_mj,
+                               &fast.temperature_c, &fast.memory_temperature_c, &fast.fb_used_mib, &fast.power_limit_w,
+                               &fast.process_fb_mib})
+        EXPECT_FALSE(absent->has_value());
+    EXPECT_EQ(calls("utilization"), 0);
+
+    GpuSample slow;
+    nvml->read(0, slow, pids, {.slow = true, .occasional = false, .energy = false});
+    EXPECT_EQ(slow.power_avg_w, 298.0);
+    EXPECT_EQ(slow.gpu_util_pct, 97.0);
+    EXPECT_EQ(slow.memory_temperature_c, 48.0);
+    EXPECT_EQ(slow.fb_used_mib, 20480.0);
+    EXPECT_FALSE(slow.power_limit_w.has_value());
+    EXPECT_FALSE(slow.process_fb_mib.has_value());
+    EXPECT_FALSE(slow.energy_mj.has_value());
+
+    GpuSample occasional;
+    nvml->read(0, occasional, pids, {.slow = false, .occasional = true, .energy = false});
+    EXPECT_EQ(occasional.power_limit_w, 700.0);
+    EXPECT_EQ(occasional.process_fb_mib, 1000.0);
+    EXPECT_FALSE(occasional.gpu_util_pct.has_value());
+
+    GpuSample energy;
+    nvml->read(0, energy, pids, {.slow = false, .occasional = false, .energy = true});
+    EXPECT_TRUE(energy.energy_mj.has_value());
+    EXPECT_FALSE(energy.power_limit_w.has_value());
+}
+
 TEST(Nvml, UnsupportedMetricsStayAbsentAndAreNotAskedForAgain) {
     FakeNvmlScript script(
         "gpu0.memory_temp = error:3\n"

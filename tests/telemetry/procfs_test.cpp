@@ -89,6 +89,13 @@ TEST(MemInfoAndStatus, ValuesInMiB) {
     EXPECT_FALSE(parse_status("Name:\tkthreadd\nState:\tS (sleeping)\n").rss_mib.has_value()) << "kernel threads have none";
 }
 
+TEST(Statm, ResidentPagesInMiB) {
+    EXPECT_EQ(parse_statm_rss_mib("300000 25600 1000 10 0 200000 0\n", 4096), 100.0);
+    EXPECT_EQ(parse_statm_rss_mib("1 512 0 0 0 0 0", 65536), 32.0);
+    EXPECT_FALSE(parse_statm_rss_mib("", 4096).has_value());
+    EXPECT_FALSE(parse_statm_rss_mib("12 x", 4096).has_value());
+}
+
 TEST(Children, Pids) {
     EXPECT_THAT(parse_children("123 456 "), ElementsAre(123, 456));
     EXPECT_TRUE(parse_children("").empty());
@@ -107,6 +114,7 @@ protected:
         std::filesystem::create_directories(dir);
         std::ofstream(dir / "stat") << stat_line(pid, "worker", ppid, utime, 0, 1000 + static_cast<unsigned>(pid), 0);
         std::ofstream(dir / "status") << "VmHWM:\t" << 2 * rss_kib << " kB\nVmRSS:\t" << rss_kib << " kB\n";
+        std::ofstream(dir / "statm") << 10 * rss_kib * 1024 / page_ << " " << rss_kib * 1024 / page_ << " 100 10 0 500 0\n";
     }
     void children(int pid, int tid, const std::string& list) {
         std::ofstream(proc_.path() / std::to_string(pid) / "task" / std::to_string(tid) / "children") << list;
@@ -129,6 +137,7 @@ protected:
 
     testing::ScratchDir proc_;
     const double hz_ = static_cast<double>(sysconf(_SC_CLK_TCK));
+    const std::uint64_t page_ = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
 };
 
 TEST_F(FakeProc, TreeCpuPerCoreAndMemory) {
@@ -153,6 +162,24 @@ TEST_F(FakeProc, TreeCpuPerCoreAndMemory) {
         std::filesystem::remove_all(proc_.path() / "200");
         std::filesystem::remove_all(proc_.path() / "300");
     }
+}
+
+// Between the once-a-second readings: the CPU share and RSS, no per-core shares, no peak RSS.
+TEST_F(FakeProc, FrequentReadingsLeaveTheCostlyPartsOut) {
+    tree(0, 0, 0, true);
+    ProcessTreeReader reader(100, proc_.path(), 0);
+    reader.read(1'000'000'000);
+    tree(static_cast<std::uint64_t>(hz_ / 10), 0, 0, true);
+    const auto frequent = reader.read(1'100'000'000, /*occasional=*/false);
+    ASSERT_TRUE(frequent.cpu_pct.has_value());
+    EXPECT_NEAR(*frequent.cpu_pct, 100.0, 1e-9);
+    EXPECT_EQ(frequent.rss_mib, 3.0);
+    EXPECT_FALSE(frequent.peak_rss_mib.has_value());
+    EXPECT_TRUE(frequent.cpu_pct_per_core.empty());
+    const auto occasional = reader.read(1'200'000'000, /*occasional=*/true);
+    EXPECT_EQ(occasional.peak_rss_mib, 6.0);
+    ASSERT_GE(occasional.cpu_pct_per_core.size(), 1u);
+    EXPECT_NEAR(occasional.cpu_pct_per_core[0], 50.0, 1e-9) << "0.1 s of CPU 0 over the 0.2 s since the last per-core reading";
 }
 
 TEST_F(FakeProc, AnEndedChildLeavesTheTreeAndAMissingRootIsSaid) {
@@ -192,6 +219,10 @@ TEST(Host, CpuAndMemory) {
     EXPECT_LE(*reading.cpu_pct, 100.0);
     EXPECT_GT(reading.memory_total_mib.value_or(0), 0.0);
     EXPECT_GT(reading.memory_used_mib.value_or(0), 0.0);
+    usleep(50'000);
+    const auto without_memory = host.read(/*memory=*/false);
+    EXPECT_FALSE(without_memory.memory_total_mib.has_value());
+    EXPECT_TRUE(without_memory.cpu_pct.has_value());
 }
 
 class FakePowercap : public ::testing::Test {

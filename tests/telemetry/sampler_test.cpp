@@ -57,7 +57,7 @@ TEST(Sampler, RatePhasesAndClockAgainstTheFakeNvml) {
     EXPECT_GT(result.thread_cpu_ns, 0);
     std::map<int, std::int64_t> last_t;
     std::map<SamplePhase, int> phases;
-    int with_pcie = 0, with_temperature = 0;
+    int with_pcie = 0, with_temperature = 0, with_power_limit = 0;
     std::map<std::pair<int, SamplePhase>, int> energy_reads;  // per GPU and phase
     for (const auto& s : result.gpu) {
         EXPECT_GE(s.t_ns, before);
@@ -75,10 +75,18 @@ TEST(Sampler, RatePhasesAndClockAgainstTheFakeNvml) {
         } else {
             EXPECT_GT(reads, 0) << "the energy counter is read first in each phase";
         }
-        if (s.gpu_index == 0 && s.temperature_c) {
-            EXPECT_EQ(s.process_fb_mib, 512.0) << "the child's memory on GPU 0, read with the slow metrics";
+        EXPECT_EQ(s.gpu_util_pct.has_value(), s.temperature_c.has_value()) << "utilisation with the slow metrics";
+        if (s.power_limit_w) {
+            ++with_power_limit;
+            EXPECT_TRUE(s.temperature_c.has_value()) << "the once-a-second set comes with a slow round";
+            if (s.gpu_index == 0) {
+                EXPECT_EQ(s.process_fb_mib, 512.0) << "the child's memory on GPU 0, read once a second";
+            }
+        } else {
+            EXPECT_FALSE(s.process_fb_mib.has_value());
         }
     }
+    EXPECT_EQ(with_power_limit, 2) << "300 ms: the once-a-second set in the first round alone, both GPUs";
     EXPECT_GE(phases[SamplePhase::load], 8);
     EXPECT_GE(phases[SamplePhase::warmup], 8);
     EXPECT_GE(phases[SamplePhase::measure], 8);
