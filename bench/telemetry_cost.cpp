@@ -1,5 +1,6 @@
 // The cost of telemetry sampling: CPU time of the sampler's threads (CLOCK_THREAD_CPUTIME_ID, read by
-// each thread as it ends) per round and as a share of one core, at 10 and 100 Hz, sampling a process
+// each thread as it ends) per round and as a share of one core in the steady state (the first round,
+// which reads every metric once, printed apart: a cost per benchmark), at 10 and 100 Hz, sampling a process
 // of 32 threads (a framework worker's order) with: no GPU source (procfs and the host only), the fake
 // libnvidia-ml of the tests (where this build has it), and the real NVML (libnvidia-ml.so.1, or
 // $INFERBENCH_NVML_LIBRARY) where it opens; then, for each NVML configuration, a profiled run at
@@ -82,11 +83,17 @@ void measure(const Config& config, double rate_hz, double seconds, int pid, bool
     sampler.start(pid);
     std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
     const telemetry::SamplerResult r = sampler.stop();
-    const double per_round_us = static_cast<double>(r.thread_cpu_ns) / 1e3 / static_cast<double>(std::max<std::int64_t>(r.rounds, 1));
-    const double core_pct = 100.0 * static_cast<double>(r.thread_cpu_ns) / static_cast<double>(r.wall_ns);
-    fmt::print("{:<34} {:>5} Hz  {:>6} rounds  {:>4} missed  {:>6} GPU samples  {:>8.1f} us/round  {:>6.3f}% of one core{}\n",
+    // Steady state: every round after the first, which reads every metric once (the energy counter too,
+    // milliseconds of CPU on some drivers) and is a cost per benchmark, not per second.
+    const std::int64_t steady_ns = r.thread_cpu_ns - r.first_round_cpu_ns;
+    const double per_round_us = static_cast<double>(steady_ns) / 1e3 / static_cast<double>(std::max<std::int64_t>(r.rounds - 1, 1));
+    const double core_pct = 100.0 * static_cast<double>(steady_ns) / static_cast<double>(r.wall_ns);
+    fmt::print("{:<34} {:>5} Hz  {:>6} rounds  {:>4} missed  {:>6} GPU samples  {:>8.1f} us/round  {:>6.3f}% of one core"
+               "  (first round {:.2f} ms; {:.3f}% with it){}\n",
                config.label, rate_hz, r.rounds, r.missed_rounds, r.gpu.size(), per_round_us, core_pct,
-               profiled ? "  (profiled, per call:)" : "");
+               static_cast<double>(r.first_round_cpu_ns) / 1e6,
+               100.0 * static_cast<double>(r.thread_cpu_ns) / static_cast<double>(r.wall_ns),
+               profiled ? "  profiled, per call:" : "");
     if (access.nvml && profiled) print_call_costs(before, access.nvml->call_costs(), r.wall_ns);
 }
 }  // namespace

@@ -87,7 +87,7 @@ stage_telemetry() {
     python3 -c 'import sqlite3, sys
 for row in sqlite3.connect(sys.argv[1]).execute("SELECT benchmark_id, source, status, detail FROM telemetry_sources ORDER BY 1, 2"):
     print(*row, sep=" | ")' "$out/results.db" | tee "$out/telemetry-sources.txt"
-     "$dist/telemetry_cost" 10 | tee "$out/telemetry-cost.txt"
+     "$dist/telemetry_cost" 20 | tee "$out/telemetry-cost.txt"
 }
 
 # Measured ceilings (inferbench probe: CUDA-core FMA, DRAM/L2 bandwidth, cuBLASLt GEMMs) beside plain

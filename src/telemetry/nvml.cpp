@@ -354,6 +354,11 @@ void Nvml::read(int index, GpuSample& s, std::span<const int> pids, const NvmlRe
         s.clock_event_reasons = static_cast<std::uint64_t>(ull);
     if (set.occasional) {
         if (nvml.query(d, index, kPowerLimit, [&] { return nvml.call(nvml.get_power_limit, h, &u); })) s.power_limit_w = u / 1000.0;
+        nvmlMemory_t memory{};
+        if (nvml.query(d, index, kMemoryInfo, [&] { return nvml.call(nvml.get_memory, h, &memory); })) {
+            s.fb_used_mib = static_cast<double>(memory.used) / kMiB;
+            s.fb_total_mib = static_cast<double>(memory.total) / kMiB;
+        }
         if (!d.off[kProcesses]) nvml.read_processes(d, index, s, pids);
     }
     if (!set.slow) return;
@@ -369,11 +374,6 @@ void Nvml::read(int index, GpuSample& s, std::span<const int> pids, const NvmlRe
         s.memory_clock_mhz = u;
     if (nvml.query(d, index, kClockGraphics, [&] { return nvml.call(nvml.get_clock, h, NVML_CLOCK_GRAPHICS, &u); }))
         s.graphics_clock_mhz = u;
-    nvmlMemory_t memory{};
-    if (nvml.query(d, index, kMemoryInfo, [&] { return nvml.call(nvml.get_memory, h, &memory); })) {
-        s.fb_used_mib = static_cast<double>(memory.used) / kMiB;
-        s.fb_total_mib = static_cast<double>(memory.total) / kMiB;
-    }
     int pstate = NVML_PSTATE_UNKNOWN;
     if (nvml.query(d, index, kPstate, [&] { return nvml.call(nvml.get_pstate, h, &pstate); }) && pstate >= 0 && pstate <= 15)
         s.pstate = pstate;

@@ -35,10 +35,11 @@ struct PcieThroughput {
 // to keep 100 Hz cheap); all of them by default.
 struct NvmlReadSet {
     // Those that change slowly or that the driver itself updates at most every 1/6 s: the 1 s average
-    // power, utilisation, GPU and memory temperature, memory and graphics clocks, framebuffer use,
-    // P-state. Samplers: every 100 ms.
+    // power, utilisation, GPU and memory temperature, memory and graphics clocks, P-state. Samplers:
+    // every 100 ms.
     bool slow = true;
-    // The power limit and the worker's own GPU memory (a process-list query). Samplers: every second.
+    // The power limit, framebuffer use and the worker's own GPU memory (a process-list query), which
+    // change with allocations and cost tens of microseconds each. Samplers: every second.
     bool occasional = true;
     // The total energy counter, which costs 3-13 ms of CPU per call on an H200 (driver 580). Samplers:
     // at phase changes and every 30 s.

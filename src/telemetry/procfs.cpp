@@ -360,7 +360,7 @@ TreeReading ProcessTreeReader::read(std::int64_t now_ns, bool occasional) {
 HostReader::HostReader(const std::filesystem::path& proc_root)
     : stat_(proc_root / "stat"), meminfo_(proc_root / "meminfo") {}
 
-HostReading HostReader::read(bool memory) {
+HostReading HostReader::read() {
     HostReading reading;
     if (const auto content = stat_.read()) {
         if (const auto cpu = parse_system_stat(*content)) {
@@ -370,7 +370,7 @@ HostReading HostReader::read(bool memory) {
             previous_ = cpu->all;
         }
     }
-    if (const auto content = memory ? meminfo_.read() : std::nullopt) {
+    if (const auto content = meminfo_.read()) {
         const auto info = parse_meminfo(*content);
         reading.memory_total_mib = info.total_mib;
         if (info.total_mib && info.available_mib) reading.memory_used_mib = *info.total_mib - *info.available_mib;

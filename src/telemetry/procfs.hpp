@@ -147,8 +147,7 @@ struct HostReading {
 class HostReader {
 public:
     explicit HostReader(const std::filesystem::path& proc_root = "/proc");
-    // The CPU share since the last reading; with `memory`, also the memory (samplers: once a second).
-    HostReading read(bool memory = true);
+    HostReading read();
 
 private:
     CachedFile stat_;

@@ -33,8 +33,9 @@ constexpr std::int64_t kMaxReservedRounds = 1'000'000;
 //  - every 100 ms: the CPU side (CPU time comes in 10 ms ticks, a share over less says little), the
 //    GPU's slowly changing metrics and those the driver updates every 1/6 s at best (utilisation, the
 //    1 s average power);
-//  - every second: per-core shares (a stat read per thread), peak RSS, host memory, the power limit,
-//    the worker's own GPU memory;
+//  - every second: per-core shares (a stat read per thread), peak RSS, the host's CPU and memory
+//    (/proc/stat grows with cores x interrupts), the power limit, framebuffer use (62 us of CPU per
+//    call there), the worker's own GPU memory;
 //  - the energy counter (3-13 ms of CPU per call there) on every phase change and every 30 s: energy
 //    over a phase needs only its two ends; PCIe throughput (1 ms of CPU and 20 ms blocked per
 //    direction) every 2 s on a thread of its own.
@@ -248,10 +249,12 @@ void Sampler::State::sample_round() {
         cpu.process_cpu_pct_per_core = std::move(process.cpu_pct_per_core);
         cpu.process_rss_mib = process.rss_mib;
         cpu.process_peak_rss_mib = process.peak_rss_mib;
-        const auto host_reading = host->read(occasional);
-        cpu.host_cpu_pct = host_reading.cpu_pct;
-        cpu.host_memory_used_mib = host_reading.memory_used_mib;
-        cpu.host_memory_total_mib = host_reading.memory_total_mib;
+        if (occasional) {
+            const auto host_reading = host->read();
+            cpu.host_cpu_pct = host_reading.cpu_pct;
+            cpu.host_memory_used_mib = host_reading.memory_used_mib;
+            cpu.host_memory_total_mib = host_reading.memory_total_mib;
+        }
         if (rapl->available()) cpu.cpu_package_energy_j = rapl->read_joules();
         result.cpu.push_back(std::move(cpu));
         tree_pids = process.pids.empty() ? std::vector<int>{pid} : std::move(process.pids);
@@ -387,7 +390,7 @@ void Sampler::start(int pid) {
     s.host.emplace(s.options.proc_root);
     s.rapl.emplace(s.options.powercap_root);
     s.sample_round();
-    s.result.thread_cpu_ns = thread_cpu_ns() - cpu_before;
+    s.result.thread_cpu_ns = s.result.first_round_cpu_ns = thread_cpu_ns() - cpu_before;
     s.thread = std::thread([&s] { s.run(); });
     if (s.gpu.nvml) s.pcie_thread = std::thread([&s] { s.run_pcie(); });
 }

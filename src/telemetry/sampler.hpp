@@ -46,6 +46,7 @@ struct SamplerResult {
     std::int64_t rounds = 0;               // sampling deadlines served
     std::int64_t missed_rounds = 0;        // deadlines skipped because a round overran its period
     std::int64_t thread_cpu_ns = 0;        // CPU time of the sampler's threads: the cost of sampling
+    std::int64_t first_round_cpu_ns = 0;   // of which the first round (every metric, the energy counter too)
     std::int64_t wall_ns = 0;              // from start to stop
 };
 

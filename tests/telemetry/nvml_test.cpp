@@ -109,7 +109,7 @@ TEST(Nvml, EachReadSetReadsItsMetricsAlone) {
     EXPECT_EQ(slow.power_avg_w, 298.0);
     EXPECT_EQ(slow.gpu_util_pct, 97.0);
     EXPECT_EQ(slow.memory_temperature_c, 48.0);
-    EXPECT_EQ(slow.fb_used_mib, 20480.0);
+    EXPECT_FALSE(slow.fb_used_mib.has_value());
     EXPECT_FALSE(slow.power_limit_w.has_value());
     EXPECT_FALSE(slow.process_fb_mib.has_value());
     EXPECT_FALSE(slow.energy_mj.has_value());
@@ -118,6 +118,7 @@ TEST(Nvml, EachReadSetReadsItsMetricsAlone) {
     nvml->read(0, occasional, pids, {.slow = false, .occasional = true, .energy = false});
     EXPECT_EQ(occasional.power_limit_w, 700.0);
     EXPECT_EQ(occasional.process_fb_mib, 1000.0);
+    EXPECT_EQ(occasional.fb_used_mib, 20480.0);
     EXPECT_FALSE(occasional.gpu_util_pct.has_value());
 
     GpuSample energy;

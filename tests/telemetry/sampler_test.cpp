@@ -99,7 +99,8 @@ TEST(Sampler, RatePhasesAndClockAgainstTheFakeNvml) {
     EXPECT_NEAR(static_cast<double>(gaps[gaps.size() / 2]), 20e6, 3e6);
     for (std::size_t i = 1; i < result.cpu.size(); ++i) EXPECT_GT(result.cpu[i].t_ns, result.cpu[i - 1].t_ns);
     EXPECT_GT(result.cpu.back().process_rss_mib.value_or(0), 0.0);
-    EXPECT_TRUE(result.cpu.back().host_cpu_pct.has_value());
+    EXPECT_TRUE(result.cpu.front().host_memory_total_mib.has_value()) << "the host once a second, from the first round";
+    for (std::size_t i = 1; i < result.cpu.size(); ++i) EXPECT_FALSE(result.cpu[i].host_memory_total_mib.has_value());
 
     const auto* nvml = find_source(result.sources, "nvml");
     ASSERT_NE(nvml, nullptr);

@@ -2,7 +2,9 @@
 // torch.matmul (tf32 / fp16 / bf16: no transposes, FP32 compute), torch._int_mm (int8 x int8 -> int32,
 // A transposed), torch._scaled_mm (fp8 e4m3 with FP32 scales, bf16 output, A transposed, no fast accumulation).
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
+#include <thread>
 #include <vector>
 
 #include "devices/probe_cuda/cuda_check.hpp"
@@ -19,6 +21,7 @@ constexpr std::size_t kWorkspaceBytes = std::size_t{64} << 20;
 constexpr int kRequestedAlgorithms = 8;
 constexpr int kTriedAlgorithms = 8;
 constexpr int kScreeningCalls = 3;
+constexpr std::chrono::milliseconds kRestBeforeTiming{1000};
 constexpr double kClearlyFaster = 1.03;  // 3% faster in screening
 
 struct GemmType {
@@ -153,6 +156,11 @@ ProbeOutput probe_gemm(const ProbeContext& context, const std::string& name, con
     launch_fill(type.fill, b.get(), elements, 2, context.stream);
     launch_fill_constant_f32(scales.as<float>(), 8, 1.0f, context.stream);
     check(cudaStreamSynchronize(context.stream), "fill");
+    // A tensor-core GEMM at full rate draws the power limit (H200: 700 W): the limiter then lowers the
+    // clocks within ~100 ms, and raises them again once the GPU idles. Each GEMM probe starts from an
+    // idle GPU, so that its figure does not depend on which probe ran before it (fp8 measured 7% lower
+    // right after the bf16 probe than after a rest).
+    std::this_thread::sleep_for(kRestBeforeTiming);
 
     const CublasLtApi& api = cublaslt->api();
     Descriptors desc(api);
@@ -224,7 +232,7 @@ ProbeOutput probe_gemm(const ProbeContext& context, const std::string& name, con
     out.detail = std::string("as ") + type.as_torch + "; cuBLASLt " + std::to_string(cublaslt->version()) + " (" +
                  cublaslt->path() + "), heuristic algorithm " + std::to_string(best_rank + 1) + " of " +
                  std::to_string(tried) + " screened, " + (type.transpose_a ? "A transposed (TN)" : "NN") + ", workspace " +
-                 std::to_string(kWorkspaceBytes >> 20) + " MiB";
+                 std::to_string(kWorkspaceBytes >> 20) + " MiB, timed after a 1 s rest";
     return out;
 }
 
