@@ -213,12 +213,19 @@ void HtmlPage::table(const Table& table) {
 void HtmlPage::chart(const Chart& chart) {
     nlohmann::json series = nlohmann::json::array();
     for (const auto& s : chart.series) {
-        series.push_back({{"label", s.label}, {"x", values_json(s.x)}, {"y", values_json(s.y)}});
+        nlohmann::json entry = {{"label", s.label}, {"x", values_json(s.x)}, {"y", values_json(s.y)}};
+        if (s.type) entry["type"] = chart_type_name(*s.type);
+        if (s.dashed) entry["dashed"] = true;
+        if (!s.colour.empty()) entry["colour"] = s.colour;
+        if (!s.point_labels.empty()) entry["point_labels"] = s.point_labels;
+        series.push_back(std::move(entry));
     }
     charts_.push_back({{"type", chart_type_name(chart.type)},
                        {"x_label", chart.x_label},
                        {"y_label", chart.y_label},
                        {"x_log", chart.x_log},
+                       {"y_log", chart.y_log},
+                       {"log_base", chart.log_base},
                        {"categories", chart.categories},
                        {"series", std::move(series)}});
     body_ += fmt::format(

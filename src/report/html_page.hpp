@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -33,6 +34,11 @@ struct ChartSeries {
     std::string label;
     std::vector<double> x = {};  // ascending
     std::vector<double> y = {};  // NaN: no value (a gap)
+    // Optional styling, for charts that mix kinds (a roofline: roofs as lines, benchmarks as points).
+    std::optional<ChartType> type = {};         // line or points; the chart's type when absent
+    bool dashed = false;                        // lines only
+    std::string colour = {};                    // "#rrggbb"; the palette's when empty
+    std::vector<std::string> point_labels = {};  // empty, or one per point, written beside it
 };
 
 // An interactive chart (uPlot): drag to zoom, double-click to reset, values under the cursor.
@@ -40,7 +46,9 @@ struct Chart {
     std::string title;
     std::string x_label, y_label;
     ChartType type = ChartType::line;
-    bool x_log = false;                        // base-2 logarithmic x axis (batch sizes)
+    bool x_log = false;                        // logarithmic x axis (base log_base)
+    bool y_log = false;                        // logarithmic y axis (base log_base)
+    int log_base = 2;                          // 2 (batch sizes) or 10
     std::vector<std::string> categories = {};  // non-empty: x values are indices into these names
     std::vector<ChartSeries> series = {};
 };

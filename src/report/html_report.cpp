@@ -11,9 +11,11 @@
 
 #include "core/units.hpp"
 #include "core/version.hpp"
+#include "devices/catalog.hpp"
 #include "report/html_page.hpp"
 #include "report/report_charts.hpp"
 #include "report/report_data.hpp"
+#include "report/roofline_view.hpp"
 #include "report/selection.hpp"
 #include "report/table.hpp"
 
@@ -136,6 +138,44 @@ void charts_part(HtmlPage& page, const std::vector<ChartGroup>& groups) {
     }
 }
 
+void roofline_part(HtmlPage& page, const RooflineSection& roofline) {
+    const auto& set = roofline.set;
+    if (roofline.unavailable.empty() && set.points.empty() && set.skipped.empty()) return;
+    page.open_section("Roofline", "roofline");
+    if (!roofline.unavailable.empty()) {
+        page.paragraph("Not drawn: " + roofline.unavailable, "muted");
+        page.close_section();
+        return;
+    }
+    page.paragraph(
+        "Each benchmark at its arithmetic intensity (the model's FLOPs over the bytes it moves per inference, "
+        "from the cost model: every node reads its inputs and weights and writes its outputs once, no fusion, "
+        "no cache reuse; bytes scaled to the precision) and its achieved rate (FLOPs per inference x inferences "
+        "per second), under its device's roofs: attainable = min(peak, intensity x DRAM bandwidth). Datasheet "
+        "peaks are dense; measured roofs are those `inferbench probe` stored. Below the ridge point a benchmark "
+        "is memory-bound, above it compute-bound. Drag to zoom; labels give % of the attainable rate.",
+        "hint");
+    for (std::size_t d = 0; d < set.devices.size(); ++d) {
+        if (device_points(set, d).empty()) continue;
+        const auto& device = set.devices[d];
+        page.heading(3, device.identified_by.empty() ? device.name
+                                                     : fmt::format("{} ({})", device.name, device.identified_by));
+        page.chart(roofline_chart(set, d));
+        if (!device.notes.empty()) page.list(device.notes);
+    }
+    if (!set.points.empty()) page.table(roofline_points_table(set));
+    if (!set.devices.empty()) {
+        page.open_details("Roofs of each device");
+        page.table(roofline_roofs_table(set));
+        page.close_details();
+    }
+    if (!set.skipped.empty()) {
+        page.paragraph("Not placed:");
+        page.list(set.skipped);
+    }
+    page.close_section();
+}
+
 std::string page_title(const ReportData& data) {
     if (data.runs.size() == 1) {
         const auto& run = data.runs.front();
@@ -178,7 +218,8 @@ ReportData load_report_data(const store::ResultsStore& results, const std::vecto
     return data;
 }
 
-std::string render_html_report(const ReportData& data, const std::vector<ChartGroup>& groups) {
+std::string render_html_report(const ReportData& data, const std::vector<ChartGroup>& groups,
+                               const RooflineSection& roofline) {
     HtmlPage page(page_title(data));
     runs_part(page, data);
 
@@ -202,6 +243,7 @@ std::string render_html_report(const ReportData& data, const std::vector<ChartGr
         page.list(warnings);
     page.close_section();
 
+    roofline_part(page, roofline);
     charts_part(page, groups);
     page.paragraph(fmt::format("Written by inferbench {} ({}). Charts: drag to zoom, double-click to reset.", kVersion,
                                kGitCommit),
@@ -227,7 +269,13 @@ void write_html_report(const store::ResultsStore& results, const std::vector<sto
     const ReportData data = load_report_data(results, selected, false);
     std::vector<analysis::BenchmarkSummary> summaries;
     for (const auto& entry : data.benchmarks) summaries.push_back(entry.summary);
-    write_text_file(file, render_html_report(data, load_chart_groups(results, selected, summaries)));
+    RooflineSection roofline;
+    try {
+        roofline.set = devices::roofline_points(results, selected, devices::load_catalog());
+    } catch (const std::exception& e) {  // a broken devices file costs the section, not the report
+        roofline.unavailable = e.what();
+    }
+    write_text_file(file, render_html_report(data, load_chart_groups(results, selected, summaries), roofline));
 }
 
 }  // namespace inferbench::report

@@ -1,5 +1,6 @@
 // The HTML report: one self-contained page (html_page.hpp) with the runs and their environments, a
-// sortable overview of every benchmark, warnings and failure reasons, then per (device, model,
+// sortable overview of every benchmark, warnings and failure reasons, each benchmark on its device's
+// roofline (roofline_view.hpp), then per (device, model,
 // backend, precision) interactive charts of every time series (latency per iteration, GPU power,
 // clocks, temperature, utilisation, memory, CPU and RSS, imported traces) and of the batch sweep.
 #pragma once
@@ -10,6 +11,7 @@
 
 #include "analysis/summary.hpp"
 #include "core/samples.hpp"
+#include "devices/roofline.hpp"
 #include "report/html_page.hpp"
 #include "store/results_store.hpp"
 
@@ -47,9 +49,16 @@ std::vector<ChartGroup> load_chart_groups(const store::ResultsStore& results,
                                           const std::vector<store::BenchmarkRecord>& selected,
                                           const std::vector<analysis::BenchmarkSummary>& summaries);
 
+// The roofline section's content: the placed benchmarks, or why there are none.
+struct RooflineSection {
+    devices::RooflineSet set;
+    std::string unavailable;  // why no roofline could be computed (e.g. a broken devices file)
+};
+
 // The page, from already loaded data: runs and environments, the overview table, warnings and
-// failures, then the chart groups.
-std::string render_html_report(const ReportData& data, const std::vector<ChartGroup>& groups);
+// failures, the roofline (where any benchmark could be placed or was skipped), then the chart groups.
+std::string render_html_report(const ReportData& data, const std::vector<ChartGroup>& groups,
+                               const RooflineSection& roofline = {});
 
 // Writes the report of the selected benchmarks to `file` (usually DIR/report.html).
 void write_html_report(const store::ResultsStore& results, const std::vector<store::BenchmarkRecord>& selected,

@@ -86,8 +86,13 @@ TEST_F(HtmlReport, DrawsEveryTimeSeriesAndTheSweep) {
     ASSERT_EQ(figures, data["charts"].size());
     // GPU group: latency and compute time per iteration, power, clock, temperature, utilisation,
     // memory, CPU, RSS and three sweep charts; CPU group: latency and compute time per iteration, CPU,
-    // RSS, latency and throughput sweeps (no energy without GPU samples); the failed one: none.
-    EXPECT_EQ(figures, 12u + 6u);
+    // RSS, latency and throughput sweeps (no energy without GPU samples); the failed one: none; and the
+    // H200's roofline, where the GPU benchmarks (with the model's cost) are placed.
+    EXPECT_EQ(figures, 12u + 6u + 1u);
+    const auto roofline = charts_titled("Roofline: NVIDIA H200 SXM 141GB (datasheet or estimated roofs dashed, measured solid)");
+    ASSERT_EQ(roofline.size(), 1u);
+    EXPECT_TRUE(roofline[0]["y_log"].get<bool>());
+    EXPECT_NE(page.find("<section id=\"roofline\">"), std::string::npos);
     const auto latency = charts_titled("End-to-end latency per iteration");
     ASSERT_EQ(latency.size(), 2u);
     const auto& series = latency[0]["series"];

@@ -98,9 +98,15 @@
   function chartOptions(spec, width, onDraw) {
     var categories = spec.categories || [];
     var xScale = {time: false};
+    var logBase = spec.log_base || 2;
     if (spec.x_log) {
       xScale.distr = 3;
-      xScale.log = 2;
+      xScale.log = logBase;
+    }
+    var yScale = {};
+    if (spec.y_log) {
+      yScale.distr = 3;
+      yScale.log = logBase;
     }
     var xAxis = {label: spec.x_label, labelSize: 20, values: axisValues};
     var xSeries = {label: spec.x_label};
@@ -113,9 +119,16 @@
     }
     var series = [xSeries];
     spec.series.forEach(function (s, k) {
-      var colour = palette[k % palette.length];
+      var colour = s.colour || palette[k % palette.length];
       var options = {label: s.label, stroke: colour, width: 1.5};
-      if (spec.type === "points") options.points = {show: true, size: 6, fill: colour};
+      var type = s.type || spec.type;
+      if (type === "points") options.points = {show: true, size: 6, fill: colour};
+      if (s.type === "points") {  // points alone in a chart of lines: no line between them
+        options.paths = function () { return null; };
+        options.points = {show: true, size: 8, fill: colour};
+      }
+      if (s.dashed) options.dash = [8, 5];
+      if (s.type === "line" && spec.type !== "points") options.points = {show: false};
       if (spec.type === "bars") {
         options.fill = colour + "cc";
         options.width = 1;
@@ -127,12 +140,36 @@
     return {
       width: width,
       height: 300,
-      scales: spec.type === "bars" ? {x: xScale, y: {range: barRange}} : {x: xScale},
+      scales: spec.type === "bars" ? {x: xScale, y: {range: barRange}} : {x: xScale, y: yScale},
       axes: [xAxis, {label: spec.y_label, labelSize: 20, size: 60, values: axisValues}],
       series: series,
       cursor: {drag: {x: true, y: false}},
       legend: {live: true},
-      hooks: {draw: [onDraw]},
+      hooks: {draw: [drawPointLabels(spec), onDraw]},
+    };
+  }
+
+  // Each series' point_labels beside its points (the roofline's benchmarks), in the canvas: text
+  // drawn as pixels, never parsed as HTML.
+  function drawPointLabels(spec) {
+    return function (u) {
+      var ctx = u.ctx;
+      var ratio = window.devicePixelRatio || 1;
+      ctx.save();
+      ctx.font = Math.round(11 * ratio) + "px sans-serif";
+      ctx.fillStyle = "#333333";
+      ctx.textBaseline = "bottom";
+      spec.series.forEach(function (s) {
+        if (!s.point_labels) return;
+        s.x.forEach(function (x, i) {
+          var y = s.y[i];
+          if (x === null || y === null || !s.point_labels[i]) return;
+          var left = u.valToPos(x, "x", true), top = u.valToPos(y, "y", true);
+          if (!isFinite(left) || !isFinite(top)) return;
+          ctx.fillText(s.point_labels[i], left + 6 * ratio, top - 4 * ratio);
+        });
+      });
+      ctx.restore();
     };
   }
 

@@ -1,0 +1,95 @@
+// The roofline as the HTML report shows it: the interactive chart's roofs (dashed datasheet, solid
+// measured, grey L2), its labelled points per precision on log-log axes, the section of the page with
+// its table, and the page when no roofline could be computed.
+#include <gtest/gtest.h>
+
+#include "report/html_report.hpp"
+#include "report/roofline_view.hpp"
+#include "roofline_fixture.hpp"
+
+namespace inferbench::devices {
+namespace {
+
+using testing_fixture::kH200Environment;
+using testing_fixture::RooflineDb;
+
+const report::ChartSeries* series_named(const report::Chart& chart, const std::string& label) {
+    for (const auto& s : chart.series)
+        if (s.label == label) return &s;
+    return nullptr;
+}
+
+TEST_F(RooflineDb, ChartHasTheRoofsAndLabelledPointsOnLogLogAxes) {
+    const auto r = run(kH200Environment);
+    benchmark(r, "cuda:0", "bf16", 8, 8.2e9, 1e8);     // 82 FLOP/B, 8 x 100 inf/s x 8.2 GFLOP = 6.56 TFLOP/s
+    benchmark(r, "cuda:0", "bf16", 128, 8.2e9, 1e8);   // the same intensity: a second series
+    benchmark(r, "cuda:0", "bf16", 1, 8.2e9, 2e8);     // 41 FLOP/B
+    probe("h200-sxm", "gemm_bf16", 800, "TFLOP/s");
+    probe("h200-sxm", "dram_copy", 4000, "GB/s");
+    probe("h200-sxm", "l2_read", 9000, "GB/s");
+    const auto set = roofline_points(*store_, store_->benchmarks(), catalog_);
+    const report::Chart chart = report::roofline_chart(set, 0);
+    EXPECT_TRUE(chart.x_log);
+    EXPECT_TRUE(chart.y_log);
+    EXPECT_EQ(chart.log_base, 10);
+    EXPECT_EQ(chart.y_label, "TFLOP/s (TOPS for int8)");
+
+    const auto* sheet = series_named(chart, "bf16 datasheet 989.5 TFLOP/s, 4.80 TB/s");
+    ASSERT_NE(sheet, nullptr);
+    EXPECT_TRUE(sheet->dashed);
+    EXPECT_EQ(sheet->colour, "#9467bd");
+    // From x = 10 (a decade below 41 / 3) up the 4.8 TB/s slope to the ridge (206 FLOP/B), then flat.
+    ASSERT_EQ(sheet->x.size(), 3u);
+    EXPECT_DOUBLE_EQ(sheet->x[0], 10.0);
+    EXPECT_DOUBLE_EQ(sheet->y[0], 48.0);  // 10 FLOP/B x 4.8 TB/s
+    EXPECT_NEAR(sheet->x[1], 989.5 / 4.8, 1e-9);
+    EXPECT_DOUBLE_EQ(sheet->y[1], 989.5);
+    EXPECT_DOUBLE_EQ(sheet->y[2], 989.5);
+    const auto* measured = series_named(chart, "bf16 measured 800.0 TFLOP/s, 4.00 TB/s");
+    ASSERT_NE(measured, nullptr);
+    EXPECT_FALSE(measured->dashed);
+    const auto* l2 = series_named(chart, "L2 measured 9.00 TB/s");
+    ASSERT_NE(l2, nullptr);
+    EXPECT_EQ(l2->colour, "#555555");
+    EXPECT_EQ(series_named(chart, "fp16 datasheet 989.5 TFLOP/s, 4.80 TB/s"), nullptr) << "only the points' precisions";
+
+    const auto* points = series_named(chart, "bf16 benchmarks (achieved)");
+    ASSERT_NE(points, nullptr);
+    EXPECT_EQ(points->type, report::ChartType::points);
+    ASSERT_EQ(points->x.size(), 2u);  // ascending intensity: b1 (41) then b8 (82)
+    EXPECT_DOUBLE_EQ(points->x[0], 41.0);
+    EXPECT_DOUBLE_EQ(points->x[1], 82.0);
+    EXPECT_DOUBLE_EQ(points->y[1], 6.56);
+    // b1: 0.82 TFLOP/s of min(800, 41 x 4) = 164 attainable; b8: 6.56 of 328.
+    EXPECT_EQ(points->point_labels, (std::vector<std::string>{"b1 0.5%", "b8 2.0%"}));
+    const auto* second = series_named(chart, "bf16 benchmarks (achieved, 2)");
+    ASSERT_NE(second, nullptr);
+    EXPECT_EQ(second->point_labels, (std::vector<std::string>{"b128 32%"}));
+}
+
+TEST_F(RooflineDb, ReportSectionDrawsEachDeviceAndListsWhatWasNotPlaced) {
+    const auto r = run(kH200Environment);
+    benchmark(r, "cuda:0", "bf16", 8, 8.2e9, 1e8);
+    benchmark(r, "cuda:0", "fp16", 8, std::nullopt, std::nullopt);  // no model-cost metrics
+    report::RooflineSection section{roofline_points(*store_, store_->benchmarks(), catalog_), ""};
+    ASSERT_EQ(section.set.points.size(), 1u);
+    ASSERT_EQ(section.set.skipped.size(), 1u);
+    const std::string page = report::render_html_report({}, {}, section);
+    EXPECT_NE(page.find("<section id=\"roofline\">"), std::string::npos);
+    EXPECT_NE(page.find("NVIDIA H200 SXM 141GB (PCI device id 0x2335)"), std::string::npos) << page.substr(0, 3000);
+    EXPECT_NE(page.find("\"y_log\":true"), std::string::npos);
+    EXPECT_NE(page.find("\"point_labels\":[\"b8 "), std::string::npos);
+    EXPECT_NE(page.find("attainable (sheet)"), std::string::npos) << "the placement table";
+    EXPECT_NE(page.find("Roofs of each device"), std::string::npos);
+    EXPECT_NE(page.find("Not placed:"), std::string::npos);
+}
+
+TEST(RooflineSection, AbsentWithoutBenchmarksAndSaysWhyWhenItCouldNotBeComputed) {
+    EXPECT_EQ(report::render_html_report({}, {}, {}).find("id=\"roofline\""), std::string::npos);
+    const std::string page = report::render_html_report({}, {}, {{}, "devices.yaml:3:1: bad value"});
+    EXPECT_NE(page.find("id=\"roofline\""), std::string::npos);
+    EXPECT_NE(page.find("Not drawn: devices.yaml:3:1: bad value"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace inferbench::devices
