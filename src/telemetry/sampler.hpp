@@ -1,7 +1,9 @@
 // The telemetry sampler of one benchmark: a thread of the orchestrator (not of the worker, so that the
 // measured loop is untouched) that reads the GPUs (NVML, else a streaming nvidia-smi) and the worker's
 // process tree and the host (/proc, RAPL) at a fixed rate on absolute deadlines, on the iterations'
-// clock, tagging each sample with the benchmark phase the orchestrator last set.
+// clock, tagging each sample with the benchmark phase the orchestrator last set. Each round reads what
+// changes that fast (instant power, SM clock, clock events); the rest every 100 ms, every second or on
+// phase changes, as sampler.cpp lists, so that 100 Hz costs under 1% of one core.
 #pragma once
 
 #include <cstdint>
