@@ -36,8 +36,9 @@ constexpr std::int64_t kMaxReservedRounds = 1'000'000;
 //  - every second: per-core shares (a stat read per thread), peak RSS, the host's CPU and memory
 //    (/proc/stat grows with cores x interrupts), the power limit, framebuffer use (62 us of CPU per
 //    call there), the worker's own GPU memory;
-//  - the energy counter (3-13 ms of CPU per call there) on every phase change and every 30 s: energy
-//    over a phase needs only its two ends; PCIe throughput (1 ms of CPU and 20 ms blocked per
+//  - the energy counter (3-13 ms of CPU per call there) every 30 s: energy over a phase needs only
+//    its two ends;
+//  - everything on the first round of each phase (load, warm-up, measure, teardown); PCIe throughput (1 ms of CPU and 20 ms blocked per
 //    direction) every 2 s on a thread of its own.
 // The first version read energy and PCIe every round: 44% of one core at 100 Hz.
 constexpr std::int64_t kFullReadNs = 99'000'000;
@@ -164,7 +165,7 @@ struct Sampler::State {
     std::int64_t last_full_ns = 0;
     std::int64_t last_energy_ns = 0;
     std::int64_t last_occasional_ns = 0;
-    std::optional<SamplePhase> last_energy_phase;
+    std::optional<SamplePhase> last_phase;  // of the last round
     std::vector<int> tree_pids;  // the worker's process tree as last read
     std::optional<procfs::ProcessTreeReader> tree;
     std::optional<procfs::HostReader> host;
@@ -236,8 +237,11 @@ void Sampler::State::read_smi() {
 void Sampler::State::sample_round() {
     const SamplePhase current = phase.load(std::memory_order_relaxed);
     const std::int64_t now = monotonic_ns();
-    const bool full = result.rounds == 0 || now - last_full_ns >= kFullReadNs;
-    const bool occasional = last_occasional_ns == 0 || now - last_occasional_ns >= kOccasionalReadNs;
+    // A new phase starts with every metric read, so that even a short one has each of them.
+    const bool phase_changed = !last_phase || *last_phase != current;
+    last_phase = current;
+    const bool full = phase_changed || now - last_full_ns >= kFullReadNs;
+    const bool occasional = phase_changed || now - last_occasional_ns >= kOccasionalReadNs;
     if (full) {
         last_full_ns = now;
         if (occasional) last_occasional_ns = now;
@@ -260,11 +264,8 @@ void Sampler::State::sample_round() {
         tree_pids = process.pids.empty() ? std::vector<int>{pid} : std::move(process.pids);
     }
     if (!gpu.nvml) return;
-    const bool energy = !last_energy_phase || *last_energy_phase != current || now - last_energy_ns >= kEnergyReadNs;
-    if (energy) {
-        last_energy_ns = now;
-        last_energy_phase = current;
-    }
+    const bool energy = phase_changed || now - last_energy_ns >= kEnergyReadNs;
+    if (energy) last_energy_ns = now;
     const NvmlReadSet set{.slow = full, .occasional = full && occasional, .energy = energy};
     for (int i = 0; i < gpu.nvml->device_count(); ++i) {
         GpuSample sample;
