@@ -47,6 +47,8 @@ void Backend::run_own_loop(const LoopSettings& /*settings*/, IterationSink& /*si
     throw std::logic_error(fmt::format("backend {} runs in-process and has no loop of its own", name()));
 }
 
+std::vector<LayerTime> Backend::profile_layers(const std::atomic<std::int32_t>& /*stop*/) { return {}; }
+
 std::optional<std::string> Backend::unsupported_reason(const BenchmarkSpec& spec) const {
     const Capabilities caps = capabilities();
     if (std::find(caps.devices.begin(), caps.devices.end(), spec.device.kind) == caps.devices.end())

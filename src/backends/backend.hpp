@@ -3,6 +3,7 @@
 // reporting the device-side times it can measure.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -98,10 +99,17 @@ public:
     // measurement in the external tool under `settings` and deliver every measured iteration to
     // `sink`, start_ns mapped onto CLOCK_MONOTONIC. The default throws: in-process backends don't.
     virtual void run_own_loop(const LoopSettings& settings, IterationSink& sink);
+
+    // Per-layer times, where the backend's options ask for them (onnxruntime's layer_profile): called
+    // once after the measured loop, never during it, it runs its own separate profiled iterations and
+    // returns one row per node in the order the nodes first ran. `stop` is the harness's Ctrl-C flag
+    // (nonzero: stop early). Empty when not asked for; the default returns nothing.
+    virtual std::vector<LayerTime> profile_layers(const std::atomic<std::int32_t>& stop);
 };
 
-// Shared-library backend modules export one C function returning this descriptor.
-inline constexpr int kBackendApiVersion = 1;
+// Shared-library backend modules export one C function returning this descriptor. The version changes
+// with the Backend class's layout (2: profile_layers), so a module built against another is refused.
+inline constexpr int kBackendApiVersion = 2;
 
 struct BackendModule {
     int api_version;

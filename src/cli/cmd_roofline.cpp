@@ -1,5 +1,7 @@
 // `inferbench roofline`: where each stored benchmark sits under its device's roofs (datasheet and
-// measured), as a table and, with --out, one log-log figure per device.
+// measured), as a table and, with --out, one log-log figure per device; with --layers, where each of a
+// benchmark's layers sits, for benchmarks with stored per-layer times (onnxruntime's layer_profile).
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -15,6 +17,7 @@
 #include "devices/quantities.hpp"
 #include "devices/roofline.hpp"
 #include "report/roofline_plot.hpp"
+#include "report/roofline_view.hpp"
 #include "report/selection.hpp"
 #include "report/table.hpp"
 
@@ -29,70 +32,15 @@ struct RooflineArgs {
     std::string out;
     std::vector<std::string> formats = {"png", "svg"};
     bool json = false;
+    bool layers = false;
+    std::size_t top = 10;
 };
 
+// Layers labelled in a layer figure: the slowest, at most this many.
+constexpr std::size_t kMaxLabelledLayers = 8;
 
-report::Cell tera(const std::optional<devices::Placement>& p) {
-    return p ? report::Cell(p->attainable_per_s / 1e12) : report::Cell(report::Null{});
-}
-report::Cell percent(const std::optional<devices::Placement>& p) {
-    return p ? report::Cell(p->percent) : report::Cell(report::Null{});
-}
-report::Cell bound(const std::optional<devices::Placement>& p) {
-    return p ? report::Cell(std::string(devices::bound_name(p->bound))) : report::Cell(report::Null{});
-}
-
-report::Table points_table(const devices::RooflineSet& set) {
-    report::Table table{"roofline",
-                        {{"benchmark_id", "id", 0},
-                         {"device", "device"},
-                         {"point", "benchmark"},
-                         {"backend", "backend"},
-                         {"intensity_op_per_byte", "FLOP/B", 2},
-                         {"unit", "unit"},
-                         {"achieved", "achieved", 3},
-                         {"attainable_datasheet", "attainable (sheet)", 3},
-                         {"of_datasheet_pct", "% (sheet)", 1},
-                         {"bound_datasheet", "bound (sheet)"},
-                         {"attainable_measured", "attainable (measured)", 3},
-                         {"of_measured_pct", "% (measured)", 1},
-                         {"bound_measured", "bound (measured)"},
-                         {"notes", "notes"}},
-                        {}};
-    for (const auto& p : set.points) {
-        const auto& device = set.devices[p.device];
-        table.rows.push_back({p.benchmark.benchmark_id, device.key.empty() ? device.name : device.key, p.label,
-                              p.benchmark.backend, p.intensity, std::string(p.integer ? "TOPS" : "TFLOP/s"),
-                              p.achieved_per_s / 1e12, tera(p.datasheet), percent(p.datasheet), bound(p.datasheet),
-                              tera(p.measured), percent(p.measured), bound(p.measured), join(p.notes, "; ")});
-    }
-    return table;
-}
-
-report::Table roofs_table(const devices::RooflineSet& set) {
-    report::Table table{"roofs",
-                        {{"device", "device"},
-                         {"roof", "roof"},
-                         {"origin", "origin"},
-                         {"value", "value"},
-                         {"ridge_op_per_byte", "ridge FLOP/B", 1},
-                         {"what", "what"}},
-                        {}};
-    for (const auto& d : set.devices) {
-        const std::string name = d.key.empty() ? d.name : d.key;
-        for (const auto& m : d.memory)
-            table.rows.push_back({name, m.level, std::string(devices::origin_name(m.origin)),
-                                  devices::format_bandwidth(m.bytes_per_s), report::Null{}, m.what});
-        for (const auto& c : d.compute) {
-            const auto* dram = d.dram_for(c);
-            table.rows.push_back(
-                {name, std::string(devices::precision_name(c.precision)), std::string(devices::origin_name(c.origin)),
-                 devices::format_rate(c.per_s, devices::is_integer(c.precision)),
-                 dram ? report::Cell(devices::ridge_point(c.per_s, dram->bytes_per_s)) : report::Cell(report::Null{}),
-                 c.what});
-        }
-    }
-    return table;
+nlohmann::ordered_json rows_json(const report::Table& table) {
+    return nlohmann::ordered_json::parse(report::render(table, report::Format::json))["rows"];
 }
 
 int execute(const RooflineArgs& args) {
@@ -106,16 +54,50 @@ int execute(const RooflineArgs& args) {
     const auto catalog = devices::load_catalog();
     const auto benchmarks = report::select_benchmarks(results, filter);
     const auto set = devices::roofline_points(results, benchmarks, catalog, {args.roofs});
+    const auto layer_sets = args.layers ? devices::roofline_layers(results, set) : std::vector<devices::LayerSet>{};
     std::vector<std::filesystem::path> files;
     if (!args.out.empty() && !set.points.empty()) files = report::draw_rooflines(set, args.out, formats);
+    if (!args.out.empty() && !layer_sets.empty()) {
+        const std::size_t labelled = std::min(args.top == 0 ? kMaxLabelledLayers : args.top, kMaxLabelledLayers);
+        const auto drawn = report::draw_layer_rooflines(set, layer_sets, args.out, formats, labelled);
+        files.insert(files.end(), drawn.begin(), drawn.end());
+    }
     std::vector<std::string> notes;
     for (const auto& d : set.devices) {
         for (const auto& note : d.notes) notes.push_back(fmt::format("{}: {}", d.key.empty() ? d.name : d.key, note));
     }
+    std::vector<std::string> without_layers;
+    if (args.layers) {
+        for (const auto& p : set.points) {
+            const bool has = std::any_of(layer_sets.begin(), layer_sets.end(),
+                                         [&](const auto& l) { return &set.points[l.point] == &p; });
+            if (!has) without_layers.push_back(std::to_string(p.benchmark.benchmark_id));
+        }
+        if (!without_layers.empty())
+            notes.push_back(fmt::format("no layer times stored for benchmark(s) {}: a backend stores them when its "
+                                        "layer_profile option asks, e.g. --set "
+                                        "backend_options.onnxruntime.layer_profile=N (N profiled iterations after "
+                                        "the measured ones)",
+                                        join(without_layers, ", ")));
+    }
     if (args.json) {
         nlohmann::ordered_json doc{{"schema_version", report::kJsonSchemaVersion}};
-        doc["points"] = nlohmann::ordered_json::parse(report::render(points_table(set), report::Format::json))["rows"];
-        doc["roofs"] = nlohmann::ordered_json::parse(report::render(roofs_table(set), report::Format::json))["rows"];
+        doc["points"] = rows_json(report::roofline_points_table(set));
+        doc["roofs"] = rows_json(report::roofline_roofs_table(set));
+        if (args.layers) {
+            doc["layers"] = nlohmann::ordered_json::array();
+            for (const auto& l : layer_sets) {
+                const auto& point = set.points[l.point];
+                doc["layers"].push_back({{"benchmark_id", point.benchmark.benchmark_id},
+                                         {"point", point.label},
+                                         {"layers", l.layers.size()},
+                                         {"profiled_ms", static_cast<double>(l.total_ns) / 1e6},
+                                         {"uncosted", l.uncosted},
+                                         {"uncosted_share_pct", l.uncosted_share_pct},
+                                         {"notes", report::roofline_layer_notes(point, l)},
+                                         {"rows", rows_json(report::roofline_layers_table(point, l, args.top))}});
+            }
+        }
         doc["notes"] = notes;
         doc["skipped"] = set.skipped;
         doc["files"] = nlohmann::ordered_json::array();
@@ -126,9 +108,25 @@ int execute(const RooflineArgs& args) {
     if (set.points.empty()) {
         fmt::print("no benchmark could be placed:\n");
     } else {
-        std::cout << report::render(points_table(set), report::Format::text) << "\n"
-                  << report::render(roofs_table(set), report::Format::text);
+        std::cout << report::render(report::roofline_points_table(set), report::Format::text) << "\n"
+                  << report::render(report::roofline_roofs_table(set), report::Format::text);
     }
+    for (const auto& l : layer_sets) {
+        const auto& point = set.points[l.point];
+        const auto shown = report::slowest_layers(l, args.top);
+        double shown_share = 0;
+        for (const auto* p : shown) shown_share += p->share_pct;
+        double per_run_ns = 0;
+        for (const auto& layer : l.layers) per_run_ns += layer.mean_ns;
+        fmt::print("\nlayers of {}: {} layers, their mean times sum to {}; {}:\n", report::roofline_benchmark_title(point),
+                   l.layers.size(), format_latency(per_run_ns),
+                   shown.size() == l.layers.size()
+                       ? std::string("all of them, slowest first")
+                       : fmt::format("the {} slowest ({:.1f}% of the time)", shown.size(), shown_share));
+        std::cout << report::render(report::roofline_layers_table(point, l, args.top), report::Format::text);
+        for (const auto& note : report::roofline_layer_notes(point, l)) fmt::print("note: {}\n", note);
+    }
+    if (!layer_sets.empty()) fmt::print("\n");
     for (const auto& note : notes) fmt::print("note: {}\n", note);
     for (const auto& skipped : set.skipped) fmt::print("skipped {}\n", skipped);
     for (const auto& file : files) fmt::print("wrote {}\n", file.string());
@@ -143,7 +141,7 @@ void add_roofline_command(CLI::App& app, CommandContext& context) {
     CLI::App* cmd = app.add_subcommand(
         "roofline",
         "place stored benchmarks under their device's roofs (datasheet and measured): intensity, achieved "
-        "FLOP/s, % of attainable, memory- or compute-bound; figures with --out");
+        "FLOP/s, % of attainable, memory- or compute-bound; per layer with --layers; figures with --out");
     cmd->add_option("--db", args->db, "results database (default inferbench-results/results.db)");
     cmd->add_option("--run", args->filter.runs, "run ids (3 or 3,5), latest or all")->capture_default_str();
     cmd->add_option("--device", args->filter.devices, "only these devices, comma-separated")->delimiter(',');
@@ -156,7 +154,12 @@ void add_roofline_command(CLI::App& app, CommandContext& context) {
         "catalog entry (see `inferbench devices`) for GPU benchmarks of runs that did not record their GPU");
     cmd->add_option("--out", args->out, "folder for the figures (roofline-<device>.png/.svg); none without it");
     cmd->add_option("--format", args->formats, "figure formats: png, svg")->delimiter(',')->capture_default_str();
-    cmd->add_flag("--json", args->json, "print JSON (points, roofs, notes, skipped, files)");
+    cmd->add_flag("--layers", args->layers,
+                  "per layer too, for benchmarks with stored layer times (a backend's layer_profile option): a "
+                  "table of the slowest layers and, with --out, one figure per benchmark");
+    cmd->add_option("--top", args->top, "layers shown per benchmark with --layers, slowest first; 0 = all")
+        ->capture_default_str();
+    cmd->add_flag("--json", args->json, "print JSON (points, roofs, layers, notes, skipped, files)");
     cmd->callback([&context, args] { context.action = [args] { return execute(*args); }; });
 }
 

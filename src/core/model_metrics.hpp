@@ -8,7 +8,21 @@
 
 #include <string_view>
 
+#include "core/spec.hpp"
+
 namespace inferbench::model_metrics {
+
+// What the fp32 file's bytes are multiplied by for a benchmark of `precision` (see above).
+constexpr double bytes_scale(Precision precision) {
+    switch (precision) {
+        case Precision::fp16:
+        case Precision::bf16: return 0.5;
+        case Precision::int8:
+        case Precision::fp8: return 0.25;
+        case Precision::fp32: break;
+    }
+    return 1.0;
+}
 
 inline constexpr std::string_view kParameters = "model_parameters";                // unit "count"
 inline constexpr std::string_view kMacsPerInference = "model_macs_per_inference";  // unit "MAC"

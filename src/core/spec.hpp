@@ -80,4 +80,17 @@ struct DeviceTimes {
     std::int64_t d2h_ns = kNotMeasured;
 };
 
+// One node (layer) of a model as a backend's profiler timed it, in a separate profiled run after the
+// measured loop (profiling never runs during the measured iterations). Kept in the order the nodes
+// first ran.
+struct LayerTime {
+    std::string node;      // the node's name as the runtime ran it (fused or added nodes carry the runtime's name)
+    std::string op_type;   // as the runtime ran it: "Conv", "FusedConv", "ReorderOutput"
+    std::string provider;  // what ran it: "CPUExecutionProvider", "CUDAExecutionProvider"
+    std::int64_t calls = 0;     // times it ran over the profiled iterations
+    std::int64_t total_ns = 0;  // summed over those calls
+
+    friend bool operator==(const LayerTime&, const LayerTime&) = default;
+};
+
 }  // namespace inferbench

@@ -10,11 +10,13 @@
 
 #include "analysis/summary.hpp"
 #include "core/error.hpp"
+#include "core/model_metrics.hpp"
 #include "core/spec.hpp"
 #include "core/units.hpp"
 #include "devices/cpu_peaks.hpp"
 #include "devices/match.hpp"
 #include "devices/quantities.hpp"
+#include "models/inference_cost.hpp"
 
 namespace inferbench::devices {
 namespace {
@@ -391,6 +393,169 @@ RooflineSet roofline_points(const store::ResultsStore& results, std::span<const 
         add_point_notes(roofs, p);
     }
     return set;
+}
+
+namespace {
+
+// The model's nodes by name; a name several nodes share matches none of them.
+struct NodeIndex {
+    std::map<std::string, const models::NodeCost*, std::less<>> unique;
+    std::map<std::string, int, std::less<>> count;
+
+    explicit NodeIndex(std::span<const models::NodeCost> nodes) {
+        for (const auto& node : nodes) {
+            if (node.name.empty()) continue;
+            if (++count[node.name] == 1) unique[node.name] = &node;
+            else unique.erase(node.name);
+        }
+    }
+};
+
+// The node of the model a layer is, or why it has none.
+const models::NodeCost* match_node(const NodeIndex& index, const LayerTime& layer, std::string& why) {
+    const auto it = index.unique.find(layer.node);
+    if (it == index.unique.end()) {
+        const auto named = index.count.find(layer.node);
+        why = named != index.count.end()
+                  ? fmt::format("the model has {} nodes named {}", named->second, layer.node)
+                  : std::string("not in the model: renamed or added by the runtime");
+        return nullptr;
+    }
+    const models::NodeCost& node = *it->second;
+    if (node.op_type != layer.op_type) {
+        why = fmt::format("ran as {}, the model's node is a {}: fused with others by the runtime", layer.op_type,
+                          node.op_type);
+        return nullptr;
+    }
+    if (node.unknown) {
+        why = fmt::format("the cost model has no figures for this {} (unknown op or shapes)", node.op_type);
+        return nullptr;
+    }
+    return &node;
+}
+
+void place_layer(LayerPoint& p, const models::NodeCost& node, double bytes_scale, const DeviceRoofs& roofs,
+                 std::optional<Precision> precision) {
+    p.costed = true;
+    p.flops = static_cast<double>(node.flops);
+    p.bytes = static_cast<double>(node.bytes_read + node.bytes_written) * bytes_scale;
+    if (p.bytes <= 0) {
+        p.note = "moves no bytes in the cost model (a view): no intensity";
+        return;
+    }
+    p.intensity = p.flops / p.bytes;
+    if (p.mean_ns <= 0) {
+        p.note = "timed as 0 ns (under the profiler's resolution): no achieved rate";
+        return;
+    }
+    p.achieved_per_s = p.flops / (p.mean_ns * 1e-9);
+    if (p.flops <= 0) {
+        p.note = "no FLOPs in the cost model (data movement)";
+        return;
+    }
+    if (!precision) return;
+    p.datasheet = place(roofs, *precision, p.intensity, p.achieved_per_s, false);
+    p.measured = place(roofs, *precision, p.intensity, p.achieved_per_s, true);
+    const auto& placement = p.measured ? p.measured : p.datasheet;
+    if (placement && placement->percent > 100.5) {
+        const auto* tf32 = *precision == Precision::fp32 ? roofs.compute_roof(Precision::tf32, false) : nullptr;
+        if (placement->bound == Bound::memory)
+            p.note = "above the bandwidth roof: caches hold part of the traffic the cost model counts";
+        else if (tf32)
+            p.note = fmt::format("above the fp32 CUDA-core peak: cuDNN/cuBLAS ran it on TF32 tensor cores (roof {})",
+                                 format_rate(tf32->per_s, false));
+        else
+            p.note = "above the compute peak: the node ran fewer operations than the cost model counts";
+    }
+}
+
+// The static cost of each model file at each batch size, read once.
+class NodeCosts {
+public:
+    // Nothing (and `why` set) when the file is gone or the cost model cannot read it.
+    const std::vector<models::NodeCost>* find(const std::string& path, std::int64_t batch, std::string& why) {
+        const auto key = std::make_pair(path, batch);
+        auto it = cache_.find(key);
+        if (it == cache_.end()) {
+            Entry entry;
+            std::error_code ec;
+            if (path.empty() || !std::filesystem::is_regular_file(path, ec)) {
+                entry.why = path.empty() ? "the benchmark has no model file"
+                                         : fmt::format("its model file {} is gone", path);
+            } else {
+                try {
+                    entry.nodes = models::batch_cost(path, batch).cost.nodes;
+                } catch (const std::exception& e) {
+                    entry.why = fmt::format("the cost model cannot read {}: {}", path, e.what());
+                }
+            }
+            it = cache_.emplace(key, std::move(entry)).first;
+        }
+        why = it->second.why;
+        return it->second.why.empty() ? &it->second.nodes : nullptr;
+    }
+
+private:
+    struct Entry {
+        std::vector<models::NodeCost> nodes;
+        std::string why;
+    };
+    std::map<std::pair<std::string, std::int64_t>, Entry> cache_;
+};
+
+}  // namespace
+
+LayerSet place_layers(std::span<const LayerTime> layers, std::span<const models::NodeCost> nodes, double bytes_scale,
+                      const DeviceRoofs& roofs, std::optional<Precision> precision) {
+    LayerSet set;
+    for (const auto& layer : layers) set.total_ns += layer.total_ns;
+    const NodeIndex index(nodes);
+    std::int64_t uncosted_ns = 0;
+    for (const auto& layer : layers) {
+        LayerPoint& p = set.layers.emplace_back();
+        p.layer = layer;
+        p.mean_ns = layer.calls > 0 ? static_cast<double>(layer.total_ns) / static_cast<double>(layer.calls) : 0.0;
+        p.share_pct = set.total_ns > 0 ? 100.0 * static_cast<double>(layer.total_ns) / static_cast<double>(set.total_ns)
+                                       : 0.0;
+        if (const models::NodeCost* node = match_node(index, layer, p.note)) {
+            place_layer(p, *node, bytes_scale, roofs, precision);
+        } else {
+            ++set.uncosted;
+            uncosted_ns += layer.total_ns;
+        }
+    }
+    set.uncosted_share_pct =
+        set.total_ns > 0 ? 100.0 * static_cast<double>(uncosted_ns) / static_cast<double>(set.total_ns) : 0.0;
+    if (set.uncosted > 0)
+        set.notes.push_back(fmt::format("{} of {} layers ({:.1f}% of the profiled time) have no cost: the runtime "
+                                        "fused, renamed or added them (each layer's note says which)",
+                                        set.uncosted, set.layers.size(), set.uncosted_share_pct));
+    return set;
+}
+
+std::vector<LayerSet> roofline_layers(const store::ResultsStore& results, const RooflineSet& set) {
+    std::vector<LayerSet> sets;
+    NodeCosts costs;
+    for (std::size_t i = 0; i < set.points.size(); ++i) {
+        const RooflinePoint& point = set.points[i];
+        const auto layers = results.layer_times(point.benchmark.benchmark_id);
+        if (layers.empty()) continue;
+        std::string why;
+        const auto* nodes = costs.find(point.benchmark.model_path, point.benchmark.batch_size, why);
+        const auto precision = inferbench::parse_precision(point.benchmark.precision);
+        const double scale = precision ? model_metrics::bytes_scale(*precision) : 1.0;
+        LayerSet placed = place_layers(layers, nodes ? std::span<const models::NodeCost>(*nodes)
+                                                     : std::span<const models::NodeCost>(),
+                                       scale, set.devices[point.device], point.precision);
+        placed.point = i;
+        if (!nodes) {
+            for (auto& layer : placed.layers) layer.note = why;
+            placed.notes = {fmt::format("no layer has a cost: {}; per-layer FLOPs and bytes come from the model file",
+                                        why)};
+        }
+        sets.push_back(std::move(placed));
+    }
+    return sets;
 }
 
 }  // namespace inferbench::devices

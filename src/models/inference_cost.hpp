@@ -5,7 +5,18 @@
 #include <cstdint>
 #include <filesystem>
 
+#include "models/cost_model.hpp"
+
 namespace inferbench::models {
+
+// The static cost model of a file, per node and in total, for the whole batch it runs.
+struct BatchCost {
+    ModelCost cost;
+    std::int64_t batch = 1;  // the file's fixed batch where it has one, else the batch size asked for
+};
+
+// Throws UserError / EnvironmentError for unreadable files or shapes that cannot be inferred.
+BatchCost batch_cost(const std::filesystem::path& onnx_file, std::int64_t batch_size);
 
 struct InferenceCost {
     std::int64_t parameters = 0;

@@ -138,6 +138,10 @@ void charts_part(HtmlPage& page, const std::vector<ChartGroup>& groups) {
     }
 }
 
+// Per benchmark with layer times: the slowest layers named in its chart, and listed in its table.
+constexpr std::size_t kNamedLayers = 8;
+constexpr std::size_t kTabledLayers = 15;
+
 void roofline_part(HtmlPage& page, const RooflineSection& roofline) {
     const auto& set = roofline.set;
     if (roofline.unavailable.empty() && set.points.empty() && set.skipped.empty()) return;
@@ -172,6 +176,18 @@ void roofline_part(HtmlPage& page, const RooflineSection& roofline) {
     if (!set.skipped.empty()) {
         page.paragraph("Not placed:");
         page.list(set.skipped);
+    }
+    for (const auto& layers : roofline.layers) {
+        const auto& point = set.points.at(layers.point);
+        page.heading(3, "Layers of " + roofline_benchmark_title(point));
+        page.paragraph(fmt::format("{} layers from the backend's separate profiled run (layer_profile); each costed "
+                                   "layer at its node's FLOPs over its bytes (the whole batch) and its mean time. "
+                                   "The {} slowest are named; the table lists the {} slowest.",
+                                   layers.layers.size(), kNamedLayers, kTabledLayers),
+                       "hint");
+        page.chart(roofline_layers_chart(set, layers, kNamedLayers));
+        page.table(roofline_layers_table(point, layers, kTabledLayers));
+        if (const auto notes = roofline_layer_notes(point, layers); !notes.empty()) page.list(notes);
     }
     page.close_section();
 }
@@ -272,6 +288,7 @@ void write_html_report(const store::ResultsStore& results, const std::vector<sto
     RooflineSection roofline;
     try {
         roofline.set = devices::roofline_points(results, selected, devices::load_catalog());
+        roofline.layers = devices::roofline_layers(results, roofline.set);
     } catch (const std::exception& e) {  // a broken devices file costs the section, not the report
         roofline.unavailable = e.what();
     }

@@ -52,7 +52,8 @@ std::vector<ChartGroup> load_chart_groups(const store::ResultsStore& results,
 // The roofline section's content: the placed benchmarks, or why there are none.
 struct RooflineSection {
     devices::RooflineSet set;
-    std::string unavailable;  // why no roofline could be computed (e.g. a broken devices file)
+    std::string unavailable;                // why no roofline could be computed (e.g. a broken devices file)
+    std::vector<devices::LayerSet> layers = {};  // of the benchmarks with stored per-layer times
 };
 
 // The page, from already loaded data: runs and environments, the overview table, warnings and

@@ -2,134 +2,42 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <map>
+#include <numeric>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "core/units.hpp"
 #include "devices/quantities.hpp"
+#include "report/roofline_view.hpp"
 #include "report/selection.hpp"
 
 namespace inferbench::report {
 namespace {
 
-using devices::Precision;
 using devices::RoofOrigin;
 
-std::string_view color(Precision precision) {
-    switch (precision) {
-        case Precision::fp64:
-            return "#7f7f7f";
-        case Precision::fp32:
-            return "#1f77b4";
-        case Precision::tf32:
-            return "#17becf";
-        case Precision::fp16:
-            return "#2ca02c";
-        case Precision::bf16:
-            return "#9467bd";
-        case Precision::fp8:
-            return "#d62728";
-        case Precision::int8:
-            return "#ff7f0e";
-        case Precision::int4:
-            return "#8c564b";
-    }
-    return "#000000";
-}
-
-double decade_below(double v) { return std::pow(10.0, std::floor(std::log10(v))); }
-double decade_above(double v) { return std::pow(10.0, std::ceil(std::log10(v))); }
-
-struct Axes {
-    double x_min = 0.01, x_max = 1000, y_min = 1e9, y_max = 1e15;
-    double scale = 1e12;  // y values are divided by this
-    std::string unit = "TFLOP/s (TOPS for int8)";
-};
-
-// Roofs drawn: the precisions the device's points ran in, or every roof where no point has one.
-std::vector<const devices::ComputeRoof*> drawn_roofs(const devices::DeviceRoofs& roofs,
-                                                     const std::vector<const devices::RooflinePoint*>& points) {
-    std::set<Precision> wanted;
-    for (const auto* p : points) {
-        if (p->precision) wanted.insert(*p->precision);
-    }
-    std::vector<const devices::ComputeRoof*> drawn;
-    for (const auto& roof : roofs.compute) {
-        if (wanted.empty() || wanted.contains(roof.precision)) drawn.push_back(&roof);
-    }
-    return drawn;
-}
-
-Axes axes_for(const devices::DeviceRoofs& roofs, const std::vector<const devices::ComputeRoof*>& drawn,
-              const std::vector<const devices::RooflinePoint*>& points) {
-    double x_lo = std::numeric_limits<double>::max(), x_hi = 0, y_lo = std::numeric_limits<double>::max(), y_hi = 0;
-    const auto take_x = [&](double x) { x_lo = std::min(x_lo, x), x_hi = std::max(x_hi, x); };
-    const auto take_y = [&](double y) { y_lo = std::min(y_lo, y), y_hi = std::max(y_hi, y); };
-    for (const auto* p : points) {
-        take_x(p->intensity);
-        take_y(p->achieved_per_s);
-    }
-    for (const auto* roof : drawn) {
-        take_y(roof->per_s);
-        if (const auto* dram = roofs.dram_for(*roof)) take_x(devices::ridge_point(roof->per_s, dram->bytes_per_s));
-    }
-    Axes axes;
-    if (x_hi <= 0 || y_hi <= 0) return axes;
-    axes.x_min = decade_below(x_lo / 3);
-    axes.x_max = decade_above(x_hi * 3);
-    for (const auto& memory : roofs.memory) take_y(memory.bytes_per_s * axes.x_min);
-    axes.y_min = decade_below(y_lo / 3);
-    axes.y_max = decade_above(y_hi * 2);
-    if (y_hi < 1e12) {
-        axes.scale = 1e9;
-        axes.unit = "GFLOP/s (GOPS for int8)";
-    }
-    return axes;
-}
-
-std::string roof_title(const devices::ComputeRoof& roof, const devices::MemoryRoof* dram) {
-    const bool integer = devices::is_integer(roof.precision);
-    std::string title = fmt::format("{} {} {}", devices::precision_name(roof.precision),
-                                    devices::origin_name(roof.origin), devices::format_rate(roof.per_s, integer));
-    if (dram) {
-        title += ", " + devices::format_bandwidth(dram->bytes_per_s);
-        if (dram->origin != roof.origin) title += fmt::format(" ({})", devices::origin_name(dram->origin));
-    }
-    return title;
-}
-
-std::string point_label(const devices::RooflinePoint& p) {
-    const auto& placement = p.measured ? p.measured : p.datasheet;
-    if (!placement) return p.label;
-    return fmt::format("{}: {:.0f}% of {} ({})", p.label, placement->percent, devices::origin_name(placement->origin),
-                       devices::bound_name(placement->bound));
-}
-
-}  // namespace
-
-std::string roofline_script(const devices::RooflineSet& set, std::size_t device, ImageFormat format,
-                            const PlotSize& size, const std::filesystem::path& output) {
-    const devices::DeviceRoofs& roofs = set.devices.at(device);
-    std::vector<const devices::RooflinePoint*> points;
-    for (const auto& p : set.points) {
-        if (p.device == device) points.push_back(&p);
-    }
-    const auto drawn = drawn_roofs(roofs, points);
-    const Axes axes = axes_for(roofs, drawn, points);
+// `key`: where the legend goes ("top left").
+std::string head(const std::string& title, const RooflineAxes& axes, std::string_view key, ImageFormat format,
+                 const PlotSize& size, const std::filesystem::path& output) {
     std::string s = gnuplot_terminal(format, size, output);
-    s += "set title " +
-         gnuplot_quote(fmt::format("Roofline: {} (datasheet or estimated roofs dashed, measured solid)", roofs.name)) +
-         "\n";
-    s += "set logscale xy\nset grid xtics ytics mxtics mytics lc rgb '#dddddd'\nset key inside top left opaque box lc "
-         "rgb '#cccccc' font ',9'\nset samples 2000\n";
+    s += "set title " + gnuplot_quote(title) + "\n";
+    s += fmt::format("set logscale xy\nset grid xtics ytics mxtics mytics lc rgb '#dddddd'\nset key inside {} opaque "
+                     "box lc rgb '#cccccc' font ',9'\nset samples 2000\n",
+                     key);
     s += "set xlabel 'arithmetic intensity (FLOP per byte; OP per byte for int8)'\n";
     s += "set ylabel " + gnuplot_quote(axes.unit) + "\n";
     s += fmt::format("set xrange [{:g}:{:g}]\nset yrange [{:g}:{:g}]\n", axes.x_min, axes.x_max,
                      axes.y_min / axes.scale, axes.y_max / axes.scale);
-    std::vector<std::string> plots;
+    return s;
+}
+
+// The drawn compute roofs (each with its DRAM slope) and the measured L2 roof: their functions go into the
+// script, their plot clauses into `plots`.
+std::string roof_lines(const devices::DeviceRoofs& roofs, const std::vector<const devices::ComputeRoof*>& drawn,
+                       const RooflineAxes& axes, std::vector<std::string>& plots) {
+    std::string s;
     int index = 0;
     for (const auto* roof : drawn) {
         const auto* dram = roofs.dram_for(*roof);
@@ -141,7 +49,7 @@ std::string roofline_script(const devices::RooflineSet& set, std::size_t device,
             s += fmt::format("r{}(x) = {:.17g}\n", index, peak);
         }
         plots.push_back(fmt::format("r{}(x) with lines lw 2 dt {} lc rgb '{}' title {}", index,
-                                    roof->origin == RoofOrigin::measured ? 1 : 2, color(roof->precision),
+                                    roof->origin == RoofOrigin::measured ? 1 : 2, precision_colour(roof->precision),
                                     gnuplot_quote(roof_title(*roof, dram))));
         ++index;
     }
@@ -163,6 +71,24 @@ std::string roofline_script(const devices::RooflineSet& set, std::size_t device,
         s += "set label 1 " + gnuplot_quote(fmt::format("no roofs for {}{}", roofs.name, why)) +
              " at graph 0.5, 0.92 center font ',11'\n";
     }
+    return s;
+}
+
+std::string device_label(const devices::DeviceRoofs& roofs) { return roofs.key.empty() ? roofs.name : roofs.key; }
+
+// Drawn in a layer figure: a cost, FLOPs and a time (a log-log plot has no place for zeros).
+}  // namespace
+
+std::string roofline_script(const devices::RooflineSet& set, std::size_t device, ImageFormat format,
+                            const PlotSize& size, const std::filesystem::path& output) {
+    const devices::DeviceRoofs& roofs = set.devices.at(device);
+    const auto points = device_points(set, device);
+    const auto drawn = drawn_roofs(roofs, points);
+    const RooflineAxes axes = roofline_axes(roofs, drawn, points);
+    std::string s = head(fmt::format("Roofline: {} (datasheet or estimated roofs dashed, measured solid)", roofs.name),
+                         axes, "top left", format, size, output);
+    std::vector<std::string> plots;
+    s += roof_lines(roofs, drawn, axes, plots);
     // One point set per precision, in its roofs' colour.
     std::map<std::string, DataBlock> blocks;
     int label = 10;
@@ -177,7 +103,7 @@ std::string roofline_script(const devices::RooflineSet& set, std::size_t device,
         s += gnuplot_datablock(block);
         const auto precision = devices::parse_precision(name);
         plots.push_back(fmt::format("${} using 1:2 with points pt 7 ps 1.4 lc rgb '{}' title {}", block.name,
-                                    precision ? color(*precision) : "#000000",
+                                    precision ? precision_colour(*precision) : "#000000",
                                     gnuplot_quote(name + " benchmarks (achieved)")));
     }
     if (plots.empty()) plots.push_back("NaN notitle");
@@ -191,16 +117,104 @@ std::vector<std::filesystem::path> draw_rooflines(const devices::RooflineSet& se
     std::vector<std::filesystem::path> files;
     std::set<std::string> names;
     for (std::size_t d = 0; d < set.devices.size(); ++d) {
-        const bool has_points =
-            std::any_of(set.points.begin(), set.points.end(), [&](const auto& p) { return p.device == d; });
-        if (!has_points) continue;
-        std::string stem =
-            "roofline-" + sanitize_file_part(set.devices[d].key.empty() ? set.devices[d].name : set.devices[d].key);
+        if (device_points(set, d).empty()) continue;
+        std::string stem = "roofline-" + sanitize_file_part(device_label(set.devices[d]));
         for (int n = 2; names.contains(stem); ++n) stem = fmt::format("{}-{}", stem, n);
         names.insert(stem);
         for (const ImageFormat format : formats) {
             const auto file = dir / (stem + "." + std::string(extension(format)));
             run_gnuplot(roofline_script(set, d, format, size, file), file);
+            files.push_back(file);
+        }
+    }
+    return files;
+}
+
+std::string layer_roofline_script(const devices::RooflineSet& set, const devices::LayerSet& layers,
+                                  std::size_t labelled, ImageFormat format, const PlotSize& size,
+                                  const std::filesystem::path& output) {
+    const devices::RooflinePoint& point = set.points.at(layers.point);
+    const devices::DeviceRoofs& roofs = set.devices.at(point.device);
+    std::vector<const devices::LayerPoint*> placed;
+    for (const auto& layer : layers.layers)
+        if (drawable_layer(layer)) placed.push_back(&layer);
+    const auto drawn = drawn_roofs(roofs, {&point});
+    const RooflineAxes axes = layer_roofline_axes(set, layers, placed);
+
+    double drawn_share = 0;
+    for (const auto* p : placed) drawn_share += p->share_pct;
+    std::string s = head(fmt::format("Layers of {} ({}, {}): {} of {} layers drawn, {:.0f}% of the profiled time",
+                                     point.label, point.benchmark.backend, device_label(roofs), placed.size(),
+                                     layers.layers.size(), drawn_share),
+                         axes, "bottom right", format, size, output);
+    std::vector<std::string> plots;
+    s += roof_lines(roofs, drawn, axes, plots);
+
+    // One point set per op type, the op types with the most time first.
+    const auto ops = op_types_by_time(placed);
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+        DataBlock block{fmt::format("op{}", i), {}};
+        std::size_t count = 0;
+        for (const auto* p : placed) {
+            if (p->layer.op_type != ops[i].first) continue;
+            block.rows.push_back({p->intensity, p->achieved_per_s / axes.scale});
+            ++count;
+        }
+        s += gnuplot_datablock(block);
+        plots.push_back(fmt::format("${} using 1:2 with points pt 7 ps 1.1 lc rgb '{}' title {}", block.name,
+                                    op_colour(i),
+                                    gnuplot_quote(fmt::format("{} ({} layer{}, {:.0f}% of the time)", ops[i].first,
+                                                              count, count == 1 ? "" : "s", ops[i].second))));
+    }
+    // The slowest layers named; those that fall on one spot (within 10%, as repeated blocks do) share
+    // one label with their summed share of the time.
+    std::vector<const devices::LayerPoint*> slowest = placed;
+    std::stable_sort(slowest.begin(), slowest.end(),
+                     [](const auto* a, const auto* b) { return a->layer.total_ns > b->layer.total_ns; });
+    slowest.resize(std::min(slowest.size(), labelled));
+    const auto near = [](double a, double b) { return std::abs(a - b) <= 0.1 * std::max(a, b); };
+    std::vector<std::vector<const devices::LayerPoint*>> spots;
+    for (const auto* p : slowest) {
+        auto it = std::find_if(spots.begin(), spots.end(), [&](const auto& spot) {
+            return near(spot[0]->intensity, p->intensity) && near(spot[0]->achieved_per_s, p->achieved_per_s);
+        });
+        if (it == spots.end()) spots.push_back({p});
+        else it->push_back(p);
+    }
+    int label = 10;
+    for (const auto& spot : spots) {
+        double share = 0;
+        for (const auto* p : spot) share += p->share_pct;
+        const std::string names = spot.size() == 1
+                                      ? spot[0]->layer.node
+                                      : fmt::format("{} and {} alike", spot[0]->layer.node, spot.size() - 1);
+        // Above and below their points in turn, so that labels of neighbouring points overlap less.
+        s += fmt::format("set label {} {} at {:.17g}, {:.17g} offset 0.6, {} font ',8'\n", label,
+                         gnuplot_quote(fmt::format("{} {:.1f}%", names, share)), spot[0]->intensity,
+                         spot[0]->achieved_per_s / axes.scale, label % 2 == 0 ? "0.5" : "-0.6");
+        ++label;
+    }
+    s += gnuplot_datablock({"whole", {{point.intensity, point.achieved_per_s / axes.scale}}});
+    plots.push_back("$whole using 1:2 with points pt 3 ps 2.2 lw 2 lc rgb '#000000' title " +
+                    gnuplot_quote("whole model, " + point_label(point)));
+    s += "plot " + join(plots, ", \\\n     ") + "\n";
+    return s;
+}
+
+std::vector<std::filesystem::path> draw_layer_rooflines(const devices::RooflineSet& set,
+                                                        std::span<const devices::LayerSet> layers,
+                                                        const std::filesystem::path& dir,
+                                                        std::span<const ImageFormat> formats, std::size_t labelled,
+                                                        const PlotSize& size) {
+    std::filesystem::create_directories(dir);
+    std::vector<std::filesystem::path> files;
+    for (const auto& one : layers) {
+        const auto& b = set.points.at(one.point).benchmark;
+        const std::string stem =
+            sanitize_file_part(fmt::format("roofline-layers-{}-{}-b{}", b.benchmark_id, b.model, b.batch_size));
+        for (const ImageFormat format : formats) {
+            const auto file = dir / (stem + "." + std::string(extension(format)));
+            run_gnuplot(layer_roofline_script(set, one, labelled, format, size, file), file);
             files.push_back(file);
         }
     }

@@ -7,6 +7,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "core/units.hpp"
 #include "devices/quantities.hpp"
@@ -24,6 +25,12 @@ Cell tera(const std::optional<devices::Placement>& p) { return p ? Cell(p->attai
 Cell percent(const std::optional<devices::Placement>& p) { return p ? Cell(p->percent) : Cell(Null{}); }
 Cell bound(const std::optional<devices::Placement>& p) {
     return p ? Cell(std::string(devices::bound_name(p->bound))) : Cell(Null{});
+}
+
+// The bound under the measured roofs where there are some, else under the datasheet's.
+Cell layer_bound(const devices::LayerPoint& p) {
+    const auto& placement = p.measured ? p.measured : p.datasheet;
+    return placement ? Cell(std::string(devices::bound_name(placement->bound))) : Cell(Null{});
 }
 
 std::string device_name(const devices::DeviceRoofs& d) { return d.key.empty() ? d.name : d.key; }
@@ -45,6 +52,16 @@ ChartSeries roof_series(std::string label, double peak, std::optional<double> ba
     return s;
 }
 
+// Appends a point to a series of points in ascending x. A chart's x values are unique per series, so a
+// point at the x of the one before it (layers of one kind, a benchmark measured twice) goes a hair to
+// its right: 10 ppm, invisible on a log axis, and the tables carry the exact values.
+void add_point(ChartSeries& series, double x, double y, std::string label) {
+    if (!series.x.empty() && x <= series.x.back()) x = series.x.back() * (1 + 1e-5);
+    series.x.push_back(x);
+    series.y.push_back(y);
+    series.point_labels.push_back(std::move(label));
+}
+
 // Beside a point in the interactive chart, where many points crowd: "b128 36%" (the model too where
 // the device ran several); the colour gives the precision, the table below the rest.
 std::string short_point_label(const devices::RooflinePoint& p, bool with_model) {
@@ -53,6 +70,31 @@ std::string short_point_label(const devices::RooflinePoint& p, bool with_model) 
     if (placement) label += placement->percent < 9.95 ? fmt::format(" {:.1f}%", placement->percent)
                                                        : fmt::format(" {:.0f}%", placement->percent);
     return label;
+}
+
+// The drawn compute roofs (each with its DRAM slope; datasheet dashed, measured solid) and the measured
+// L2 roof, as line series of `chart`.
+void add_roof_series(Chart& chart, const devices::DeviceRoofs& roofs, const std::vector<const devices::ComputeRoof*>& drawn,
+                     const RooflineAxes& axes) {
+    double top_peak = 0;
+    for (const auto* roof : drawn) {
+        const auto* dram = roofs.dram_for(*roof);
+        ChartSeries s = roof_series(roof_title(*roof, dram), roof->per_s,
+                                    dram ? std::optional<double>(dram->bytes_per_s) : std::nullopt, axes);
+        s.colour = precision_colour(roof->precision);
+        s.dashed = roof->origin != RoofOrigin::measured;
+        chart.series.push_back(std::move(s));
+        top_peak = std::max(top_peak, roof->per_s);
+    }
+    for (const auto& memory : roofs.memory) {
+        if (memory.level != "L2" || top_peak <= 0) continue;
+        ChartSeries s = roof_series("L2 " + std::string(devices::origin_name(memory.origin)) + " " +
+                                        devices::format_bandwidth(memory.bytes_per_s),
+                                    top_peak, memory.bytes_per_s, axes);
+        s.colour = "#555555";
+        s.dashed = true;
+        chart.series.push_back(std::move(s));
+    }
 }
 
 }  // namespace
@@ -184,6 +226,144 @@ Table roofline_roofs_table(const devices::RooflineSet& set) {
     return table;
 }
 
+// The `top` slowest layers (all for 0), slowest first.
+std::vector<const devices::LayerPoint*> slowest_layers(const devices::LayerSet& layers, std::size_t top) {
+    std::vector<const devices::LayerPoint*> rows;
+    for (const auto& layer : layers.layers) rows.push_back(&layer);
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const auto* a, const auto* b) { return a->layer.total_ns > b->layer.total_ns; });
+    if (top > 0 && rows.size() > top) rows.resize(top);
+    return rows;
+}
+
+Table roofline_layers_table(const devices::RooflinePoint& point, const devices::LayerSet& layers, std::size_t top) {
+    Table table{"layers",
+                        {{"layer", "#", 0},
+                         {"node", "node"},
+                         {"op_type", "op"},
+                         {"provider", "provider"},
+                         {"calls", "calls", 0},
+                         {"mean_ms", "mean"},
+                         {"share_pct", "share %", 1},
+                         {"intensity_op_per_byte", "FLOP/B", 2},
+                         {"achieved", "achieved", 2},
+                         {"unit", "unit"},
+                         {"of_datasheet_pct", "% (sheet)", 1},
+                         {"of_measured_pct", "% (measured)", 1},
+                         {"bound", "bound"},
+                         {"note", "note"}},
+                        {}};
+    const std::string unit = point.integer ? "GOPS" : "GFLOP/s";
+    for (const auto* p : slowest_layers(layers, top)) {
+        const auto order = static_cast<std::int64_t>(p - layers.layers.data());
+        const bool rated = p->costed && p->achieved_per_s > 0;
+        table.rows.push_back({order, p->layer.node, p->layer.op_type, p->layer.provider, p->layer.calls,
+                              Duration{p->mean_ns}, p->share_pct,
+                              p->costed && p->bytes > 0 ? Cell(p->intensity) : Cell(Null{}),
+                              rated ? Cell(p->achieved_per_s / 1e9) : Cell(Null{}),
+                              rated ? Cell(unit) : Cell(Null{}), percent(p->datasheet),
+                              percent(p->measured), layer_bound(*p), p->note});
+    }
+    return table;
+}
+
+// "benchmark 3, mobilenet b1 fp32 (onnxruntime on cpu)"
+std::string roofline_benchmark_title(const devices::RooflinePoint& point) {
+    return fmt::format("benchmark {}, {} ({} on {})", point.benchmark.benchmark_id, point.label,
+                       point.benchmark.backend, point.benchmark.device);
+}
+
+// What the reader of one benchmark's layers should know: what is left out and why, and how to get more.
+std::vector<std::string> roofline_layer_notes(const devices::RooflinePoint& point, const devices::LayerSet& layers) {
+    std::vector<std::string> notes = layers.notes;
+    if (layers.uncosted > 0 && point.benchmark.backend == "onnxruntime") {
+        const auto settings = nlohmann::json::parse(point.benchmark.settings_json, nullptr, false);
+        const nlohmann::json options =
+            settings.is_object() ? settings.value("backend_options", nlohmann::json::object()) : nlohmann::json::object();
+        const std::string level = options.is_object() ? options.value("graph_optimization", "all") : "all";
+        if (level != "basic" && level != "disable")
+            notes.push_back(fmt::format("ONNX Runtime ran it at graph_optimization {}, which fuses and renames "
+                                        "nodes; at basic (--set backend_options.onnxruntime.graph_optimization=basic) "
+                                        "it keeps the model's node names but skips the fusions and layout changes "
+                                        "that make {} faster",
+                                        level, level));
+    }
+    return notes;
+}
+
+
+bool drawable_layer(const devices::LayerPoint& p) { return p.costed && p.intensity > 0 && p.achieved_per_s > 0; }
+
+std::vector<std::pair<std::string, double>> op_types_by_time(const std::vector<const devices::LayerPoint*>& layers) {
+    std::map<std::string, double> share;
+    for (const auto* p : layers) share[p->layer.op_type] += p->share_pct;
+    std::vector<std::pair<std::string, double>> ops(share.begin(), share.end());
+    std::stable_sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    return ops;
+}
+
+std::string_view op_colour(std::size_t k) {
+    static constexpr std::string_view kOpColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+                                                      "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"};
+    return kOpColours[k % std::size(kOpColours)];
+}
+
+RooflineAxes layer_roofline_axes(const devices::RooflineSet& set, const devices::LayerSet& layers,
+                                 const std::vector<const devices::LayerPoint*>& placed) {
+    const devices::RooflinePoint& point = set.points.at(layers.point);
+    const devices::DeviceRoofs& roofs = set.devices.at(point.device);
+    std::vector<devices::RooflinePoint> extent(placed.size());
+    for (std::size_t i = 0; i < placed.size(); ++i) {
+        extent[i].intensity = placed[i]->intensity;
+        extent[i].achieved_per_s = placed[i]->achieved_per_s;
+    }
+    std::vector<const devices::RooflinePoint*> covered = {&point};
+    for (const auto& e : extent) covered.push_back(&e);
+    return roofline_axes(roofs, drawn_roofs(roofs, {&point}), covered);
+}
+
+Chart roofline_layers_chart(const devices::RooflineSet& set, const devices::LayerSet& layers, std::size_t labelled) {
+    const devices::RooflinePoint& point = set.points.at(layers.point);
+    const devices::DeviceRoofs& roofs = set.devices.at(point.device);
+    std::vector<const devices::LayerPoint*> placed;
+    for (const auto& layer : layers.layers)
+        if (drawable_layer(layer)) placed.push_back(&layer);
+    const RooflineAxes axes = layer_roofline_axes(set, layers, placed);
+    double drawn_share = 0;
+    for (const auto* p : placed) drawn_share += p->share_pct;
+    Chart chart{.title = fmt::format("Layers of {} ({}): {} of {} layers drawn, {:.0f}% of the profiled time",
+                                     point.label, point.benchmark.backend, placed.size(), layers.layers.size(),
+                                     drawn_share),
+                .x_label = "arithmetic intensity (FLOP per byte; OP per byte for int8)",
+                .y_label = axes.unit,
+                .type = ChartType::line,
+                .x_log = true,
+                .y_log = true,
+                .log_base = 10};
+    add_roof_series(chart, roofs, drawn_roofs(roofs, {&point}), axes);
+    std::vector<const devices::LayerPoint*> named = placed;
+    std::stable_sort(named.begin(), named.end(),
+                     [](const auto* a, const auto* b) { return a->layer.total_ns > b->layer.total_ns; });
+    if (named.size() > labelled) named.resize(labelled);
+    const auto ops = op_types_by_time(placed);
+    for (std::size_t k = 0; k < ops.size(); ++k) {
+        std::vector<const devices::LayerPoint*> of_op;
+        for (const auto* p : placed)
+            if (p->layer.op_type == ops[k].first) of_op.push_back(p);
+        std::stable_sort(of_op.begin(), of_op.end(), [](const auto* a, const auto* b) { return a->intensity < b->intensity; });
+        ChartSeries series{.label = fmt::format("{} ({:.0f}% of the time)", ops[k].first, ops[k].second),
+                           .type = ChartType::points};
+        series.colour = op_colour(k);
+        for (const auto* p : of_op) {
+            const bool name_it = std::find(named.begin(), named.end(), p) != named.end();
+            add_point(series, p->intensity, p->achieved_per_s / axes.scale,
+                      name_it ? fmt::format("{} {:.1f}%", p->layer.node, p->share_pct) : "");
+        }
+        chart.series.push_back(std::move(series));
+    }
+    return chart;
+}
+
 Chart roofline_chart(const devices::RooflineSet& set, std::size_t device) {
     const devices::DeviceRoofs& roofs = set.devices.at(device);
     const auto points = device_points(set, device);
@@ -196,51 +376,22 @@ Chart roofline_chart(const devices::RooflineSet& set, std::size_t device) {
                 .x_log = true,
                 .y_log = true,
                 .log_base = 10};
-    double top_peak = 0;
-    for (const auto* roof : drawn) {
-        const auto* dram = roofs.dram_for(*roof);
-        ChartSeries s = roof_series(roof_title(*roof, dram), roof->per_s,
-                                    dram ? std::optional<double>(dram->bytes_per_s) : std::nullopt, axes);
-        s.colour = precision_colour(roof->precision);
-        s.dashed = roof->origin != RoofOrigin::measured;
-        chart.series.push_back(std::move(s));
-        top_peak = std::max(top_peak, roof->per_s);
-    }
-    for (const auto& memory : roofs.memory) {
-        if (memory.level != "L2" || top_peak <= 0) continue;
-        ChartSeries s = roof_series("L2 " + std::string(devices::origin_name(memory.origin)) + " " +
-                                        devices::format_bandwidth(memory.bytes_per_s),
-                                    top_peak, memory.bytes_per_s, axes);
-        s.colour = "#555555";
-        s.dashed = true;
-        chart.series.push_back(std::move(s));
-    }
-    // One series of points per precision, ascending in intensity; a point whose intensity another of
-    // the series already has goes into a further series (a chart's x values are unique per series).
+    add_roof_series(chart, roofs, drawn, axes);
+    // One series of points per precision, ascending in intensity.
     std::set<std::string> models;
     for (const auto* p : points) models.insert(p->benchmark.model);
     const bool several_models = models.size() > 1;
-    std::map<std::string, std::vector<ChartSeries>> by_precision;
+    std::map<std::string, ChartSeries> by_precision;
     std::vector<const devices::RooflinePoint*> sorted = points;
     std::stable_sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) { return a->intensity < b->intensity; });
     for (const auto* p : sorted) {
         const std::string name = p->precision ? std::string(devices::precision_name(*p->precision)) : "other";
-        auto& list = by_precision[name];
-        auto it = std::find_if(list.begin(), list.end(), [&](const ChartSeries& s) { return s.x.back() < p->intensity; });
-        if (it == list.end()) {
-            ChartSeries s{.label = list.empty() ? name + " benchmarks (achieved)"
-                                                : fmt::format("{} benchmarks (achieved, {})", name, list.size() + 1),
-                          .type = ChartType::points};
-            s.colour = p->precision ? std::string(precision_colour(*p->precision)) : "#000000";
-            list.push_back(std::move(s));
-            it = std::prev(list.end());
-        }
-        it->x.push_back(p->intensity);
-        it->y.push_back(p->achieved_per_s / axes.scale);
-        it->point_labels.push_back(short_point_label(*p, several_models));
+        auto [it, added] = by_precision.try_emplace(name, ChartSeries{.label = name + " benchmarks (achieved)",
+                                                                      .type = ChartType::points});
+        if (added) it->second.colour = p->precision ? std::string(precision_colour(*p->precision)) : "#000000";
+        add_point(it->second, p->intensity, p->achieved_per_s / axes.scale, short_point_label(*p, several_models));
     }
-    for (auto& [name, list] : by_precision)
-        for (auto& s : list) chart.series.push_back(std::move(s));
+    for (auto& [name, series] : by_precision) chart.series.push_back(std::move(series));
     return chart;
 }
 

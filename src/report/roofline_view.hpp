@@ -3,8 +3,10 @@
 // figure (roofline_plot.hpp) and of the report's interactive chart.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "devices/roofline.hpp"
@@ -42,6 +44,29 @@ std::string point_label(const devices::RooflinePoint& point);
 Table roofline_points_table(const devices::RooflineSet& set);
 // Every device's roofs with their origin and ridge point.
 Table roofline_roofs_table(const devices::RooflineSet& set);
+
+// Per layer (devices::LayerSet: a benchmark's stored layer times under its roofs).
+// "benchmark 3, mobilenet b1 fp32 (onnxruntime on cpu)"
+std::string roofline_benchmark_title(const devices::RooflinePoint& point);
+// The `top` slowest layers (all for 0), slowest first.
+std::vector<const devices::LayerPoint*> slowest_layers(const devices::LayerSet& layers, std::size_t top);
+// Each of the `top` slowest layers: time, share, intensity, achieved, % of the attainable rate, bound.
+Table roofline_layers_table(const devices::RooflinePoint& point, const devices::LayerSet& layers, std::size_t top);
+// What the reader of one benchmark's layers should know: what is left out and why, and how to get more.
+std::vector<std::string> roofline_layer_notes(const devices::RooflinePoint& point, const devices::LayerSet& layers);
+// A layer that can be drawn: it has a cost, bytes and a time.
+bool drawable_layer(const devices::LayerPoint& layer);
+// The op types of `layers`, the one with the most time first, and each one's share of the time.
+std::vector<std::pair<std::string, double>> op_types_by_time(const std::vector<const devices::LayerPoint*>& layers);
+// The colour of the k-th op type of a layer figure.
+std::string_view op_colour(std::size_t k);
+// Axes covering the benchmark, its roofs and the given layers.
+RooflineAxes layer_roofline_axes(const devices::RooflineSet& set, const devices::LayerSet& layers,
+                                 const std::vector<const devices::LayerPoint*>& placed);
+
+// The interactive log-log chart of one benchmark's layers for the HTML report: the roofs of its
+// precision, each drawable layer a point coloured by op type, the `labelled` slowest named.
+Chart roofline_layers_chart(const devices::RooflineSet& set, const devices::LayerSet& layers, std::size_t labelled);
 
 // The interactive log-log chart of device `device` for the HTML report: roofs as lines (datasheet or
 // estimated dashed, measured solid, the measured L2 roof grey), benchmarks as points per precision,

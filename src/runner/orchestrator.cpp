@@ -133,19 +133,8 @@ public:
         std::vector<store::Metric> metrics = it->second;
         // The file holds fp32 tensors; the backend moves them at the benchmark's precision.
         for (auto& metric : metrics)
-            if (metric.name == model_metrics::kBytesPerInference) metric.value *= bytes_scale(precision);
+            if (metric.name == model_metrics::kBytesPerInference) metric.value *= model_metrics::bytes_scale(precision);
         return metrics;
-    }
-
-    static double bytes_scale(Precision precision) {
-        switch (precision) {
-            case Precision::fp16:
-            case Precision::bf16: return 0.5;
-            case Precision::int8:
-            case Precision::fp8: return 0.25;
-            case Precision::fp32: break;
-        }
-        return 1.0;
     }
 
 private:
@@ -199,6 +188,18 @@ void fill_from_outcome(store::BenchmarkRecord& record, const WorkerOutcome& outc
     }
 }
 
+// The per-layer times of the worker's "layers" event (a backend's separate profiled run), in its order.
+std::vector<LayerTime> layer_times(const WorkerOutcome& outcome) {
+    std::vector<LayerTime> layers;
+    const auto* event = outcome.find_event("layers");
+    if (!event) return layers;
+    for (const auto& row : event->at("layers"))
+        layers.push_back({row.at("node").get<std::string>(), row.at("op_type").get<std::string>(),
+                          row.at("provider").get<std::string>(), row.at("calls").get<std::int64_t>(),
+                          row.at("total_ns").get<std::int64_t>()});
+    return layers;
+}
+
 class PlanRunner {
 public:
     PlanRunner(const Plan& plan, const BackendRegistry& registry, store::ResultsStore& results,
@@ -246,8 +247,9 @@ private:
         notify({ProgressEvent::Kind::started, i + 1, 0, &spec});
         store::BenchmarkRecord record = base_record(result_.run_id, i, spec);
         std::vector<IterationRecord> iterations;
+        std::vector<LayerTime> layers;
         try {
-            measure_cell(spec, record, iterations, i);
+            measure_cell(spec, record, iterations, layers, i);
         } catch (const std::exception& e) {
             record.status = "failed";
             record.reason = e.what();
@@ -257,7 +259,8 @@ private:
         const BenchmarkTelemetry telemetry = telemetry_.finish(iterations);
         record.benchmark_id = results_.add_benchmark(
             record, store::BenchmarkData{.iterations = iterations, .metrics = metrics, .gpu_samples = telemetry.gpu,
-                                         .cpu_samples = telemetry.cpu, .telemetry_sources = telemetry.sources});
+                                         .cpu_samples = telemetry.cpu, .telemetry_sources = telemetry.sources,
+                                         .layer_times = layers});
         result_.benchmarks.push_back(record);
         if (record.status == "interrupted" || interrupt_requested()) result_.interrupted = true;
         if (record.status != "skipped") {
@@ -268,7 +271,7 @@ private:
     }
 
     void measure_cell(const BenchmarkSpec& spec, store::BenchmarkRecord& record, std::vector<IterationRecord>& iterations,
-                      std::size_t i) {
+                      std::vector<LayerTime>& layers, std::size_t i) {
         std::string problem;
         const Backend* backend = cache_.get(spec.backend, problem);
         std::optional<std::string> skip = backend ? backend->unsupported_reason(spec) : problem;
@@ -305,6 +308,7 @@ private:
         const auto published = trace.published();
         iterations.assign(published.begin(), published.end());
         fill_from_outcome(record, outcome);
+        layers = layer_times(outcome);
     }
 
     const Plan& plan_;

@@ -41,6 +41,21 @@ nlohmann::json describe_inputs(const std::vector<TensorInfo>& inputs) {
     return list;
 }
 
+// After the measured loop (never during it): the backend's per-layer times, where its options ask for
+// them, as one "layers" event. Nothing when the measurement was stopped.
+void send_layer_times(Backend& backend, const TraceBuffer& trace, std::string& phase) {
+    const auto& stop = trace.header().stop_requested;
+    if (stop.load(std::memory_order_relaxed) != 0) return;
+    phase = "layer profile";
+    const std::vector<LayerTime> layers = backend.profile_layers(stop);
+    if (layers.empty()) return;
+    nlohmann::json rows = nlohmann::json::array();
+    for (const LayerTime& layer : layers)
+        rows.push_back({{"node", layer.node}, {"op_type", layer.op_type}, {"provider", layer.provider},
+                        {"calls", layer.calls}, {"total_ns", layer.total_ns}});
+    send_event({{"event", "layers"}, {"layers", std::move(rows)}});
+}
+
 // Measured iterations expected from the warm-up's pace, with headroom: their pages are touched
 // before measuring so the loop takes no page faults.
 std::int64_t expected_iterations(const WarmupResult& warmup, const LoopLimits& limits) {
@@ -79,6 +94,7 @@ int run_external_loop(Backend& backend, const LoopLimits& limits, TraceBuffer& t
     send_event({{"event", "warmup"}, {"iterations", 0}, {"elapsed_ns", 0}});
     send_event({{"event", "measured"}, {"iterations", static_cast<std::int64_t>(records.size())}, {"wall_ns", wall_ns},
                 {"stopped", sink.stop_requested()}});
+    send_layer_times(backend, trace, phase);
     return 0;
 }
 
@@ -112,6 +128,7 @@ int run_benchmark(const BenchmarkSpec& spec, const std::string& model_path, Trac
                          trace.header().stop_requested);
         send_event({{"event", "measured"}, {"iterations", measured.iterations}, {"wall_ns", measured.wall_ns},
                     {"stopped", measured.stopped}});
+        send_layer_times(*backend, trace, phase);
         return 0;
     } catch (const std::exception& e) {
         send_event({{"event", "error"}, {"phase", phase}, {"message", e.what()}});

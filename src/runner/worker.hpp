@@ -1,4 +1,5 @@
-// The worker process: load (timed), prepare inputs (untimed), warm-up, measured iterations.
+// The worker process: load (timed), prepare inputs (untimed), warm-up, measured iterations, then the
+// backend's per-layer profile where its options ask for one.
 #pragma once
 
 namespace inferbench {

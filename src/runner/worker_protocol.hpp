@@ -3,7 +3,8 @@
 //   fd 0: the request (one JSON document: the spec and the resolved model path), then EOF
 //   fd 1, 2: a pipe the orchestrator keeps the last lines of (failure reasons)
 //   fd 3: the iteration trace (memfd, see trace_buffer.hpp)
-//   fd 4: events, one JSON object per line: loaded, warmup, measured, error
+//   fd 4: events, one JSON object per line: loaded, warmup, measured, layers (per-layer times from the
+//         backend's separate profiled run, when its options ask for one), error
 #pragma once
 
 #include <string_view>

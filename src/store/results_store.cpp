@@ -184,6 +184,21 @@ void insert_series(Database& db, std::int64_t benchmark_id, std::span<const Seri
     }
 }
 
+void insert_layer_times(Database& db, std::int64_t benchmark_id, std::span<const LayerTime> layers) {
+    if (layers.empty()) return;
+    Statement insert = db.prepare(
+        "INSERT INTO layer_times (benchmark_id, layer, node, op_type, provider, calls, total_ns) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+    std::int64_t layer = 0;
+    for (const LayerTime& row : layers) {
+        insert.reset();
+        insert.bind_int64(1, benchmark_id).bind_int64(2, layer++);
+        insert.bind_text(3, row.node).bind_text(4, row.op_type).bind_text(5, row.provider);
+        insert.bind_int64(6, row.calls).bind_int64(7, row.total_ns);
+        insert.run();
+    }
+}
+
 // "(?1, ?2, ..., ?n)"
 std::string parameter_list(int n) {
     std::string text = "(";
@@ -359,6 +374,7 @@ std::int64_t ResultsStore::add_benchmark(const BenchmarkRecord& benchmark, const
     insert_gpu_samples(s.db, benchmark_id, data.gpu_samples);
     insert_cpu_samples(s.db, benchmark_id, data.cpu_samples);
     insert_telemetry_sources(s.db, benchmark_id, data.telemetry_sources);
+    insert_layer_times(s.db, benchmark_id, data.layer_times);
     transaction.commit();
     return benchmark_id;
 }
@@ -480,6 +496,17 @@ std::vector<TelemetrySource> ResultsStore::telemetry_sources(std::int64_t benchm
     select.bind_int64(1, benchmark_id);
     std::vector<TelemetrySource> result;
     while (select.step()) result.push_back({select.column_text(0), select.column_text(1), select.column_text(2)});
+    return result;
+}
+
+std::vector<LayerTime> ResultsStore::layer_times(std::int64_t benchmark_id) const {
+    Statement select = impl_->db.prepare(
+        "SELECT node, op_type, provider, calls, total_ns FROM layer_times WHERE benchmark_id = ?1 ORDER BY layer");
+    select.bind_int64(1, benchmark_id);
+    std::vector<LayerTime> result;
+    while (select.step())
+        result.push_back({select.column_text(0), select.column_text(1), select.column_text(2), select.column_int64(3),
+                          select.column_int64(4)});
     return result;
 }
 

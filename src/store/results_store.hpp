@@ -73,6 +73,7 @@ struct BenchmarkData {
     std::span<const GpuSample> gpu_samples = {};
     std::span<const CpuSample> cpu_samples = {};
     std::span<const TelemetrySource> telemetry_sources = {};  // source names unique within the benchmark
+    std::span<const LayerTime> layer_times = {};  // a backend's per-layer profile, in the order the nodes first ran
 };
 
 // One measured ceiling of a device (`inferbench probe`): name "gemm_bf16", value 812.4, unit "TFLOP/s".
@@ -134,6 +135,8 @@ public:
     std::vector<CpuSample> cpu_samples(std::int64_t benchmark_id) const;
     // Ordered by source name.
     std::vector<TelemetrySource> telemetry_sources(std::int64_t benchmark_id) const;
+    // In stored order (the order the nodes first ran); empty for a benchmark without a per-layer profile.
+    std::vector<LayerTime> layer_times(std::int64_t benchmark_id) const;
 
     // Device probes, all in one transaction (probe_id ignored); returns their ids in order.
     std::vector<std::int64_t> add_probes(std::span<const ProbeRecord> probes);

@@ -156,6 +156,20 @@ CREATE TABLE device_probes (
 );
 CREATE INDEX device_probes_by_device ON device_probes (device_key, name, measured_unix_ms);
 )sql",
+    // 5: per-layer times from a backend's separate profiled run (onnxruntime's layer_profile), one row per
+    // node in the order the nodes first ran (layer, from 0), with the op type and provider it ran as.
+    R"sql(
+CREATE TABLE layer_times (
+    benchmark_id INTEGER NOT NULL REFERENCES benchmarks (benchmark_id) ON DELETE CASCADE,
+    layer        INTEGER NOT NULL,
+    node         TEXT    NOT NULL,
+    op_type      TEXT    NOT NULL,
+    provider     TEXT    NOT NULL,
+    calls        INTEGER NOT NULL CHECK (calls > 0),
+    total_ns     INTEGER NOT NULL CHECK (total_ns >= 0),
+    PRIMARY KEY (benchmark_id, layer)
+) WITHOUT ROWID;
+)sql",
 };
 
 constexpr int kKnownVersion = static_cast<int>(std::size(kMigrations));

@@ -38,11 +38,9 @@ protected:
         return store_->begin_run(r);
     }
 
-    // `iterations` iterations of a batch in wall_ns: throughput = batch x iterations / wall.
-    std::int64_t benchmark(std::int64_t run_id, const std::string& device, const std::string& precision,
-                           std::int64_t batch, std::optional<double> flops, std::optional<double> bytes,
-                           const std::string& status = "ok", int iterations = 100,
-                           std::int64_t wall_ns = 1'000'000'000) {
+    // A benchmark of model "net" on torch, run `run_id`, measured for `wall_ns`.
+    store::BenchmarkRecord record(std::int64_t run_id, const std::string& device, const std::string& precision,
+                                  std::int64_t batch, std::int64_t wall_ns = 1'000'000'000) {
         store::BenchmarkRecord b;
         b.run_id = run_id;
         b.ordinal = ++ordinal_;
@@ -52,11 +50,26 @@ protected:
         b.device = device;
         b.precision = precision;
         b.batch_size = batch;
-        b.status = status;
+        b.status = "ok";
         b.settings_json = "{}";
         b.measured_wall_ns = wall_ns;
+        return b;
+    }
+
+    // `count` iterations 10 ms apart.
+    static std::vector<IterationRecord> iterations(int count) {
         std::vector<IterationRecord> its;
-        for (int i = 0; i < iterations; ++i) its.push_back({i * 10'000'000LL, 9'000'000});
+        for (int i = 0; i < count; ++i) its.push_back({i * 10'000'000LL, 9'000'000});
+        return its;
+    }
+
+    // `iterations` iterations of a batch in wall_ns: throughput = batch x iterations / wall.
+    std::int64_t benchmark(std::int64_t run_id, const std::string& device, const std::string& precision,
+                           std::int64_t batch, std::optional<double> flops, std::optional<double> bytes,
+                           const std::string& status = "ok", int count = 100, std::int64_t wall_ns = 1'000'000'000) {
+        store::BenchmarkRecord b = record(run_id, device, precision, batch, wall_ns);
+        b.status = status;
+        const auto its = iterations(count);
         std::vector<store::Metric> metrics;
         if (flops) metrics.push_back({std::string(model_metrics::kFlopsPerInference), *flops, "FLOP"});
         if (bytes) metrics.push_back({std::string(model_metrics::kBytesPerInference), *bytes, "B"});

@@ -56,15 +56,14 @@ TEST_F(RooflineDb, ChartHasTheRoofsAndLabelledPointsOnLogLogAxes) {
     const auto* points = series_named(chart, "bf16 benchmarks (achieved)");
     ASSERT_NE(points, nullptr);
     EXPECT_EQ(points->type, report::ChartType::points);
-    ASSERT_EQ(points->x.size(), 2u);  // ascending intensity: b1 (41) then b8 (82)
+    ASSERT_EQ(points->x.size(), 3u);  // ascending intensity: b1 (41), then b8 and b128 (82)
     EXPECT_DOUBLE_EQ(points->x[0], 41.0);
     EXPECT_DOUBLE_EQ(points->x[1], 82.0);
     EXPECT_DOUBLE_EQ(points->y[1], 6.56);
+    EXPECT_GT(points->x[2], 82.0) << "x unique per series: the second point at 82 moves a hair right";
+    EXPECT_LT(points->x[2], 82.01);
     // b1: 0.82 TFLOP/s of min(800, 41 x 4) = 164 attainable; b8: 6.56 of 328.
-    EXPECT_EQ(points->point_labels, (std::vector<std::string>{"b1 0.5%", "b8 2.0%"}));
-    const auto* second = series_named(chart, "bf16 benchmarks (achieved, 2)");
-    ASSERT_NE(second, nullptr);
-    EXPECT_EQ(second->point_labels, (std::vector<std::string>{"b128 32%"}));
+    EXPECT_EQ(points->point_labels, (std::vector<std::string>{"b1 0.5%", "b8 2.0%", "b128 32%"}));
 }
 
 TEST_F(RooflineDb, ReportSectionDrawsEachDeviceAndListsWhatWasNotPlaced) {
@@ -82,6 +81,48 @@ TEST_F(RooflineDb, ReportSectionDrawsEachDeviceAndListsWhatWasNotPlaced) {
     EXPECT_NE(page.find("attainable (sheet)"), std::string::npos) << "the placement table";
     EXPECT_NE(page.find("Roofs of each device"), std::string::npos);
     EXPECT_NE(page.find("Not placed:"), std::string::npos);
+}
+
+// One benchmark's layers: a series per op type (most time first), repeated intensities kept in one series,
+// the slowest named, layers without a cost left out and counted in the title; the section shows them.
+TEST_F(RooflineDb, LayerChartAndSectionOfABenchmarkWithLayerTimes) {
+    const auto r = run(kH200Environment);
+    benchmark(r, "cuda:0", "bf16", 8, 8.2e9, 1e8);
+    const auto set = roofline_points(*store_, store_->benchmarks(), catalog_);
+    const auto layer = [](std::string node, std::string op, std::int64_t ns, bool costed, double intensity) {
+        LayerPoint p;
+        p.layer = {std::move(node), std::move(op), "LibTorch CUDA", 10, ns * 10};
+        p.mean_ns = static_cast<double>(ns);
+        p.costed = costed;
+        p.flops = 2e9;
+        p.bytes = 2e9 / intensity;
+        p.intensity = intensity;
+        p.achieved_per_s = 2e9 / (static_cast<double>(ns) * 1e-9);
+        return p;
+    };
+    LayerSet layers;
+    layers.point = 0;
+    layers.layers = {layer("conv1", "Conv", 100'000, true, 50), layer("bn1", "BatchNormalization", 20'000, true, 0.5),
+                     layer("conv2", "Conv", 50'000, true, 50), layer("fused", "FusedConv", 30'000, false, 1)};
+    layers.total_ns = 2'000'000;
+    for (auto& l : layers.layers) l.share_pct = static_cast<double>(l.layer.total_ns) / 2'000'000.0 * 100;
+    const report::Chart chart = report::roofline_layers_chart(set, layers, 2);
+    EXPECT_NE(chart.title.find("3 of 4 layers drawn, 85% of the profiled time"), std::string::npos) << chart.title;
+    const auto* conv = series_named(chart, "Conv (75% of the time)");
+    ASSERT_NE(conv, nullptr);
+    ASSERT_EQ(conv->x.size(), 2u);
+    EXPECT_DOUBLE_EQ(conv->x[0], 50.0);
+    EXPECT_GT(conv->x[1], 50.0);
+    EXPECT_EQ(conv->point_labels, (std::vector<std::string>{"conv1 50.0%", "conv2 25.0%"}));
+    const auto* bn = series_named(chart, "BatchNormalization (10% of the time)");
+    ASSERT_NE(bn, nullptr);
+    EXPECT_EQ(bn->point_labels, (std::vector<std::string>{""})) << "only the 2 slowest are named";
+    EXPECT_EQ(series_named(chart, "FusedConv (15% of the time)"), nullptr) << "no cost: not drawn";
+
+    report::RooflineSection section{set, "", {layers}};
+    const std::string page = report::render_html_report({}, {}, section);
+    EXPECT_NE(page.find("Layers of benchmark 1, net b8 bf16 (torch on cuda:0)"), std::string::npos);
+    EXPECT_NE(page.find("<td>conv1</td>"), std::string::npos) << "the table of the slowest layers";
 }
 
 TEST(RooflineSection, AbsentWithoutBenchmarksAndSaysWhyWhenItCouldNotBeComputed) {

@@ -98,7 +98,7 @@ TEST_F(BenchmarkMetricsTest, AVersionOneFileMigratesAndKeepsItsRows) {
         id = store.add_benchmark(benchmark(add_run(store)), std::vector<IterationRecord>{{7, 8}});
         db.exec("DROP TABLE benchmark_metrics; DROP TABLE benchmark_series; DROP TABLE gpu_samples; "
                 "DROP TABLE cpu_samples; DROP TABLE telemetry_sources; DROP TABLE device_probes; "
-                "PRAGMA user_version = 1");
+                "DROP TABLE layer_times; PRAGMA user_version = 1");
     }
     auto store = ResultsStore::open(db_path_);
     EXPECT_EQ(store.schema_version(), known_schema_version());

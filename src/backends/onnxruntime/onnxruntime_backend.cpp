@@ -9,7 +9,9 @@
 #include <fmt/format.h>
 
 #include "backends/onnxruntime/onnxruntime_options.hpp"
+#include "backends/onnxruntime/ort_profile.hpp"
 #include "core/error.hpp"
+#include "core/temp_dir.hpp"
 
 namespace inferbench {
 namespace {
@@ -221,6 +223,8 @@ void OnnxRuntimeBackend::load(const std::string& model_path, const BenchmarkSpec
         throw std::runtime_error(load_error(model_path, e));
     }
     model_path_ = model_path;
+    options_ = options;
+    device_ = spec.device;
     read_model_io(spec.batch_size);
 }
 
@@ -270,6 +274,36 @@ void OnnxRuntimeBackend::infer(DeviceTimes& /*times*/) {
     } catch (const Ort::Exception& e) {
         throw std::runtime_error(fmt::format("ONNX Runtime failed to run model {}: {}", model_path_, e.what()));
     }
+}
+
+std::vector<LayerTime> OnnxRuntimeBackend::profile_layers(const std::atomic<std::int32_t>& stop) {
+    if (options_.layer_profile == 0) return {};
+    if (!binding_) throw std::logic_error("OnnxRuntimeBackend::profile_layers() before prepare()");
+    // ONNX Runtime names the file itself (prefix + date) and writes it at the latest when the session
+    // goes: a private folder, declared first so that it is removed last, takes it whatever happens.
+    const TempDir folder("onnxruntime-profile");
+    std::string profile;
+    try {
+        Ort::SessionOptions session_options = make_session_options(options_, device_);
+        session_options.EnableProfiling((folder.path() / "profile").c_str());
+        Ort::Session session(env_, model_path_.c_str(), session_options);
+        Ort::IoBinding binding(session);
+        for (std::size_t i = 0; i < inputs_.size(); ++i) binding.BindInput(inputs_[i].name.c_str(), input_values_[i]);
+        const auto cpu = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
+        for (const std::string& name : output_names_) binding.BindOutput(name.c_str(), cpu);
+        const Ort::RunOptions run_options;
+        // One warm-up run (allocations, thread start-up), left out of the times by the parser.
+        for (std::int64_t i = 0; i <= options_.layer_profile; ++i) {
+            if (stop.load(std::memory_order_relaxed) != 0) return {};
+            session.Run(run_options, binding);
+        }
+        Ort::AllocatorWithDefaultOptions allocator;
+        profile = session.EndProfilingAllocated(allocator).get();
+    } catch (const Ort::Exception& e) {
+        throw std::runtime_error(
+            fmt::format("ONNX Runtime failed to profile model {} (layer_profile): {}", model_path_, e.what()));
+    }
+    return ort_profile::read_node_times(profile, 1);
 }
 
 std::vector<Ort::Value> OnnxRuntimeBackend::outputs() const {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backends/backend.hpp"
+#include "backends/onnxruntime/onnxruntime_options.hpp"
 
 namespace inferbench {
 
@@ -29,6 +30,10 @@ public:
     std::vector<TensorInfo> inputs() const override { return inputs_; }
     void prepare(std::span<const HostTensor> inputs) override;
     void infer(DeviceTimes& times) override;
+    // With layer_profile N > 0: a second session of the same options with ONNX Runtime's profiler on runs
+    // one warm-up and N iterations on the prepared inputs; its profile (a temporary file, deleted) gives
+    // each node's op type, provider, calls and total time. The measured session never profiles.
+    std::vector<LayerTime> profile_layers(const std::atomic<std::int32_t>& stop) override;
 
     // The outputs of the last infer(), in host memory; for tests and result checks.
     std::vector<Ort::Value> outputs() const;
@@ -38,6 +43,8 @@ private:
     void read_model_io(std::int64_t batch_size);
 
     std::string model_path_;
+    OnnxRuntimeOptions options_;
+    Device device_;
     // Declared before the session and values so that they are destroyed after them.
     Ort::Env env_{nullptr};
     Ort::Session session_{nullptr};

@@ -33,6 +33,9 @@ std::vector<BackendOption> onnxruntime_option_list() {
         {"inter_op_threads", "0", "threads running independent operators (execution_mode parallel); 0 = default"},
         {"graph_optimization", "all", "graph optimization level: disable|basic|extended|all"},
         {"execution_mode", "sequential", "operator scheduling: sequential|parallel"},
+        {"layer_profile", "0",
+         "per-layer times: after the measured loop, a separate profiled run of this many iterations (max 1000) "
+         "on a second session; 0 = off"},
     };
 }
 
@@ -43,6 +46,7 @@ OnnxRuntimeOptions parse_onnxruntime_options(const OptionMap& options) {
     parsed.inter_op_threads = static_cast<int>(read.count("inter_op_threads", kMaxThreads));
     parsed.graph_optimization = read.choice("graph_optimization", kOptimizationLevels);
     parsed.execution_mode = read.choice("execution_mode", kExecutionModes);
+    parsed.layer_profile = read.count("layer_profile", kMaxLayerProfileIterations);
     return parsed;
 }
 

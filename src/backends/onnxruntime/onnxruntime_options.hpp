@@ -3,6 +3,7 @@
 
 #include <onnxruntime_c_api.h>
 
+#include <cstdint>
 #include <vector>
 
 #include "backends/backend.hpp"
@@ -15,7 +16,13 @@ struct OnnxRuntimeOptions {
     int inter_op_threads = 0;
     GraphOptimizationLevel graph_optimization = ORT_ENABLE_ALL;
     ExecutionMode execution_mode = ORT_SEQUENTIAL;
+    // > 0: after the measured loop, a second session with ONNX Runtime's profiler on runs one warm-up and
+    // then this many iterations, for per-layer times (`inferbench roofline --layers`); 0: off.
+    std::int64_t layer_profile = 0;
 };
+
+// The most iterations layer_profile takes: ONNX Runtime's profile holds one event per node and run.
+inline constexpr std::int64_t kMaxLayerProfileIterations = 1000;
 
 std::vector<BackendOption> onnxruntime_option_list();
 

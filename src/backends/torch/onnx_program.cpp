@@ -24,6 +24,7 @@ struct Step {
     std::vector<std::size_t> outputs;  // slots; kAbsent for an output nobody wants
     std::vector<std::size_t> release;  // slots whose last reader this step is: freed right after it
     std::string label;                 // "SOURCE: node 'NAME' (OP)", for run-time errors
+    ProgramNode node;                  // the ONNX node's name and operator
 };
 
 namespace {
@@ -85,6 +86,7 @@ void Loader::add_node(const onnx::OnnxNode& node, std::vector<Step>& steps) {
     const KernelFactory factory = factory_for(node, source_);
     Step step;
     step.label = fmt::format("{}: node '{}' ({})", source_, node.name, node.op_type);
+    step.node = {node.name, node.op_type};
     std::vector<const torch::Tensor*> constant_inputs;
     bool all_constant = true;
     for (const std::string& name : node.inputs) {
@@ -232,7 +234,14 @@ torch::Tensor OnnxProgram::prepare_input(const torch::Tensor& tensor, std::size_
     return channels_last_ && t.dim() == 4 ? t.contiguous(torch::MemoryFormat::ChannelsLast) : t;
 }
 
-std::vector<torch::Tensor> OnnxProgram::run(const std::vector<torch::Tensor>& inputs) const {
+std::vector<ProgramNode> OnnxProgram::nodes() const {
+    std::vector<ProgramNode> out;
+    out.reserve(steps_.size());
+    for (const Step& step : steps_) out.push_back(step.node);
+    return out;
+}
+
+std::vector<torch::Tensor> OnnxProgram::run(const std::vector<torch::Tensor>& inputs, StepObserver* observer) const {
     if (inputs.size() != input_slots_.size()) {
         throw std::invalid_argument(
             fmt::format("{}: {} inputs given, the model takes {}", source_, inputs.size(), input_slots_.size()));
@@ -245,12 +254,15 @@ std::vector<torch::Tensor> OnnxProgram::run(const std::vector<torch::Tensor>& in
 
     std::vector<torch::Tensor> in;  // reused: no allocation per node once grown
     std::vector<torch::Tensor> out;
-    for (const Step& step : steps_) {
+    for (std::size_t index = 0; index < steps_.size(); ++index) {
+        const Step& step = steps_[index];
         in.clear();
         for (const std::size_t slot : step.inputs) in.push_back(slot == kAbsent ? torch::Tensor() : values[slot]);
         out.assign(step.outputs.size(), torch::Tensor());
         try {
+            if (observer) observer->before(index);
             step.kernel(context, in, out);
+            if (observer) observer->after(index);
         } catch (const c10::Error& e) {
             throw std::runtime_error(fmt::format("{}: {}", step.label, e.what_without_backtrace()));
         } catch (const std::exception& e) {

@@ -22,6 +22,21 @@ namespace inferbench::torch_onnx {
 
 struct Step;
 
+// Called around each node run() executes, for a per-node profiler; `step` indexes nodes().
+class StepObserver {
+public:
+    virtual ~StepObserver() = default;
+    virtual void before(std::size_t step) = 0;
+    virtual void after(std::size_t step) = 0;
+};
+
+// A node run() executes (nodes whose inputs are all constant were computed at load and are not among
+// them), as the ONNX file names it.
+struct ProgramNode {
+    std::string name;
+    std::string op_type;
+};
+
 class OnnxProgram {
 public:
     // Reads and prepares the model. Throws UserError for unreadable files and for models with an
@@ -50,7 +65,11 @@ public:
     // (std::invalid_argument) and moved to the program's device, floating ones converted to its
     // float type (a no-op when the caller already did). Returns the graph outputs in order.
     // Errors inside LibTorch become std::runtime_error naming the node.
-    std::vector<torch::Tensor> run(const std::vector<torch::Tensor>& inputs) const;
+    // `observer`, where given, is called around each node.
+    std::vector<torch::Tensor> run(const std::vector<torch::Tensor>& inputs, StepObserver* observer = nullptr) const;
+
+    // The nodes run() executes, in order.
+    std::vector<ProgramNode> nodes() const;
 
 private:
     OnnxProgram();

@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 #include <torch/version.h>
 
+#include "backends/torch/layer_profile.hpp"
 #include "backends/torch/torch_model.hpp"
 #include "backends/torch/torch_options.hpp"
 #include "core/error.hpp"
@@ -133,6 +134,11 @@ public:
         if (cuda_) at::globalContext().setBenchmarkCuDNN(options_.cudnn_benchmark);
         c10::InferenceMode guard;
         model_ = load_torch_model(model_path, config);
+        if (options_.layer_profile > 0 && !model_->program())
+            throw UserError(fmt::format(
+                "torch option layer_profile: per-layer times need an ONNX model (run node by node by the "
+                "interpreter); {} is TorchScript, which runs as one graph",
+                model_path));
     }
 
     std::vector<TensorInfo> inputs() const override { return model_->inputs(); }
@@ -162,6 +168,23 @@ public:
 #endif
         (void)times;
         outputs_ = model_->forward(host_inputs_);
+    }
+
+    std::vector<LayerTime> profile_layers(const std::atomic<std::int32_t>& stop) override {
+        if (options_.layer_profile == 0) return {};
+        const torch_onnx::OnnxProgram& program = *model_->program();  // checked at load
+        c10::InferenceMode guard;
+#if INFERBENCH_TORCH_CUDA
+        if (cuda_) {
+            const torch::Device device(torch::kCUDA, static_cast<c10::DeviceIndex>(device_index_));
+            std::vector<torch::Tensor> device_inputs;
+            for (const auto& input : host_inputs_) device_inputs.push_back(input.to(device));
+            const auto clock = make_cuda_step_clock(device_index_);
+            return profile_program(program, device_inputs, options_.layer_profile, stop, *clock, "LibTorch CUDA");
+        }
+#endif
+        const auto clock = make_cpu_step_clock();
+        return profile_program(program, host_inputs_, options_.layer_profile, stop, *clock, "LibTorch CPU");
     }
 
 private:

@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 
 #include <array>
+#include <deque>
 #include <optional>
 
 #include "core/clock.hpp"
@@ -22,7 +23,34 @@ void copy_all(std::vector<torch::Tensor>& to, const std::vector<torch::Tensor>& 
     for (std::size_t i = 0; i < to.size(); ++i) to[i].copy_(from[i], /*non_blocking=*/true);
 }
 
+class CudaStepClock final : public StepClock {
+public:
+    explicit CudaStepClock(int device_index) : device_(static_cast<c10::DeviceIndex>(device_index)) {}
+    void start_run(std::size_t steps) override {
+        // Timing needs events created without cudaEventDisableTiming; kept from run to run.
+        while (starts_.size() < steps) {
+            starts_.emplace_back(cudaEventDefault);
+            stops_.emplace_back(cudaEventDefault);
+        }
+        steps_ = steps;
+    }
+    void before(std::size_t step) override { starts_[step].record(c10::cuda::getCurrentCUDAStream(device_)); }
+    void after(std::size_t step) override { stops_[step].record(c10::cuda::getCurrentCUDAStream(device_)); }
+    void finish_run(std::vector<std::int64_t>& total_ns) override {
+        if (steps_ == 0) return;
+        stops_[steps_ - 1].synchronize();  // one stream: every earlier event has completed too
+        for (std::size_t i = 0; i < steps_; ++i) total_ns[i] += elapsed_ns(starts_[i], stops_[i]);
+    }
+
+private:
+    c10::DeviceIndex device_;
+    std::deque<at::cuda::CUDAEvent> starts_, stops_;
+    std::size_t steps_ = 0;
+};
+
 }  // namespace
+
+std::unique_ptr<StepClock> make_cuda_step_clock(int device_index) { return std::make_unique<CudaStepClock>(device_index); }
 
 struct CudaExecution::Impl {
     explicit Impl(const CudaExecutionConfig& c)

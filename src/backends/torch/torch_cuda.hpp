@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backends/backend.hpp"
+#include "backends/torch/layer_profile.hpp"
 #include "backends/torch/torch_model.hpp"
 
 namespace inferbench {
@@ -16,6 +17,9 @@ struct CudaExecutionConfig {
     bool cuda_graph = false;
     bool device_resident = false;
 };
+
+// CUDA events recorded before and after each node on the current stream of GPU `device_index`.
+std::unique_ptr<StepClock> make_cuda_step_clock(int device_index);
 
 class CudaExecution {
 public:

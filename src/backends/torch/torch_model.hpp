@@ -9,6 +9,7 @@
 #include <torch/torch.h>
 
 #include "backends/backend.hpp"
+#include "backends/torch/onnx_program.hpp"
 
 namespace inferbench {
 
@@ -18,6 +19,8 @@ public:
     // Declared inputs, batch resolved; dtype is the model's own (before any precision conversion).
     virtual std::vector<TensorInfo> inputs() const = 0;
     virtual std::vector<torch::Tensor> forward(const std::vector<torch::Tensor>& inputs) = 0;
+    // The interpreted ONNX program, which can be run node by node; null for TorchScript.
+    virtual const torch_onnx::OnnxProgram* program() const { return nullptr; }
 };
 
 struct TorchModelConfig {

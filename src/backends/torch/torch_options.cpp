@@ -13,6 +13,9 @@ std::vector<BackendOption> torch_option_list() {
         {"device_resident", "false", "inputs and outputs stay on the device: no transfers, compute only"},
         {"threads", "0", "CPU intra-op threads; 0: one per logical core (as ONNX Runtime)"},
         {"input_shape", "", "TorchScript (.pt) models: input dims without the batch, e.g. 3x224x224"},
+        {"layer_profile", "0",
+         "ONNX models: per-layer times from a separate run after the measured loop, one warm-up and this many "
+         "runs (max 1000) with each node timed (CUDA events on a GPU); 0 = off"},
     };
 }
 
@@ -26,6 +29,7 @@ TorchOptions parse_torch_options(const OptionMap& options) {
     parsed.device_resident = read.flag("device_resident");
     parsed.threads = read.count("threads");
     parsed.input_shape = read.text("input_shape");
+    parsed.layer_profile = read.count("layer_profile", kMaxTorchLayerProfileRuns);
     return parsed;
 }
 

@@ -17,7 +17,13 @@ struct TorchOptions {
     bool device_resident = false;  // inputs and outputs stay on the device: no H2D/D2H, compute only
     std::int64_t threads = 0;      // CPU intra-op threads; 0: one per logical core
     std::string input_shape;       // TorchScript only: input dims without the batch, e.g. 3x224x224
+    // > 0 (ONNX models): after the measured loop, one warm-up and this many runs with each node timed,
+    // for per-layer times (`inferbench roofline --layers`); 0: off.
+    std::int64_t layer_profile = 0;
 };
+
+// The most runs layer_profile takes.
+inline constexpr std::int64_t kMaxTorchLayerProfileRuns = 1000;
 
 std::vector<BackendOption> torch_option_list();
 TorchOptions parse_torch_options(const OptionMap& options);  // throws UserError

@@ -20,6 +20,7 @@
 #include "core/error.hpp"
 #include "core/file_hash.hpp"
 #include "core/subprocess.hpp"
+#include "core/temp_dir.hpp"
 #include "core/units.hpp"
 #include "models/onnx_reader.hpp"
 
@@ -65,26 +66,6 @@ std::string last_lines(std::string_view text, std::size_t count) {
     }
     return std::string(trim(text.substr(begin)));
 }
-
-// A private folder for one run's log and times file, removed with them afterwards.
-class TempDir {
-public:
-    TempDir() {
-        std::string pattern = (std::filesystem::temp_directory_path() / "inferbench-trtexec-XXXXXX").string();
-        if (!mkdtemp(pattern.data())) throw EnvironmentError("cannot create a temporary folder for trtexec");
-        path_ = pattern;
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    ~TempDir() {
-        std::error_code ignored;
-        std::filesystem::remove_all(path_, ignored);
-    }
-    const std::filesystem::path& path() const { return path_; }
-
-private:
-    std::filesystem::path path_;
-};
 
 // trtexec's times count from an origin of its own that it does not print. The last query ends just
 // before trtexec exits (only the report follows), so the trace is placed to end at the exit: early
@@ -240,7 +221,7 @@ void TrtexecBackend::infer(DeviceTimes& /*times*/) {
 
 void TrtexecBackend::run_own_loop(const LoopSettings& settings, IterationSink& sink) {
     if (engine_path_.empty()) throw std::logic_error("trtexec: run_own_loop() before load()");
-    const TempDir dir;
+    const TempDir dir("trtexec");
     const EngineRun run{trtexec_.string(), engine_path_.string(), (dir.path() / "times.json").string(),
                         settings.warmup_ns, settings.duration_ns, settings.min_iterations, shapes_, device_,
                         options_.extra_args};

@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -141,7 +143,7 @@ TEST_F(OnnxRuntimeBackendTest, DescribesItself) {
     EXPECT_THAT(caps.model_formats, ElementsAre("onnx"));
     EXPECT_TRUE(caps.dynamic_batch);
     EXPECT_FALSE(caps.device_timing);
-    EXPECT_EQ(backend_.options().size(), 4u);
+    EXPECT_EQ(backend_.options().size(), 5u);
     EXPECT_EQ(make_onnxruntime_backend()->name(), "onnxruntime");
 }
 
@@ -202,6 +204,45 @@ TEST_F(OnnxRuntimeBackendTest, AppliesOptions) {
     DeviceTimes times;
     backend_.infer(times);
     EXPECT_FLOAT_EQ(backend_.outputs()[0].GetTensorData<float>()[11], 2.f);
+}
+
+TEST_F(OnnxRuntimeBackendTest, LayerProfileRunsASeparateProfiledSessionAndLeavesNoFile) {
+    spec_.backend_options = {{"layer_profile", "4"}, {"graph_optimization", "disable"}};
+    backend_.load(write("add.onnx", add_model({{-1, "batch"}, {4, ""}})), spec_);
+    backend_.prepare(std::vector<HostTensor>{float_tensor(backend_.inputs()[0], std::vector<float>(12, 1.f))});
+    DeviceTimes times;
+    backend_.infer(times);
+    // The profile goes to a private folder under TMPDIR, removed afterwards: only the model stays here.
+    const char* previous = std::getenv("TMPDIR");
+    const std::string saved = previous ? previous : "";
+    ::setenv("TMPDIR", dir_.c_str(), 1);
+    const std::atomic<std::int32_t> go{0};
+    const std::vector<LayerTime> layers = backend_.profile_layers(go);
+    if (previous) ::setenv("TMPDIR", saved.c_str(), 1);
+    else ::unsetenv("TMPDIR");
+    ASSERT_EQ(layers.size(), 1u);
+    EXPECT_EQ(layers[0].op_type, "Add");
+    EXPECT_EQ(layers[0].provider, "CPUExecutionProvider");
+    EXPECT_EQ(layers[0].calls, 4);  // the warm-up run is left out
+    EXPECT_GE(layers[0].total_ns, 0);
+    std::vector<std::string> left;
+    for (const auto& entry : std::filesystem::directory_iterator(dir_)) left.push_back(entry.path().filename());
+    EXPECT_THAT(left, ElementsAre("add.onnx"));
+    // The measured session is untouched: it still runs and gives the right outputs.
+    backend_.infer(times);
+    EXPECT_FLOAT_EQ(backend_.outputs()[0].GetTensorData<float>()[11], 2.f);
+}
+
+TEST_F(OnnxRuntimeBackendTest, NoLayerProfileUnlessAskedOrWhenStopped) {
+    backend_.load(write("add.onnx", add_model({{-1, "batch"}, {4, ""}})), spec_);
+    backend_.prepare(std::vector<HostTensor>{float_tensor(backend_.inputs()[0], std::vector<float>(12))});
+    const std::atomic<std::int32_t> go{0}, stop{1};
+    EXPECT_TRUE(backend_.profile_layers(go).empty());
+    spec_.backend_options = {{"layer_profile", "2"}};
+    backend_.load(write("add.onnx", add_model({{-1, "batch"}, {4, ""}})), spec_);
+    backend_.prepare(std::vector<HostTensor>{float_tensor(backend_.inputs()[0], std::vector<float>(12))});
+    EXPECT_TRUE(backend_.profile_layers(stop).empty());
+    EXPECT_EQ(backend_.profile_layers(go).size(), 1u);
 }
 
 TEST_F(OnnxRuntimeBackendTest, BadOptionIsAUserError) {

@@ -27,13 +27,16 @@ TEST(OnnxRuntimeOptions, DefaultsLetOnnxRuntimeChoose) {
     EXPECT_EQ(parsed.inter_op_threads, 0);
     EXPECT_EQ(parsed.graph_optimization, ORT_ENABLE_ALL);
     EXPECT_EQ(parsed.execution_mode, ORT_SEQUENTIAL);
+    EXPECT_EQ(parsed.layer_profile, 0);
 }
 
 TEST(OnnxRuntimeOptions, ParsesEveryOption) {
     const OnnxRuntimeOptions parsed = parse_onnxruntime_options({{"intra_op_threads", "4"},
                                                                  {"inter_op_threads", "2"},
                                                                  {"graph_optimization", "extended"},
-                                                                 {"execution_mode", "parallel"}});
+                                                                 {"execution_mode", "parallel"},
+                                                                 {"layer_profile", "20"}});
+    EXPECT_EQ(parsed.layer_profile, 20);
     EXPECT_EQ(parsed.intra_op_threads, 4);
     EXPECT_EQ(parsed.inter_op_threads, 2);
     EXPECT_EQ(parsed.graph_optimization, ORT_ENABLE_EXTENDED);
@@ -63,6 +66,16 @@ TEST(OnnxRuntimeOptions, BadThreadCountsAreUserErrors) {
     EXPECT_EQ(parse_onnxruntime_options({{"intra_op_threads", "2147483647"}}).intra_op_threads, 2147483647);
 }
 
+TEST(OnnxRuntimeOptions, LayerProfileIsABoundedIterationCount) {
+    EXPECT_EQ(parse_onnxruntime_options({{"layer_profile", "1000"}}).layer_profile, 1000);
+    for (const char* bad : {"-1", "1001", "yes", "2.5"}) {
+        EXPECT_THAT(parse_error({{"layer_profile", bad}}),
+                    AllOf(HasSubstr("onnxruntime option layer_profile"), HasSubstr("'" + std::string(bad) + "'"),
+                          HasSubstr("a whole number 0..1000")))
+            << bad;
+    }
+}
+
 TEST(OnnxRuntimeOptions, BadChoicesListTheValidValues) {
     EXPECT_THAT(parse_error({{"graph_optimization", "max"}}),
                 AllOf(HasSubstr("graph_optimization"), HasSubstr("'max'"), HasSubstr("disable|basic|extended|all")));
@@ -72,7 +85,7 @@ TEST(OnnxRuntimeOptions, BadChoicesListTheValidValues) {
 
 TEST(OnnxRuntimeOptions, ListsEveryOptionWithItsDefault) {
     const std::vector<BackendOption> list = onnxruntime_option_list();
-    ASSERT_EQ(list.size(), 4u);
+    ASSERT_EQ(list.size(), 5u);
     for (const BackendOption& option : list) {
         EXPECT_NO_THROW(parse_onnxruntime_options({{option.name, option.default_value}})) << option.name;
         EXPECT_FALSE(option.help.empty());
