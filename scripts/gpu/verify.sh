@@ -4,8 +4,8 @@
 #   1. here:  scripts/setup.sh && scripts/bundle.sh            (dist/: the CLI and its libraries)
 #   2. there: scripts/gpu/verify.sh OUT_DIR STAGE...
 # Stages: build (the torch module), reference (plain PyTorch figures), resnet50, sweep, bert, compute-check,
-# overhead, device-times, telemetry, probe (measured ceilings beside PyTorch's), roofline. Every result lands
-# in OUT_DIR (results.db, logs, JSON).
+# overhead, device-times, telemetry, probe (measured ceilings beside PyTorch's), roofline, layers (per-layer
+# times on the roofline). Every result lands in OUT_DIR (results.db, logs, JSON).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 dist=$root/dist
@@ -110,6 +110,14 @@ stage_roofline() {
     local plots=()
     command -v gnuplot >/dev/null && plots=(--out "$out/roofline")
     "$inferbench" roofline --db "$out/results.db" --run all "${plots[@]}" | tee "$out/roofline.txt"
+}
+
+# Per-layer times of ResNet-50 on LibTorch (each node timed with CUDA events in a separate eager run after
+# the measured, graph-replayed loop), placed under the H200's roofs (measured ones too after `probe`).
+stage_layers() {
+    run_plan layers --backend torch --model resnet50 --device cuda:0 --precision fp16,fp32 --batch 1,32 \
+        --duration 3s --warmup 1s --set backend_options.torch.layer_profile=20 --set backend_options.torch.cuda_graph=true
+    "$inferbench" roofline --db "$out/results.db" --layers --top 8 | tee "$out/layers.txt"
 }
 
 stage_device_times() {
