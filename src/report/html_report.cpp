@@ -182,7 +182,8 @@ void roofline_part(HtmlPage& page, const RooflineSection& roofline) {
         page.heading(3, "Layers of " + roofline_benchmark_title(point));
         page.paragraph(fmt::format("{} layers from the backend's separate profiled run (layer_profile); each costed "
                                    "layer at its node's FLOPs over its bytes (the whole batch) and its mean time. "
-                                   "The {} slowest are named; the table lists the {} slowest.",
+                                   "On a GPU that run is eager, without a CUDA graph: launch gaps count in small "
+                                   "layers' times. The {} slowest are named; the table lists the {} slowest.",
                                    layers.layers.size(), kNamedLayers, kTabledLayers),
                        "hint");
         page.chart(roofline_layers_chart(set, layers, kNamedLayers));
