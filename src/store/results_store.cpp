@@ -291,6 +291,48 @@ SamplePhase read_phase(const Statement& row, int column) {
     return sample_phase_from_string(row.column_text(column)).value_or(SamplePhase::measure);
 }
 
+// The rows of one benchmark that `sql` selects (its ?1 is the benchmark id), each made by `read`.
+template <typename Read>
+auto rows_of(Database& db, std::int64_t benchmark_id, std::string_view sql, Read read) {
+    Statement select = db.prepare(sql);
+    select.bind_int64(1, benchmark_id);
+    std::vector<decltype(read(select))> result;
+    while (select.step()) result.push_back(read(select));
+    return result;
+}
+
+GpuSample read_gpu_sample(Statement& select) {
+    GpuSample g;
+    g.t_ns = select.column_int64(1);
+    g.phase = read_phase(select, 2);
+    g.gpu_index = static_cast<int>(select.column_int64(3));
+    int column = 4;
+    for (auto* value : {&g.power_w, &g.power_avg_w, &g.energy_mj, &g.power_limit_w, &g.temperature_c,
+                        &g.memory_temperature_c, &g.sm_clock_mhz, &g.memory_clock_mhz, &g.graphics_clock_mhz,
+                        &g.gpu_util_pct, &g.memory_util_pct, &g.fb_used_mib, &g.fb_total_mib, &g.pcie_tx_kib_s,
+                        &g.pcie_rx_kib_s})
+        *value = select.column_optional_double(column++);
+    if (const auto pstate = select.column_optional_int64(column++)) g.pstate = static_cast<int>(*pstate);
+    if (const auto bits = select.column_optional_int64(column++)) g.clock_event_reasons = static_cast<std::uint64_t>(*bits);
+    g.process_fb_mib = select.column_optional_double(column);
+    return g;
+}
+
+CpuSample read_cpu_sample(Statement& select) {
+    CpuSample c;
+    c.t_ns = select.column_int64(1);
+    c.phase = read_phase(select, 2);
+    c.process_cpu_pct = select.column_optional_double(3);
+    c.process_cpu_pct_per_core = per_core_values(select.column_text(4));
+    c.process_rss_mib = select.column_optional_double(5);
+    c.process_peak_rss_mib = select.column_optional_double(6);
+    c.host_cpu_pct = select.column_optional_double(7);
+    c.host_memory_used_mib = select.column_optional_double(8);
+    c.host_memory_total_mib = select.column_optional_double(9);
+    c.cpu_package_energy_j = select.column_optional_double(10);
+    return c;
+}
+
 void create_parent_directories(const std::filesystem::path& path) {
     const std::filesystem::path parent = path.parent_path();
     if (parent.empty()) return;
@@ -406,30 +448,25 @@ std::vector<BenchmarkRecord> ResultsStore::benchmarks(std::optional<std::int64_t
 }
 
 std::vector<IterationRecord> ResultsStore::iterations(std::int64_t benchmark_id) const {
-    Statement select = impl_->db.prepare(
-        "SELECT start_ns, e2e_ns, enqueue_ns, h2d_ns, compute_ns, d2h_ns FROM iterations "
-        "WHERE benchmark_id = ?1 ORDER BY iteration");
-    select.bind_int64(1, benchmark_id);
-    std::vector<IterationRecord> result;
-    while (select.step()) {
-        IterationRecord& record = result.emplace_back();
-        record.start_ns = select.column_int64(0);
-        record.e2e_ns = select.column_int64(1);
-        record.enqueue_ns = select.column_optional_int64(2).value_or(kNotMeasured);
-        record.h2d_ns = select.column_optional_int64(3).value_or(kNotMeasured);
-        record.compute_ns = select.column_optional_int64(4).value_or(kNotMeasured);
-        record.d2h_ns = select.column_optional_int64(5).value_or(kNotMeasured);
-    }
-    return result;
+    return rows_of(impl_->db, benchmark_id,
+                   "SELECT start_ns, e2e_ns, enqueue_ns, h2d_ns, compute_ns, d2h_ns FROM iterations "
+                   "WHERE benchmark_id = ?1 ORDER BY iteration",
+                   [](Statement& select) {
+                       return IterationRecord{select.column_int64(0),
+                                              select.column_int64(1),
+                                              select.column_optional_int64(2).value_or(kNotMeasured),
+                                              select.column_optional_int64(3).value_or(kNotMeasured),
+                                              select.column_optional_int64(4).value_or(kNotMeasured),
+                                              select.column_optional_int64(5).value_or(kNotMeasured)};
+                   });
 }
 
 std::vector<Metric> ResultsStore::metrics(std::int64_t benchmark_id) const {
-    Statement select = impl_->db.prepare(
-        "SELECT name, value, unit FROM benchmark_metrics WHERE benchmark_id = ?1 ORDER BY name");
-    select.bind_int64(1, benchmark_id);
-    std::vector<Metric> result;
-    while (select.step()) result.push_back({select.column_text(0), select.column_double(1), select.column_text(2)});
-    return result;
+    return rows_of(impl_->db, benchmark_id,
+                   "SELECT name, value, unit FROM benchmark_metrics WHERE benchmark_id = ?1 ORDER BY name",
+                   [](Statement& select) {
+                       return Metric{select.column_text(0), select.column_double(1), select.column_text(2)};
+                   });
 }
 
 std::vector<Series> ResultsStore::series(std::int64_t benchmark_id) const {
@@ -446,68 +483,33 @@ std::vector<Series> ResultsStore::series(std::int64_t benchmark_id) const {
 }
 
 std::vector<GpuSample> ResultsStore::gpu_samples(std::int64_t benchmark_id) const {
-    Statement select = impl_->db.prepare(
-        concat({"SELECT ", kGpuSampleColumns, " FROM gpu_samples WHERE benchmark_id = ?1 ORDER BY seq"}));
-    select.bind_int64(1, benchmark_id);
-    std::vector<GpuSample> result;
-    while (select.step()) {
-        GpuSample& g = result.emplace_back();
-        g.t_ns = select.column_int64(1);
-        g.phase = read_phase(select, 2);
-        g.gpu_index = static_cast<int>(select.column_int64(3));
-        int column = 4;
-        for (auto* value : {&g.power_w, &g.power_avg_w, &g.energy_mj, &g.power_limit_w, &g.temperature_c,
-                            &g.memory_temperature_c, &g.sm_clock_mhz, &g.memory_clock_mhz, &g.graphics_clock_mhz,
-                            &g.gpu_util_pct, &g.memory_util_pct, &g.fb_used_mib, &g.fb_total_mib, &g.pcie_tx_kib_s,
-                            &g.pcie_rx_kib_s})
-            *value = select.column_optional_double(column++);
-        if (const auto pstate = select.column_optional_int64(column++)) g.pstate = static_cast<int>(*pstate);
-        if (const auto bits = select.column_optional_int64(column++))
-            g.clock_event_reasons = static_cast<std::uint64_t>(*bits);
-        g.process_fb_mib = select.column_optional_double(column);
-    }
-    return result;
+    return rows_of(impl_->db, benchmark_id,
+                   concat({"SELECT ", kGpuSampleColumns, " FROM gpu_samples WHERE benchmark_id = ?1 ORDER BY seq"}),
+                   read_gpu_sample);
 }
 
 std::vector<CpuSample> ResultsStore::cpu_samples(std::int64_t benchmark_id) const {
-    Statement select = impl_->db.prepare(
-        concat({"SELECT ", kCpuSampleColumns, " FROM cpu_samples WHERE benchmark_id = ?1 ORDER BY seq"}));
-    select.bind_int64(1, benchmark_id);
-    std::vector<CpuSample> result;
-    while (select.step()) {
-        CpuSample& c = result.emplace_back();
-        c.t_ns = select.column_int64(1);
-        c.phase = read_phase(select, 2);
-        c.process_cpu_pct = select.column_optional_double(3);
-        c.process_cpu_pct_per_core = per_core_values(select.column_text(4));
-        c.process_rss_mib = select.column_optional_double(5);
-        c.process_peak_rss_mib = select.column_optional_double(6);
-        c.host_cpu_pct = select.column_optional_double(7);
-        c.host_memory_used_mib = select.column_optional_double(8);
-        c.host_memory_total_mib = select.column_optional_double(9);
-        c.cpu_package_energy_j = select.column_optional_double(10);
-    }
-    return result;
+    return rows_of(impl_->db, benchmark_id,
+                   concat({"SELECT ", kCpuSampleColumns, " FROM cpu_samples WHERE benchmark_id = ?1 ORDER BY seq"}),
+                   read_cpu_sample);
 }
 
 std::vector<TelemetrySource> ResultsStore::telemetry_sources(std::int64_t benchmark_id) const {
-    Statement select = impl_->db.prepare(
-        "SELECT source, status, detail FROM telemetry_sources WHERE benchmark_id = ?1 ORDER BY source");
-    select.bind_int64(1, benchmark_id);
-    std::vector<TelemetrySource> result;
-    while (select.step()) result.push_back({select.column_text(0), select.column_text(1), select.column_text(2)});
-    return result;
+    return rows_of(impl_->db, benchmark_id,
+                   "SELECT source, status, detail FROM telemetry_sources WHERE benchmark_id = ?1 ORDER BY source",
+                   [](Statement& select) {
+                       return TelemetrySource{select.column_text(0), select.column_text(1), select.column_text(2)};
+                   });
 }
 
 std::vector<LayerTime> ResultsStore::layer_times(std::int64_t benchmark_id) const {
-    Statement select = impl_->db.prepare(
-        "SELECT node, op_type, provider, calls, total_ns FROM layer_times WHERE benchmark_id = ?1 ORDER BY layer");
-    select.bind_int64(1, benchmark_id);
-    std::vector<LayerTime> result;
-    while (select.step())
-        result.push_back({select.column_text(0), select.column_text(1), select.column_text(2), select.column_int64(3),
-                          select.column_int64(4)});
-    return result;
+    return rows_of(impl_->db, benchmark_id,
+                   "SELECT node, op_type, provider, calls, total_ns FROM layer_times WHERE benchmark_id = ?1 "
+                   "ORDER BY layer",
+                   [](Statement& select) {
+                       return LayerTime{select.column_text(0), select.column_text(1), select.column_text(2),
+                                        select.column_int64(3), select.column_int64(4)};
+                   });
 }
 
 std::vector<std::int64_t> ResultsStore::add_probes(std::span<const ProbeRecord> probes) {
