@@ -9,14 +9,8 @@
 namespace inferbench {
 namespace {
 
-struct DurationUnit {
-    std::string_view suffix;
-    double ns;
-};
-
-// Longer suffixes first so "ms" is not read as "m" + "s".
-constexpr DurationUnit kDurationUnits[] = {{"ns", 1.0}, {"us", 1e3}, {"ms", 1e6}, {"min", 60e9},
-                                           {"s", 1e9},  {"m", 60e9}, {"h", 3600e9}};
+constexpr UnitScale kDurationUnits[] = {{"ns", 1.0}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9},
+                                        {"m", 60e9},  {"min", 60e9}, {"h", 3600e9}};
 
 }  // namespace
 
@@ -44,27 +38,33 @@ std::optional<double> parse_double(std::string_view text) {
     return value;
 }
 
-std::optional<std::int64_t> parse_duration_ns(std::string_view text, std::string* why) {
+std::optional<std::int64_t> parse_with_unit(std::string_view text, std::span<const UnitScale> units,
+                                            std::string_view kind, std::string_view examples, double min,
+                                            std::string* why) {
     text = trim(text);
     const auto fail = [&](std::string message) -> std::optional<std::int64_t> {
         if (why) *why = std::move(message);
         return std::nullopt;
     };
     const auto unit_start = text.find_first_not_of("0123456789.");
-    if (unit_start == std::string_view::npos)
-        return fail(fmt::format("'{}' has no unit; write e.g. 10s, 500ms or 2m", text));
-    const std::string_view number = text.substr(0, unit_start);
+    if (unit_start == std::string_view::npos) return fail(fmt::format("'{}' has no unit; write e.g. {}", text, examples));
+    const auto value = parse_double(text.substr(0, unit_start));
     const std::string_view suffix = trim(text.substr(unit_start));
-    const auto value = parse_double(number);
-    if (!value) return fail(fmt::format("'{}' is not a duration; write e.g. 10s, 500ms or 2m", text));
-    for (const auto& unit : kDurationUnits) {
+    if (!value) return fail(fmt::format("'{}' is not a {}; write e.g. {}", text, kind, examples));
+    std::string valid;
+    for (const auto& unit : units) {
+        valid += (valid.empty() ? "" : ", ") + std::string(unit.suffix);
         if (suffix != unit.suffix) continue;
-        const double ns = *value * unit.ns;
-        if (ns > static_cast<double>(std::numeric_limits<std::int64_t>::max() / 2))
-            return fail(fmt::format("'{}' is too long", text));
-        return static_cast<std::int64_t>(std::llround(ns));
+        const double scaled = *value * unit.scale;
+        if (scaled < min || scaled > static_cast<double>(std::numeric_limits<std::int64_t>::max() / 2))
+            return fail(fmt::format("'{}' is out of range", text));
+        return static_cast<std::int64_t>(std::llround(scaled));
     }
-    return fail(fmt::format("'{}' has an unknown unit '{}'; valid units: ns, us, ms, s, m, h", text, suffix));
+    return fail(fmt::format("'{}' has an unknown unit '{}'; valid units: {}", text, suffix, valid));
+}
+
+std::optional<std::int64_t> parse_duration_ns(std::string_view text, std::string* why) {
+    return parse_with_unit(text, kDurationUnits, "duration", "10s, 500ms or 2m", 0, why);
 }
 
 std::string format_duration(std::int64_t ns) {

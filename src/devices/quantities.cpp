@@ -1,7 +1,6 @@
 #include "devices/quantities.hpp"
 
 #include <cmath>
-#include <limits>
 #include <utility>
 
 #include <fmt/format.h>
@@ -41,33 +40,9 @@ std::string format_intensity(double per_byte, bool integer) {
 }
 
 std::optional<std::int64_t> parse_byte_size(std::string_view text, std::string* why) {
-    static constexpr std::pair<std::string_view, double> kUnits[] = {{"KiB", 1024.0},
-                                                                     {"MiB", 1024.0 * 1024},
-                                                                     {"GiB", 1024.0 * 1024 * 1024},
-                                                                     {"kB", 1e3},
-                                                                     {"KB", 1e3},
-                                                                     {"MB", 1e6},
-                                                                     {"GB", 1e9},
-                                                                     {"B", 1.0}};
-    text = trim(text);
-    const auto fail = [&](std::string message) -> std::optional<std::int64_t> {
-        if (why) *why = std::move(message);
-        return std::nullopt;
-    };
-    const auto unit_start = text.find_first_not_of("0123456789.");
-    if (unit_start == std::string_view::npos)
-        return fail(fmt::format("'{}' has no unit; write e.g. 1GiB, 64MiB or 500MB", text));
-    const auto number = parse_double(text.substr(0, unit_start));
-    const std::string_view unit = trim(text.substr(unit_start));
-    if (!number) return fail(fmt::format("'{}' is not a size; write e.g. 1GiB, 64MiB or 500MB", text));
-    for (const auto& [suffix, scale] : kUnits) {
-        if (unit != suffix) continue;
-        const double bytes = *number * scale;
-        if (bytes < 1 || bytes > static_cast<double>(std::numeric_limits<std::int64_t>::max() / 2))
-            return fail(fmt::format("'{}' is out of range", text));
-        return static_cast<std::int64_t>(std::llround(bytes));
-    }
-    return fail(fmt::format("'{}' has an unknown unit '{}'; valid units: B, KiB, MiB, GiB, kB, MB, GB", text, unit));
+    static constexpr UnitScale kUnits[] = {{"B", 1.0},  {"KiB", 1024.0}, {"MiB", 1024.0 * 1024}, {"GiB", 1024.0 * 1024 * 1024},
+                                           {"kB", 1e3}, {"KB", 1e3},     {"MB", 1e6},            {"GB", 1e9}};
+    return parse_with_unit(text, kUnits, "size", "1GiB, 64MiB or 500MB", 1, why);
 }
 
 std::string format_byte_size(std::int64_t bytes) {

@@ -24,6 +24,11 @@ TEST(Units, RejectsDurationsWithoutOrWithBadUnits) {
     EXPECT_NE(why.find("unknown unit"), std::string::npos);
     EXPECT_FALSE(parse_duration_ns("fast", &why));
     EXPECT_FALSE(parse_duration_ns("", &why));
+    EXPECT_FALSE(parse_duration_ns("1e30h", &why));
+    EXPECT_EQ(parse_duration_ns("0s"), 0);
+    EXPECT_EQ(parse_duration_ns("2min"), 120'000'000'000);
+    EXPECT_FALSE(parse_duration_ns("99999999999h", &why));
+    EXPECT_EQ(why, "'99999999999h' is out of range");
 }
 
 TEST(Units, FormatsDurationsExactly) {

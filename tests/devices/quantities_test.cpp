@@ -30,7 +30,7 @@ TEST(Quantities, ByteSizes) {
     EXPECT_EQ(parse_byte_size("1024", &why), std::nullopt);
     EXPECT_EQ(why, "'1024' has no unit; write e.g. 1GiB, 64MiB or 500MB");
     EXPECT_EQ(parse_byte_size("3 parsecs", &why), std::nullopt);
-    EXPECT_EQ(why, "'3 parsecs' has an unknown unit 'parsecs'; valid units: B, KiB, MiB, GiB, kB, MB, GB");
+    EXPECT_EQ(why, "'3 parsecs' has an unknown unit 'parsecs'; valid units: B, KiB, MiB, GiB, kB, KB, MB, GB");
     EXPECT_EQ(parse_byte_size("0B", &why), std::nullopt);
     EXPECT_EQ(format_byte_size(std::int64_t{1} << 30), "1 GiB");
     EXPECT_EQ(format_byte_size(3 << 20), "3 MiB");

@@ -15,31 +15,21 @@ constexpr int kStreamThreads = 256;
 
 // The FMA chains. The multiplier and addend come in as arguments so the compiler cannot fold the chain;
 // with a < 1 every accumulator converges to b / (1 - a) and stays finite (no denormals, no overflow).
-__global__ void fma_fp32(float* out, int iterations, float a, float b) {
-    float acc[kFmaChains];
-#pragma unroll
-    for (int c = 0; c < kFmaChains; ++c) acc[c] = static_cast<float>(threadIdx.x + c) * 1e-3f;
-#pragma unroll 16
-    for (int i = 0; i < iterations; ++i) {
-#pragma unroll
-        for (int c = 0; c < kFmaChains; ++c) acc[c] = fmaf(acc[c], a, b);
-    }
-    float sum = 0;
-#pragma unroll
-    for (int c = 0; c < kFmaChains; ++c) sum += acc[c];
-    out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
-}
+// fp32 (fmaf) or fp64 (fma): one fused multiply-add per chain step.
+__device__ __forceinline__ float fused(float x, float a, float b) { return fmaf(x, a, b); }
+__device__ __forceinline__ double fused(double x, double a, double b) { return fma(x, a, b); }
 
-__global__ void fma_fp64(double* out, int iterations, double a, double b) {
-    double acc[kFmaChains];
+template <typename T>
+__global__ void fma_chains(T* out, int iterations, T a, T b) {
+    T acc[kFmaChains];
 #pragma unroll
-    for (int c = 0; c < kFmaChains; ++c) acc[c] = static_cast<double>(threadIdx.x + c) * 1e-3;
+    for (int c = 0; c < kFmaChains; ++c) acc[c] = static_cast<T>(threadIdx.x + c) * static_cast<T>(1e-3);
 #pragma unroll 16
     for (int i = 0; i < iterations; ++i) {
 #pragma unroll
-        for (int c = 0; c < kFmaChains; ++c) acc[c] = fma(acc[c], a, b);
+        for (int c = 0; c < kFmaChains; ++c) acc[c] = fused(acc[c], a, b);
     }
-    double sum = 0;
+    T sum = 0;
 #pragma unroll
     for (int c = 0; c < kFmaChains; ++c) sum += acc[c];
     out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
@@ -206,10 +196,10 @@ constexpr int kFillBlocks = 1024;
 void launch_fma(FmaKind kind, int blocks, int iterations, void* out, cudaStream_t stream) {
     switch (kind) {
         case FmaKind::fp32:
-            fma_fp32<<<blocks, kFmaThreads, 0, stream>>>(static_cast<float*>(out), iterations, 0.9999f, 1e-4f);
+            fma_chains<float><<<blocks, kFmaThreads, 0, stream>>>(static_cast<float*>(out), iterations, 0.9999f, 1e-4f);
             break;
         case FmaKind::fp64:
-            fma_fp64<<<blocks, kFmaThreads, 0, stream>>>(static_cast<double*>(out), iterations, 0.9999, 1e-4);
+            fma_chains<double><<<blocks, kFmaThreads, 0, stream>>>(static_cast<double*>(out), iterations, 0.9999, 1e-4);
             break;
         case FmaKind::fp16x2:
             fma_fp16x2<<<blocks, kFmaThreads, 0, stream>>>(static_cast<__half2*>(out), iterations, 0.99f, 1e-2f);
