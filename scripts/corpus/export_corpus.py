@@ -4,7 +4,7 @@ use (torch.onnx.export's TorchScript-based exporter and, where PyTorch has it, t
 from torchvision, Hugging Face transformers (built from configs) and timm, with random weights. No hub
 downloads: every model is built from its architecture alone.
 
-Usage: export_corpus.py --out DIR [--only REGEX] [--exporter torchscript|dynamo|all] [--list]
+Usage: export_corpus.py --out DIR [--only REGEX] [--exporter torchscript|dynamo|all] [--small] [--list]
 
 DIR gets one .onnx file per (model, exporter) and manifest.json, which says for each entry: the file,
 family, exporter, opset, inputs (name, shape at batch 1, dtype), whether the batch is dynamic, and
@@ -18,11 +18,12 @@ settings are kept (the manifest records a key per entry).
 """
 
 import argparse
-import contextlib
+import inspect
 import json
 import os
 import re
 import sys
+import tempfile
 import time
 import traceback
 import warnings
@@ -206,28 +207,60 @@ class DetectionOutputs(torch.nn.Module):
         return result["boxes"], result["scores"], result["labels"]
 
 
+# --small: the same architectures at 2 layers and width 64, for test fixtures that keep each exporter's
+# graph patterns (shape subgraphs, attention, masks) in a few hundred kilobytes.
+SMALL = {"enabled": False}
+SMALL_HF = {
+    "BertConfig": dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=2, intermediate_size=128),
+    "RobertaConfig": dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=2, intermediate_size=128),
+    "DistilBertConfig": dict(dim=64, n_layers=2, n_heads=2, hidden_dim=128),
+    "GPT2Config": dict(n_embd=64, n_layer=2, n_head=2),
+    "T5Config": dict(d_model=64, d_ff=128, d_kv=32, num_layers=2, num_heads=2),
+    "ViTConfig": dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=2, intermediate_size=128),
+    "CLIPTextConfig": dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=2, intermediate_size=128),
+    "CLIPVisionConfig": dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=2, intermediate_size=128),
+    "WhisperConfig": dict(d_model=64, encoder_layers=2, encoder_attention_heads=2, encoder_ffn_dim=128,
+                          decoder_layers=1, decoder_attention_heads=2, decoder_ffn_dim=128),
+}
+SMALL_TIMM = {
+    "vit_base_patch16_224": dict(depth=2, embed_dim=64, num_heads=2),
+    "deit_small_patch16_224": dict(depth=2, embed_dim=64, num_heads=2),
+    "convnext_tiny": dict(depths=(1, 1, 1, 1), dims=(16, 32, 64, 128)),
+}
+# Models that --small leaves out (timm's EfficientNet builder fixes its own width and depth).
+SMALL_LEFT_OUT = {"timm_efficientnet_b0"}
+
+
+def _hf_config(config_name, **config):
+    import transformers
+
+    if SMALL["enabled"]:
+        # A small vocabulary too: embedding tables would otherwise be most of the file.
+        # (Whisper's encoder has no token embedding, and its decoder's padding id needs the full vocabulary.)
+        vocab = {} if config_name in ("ViTConfig", "CLIPVisionConfig", "WhisperConfig") else {"vocab_size": 1000}
+        config = {**config, **SMALL_HF.get(config_name, {}), **vocab}
+    return getattr(transformers, config_name)(**config)
+
+
 def _hf(config_name, model_name, **config):
     def build():
         import transformers
 
-        cfg = getattr(transformers, config_name)(**config)
-        model = getattr(transformers, model_name)(cfg)
-        return FirstOutput(model)
+        return FirstOutput(getattr(transformers, model_name)(_hf_config(config_name, **config)))
     return build
 
 
 def _hf_whisper_encoder():
     import transformers
 
-    cfg = transformers.WhisperConfig()
-    return FirstOutput(transformers.WhisperModel(cfg).get_encoder())
+    return FirstOutput(transformers.WhisperModel(_hf_config("WhisperConfig")).get_encoder())
 
 
 def _timm(name):
     def build():
         import timm
 
-        return timm.create_model(name, pretrained=False)
+        return timm.create_model(name, pretrained=False, **(SMALL_TIMM.get(name, {}) if SMALL["enabled"] else {}))
     return build
 
 
@@ -309,21 +342,31 @@ def _dtype_name(tensor):
 
 
 def _export_torchscript(model, example, entry, path):
+    """torch.onnx.export's TorchScript-based exporter: one file, weights inside."""
     dynamic_axes = None
     if entry.dynamic_batch:
         dynamic_axes = {name: {0: "batch"} for name in entry.input_names + entry.output_names}
+    # From PyTorch 2.9 on, dynamo=True is the default; this entry is the other exporter.
+    extra = {"dynamo": False} if TORCH_VERSION >= (2, 5) else {}
     torch.onnx.export(model, example, path, input_names=entry.input_names, output_names=entry.output_names,
-                      dynamic_axes=dynamic_axes, opset_version=entry.opset, do_constant_folding=True)
+                      dynamic_axes=dynamic_axes, opset_version=entry.opset, do_constant_folding=True, **extra)
 
 
 def _export_dynamo(model, example, entry, path):
+    """The dynamo exporter as a user calls it (torch.onnx.export(model, args, path, dynamo=True)), so with
+    its default of the weights in an external file beside the model (PATH.data)."""
     dynamic_shapes = None
     if entry.dynamic_batch:
+        # torch.export specialises a dimension of size 1; trace at batch 2 to keep it symbolic.
+        example = tuple(torch.cat([t, t]) for t in example)
         batch = torch.export.Dim("batch", min=1, max=1024)
         dynamic_shapes = tuple({0: batch} for _ in example)
-    program = torch.onnx.export(model, example, input_names=entry.input_names, output_names=entry.output_names,
-                                dynamic_shapes=dynamic_shapes, opset_version=max(entry.opset, 18), dynamo=True)
-    program.save(path)
+        # torch.export matches dynamic_shapes to forward's parameters: a forward(*args) takes one tuple.
+        parameters = inspect.signature(model.forward).parameters.values()
+        if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in parameters):
+            dynamic_shapes = (dynamic_shapes,)
+    torch.onnx.export(model, example, path, input_names=entry.input_names, output_names=entry.output_names,
+                      dynamic_shapes=dynamic_shapes, opset_version=max(entry.opset, 18), dynamo=True)
 
 
 def exporters_available():
@@ -339,12 +382,13 @@ def export_one(entry, exporter, out_dir, previous):
     module_name, version = _library_version(entry.family)
     record = {"name": entry.name if exporter == "torchscript" else f"{entry.name}.{exporter}",
               "model": entry.name, "family": entry.family, "exporter": exporter, "file": file_name,
+              "size": "small" if SMALL["enabled"] else "full",
               "torch": torch.__version__, module_name: version,
               "dynamic_batch": entry.dynamic_batch}
     if version is None:
         record.update(status="skipped", reason=f"python module {module_name} is not installed")
         return record
-    key = f"{torch.__version__}/{version}/{exporter}/{entry.opset}/{entry.dynamic_batch}"
+    key = f"{torch.__version__}/{version}/{exporter}/{entry.opset}/{entry.dynamic_batch}/{record['size']}"
     old = previous.get(record["name"])
     if old and old.get("key") == key and old.get("status") == "ok" and os.path.exists(path):
         return old
@@ -357,9 +401,13 @@ def export_one(entry, exporter, out_dir, previous):
         model.eval()
         example = entry.example()
         flops, source = reference_flops(model, example)
-        tmp = path + ".partial"
-        (_export_torchscript if exporter == "torchscript" else _export_dynamo)(model, example, entry, tmp)
-        os.replace(tmp, path)
+        # Written in a folder of its own, then moved: a reader never sees a half-written file, and an
+        # external data file keeps the name the model refers to.
+        with tempfile.TemporaryDirectory(dir=out_dir) as staging:
+            (_export_torchscript if exporter == "torchscript" else _export_dynamo)(
+                model, example, entry, os.path.join(staging, file_name))
+            for written in os.listdir(staging):
+                os.replace(os.path.join(staging, written), os.path.join(out_dir, written))
         import onnx
 
         opset = next((o.version for o in onnx.load(path, load_external_data=False).opset_import
@@ -369,12 +417,12 @@ def export_one(entry, exporter, out_dir, previous):
                               for n, t in zip(entry.input_names, example)],
                       reference={"flops_per_inference": flops, "convention":
                                  "2 x multiply-adds of convolutions, matrix products and attention", "source": source},
-                      bytes=os.path.getsize(path), export_seconds=round(time.monotonic() - began, 1))
+                      bytes=sum(os.path.getsize(os.path.join(out_dir, f)) for f in os.listdir(out_dir)
+                                if f == file_name or f.startswith(file_name + ".")),
+                      external_data=os.path.exists(path + ".data"), export_seconds=round(time.monotonic() - began, 1))
     except Exception as e:  # noqa: BLE001 - every failure is recorded with its reason, the rest goes on
-        last = traceback.format_exception_only(type(e), e)[-1].strip()
-        record.update(status="failed", reason=last[:500])
-        with contextlib.suppress(OSError):
-            os.remove(path + ".partial")
+        text = "".join(traceback.format_exception_only(type(e), e)).strip()
+        record.update(status="failed", reason=re.sub(r"\x1b\[[0-9;]*m", "", text)[-1200:])
     return record
 
 
@@ -384,9 +432,12 @@ def main():
     parser.add_argument("--only", default="", help="regular expression on model names")
     parser.add_argument("--exporter", default="all", choices=["torchscript", "dynamo", "all"])
     parser.add_argument("--list", action="store_true", help="list the models and exit")
+    parser.add_argument("--small", action="store_true",
+                        help="transformers and timm models at 2 layers and width 64 (same graph patterns, small files)")
     args = parser.parse_args()
+    SMALL["enabled"] = args.small
     warnings.simplefilter("ignore")  # exporter warnings are about tracing; failures are recorded per model
-    selected = [e for e in entries() if re.search(args.only, e.name)]
+    selected = [e for e in entries() if re.search(args.only, e.name) and not (args.small and e.name in SMALL_LEFT_OUT)]
     if args.list:
         for e in selected:
             print(f"{e.name:42} {e.family:26} opset {e.opset}")

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "models/onnx_external_data.hpp"
 #include "models/onnx_tensor_reader.hpp"
 #include "models/protobuf_reader.hpp"
 
@@ -437,7 +438,9 @@ std::int64_t OnnxModel::opset_version(std::string_view domain) const {
 }
 
 OnnxModel read_onnx(std::span<const std::byte> data, std::string_view source_name) {
-    return parse_as_user_error(data, source_name, parse_model);
+    OnnxModel model = parse_as_user_error(data, source_name, parse_model);
+    reject_external_data(model, source_name);
+    return model;
 }
 
 OnnxGraphSignature read_onnx_signature(std::span<const std::byte> data, std::string_view source_name) {
@@ -468,7 +471,9 @@ OnnxModel read_onnx_file(const std::filesystem::path& path) {
     std::vector<std::byte> bytes(static_cast<std::size_t>(size));
     in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
     if (!in) throw UserError(fmt::format("cannot read ONNX model {}", path.string()));
-    return read_onnx(bytes, path.string());
+    OnnxModel model = parse_as_user_error(bytes, path.string(), parse_model);
+    load_external_data(model, path.parent_path(), path.string());
+    return model;
 }
 
 }  // namespace inferbench::models::onnx
