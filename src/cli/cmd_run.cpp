@@ -15,6 +15,7 @@
 #include "report/summary_table.hpp"
 #include "runner/interrupt.hpp"
 #include "runner/orchestrator.hpp"
+#include "runner/resume.hpp"
 
 namespace inferbench::cli {
 namespace {
@@ -26,7 +27,11 @@ struct RunArgs {
     OutputOptions output;
     bool dry_run = false;
     bool quiet = false;
+    std::string resume;  // a run id or "latest"; empty: a new run
 };
+
+// What may go with --resume: where the database is and how to print. The plan is the run's own.
+constexpr const char* kResumeFlags[] = {"--db", "--out"};
 
 // Flags that set one plan key each; their values are applied in this order, then every --set.
 struct FlagKey {
@@ -95,24 +100,74 @@ int print_dry_run(const Plan& plan) {
     return kExitOk;
 }
 
-int execute(const RunArgs& args) {
+using Runner = std::function<RunResult(const RunnerOptions&)>;
+
+// Runs (a new run or a resumed one), prints the run's summary and says how it went; returns the exit code.
+int run_and_report(const RunArgs& args, store::ResultsStore& results, const Runner& runner) {
     const auto format = report::parse_format(args.output.resolved());
-    const auto registry = BackendRegistry::discover(BackendRegistry::default_search_dirs());
-    const Plan plan = build_plan(args, vocabulary(registry));
-    if (args.dry_run) return print_dry_run(plan);
-    auto results = store::ResultsStore::open(resolved_db_path(plan.settings));
     install_interrupt_handler();
     ProgressPrinter progress(stderr);
     RunnerOptions options;
     options.worker_executable = std::filesystem::read_symlink("/proc/self/exe");
     if (!args.quiet) options.on_progress = std::ref(progress);
-    const RunResult run = run_plan(plan, registry, results, options);
+    const RunResult run = runner(options);
     std::cout << report::render(report::summary_table(analysis::summarize_run(results, run.run_id)), format);
-    fmt::print(stderr, "results: {} (run {}): {} ok, {} failed, {} skipped{}\n", results.path().string(), run.run_id,
-               run.count("ok"), run.count("failed"), run.count("skipped"),
-               run.interrupted ? ", interrupted by Ctrl-C" : "");
-    if (run.interrupted) return kExitInterrupted;
+    fmt::print(stderr, "results: {} (run {}{}): {} ok, {} failed, {} skipped{}\n", results.path().string(), run.run_id,
+               args.resume.empty() ? "" : ", resumed", run.count("ok"), run.count("failed"), run.count("skipped"),
+               run.interrupted ? fmt::format(", interrupted by {}", interrupt_name()) : "");
+    if (run.interrupted) return interrupt_exit_code();
     return run.count("failed") > 0 ? kExitFailure : kExitOk;
+}
+
+void require_resume_alone(const RunArgs& args) {
+    std::vector<std::string> plan_flags;
+    if (!args.plan_file.empty()) plan_flags.push_back("PLAN " + args.plan_file);
+    for (const auto& [flag, value] : args.overrides)
+        if (std::find(std::begin(kResumeFlags), std::end(kResumeFlags), flag) == std::end(kResumeFlags))
+            plan_flags.push_back(flag);
+    if (!args.sets.empty()) plan_flags.emplace_back("--set");
+    if (plan_flags.empty()) return;
+    throw UserError(fmt::format("--resume {} runs the run's own stored plan, so it takes no plan input ({}); "
+                                "only --db, --out, --quiet, --dry-run, --format and --json go with it",
+                                args.resume, join(plan_flags, ", ")));
+}
+
+int execute_resume(const RunArgs& args, const BackendRegistry& registry) {
+    require_resume_alone(args);
+    const auto vocab = vocabulary(registry);
+    const std::string db = resolved_db_path(build_plan(args, vocab).settings);
+    if (!std::filesystem::exists(db))
+        throw UserError(fmt::format("--resume {}: no results database at {}; give --db PATH", args.resume, db));
+    auto results = store::ResultsStore::open(db);
+    const ResumePoint point = find_resume_point(results, args.resume, vocab);
+    if (point.pending.empty()) {
+        fmt::print(stderr, "run {}: all {} benchmarks are ok; nothing to resume\n", point.run.run_id, point.cells);
+        return kExitOk;
+    }
+    const auto cells = expand_matrix(point.plan);
+    if (args.dry_run) {
+        for (const std::size_t i : point.pending) fmt::print("{:>4}  {}\n", i + 1, cells[i].label());
+        fmt::print(stderr, "{} of {} benchmarks of run {} would run again\n", point.pending.size(), point.cells,
+                   point.run.run_id);
+        return kExitOk;
+    }
+    fmt::print(stderr, "resuming run {}: {} of {} benchmarks have no ok result\n", point.run.run_id,
+               point.pending.size(), point.cells);
+    const ResumeTarget target{point.run.run_id, point.pending};
+    return run_and_report(args, results, [&](const RunnerOptions& options) {
+        return resume_plan(point.plan, registry, results, options, target);
+    });
+}
+
+int execute(const RunArgs& args) {
+    report::parse_format(args.output.resolved());  // a bad format fails before anything runs
+    const auto registry = BackendRegistry::discover(BackendRegistry::default_search_dirs());
+    if (!args.resume.empty()) return execute_resume(args, registry);
+    const Plan plan = build_plan(args, vocabulary(registry));
+    if (args.dry_run) return print_dry_run(plan);
+    auto results = store::ResultsStore::open(resolved_db_path(plan.settings));
+    return run_and_report(args, results,
+                          [&](const RunnerOptions& options) { return run_plan(plan, registry, results, options); });
 }
 
 }  // namespace
@@ -140,6 +195,10 @@ void add_run_command(CLI::App& app, CommandContext& context) {
                      "set any plan key, KEY=VALUE (repeatable); backend options as backend_options.BACKEND.OPTION=V[,V...]")->allow_extra_args(false);
     run->add_flag("--dry-run", args->dry_run, "list the benchmarks the plan expands to, run nothing");
     run->add_flag("--quiet", args->quiet, "no progress lines");
+    run->add_option("--resume", args->resume,
+                    "go on with run RUN_ID (or latest): run only the benchmarks of its stored plan that have no ok "
+                    "result, into the same run; takes no plan input (only --db, --out, --quiet, --dry-run, --format)")
+        ->option_text("RUN_ID|latest");
     args->output.add_to(*run);
     run->footer(settings_help());
     run->callback([&context, args] { context.action = [args] { return execute(*args); }; });

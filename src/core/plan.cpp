@@ -278,4 +278,15 @@ std::string plan_to_json(const Plan& plan) {
     return json.dump();
 }
 
+Plan plan_from_json(std::string_view json_text, std::string_view origin, const PlanVocabulary& vocabulary) {
+    auto json = nlohmann::ordered_json::parse(json_text, nullptr, false);
+    if (!json.is_object()) throw UserError(fmt::format("{}: the stored plan is not a JSON object", origin));
+    const std::string source = json.value("source", std::string(origin));
+    json.erase("source");
+    // JSON is YAML's flow style: the plan parser reads it with every check a plan file gets.
+    Plan plan = parse_plan(json.dump(), origin, vocabulary);
+    plan.source = source;
+    return plan;
+}
+
 }  // namespace inferbench

@@ -60,5 +60,8 @@ void apply_override(Plan& plan, std::string_view key, std::string_view value, st
 
 // The plan as JSON text, stored with each run so a result can be traced to what produced it.
 std::string plan_to_json(const Plan& plan);
+// The plan back from that text (to resume a run): the same checks as a plan file, errors naming `origin`.
+// Throws UserError.
+Plan plan_from_json(std::string_view json_text, std::string_view origin, const PlanVocabulary& vocabulary);
 
 }  // namespace inferbench

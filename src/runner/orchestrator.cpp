@@ -14,6 +14,7 @@
 #include "core/units.hpp"
 #include "core/version.hpp"
 #include "core/model_metrics.hpp"
+#include "core/process_identity.hpp"
 #include "models/inference_cost.hpp"
 #include "models/zoo.hpp"
 #include "runner/environment.hpp"
@@ -177,10 +178,15 @@ void fill_from_outcome(store::BenchmarkRecord& record, const WorkerOutcome& outc
     const bool clean_exit = outcome.exited && outcome.exit_code == 0 && !outcome.timed_out;
     if (clean_exit && measured) {
         record.status = outcome.stop_requested ? "interrupted" : "ok";
-        if (outcome.stop_requested) record.reason = "stopped by Ctrl-C; iterations measured so far are kept";
+        if (outcome.stop_requested)
+            record.reason = fmt::format("stopped by {}; iterations measured so far are kept", interrupt_name());
     } else if (error) {
         record.status = "failed";
         record.reason = fmt::format("{} failed: {}", error->value("phase", "?"), error->value("message", ""));
+    } else if (outcome.stop_requested && termination_requested()) {
+        record.status = "interrupted";
+        record.reason = fmt::format("stopped by {}: the worker was killed (during {}); iterations measured so far are kept",
+                                    interrupt_name(), phase_reached(outcome));
     } else {
         record.status = outcome.stop_requested ? "interrupted" : "failed";
         record.reason = fmt::format("{} (during {})", outcome.describe_ending(), phase_reached(outcome));
@@ -206,8 +212,28 @@ public:
                const RunnerOptions& options)
         : plan_(plan), results_(results), options_(options), cache_(registry), cells_(expand_matrix(plan)) {}
 
-    RunResult run() {
+    // A new run of every cell, or (with a target) the target's cells into its run.
+    RunResult run(const ResumeTarget* target) {
         check_backend_options(plan_, cache_);
+        if (target) {
+            for (const std::size_t ordinal : target->ordinals)
+                if (ordinal >= cells_.size()) throw std::logic_error("resume: a cell beyond the plan");
+            results_.reopen_run(target->run_id, current_process_identity());
+            result_.run_id = target->run_id;
+            ordinals_ = target->ordinals;
+        } else {
+            result_.run_id = results_.begin_run(run_record());
+            for (std::size_t i = 0; i < cells_.size(); ++i) ordinals_.push_back(i);
+        }
+        begin_ns_ = monotonic_ns();
+        for (std::size_t k = 0; k < ordinals_.size() && !result_.interrupted; ++k) run_cell(k);
+        results_.end_run(result_.run_id, unix_ms(), result_.interrupted ? "interrupted" : "completed",
+                         result_.interrupted ? fmt::format("stopped by {}", interrupt_name()) : "");
+        return result_;
+    }
+
+private:
+    store::RunRecord run_record() const {
         const auto env = capture_environment();
         store::RunRecord run;
         run.name = plan_.settings.name;
@@ -217,17 +243,13 @@ public:
         run.host = env.value("host", "");
         run.git_commit = std::string(kGitCommit);
         run.inferbench_version = std::string(kVersion);
-        result_.run_id = results_.begin_run(run);
-        begin_ns_ = monotonic_ns();
-        for (std::size_t i = 0; i < cells_.size() && !result_.interrupted; ++i) run_cell(i);
-        results_.end_run(result_.run_id, unix_ms(), result_.interrupted ? "interrupted" : "completed");
-        return result_;
+        run.orchestrator = current_process_identity();
+        return run;
     }
 
-private:
     void notify(ProgressEvent event) {
         if (!options_.on_progress) return;
-        event.total = cells_.size();
+        event.total = ordinals_.size();
         event.elapsed_ns = monotonic_ns() - begin_ns_;
         event.eta_ns = estimate_remaining(event.index);
         options_.on_progress(event);
@@ -237,19 +259,21 @@ private:
     std::int64_t estimate_remaining(std::size_t index) const {
         const std::int64_t per_cell = finished_ > 0 ? finished_ns_ / finished_
                                                     : plan_.settings.warmup_ns + plan_.settings.duration_ns;
-        const auto left = static_cast<std::int64_t>(cells_.size() - index);
+        const auto left = static_cast<std::int64_t>(ordinals_.size() - index);
         return per_cell * left;
     }
 
-    void run_cell(std::size_t i) {
+    // The k-th cell to run (from 0), of ordinal ordinals_[k] in the plan.
+    void run_cell(std::size_t k) {
+        const std::size_t i = ordinals_[k];
         const BenchmarkSpec& spec = cells_[i];
         const std::int64_t cell_begin = monotonic_ns();
-        notify({ProgressEvent::Kind::started, i + 1, 0, &spec});
+        notify({ProgressEvent::Kind::started, k + 1, 0, &spec});
         store::BenchmarkRecord record = base_record(result_.run_id, i, spec);
         std::vector<IterationRecord> iterations;
         std::vector<LayerTime> layers;
         try {
-            measure_cell(spec, record, iterations, layers, i);
+            measure_cell(spec, record, iterations, layers, k);
         } catch (const std::exception& e) {
             record.status = "failed";
             record.reason = e.what();
@@ -257,7 +281,7 @@ private:
         record.ended_unix_ms = unix_ms();
         const auto metrics = model_costs_.metrics(record.model_path, spec.batch_size, spec.precision);
         const BenchmarkTelemetry telemetry = telemetry_.finish(iterations);
-        record.benchmark_id = results_.add_benchmark(
+        record.benchmark_id = results_.replace_benchmark(
             record, store::BenchmarkData{.iterations = iterations, .metrics = metrics, .gpu_samples = telemetry.gpu,
                                          .cpu_samples = telemetry.cpu, .telemetry_sources = telemetry.sources,
                                          .layer_times = layers});
@@ -267,11 +291,11 @@ private:
             finished_ns_ += monotonic_ns() - cell_begin;
             ++finished_;
         }
-        notify({ProgressEvent::Kind::finished, i + 1, 0, &spec, &result_.benchmarks.back()});
+        notify({ProgressEvent::Kind::finished, k + 1, 0, &spec, &result_.benchmarks.back()});
     }
 
     void measure_cell(const BenchmarkSpec& spec, store::BenchmarkRecord& record, std::vector<IterationRecord>& iterations,
-                      std::vector<LayerTime>& layers, std::size_t i) {
+                      std::vector<LayerTime>& layers, std::size_t k) {
         std::string problem;
         const Backend* backend = cache_.get(spec.backend, problem);
         std::optional<std::string> skip = backend ? backend->unsupported_reason(spec) : problem;
@@ -296,11 +320,12 @@ private:
                                   spec.timeout_ns};
         SuperviseHooks hooks;
         hooks.interrupted = interrupt_requested;
+        hooks.end_now = termination_requested;
         hooks.request_stop = [&trace] { trace.header().stop_requested.store(1, std::memory_order_relaxed); };
         hooks.on_started = [&](int pid) { telemetry_.worker_started(pid, spec.warmup_ns + spec.duration_ns + kLoadAndTeardownNs); };
         hooks.on_event = [&](const nlohmann::json& event) { telemetry_.worker_event(event); };
         hooks.on_tick = [&] {
-            ProgressEvent tick{ProgressEvent::Kind::tick, i + 1, 0, &spec};
+            ProgressEvent tick{ProgressEvent::Kind::tick, k + 1, 0, &spec};
             tick.iterations_so_far = static_cast<std::int64_t>(trace.published().size());
             notify(tick);
         };
@@ -318,6 +343,7 @@ private:
     ModelCostCache model_costs_;
     TelemetryRecorder telemetry_{plan_.settings};
     std::vector<BenchmarkSpec> cells_;
+    std::vector<std::size_t> ordinals_;  // the cells this invocation runs
     RunResult result_;
     std::int64_t begin_ns_ = 0;
     std::int64_t finished_ns_ = 0;
@@ -334,7 +360,12 @@ int RunResult::count(std::string_view status) const {
 
 RunResult run_plan(const Plan& plan, const BackendRegistry& registry, store::ResultsStore& results,
                    const RunnerOptions& options) {
-    return PlanRunner(plan, registry, results, options).run();
+    return PlanRunner(plan, registry, results, options).run(nullptr);
+}
+
+RunResult resume_plan(const Plan& plan, const BackendRegistry& registry, store::ResultsStore& results,
+                      const RunnerOptions& options, const ResumeTarget& target) {
+    return PlanRunner(plan, registry, results, options).run(&target);
 }
 
 }  // namespace inferbench

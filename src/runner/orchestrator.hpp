@@ -43,4 +43,14 @@ struct RunResult {
 RunResult run_plan(const Plan& plan, const BackendRegistry& registry, store::ResultsStore& results,
                    const RunnerOptions& options);
 
+// Going on with an earlier run of `plan` (the one stored with it): only the cells at `ordinals` run, in
+// that order, into run `run_id`, each replacing the run's earlier records of its ordinal. The run is
+// reopened first, which throws if another orchestrator may still be writing it.
+struct ResumeTarget {
+    std::int64_t run_id = 0;
+    std::vector<std::size_t> ordinals;
+};
+RunResult resume_plan(const Plan& plan, const BackendRegistry& registry, store::ResultsStore& results,
+                      const RunnerOptions& options, const ResumeTarget& target);
+
 }  // namespace inferbench

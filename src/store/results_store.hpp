@@ -11,12 +11,15 @@
 #include <string_view>
 #include <vector>
 
+#include "core/process_identity.hpp"
 #include "core/samples.hpp"
 #include "core/spec.hpp"
 
 namespace inferbench::store {
 
-// One invocation of `inferbench run`. status: 'running', 'completed', 'interrupted' or 'failed'.
+// One invocation of `inferbench run` (and the `run --resume` that went on with it). status: 'running',
+// 'completed', 'interrupted' or 'failed'. A 'running' run whose orchestrator is known to be gone is read
+// back as 'interrupted' with the reason why; opening a store for writing records that in the file.
 struct RunRecord {
     std::int64_t run_id = 0;
     std::string name;
@@ -28,6 +31,9 @@ struct RunRecord {
     std::string host;
     std::string git_commit;
     std::string inferbench_version;
+    // The process writing the run; its host is `host`. Unset for imports and runs stored before schema 6.
+    std::optional<ProcessIdentity> orchestrator;
+    std::string end_reason;  // why it ended as it did, where it did not complete; empty otherwise
 };
 
 // One cell of the matrix as it ran. status: 'ok', 'failed', 'skipped' or 'interrupted'.
@@ -105,11 +111,15 @@ public:
     const std::filesystem::path& path() const;
     int schema_version() const;
 
-    // Returns run_id; the run is stored with status 'running' (run.run_id, .status and
-    // .ended_unix_ms are ignored).
+    // Returns run_id; the run is stored with status 'running' (run.run_id, .status, .ended_unix_ms and
+    // .end_reason are ignored).
     std::int64_t begin_run(const RunRecord& run);
     // Throws if run_id does not exist or status is not one of the run statuses.
-    void end_run(std::int64_t run_id, std::int64_t ended_unix_ms, std::string_view status);
+    void end_run(std::int64_t run_id, std::int64_t ended_unix_ms, std::string_view status,
+                 std::string_view end_reason = {});
+    // Sets an ended run 'running' again, written by `orchestrator` (to resume it). Throws
+    // EnvironmentError if there is no such run or if another orchestrator may still be writing it.
+    void reopen_run(std::int64_t run_id, const ProcessIdentity& orchestrator);
 
     // One transaction per finished benchmark: the row and everything measured for it, so a crash loses
     // at most the benchmark in flight. Iteration numbers are the positions in `iterations`, from 0;
@@ -118,9 +128,13 @@ public:
     std::int64_t add_benchmark(const BenchmarkRecord& benchmark, const BenchmarkData& data);
     // The same for a benchmark that has iterations alone.
     std::int64_t add_benchmark(const BenchmarkRecord& benchmark, std::span<const IterationRecord> iterations = {});
+    // add_benchmark that, in the same transaction, deletes the run's earlier records of the same ordinal
+    // (a resumed cell's failed or interrupted attempt), so that a cell has one record per run.
+    std::int64_t replace_benchmark(const BenchmarkRecord& benchmark, const BenchmarkData& data);
 
     std::vector<RunRecord> runs() const;  // oldest first
     std::optional<RunRecord> latest_run() const;
+    std::optional<RunRecord> find_run(std::int64_t run_id) const;
     // Ordered by run (oldest first, as runs()), then ordinal.
     std::vector<BenchmarkRecord> benchmarks(
         std::optional<std::int64_t> run_id = std::nullopt) const;

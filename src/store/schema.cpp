@@ -170,6 +170,16 @@ CREATE TABLE layer_times (
     PRIMARY KEY (benchmark_id, layer)
 ) WITHOUT ROWID;
 )sql",
+    // 6: the orchestrator writing a run (pid, start time in clock ticks after boot, kernel boot id, pid
+    // namespace; its host is runs.host), so that a reader can tell a run still being written from one
+    // whose orchestrator was killed; and why a run ended as it did where it did not complete.
+    R"sql(
+ALTER TABLE runs ADD COLUMN orchestrator_pid INTEGER;
+ALTER TABLE runs ADD COLUMN orchestrator_start_ticks INTEGER;
+ALTER TABLE runs ADD COLUMN orchestrator_boot_id TEXT;
+ALTER TABLE runs ADD COLUMN orchestrator_pid_namespace TEXT;
+ALTER TABLE runs ADD COLUMN end_reason TEXT;
+)sql",
 };
 
 constexpr int kKnownVersion = static_cast<int>(std::size(kMigrations));
