@@ -106,7 +106,7 @@ TEST(CliInputs, DryRunChecksBackendOptionsAsRunDoes) {
 TEST(CliInputs, ARunInWhichNothingRanExitsWithThree) {
     ScratchDir dir;
     // The null backend runs only the null model: the one cell is skipped.
-    const auto r = dir.run("run --backend null --model resnet50 --duration 20ms --warmup 0s --db r.db");
+    const auto r = dir.run("run --backend null --model resnet50 --batch 1 --duration 20ms --warmup 0s --db r.db");
     EXPECT_EQ(r.exit_code, 3) << r.err;
     EXPECT_NE(r.err.find("0 ok, 0 failed, 1 skipped"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("nothing was measured: every benchmark was skipped"), std::string::npos) << r.err;
@@ -150,7 +150,7 @@ TEST(CliInputs, ListBackendsSaysWhatRunWouldSay) {
         if (row.at("usable").get<bool>()) GTEST_SKIP() << "trtexec is installed here";
         // The reason given is the one a run of trtexec records when it skips the cell.
         dir.write("m.onnx", "");
-        const auto run = dir.run("run --backend trtexec --device cuda --model m.onnx --duration 20ms --db r.db");
+        const auto run = dir.run("run --backend trtexec --device cuda --model m.onnx --batch 1 --duration 20ms --db r.db");
         EXPECT_EQ(run.exit_code, 3) << run.err;
         const auto benchmarks = store::ResultsStore::open(dir.file("r.db")).benchmarks();
         ASSERT_EQ(benchmarks.size(), 1u);
