@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 
+#include "analysis/default_run.hpp"
 #include "core/error.hpp"
 #include "core/model_metrics.hpp"
 #include "core/units.hpp"
@@ -154,11 +155,7 @@ BenchmarkSummary summarize_benchmark(const store::BenchmarkRecord& benchmark,
 }
 
 std::vector<BenchmarkSummary> summarize_run(const store::ResultsStore& results, std::optional<std::int64_t> run_id) {
-    if (!run_id) {
-        const auto latest = results.latest_run();
-        if (!latest) throw UserError(fmt::format("{}: no runs stored yet; run `inferbench run` first", results.path().string()));
-        run_id = latest->run_id;
-    }
+    if (!run_id) run_id = default_run(results).run_id;
     std::vector<BenchmarkSummary> summaries;
     for (const auto& benchmark : results.benchmarks(run_id)) {
         const auto iterations = results.iterations(benchmark.benchmark_id);

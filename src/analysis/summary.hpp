@@ -36,7 +36,7 @@ struct BenchmarkSummary {
 BenchmarkSummary summarize_benchmark(const store::BenchmarkRecord& benchmark,
                                      std::span<const IterationRecord> iterations);
 
-// The benchmarks of one run (default: the latest), summarized in plan order.
+// The benchmarks of one run (default: default_run(), the latest with benchmarks), summarized in plan order.
 std::vector<BenchmarkSummary> summarize_run(const store::ResultsStore& results, std::optional<std::int64_t> run_id);
 
 }  // namespace inferbench::analysis

@@ -73,6 +73,11 @@ std::string settings_help() {
     }
     text += "  exclude            list of rules, e.g. [{backend: onnxruntime, batch_size: 8}]\n";
     text += "  backend_options    map: backend -> {option: value}; see `inferbench list backends`\n";
+    text += fmt::format("Batch sizes go from 1 to {}; a plan expands to at most {} benchmarks.\n", kMaxBatchSize,
+                        kMaxBenchmarks);
+    text += fmt::format("\nExit codes: {} all benchmarks ok (some may be skipped); {} at least one failed; {} bad input; "
+                        "{} nothing ran (every benchmark skipped); {} interrupted.\n",
+                        kExitOk, kExitFailure, kExitUsage, kExitNothingRan, kExitInterrupted);
     return text;
 }
 
@@ -90,10 +95,13 @@ Plan build_plan(const RunArgs& args, const PlanVocabulary& vocab) {
         if (eq == std::string::npos) throw UserError(fmt::format("--set {}: expected KEY=VALUE", set));
         apply_override(plan, set.substr(0, eq), set.substr(eq + 1), fmt::format("--set {}", set), vocab);
     }
+    check_plan(plan);
     return plan;
 }
 
-int print_dry_run(const Plan& plan) {
+// Checks what `run` checks before it stores anything, so a plan that passes here runs.
+int print_dry_run(const Plan& plan, const BackendRegistry& registry) {
+    check_backend_options(plan, registry);
     const auto cells = expand_matrix(plan);
     for (std::size_t i = 0; i < cells.size(); ++i) fmt::print("{:>4}  {}\n", i + 1, cells[i].label());
     fmt::print(stderr, "{} benchmarks; results would go to {}\n", cells.size(), resolved_db_path(plan.settings));
@@ -116,7 +124,14 @@ int run_and_report(const RunArgs& args, store::ResultsStore& results, const Runn
                args.resume.empty() ? "" : ", resumed", run.count("ok"), run.count("failed"), run.count("skipped"),
                run.interrupted ? fmt::format(", interrupted by {}", interrupt_name()) : "");
     if (run.interrupted) return interrupt_exit_code();
-    return run.count("failed") > 0 ? kExitFailure : kExitOk;
+    if (run.count("failed") > 0) return kExitFailure;
+    if (run.count("ok") == 0) {
+        fmt::print(stderr, "inferbench: nothing was measured: {}\n",
+                   run.benchmarks.empty() ? "the exclude rules remove every benchmark"
+                                          : "every benchmark was skipped (reasons above)");
+        return kExitNothingRan;
+    }
+    return kExitOk;
 }
 
 void require_resume_alone(const RunArgs& args) {
@@ -164,7 +179,7 @@ int execute(const RunArgs& args) {
     const auto registry = BackendRegistry::discover(BackendRegistry::default_search_dirs());
     if (!args.resume.empty()) return execute_resume(args, registry);
     const Plan plan = build_plan(args, vocabulary(registry));
-    if (args.dry_run) return print_dry_run(plan);
+    if (args.dry_run) return print_dry_run(plan, registry);
     auto results = store::ResultsStore::open(resolved_db_path(plan.settings));
     return run_and_report(args, results,
                           [&](const RunnerOptions& options) { return run_plan(plan, registry, results, options); });

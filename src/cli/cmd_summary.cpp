@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/default_run.hpp"
 #include "analysis/summary.hpp"
 #include "cli/commands.hpp"
 #include "core/error.hpp"
@@ -29,7 +30,13 @@ int execute(const SummaryArgs& args) {
         std::cout << report::render(report::runs_table(results.runs()), format);
         return kExitOk;
     }
-    std::cout << report::render(report::summary_table(analysis::summarize_run(results, args.run_id)), format);
+    std::optional<std::int64_t> run_id = args.run_id;
+    if (!run_id) {
+        const auto choice = analysis::default_run(results);
+        if (!choice.note.empty()) fmt::print(stderr, "inferbench: {}\n", choice.note);
+        run_id = choice.run_id;
+    }
+    std::cout << report::render(report::summary_table(analysis::summarize_run(results, run_id)), format);
     return kExitOk;
 }
 

@@ -21,6 +21,7 @@ public:
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
+inline constexpr int kExitNothingRan = 3;  // a run in which every benchmark was skipped
 inline constexpr int kExitInterrupted = 130;
 
 }  // namespace inferbench

@@ -19,6 +19,7 @@ std::string cell_text(const Cell& cell, const Column& column, bool machine = fal
         return machine ? fmt::format("{:.6f}", duration->ns / 1e6) : format_latency(duration->ns);
     if (const auto* text = std::get_if<std::string>(&cell)) return *text;
     if (const auto* integer = std::get_if<std::int64_t>(&cell)) return std::to_string(*integer);
+    if (const auto* flag = std::get_if<bool>(&cell)) return *flag ? "yes" : "no";
     const double value = std::get<double>(cell);
     if (!std::isfinite(value)) return "";
     return fmt::format("{:.{}f}", value, column.decimals);
@@ -118,6 +119,7 @@ std::string render_json(const Table& table) {
             else if (const auto* integer = std::get_if<std::int64_t>(&cell)) slot = *integer;
             else if (const auto* real = std::get_if<double>(&cell); real && std::isfinite(*real)) slot = *real;
             else if (const auto* duration = std::get_if<Duration>(&cell)) slot = duration->ns / 1e6;
+            else if (const auto* flag = std::get_if<bool>(&cell)) slot = *flag;
             else slot = nullptr;
         }
         rows.push_back(std::move(object));

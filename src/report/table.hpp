@@ -27,7 +27,8 @@ struct Null {};
 struct Duration {
     double ns = 0;
 };
-using Cell = std::variant<Null, std::string, std::int64_t, double, Duration>;
+// A bool is "yes"/"no" on terminals, Markdown and CSV, and true/false in JSON.
+using Cell = std::variant<Null, std::string, std::int64_t, double, Duration, bool>;
 
 struct Table {
     std::string name;  // "summary", "runs", ...

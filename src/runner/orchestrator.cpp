@@ -298,7 +298,7 @@ private:
                       std::vector<LayerTime>& layers, std::size_t k) {
         std::string problem;
         const Backend* backend = cache_.get(spec.backend, problem);
-        std::optional<std::string> skip = backend ? backend->unsupported_reason(spec) : problem;
+        std::optional<std::string> skip = cell_problem(backend, problem, spec);
         Resolved model;
         if (!skip) {
             model = resolve_model(spec, backend->capabilities());
@@ -351,6 +351,11 @@ private:
 };
 
 }  // namespace
+
+void check_backend_options(const Plan& plan, const BackendRegistry& registry) {
+    CapabilityCache cache(registry);
+    check_backend_options(plan, cache);
+}
 
 int RunResult::count(std::string_view status) const {
     int n = 0;

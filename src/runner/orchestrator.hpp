@@ -39,6 +39,11 @@ struct RunResult {
     int count(std::string_view status) const;
 };
 
+// Throws UserError naming the first backend option its backend does not know (a backend that cannot
+// be created here is left to its cells, skipped with the problem). run_plan checks this first;
+// `run --dry-run` calls it alone.
+void check_backend_options(const Plan& plan, const BackendRegistry& registry);
+
 // Throws UserError for bad backend options before anything is run or stored.
 RunResult run_plan(const Plan& plan, const BackendRegistry& registry, store::ResultsStore& results,
                    const RunnerOptions& options);
