@@ -33,6 +33,11 @@ struct BenchmarkSummary {
     std::vector<std::string> warnings;
 };
 
+// Whether end-to-end latencies exist: from measured iterations, or a tool's own statistics imported
+// without a query count (TensorRT 7 prints no walltime, so e2e.count stays 0). The throughput has its
+// own test: throughput_per_s > 0.
+inline bool has_latency(const BenchmarkSummary& s) { return s.e2e.count > 0 || s.e2e.mean > 0; }
+
 BenchmarkSummary summarize_benchmark(const store::BenchmarkRecord& benchmark,
                                      std::span<const IterationRecord> iterations);
 

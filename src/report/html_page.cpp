@@ -1,17 +1,15 @@
 #include "report/html_page.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
 #include <ctime>
-#include <fstream>
 #include <random>
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/file_io.hpp"
 #include "core/units.hpp"
 #include "core/version.hpp"
 #include "report/html_assets.hpp"
@@ -313,10 +311,7 @@ void write_text_file(const std::filesystem::path& file, std::string_view content
     if (error)
         throw EnvironmentError(
             fmt::format("{}: cannot create the folder: {}", file.parent_path().string(), error.message()));
-    std::ofstream out(file, std::ios::binary | std::ios::trunc);
-    if (out) out.write(content.data(), static_cast<std::streamsize>(content.size()));
-    out.close();
-    if (!out) throw EnvironmentError(fmt::format("{}: cannot write: {}", file.string(), std::strerror(errno)));
+    write_file_atomically(file, content);
 }
 
 }  // namespace inferbench::report

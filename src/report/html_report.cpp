@@ -51,7 +51,7 @@ Table overview_table(const ReportData& data) {
         const auto& s = entry.summary;
         const auto& b = s.benchmark;
         const bool measured = s.e2e.count > 0;
-        const auto timing = [&](double ns) { return measured ? Cell{Duration{ns}} : Cell{Null{}}; };
+        const auto timing = [&](double ns) { return analysis::has_latency(s) ? Cell{Duration{ns}} : Cell{Null{}}; };
         std::vector<Cell> row;
         if (several_runs) row.emplace_back(b.run_id);
         std::vector<Cell> cells = {
@@ -65,7 +65,7 @@ Table overview_table(const ReportData& data) {
             timing(s.e2e.mean),
             timing(s.e2e.p50),
             timing(s.e2e.p99),
-            measured ? Cell{s.throughput_per_s} : Cell{Null{}},
+            measured || s.throughput_per_s > 0 ? Cell{s.throughput_per_s} : Cell{Null{}},
             optional_cell(s.telemetry.mean_power_w),
             optional_cell(s.telemetry.joules_per_inference, 1e3),
             optional_cell(s.telemetry.inferences_per_joule),

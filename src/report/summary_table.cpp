@@ -85,13 +85,14 @@ Table summary_table(const std::vector<analysis::BenchmarkSummary>& summaries) {
     for (const auto& s : summaries) {
         const auto& b = s.benchmark;
         const bool measured = s.e2e.count > 0;
-        const auto timing = [&](double ns) { return measured ? Cell{Duration{ns}} : Cell{Null{}}; };
+        const auto timing = [&](double ns) { return analysis::has_latency(s) ? Cell{Duration{ns}} : Cell{Null{}}; };
         std::vector<Cell> row = {b.model, b.backend, b.device, b.precision, b.batch_size, b.variant, b.status,
                               measured ? Cell{s.e2e.count} : Cell{Null{}}, timing(s.e2e.mean), timing(s.e2e.p50),
                               timing(s.e2e.p90), timing(s.e2e.p99), measured ? Cell{s.e2e.cv_pct} : Cell{Null{}},
                               device_time(s.compute, &TimingSummary::p50), device_time(s.h2d, &TimingSummary::mean),
                               device_time(s.d2h, &TimingSummary::mean),
-                              measured ? Cell{s.throughput_per_s} : Cell{Null{}}, optional_cell(b.load_ns, 1e-6),
+                              measured || s.throughput_per_s > 0 ? Cell{s.throughput_per_s} : Cell{Null{}},
+                              optional_cell(b.load_ns, 1e-6),
                               optional_cell(b.model_size_bytes, 1e-6), optional_cell(s.model.parameters, 1e-6),
                               optional_cell(s.model.flops_per_inference, 1e-9)};
         add_telemetry_cells(row, s.telemetry);

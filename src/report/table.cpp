@@ -91,6 +91,16 @@ std::string csv_field(const std::string& text) {
     return out;
 }
 
+// A text cell that a spreadsheet would run as a formula (first character = + - @, TAB or CR, as
+// OWASP's CSV-injection guidance lists them) gets a leading apostrophe: spreadsheets then show it as
+// text. Text that is all one number ("-1.5") cannot be a formula and stays as written.
+std::string spreadsheet_text(const std::string& text) {
+    if (text.empty() || std::string_view("=+-@\t\r").find(text.front()) == std::string_view::npos ||
+        parse_double(text))
+        return text;
+    return "'" + text;
+}
+
 std::string render_csv(const Table& table) {
     std::string out;
     for (std::size_t c = 0; c < table.columns.size(); ++c) {
@@ -101,7 +111,8 @@ std::string render_csv(const Table& table) {
     for (const auto& row : table.rows) {
         for (std::size_t c = 0; c < table.columns.size(); ++c) {
             if (c) out += ',';
-            out += csv_field(cell_text(row[c], table.columns[c], true));
+            const std::string text = cell_text(row[c], table.columns[c], true);
+            out += csv_field(std::holds_alternative<std::string>(row[c]) ? spreadsheet_text(text) : text);
         }
         out += "\n";
     }
