@@ -157,7 +157,7 @@ void add_branches(const NodeView& v, const Names& initializers, const CostOption
 }
 
 NodeCost node_cost(const NodeView& v, bool inferred, const Names& initializers, const CostOptions& options) {
-    NodeCost cost{v.node.name, v.node.op_type, {}, 0, 0, 0, 0, 0, !inferred, false, {}};
+    NodeCost cost{v.node.name, v.node.op_type, {}, 0, 0, 0, 0, 0, !inferred, {}};
     for (std::size_t i = 0; i < v.node.outputs.size(); ++i) {
         cost.outputs.push_back(v.out(i) == nullptr ? ValueShape{} : *v.out(i));
         cost.data_dependent = cost.data_dependent || cost.outputs.back().data_dependent;

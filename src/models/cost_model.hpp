@@ -49,8 +49,8 @@ struct NodeCost {
     std::int64_t bytes_read = 0;
     std::int64_t bytes_written = 0;
     bool unknown = false;            // unknown op, or shapes that could not be inferred
-    bool data_dependent = false;     // costed at the largest sizes the data allows
     std::vector<std::string> flags;  // "depthwise", "grouped", "1x1", "unaligned"
+    bool data_dependent = false;     // costed at the largest sizes the data allows
 
     double intensity() const;
 };
