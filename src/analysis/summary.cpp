@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace inferbench::analysis {
 
@@ -97,6 +98,8 @@ ModelFigures model_figures(std::span<const store::Metric> metrics) {
     model.macs_per_inference = find_metric(metrics, model_metrics::kMacsPerInference);
     model.flops_per_inference = find_metric(metrics, model_metrics::kFlopsPerInference);
     model.bytes_per_inference = find_metric(metrics, model_metrics::kBytesPerInference);
+    model.cost_unknown_nodes = find_metric(metrics, model_metrics::kCostUnknownNodes);
+    model.cost_data_dependent_nodes = find_metric(metrics, model_metrics::kCostDataDependentNodes);
     return model;
 }
 
@@ -127,6 +130,25 @@ void add_telemetry(const store::ResultsStore& results, BenchmarkSummary& summary
 std::optional<double> ModelFigures::achieved_flops_per_s(double throughput_per_s) const {
     if (!flops_per_inference || throughput_per_s <= 0) return std::nullopt;
     return *flops_per_inference * throughput_per_s;
+}
+
+bool ModelFigures::cost_complete() const {
+    return cost_unknown_nodes.value_or(0) == 0 && cost_data_dependent_nodes.value_or(0) == 0;
+}
+
+std::optional<std::string> ModelFigures::incomplete_cost_reason() const {
+    if (cost_complete()) return std::nullopt;
+    std::vector<std::string> parts;
+    const double unknown = cost_unknown_nodes.value_or(0);
+    const double data_dependent = cost_data_dependent_nodes.value_or(0);
+    if (unknown > 0)
+        parts.push_back(fmt::format("{:.0f} node{} not costed (FLOPs and bytes are lower bounds)", unknown,
+                                    unknown == 1 ? "" : "s"));
+    if (data_dependent > 0)
+        parts.push_back(fmt::format("{:.0f} node{} costed at the largest sizes the data allows (FLOPs and bytes are "
+                                    "upper bounds)",
+                                    data_dependent, data_dependent == 1 ? "" : "s"));
+    return fmt::format("model cost not a total: {}", fmt::join(parts, "; "));
 }
 
 BenchmarkSummary summarize_benchmark(const store::BenchmarkRecord& benchmark,

@@ -17,8 +17,14 @@ struct ModelFigures {
     std::optional<double> macs_per_inference;
     std::optional<double> flops_per_inference;
     std::optional<double> bytes_per_inference;
+    std::optional<double> cost_unknown_nodes;         // > 0: the figures are lower bounds
+    std::optional<double> cost_data_dependent_nodes;  // > 0: the figures are upper bounds
     // FLOPs per inference x inferences per second, where both are known.
     std::optional<double> achieved_flops_per_s(double throughput_per_s) const;
+    // The figures are totals: no node left uncosted nor costed at data-dependent maxima.
+    bool cost_complete() const;
+    // Why the figures are not totals ("model cost not a total: 642 nodes ..."); nullopt when they are.
+    std::optional<std::string> incomplete_cost_reason() const;
 };
 
 struct BenchmarkSummary {

@@ -136,11 +136,32 @@ void matrix_flags(const NodeView& v, NodeCost& cost) {
         cost.flags.emplace_back("unaligned");
 }
 
-NodeCost node_cost(const NodeView& v, bool inferred, const std::set<std::string, std::less<>>& initializers,
-                   const CostOptions& options) {
+using Names = std::set<std::string, std::less<>>;
+
+NodeCost node_cost(const NodeView& v, bool inferred, const Names& initializers, const CostOptions& options);
+
+// An If runs the nodes of the branches shape inference took; each counts as if in the graph.
+void add_branches(const NodeView& v, const Names& initializers, const CostOptions& options, NodeCost& cost) {
+    const auto it = v.node.outputs.empty() ? v.shapes.branches.end() : v.shapes.branches.find(v.node.outputs[0]);
+    if (it == v.shapes.branches.end()) return;
+    for (const auto* graph : it->second) {
+        for (const auto& node : graph->nodes) {
+            const NodeCost inner = node_cost(NodeView{node, v.shapes}, true, initializers, options);
+            cost.macs += inner.macs;
+            cost.flops += inner.flops;
+            cost.bytes_read += inner.bytes_read;
+            cost.bytes_written += inner.bytes_written;
+            cost.data_dependent = cost.data_dependent || inner.data_dependent;
+        }
+    }
+}
+
+NodeCost node_cost(const NodeView& v, bool inferred, const Names& initializers, const CostOptions& options) {
     NodeCost cost{v.node.name, v.node.op_type, {}, 0, 0, 0, 0, 0, !inferred, {}};
-    for (std::size_t i = 0; i < v.node.outputs.size(); ++i)
+    for (std::size_t i = 0; i < v.node.outputs.size(); ++i) {
         cost.outputs.push_back(v.out(i) == nullptr ? ValueShape{} : *v.out(i));
+        cost.data_dependent = cost.data_dependent || cost.outputs.back().data_dependent;
+    }
     for (std::size_t i = 0; i < v.node.inputs.size(); ++i)
         if (initializers.contains(v.node.inputs[i]) && v.in(i) != nullptr) cost.parameters += v.in(i)->elements();
     if (!inferred) return cost;
@@ -149,6 +170,7 @@ NodeCost node_cost(const NodeView& v, bool inferred, const std::set<std::string,
     if (!(options.fold_batch_norm && v.node.op_type == "BatchNormalization")) count_bytes(v, cost);
     if (v.node.op_type == "Conv" || v.node.op_type == "ConvTranspose") conv_flags(v, cost);
     if (v.node.op_type == "Gemm" || v.node.op_type == "MatMul") matrix_flags(v, cost);
+    if (v.node.op_type == "If") add_branches(v, initializers, options, cost);
     return cost;
 }
 
@@ -181,7 +203,7 @@ void summarise_flags(ModelCost& cost) {
 }  // namespace
 
 ModelCost estimate_cost(const onnx::OnnxModel& model, const ShapeInference& shapes, const CostOptions& options) {
-    std::set<std::string, std::less<>> initializers;
+    Names initializers;
     ModelCost cost;
     for (const auto& init : model.graph.initializers) {
         initializers.insert(init.name);
@@ -196,6 +218,7 @@ ModelCost estimate_cost(const onnx::OnnxModel& model, const ShapeInference& shap
         cost.totals.bytes_read += node.bytes_read;
         cost.totals.bytes_written += node.bytes_written;
         cost.totals.unknown_nodes += node.unknown ? 1 : 0;
+        cost.totals.data_dependent_nodes += node.data_dependent && !node.unknown ? 1 : 0;
         ++cost.histogram[node.op_type];
         cost.nodes.push_back(std::move(node));
     }

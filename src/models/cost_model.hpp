@@ -16,7 +16,13 @@
 // - Bytes read = non-initializer inputs + initializers (weights), bytes written = outputs, at their
 //   element size; Gather reads only the rows it outputs (an embedding lookup does not read the
 //   table); view ops (Reshape, Flatten, Squeeze, Unsqueeze, Shape, Constant, Identity) move 0 bytes.
+// - If counts the nodes of the branch it takes (of both where the condition is not folded).
 // - Intensity = FLOPs / (bytes read + bytes written).
+// - A node whose inputs are unknown, or whose op is unknown, counts 0 and is counted in
+//   unknown_nodes: the totals are then lower bounds. A node whose sizes depend on the data
+//   (after NonZero, NonMaxSuppression, ...) is costed at the largest sizes the data allows and
+//   counted in data_dependent_nodes: the totals are then upper bounds (for costs that grow with
+//   those sizes, as a detection head's do).
 #pragma once
 
 #include <cstdint>
@@ -44,6 +50,7 @@ struct NodeCost {
     std::int64_t bytes_written = 0;
     bool unknown = false;            // unknown op, or shapes that could not be inferred
     std::vector<std::string> flags;  // "depthwise", "grouped", "1x1", "unaligned"
+    bool data_dependent = false;     // costed at the largest sizes the data allows
 
     double intensity() const;
 };
@@ -56,6 +63,7 @@ struct CostTotals {
     std::int64_t bytes_written = 0;
     std::int64_t nodes = 0;
     std::int64_t unknown_nodes = 0;
+    std::int64_t data_dependent_nodes = 0;
 
     double intensity() const;
 };

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -78,10 +79,12 @@ struct OnnxTensor {
     std::int64_t element_count() const;
 };
 
-// An attribute's value. Kinds not listed (graphs of control-flow ops, sparse tensors, type protos,
-// tensor lists) are left out of OnnxNode::attributes.
+// An attribute's value. Kinds not listed (sparse tensors, type protos, tensor and graph lists) are
+// left out of OnnxNode::attributes; graphs (the branches of If, the body of Loop) are in OnnxNode::subgraphs.
 using OnnxAttributeValue = std::variant<std::int64_t, float, std::string, OnnxTensor, std::vector<std::int64_t>,
                                         std::vector<float>, std::vector<std::string>>;
+
+struct OnnxGraph;
 
 struct OnnxNode {
     std::string name;
@@ -90,6 +93,9 @@ struct OnnxNode {
     std::vector<std::string> inputs;   // an empty name: an optional input left out
     std::vector<std::string> outputs;  // an empty name: an optional output not wanted
     std::map<std::string, OnnxAttributeValue, std::less<>> attributes;
+    // Attributes of type GRAPH by name ("then_branch", "else_branch", "body"); they may use the
+    // names of the enclosing graphs.
+    std::map<std::string, std::shared_ptr<const OnnxGraph>, std::less<>> subgraphs = {};
 };
 
 // A dimension: a fixed size, or a symbolic name such as "batch" (an empty name: unknown).

@@ -12,6 +12,7 @@
 #include "core/units.hpp"
 #include "core/version.hpp"
 #include "devices/catalog.hpp"
+#include "report/cost_figure.hpp"
 #include "report/html_page.hpp"
 #include "report/report_charts.hpp"
 #include "report/report_data.hpp"
@@ -45,7 +46,8 @@ Table overview_table(const ReportData& data) {
                                          {"power_w", "power W", 1},
                                          {"millijoules_per_inference", "mJ/inf", 2},
                                          {"inferences_per_joule", "inf/J", 2},
-                                         {"model_size_mb", "size MB", 1}};
+                                         {"model_size_mb", "size MB", 1},
+                                         {"gflops_per_inference", "GFLOP/inf", 2}};
     table.columns.insert(table.columns.end(), columns.begin(), columns.end());
     for (const auto& entry : data.benchmarks) {
         const auto& s = entry.summary;
@@ -69,7 +71,8 @@ Table overview_table(const ReportData& data) {
             optional_cell(s.telemetry.mean_power_w),
             optional_cell(s.telemetry.joules_per_inference, 1e3),
             optional_cell(s.telemetry.inferences_per_joule),
-            b.model_size_bytes ? Cell{static_cast<double>(*b.model_size_bytes) * 1e-6} : Cell{Null{}}};
+            b.model_size_bytes ? Cell{static_cast<double>(*b.model_size_bytes) * 1e-6} : Cell{Null{}},
+            gflops_cell(s.model)};
         row.insert(row.end(), cells.begin(), cells.end());
         table.rows.push_back(std::move(row));
     }

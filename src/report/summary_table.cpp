@@ -6,6 +6,7 @@
 #include <fmt/chrono.h>
 
 #include "core/units.hpp"
+#include "report/cost_figure.hpp"
 
 namespace inferbench::report {
 namespace {
@@ -82,6 +83,7 @@ Table summary_table(const std::vector<analysis::BenchmarkSummary>& summaries) {
                      {"throttled_pct", "throttled %", 1}, {"temperature_max_c", "max °C", 0},
                      {"fb_peak_mib", "fb MiB", 0}, {"cpu_mean_pct", "cpu %", 1}, {"rss_peak_mib", "rss MiB", 0},
                      {"note", "note"}};
+    for (auto& column : gflops_bound_columns()) table.columns.push_back(std::move(column));
     for (const auto& s : summaries) {
         const auto& b = s.benchmark;
         const bool measured = s.e2e.count > 0;
@@ -94,9 +96,10 @@ Table summary_table(const std::vector<analysis::BenchmarkSummary>& summaries) {
                               measured || s.throughput_per_s > 0 ? Cell{s.throughput_per_s} : Cell{Null{}},
                               optional_cell(b.load_ns, 1e-6),
                               optional_cell(b.model_size_bytes, 1e-6), optional_cell(s.model.parameters, 1e-6),
-                              optional_cell(s.model.flops_per_inference, 1e-9)};
+                              gflops_cell(s.model)};
         add_telemetry_cells(row, s.telemetry);
         row.push_back(note(s));
+        for (auto& cell : gflops_bound_cells(s.model)) row.push_back(std::move(cell));
         table.rows.push_back(std::move(row));
     }
     return table;

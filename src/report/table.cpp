@@ -18,6 +18,8 @@ std::string cell_text(const Cell& cell, const Column& column, bool machine = fal
     if (const auto* duration = std::get_if<Duration>(&cell))
         return machine ? fmt::format("{:.6f}", duration->ns / 1e6) : format_latency(duration->ns);
     if (const auto* text = std::get_if<std::string>(&cell)) return *text;
+    if (const auto* annotated = std::get_if<Annotated>(&cell))
+        return machine ? fmt::format("{:.{}f}", annotated->value, column.decimals) : annotated->text;
     if (const auto* integer = std::get_if<std::int64_t>(&cell)) return std::to_string(*integer);
     if (const auto* flag = std::get_if<bool>(&cell)) return *flag ? "yes" : "no";
     const double value = std::get<double>(cell);
@@ -27,7 +29,20 @@ std::string cell_text(const Cell& cell, const Column& column, bool machine = fal
 
 bool is_numeric(const Cell& cell) {
     return std::holds_alternative<std::int64_t>(cell) || std::holds_alternative<double>(cell) ||
-           std::holds_alternative<Duration>(cell);
+           std::holds_alternative<Duration>(cell) || std::holds_alternative<Annotated>(cell);
+}
+
+// Terminals and Markdown leave out the machine-only columns.
+Table shown_columns(const Table& table) {
+    if (std::none_of(table.columns.begin(), table.columns.end(), [](const Column& c) { return c.machine_only; }))
+        return table;
+    Table shown{table.name, {}, std::vector<std::vector<Cell>>(table.rows.size())};
+    for (std::size_t c = 0; c < table.columns.size(); ++c) {
+        if (table.columns[c].machine_only) continue;
+        shown.columns.push_back(table.columns[c]);
+        for (std::size_t r = 0; r < table.rows.size(); ++r) shown.rows[r].push_back(table.rows[r][c]);
+    }
+    return shown;
 }
 
 std::string render_text(const Table& table, bool markdown) {
@@ -131,6 +146,8 @@ std::string render_json(const Table& table) {
             else if (const auto* real = std::get_if<double>(&cell); real && std::isfinite(*real)) slot = *real;
             else if (const auto* duration = std::get_if<Duration>(&cell)) slot = duration->ns / 1e6;
             else if (const auto* flag = std::get_if<bool>(&cell)) slot = *flag;
+            else if (const auto* annotated = std::get_if<Annotated>(&cell); annotated && std::isfinite(annotated->value))
+                slot = annotated->value;
             else slot = nullptr;
         }
         rows.push_back(std::move(object));
@@ -156,8 +173,8 @@ std::string cell_display_text(const Cell& cell, const Column& column) { return c
 
 std::string render(const Table& table, Format format) {
     switch (format) {
-        case Format::text: return render_text(table, false);
-        case Format::markdown: return render_text(table, true);
+        case Format::text: return render_text(shown_columns(table), false);
+        case Format::markdown: return render_text(shown_columns(table), true);
         case Format::csv: return render_csv(table);
         case Format::json: return render_json(table);
     }

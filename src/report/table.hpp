@@ -19,6 +19,7 @@ struct Column {
     std::string key;    // JSON/CSV name, with its unit: "mean_ms"
     std::string title;  // terminal/Markdown heading: "mean ms"
     int decimals = 2;   // for real numbers in text, Markdown and CSV
+    bool machine_only = false;  // CSV and JSON only: what terminals and Markdown say in another cell's text
 };
 
 struct Null {};
@@ -28,7 +29,13 @@ struct Duration {
     double ns = 0;
 };
 // A bool is "yes"/"no" on terminals, Markdown and CSV, and true/false in JSON.
-using Cell = std::variant<Null, std::string, std::int64_t, double, Duration, bool>;
+// A number that terminals and Markdown show as `text` (">=0.48 (642 nodes unknown)"), CSV and JSON
+// as the plain number.
+struct Annotated {
+    double value = 0;
+    std::string text;
+};
+using Cell = std::variant<Null, std::string, std::int64_t, double, Duration, bool, Annotated>;
 
 struct Table {
     std::string name;  // "summary", "runs", ...

@@ -145,7 +145,10 @@ private:
             return {{std::string(model_metrics::kParameters), static_cast<double>(cost.parameters), "count"},
                     {std::string(model_metrics::kMacsPerInference), cost.macs, "MAC"},
                     {std::string(model_metrics::kFlopsPerInference), cost.flops, "FLOP"},
-                    {std::string(model_metrics::kBytesPerInference), cost.bytes, "B"}};
+                    {std::string(model_metrics::kBytesPerInference), cost.bytes, "B"},
+                    {std::string(model_metrics::kCostUnknownNodes), static_cast<double>(cost.unknown_nodes), "count"},
+                    {std::string(model_metrics::kCostDataDependentNodes), static_cast<double>(cost.data_dependent_nodes),
+                     "count"}};
         } catch (const std::exception&) {
             return {};
         }

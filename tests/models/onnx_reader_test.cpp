@@ -280,6 +280,36 @@ TEST(OnnxReader, SkipsUnknownFieldsEverywhere) {
     EXPECT_EQ(m.graph.inputs[0].dims, (std::vector<OnnxDimension>{std::string("n"), std::int64_t{4}, std::string()}));
 }
 
+// AttributeProto{name=1, g=6, type=20 (GRAPH = 5)}.
+Message graph_attribute(std::string_view name, const Message& graph) {
+    return Message().bytes(1, name).message(6, graph).varint(20, 5);
+}
+
+TEST(OnnxReader, ControlFlowBranchesAreReadAsSubgraphs) {
+    const Message then_node = Message().bytes(2, "a").bytes(4, "Constant");
+    const Message then_graph = Message().message(1, then_node).bytes(2, "then").message(12, Message().bytes(1, "a"));
+    const Message else_graph = Message().message(1, Message().bytes(1, "x").bytes(2, "b").bytes(4, "Identity"));
+    Message node = Message().bytes(1, "cond").bytes(2, "y").bytes(4, "If");
+    node.message(5, graph_attribute("then_branch", then_graph)).message(5, graph_attribute("else_branch", else_graph));
+    const OnnxModel m = read(model_around(Message().message(1, node)));
+
+    const auto& subgraphs = m.graph.nodes.at(0).subgraphs;
+    ASSERT_EQ(subgraphs.size(), 2U);
+    EXPECT_EQ(subgraphs.at("then_branch")->name, "then");
+    ASSERT_EQ(subgraphs.at("then_branch")->nodes.size(), 1U);
+    EXPECT_EQ(subgraphs.at("then_branch")->nodes[0].op_type, "Constant");
+    EXPECT_EQ(subgraphs.at("then_branch")->outputs.at(0).name, "a");
+    EXPECT_EQ(subgraphs.at("else_branch")->nodes.at(0).inputs, (std::vector<std::string>{"x"}));
+    EXPECT_TRUE(m.graph.nodes.at(0).attributes.empty());
+}
+
+TEST(OnnxReader, GraphsNestedTooDeepAreAUserError) {
+    Message graph = Message().message(1, Message().bytes(4, "Relu"));
+    for (int depth = 0; depth < 40; ++depth)
+        graph = Message().message(1, Message().bytes(4, "If").message(5, graph_attribute("then_branch", graph)));
+    EXPECT_THAT(read_error(model_around(graph)), HasSubstr("graphs nested deeper than 32"));
+}
+
 TEST(OnnxReader, EmptyAndNonOnnxFilesAreUserErrors) {
     EXPECT_EQ(read_error(""), "test.onnx: not an ONNX model: empty file at byte 0");
     EXPECT_THAT(read_error("hello, world\n"), HasSubstr("test.onnx: not an ONNX model: "));

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
 
@@ -62,7 +63,18 @@ std::vector<analysis::BenchmarkSummary> sample_summaries() {
     ok.telemetry.peak_fb_used_mib = 20481.5;
     ok.telemetry.mean_process_cpu_pct = 101.25;
     ok.telemetry.peak_rss_mib = 1536.4;
-    return {ok, skipped, null_run};
+    // Costs that are not totals: nodes the cost model could not cost, sizes that depend on the data.
+    analysis::BenchmarkSummary partial = ok;
+    partial.benchmark.model = "vit.onnx";
+    partial.model.flops_per_inference = 0.48e9;
+    partial.model.cost_unknown_nodes = 642;
+    partial.model.cost_data_dependent_nodes = 0;
+    analysis::BenchmarkSummary detector = ok;
+    detector.benchmark.model = "fasterrcnn.onnx";
+    detector.model.flops_per_inference = 5.7459e9;
+    detector.model.cost_unknown_nodes = 0;
+    detector.model.cost_data_dependent_nodes = 277;
+    return {ok, skipped, null_run, partial, detector};
 }
 
 std::string golden(const std::string& name, const std::string& actual) {
@@ -103,6 +115,29 @@ TEST(Formats, ParseNamesAndRejectOthers) {
     EXPECT_EQ(parse_format("md"), Format::markdown);
     EXPECT_EQ(parse_format("table"), Format::text);
     EXPECT_THROW(parse_format("xml"), UserError);
+}
+
+// One figure, one wording: a bound says which and why in text and Markdown, and CSV and JSON keep
+// the number with the bound and the counts in their own fields.
+TEST(SummaryCostBounds, PartialSumsAreLowerBoundsAndDataDependentOnesUpperBounds) {
+    const auto table = summary_table(sample_summaries());
+    const auto text = render(table, Format::text);
+    EXPECT_NE(text.find(">=0.48 (642 nodes unknown)"), std::string::npos) << text;
+    EXPECT_NE(text.find("<=5.75 (277 nodes data-dependent)"), std::string::npos) << text;
+    EXPECT_EQ(text.find("cost_unknown_nodes"), std::string::npos);  // machine-only columns stay out of text
+    EXPECT_EQ(text.find("unknown nodes"), std::string::npos);
+    const auto json = nlohmann::json::parse(render(table, Format::json));
+    const auto& partial = json["rows"][3];
+    EXPECT_DOUBLE_EQ(partial["gflops_per_inference"].get<double>(), 0.48);
+    EXPECT_EQ(partial["gflops_bound"], "lower");
+    EXPECT_EQ(partial["cost_unknown_nodes"], 642);
+    EXPECT_EQ(json["rows"][4]["gflops_bound"], "upper");
+    EXPECT_EQ(json["rows"][4]["cost_data_dependent_nodes"], 277);
+    EXPECT_EQ(json["rows"][0]["gflops_bound"], "total");
+    EXPECT_TRUE(json["rows"][1]["gflops_bound"].is_null());  // no figure at all
+    const auto csv = render(table, Format::csv);
+    EXPECT_NE(csv.find(",0.48,"), std::string::npos) << csv;
+    EXPECT_NE(csv.find(",lower,642,0\n"), std::string::npos) << csv;
 }
 
 }  // namespace
