@@ -6,6 +6,7 @@
 // Agreement, per output: max |torch - onnxruntime| <= kTolerance * max(1, max |onnxruntime|), fp32.
 // Models of many layers with random weights: both runtimes pick their own convolution and matrix
 // kernels, whose fp32 rounding differs by ~1e-6 per layer.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <torch/types.h>
@@ -14,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -22,11 +24,20 @@
 
 #include "backends/torch/onnx_program.hpp"
 #include "backends/torch/onnxruntime_reference.hpp"
+#include "core/error.hpp"
 
 namespace inferbench::torch_onnx {
 namespace {
 
 constexpr double kTolerance = 1e-3;
+
+// Models the interpreter cannot run yet, with the operator its load error names: the detection
+// heads' If (branches as subgraphs), behind which NonMaxSuppression and RoiAlign wait too. Their
+// test asserts that error, so that supporting them fails it until they join the others.
+const std::map<std::string, std::string, std::less<>> kNotYetSupported = {
+    {"tv_fasterrcnn_mobilenet_v3_large_320_fpn", "If"},
+    {"tv_ssdlite320_mobilenet_v3_large", "If"},
+};
 
 struct CorpusModel {
     std::string name;
@@ -68,6 +79,13 @@ class CorpusVsOnnxRuntime : public ::testing::TestWithParam<CorpusModel> {};
 TEST_P(CorpusVsOnnxRuntime, InterpreterAgreesAfterSpecialization) {
     const CorpusModel& m = GetParam();
     torch::manual_seed(31);
+    if (const auto gap = kNotYetSupported.find(m.name); gap != kNotYetSupported.end()) {
+        EXPECT_THAT([&] { OnnxProgram::load(m.file); },
+                    ::testing::ThrowsMessage<UserError>(::testing::HasSubstr(
+                        fmt::format("operator {} is not supported by the LibTorch ONNX interpreter", gap->second))));
+        std::cout << fmt::format("{}: not supported yet (operator {})\n", m.name, gap->second);
+        return;
+    }
     std::vector<torch::Tensor> inputs;
     for (const auto& [shape, dtype] : m.inputs) inputs.push_back(random_input(shape, dtype));
     OnnxProgram program = OnnxProgram::load(m.file);
@@ -77,15 +95,17 @@ TEST_P(CorpusVsOnnxRuntime, InterpreterAgreesAfterSpecialization) {
     const std::vector<torch::Tensor> theirs = ort_reference::run_onnxruntime(m.file, inputs);
     ASSERT_EQ(ours.size(), theirs.size());
     double worst = 0;
+    double largest = 0;  // max |onnxruntime|: where below 1, the error is absolute
     for (std::size_t k = 0; k < ours.size(); ++k) {
         ASSERT_EQ(ours[k].sizes(), theirs[k].sizes()) << m.name << " output " << k;
         if (ours[k].numel() == 0) continue;
         const auto a = ort_reference::agreement(ours[k].to(theirs[k].scalar_type()), theirs[k]);
         EXPECT_LE(a.error(), kTolerance) << m.name << " output " << k;
         worst = std::max(worst, a.error());
+        largest = std::max(largest, a.max_reference);
     }
-    std::cout << fmt::format("{}: {} nodes, {} after specialization, error {:.3g}\n", m.name, general_nodes,
-                             program.nodes().size(), worst);
+    std::cout << fmt::format("{}: {} nodes, {} after specialization, error {:.3g}, max |onnxruntime| {:.3g}\n",
+                             m.name, general_nodes, program.nodes().size(), worst, largest);
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, CorpusVsOnnxRuntime, ::testing::ValuesIn(corpus_models()),

@@ -258,6 +258,8 @@ Kernel make_scatter_nd(const NodeContext& ctx) {
         const torch::Tensor updates = all[2].to(data.scalar_type()).reshape(update_shape);
         if (reduction == ScatterReduction::none) {
             y.index_put_({offsets}, updates);
+        } else if (reduction == ScatterReduction::add) {
+            y.index_add_(0, offsets, updates);
         } else {
             y.index_reduce_(0, offsets, updates, torch_reduce(reduction), true);
         }

@@ -31,9 +31,19 @@ ListSource list_source(const NodeContext& ctx, std::size_t index, std::string_vi
 }
 
 Kernel make_identity(const NodeContext& ctx) {
-    ctx.expect_inputs(1, 3);  // Dropout's ratio and training_mode inputs do nothing at inference
-    ctx.expect_outputs(1);
+    ctx.expect_inputs(1, 1);
     return single_output([](const RunContext&, std::span<const torch::Tensor> in) { return in[0]; });
+}
+
+// At inference Dropout passes its input through and keeps every element: its mask (output 1,
+// which Swin's export asks for) is all true. The ratio and training_mode inputs do nothing then.
+Kernel make_dropout(const NodeContext& ctx) {
+    ctx.expect_inputs(1, 3);
+    ctx.expect_outputs(2);
+    return [](const RunContext&, std::span<const torch::Tensor> in, std::span<torch::Tensor> out) {
+        out[0] = in[0];
+        if (out.size() > 1) out[1] = torch::ones_like(in[0], torch::kBool);
+    };
 }
 
 Kernel make_flatten(const NodeContext& ctx) {
@@ -276,7 +286,7 @@ Kernel make_range(const NodeContext& ctx) {
 
 std::span<const KernelEntry> shape_kernels() {
     static const KernelEntry entries[] = {
-        {"Identity", make_identity}, {"Dropout", make_identity},    {"Flatten", make_flatten},
+        {"Identity", make_identity}, {"Dropout", make_dropout},    {"Flatten", make_flatten},
         {"Reshape", make_reshape},   {"Transpose", make_transpose}, {"Concat", make_concat},
         {"Shape", make_shape},       {"Gather", make_gather},       {"Unsqueeze", make_unsqueeze},
         {"Squeeze", make_squeeze},   {"Slice", make_slice},         {"Expand", make_expand},

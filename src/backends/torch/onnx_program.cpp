@@ -45,6 +45,15 @@ constexpr std::size_t kAbsent = kAbsentSlot;
 
 bool is_floating(const torch::Tensor& t) { return torch::isFloatingType(t.scalar_type()); }
 
+// Finite constants beyond fp16's or bf16's range saturate to its largest finite value instead of
+// rounding to infinity: exporters write masks as torch.finfo(float32).min, and 0 * -inf would be NaN
+// where 0 * -65504 is the 0 the model means. Infinities and NaN stay as they are.
+torch::Tensor narrowed(const torch::Tensor& t, torch::ScalarType float_type) {
+    if (float_type != torch::kHalf && float_type != torch::kBFloat16) return t;
+    const double largest = float_type == torch::kHalf ? 65504.0 : 3.3895313892515355e38;
+    return torch::where(torch::isfinite(t), t.clamp(-largest, largest), t);
+}
+
 // Builds a program from a model: one pass over the nodes in their (topological) order.
 class Loader {
 public:
@@ -262,7 +271,7 @@ void OnnxProgram::to(torch::Device device, torch::ScalarType float_type, bool ch
             converted.push_back(specialized() ? t.to(device) : t);
             continue;
         }
-        torch::Tensor c = t.to(device, float_type);
+        torch::Tensor c = narrowed(t, float_type).to(device, float_type);
         if (channels_last && c.dim() == 4) c = c.contiguous(torch::MemoryFormat::ChannelsLast);
         converted.push_back(std::move(c));
     }

@@ -82,7 +82,8 @@ TEST_F(VsOnnxRuntime, TopKLargestAndSmallestOnAnyAxis) {
     EXPECT_TRUE(agrees_with_onnxruntime({"TopK", {in(x), in(ints({2}))}, {int_attr("largest", 0)}, 2}));
     EXPECT_TRUE(agrees_with_onnxruntime(
         {"TopK", {in(torch::randperm(10, torch::kLong)), init(ints({4}))}, {int_attr("axis", -1)}, 2}));
-    EXPECT_TRUE(agrees_with_onnxruntime({"TopK", {in(x), init(ints({3}))}, {int_attr("axis", 1)}, 2}, torch::kHalf));
+    // At bf16 (LibTorch 1.13 has no fp16 topk on the CPU): the values 0..59 are exact there too.
+    EXPECT_TRUE(agrees_with_onnxruntime({"TopK", {in(x), init(ints({3}))}, {int_attr("axis", 1)}, 2}, torch::kBFloat16));
 }
 
 TEST_F(VsOnnxRuntime, NonZeroOfBooleansIntegersAndFloats) {
@@ -159,6 +160,12 @@ TEST_F(VsOnnxRuntime, ReduceProdOverAxes) {
     const torch::Tensor x = torch::rand({2, 3, 4}) + 0.5;
     EXPECT_TRUE(agrees_with_onnxruntime({"ReduceProd", {in(x)}, {ints_attr("axes", {0, -1})}, 1, 13}));
     EXPECT_TRUE(agrees_with_onnxruntime({"ReduceProd", {in(x), init(ints({1}))}, {int_attr("keepdims", 0)}, 1, 18}));
+}
+
+// Swin's export asks for Dropout's mask too: at inference, all true.
+TEST_F(VsOnnxRuntime, DropoutPassesThroughWithAFullMask) {
+    EXPECT_TRUE(agrees_with_onnxruntime({"Dropout", {in(torch::randn({2, 3, 4}))}, {}, 2}));
+    EXPECT_TRUE(agrees_with_onnxruntime({"Dropout", {in(torch::randn({5})), init(floats({0.1F}).reshape({}))}, {}, 2}));
 }
 
 }  // namespace

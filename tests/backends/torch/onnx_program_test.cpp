@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <stdexcept>
 
 #include "backends/torch/onnx_test_graphs.hpp"
@@ -122,6 +123,22 @@ TEST(OnnxProgram, ConvertsFloatWeightsAndInputsToTheChosenType) {
     program.to(torch::kCPU, torch::kFloat, true);  // back to fp32 from the file's weights: exact again
     EXPECT_TRUE(torch::equal(program.run({x}).at(0), fp32));
     EXPECT_THROW(program.to(torch::kCPU, torch::kInt, false), std::invalid_argument);
+}
+
+// finfo(float32).min, the exporters' mask value, is beyond fp16 and bf16: it saturates, so that
+// 0 * min stays 0 rather than becoming NaN; infinities stay infinite.
+TEST(OnnxProgram, FloatConstantsSaturateAtHalfAndBfloat16) {
+    const float lowest = std::numeric_limits<float>::lowest();
+    const float inf = std::numeric_limits<float>::infinity();
+    OnnxProgram program = OnnxProgram::from_model(
+        model_of({"Mul", {in(torch::zeros({3})), init(floats({lowest, -inf, 2.0F}))}}), "m.onnx");
+    for (const auto type : {torch::kHalf, torch::kBFloat16}) {
+        program.to(torch::kCPU, type, false);
+        const torch::Tensor y = program.run({floats({0.0F, 1.0F, 1.0F})}).at(0).to(torch::kFloat);
+        EXPECT_EQ(y[0].item<float>(), 0.0F) << type;
+        EXPECT_EQ(y[1].item<float>(), -inf) << type;
+        EXPECT_EQ(y[2].item<float>(), 2.0F) << type;
+    }
 }
 
 TEST(OnnxProgram, RunTimeErrorsNameTheNode) {
