@@ -141,6 +141,26 @@ TEST(OnnxProgram, FloatConstantsSaturateAtHalfAndBfloat16) {
     }
 }
 
+// Hostile shapes (the fuzz target's findings): a tensor sized by values in the file fails with an
+// error naming the node, at load when the values are constants, at run time when they are not.
+TEST(OnnxProgram, HugeOrNegativeShapesFromTheFileAreErrors) {
+    EXPECT_THAT(load_error(model_of({"ConstantOfShape", {init(ints({1 << 20, 1 << 20, 1 << 20}))}})),
+                AllOf(HasSubstr("node 'node' (ConstantOfShape): cannot compute this constant node"),
+                      HasSubstr("has more than 2147483648 elements")));
+    EXPECT_THAT(load_error(model_of({"ConstantOfShape", {init(ints({4, -2}))}})), HasSubstr("dimension -2 is negative"));
+    EXPECT_THAT(load_error(model_of({"Range", {init(ints({0}).reshape({})), init(ints({1L << 40}).reshape({})),
+                                               init(ints({1}).reshape({}))}})),
+                HasSubstr("Range: more than 2147483648 elements"));
+    const OnnxProgram tile =
+        OnnxProgram::from_model(model_of({"Tile", {in(torch::ones({2, 3})), in(ints({1, 1L << 40}))}}), "m.onnx");
+    EXPECT_THAT([&] { tile.run({torch::ones({2, 3}), ints({1, 1L << 40})}); },
+                ::testing::ThrowsMessage<std::runtime_error>(HasSubstr("node 'node' (Tile): Tile: more than")));
+    const OnnxProgram pad =
+        OnnxProgram::from_model(model_of({"Pad", {in(torch::ones({2})), in(ints({0, 1L << 40}))}}), "m.onnx");
+    EXPECT_THAT([&] { pad.run({torch::ones({2}), ints({0, 1L << 40})}); },
+                ::testing::ThrowsMessage<std::runtime_error>(HasSubstr("node 'node' (Pad): Pad: ")));
+}
+
 TEST(OnnxProgram, RunTimeErrorsNameTheNode) {
     const OnnxProgram program =
         OnnxProgram::from_model(model_of({"MatMul", {in(torch::zeros({2, 4})), init(torch::ones({4, 3}))}}), "m.onnx");
