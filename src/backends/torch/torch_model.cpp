@@ -139,6 +139,7 @@ public:
     std::vector<torch::Tensor> forward(const std::vector<torch::Tensor>& inputs) override {
         return program_.run(inputs);
     }
+    void specialize(const std::vector<torch::Tensor>& inputs) override { program_.specialize(inputs); }
     const torch_onnx::OnnxProgram* program() const override { return &program_; }
 
 private:

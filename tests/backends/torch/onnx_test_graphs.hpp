@@ -28,6 +28,14 @@ inline onnx::DataType onnx_type(torch::ScalarType type) {
             return onnx::DataType::boolean;
         case torch::kDouble:
             return onnx::DataType::float64;
+        case torch::kHalf:
+            return onnx::DataType::float16;
+        case torch::kBFloat16:
+            return onnx::DataType::bfloat16;
+        case torch::kChar:
+            return onnx::DataType::int8;
+        case torch::kByte:
+            return onnx::DataType::uint8;
         default:
             return onnx::DataType::undefined;
     }
