@@ -70,6 +70,9 @@ public:
 
 KernelFactory factory_for(const onnx::OnnxNode& node, std::string_view source) {
     const std::string where = fmt::format("{}: node '{}' ({})", source, node.name, node.op_type);
+    if (node.domain == kFusedDomain) {
+        if (const KernelFactory fused = find_fused_kernel_factory(node.op_type)) return fused;
+    }
     if (!node.domain.empty() && node.domain != "ai.onnx") {
         throw UserError(fmt::format("{}: operators of domain '{}' are not supported, only the default ONNX domain",
                                     where, node.domain));
@@ -150,11 +153,11 @@ OnnxProgram::OnnxProgram(OnnxProgram&&) noexcept = default;
 OnnxProgram& OnnxProgram::operator=(OnnxProgram&&) noexcept = default;
 OnnxProgram::~OnnxProgram() = default;
 
-OnnxProgram OnnxProgram::load(const std::filesystem::path& onnx_file) {
-    return from_model(onnx::read_onnx_file(onnx_file), onnx_file.string());
+OnnxProgram OnnxProgram::load(const std::filesystem::path& onnx_file, bool fuse) {
+    return from_model(onnx::read_onnx_file(onnx_file), onnx_file.string(), fuse);
 }
 
-OnnxProgram OnnxProgram::from_model(const onnx::OnnxModel& model, std::string_view source_name) {
+OnnxProgram OnnxProgram::from_model(const onnx::OnnxModel& model, std::string_view source_name, bool fuse) {
     OnnxProgram program;
     program.source_ = source_name;
     Loader loader(model, source_name);
@@ -167,7 +170,9 @@ OnnxProgram OnnxProgram::from_model(const onnx::OnnxModel& model, std::string_vi
         program.input_slots_.push_back(loader.new_slot(input.name, "graph input"));
         program.inputs_.push_back(input);
     }
-    for (const auto& node : model.graph.nodes) loader.add_node(node, program.steps_);
+    FusedGraph fused = fuse ? fuse_graph(model) : FusedGraph{model.graph.nodes, {}};
+    program.fusion_counts_ = fused.counts;
+    for (const auto& node : fused.nodes) loader.add_node(node, program.steps_);
     for (const auto& output : model.graph.outputs) {
         program.output_slots_.push_back(loader.slot_of(output.name, "graph output"));
         program.outputs_.push_back(output);
