@@ -16,9 +16,11 @@ CPU check:
 
 import argparse
 import concurrent.futures
+import contextlib
 import json
 import os
 import re
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -196,7 +198,6 @@ def inferbench_times(exe, path, name, batches, args):
     run = _tool(cmd, 600)
     with open(os.path.join(args.out, "db", f"{name}.log"), "w") as f:
         f.write(" ".join(cmd) + "\n" + run.stderr)
-    fusion = re.search(r"^torch: .*?: (fused .*)$", run.stderr, re.M)
     summary = _tool([exe, "summary", "--db", db, "--json"], 60)
     times = {b: f"inferbench: {_last_line(run.stderr)}" for b in batches}
     if summary.returncode == 0 and summary.stdout.strip():
@@ -206,7 +207,18 @@ def inferbench_times(exe, path, name, batches, args):
             value = row["gpu_compute_p50_ms"] if cuda else row["p50_ms"]
             ok = row["status"] == "ok" and value is not None
             times[row["batch_size"]] = value if ok else f"inferbench {row['status']}: {(row['note'] or '')[:160]}"
-    return times, fusion.group(1) if fusion else "no fusions"
+    return times, fusion_line(db)
+
+
+def fusion_line(db):
+    """The torch backend's "fused ..." line of the first cell: the worker's output is kept with the cell."""
+    try:
+        with contextlib.closing(sqlite3.connect(db)) as c:
+            tails = [r[0] or "" for r in c.execute("SELECT stderr_tail FROM benchmarks ORDER BY benchmark_id")]
+    except sqlite3.Error as e:
+        return f"(results database: {e})"
+    found = [m.group(1) for t in tails if (m := re.search(r"^torch: .*?: (fused .*)$", t, re.M))]
+    return found[0] if found else "no fusions"
 
 
 # ---------------------------------------------------------------- one model, the table

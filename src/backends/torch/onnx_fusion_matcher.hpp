@@ -31,6 +31,11 @@ public:
             if (node.op_type == "Constant" && node.domain.empty() && value != node.attributes.end()) {
                 if (const auto* t = std::get_if<onnx::OnnxTensor>(&value->second)) constants_.emplace(node.outputs[0], t);
             }
+            // PyTorch's exporter shares equal weights through Identity nodes (ConvNeXt's biases, say).
+            if (node.op_type == "Identity" && node.domain.empty() && node.inputs.size() == 1 &&
+                node.outputs.size() == 1) {
+                if (const onnx::OnnxTensor* t = constant(node.inputs[0])) constants_.emplace(node.outputs[0], t);
+            }
         }
         for (const auto& output : graph.outputs) graph_outputs_.insert(output.name);
     }
