@@ -37,6 +37,7 @@ struct SourceGraph {
     std::vector<std::pair<std::string, torch::Tensor>> initializers;
     std::vector<onnx::OnnxValueInfo> inputs;
     std::vector<onnx::OnnxValueInfo> outputs;
+    FusionCounts fusion_counts;  // what from_model's fusion rewrote (onnx_fusion.hpp)
 };
 
 namespace {
@@ -92,6 +93,9 @@ public:
 
 KernelFactory factory_for(const onnx::OnnxNode& node, std::string_view source) {
     const std::string where = fmt::format("{}: node '{}' ({})", source, node.name, node.op_type);
+    if (node.domain == kFusedDomain) {
+        if (const KernelFactory fused = find_fused_kernel_factory(node.op_type)) return fused;
+    }
     if (!node.domain.empty() && node.domain != "ai.onnx") {
         throw UserError(fmt::format("{}: operators of domain '{}' are not supported, only the default ONNX domain",
                                     where, node.domain));
@@ -194,15 +198,17 @@ OnnxProgram::OnnxProgram(OnnxProgram&&) noexcept = default;
 OnnxProgram& OnnxProgram::operator=(OnnxProgram&&) noexcept = default;
 OnnxProgram::~OnnxProgram() = default;
 
-OnnxProgram OnnxProgram::load(const std::filesystem::path& onnx_file) {
-    return from_model(onnx::read_onnx_file(onnx_file), onnx_file.string());
+OnnxProgram OnnxProgram::load(const std::filesystem::path& onnx_file, bool fuse) {
+    return from_model(onnx::read_onnx_file(onnx_file), onnx_file.string(), fuse);
 }
 
-OnnxProgram OnnxProgram::from_model(const onnx::OnnxModel& model, std::string_view source_name) {
+OnnxProgram OnnxProgram::from_model(const onnx::OnnxModel& model, std::string_view source_name, bool fuse) {
     auto graph = std::make_shared<SourceGraph>();
     graph->source = source_name;
     graph->opset = std::max<std::int64_t>(model.opset_version(), 1);
-    graph->nodes = model.graph.nodes;
+    FusedGraph fused = fuse ? fuse_graph(model) : FusedGraph{model.graph.nodes, {}};
+    graph->nodes = std::move(fused.nodes);
+    graph->fusion_counts = fused.counts;
     for (const auto& init : model.graph.initializers) {
         graph->initializers.emplace_back(init.name, to_torch(init, source_name));
     }
@@ -228,6 +234,7 @@ OnnxProgram OnnxProgram::build(std::shared_ptr<const SourceGraph> graph,
     for (const auto& node : graph->nodes) {
         if (!loader.add_known(node, known)) loader.add_node(node, program.steps_);
     }
+    program.fusion_counts_ = graph->fusion_counts;
     for (const auto& output : graph->outputs) {
         program.output_slots_.push_back(loader.slot_of(output.name, "graph output"));
         program.outputs_.push_back(output);

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "backends/torch/onnx_fusion.hpp"
 #include "models/onnx_reader.hpp"
 
 namespace inferbench::torch_onnx {
@@ -43,8 +44,10 @@ class OnnxProgram {
 public:
     // Reads and prepares the model. Throws UserError for unreadable files and for models with an
     // operator (or an attribute value) the interpreter does not support, naming the node.
-    static OnnxProgram load(const std::filesystem::path& onnx_file);
-    static OnnxProgram from_model(const models::onnx::OnnxModel& model, std::string_view source_name);
+    // `fuse`: rewrite the exporters' decomposed layers first (onnx_fusion.hpp).
+    static OnnxProgram load(const std::filesystem::path& onnx_file, bool fuse = true);
+    static OnnxProgram from_model(const models::onnx::OnnxModel& model, std::string_view source_name,
+                                  bool fuse = true);
 
     OnnxProgram(OnnxProgram&&) noexcept;
     OnnxProgram& operator=(OnnxProgram&&) noexcept;
@@ -62,6 +65,7 @@ public:
     const std::vector<models::onnx::OnnxValueInfo>& outputs() const { return outputs_; }
     torch::Device device() const { return device_; }
     torch::ScalarType float_type() const { return float_type_; }
+    const FusionCounts& fusion_counts() const { return fusion_counts_; }
 
     // One inference. Inputs are checked against the declared ranks and fixed dimensions
     // (std::invalid_argument) and moved to the program's device, floating ones converted to its
@@ -109,6 +113,7 @@ private:
     torch::Device device_ = torch::kCPU;
     torch::ScalarType float_type_ = torch::kFloat;
     bool channels_last_ = false;
+    FusionCounts fusion_counts_;
 };
 
 }  // namespace inferbench::torch_onnx

@@ -1,5 +1,6 @@
 #include "backends/torch/torch_model.hpp"
 
+#include <cstdio>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -132,6 +133,11 @@ class InterpretedOnnxModel final : public TorchModel {
 public:
     InterpretedOnnxModel(const std::string& path, const TorchModelConfig& config)
         : program_(torch_onnx::OnnxProgram::load(path)) {
+        // One line per load, so a run's log says which of the exporter's decomposed layers run as one kernel.
+        if (program_.fusion_counts().total() > 0) {
+            fmt::print(stderr, "torch: {}: {}\n", std::filesystem::path(path).filename().string(),
+                       program_.fusion_counts().summary());
+        }
         program_.to(config.device, config.float_type, config.channels_last);
         for (const auto& input : program_.inputs()) inputs_.push_back(resolve_input(input, config.batch_size, path));
     }
