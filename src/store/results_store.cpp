@@ -382,7 +382,9 @@ Database open_read_only(const std::filesystem::path& path) {
         return db;
     } catch (const DatabaseError& error) {
         std::error_code ignored;
-        if (error.primary_code() != SQLITE_CANTOPEN || std::filesystem::exists(path.string() + "-wal", ignored)) throw;
+        // CANTOPEN where the folder refuses the -shm file, READONLY where SQLite may not initialise it.
+        const bool no_index = error.primary_code() == SQLITE_CANTOPEN || error.primary_code() == SQLITE_READONLY;
+        if (!no_index || std::filesystem::exists(path.string() + "-wal", ignored)) throw;
     }
     Database db = Database::open(path, SQLITE_OPEN_READONLY, "immutable=1");
     check_read_only_schema(db);

@@ -62,7 +62,7 @@ void expect_every_run_complete(const std::string& db, std::size_t runs, std::siz
 TEST(StoreFaults, ThreeConcurrentRunsStoreEveryCell) {
     Scratch dir;
     const std::string args =
-        "run --backend null --model null --batch 1,2,4,8 --duration 300ms --warmup 10ms --max-iterations 400000 "
+        "run --backend null --model null --batch 1,2,4,8 --duration 200ms --warmup 10ms --max-iterations 100000 "
         "--quiet --db c3.db";
     const auto codes = run_together(dir, {args, args, args});
     for (std::size_t i = 0; i < codes.size(); ++i) EXPECT_EQ(codes[i], 0) << err_of(dir, i);
