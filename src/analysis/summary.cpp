@@ -110,11 +110,10 @@ bool has_tool_figures(std::span<const store::Metric> metrics) {
 }
 
 // Power, energy, clocks, heat, memory and CPU from the benchmark's telemetry samples, and their warnings.
-void add_telemetry(const store::ResultsStore& results, BenchmarkSummary& summary) {
+void add_telemetry(std::span<const GpuSample> all_gpu, std::span<const CpuSample> cpu,
+                   std::span<const TelemetrySource> sources, BenchmarkSummary& summary) {
     const auto& b = summary.benchmark;
-    const auto gpu = benchmark_gpu_samples(results.gpu_samples(b.benchmark_id), b.device);
-    const auto cpu = results.cpu_samples(b.benchmark_id);
-    const auto sources = results.telemetry_sources(b.benchmark_id);
+    const auto gpu = benchmark_gpu_samples(all_gpu, b.device);
     if (gpu.empty() && cpu.empty() && sources.empty()) return;
     const std::int64_t wall_ns = b.measured_wall_ns.value_or(0);
     summary.telemetry = summarize_telemetry(gpu, cpu, sources, summary.e2e.count * b.batch_size, wall_ns);
@@ -176,18 +175,25 @@ BenchmarkSummary summarize_benchmark(const store::BenchmarkRecord& benchmark,
     return summary;
 }
 
+BenchmarkSummary summarize_measured(const store::MeasuredBenchmark& measured) {
+    BenchmarkSummary summary = measured.iterations.empty() && has_tool_figures(measured.metrics)
+                                   ? summarize_from_metrics(measured.record, measured.metrics)
+                                   : summarize_benchmark(measured.record, measured.iterations);
+    summary.model = model_figures(measured.metrics);
+    add_telemetry(measured.gpu_samples, measured.cpu_samples, measured.telemetry_sources, summary);
+    return summary;
+}
+
 std::vector<BenchmarkSummary> summarize_run(const store::ResultsStore& results, std::optional<std::int64_t> run_id) {
     if (!run_id) run_id = default_run(results).run_id;
     std::vector<BenchmarkSummary> summaries;
     for (const auto& benchmark : results.benchmarks(run_id)) {
-        const auto iterations = results.iterations(benchmark.benchmark_id);
-        const auto metrics = results.metrics(benchmark.benchmark_id);
-        BenchmarkSummary summary = iterations.empty() && has_tool_figures(metrics)
-                                       ? summarize_from_metrics(benchmark, metrics)
-                                       : summarize_benchmark(benchmark, iterations);
-        summary.model = model_figures(metrics);
-        add_telemetry(results, summary);
-        summaries.push_back(std::move(summary));
+        store::MeasuredBenchmark measured{benchmark, results.iterations(benchmark.benchmark_id),
+                                          results.metrics(benchmark.benchmark_id),
+                                          results.gpu_samples(benchmark.benchmark_id),
+                                          results.cpu_samples(benchmark.benchmark_id),
+                                          results.telemetry_sources(benchmark.benchmark_id), {}};
+        summaries.push_back(summarize_measured(measured));
     }
     if (summaries.empty() && !results.benchmarks(std::nullopt).empty()) {
         // An unknown run id: say which exist.

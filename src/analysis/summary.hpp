@@ -47,6 +47,9 @@ inline bool has_latency(const BenchmarkSummary& s) { return s.e2e.count > 0 || s
 BenchmarkSummary summarize_benchmark(const store::BenchmarkRecord& benchmark,
                                      std::span<const IterationRecord> iterations);
 
+// A benchmark from what was measured for it (layer times are not summarized), stored or not.
+BenchmarkSummary summarize_measured(const store::MeasuredBenchmark& measured);
+
 // The benchmarks of one run (default: default_run(), the latest with benchmarks), summarized in plan order.
 std::vector<BenchmarkSummary> summarize_run(const store::ResultsStore& results, std::optional<std::int64_t> run_id);
 

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -108,21 +109,60 @@ int print_dry_run(const Plan& plan, const BackendRegistry& registry) {
     return kExitOk;
 }
 
+// The run's table: what the store holds, and what it could not take from memory, in plan order.
+std::vector<analysis::BenchmarkSummary> run_summaries(const store::ResultsStore& results, const RunResult& run) {
+    std::vector<analysis::BenchmarkSummary> summaries;
+    try {
+        summaries = analysis::summarize_run(results, run.run_id);
+    } catch (const std::exception&) {
+        if (!run.store_failure) throw;  // a store that cannot be read back now: the unstored rows still show
+    }
+    for (const auto& measured : run.unstored) summaries.push_back(analysis::summarize_measured(measured));
+    std::stable_sort(summaries.begin(), summaries.end(),
+                     [](const auto& a, const auto& b) { return a.benchmark.ordinal < b.benchmark.ordinal; });
+    return summaries;
+}
+
+// One line: what failed, where the measured results are now, what became of the run.
+std::string store_failure_line(const store::ResultsStore& results, const RunResult& run) {
+    const StoreFailure& failure = *run.store_failure;
+    std::string line = failure.reason + "; the plan stopped there";
+    if (!run.unstored.empty()) {
+        const auto& recovery = failure.recovery;
+        line += recovery.path.empty()
+                    ? fmt::format("; no recovery file could be written ({}): the table above is all that is kept of "
+                                  "{} benchmark(s)",
+                                  recovery.error, run.unstored.size())
+                    : fmt::format("; {} benchmark(s) it could not take are in {} (inferbench summary --db {})",
+                                  run.unstored.size(), recovery.path.string(), recovery.path.string());
+    }
+    line += failure.run_marked_failed ? fmt::format("; run {} is marked failed in {}", run.run_id, results.path().string())
+                                      : fmt::format("; run {} could not be marked and reads 'running' in {}",
+                                                    run.run_id, results.path().string());
+    return line + "; free space (or fix the cause) and run again, or use another --db";
+}
+
 using Runner = std::function<RunResult(const RunnerOptions&)>;
 
 // Runs (a new run or a resumed one), prints the run's summary and says how it went; returns the exit code.
 int run_and_report(const RunArgs& args, store::ResultsStore& results, const Runner& runner) {
     const auto format = report::parse_format(args.output.resolved());
     install_interrupt_handler();
+    results.give_up_waiting_when(interrupt_requested);
     ProgressPrinter progress(stderr);
     RunnerOptions options;
     options.worker_executable = std::filesystem::read_symlink("/proc/self/exe");
     if (!args.quiet) options.on_progress = std::ref(progress);
     const RunResult run = runner(options);
-    std::cout << report::render(report::summary_table(analysis::summarize_run(results, run.run_id)), format);
-    fmt::print(stderr, "results: {} (run {}{}): {} ok, {} failed, {} skipped{}\n", results.path().string(), run.run_id,
+    std::cout << report::render(report::summary_table(run_summaries(results, run)), format);
+    fmt::print(stderr, "results: {} (run {}{}): {} ok, {} failed, {} skipped{}{}\n", results.path().string(), run.run_id,
                args.resume.empty() ? "" : ", resumed", run.count("ok"), run.count("failed"), run.count("skipped"),
+               run.unstored.empty() ? "" : fmt::format(", {} not stored there", run.unstored.size()),
                run.interrupted ? fmt::format(", interrupted by {}", interrupt_name()) : "");
+    if (run.store_failure) {
+        fmt::print(stderr, "inferbench: error: {}\n", store_failure_line(results, run));
+        return kExitNotStored;
+    }
     if (run.interrupted) return interrupt_exit_code();
     if (run.count("failed") > 0) return kExitFailure;
     if (run.count("ok") == 0) {

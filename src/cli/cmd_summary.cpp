@@ -25,7 +25,7 @@ int execute(const SummaryArgs& args) {
     const std::string path = args.db.empty() ? resolved_db_path(RunSettings{}) : args.db;
     if (!std::filesystem::exists(path))
         throw UserError(fmt::format("{}: no results database here; run `inferbench run` first or pass --db PATH", path));
-    const auto results = store::ResultsStore::open(path);
+    const auto results = store::ResultsStore::open(path, store::ResultsStore::Access::read);
     if (args.list_runs) {
         std::cout << report::render(report::runs_table(results.runs()), format);
         return kExitOk;

@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -23,9 +24,15 @@
 #include "runner/telemetry_recorder.hpp"
 #include "runner/trace_buffer.hpp"
 #include "runner/worker_protocol.hpp"
+#include "store/sqlite.hpp"
 
 namespace inferbench {
 namespace {
+
+// A store that failed is tried once more after a pause: a full disk may get space back meanwhile
+// (a checkpoint, another program's temporary files).
+constexpr int kStoreAttempts = 2;
+constexpr std::chrono::milliseconds kStoreRetryPause{1000};
 
 // Upper bound of records kept when max_iterations is 0 (no limit): pages are only allocated when
 // written, so the bound costs address space, not memory.
@@ -224,14 +231,16 @@ public:
             results_.reopen_run(target->run_id, current_process_identity());
             result_.run_id = target->run_id;
             ordinals_ = target->ordinals;
+            run_ = run_record();
+            run_.run_id = target->run_id;
         } else {
-            result_.run_id = results_.begin_run(run_record());
+            run_ = run_record();
+            result_.run_id = results_.begin_run(run_);
             for (std::size_t i = 0; i < cells_.size(); ++i) ordinals_.push_back(i);
         }
         begin_ns_ = monotonic_ns();
-        for (std::size_t k = 0; k < ordinals_.size() && !result_.interrupted; ++k) run_cell(k);
-        results_.end_run(result_.run_id, unix_ms(), result_.interrupted ? "interrupted" : "completed",
-                         result_.interrupted ? fmt::format("stopped by {}", interrupt_name()) : "");
+        for (std::size_t k = 0; k < ordinals_.size() && !result_.interrupted && !result_.store_failure; ++k) run_cell(k);
+        end_run();
         return result_;
     }
 
@@ -248,6 +257,49 @@ private:
         run.inferbench_version = std::string(kVersion);
         run.orchestrator = current_process_identity();
         return run;
+    }
+
+    // `write` with a second attempt; false (with result_.store_failure set) where both failed.
+    template <typename Write>
+    bool try_store(Write write) {
+        for (int attempt = 1;; ++attempt) {
+            try {
+                write();
+                return true;
+            } catch (const EnvironmentError& error) {
+                if (attempt == kStoreAttempts || interrupt_requested()) {
+                    const auto* db_error = dynamic_cast<const store::DatabaseError*>(&error);
+                    if (!result_.store_failure) {
+                        result_.store_failure.emplace();
+                        result_.store_failure->reason =
+                            fmt::format("{}{}", db_error && db_error->disk_full() ? "disk full: " : "", error.what());
+                    }
+                    return false;
+                }
+                std::this_thread::sleep_for(kStoreRetryPause);
+            }
+        }
+    }
+
+    // Stored (replacing a resumed cell's earlier record), or kept in result_.unstored; either way in
+    // result_.benchmarks.
+    void keep(store::MeasuredBenchmark measured) {
+        const bool stored = try_store(
+            [&] { measured.record.benchmark_id = results_.replace_benchmark(measured.record, measured.data()); });
+        result_.benchmarks.push_back(measured.record);
+        if (!stored) result_.unstored.push_back(std::move(measured));
+    }
+
+    void end_run() {
+        const std::string_view status = result_.store_failure ? "failed" : result_.interrupted ? "interrupted" : "completed";
+        const std::string reason = result_.store_failure ? result_.store_failure->reason
+                                   : result_.interrupted ? fmt::format("stopped by {}", interrupt_name())
+                                                         : std::string();
+        const bool marked = try_store([&] { results_.end_run(result_.run_id, unix_ms(), status, reason); });
+        if (!result_.store_failure) return;
+        result_.store_failure->run_marked_failed = marked;
+        if (!result_.unstored.empty())
+            result_.store_failure->recovery = store::write_recovery_file(results_.path(), run_, result_.unstored);
     }
 
     void notify(ProgressEvent event) {
@@ -282,15 +334,13 @@ private:
             record.reason = e.what();
         }
         record.ended_unix_ms = unix_ms();
-        const auto metrics = model_costs_.metrics(record.model_path, spec.batch_size, spec.precision);
-        const BenchmarkTelemetry telemetry = telemetry_.finish(iterations);
-        record.benchmark_id = results_.replace_benchmark(
-            record, store::BenchmarkData{.iterations = iterations, .metrics = metrics, .gpu_samples = telemetry.gpu,
-                                         .cpu_samples = telemetry.cpu, .telemetry_sources = telemetry.sources,
-                                         .layer_times = layers});
-        result_.benchmarks.push_back(record);
-        if (record.status == "interrupted" || interrupt_requested()) result_.interrupted = true;
-        if (record.status != "skipped") {
+        BenchmarkTelemetry telemetry = telemetry_.finish(iterations);
+        auto metrics = model_costs_.metrics(record.model_path, spec.batch_size, spec.precision);
+        keep({std::move(record), std::move(iterations), std::move(metrics), std::move(telemetry.gpu),
+              std::move(telemetry.cpu), std::move(telemetry.sources), std::move(layers)});
+        const store::BenchmarkRecord& kept = result_.benchmarks.back();
+        if (kept.status == "interrupted" || interrupt_requested()) result_.interrupted = true;
+        if (kept.status != "skipped") {
             finished_ns_ += monotonic_ns() - cell_begin;
             ++finished_;
         }
@@ -347,6 +397,7 @@ private:
     TelemetryRecorder telemetry_{plan_.settings};
     std::vector<BenchmarkSpec> cells_;
     std::vector<std::size_t> ordinals_;  // the cells this invocation runs
+    store::RunRecord run_;               // as begun (or resumed), for a recovery file
     RunResult result_;
     std::int64_t begin_ns_ = 0;
     std::int64_t finished_ns_ = 0;

@@ -1,5 +1,7 @@
 #include "store/results_store.hpp"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <initializer_list>
 #include <system_error>
@@ -365,12 +367,63 @@ void create_parent_directories(const std::filesystem::path& path) {
     }
 }
 
+// The one thing a user must hear while a command seems to hang.
+WaitPolicy wait_policy() {
+    WaitPolicy policy;
+    policy.on_long_wait = [](const std::filesystem::path& path) {
+        fmt::print(stderr, "inferbench: waiting for another writer of {} to finish; nothing measured is lost meanwhile\n",
+                   path.string());
+    };
+    return policy;
+}
+
+Database open_for_writing(const std::filesystem::path& path) {
+    create_parent_directories(path);
+    Database db = Database::open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    db.set_wait_policy(wait_policy());
+    require_intact(db);
+    prepare_schema(db);
+    return db;
+}
+
+bool can_write(const std::filesystem::path& path) {
+    const std::filesystem::path parent = path.parent_path().empty() ? "." : path.parent_path();
+    return ::access(path.c_str(), W_OK) == 0 && ::access(parent.c_str(), W_OK) == 0;
+}
+
+// A WAL file needs its -shm index, which a read-only folder cannot get: without a -wal file there is
+// nothing but the main file to read, and SQLite may read it as immutable.
+Database open_read_only(const std::filesystem::path& path) {
+    try {
+        Database db = Database::open(path, SQLITE_OPEN_READONLY);
+        db.set_wait_policy(wait_policy());
+        check_read_only_schema(db);
+        return db;
+    } catch (const DatabaseError& error) {
+        std::error_code ignored;
+        // CANTOPEN where the folder refuses the -shm file, READONLY where SQLite may not initialise it.
+        const bool no_index = error.primary_code() == SQLITE_CANTOPEN || error.primary_code() == SQLITE_READONLY;
+        if (!no_index || std::filesystem::exists(path.string() + "-wal", ignored)) throw;
+    }
+    Database db = Database::open(path, SQLITE_OPEN_READONLY, "immutable=1");
+    check_read_only_schema(db);
+    return db;
+}
+
+Database open_for_reading(const std::filesystem::path& path) {
+    if (!can_write(path)) return open_read_only(path);
+    Database db = Database::open(path, SQLITE_OPEN_READWRITE);
+    db.set_wait_policy(wait_policy());
+    prepare_schema(db);
+    return db;
+}
+
 }  // namespace
 
 struct ResultsStore::Impl {
     explicit Impl(Database database)
         : db(std::move(database)),
-          version(prepare_schema(db)),
+          version(store::schema_version(db)),
           insert_benchmark(db.prepare(kInsertBenchmark)),
           insert_iteration(db.prepare(kInsertIteration)) {}
 
@@ -418,17 +471,22 @@ ResultsStore::ResultsStore(ResultsStore&&) noexcept = default;
 ResultsStore& ResultsStore::operator=(ResultsStore&&) noexcept = default;
 ResultsStore::~ResultsStore() = default;
 
-ResultsStore ResultsStore::open(const std::filesystem::path& path) {
-    create_parent_directories(path);
-    Database db = Database::open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+ResultsStore ResultsStore::open(const std::filesystem::path& path, Access access) {
+    Database db = access == Access::write ? open_for_writing(path) : open_for_reading(path);
     auto impl = std::make_unique<Impl>(std::move(db));
-    impl->close_abandoned_runs();
+    if (access == Access::write) impl->close_abandoned_runs();
     return ResultsStore(std::move(impl));
 }
 
 const std::filesystem::path& ResultsStore::path() const { return impl_->db.path(); }
 
 int ResultsStore::schema_version() const { return impl_->version; }
+
+void ResultsStore::give_up_waiting_when(std::function<bool()> give_up) {
+    WaitPolicy policy = wait_policy();
+    policy.give_up = std::move(give_up);
+    impl_->db.set_wait_policy(std::move(policy));
+}
 
 std::int64_t ResultsStore::begin_run(const RunRecord& run) {
     Statement insert = impl_->db.prepare(kInsertRun);

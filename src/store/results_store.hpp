@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -82,6 +83,23 @@ struct BenchmarkData {
     std::span<const LayerTime> layer_times = {};  // a backend's per-layer profile, in the order the nodes first ran
 };
 
+// A benchmark with everything measured for it, owned (BenchmarkData only views): what a run keeps in
+// memory when the store cannot take it.
+struct MeasuredBenchmark {
+    BenchmarkRecord record;
+    std::vector<IterationRecord> iterations;
+    std::vector<Metric> metrics;
+    std::vector<GpuSample> gpu_samples;
+    std::vector<CpuSample> cpu_samples;
+    std::vector<TelemetrySource> telemetry_sources;
+    std::vector<LayerTime> layer_times;
+
+    BenchmarkData data() const {
+        return {.iterations = iterations, .metrics = metrics, .gpu_samples = gpu_samples, .cpu_samples = cpu_samples,
+                .telemetry_sources = telemetry_sources, .layer_times = layer_times};
+    }
+};
+
 // One measured ceiling of a device (`inferbench probe`): name "gemm_bf16", value 812.4, unit "TFLOP/s".
 struct ProbeRecord {
     std::int64_t probe_id = 0;
@@ -98,11 +116,19 @@ struct ProbeRecord {
 
 // One connection to one results file. Movable, not copyable, not for concurrent use from several
 // threads; several stores (in one or several processes) may share one file: readers never wait
-// for the writer (WAL), writers wait for each other up to 5 s.
+// for the writer (WAL), writers wait for each other as long as it takes (saying so on stderr once
+// a wait passes 2 s), so that no measured result is dropped for a busy file.
 class ResultsStore {
 public:
-    // Creates parent directories and the file if missing, applies migrations.
-    static ResultsStore open(const std::filesystem::path& path);
+    enum class Access {
+        // Creates parent directories and the file if missing, refuses a damaged file (quick_check)
+        // before writing anything, applies migrations.
+        write,
+        // Never creates. Opens read-only where the file or its folder cannot be written (a read-only
+        // mount, file modes); elsewhere as `write` does, without the integrity check.
+        read,
+    };
+    static ResultsStore open(const std::filesystem::path& path, Access access = Access::write);
 
     ResultsStore(ResultsStore&&) noexcept;
     ResultsStore& operator=(ResultsStore&&) noexcept;
@@ -110,6 +136,8 @@ public:
 
     const std::filesystem::path& path() const;
     int schema_version() const;
+    // Ends a wait for another writer with an error when `give_up` says so (e.g. on Ctrl-C).
+    void give_up_waiting_when(std::function<bool()> give_up);
 
     // Returns run_id; the run is stored with status 'running' (run.run_id, .status, .ended_unix_ms and
     // .end_reason are ignored).
