@@ -150,7 +150,8 @@ std::optional<std::string> implausible(const LogStatistic& stat) {
 }
 
 // "GPU Compute Time: min = 33.4643 ms, max = ..., percentile(99%) = 34.8665 ms". Returns why the line
-// is rejected: figures no measurement has, or a line cut short (some items read, not all four).
+// is rejected: figures no measurement has, or a line cut short (an item half printed, or one of the
+// five kinds missing).
 std::optional<std::string> parse_statistic(std::string_view message, TrtexecLog& log) {
     const auto colon = message.find(": ");
     if (colon == npos || !message.substr(colon + 2).starts_with("min")) return std::nullopt;
