@@ -314,10 +314,10 @@ def main():
     for entry in entries:
         rows.append(measure(entry, records[entry.name], batches, args))
         print(f"{time.monotonic() - began:6.0f} s  {entry.name}: {rows[-1]['reasons'] or 'ok'}", file=sys.stderr)
+        if args.json:  # after every model, so a run stopped early keeps what it measured
+            with open(args.json, "w") as f:
+                json.dump(rows, f, indent=1, default=str)
     print(markdown(rows, batches, args))
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rows, f, indent=1, default=str)
     return 0
 
 
