@@ -29,7 +29,7 @@ std::vector<double> values_of(const ShapeInference& r, const std::string& name) 
 }
 
 onnx::OnnxTensor int64_tensor(Ints dims, const Ints& values) {
-    onnx::OnnxTensor t{"", onnx::DataType::int64, std::move(dims), {}, {}};
+    onnx::OnnxTensor t{"", onnx::DataType::int64, std::move(dims), {}, {}, {}};
     t.raw.resize(values.size() * 8);
     std::memcpy(t.raw.data(), values.data(), t.raw.size());
     return t;

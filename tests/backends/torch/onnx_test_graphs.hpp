@@ -43,7 +43,7 @@ inline onnx::DataType onnx_type(torch::ScalarType type) {
 
 inline onnx::OnnxTensor to_onnx(const std::string& name, const torch::Tensor& value) {
     const torch::Tensor t = value.contiguous();
-    onnx::OnnxTensor out{name, onnx_type(t.scalar_type()), t.sizes().vec(), {}, {}};
+    onnx::OnnxTensor out{name, onnx_type(t.scalar_type()), t.sizes().vec(), {}, {}, {}};
     out.raw.resize(static_cast<std::size_t>(t.nbytes()));
     if (!out.raw.empty()) std::memcpy(out.raw.data(), t.data_ptr(), out.raw.size());
     return out;
