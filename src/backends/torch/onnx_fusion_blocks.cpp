@@ -148,14 +148,36 @@ std::string unscaled_operand(const Matcher& m, const std::string& operand, const
     return operand;
 }
 
-// Softmax's probabilities, through an inference-time Dropout if there is one, into MatMul(P, V).
-const OnnxNode* probabilities_times_v(const Matcher& m, const OnnxNode& softmax, Nodes& pattern) {
+// Where(IsNaN(p), 0, p): PyTorch's SDPA export (a boolean mask) zeroes the probabilities of a row
+// whose scores are all masked, as its "safe softmax" does. The guard's Where, or nullptr.
+const OnnxNode* nan_guard(const Matcher& m, const std::string& probs, Nodes& pattern) {
+    const Nodes readers = m.consumers(probs);
+    if (readers.size() != 2) return nullptr;
+    const OnnxNode* is_nan = nullptr;
+    for (const OnnxNode* reader : readers) {
+        if (reader->op_type == "IsNaN" && reader->domain.empty() && !m.taken(*reader)) is_nan = reader;
+    }
+    const OnnxNode* where = is_nan != nullptr ? m.sole_consumer(is_nan->outputs[0], "Where") : nullptr;
+    if (where == nullptr || where->inputs.size() != 3 || where->inputs[0] != is_nan->outputs[0] ||
+        where->inputs[2] != probs || !m.is_scalar(where->inputs[1], 0.0) || !m.read_only_by(probs, {is_nan, where})) {
+        return nullptr;
+    }
+    pattern.insert(pattern.end(), {is_nan, where});
+    return where;
+}
+
+// Softmax's probabilities, through an inference-time Dropout and a NaN guard if there are, into
+// MatMul(P, V); `guarded` says whether there was a guard.
+const OnnxNode* probabilities_times_v(const Matcher& m, const OnnxNode& softmax, Nodes& pattern, bool& guarded) {
     std::string probs = softmax.outputs[0];
     if (const OnnxNode* dropout = m.sole_consumer(probs, "Dropout")) {
         if (dropout->outputs.size() > 1 && !m.unused(dropout->outputs[1])) return nullptr;
         pattern.push_back(dropout);
         probs = dropout->outputs[0];
     }
+    const OnnxNode* guard = nan_guard(m, probs, pattern);
+    guarded = guard != nullptr;
+    if (guarded) probs = guard->outputs[0];
     const OnnxNode* matmul = m.sole_consumer(probs, "MatMul");
     return matmul != nullptr && matmul->inputs[0] == probs && matmul->inputs[1] != probs ? matmul : nullptr;
 }
@@ -230,7 +252,8 @@ bool fuse_attention(Matcher& m, const OnnxNode& softmax) {
     Nodes pattern = product->nodes;
     if (!mask.empty()) pattern.push_back(add);
     pattern.push_back(&softmax);
-    const OnnxNode* times_v = probabilities_times_v(m, softmax, pattern);
+    bool guarded = false;
+    const OnnxNode* times_v = probabilities_times_v(m, softmax, pattern, guarded);
     if (times_v == nullptr) return false;
     pattern.push_back(times_v);
     double scale = product->scale;
@@ -241,6 +264,7 @@ bool fuse_attention(Matcher& m, const OnnxNode& softmax) {
     if (!mask.empty()) inputs.push_back(mask);
     OnnxNode fused = fused_node(*times_v, "Attention", std::string(kFusedDomain), inputs);
     fused.attributes.emplace("scale", static_cast<float>(scale));
+    if (guarded) fused.attributes.emplace("zero_nan_rows", std::int64_t{1});
     m.replace(pattern, std::move(fused));
     return true;
 }

@@ -3,6 +3,7 @@
 #include <torch/version.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 
 #include "backends/torch/onnx_fusion.hpp"
@@ -84,17 +85,27 @@ torch::Tensor sdpa(const torch::Tensor& q, const torch::Tensor& kt, const torch:
 }
 #endif
 
-// Attention(Q, K^T, V [, mask]) = softmax(Q K^T * scale + mask, last axis) V.
+torch::Tensor attention(std::span<const torch::Tensor> in, double scale) {
+    const torch::Tensor mask = in.size() > 3 ? in[3] : torch::Tensor();
+#if INFERBENCH_HAVE_SDPA
+    const bool mask_fits = !mask.defined() || mask.scalar_type() == in[0].scalar_type();
+    if (mask_fits && sdpa_fits(in[0], in[1], in[2])) return sdpa(in[0], in[1], in[2], mask, scale);
+#endif
+    return plain_attention(in[0], in[1], in[2], mask, scale);
+}
+
+// Attention(Q, K^T, V [, mask]) = softmax(Q K^T * scale + mask, last axis) V. With zero_nan_rows, the
+// output rows that come out NaN are zero: the export zeroed NaN probabilities (a row whose scores are
+// all masked, or NaN), which makes those rows of P V zero; a NaN in V itself is zeroed too.
 Kernel make_attention(const NodeContext& ctx) {
     ctx.expect_inputs(3, 4);
     const double scale = ctx.float_attribute("scale", 1.0F);
-    return single_output([scale](const RunContext&, std::span<const torch::Tensor> in) {
-        const torch::Tensor mask = in.size() > 3 ? in[3] : torch::Tensor();
-#if INFERBENCH_HAVE_SDPA
-        const bool mask_fits = !mask.defined() || mask.scalar_type() == in[0].scalar_type();
-        if (mask_fits && sdpa_fits(in[0], in[1], in[2])) return sdpa(in[0], in[1], in[2], mask, scale);
-#endif
-        return plain_attention(in[0], in[1], in[2], mask, scale);
+    const bool zero_nan_rows = ctx.int_attribute("zero_nan_rows", 0) != 0;
+    return single_output([scale, zero_nan_rows](const RunContext&, std::span<const torch::Tensor> in) {
+        torch::Tensor out = attention(in, scale);
+        if (!zero_nan_rows) return out;
+        constexpr double inf = std::numeric_limits<double>::infinity();
+        return out.nan_to_num_(0.0, inf, -inf);
     });
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 #include "backends/torch/onnx_test_graphs.hpp"
@@ -27,8 +28,8 @@ struct Graph {
         model.ir_version = 8;
         model.opset_imports = {{"", opset}};
     }
-    std::string input(const std::string& name) {
-        model.graph.inputs.push_back({name, onnx::DataType::float32, false, {}});
+    std::string input(const std::string& name, onnx::DataType type = onnx::DataType::float32) {
+        model.graph.inputs.push_back({name, type, false, {}});
         return name;
     }
     std::string init(const torch::Tensor& value) {
@@ -295,6 +296,43 @@ TEST(OnnxFusion, AttentionTakesInTheScalesOfQAndKTransposed) {
         EXPECT_EQ(fused.fusion_counts().attention, 1);
         EXPECT_THAT(op_types(fused), ElementsAre("Transpose", "Attention"));
     }
+}
+
+TEST(OnnxFusion, SdpaExportWithABooleanMaskAndItsNanGuardBecomesOneAttention) {
+    // PyTorch's SDPA export with a boolean mask (BERT, DistilBERT, CLIP's text encoder): the mask as
+    // Where(allowed, 0, -inf) added to Q K^T (Q and K^T each scaled by d^-1/4), and the probabilities
+    // of a fully masked row (NaN after Softmax) zeroed by Where(IsNaN(p), 0, p).
+    Graph g;
+    const std::string q = g.op("Mul", {g.input("q"), g.scalar(std::pow(8.0, -0.25))});
+    const std::string kt = g.op("Mul", {g.op("Transpose", {g.input("k")}, {{"perm", Ints{0, 1, 3, 2}}}), g.scalar(std::pow(8.0, -0.25))});
+    const std::string mask = g.op("Where", {g.input("allowed", onnx::DataType::boolean), g.scalar(0.0),
+                                            g.scalar(-std::numeric_limits<double>::infinity())});
+    const std::string probs = g.op("Softmax", {g.op("Add", {g.op("MatMul", {q, kt}), mask})}, {{"axis", std::int64_t{-1}}});
+    const std::string guarded = g.op("Where", {g.op("IsNaN", {probs}), g.scalar(0.0), probs});
+    g.output(g.op("MatMul", {guarded, g.input("v")}));
+    torch::Tensor allowed = torch::rand({2, 1, 5, 5}) > 0.4;
+    allowed.index_put_({0, 0, 2}, false);  // one row with every score masked
+    allowed.index_put_({1, 0, 3, 1}, true);
+    const std::vector<torch::Tensor> inputs{torch::randn({2, 3, 5, 8}), torch::randn({2, 3, 5, 8}), allowed,
+                                            torch::randn({2, 3, 5, 8})};
+    const OnnxProgram fused = expect_same_results(g, inputs);
+    EXPECT_EQ(fused.fusion_counts().attention, 1);
+    EXPECT_THAT(op_types(fused), ElementsAre("Transpose", "Where", "Attention"));
+    const torch::Tensor y = fused.run(inputs)[0];
+    EXPECT_TRUE(torch::equal(y.index({0, torch::indexing::Slice(), 2}), torch::zeros({3, 8}))) << y;
+    EXPECT_FALSE(y.isnan().any().item<bool>());
+}
+
+TEST(OnnxFusion, AttentionWhoseNanGuardIsReadElsewhereStaysDecomposed) {
+    Graph g;
+    const std::string q = g.input("q");
+    const std::string kt = g.op("Transpose", {g.input("k")}, {{"perm", Ints{0, 1, 3, 2}}});
+    const std::string probs = g.op("Softmax", {g.op("MatMul", {q, kt})}, {{"axis", std::int64_t{-1}}});
+    const std::string is_nan = g.op("IsNaN", {probs});
+    g.output(g.op("MatMul", {g.op("Where", {is_nan, g.scalar(0.0), probs}), g.input("v")}));
+    g.output(is_nan);
+    const auto x = torch::randn({1, 2, 5, 8});
+    EXPECT_EQ(expect_same_results(g, {x, x, x}).fusion_counts().attention, 0);
 }
 
 TEST(OnnxFusion, AttentionWhoseProbabilitiesAreAnOutputStaysDecomposed) {
