@@ -126,9 +126,10 @@ bool fuse_tanh_gelu(Matcher& m, const OnnxNode& tanh) {
 
 }  // namespace fusion
 
-FusedGraph fuse_graph(const onnx::OnnxModel& model) {
-    const onnx::OnnxGraph& graph = model.graph;
-    fusion::Matcher m(graph, model.opset_version());
+namespace {
+
+FusedGraph fuse_nodes(const onnx::OnnxGraph& graph, std::int64_t opset, const KnownValues* known) {
+    fusion::Matcher m(graph, opset, known);
     FusionCounts counts;
     // LayerNorm before RMSNorm: a LayerNorm's tail (Pow, ReduceMean, Add, Sqrt, Div, Mul) is an RMSNorm of x - mean.
     for (const auto& node : graph.nodes) {
@@ -146,7 +147,33 @@ FusedGraph fuse_graph(const onnx::OnnxModel& model) {
         if (!m.taken(node) && node.domain.empty() && node.op_type == "MatMul")
             counts.linear += fusion::fuse_linear(m, node) ? 1 : 0;
     }
+    if (known != nullptr) {
+        for (const auto& node : graph.nodes) {
+            if (!m.taken(node)) fusion::fold_attention_scales(m, node);
+        }
+    }
     return FusedGraph{m.result(), counts};
+}
+
+}  // namespace
+
+FusedGraph fuse_graph(const onnx::OnnxModel& model) { return fuse_nodes(model.graph, model.opset_version(), nullptr); }
+
+FusedGraph fuse_specialized(const std::vector<onnx::OnnxNode>& nodes, const std::vector<onnx::OnnxValueInfo>& outputs,
+                            std::int64_t opset, const KnownValues& known) {
+    onnx::OnnxGraph graph;
+    graph.nodes = nodes;
+    graph.outputs = outputs;
+    return fuse_nodes(graph, opset, &known);
+}
+
+FusionCounts& FusionCounts::operator+=(const FusionCounts& more) {
+    gelu += more.gelu;
+    layer_norm += more.layer_norm;
+    rms_norm += more.rms_norm;
+    attention += more.attention;
+    linear += more.linear;
+    return *this;
 }
 
 std::string FusionCounts::summary() const {

@@ -7,6 +7,7 @@
 
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "backends/torch/onnx_kernels.hpp"
@@ -27,6 +28,7 @@ struct FusionCounts {
     int linear = 0;
 
     int total() const { return gelu + layer_norm + rms_norm + attention + linear; }
+    FusionCounts& operator+=(const FusionCounts& more);
     // "fused 12 GELU, 25 LayerNorm, 12 attention, 48 Linear"; "no fusions" when there were none.
     std::string summary() const;
 };
@@ -38,6 +40,16 @@ struct FusedGraph {
 
 // The graph's nodes with every recognized pattern replaced by one node.
 FusedGraph fuse_graph(const onnx::OnnxModel& model);
+
+// Values that specialize() computed for one set of input shapes, by name.
+using KnownValues = std::unordered_map<std::string, torch::Tensor>;
+
+// The rewrites again on a fused graph's nodes, with the values known after specialization as
+// constants: patterns whose scalars come from shapes (an attention scale of 1 / sqrt(Shape(q)[-1]))
+// fuse now, and the scalars by which PyTorch's SDPA export scales Q and K^T join a fused Attention's
+// scale, so those Muls no longer run. Counts only what this pass rewrote.
+FusedGraph fuse_specialized(const std::vector<onnx::OnnxNode>& nodes, const std::vector<onnx::OnnxValueInfo>& outputs,
+                            std::int64_t opset, const KnownValues& known);
 
 // The kernel factory of a kFusedDomain operator, or nullptr.
 KernelFactory find_fused_kernel_factory(std::string_view op_type);

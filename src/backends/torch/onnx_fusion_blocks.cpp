@@ -269,6 +269,26 @@ bool fuse_attention(Matcher& m, const OnnxNode& softmax) {
     return true;
 }
 
+// A fused Attention whose Q or K^T is a Mul (or Div) by a scalar that has become known: the scalar
+// joins its scale.
+bool fold_attention_scales(Matcher& m, const OnnxNode& attention) {
+    if (attention.domain != kFusedDomain || attention.op_type != "Attention" || attention.inputs.size() < 3) return false;
+    const auto scale_attribute = attribute<float>(attention, "scale", 1.0F);
+    if (!scale_attribute) return false;
+    double scale = *scale_attribute;
+    Nodes pattern;
+    const std::string q = unscaled_operand(m, attention.inputs[0], attention, pattern, scale);
+    const std::string kt = unscaled_operand(m, attention.inputs[1], attention, pattern, scale);
+    if (pattern.empty()) return false;
+    OnnxNode folded = attention;
+    folded.inputs[0] = q;
+    folded.inputs[1] = kt;
+    folded.attributes.insert_or_assign("scale", static_cast<float>(scale));
+    pattern.push_back(&attention);
+    m.replace(pattern, std::move(folded));
+    return true;
+}
+
 // MatMul(x, W) + b with a constant 2-D W and a constant b of W's output width: one GEMM with the bias
 // in its epilogue, which the MatMul-then-Add pair of nn.Linear exports (rank > 2) costs a pass more.
 bool fuse_linear(Matcher& m, const OnnxNode& matmul) {

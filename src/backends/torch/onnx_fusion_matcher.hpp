@@ -20,8 +20,8 @@ using Nodes = std::vector<const OnnxNode*>;
 
 class Matcher {
 public:
-    Matcher(const onnx::OnnxGraph& graph, std::int64_t opset)
-        : graph_(graph), opset_(opset), taken_(graph.nodes.size(), false) {
+    Matcher(const onnx::OnnxGraph& graph, std::int64_t opset, const KnownValues* known = nullptr)
+        : graph_(graph), opset_(opset), taken_(graph.nodes.size(), false), known_(known) {
         for (const auto& t : graph.initializers) constants_.emplace(t.name, &t);
         for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
             const OnnxNode& node = graph.nodes[i];
@@ -89,12 +89,16 @@ public:
         return it == constants_.end() ? nullptr : it->second;
     }
 
-    // The value of a one-element floating-point constant.
+    // The value of a one-element floating-point constant, or of such a value known after specialization.
     std::optional<double> scalar(const std::string& value) const {
-        const onnx::OnnxTensor* t = constant(value);
-        if (t == nullptr || t->element_count() != 1) return std::nullopt;
-        const torch::Tensor v = to_torch(*t, "fusion");
-        if (!v.is_floating_point()) return std::nullopt;
+        torch::Tensor v;
+        if (const onnx::OnnxTensor* t = constant(value); t != nullptr && t->element_count() == 1) {
+            v = to_torch(*t, "fusion");
+        } else if (const auto it = known_ != nullptr ? known_->find(value) : KnownValues::const_iterator{};
+                   known_ != nullptr && it != known_->end() && it->second.numel() == 1) {
+            v = it->second;
+        }
+        if (!v.defined() || !v.is_floating_point()) return std::nullopt;
         return v.to(torch::kDouble).item<double>();
     }
 
@@ -146,6 +150,7 @@ private:
     std::unordered_set<std::string> graph_outputs_;
     std::unordered_map<std::string, const onnx::OnnxTensor*> constants_;
     std::map<std::size_t, OnnxNode> replacements_;
+    const KnownValues* known_;
 };
 
 // The input of a two-input node that is not `known` (`known` itself for x op x); empty if neither is.
@@ -177,5 +182,6 @@ bool fuse_layer_norm(Matcher& m, const OnnxNode& reduce_mean);
 bool fuse_rms_norm(Matcher& m, const OnnxNode& square);
 bool fuse_attention(Matcher& m, const OnnxNode& softmax);
 bool fuse_linear(Matcher& m, const OnnxNode& matmul);
+bool fold_attention_scales(Matcher& m, const OnnxNode& attention);
 
 }  // namespace inferbench::torch_onnx::fusion

@@ -5,6 +5,7 @@
 #include <bit>
 #include <cstring>
 #include <map>
+#include <numeric>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -135,6 +136,22 @@ std::vector<std::int64_t> to_int64s(const torch::Tensor& t) {
     const torch::Tensor values = t.to(torch::kCPU, torch::kLong).contiguous();
     const auto* data = values.data_ptr<std::int64_t>();
     return {data, data + values.numel()};
+}
+
+std::optional<std::vector<std::int64_t>> dense_order(const torch::Tensor& x) {
+    if (x.dim() < 3 || x.stride(-1) != 1 || x.is_contiguous()) return std::nullopt;
+    std::vector<std::int64_t> order(static_cast<std::size_t>(x.dim() - 1));
+    std::iota(order.begin(), order.end(), 0);
+    std::ranges::stable_sort(order, [&](std::int64_t a, std::int64_t b) { return x.stride(a) > x.stride(b); });
+    order.push_back(x.dim() - 1);
+    if (!x.permute(order).is_contiguous()) return std::nullopt;
+    return order;
+}
+
+std::vector<std::int64_t> inverse_permutation(const std::vector<std::int64_t>& order) {
+    std::vector<std::int64_t> inverse(order.size());
+    for (std::size_t k = 0; k < order.size(); ++k) inverse[static_cast<std::size_t>(order[k])] = static_cast<std::int64_t>(k);
+    return inverse;
 }
 
 void check_shape(c10::IntArrayRef shape, std::string_view what) {

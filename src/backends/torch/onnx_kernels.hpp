@@ -114,6 +114,14 @@ inline constexpr std::int64_t kMaxShapeElements = INFERBENCH_MAX_SHAPE_ELEMENTS;
 void check_shape(c10::IntArrayRef shape, std::string_view what);
 // `axis` in [-rank, rank) as a non-negative index; throws std::out_of_range otherwise.
 std::int64_t normalize_axis(std::int64_t axis, std::int64_t rank);
+
+// A view whose last axis is dense and whose leading axes are those of a dense tensor in another order
+// (an activation transposed between batch-first and sequence-first, as nn.MultiheadAttention's
+// export does): the order that makes x.permute(order) that dense tensor, the last axis last. nullopt
+// for a contiguous x and for any other layout. Row-wise work (a GEMM over the last axis, a norm over
+// it) runs on the dense tensor and its result is permuted back, where the op would copy x first.
+std::optional<std::vector<std::int64_t>> dense_order(const torch::Tensor& x);
+std::vector<std::int64_t> inverse_permutation(const std::vector<std::int64_t>& order);
 // Moves CPU tensors to the device of the others when they differ: shape arithmetic lives on the
 // CPU, and meets device tensors only where a model mixes the two.
 std::vector<torch::Tensor> on_common_device(std::span<const torch::Tensor> tensors);

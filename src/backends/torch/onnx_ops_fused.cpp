@@ -20,7 +20,16 @@ namespace inferbench::torch_onnx {
 
 namespace {
 
-// Linear(x, W [K, N], b [N]) = x W + b.
+// x [.., K] @ W + b as one GEMM on a dense x.
+torch::Tensor dense_linear(const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& b) {
+    std::vector<std::int64_t> sizes = x.sizes().vec();
+    sizes.back() = w.size(1);
+    return torch::addmm(b, x.reshape({-1, x.size(-1)}), w).view(sizes);
+}
+
+// Linear(x, W [K, N], b [N]) = x W + b. A transposed view x (nn.MultiheadAttention's sequence-first
+// layout over batch-first activations) is multiplied in its memory order and handed back as the same
+// view of the product, where matmul would first copy it to its logical order.
 Kernel make_linear(const NodeContext& ctx) {
     ctx.expect_inputs(3, 3);
     return single_output([](const RunContext&, std::span<const torch::Tensor> in) {
@@ -28,11 +37,8 @@ Kernel make_linear(const NodeContext& ctx) {
         const torch::Tensor& w = in[1];
         const torch::Tensor& b = in[2];
         if (x.dim() == 2) return torch::addmm(b, x, w);
-        if (x.dim() > 2 && x.is_contiguous()) {
-            std::vector<std::int64_t> sizes = x.sizes().vec();
-            sizes.back() = w.size(1);
-            return torch::addmm(b, x.reshape({-1, x.size(-1)}), w).view(sizes);
-        }
+        if (x.dim() > 2 && x.is_contiguous()) return dense_linear(x, w, b);
+        if (const auto order = dense_order(x)) return dense_linear(x.permute(*order), w, b).permute(inverse_permutation(*order));
         return torch::matmul(x, w).add_(b);  // a fresh product: adding in place is safe
     });
 }

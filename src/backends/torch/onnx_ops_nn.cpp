@@ -345,6 +345,14 @@ Kernel make_layer_norm(const NodeContext& ctx) {
         const torch::Tensor& x = in[0];
         const auto first = static_cast<std::size_t>(normalize_axis(axis, x.dim()));
         const torch::Tensor bias = in.size() > 2 ? in[2] : torch::Tensor();
+        // Over the last axis of a transposed view: on the dense tensor behind it, where layer_norm would
+        // copy it first.
+        if (first + 1 == static_cast<std::size_t>(x.dim())) {
+            if (const auto order = dense_order(x)) {
+                return torch::layer_norm(x.permute(*order), x.sizes().slice(first), in[1], bias, epsilon)
+                    .permute(inverse_permutation(*order));
+            }
+        }
         return torch::layer_norm(x, x.sizes().slice(first), in[1], bias, epsilon);
     });
 }

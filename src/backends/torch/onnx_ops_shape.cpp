@@ -108,13 +108,49 @@ Kernel make_shape(const NodeContext& ctx) {
     });
 }
 
+// Constant indices that pick one position (a scalar) or a run of consecutive ones (a 1-D list) along
+// the axis: a view of the data, as PyTorch's own x[i] and x[a:b] are, where index_select copies
+// (nn.MultiheadAttention's export takes Q, K and V from one projection this way).
+struct ViewIndices {
+    Ints values;
+    bool scalar = false;
+
+    static std::optional<ViewIndices> of(const torch::Tensor* indices) {
+        if (indices == nullptr || indices->dim() > 1 || indices->numel() == 0 || indices->is_floating_point()) {
+            return std::nullopt;
+        }
+        return ViewIndices{to_int64s(*indices), indices->dim() == 0};
+    }
+
+    // The view of `data`, or an undefined tensor where the indices (made non-negative for this axis
+    // size) are not consecutive.
+    torch::Tensor view(const torch::Tensor& data, std::int64_t axis) const {
+        const std::int64_t n = data.size(axis);
+        const auto at = [&](std::size_t k) {
+            const std::int64_t i = values[k] < 0 ? values[k] + n : values[k];
+            if (i < 0 || i >= n) throw std::out_of_range(fmt::format("Gather: index {} is out of range for an axis of {}", values[k], n));
+            return i;
+        };
+        if (scalar) return data.select(axis, at(0));
+        const std::int64_t first = at(0);
+        for (std::size_t k = 1; k < values.size(); ++k) {
+            if (at(k) != first + static_cast<std::int64_t>(k)) return {};
+        }
+        return data.narrow(axis, first, static_cast<std::int64_t>(values.size()));
+    }
+};
+
 // Output shape: data.shape[:axis] + indices.shape + data.shape[axis + 1:]; negative indices count from the end.
 Kernel make_gather(const NodeContext& ctx) {
     ctx.expect_inputs(2, 2);
     const std::int64_t axis_attribute = ctx.int_attribute("axis", 0);
-    return single_output([axis_attribute](const RunContext&, std::span<const torch::Tensor> in) {
+    const std::optional<ViewIndices> view_indices = ViewIndices::of(ctx.constant(1));
+    return single_output([axis_attribute, view_indices](const RunContext&, std::span<const torch::Tensor> in) {
         const torch::Tensor& data = in[0];
         const std::int64_t axis = normalize_axis(axis_attribute, data.dim());
+        if (view_indices) {
+            if (torch::Tensor view = view_indices->view(data, axis); view.defined()) return view;
+        }
         torch::Tensor indices = in[1].to(data.device());
         indices = torch::where(indices < 0, indices + data.size(axis), indices);
         Ints shape(data.sizes().begin(), data.sizes().begin() + axis);

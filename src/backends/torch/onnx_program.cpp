@@ -38,6 +38,7 @@ struct SourceGraph {
     std::vector<onnx::OnnxValueInfo> inputs;
     std::vector<onnx::OnnxValueInfo> outputs;
     FusionCounts fusion_counts;  // what from_model's fusion rewrote (onnx_fusion.hpp)
+    bool fused = false;          // whether from_model rewrote (and specialize() may rewrite more)
 };
 
 namespace {
@@ -209,6 +210,7 @@ OnnxProgram OnnxProgram::from_model(const onnx::OnnxModel& model, std::string_vi
     FusedGraph fused = fuse ? fuse_graph(model) : FusedGraph{model.graph.nodes, {}};
     graph->nodes = std::move(fused.nodes);
     graph->fusion_counts = fused.counts;
+    graph->fused = fuse;
     for (const auto& init : model.graph.initializers) {
         graph->initializers.emplace_back(init.name, to_torch(init, source_name));
     }
@@ -331,6 +333,15 @@ std::vector<torch::Tensor> OnnxProgram::run(const std::vector<torch::Tensor>& in
     return execute(inputs, observer, nullptr, nullptr);
 }
 
+KnownValues OnnxProgram::scalar_constants() const {
+    KnownValues scalars;
+    for (std::size_t k = 0; k < constant_slots_.size(); ++k) {
+        const torch::Tensor& value = file_constants_[k];
+        if (value.numel() == 1 && is_floating(value)) scalars.emplace(slot_names_[constant_slots_[k]], value);
+    }
+    return scalars;
+}
+
 void OnnxProgram::specialize(const std::vector<torch::Tensor>& inputs) {
     const torch::Device device = device_;
     const torch::ScalarType float_type = float_type_;
@@ -351,6 +362,18 @@ void OnnxProgram::specialize(const std::vector<torch::Tensor>& inputs) {
     std::vector<std::pair<std::string, torch::Tensor>> known;
     for (const std::size_t slot : fixed) known.emplace_back(slot_names_[slot], captured[slot].to(torch::kCPU));
     OnnxProgram specialized = build(graph_, known);
+    // Scalars now computed from the shapes may complete a pattern: built again from the graph rewritten
+    // with them. The general graph stays as it was, for the next specialize().
+    if (graph_->fused) {
+        FusedGraph more = fuse_specialized(graph_->nodes, graph_->outputs, graph_->opset, specialized.scalar_constants());
+        if (more.nodes.size() != graph_->nodes.size()) {
+            auto refit = std::make_shared<SourceGraph>(*graph_);
+            refit->nodes = std::move(more.nodes);
+            refit->fusion_counts += more.counts;
+            specialized = build(std::move(refit), known);
+            specialized.graph_ = graph_;
+        }
+    }
     for (const torch::Tensor& input : inputs) specialized.specialized_shapes_.push_back(input.sizes().vec());
     specialized.to(device, float_type, channels_last);
     *this = std::move(specialized);

@@ -92,6 +92,9 @@ private:
     static OnnxProgram build(std::shared_ptr<const SourceGraph> graph,
                              const std::vector<std::pair<std::string, torch::Tensor>>& known);
     torch::Tensor prepare_input(const torch::Tensor& tensor, std::size_t index) const;
+    // The one-element floating-point constants the program reads, by value name, as the file (or the
+    // folding of its shapes) gave them.
+    KnownValues scalar_constants() const;
     void check_inputs(const std::vector<torch::Tensor>& inputs) const;
     // Runs every step; `captured`, where given, receives the values of the slots `wanted` marks.
     std::vector<torch::Tensor> execute(const std::vector<torch::Tensor>& inputs, StepObserver* observer,

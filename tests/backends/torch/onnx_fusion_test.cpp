@@ -360,6 +360,20 @@ TEST(OnnxFusion, MatMulPlusBiasBecomesOneLinearOnContiguousAndStridedInputs) {
     }
 }
 
+TEST(OnnxFusion, LinearOnASequenceFirstViewMultipliesInMemoryOrderWithoutACopy) {
+    // nn.MultiheadAttention's export: batch-first activations [B, L, E] transposed to [L, B, E] before
+    // the input projection. The product keeps the activations' memory order: a [L, B, N] view of a
+    // dense [B, L, N].
+    Graph g;
+    const std::string x = g.op("Transpose", {g.input("x")}, {{"perm", Ints{1, 0, 2}}});
+    g.output(g.op("Add", {g.op("MatMul", {x, g.init(torch::randn({16, 24}))}), g.init(torch::randn({24}))}));
+    const OnnxProgram fused = expect_same_results(g, {torch::randn({3, 5, 16})});
+    EXPECT_EQ(fused.fusion_counts().linear, 1);
+    const torch::Tensor y = fused.run({torch::randn({3, 5, 16})})[0];
+    EXPECT_EQ(y.sizes(), (Ints{5, 3, 24}));
+    EXPECT_TRUE(y.transpose(0, 1).is_contiguous());
+}
+
 TEST(OnnxFusion, MatMulWhoseProductIsReadElsewhereOrWithABroadcastBiasStaysApart) {
     Graph shared;
     const std::string x = shared.input("x");

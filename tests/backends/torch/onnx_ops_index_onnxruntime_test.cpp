@@ -93,6 +93,21 @@ TEST_F(VsOnnxRuntime, NonZeroOfBooleansIntegersAndFloats) {
     EXPECT_TRUE(agrees_with_onnxruntime({"NonZero", {in(torch::zeros({2, 3}))}}));  // none: [2, 0]
 }
 
+// Constant indices, which the interpreter answers with a view (one position, or a consecutive run)
+// and otherwise with a gathered copy.
+TEST_F(VsOnnxRuntime, GatherWithConstantIndicesAsViewsAndCopies) {
+    const torch::Tensor x = torch::randn({3, 4, 5});
+    for (const torch::Tensor& indices : {torch::tensor(1, torch::kLong), torch::tensor(-1, torch::kLong),
+                                         torch::tensor({1, 2, 3}), torch::tensor({-3, -2}), torch::tensor({3, 0, 0})}) {
+        for (const std::int64_t axis : {0, 1, -1}) {
+            if (indices.dim() == 1 && indices.max().item<std::int64_t>() >= x.size(axis)) continue;
+            EXPECT_TRUE(agrees_with_onnxruntime({"Gather", {in(x), init(indices)}, {int_attr("axis", axis)}}))
+                << indices << " axis " << axis;
+        }
+    }
+    EXPECT_TRUE(agrees_with_onnxruntime({"Gather", {in(x), init(torch::tensor({0, 1}, torch::kInt))}}));
+}
+
 // SSDlite's form: full and partial index tuples, negative indices, batch_dims.
 TEST_F(VsOnnxRuntime, GatherNdFullAndPartialTuplesAndBatchDims) {
     const torch::Tensor x = torch::randn({3, 4, 5});

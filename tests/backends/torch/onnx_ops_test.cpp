@@ -221,6 +221,18 @@ TEST(OnnxOps, LayerNormalizationAndReduceMean) {
     EXPECT_TRUE(close(run({"ReduceMean", {in(x)}, {}, 1, 18}), x.mean({0, 1, 2}, true)));
 }
 
+TEST(OnnxOps, LayerNormalizationOfATransposedViewNormalizesInPlaceOfACopy) {
+    // A sequence-first view of batch-first activations: normalized on the dense tensor behind it, the
+    // result the same view of it.
+    const torch::Tensor dense = torch::randn({2, 5, 8});
+    const torch::Tensor view = dense.transpose(0, 1);
+    const torch::Tensor scale = torch::rand({8}) + 0.5;
+    const torch::Tensor bias = torch::randn({8});
+    const torch::Tensor y = run({"LayerNormalization", {in(view), init(scale), init(bias)}, {float_attr("epsilon", 1e-5F)}});
+    EXPECT_TRUE(close(y, torch::layer_norm(view.contiguous(), {8}, scale, bias, 1e-5), 1e-5));
+    EXPECT_TRUE(y.transpose(0, 1).is_contiguous());
+}
+
 TEST(OnnxOps, ConstantShapeGather) {
     const torch::Tensor value = iota({2, 2});
     onnx::OnnxModel m = model_of({"Constant", {}, {{"value", to_onnx("v", value)}}});
@@ -235,6 +247,27 @@ TEST(OnnxOps, ConstantShapeGather) {
     EXPECT_TRUE(torch::equal(run({"Gather", {in(data), init(torch::tensor(-1, torch::kLong))}}), data[2]));
     EXPECT_TRUE(torch::equal(run({"Gather", {in(data), in(ints({2, 0}).view({1, 2}))}, {int_attr("axis", 1)}}),
                              data.index_select(1, ints({2, 0})).view({3, 1, 2})));
+}
+
+TEST(OnnxOps, GatherWithConstantConsecutiveIndicesIsAViewOfItsInput) {
+    // nn.MultiheadAttention's export takes Q, K and V as Gather(qkv, 0 / 1 / 2): a view, as PyTorch's
+    // qkv[0] is, not a copy.
+    const torch::Tensor qkv = iota({3, 2, 4});
+    const auto same_storage = [&](const torch::Tensor& y) { return y.storage().data() == qkv.storage().data(); };
+    for (const std::int64_t i : {0, 2, -1}) {
+        const torch::Tensor y = run_all({"Gather", {in(qkv), init(torch::tensor(i, torch::kLong))}}).at(0);
+        EXPECT_TRUE(torch::equal(y, qkv[i < 0 ? i + 3 : i]));
+        EXPECT_TRUE(same_storage(y));
+    }
+    const torch::Tensor range = run({"Gather", {in(qkv), init(ints({1, 2, 3}))}, {int_attr("axis", 2)}});
+    EXPECT_TRUE(torch::equal(range, qkv.narrow(2, 1, 3)));
+    const torch::Tensor from_the_end = run({"Gather", {in(qkv), init(ints({-2, -1}))}, {int_attr("axis", 1)}});
+    EXPECT_TRUE(torch::equal(from_the_end, qkv));
+    // Not consecutive, or not constant: a gathered copy.
+    EXPECT_TRUE(torch::equal(run({"Gather", {in(qkv), init(ints({2, 0}))}}), qkv.index_select(0, ints({2, 0}))));
+    EXPECT_TRUE(torch::equal(run({"Gather", {in(qkv), in(torch::tensor(1, torch::kLong))}}), qkv[1]));
+    EXPECT_THROW(run({"Gather", {in(qkv), init(torch::tensor(3, torch::kLong))}}), std::exception);
+    EXPECT_THROW(run({"Gather", {in(qkv), init(ints({-4}))}}), std::exception);
 }
 
 TEST(OnnxOps, UnsqueezeSqueezeSliceExpand) {

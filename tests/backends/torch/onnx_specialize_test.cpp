@@ -149,9 +149,10 @@ TEST(OnnxProgramSpecialize, FoldsTheAttentionScaleAndTheReshapeTarget) {
     const auto inputs = attention_inputs();
     const torch::Tensor general = program.run(inputs).at(0);
     program.specialize(inputs);
-    EXPECT_THAT(operators(program),
-                ElementsAre("Transpose", "MatMul", "Div", "Softmax", "MatMul", "Transpose", "Reshape"));
-    EXPECT_TRUE(torch::equal(program.run(inputs).at(0), general));
+    // With the scale known, MatMul-Div-Softmax-MatMul is one Attention.
+    EXPECT_THAT(operators(program), ElementsAre("Transpose", "Attention", "Transpose", "Reshape"));
+    EXPECT_EQ(program.fusion_counts().attention, 1);
+    EXPECT_TRUE(torch::allclose(program.run(inputs).at(0), general, 1e-5, 1e-6));
 
     // Other shapes: rejected, until specialized for them (from the general program again).
     const std::vector<torch::Tensor> longer = {torch::randn({1, 3, 7, 8}), torch::randn({1, 3, 7, 8}),
@@ -159,6 +160,42 @@ TEST(OnnxProgramSpecialize, FoldsTheAttentionScaleAndTheReshapeTarget) {
     EXPECT_THROW(program.run(longer), std::invalid_argument);
     program.specialize(longer);
     EXPECT_EQ(program.run(longer).at(0).sizes(), (Ints{1, 7, 24}));
+}
+
+// PyTorch's SDPA export (timm, torchvision's MultiheadAttention): Q and K^T each times
+// sqrt(1 / sqrt(Shape(q)[-1])), then MatMul-Softmax-MatMul. The attention fuses at load with the two
+// Muls outside it; once the scale is known they join it.
+onnx::OnnxModel sdpa_export() {
+    Graph g;
+    for (const char* name : {"q", "k", "v"}) g.input(name);
+    g.node("Shape", {"q"}, "q_shape");
+    g.node("Gather", {"q_shape", g.constant("last", torch::tensor(-1, torch::kLong))}, "d");
+    g.node("Cast", {"d"}, "d_float", {{"to", cast_to(onnx::DataType::float32)}});
+    g.node("Sqrt", {"d_float"}, "root");
+    g.node("Div", {g.constant("one", floats({1}).reshape({})), "root"}, "scale");
+    g.node("Sqrt", {"scale"}, "half_scale");
+    g.node("Mul", {"q", "half_scale"}, "q_scaled");
+    g.node("Transpose", {"k"}, "k_t", {{"perm", Ints{0, 1, 3, 2}}});
+    g.node("Mul", {"k_t", "half_scale"}, "k_t_scaled");
+    g.node("MatMul", {"q_scaled", "k_t_scaled"}, "scores");
+    g.node("Softmax", {"scores"}, "probs", {{"axis", std::int64_t{-1}}});
+    g.node("MatMul", {"probs", "v"}, "y");
+    g.output("y");
+    return g.model();
+}
+
+TEST(OnnxProgramSpecialize, FoldsTheSdpaExportsScalesOfQAndKIntoTheAttention) {
+    torch::manual_seed(26);
+    OnnxProgram program = OnnxProgram::from_model(sdpa_export(), "sdpa.onnx");
+    EXPECT_EQ(program.fusion_counts().attention, 1);
+    EXPECT_EQ(std::ranges::count(operators(program), "Mul"), 2);
+    const auto inputs = attention_inputs();
+    const torch::Tensor general = program.run(inputs).at(0);
+    program.specialize(inputs);
+    EXPECT_THAT(operators(program), ElementsAre("Transpose", "Attention"));
+    EXPECT_EQ(program.fusion_counts().attention, 1);
+    EXPECT_TRUE(torch::allclose(program.run(inputs).at(0), general, 1e-5, 1e-6));
+    EXPECT_TRUE(agrees_with_onnxruntime(sdpa_export(), inputs));
 }
 
 // At bf16 the folded scale is computed in fp32 and converted once, like a weight.
