@@ -147,6 +147,9 @@ FusedGraph fuse_nodes(const onnx::OnnxGraph& graph, std::int64_t opset, const Kn
         if (!m.taken(node) && node.domain.empty() && node.op_type == "MatMul")
             counts.linear += fusion::fuse_linear(m, node) ? 1 : 0;
     }
+    for (const auto& node : graph.nodes) {
+        if (!m.taken(node) && node.domain.empty() && node.op_type == "Reshape") fusion::fuse_view_chain(m, node);
+    }
     if (known != nullptr) {
         for (const auto& node : graph.nodes) {
             if (!m.taken(node)) fusion::fold_attention_scales(m, node);

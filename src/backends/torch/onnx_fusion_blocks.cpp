@@ -304,4 +304,23 @@ bool fuse_linear(Matcher& m, const OnnxNode& matmul) {
     return true;
 }
 
+// Reshape -> Transpose -> Reshape with the intermediate values read by the chain alone (exporters'
+// attention head split and merge): one ViewChain, a view where the first Reshape alone would copy.
+bool fuse_view_chain(Matcher& m, const OnnxNode& reshape) {
+    const auto plain = [&m](const OnnxNode& r) {
+        return r.inputs.size() == 2 && attribute<std::int64_t>(r, "allowzero", 0) == 0 && m.opset() >= 5;
+    };
+    if (!plain(reshape)) return false;
+    const OnnxNode* transpose = m.sole_consumer(reshape.outputs[0], "Transpose");
+    const auto perm = transpose != nullptr ? attribute<std::vector<std::int64_t>>(*transpose, "perm", {}) : std::nullopt;
+    if (!perm || perm->empty()) return false;
+    const OnnxNode* second = m.sole_consumer(transpose->outputs[0], "Reshape");
+    if (second == nullptr || !plain(*second) || second->inputs[0] != transpose->outputs[0]) return false;
+    OnnxNode chain = fused_node(*second, "ViewChain", std::string(kFusedDomain),
+                                {reshape.inputs[0], reshape.inputs[1], second->inputs[1]});
+    chain.attributes.emplace("perm", *perm);
+    m.replace({&reshape, transpose, second}, std::move(chain));
+    return true;
+}
+
 }  // namespace inferbench::torch_onnx::fusion

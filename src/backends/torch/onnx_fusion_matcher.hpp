@@ -183,5 +183,6 @@ bool fuse_rms_norm(Matcher& m, const OnnxNode& square);
 bool fuse_attention(Matcher& m, const OnnxNode& softmax);
 bool fuse_linear(Matcher& m, const OnnxNode& matmul);
 bool fold_attention_scales(Matcher& m, const OnnxNode& attention);
+bool fuse_view_chain(Matcher& m, const OnnxNode& reshape);
 
 }  // namespace inferbench::torch_onnx::fusion

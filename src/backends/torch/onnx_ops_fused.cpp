@@ -6,7 +6,10 @@
 #include <limits>
 #include <map>
 
+#include <ATen/InferSize.h>
+
 #include "backends/torch/onnx_fusion.hpp"
+#include "backends/torch/onnx_view_chain.hpp"
 
 // scaled_dot_product_attention with an explicit scale arrived in LibTorch 2.1; older versions run the
 // same arithmetic as matmul, softmax, matmul.
@@ -115,6 +118,34 @@ Kernel make_attention(const NodeContext& ctx) {
     });
 }
 
+// A Reshape's target for an input of `sizes`: 0 keeps the input's dimension, -1 is inferred.
+std::vector<std::int64_t> reshape_target(std::vector<std::int64_t> target, c10::IntArrayRef sizes, std::int64_t numel) {
+    for (std::size_t d = 0; d < target.size(); ++d) {
+        if (target[d] == 0 && d < sizes.size()) target[d] = sizes[d];
+    }
+    return at::infer_size(target, numel);
+}
+
+// ViewChain(x, shape1, shape2; perm) = Reshape(Transpose(Reshape(x, shape1), perm), shape2), as one
+// view where it can be (onnx_view_chain.hpp).
+Kernel make_view_chain(const NodeContext& ctx) {
+    ctx.expect_inputs(3, 3);
+    const IntListInput first(ctx, 1);
+    const IntListInput second(ctx, 2);
+    const std::vector<std::int64_t> perm = ctx.ints_attribute("perm");
+    return single_output([first, second, perm](const RunContext&, std::span<const torch::Tensor> in) {
+        const torch::Tensor& x = in[0];
+        const std::vector<std::int64_t> shape1 = reshape_target(first.get(in), x.sizes(), x.numel());
+        std::vector<std::int64_t> permuted;
+        for (const std::int64_t p : perm) permuted.push_back(shape1.at(static_cast<std::size_t>(normalize_axis(p, static_cast<std::int64_t>(shape1.size())))));
+        const std::vector<std::int64_t> shape2 = reshape_target(second.get(in), permuted, x.numel());
+        const ViewStep steps[] = {{ViewStep::Kind::reshape, shape1}, {ViewStep::Kind::permute, perm},
+                                  {ViewStep::Kind::reshape, shape2}};
+        if (auto chained = apply_view_chain(x, steps)) return *chained;
+        return x.reshape(shape1).permute(perm).reshape(shape2);
+    });
+}
+
 }  // namespace
 
 KernelFactory find_fused_kernel_factory(std::string_view op_type) {
@@ -122,6 +153,7 @@ KernelFactory find_fused_kernel_factory(std::string_view op_type) {
         {"Linear", make_linear},
         {"RMSNormalization", make_rms_norm},
         {"Attention", make_attention},
+        {"ViewChain", make_view_chain},
     };
     const auto it = table.find(op_type);
     return it == table.end() ? nullptr : it->second;

@@ -19,7 +19,7 @@ using namespace std::string_view_literals;
 constexpr std::array kLaterInputValues = {
     "Reshape"sv,    "Expand"sv,    "Tile"sv,      "Slice"sv,      "Pad"sv,  "Resize"sv,   "Squeeze"sv,
     "Unsqueeze"sv,  "Split"sv,     "ReduceMean"sv, "ReduceSum"sv, "ReduceMax"sv, "ReduceMin"sv, "ReduceProd"sv,
-    "TopK"sv,       "Upsample"sv,  "CenterCropPad"sv, "OneHot"sv};
+    "TopK"sv,       "Upsample"sv,  "CenterCropPad"sv, "OneHot"sv, "ViewChain"sv};
 // On the values of every input.
 constexpr std::array kAllInputValues = {"ConstantOfShape"sv, "Range"sv};
 // On the data itself (what is selected or kept), or on a branch taken at run time.

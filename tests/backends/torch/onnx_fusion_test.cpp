@@ -424,6 +424,28 @@ TEST(OnnxFusion, ConvNextBlockFusesAndKeepsChannelsLastThroughout) {
     }
 }
 
+// --- Reshape chains ---
+
+TEST(OnnxFusion, HeadSplitReshapeTransposeReshapeBecomesOneViewChain) {
+    // nn.MultiheadAttention's export on a sequence-first view: [L, B, E] -> [L, B * H, d] -> [B * H, L, d]
+    // -> [B, H, L, d], the targets as constants (after specialization) or computed.
+    Graph g;
+    const std::string x = g.op("Transpose", {g.input("x")}, {{"perm", Ints{1, 0, 2}}});
+    const std::string split = g.op("Reshape", {x, g.init(torch::tensor(Ints{0, -1, 2}, torch::kLong))});
+    const std::string heads = g.op("Transpose", {split}, {{"perm", Ints{1, 0, 2}}});
+    g.output(g.op("Reshape", {heads, g.init(torch::tensor(Ints{3, -1, 5, 2}, torch::kLong))}));
+    const torch::Tensor input = torch::randn({3, 5, 8});
+    const OnnxProgram fused = expect_same_results(g, {input});
+    EXPECT_THAT(op_types(fused), ElementsAre("Transpose", "ViewChain"));
+    const torch::Tensor y = fused.run({input})[0];
+    EXPECT_EQ(y.sizes(), (Ints{3, 4, 5, 2}));
+    EXPECT_EQ(y.storage().data(), input.storage().data());  // a view of the input, no copy
+
+    Graph shared = g;
+    shared.expose("Reshape");  // the split heads read elsewhere too: the chain stays apart
+    EXPECT_THAT(op_types(expect_same_results(shared, {input})), ElementsAre("Transpose", "Reshape", "Transpose", "Reshape"));
+}
+
 // --- The fused domain ---
 
 TEST(OnnxFusion, FusedOperatorsInAFileAreCheckedLikeAnyOther) {
