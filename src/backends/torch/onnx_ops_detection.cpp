@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -56,59 +57,46 @@ torch::Tensor to_corners(const torch::Tensor& boxes, bool center_point_box) {
                         -1);
 }
 
-// [a, b]: whether box i of `a` suppresses box j of `b`. Boxes of no area and disjoint boxes never do.
-torch::Tensor suppresses(const torch::Tensor& a_corners, const torch::Tensor& b_corners, double iou_threshold) {
-    const torch::Tensor a = a_corners.unsqueeze(1);
-    const torch::Tensor b = b_corners.unsqueeze(0);
-    const torch::Tensor w = (torch::minimum(a.select(-1, 2), b.select(-1, 2)) -
-                             torch::maximum(a.select(-1, 0), b.select(-1, 0))).clamp_min(0);
-    const torch::Tensor h = (torch::minimum(a.select(-1, 3), b.select(-1, 3)) -
-                             torch::maximum(a.select(-1, 1), b.select(-1, 1))).clamp_min(0);
-    const torch::Tensor intersection = w * h;
-    const auto area = [](const torch::Tensor& c) {
-        return (c.select(-1, 2) - c.select(-1, 0)) * (c.select(-1, 3) - c.select(-1, 1));
-    };
-    const torch::Tensor area_a = area(a);
-    const torch::Tensor area_b = area(b);
-    const torch::Tensor union_area = area_a + area_b - intersection;
-    return (intersection > 0) & (area_a > 0) & (area_b > 0) & (union_area > 0) &
-           (intersection / union_area > iou_threshold);
+// Whether box `a` suppresses box `b` (x1, y1, x2, y2 each), in ONNX Runtime's arithmetic: boxes of
+// no area and disjoint boxes never do.
+bool suppresses(const float* a, const float* b, float iou_threshold) {
+    const float w = std::max(std::min(a[2], b[2]) - std::max(a[0], b[0]), 0.0F);
+    const float h = std::max(std::min(a[3], b[3]) - std::max(a[1], b[1]), 0.0F);
+    const float intersection = w * h;
+    if (intersection <= 0) return false;
+    const float area_a = (a[2] - a[0]) * (a[3] - a[1]);
+    const float area_b = (b[2] - b[0]) * (b[3] - b[1]);
+    const float union_area = area_a + area_b - intersection;
+    if (area_a <= 0 || area_b <= 0 || union_area <= 0) return false;
+    return intersection / union_area > iou_threshold;
 }
 
-// The greedy pass over one class's candidates, best first: each kept box suppresses those it
-// overlaps. `order`: candidate box indices by descending score; returns the kept ones, in order.
-// In blocks of candidates: each block is checked against the boxes kept before it in one
-// operation, and within itself on the host, so memory stays linear in the candidates.
+// The greedy pass over one class's candidates, best first: a candidate is kept unless a box kept
+// before it overlaps it too much. `order`: candidate box indices by descending score; returns the
+// kept ones, in order. Only kept boxes whose left edge lies within the widest box's width of the
+// candidate's can overlap it: an ordered index by left edge finds them, so boxes far apart (as
+// torchvision offsets each class's) cost a lookup, not a comparison with every kept box.
 std::vector<std::int64_t> greedy_keep(const torch::Tensor& corners, const torch::Tensor& order,
-                                      double iou_threshold, std::int64_t limit) {
-    constexpr std::int64_t kBlock = 1024;
-    const torch::Tensor sorted = corners.index_select(0, order);
-    const torch::Tensor indices = order.cpu();
-    const auto idx = indices.accessor<std::int64_t, 1>();
+                                      float iou_threshold, std::int64_t limit) {
+    const torch::Tensor sorted = corners.index_select(0, order).to(torch::kCPU).contiguous();
+    const torch::Tensor indices = order.to(torch::kCPU).contiguous();
+    const float* box = sorted.data_ptr<float>();
+    const std::int64_t* index = indices.data_ptr<std::int64_t>();
     const std::int64_t n = indices.size(0);
-    torch::Tensor kept_corners = sorted.narrow(0, 0, 0);
+    float widest = 0;
+    for (std::int64_t i = 0; i < n; ++i) widest = std::max(widest, box[4 * i + 2] - box[4 * i]);
+    std::multimap<float, const float*> kept_by_left;
     std::vector<std::int64_t> kept;
-    for (std::int64_t start = 0; start < n && static_cast<std::int64_t>(kept.size()) < limit; start += kBlock) {
-        const std::int64_t length = std::min(kBlock, n - start);
-        const torch::Tensor block = sorted.narrow(0, start, length);
-        torch::Tensor removed_by_kept = kept_corners.size(0) == 0
-                                            ? torch::zeros({length}, torch::kBool)
-                                            : suppresses(kept_corners, block, iou_threshold).any(0).cpu();
-        const torch::Tensor within = suppresses(block, block, iou_threshold).cpu();
-        const auto s = within.accessor<bool, 2>();
-        const auto removed_before = removed_by_kept.accessor<bool, 1>();
-        std::vector<bool> removed(static_cast<std::size_t>(length), false);
-        std::vector<std::int64_t> kept_here;
-        for (std::int64_t i = 0; i < length && static_cast<std::int64_t>(kept.size()) < limit; ++i) {
-            if (removed_before[i] || removed[static_cast<std::size_t>(i)]) continue;
-            kept.push_back(idx[start + i]);
-            kept_here.push_back(i);
-            for (std::int64_t j = i + 1; j < length; ++j) {
-                if (s[i][j]) removed[static_cast<std::size_t>(j)] = true;
-            }
+    for (std::int64_t i = 0; i < n && static_cast<std::int64_t>(kept.size()) < limit; ++i) {
+        const float* candidate = box + 4 * i;
+        bool suppressed = false;
+        for (auto it = kept_by_left.lower_bound(candidate[0] - widest);
+             !suppressed && it != kept_by_left.end() && it->first < candidate[2]; ++it) {
+            suppressed = suppresses(it->second, candidate, iou_threshold);
         }
-        const torch::Tensor positions = torch::tensor(kept_here, torch::kLong).to(block.device());
-        kept_corners = torch::cat({kept_corners, block.index_select(0, positions)});
+        if (suppressed) continue;
+        kept.push_back(index[i]);
+        kept_by_left.emplace(candidate[0], candidate);
     }
     return kept;
 }
@@ -137,8 +125,8 @@ torch::Tensor non_max_suppression(const torch::Tensor& boxes, const torch::Tenso
             if (limits.score) candidates = candidates.masked_select(s > *limits.score);
             const torch::Tensor by_score =
                 std::get<1>(s.index_select(0, candidates).sort(/*stable=*/true, /*dim=*/0, /*descending=*/true));
-            for (const std::int64_t box : greedy_keep(corners[b], candidates.index_select(0, by_score), limits.iou,
-                                                      limits.per_class)) {
+            for (const std::int64_t box : greedy_keep(corners[b], candidates.index_select(0, by_score),
+                                                      static_cast<float>(limits.iou), limits.per_class)) {
                 selected.insert(selected.end(), {b, c, box});
             }
         }
