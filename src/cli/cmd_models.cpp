@@ -31,7 +31,10 @@ constexpr const char* kConventions =
     "1 MAC = 2 FLOPs; MACs: Conv, ConvTranspose, Gemm, MatMul (bias not counted); other ops count FLOPs: "
     "1 per output element for elementwise ops and activations, Softmax 3, BatchNormalization 2 (0 with "
     "--fold-bn), LayerNormalization/InstanceNormalization 7, pools kernel size, reductions 1 per input "
-    "element, data movement 0; bytes = inputs + weights read, outputs written; view ops 0 bytes";
+    "element, CumSum 1, NonMaxSuppression 13 per box pair and class (at most: a bound), RoiAlign 8 per sample "
+    "(adaptive sampling at most that of a roi the size of the feature map: a bound), If the branch taken (the "
+    "costlier one where the condition is known only at run time: a bound), data movement 0; bytes = inputs + "
+    "weights read, outputs written; view ops 0 bytes";
 
 struct InspectArgs {
     std::string file;

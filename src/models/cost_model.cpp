@@ -72,7 +72,7 @@ const std::set<std::string, std::less<>>& unit_flop_ops() {
         "Gelu",       "PRelu", "Add",        "Sub",         "Mul",       "Div", "Pow",  "Where",    "Equal",
         "Greater",    "Less",  "Max",        "Min",         "Mod",       "Sum", "Mean", "Sin",      "Cos",
         "Floor",      "Ceil",  "Round",      "Sign",        "And",       "Or",  "Xor",  "Not",      "GreaterOrEqual",
-        "LessOrEqual"};
+        "LessOrEqual", "CumSum"};
     return ops;
 }
 
@@ -80,6 +80,27 @@ std::int64_t pool_flops(const NodeView& v) {
     const auto it = v.node.attributes.find("kernel_shape");
     const auto* kernel = it == v.node.attributes.end() ? nullptr : std::get_if<std::vector<std::int64_t>>(&it->second);
     return kernel == nullptr ? 0 : v.out_elements() * product(*kernel, 0);
+}
+
+// The IoU test of every pair of boxes, per batch and class: the most the greedy pass can make
+// (it skips boxes already suppressed), so the node counts as a bound.
+std::int64_t nms_flops(const NodeView& v) {
+    const auto* boxes = v.in(0);
+    const auto* scores = v.in(1);
+    if (boxes == nullptr || scores == nullptr || boxes->dims.size() != 3 || scores->dims.size() != 3) return 0;
+    const std::int64_t n = boxes->dims[1];
+    return kNmsFlopsPerPair * scores->dims[0] * scores->dims[1] * (n * (n - 1) / 2);
+}
+
+// Samples per output element: sampling_ratio^2, or with 0 (adaptive, ceil(roi size / output
+// size) per axis) at most that of a roi as large as the feature map.
+std::int64_t roi_align_samples(const NodeView& v) {
+    const std::int64_t ratio = v.attribute("sampling_ratio", 0);
+    if (ratio > 0) return ratio * ratio;
+    const auto* x = v.in(0);
+    if (x == nullptr || x->dims.size() != 4) return 0;
+    const auto ceil_div = [](std::int64_t a, std::int64_t b) { return b <= 0 ? 0 : (a + b - 1) / b; };
+    return ceil_div(x->dims[2], v.attribute("output_height", 1)) * ceil_div(x->dims[3], v.attribute("output_width", 1));
 }
 
 std::int64_t other_flops(const NodeView& v, const CostOptions& options) {
@@ -90,6 +111,8 @@ std::int64_t other_flops(const NodeView& v, const CostOptions& options) {
     if (op == "BatchNormalization") return options.fold_batch_norm ? 0 : 2 * n;
     if (op == "LayerNormalization" || op == "InstanceNormalization") return 7 * n;
     if (op == "MaxPool" || op == "AveragePool" || op == "LpPool") return pool_flops(v);
+    if (op == "NonMaxSuppression") return nms_flops(v);
+    if (op == "RoiAlign") return kRoiAlignFlopsPerSample * n * roi_align_samples(v);
     if (op == "GlobalAveragePool" || op == "GlobalMaxPool" || op.starts_with("Reduce"))
         return v.in(0) == nullptr ? 0 : v.in(0)->elements();
     return 0;
@@ -104,7 +127,7 @@ void count_bytes(const NodeView& v, NodeCost& cost) {
     if (is_view(v.node.op_type)) return;
     for (std::size_t i = 0; i < v.node.outputs.size(); ++i)
         if (const auto* o = v.out(i)) cost.bytes_written += o->bytes();
-    if (v.node.op_type == "Gather") {  // the rows it outputs, and the indices
+    if (v.node.op_type == "Gather" || v.node.op_type == "GatherElements") {  // what it outputs, and the indices
         cost.bytes_read = cost.bytes_written + (v.in(1) == nullptr ? 0 : v.in(1)->bytes());
         return;
     }
@@ -140,20 +163,34 @@ using Names = std::set<std::string, std::less<>>;
 
 NodeCost node_cost(const NodeView& v, bool inferred, const Names& initializers, const CostOptions& options);
 
-// An If runs the nodes of the branches shape inference took; each counts as if in the graph.
+// An If runs the nodes of the branch shape inference took, each counted as if in the graph. Where
+// the condition is known only at run time both were taken: the costlier of the two (field by
+// field), a bound.
 void add_branches(const NodeView& v, const Names& initializers, const CostOptions& options, NodeCost& cost) {
     const auto it = v.node.outputs.empty() ? v.shapes.branches.end() : v.shapes.branches.find(v.node.outputs[0]);
     if (it == v.shapes.branches.end()) return;
+    NodeCost most{};
     for (const auto* graph : it->second) {
+        NodeCost branch{};
         for (const auto& node : graph->nodes) {
             const NodeCost inner = node_cost(NodeView{node, v.shapes}, true, initializers, options);
-            cost.macs += inner.macs;
-            cost.flops += inner.flops;
-            cost.bytes_read += inner.bytes_read;
-            cost.bytes_written += inner.bytes_written;
-            cost.data_dependent = cost.data_dependent || inner.data_dependent;
+            branch.macs += inner.macs;
+            branch.flops += inner.flops;
+            branch.bytes_read += inner.bytes_read;
+            branch.bytes_written += inner.bytes_written;
+            branch.data_dependent = branch.data_dependent || inner.data_dependent;
         }
+        most.macs = std::max(most.macs, branch.macs);
+        most.flops = std::max(most.flops, branch.flops);
+        most.bytes_read = std::max(most.bytes_read, branch.bytes_read);
+        most.bytes_written = std::max(most.bytes_written, branch.bytes_written);
+        most.data_dependent = most.data_dependent || branch.data_dependent;
     }
+    cost.macs += most.macs;
+    cost.flops += most.flops;
+    cost.bytes_read += most.bytes_read;
+    cost.bytes_written += most.bytes_written;
+    cost.data_dependent = cost.data_dependent || most.data_dependent || it->second.size() > 1;
 }
 
 NodeCost node_cost(const NodeView& v, bool inferred, const Names& initializers, const CostOptions& options) {
@@ -165,6 +202,9 @@ NodeCost node_cost(const NodeView& v, bool inferred, const Names& initializers, 
     for (std::size_t i = 0; i < v.node.inputs.size(); ++i)
         if (initializers.contains(v.node.inputs[i]) && v.in(i) != nullptr) cost.parameters += v.in(i)->elements();
     if (!inferred) return cost;
+    // A bound at most: how many pairs the greedy pass tests, how many samples adaptive rois take.
+    if (v.node.op_type == "NonMaxSuppression" || (v.node.op_type == "RoiAlign" && v.attribute("sampling_ratio", 0) <= 0))
+        cost.data_dependent = true;
     cost.macs = macs_of(v);
     cost.flops = 2 * cost.macs + other_flops(v, options);
     if (!(options.fold_batch_norm && v.node.op_type == "BatchNormalization")) count_bytes(v, cost);

@@ -77,6 +77,13 @@ struct ModelCost {
 
 ModelCost estimate_cost(const onnx::OnnxModel& model, const ShapeInference& shapes, const CostOptions& options = {});
 
+// Conventions for the detection heads' operators (cmd_models.cpp's conventions line says them):
+// NonMaxSuppression's IoU test of a box pair (4 min/max, 2 widths, 2 clamps, a product, the union's
+// add and subtract, a divide, a compare) and RoiAlign's bilinear sample (4 corners weighted and
+// added; the weights themselves are per row and column, not counted).
+inline constexpr std::int64_t kNmsFlopsPerPair = 13;
+inline constexpr std::int64_t kRoiAlignFlopsPerSample = 8;
+
 // The alignment tensor cores want for channel and feature dimensions (fp16/bf16: multiples of 8).
 inline constexpr std::int64_t kTensorCoreAlignment = 8;
 

@@ -130,6 +130,14 @@ bool gather_nd(ShapeContext& c, const OnnxNode& n) {
     return true;
 }
 
+bool gather_elements(ShapeContext& c, const OnnxNode& n) {  // the indices' shape, the data's type
+    const auto* data = c.in(n, 0);
+    const auto* indices = c.in(n, 1);
+    if (data == nullptr || indices == nullptr || data->dims.size() != indices->dims.size()) return false;
+    c.set(n, 0, data->type, indices->dims);
+    return true;
+}
+
 bool like_data(ShapeContext& c, const OnnxNode& n) {  // ScatterND, ScatterElements: the data's shape
     const auto* data = c.in(n, 0);
     if (data == nullptr) return false;
@@ -208,6 +216,7 @@ ShapeRule find_value_rule(std::string_view op_type) {
         {"NonMaxSuppression", non_max_suppression},
         {"TopK", top_k},
         {"GatherND", gather_nd},
+        {"GatherElements", gather_elements},
         {"ScatterND", like_data},
         {"ScatterElements", like_data},
         {"Scatter", like_data},

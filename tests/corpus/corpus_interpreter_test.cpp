@@ -1,16 +1,20 @@
 // Every model of the exported corpus (scripts/corpus/export_corpus.py; INFERBENCH_CORPUS_DIR holds
-// its manifest.json: the build tree's export, or tests/data/exports) through the LibTorch ONNX interpreter and through ONNX Runtime, on the same
+// its manifest.json; tests/data/exports is one too) through the LibTorch ONNX interpreter and through ONNX Runtime, on the same
 // file and the same random inputs at batch 1: the interpreter loads it, specializes for the input
 // shapes like the torch backend's prepare does, and its outputs agree with ONNX Runtime's.
 //
 // Agreement, per output: max |torch - onnxruntime| <= kTolerance * max(1, max |onnxruntime|), fp32.
 // Models of many layers with random weights: both runtimes pick their own convolution and matrix
 // kernels, whose fp32 rounding differs by ~1e-6 per layer.
+// The detection models' outputs (boxes, scores, labels) are compared like the others, in order:
+// with random weights their scores tie by the thousand, and both runtimes rank ties by the lower
+// index as ONNX's TopK and NonMaxSuppression specify, so the same boxes come in the same order.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <torch/types.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
@@ -18,6 +22,7 @@
 #include <iostream>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -32,32 +37,10 @@ namespace {
 
 constexpr double kTolerance = 1e-3;
 
-// Models the interpreter cannot run yet, with the operator its load error names: the detection
-// heads' If (branches as subgraphs), behind which NonMaxSuppression and RoiAlign wait too. Their
-// test asserts that error, so that supporting them fails it until they join the others.
-const std::map<std::string, std::string, std::less<>> kNotYetSupported = {
-    {"tv_fasterrcnn_mobilenet_v3_large_320_fpn", "If"},
-    {"tv_ssdlite320_mobilenet_v3_large", "If"},
-    {"hf_roberta_base.dynamo", "CumSum"},
-};
-
-// A test name from a model name ("hf_gpt2.dynamo" -> "hf_gpt2_dynamo"): letters, digits and '_' only.
-std::string test_name(std::string name) {
-    for (char& c : name) {
-        if (std::isalnum(static_cast<unsigned char>(c)) == 0) c = '_';
-    }
-    return name;
-}
-
 struct CorpusModel {
     std::string name;
     std::filesystem::path file;
-    struct Input {
-        std::string name;
-        std::vector<std::int64_t> shape;
-        std::string dtype;
-    };
-    std::vector<Input> inputs;
+    std::vector<std::tuple<std::string, std::vector<std::int64_t>, std::string>> inputs;  // name, shape, dtype
 };
 
 std::filesystem::path corpus_dir() {
@@ -75,21 +58,22 @@ std::vector<CorpusModel> corpus_models() {
         if (entry.value("status", "") != "ok") continue;
         CorpusModel m{entry.at("name"), corpus_dir() / entry.at("file").get<std::string>(), {}};
         for (const auto& input : entry.at("inputs")) {
-            m.inputs.push_back({input.value("name", ""), input.at("shape").get<std::vector<std::int64_t>>(), input.at("dtype")});
+            m.inputs.emplace_back(input.at("name"), input.at("shape").get<std::vector<std::int64_t>>(),
+                                  input.at("dtype"));
         }
         models.push_back(std::move(m));
     }
     return models;
 }
 
-// Images in [-2, 2] (normalized pixels); token ids from a small range every vocabulary has; attention
-// masks and token types (BERT's two segments) 0 or 1.
-torch::Tensor random_input(const CorpusModel::Input& input) {
-    const bool binary = input.name.find("mask") != std::string::npos || input.name.find("type") != std::string::npos;
+// Images in [-2, 2] (normalized pixels); token ids from a small range every vocabulary has; masks
+// and token types 0 or 1 (BERT has two token types).
+torch::Tensor random_input(const std::string& name, const std::vector<std::int64_t>& shape, const std::string& dtype) {
+    const bool binary = name.find("mask") != std::string::npos || name.find("token_type") != std::string::npos;
     const std::int64_t high = binary ? 2 : 100;
-    if (input.dtype == "int64") return torch::randint(0, high, input.shape, torch::kLong);
-    if (input.dtype == "int32") return torch::randint(0, high, input.shape, torch::kInt);
-    return torch::rand(input.shape) * 4 - 2;
+    if (dtype == "int64") return torch::randint(0, high, shape, torch::kLong);
+    if (dtype == "int32") return torch::randint(0, high, shape, torch::kInt);
+    return torch::rand(shape) * 4 - 2;
 }
 
 class CorpusVsOnnxRuntime : public ::testing::TestWithParam<CorpusModel> {};
@@ -97,15 +81,8 @@ class CorpusVsOnnxRuntime : public ::testing::TestWithParam<CorpusModel> {};
 TEST_P(CorpusVsOnnxRuntime, InterpreterAgreesAfterSpecialization) {
     const CorpusModel& m = GetParam();
     torch::manual_seed(31);
-    if (const auto gap = kNotYetSupported.find(m.name); gap != kNotYetSupported.end()) {
-        EXPECT_THAT([&] { OnnxProgram::load(m.file); },
-                    ::testing::ThrowsMessage<UserError>(::testing::HasSubstr(
-                        fmt::format("operator {} is not supported by the LibTorch ONNX interpreter", gap->second))));
-        std::cout << fmt::format("{}: not supported yet (operator {})\n", m.name, gap->second);
-        return;
-    }
     std::vector<torch::Tensor> inputs;
-    for (const auto& input : m.inputs) inputs.push_back(random_input(input));
+    for (const auto& [name, shape, dtype] : m.inputs) inputs.push_back(random_input(name, shape, dtype));
     OnnxProgram program = OnnxProgram::load(m.file);
     const std::size_t general_nodes = program.nodes().size();
     program.specialize(inputs);
@@ -127,7 +104,11 @@ TEST_P(CorpusVsOnnxRuntime, InterpreterAgreesAfterSpecialization) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, CorpusVsOnnxRuntime, ::testing::ValuesIn(corpus_models()),
-                         [](const ::testing::TestParamInfo<CorpusModel>& p) { return test_name(p.param.name); });
+                         [](const ::testing::TestParamInfo<CorpusModel>& p) {
+                             std::string name = p.param.name;  // "hf_bert_base.dynamo": letters, digits, _
+                             std::ranges::replace_if(name, [](char c) { return std::isalnum(static_cast<unsigned char>(c)) == 0; }, '_');
+                             return name;
+                         });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(CorpusVsOnnxRuntime);
 
 // An empty corpus would pass every test above by having none.

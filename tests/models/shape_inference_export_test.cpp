@@ -4,12 +4,14 @@
 // (NonZero, NonMaxSuppression) are taken at their largest and marked.
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 
 #include <gtest/gtest.h>
 
 #include "graph_fixture.hpp"
 #include "models/cost_model.hpp"
+#include "models/onnx_reader.hpp"
 #include "models/shape_inference.hpp"
 
 namespace inferbench::models {
@@ -228,6 +230,94 @@ TEST(ShapeInferenceExports, TopKGatherNdScatterNdAndRoiAlign) {
     EXPECT_EQ(dims_of(r, "scattered"), (Ints{7, 7}));
     EXPECT_EQ(dims_of(r, "pooled"), (Ints{150, 256, 7, 7}));
     EXPECT_TRUE(all_inferred(r));
+}
+
+const NodeCost& cost_of(const ModelCost& cost, const std::string& name) {
+    const auto it = std::ranges::find_if(cost.nodes, [&](const NodeCost& n) { return n.name == name; });
+    EXPECT_NE(it, cost.nodes.end()) << name;
+    return *it;
+}
+
+// Hugging Face's position ids (RoBERTa): cumsum of the mask, then GatherElements on them.
+TEST(ShapeInferenceExports, CumSumAndGatherElementsShapesAndCosts) {
+    GraphFixture g;
+    g.input("mask", {std::string("batch"), std::int64_t{128}}, onnx::DataType::int64);
+    g.input("table", {std::int64_t{2}, std::int64_t{512}}, onnx::DataType::int64);
+    scalar(g, "one", 1).node("CumSum", {"mask", "one"}, {"positions"});
+    g.node("GatherElements", {"table", "positions"}, {"picked"}, {{"axis", std::int64_t{1}}});
+    const auto r = at_batch(g, 2);
+    EXPECT_EQ(dims_of(r, "positions"), (Ints{2, 128}));
+    EXPECT_EQ(dims_of(r, "picked"), (Ints{2, 128}));
+    EXPECT_EQ(r.find("picked")->type, onnx::DataType::int64);
+    const auto cost = estimate_cost(g.model, r);
+    EXPECT_EQ(cost.totals.unknown_nodes, 0);
+    EXPECT_EQ(cost_of(cost, "positions").flops, 2 * 128);  // one add per element
+    // GatherElements reads what it outputs and its indices, not the whole table.
+    EXPECT_EQ(cost_of(cost, "picked").bytes_read, 2 * (2 * 128 * 8));
+    EXPECT_EQ(cost_of(cost, "picked").flops, 0);
+}
+
+// NMS: 13 FLOPs per box pair and class at most (every pair's IoU test); RoiAlign: 8 per sample,
+// sampling_ratio^2 samples, or with adaptive sampling at most those of a roi as large as the map.
+// Both at most: data-dependent, so totals show them as bounds.
+TEST(ShapeInferenceExports, NmsAndRoiAlignCostsByConvention) {
+    GraphFixture g;
+    g.input("boxes", {std::int64_t{1}, std::int64_t{200}, std::int64_t{4}});
+    g.input("scores", {std::int64_t{1}, std::int64_t{3}, std::int64_t{200}});
+    g.input("maps", {std::int64_t{1}, std::int64_t{256}, std::int64_t{20}, std::int64_t{20}});
+    g.input("rois", {std::int64_t{150}, std::int64_t{4}});
+    g.input("batch_index", {std::int64_t{150}}, onnx::DataType::int64);
+    g.ints("limit", {100});
+    g.node("NonMaxSuppression", {"boxes", "scores", "limit"}, {"selected"});
+    g.node("RoiAlign", {"maps", "rois", "batch_index"}, {"fixed"},
+           {{"output_height", std::int64_t{7}}, {"output_width", std::int64_t{7}}, {"sampling_ratio", std::int64_t{2}}});
+    g.node("RoiAlign", {"maps", "rois", "batch_index"}, {"adaptive"},
+           {{"output_height", std::int64_t{7}}, {"output_width", std::int64_t{7}}});
+    const auto cost = estimate_cost(g.model, infer_shapes(g.model));
+    const NodeCost& nms = cost_of(cost, "selected");
+    EXPECT_EQ(nms.flops, 13 * 3 * (200 * 199 / 2));
+    EXPECT_TRUE(nms.data_dependent);
+    const NodeCost& fixed = cost_of(cost, "fixed");
+    EXPECT_EQ(fixed.flops, std::int64_t{8} * 150 * 256 * 49 * 4);
+    EXPECT_FALSE(fixed.data_dependent);
+    const NodeCost& adaptive = cost_of(cost, "adaptive");
+    EXPECT_EQ(adaptive.flops, std::int64_t{8} * 150 * 256 * 49 * 9);  // ceil(20 / 7)^2 samples
+    EXPECT_TRUE(adaptive.data_dependent);
+    EXPECT_EQ(cost.totals.data_dependent_nodes, 2);
+    EXPECT_EQ(cost.totals.unknown_nodes, 0);
+}
+
+// A condition known only at run time: the If costs what its costlier branch does, as a bound.
+TEST(ShapeInferenceExports, IfDecidedAtRunTimeCostsItsCostlierBranchAsABound) {
+    GraphFixture g;
+    g.input("x", {std::int64_t{4}, std::int64_t{64}}).input("flag", {}, onnx::DataType::boolean).weight("w", {64, 32});
+    if_node(g, "flag", "y", branch({op("MatMul", {"x", "w"}, "product")}, "product"),
+            branch({op("Relu", {"x"}, "activated"), op("Relu", {"activated"}, "again")}, "again"));
+    const auto r = infer_shapes(g.model);
+    const auto cost = estimate_cost(g.model, r);
+    const NodeCost& choice = cost_of(cost, "y");
+    EXPECT_EQ(choice.macs, 4 * 64 * 32);
+    EXPECT_EQ(choice.flops, 2 * 4 * 64 * 32);  // not the product's plus both Relus
+    // The Relus write more (two [4, 64] results) than the product; and the If its output.
+    EXPECT_EQ(choice.bytes_written, 2 * 4 * 64 * 4 + 4 * 64 * 4);
+    EXPECT_TRUE(choice.data_dependent);
+    EXPECT_EQ(cost.totals.data_dependent_nodes, 1);
+}
+
+// Every committed PyTorch 2.11 export (tests/data/exports) costs in full at batch 1: no node
+// unknown, none data-dependent.
+TEST(ShapeInferenceExports, EveryCommittedExportCostsInFull) {
+    std::size_t files = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(INFERBENCH_TEST_EXPORTS_DIR)) {
+        if (entry.path().extension() != ".onnx") continue;
+        ++files;
+        const onnx::OnnxModel model = onnx::read_onnx_file(entry.path());
+        const auto cost = estimate_cost(model, infer_shapes(model, {.batch = 1, .input_shapes = {}}));
+        EXPECT_EQ(cost.totals.unknown_nodes, 0) << entry.path().filename();
+        EXPECT_EQ(cost.totals.data_dependent_nodes, 0) << entry.path().filename();
+        EXPECT_GT(cost.totals.flops, 0) << entry.path().filename();
+    }
+    EXPECT_GE(files, 15U);
 }
 
 }  // namespace

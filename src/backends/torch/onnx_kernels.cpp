@@ -35,7 +35,7 @@ std::string_view kind_name() {
 const std::map<std::string_view, KernelFactory>& registry() {
     static const std::map<std::string_view, KernelFactory> table = [] {
         std::map<std::string_view, KernelFactory> all;
-        for (const auto entries : {nn_kernels(), math_kernels(), shape_kernels(), index_kernels()}) {
+        for (const auto entries : {nn_kernels(), math_kernels(), shape_kernels(), index_kernels(), detection_kernels()}) {
             for (const KernelEntry& e : entries) all.emplace(e.op_type, e.factory);
         }
         return all;
@@ -120,6 +120,8 @@ KernelFactory find_kernel_factory(std::string_view op_type) {
 std::vector<std::string> supported_operators() {
     std::vector<std::string> names;
     for (const auto& [name, factory] : registry()) names.emplace_back(name);
+    names.emplace_back("If");  // the loader's own (onnx_branches.hpp), for it reads subgraphs
+    std::ranges::sort(names);
     return names;
 }
 

@@ -140,7 +140,8 @@ struct KernelEntry {
 std::span<const KernelEntry> nn_kernels();
 std::span<const KernelEntry> math_kernels();
 std::span<const KernelEntry> shape_kernels();
-std::span<const KernelEntry> index_kernels();  // onnx_ops_index.cpp
+std::span<const KernelEntry> index_kernels();      // onnx_ops_index.cpp
+std::span<const KernelEntry> detection_kernels();  // onnx_ops_detection.cpp
 Kernel make_resize(const NodeContext& ctx);  // onnx_ops_resize.cpp, registered with the layers
 
 }  // namespace inferbench::torch_onnx

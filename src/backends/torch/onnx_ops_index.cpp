@@ -1,6 +1,6 @@
-// Padding, tiling and the indexing operators (TopK, NonZero, GatherND, ScatterND,
-// ScatterElements) that detection heads and windowed attention export. Index inputs follow
-// ONNX: negative values count from the end of their axis.
+// Padding, tiling, the indexing operators (TopK, NonZero, GatherND, ScatterND, ScatterElements,
+// GatherElements) that detection heads and windowed attention export, and CumSum (position ids
+// from attention masks). Index inputs follow ONNX: negative values count from the end of their axis.
 #include <algorithm>
 #include <limits>
 #include <numeric>
@@ -144,15 +144,19 @@ Kernel make_top_k(const NodeContext& ctx) {
     ctx.expect_inputs(k_input ? 2 : 1, k_input ? 2 : 1);
     const std::int64_t axis = ctx.int_attribute("axis", -1);
     const bool largest = ctx.int_attribute("largest", 1) != 0;
-    const bool sorted = ctx.int_attribute("sorted", 1) != 0;
+    (void)ctx.int_attribute("sorted", 1);  // unsorted results may come in any order: sorted ones too
     const IntListInput k_value = k_input ? IntListInput(ctx, 1) : IntListInput();
     const std::int64_t k_attribute = k_input ? 0 : ctx.int_attribute("k");
     return [=](const RunContext&, std::span<const torch::Tensor> in, std::span<torch::Tensor> out) {
         const Ints k = k_input ? k_value.get(in) : Ints{k_attribute};
         if (k.size() != 1 || k[0] < 0) throw std::invalid_argument("TopK: K must be one non-negative value");
-        auto [values, indices] = torch::topk(in[0], k[0], normalize_axis(axis, in[0].dim()), largest, sorted);
-        out[0] = values;
-        if (out.size() > 1) out[1] = indices;
+        // ONNX breaks ties by the lower index, which torch::topk does not promise; a stable sort
+        // does (detection heads rank thousands of equal scores when the weights are random).
+        const std::int64_t dim = normalize_axis(axis, in[0].dim());
+        if (k[0] > in[0].size(dim)) throw std::invalid_argument("TopK: K is larger than the axis");
+        auto [values, indices] = in[0].sort(/*stable=*/true, dim, /*descending=*/largest);
+        out[0] = values.narrow(dim, 0, k[0]);
+        if (out.size() > 1) out[1] = indices.narrow(dim, 0, k[0]);
     };
 }
 
@@ -282,6 +286,40 @@ Kernel make_scatter_elements(const NodeContext& ctx) {
     });
 }
 
+// ScatterElements' inverse: torch.gather with ONNX's negative indices.
+Kernel make_gather_elements(const NodeContext& ctx) {
+    ctx.expect_inputs(2, 2);
+    const std::int64_t axis_attribute = ctx.int_attribute("axis", 0);
+    return single_output([=](const RunContext&, std::span<const torch::Tensor> in) {
+        const auto all = on_common_device(in);
+        const std::int64_t axis = normalize_axis(axis_attribute, all[0].dim());
+        return all[0].gather(axis, wrapped(all[1].to(torch::kLong), all[0].size(axis)));
+    });
+}
+
+// Exclusive sums shift the inclusive ones by one place rather than subtract the element, so
+// floating results round as a running sum does; `reverse` sums from the end of the axis.
+Kernel make_cum_sum(const NodeContext& ctx) {
+    ctx.expect_inputs(2, 2);
+    const bool exclusive = ctx.int_attribute("exclusive", 0) != 0;
+    const bool reverse = ctx.int_attribute("reverse", 0) != 0;
+    const IntListInput axis_input(ctx, 1);
+    return single_output([=](const RunContext&, std::span<const torch::Tensor> in) {
+        const std::vector<std::int64_t> axes = axis_input.get(in);
+        if (axes.size() != 1) throw std::invalid_argument(fmt::format("axis has {} values, not one", axes.size()));
+        torch::Tensor x = in[0];
+        const std::int64_t axis = normalize_axis(axes[0], x.dim());
+        if (reverse) x = x.flip(axis);
+        // fp16 and bf16 sum in fp32 (LibTorch 1.13 has no fp16 cumsum on the CPU); integers keep their type.
+        const bool narrow_float = x.scalar_type() == torch::kHalf || x.scalar_type() == torch::kBFloat16;
+        torch::Tensor y = x.cumsum(axis, narrow_float ? torch::kFloat : x.scalar_type()).to(x.scalar_type());
+        if (exclusive && x.size(axis) > 0) {
+            y = torch::cat({torch::zeros_like(x.narrow(axis, 0, 1)), y.narrow(axis, 0, x.size(axis) - 1)}, axis);
+        }
+        return reverse ? y.flip(axis) : y;
+    });
+}
+
 }  // namespace
 
 std::span<const KernelEntry> index_kernels() {
@@ -293,6 +331,8 @@ std::span<const KernelEntry> index_kernels() {
         {"GatherND", make_gather_nd},
         {"ScatterND", make_scatter_nd},
         {"ScatterElements", make_scatter_elements},
+        {"GatherElements", make_gather_elements},
+        {"CumSum", make_cum_sum},
     };
     return entries;
 }

@@ -3,6 +3,7 @@
 
 #include <c10/core/InferenceMode.h>
 
+#include <set>
 #include <stdexcept>
 #include <unordered_map>
 #include <utility>
@@ -10,6 +11,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "backends/torch/onnx_branches.hpp"
 #include "backends/torch/onnx_kernels.hpp"
 #include "backends/torch/onnx_shape_analysis.hpp"
 #include "core/error.hpp"
@@ -78,7 +80,16 @@ public:
         return it->second;
     }
 
+    // A node of the graph: its known outputs (specialize()) or a step; If expands (add_if).
+    void add(const onnx::OnnxNode& node, std::vector<Step>& steps);
     void add_node(const onnx::OnnxNode& node, std::vector<Step>& steps);
+    // A known condition inlines the branch it takes; else a step runs one of two branch programs.
+    void add_if(const onnx::OnnxNode& node, std::vector<Step>& steps);
+    void inline_branch(const onnx::OnnxNode& node, const onnx::OnnxGraph& branch, std::vector<Step>& steps);
+    std::shared_ptr<OnnxProgram> branch_program(const onnx::OnnxGraph& branch, std::string_view which,
+                                                const onnx::OnnxNode& node,
+                                                const std::vector<std::pair<std::string, torch::Tensor>>& constants,
+                                                const std::vector<onnx::OnnxValueInfo>& inputs) const;
     // Makes the node's outputs the given constants instead of running it; false if `known` lacks one.
     bool add_known(const onnx::OnnxNode& node, const std::unordered_map<std::string, torch::Tensor>& known);
     // Runs a step whose inputs are all constant once, now, making its outputs constants too.
@@ -90,6 +101,7 @@ public:
     std::int64_t opset_;
     std::unordered_map<std::string, std::size_t> slots_;
     std::vector<torch::Tensor> constants_;  // per slot: the value when known at load, else undefined
+    const std::unordered_map<std::string, torch::Tensor>* known_ = nullptr;  // specialize()'s values
 };
 
 KernelFactory factory_for(const onnx::OnnxNode& node, std::string_view source) {
@@ -107,6 +119,82 @@ KernelFactory factory_for(const onnx::OnnxNode& node, std::string_view source) {
                                     where, node.op_type, fmt::join(supported_operators(), ", ")));
     }
     return factory;
+}
+
+void Loader::add(const onnx::OnnxNode& node, std::vector<Step>& steps) {
+    if (known_ != nullptr && add_known(node, *known_)) return;
+    if (node.op_type == "If" && (node.domain.empty() || node.domain == "ai.onnx")) {
+        add_if(node, steps);
+    } else {
+        add_node(node, steps);
+    }
+}
+
+void Loader::add_if(const onnx::OnnxNode& node, std::vector<Step>& steps) {
+    Step step;
+    step.label = fmt::format("{}: node '{}' ({})", source_, node.name, node.op_type);
+    step.node = {node.name, node.op_type};
+    const IfBranches branches = if_branches(node, step.label);
+    const std::size_t condition = slot_of(node.inputs[0], fmt::format("node '{}'", node.name));
+    if (constants_[condition].defined()) {
+        bool taken = false;
+        try {
+            taken = condition_value(constants_[condition]);
+        } catch (const std::exception& e) {
+            throw UserError(fmt::format("{}: {}", step.label, e.what()));
+        }
+        inline_branch(node, taken ? *branches.then_graph : *branches.else_graph, steps);
+        return;
+    }
+    // Outer values the branches read: constants go in as the branches' own, the rest as inputs.
+    std::set<std::string> names;
+    for (const onnx::OnnxGraph* graph : {branches.then_graph, branches.else_graph}) {
+        for (std::string& name : outer_names(*graph)) names.insert(std::move(name));
+    }
+    std::vector<std::pair<std::string, torch::Tensor>> constants;
+    std::vector<onnx::OnnxValueInfo> inputs;
+    step.inputs.push_back(condition);
+    for (const std::string& name : names) {
+        const std::size_t slot = slot_of(name, fmt::format("a branch of node '{}'", node.name));
+        if (constants_[slot].defined()) {
+            constants.emplace_back(name, constants_[slot]);
+        } else {
+            step.inputs.push_back(slot);
+            inputs.push_back({name, onnx::DataType::undefined, false, {}});
+        }
+    }
+    step.kernel = make_if_kernel(branch_program(*branches.then_graph, "then_branch", node, constants, inputs),
+                                 branch_program(*branches.else_graph, "else_branch", node, constants, inputs));
+    for (const std::string& name : node.outputs) {
+        step.outputs.push_back(name.empty() ? kAbsent : new_slot(name, fmt::format("output of node '{}'", node.name)));
+    }
+    steps.push_back(std::move(step));
+}
+
+void Loader::inline_branch(const onnx::OnnxNode& node, const onnx::OnnxGraph& branch, std::vector<Step>& steps) {
+    for (const auto& init : branch.initializers) {
+        constants_[new_slot(init.name, "initializer of a branch")] = to_torch(init, source_);
+    }
+    for (const onnx::OnnxNode& inner : branch.nodes) add(inner, steps);
+    for (std::size_t k = 0; k < node.outputs.size(); ++k) {
+        if (node.outputs[k].empty()) continue;
+        add(onnx::OnnxNode{node.name, "Identity", "", {branch.outputs[k].name}, {node.outputs[k]}, {}}, steps);
+    }
+}
+
+std::shared_ptr<OnnxProgram> Loader::branch_program(
+    const onnx::OnnxGraph& branch, std::string_view which, const onnx::OnnxNode& node,
+    const std::vector<std::pair<std::string, torch::Tensor>>& constants,
+    const std::vector<onnx::OnnxValueInfo>& inputs) const {
+    auto graph = std::make_shared<SourceGraph>();
+    graph->source = fmt::format("{} ({} of node '{}')", source_, which, node.name);
+    graph->opset = opset_;
+    graph->nodes = branch.nodes;
+    graph->initializers = constants;
+    for (const auto& init : branch.initializers) graph->initializers.emplace_back(init.name, to_torch(init, source_));
+    graph->inputs = inputs;
+    graph->outputs = branch.outputs;
+    return build_branch(std::move(graph));
 }
 
 void Loader::add_node(const onnx::OnnxNode& node, std::vector<Step>& steps) {
@@ -194,6 +282,12 @@ void Loader::schedule_releases(std::vector<Step>& steps, const std::vector<std::
 
 }  // namespace
 
+std::shared_ptr<OnnxProgram> build_branch(std::shared_ptr<const SourceGraph> graph) {
+    auto program = std::make_shared<OnnxProgram>(OnnxProgram::build(std::move(graph), {}));
+    program->branch_ = true;
+    return program;
+}
+
 OnnxProgram::OnnxProgram() = default;
 OnnxProgram::OnnxProgram(OnnxProgram&&) noexcept = default;
 OnnxProgram& OnnxProgram::operator=(OnnxProgram&&) noexcept = default;
@@ -233,9 +327,8 @@ OnnxProgram OnnxProgram::build(std::shared_ptr<const SourceGraph> graph,
         program.input_slots_.push_back(loader.new_slot(input.name, "graph input"));
         program.inputs_.push_back(input);
     }
-    for (const auto& node : graph->nodes) {
-        if (!loader.add_known(node, known)) loader.add_node(node, program.steps_);
-    }
+    loader.known_ = &known;
+    for (const auto& node : graph->nodes) loader.add(node, program.steps_);
     program.fusion_counts_ = graph->fusion_counts;
     for (const auto& output : graph->outputs) {
         program.output_slots_.push_back(loader.slot_of(output.name, "graph output"));
@@ -303,6 +396,8 @@ torch::Tensor OnnxProgram::prepare_input(const torch::Tensor& tensor, std::size_
                                                     source_, info.name, fmt::join(tensor.sizes(), "x")));
         }
     }
+    // A branch's inputs are its caller's values: integers may stay on the host, like the caller's.
+    if (branch_) return is_floating(tensor) ? tensor.to(float_type_) : tensor;
     if (!is_floating(tensor)) return tensor.to(device_);
     torch::Tensor t = tensor.to(device_, float_type_);
     return channels_last_ && t.dim() == 4 ? t.contiguous(torch::MemoryFormat::ChannelsLast) : t;

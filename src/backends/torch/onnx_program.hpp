@@ -24,6 +24,11 @@ namespace inferbench::torch_onnx {
 
 struct Step;
 struct SourceGraph;
+class OnnxProgram;
+
+// A branch of an If whose condition is computed at run time, as a program of its own
+// (onnx_program.cpp): its inputs are the outer-scope values it reads.
+std::shared_ptr<OnnxProgram> build_branch(std::shared_ptr<const SourceGraph> graph);
 
 // Called around each node run() executes, for a per-node profiler; `step` indexes nodes().
 class StepObserver {
@@ -74,7 +79,9 @@ public:
     // `observer`, where given, is called around each node.
     std::vector<torch::Tensor> run(const std::vector<torch::Tensor>& inputs, StepObserver* observer = nullptr) const;
 
-    // The nodes run() executes, in order.
+    // The nodes run() executes, in order. An If whose condition is known at load (or, after
+    // specialize(), follows from the input shapes) is not among them: the nodes of the branch it
+    // takes are. An If that is among them picks its branch at every run.
     std::vector<ProgramNode> nodes() const;
 
     // Fixes the input shapes to those of `inputs` (one run computes them) and folds every value
@@ -88,6 +95,7 @@ public:
     bool specialized() const { return !specialized_shapes_.empty(); }
 
 private:
+    friend std::shared_ptr<OnnxProgram> build_branch(std::shared_ptr<const SourceGraph> graph);
     OnnxProgram();
     static OnnxProgram build(std::shared_ptr<const SourceGraph> graph,
                              const std::vector<std::pair<std::string, torch::Tensor>>& known);
@@ -116,6 +124,7 @@ private:
     torch::Device device_ = torch::kCPU;
     torch::ScalarType float_type_ = torch::kFloat;
     bool channels_last_ = false;
+    bool branch_ = false;  // an If branch: its inputs are outer values, already where they belong
     FusionCounts fusion_counts_;
 };
 

@@ -134,6 +134,7 @@ public:
         if (cuda_) at::globalContext().setBenchmarkCuDNN(options_.cudnn_benchmark);
         c10::InferenceMode guard;
         model_ = load_torch_model(model_path, config);
+        model_path_ = model_path;
         if (options_.layer_profile > 0 && !model_->program())
             throw UserError(fmt::format(
                 "torch option layer_profile: per-layer times need an ONNX model (run node by node by the "
@@ -149,6 +150,7 @@ public:
         host_inputs_ = host_tensors(inputs, options_.autocast ? torch::kFloat : run_type_, options_.channels_last);
         // Before any capture: a CUDA graph must not replay host-side shape arithmetic.
         model_->specialize(host_inputs_);
+        if (cuda_ && options_.cuda_graph) check_cuda_graph_capturable(*model_, model_path_);
 #if INFERBENCH_TORCH_CUDA
         if (cuda_) {
             cuda_execution_ = std::make_unique<CudaExecution>(
@@ -195,6 +197,7 @@ private:
     int device_index_ = 0;
     torch::ScalarType run_type_ = torch::kFloat;
     std::unique_ptr<TorchModel> model_;
+    std::string model_path_;
     std::vector<torch::Tensor> host_inputs_;
     std::vector<torch::Tensor> outputs_;
 #if INFERBENCH_TORCH_CUDA

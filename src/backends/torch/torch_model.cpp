@@ -1,7 +1,9 @@
 #include "backends/torch/torch_model.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <torch/script.h>
@@ -177,6 +179,23 @@ torch::ScalarType to_torch(DType type) {
             return torch::kBool;
     }
     return torch::kFloat;
+}
+
+void check_cuda_graph_capturable(const TorchModel& model, const std::string& model_path) {
+    const torch_onnx::OnnxProgram* program = model.program();
+    if (program == nullptr) return;  // TorchScript: LibTorch's own capture errors
+    const std::vector<torch_onnx::ProgramNode> nodes = program->nodes();
+    // An If first: behind it the rest of a detection head's data-dependent nodes wait too.
+    for (const std::string_view op : {"If", "NonZero", "NonMaxSuppression"}) {
+        const auto it = std::ranges::find_if(nodes, [op](const auto& n) { return n.op_type == op; });
+        if (it == nodes.end()) continue;
+        const char* why = op == "If" ? "picks its branch from a value computed at run time"
+                                     : "gives an output whose size depends on the data";
+        throw UserError(fmt::format(
+            "torch: {}: node '{}' ({}) {}, which a CUDA graph cannot capture; set "
+            "backend_options.torch.cuda_graph=false to run this model on CUDA without a graph",
+            model_path, it->name, it->op_type, why));
+    }
 }
 
 std::unique_ptr<TorchModel> load_torch_model(const std::string& path, const TorchModelConfig& config) {

@@ -40,4 +40,10 @@ std::unique_ptr<TorchModel> load_torch_model(const std::string& path, const Torc
 
 torch::ScalarType to_torch(DType type);
 
+// For cuda_graph=true, after specialize(): throws UserError naming the first node a captured graph
+// cannot replay — an If whose condition is computed at run time (a graph replays one branch), or
+// an operator whose output size depends on the data (NonZero, NonMaxSuppression) — and saying to
+// set backend_options.torch.cuda_graph=false. `model_path` names the file in the message.
+void check_cuda_graph_capturable(const TorchModel& model, const std::string& model_path);
+
 }  // namespace inferbench

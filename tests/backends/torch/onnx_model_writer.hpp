@@ -84,25 +84,41 @@ inline ProtoWriter value_info_proto(const models::onnx::OnnxValueInfo& info) {
     return w;
 }
 
+inline ProtoWriter graph_proto(const models::onnx::OnnxGraph& g);
+
+inline ProtoWriter node_proto(const models::onnx::OnnxNode& node) {
+    ProtoWriter n;
+    for (const auto& i : node.inputs) n.write_string(1, i);
+    for (const auto& o : node.outputs) n.write_string(2, o);
+    n.write_string(3, node.name);
+    n.write_string(4, node.op_type);
+    for (const auto& [name, value] : node.attributes) n.write_message(5, attribute_proto(name, value));
+    for (const auto& [name, subgraph] : node.subgraphs) {  // GRAPH attributes: If's branches
+        ProtoWriter a;
+        a.write_string(1, name);
+        a.write_message(6, graph_proto(*subgraph));
+        a.write_int32(20, 5);
+        n.write_message(5, a);
+    }
+    if (!node.domain.empty()) n.write_string(7, node.domain);
+    return n;
+}
+
+inline ProtoWriter graph_proto(const models::onnx::OnnxGraph& g) {
+    ProtoWriter graph;
+    for (const auto& node : g.nodes) graph.write_message(1, node_proto(node));
+    graph.write_string(2, g.name.empty() ? "test" : g.name);
+    for (const auto& t : g.initializers) graph.write_message(5, tensor_proto(t));
+    for (const auto& i : g.inputs) graph.write_message(11, value_info_proto(i));
+    for (const auto& o : g.outputs) graph.write_message(12, value_info_proto(o));
+    return graph;
+}
+
 }  // namespace detail
 
 inline std::string serialize(const models::onnx::OnnxModel& m) {
     using detail::ProtoWriter;
-    ProtoWriter graph;
-    for (const auto& node : m.graph.nodes) {
-        ProtoWriter n;
-        for (const auto& i : node.inputs) n.write_string(1, i);
-        for (const auto& o : node.outputs) n.write_string(2, o);
-        n.write_string(3, node.name);
-        n.write_string(4, node.op_type);
-        for (const auto& [name, value] : node.attributes) n.write_message(5, detail::attribute_proto(name, value));
-        if (!node.domain.empty()) n.write_string(7, node.domain);
-        graph.write_message(1, n);
-    }
-    graph.write_string(2, m.graph.name.empty() ? "test" : m.graph.name);
-    for (const auto& t : m.graph.initializers) graph.write_message(5, detail::tensor_proto(t));
-    for (const auto& i : m.graph.inputs) graph.write_message(11, detail::value_info_proto(i));
-    for (const auto& o : m.graph.outputs) graph.write_message(12, detail::value_info_proto(o));
+    const ProtoWriter graph = detail::graph_proto(m.graph);
     ProtoWriter model;
     model.write_int64(1, m.ir_version);
     for (const auto& opset : m.opset_imports) {

@@ -3,10 +3,16 @@
 #include "backends/torch/torch_backend.hpp"
 
 #include <atomic>
+#include <fstream>
+#include <memory>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <torch/script.h>
 
+#include "backends/torch/onnx_model_writer.hpp"
+#include "backends/torch/onnx_test_graphs.hpp"
+#include "backends/torch/torch_model.hpp"
 #include "common/scratch_dir.hpp"
 #include "core/error.hpp"
 #include "models/zoo.hpp"
@@ -161,6 +167,52 @@ TEST(TorchBackend, Fp16OnTheCpuIsSkippedWhereLibTorchLacksIt) {
     if (reason) {
         EXPECT_NE(reason->find("no fp16 convolution on the CPU"), std::string::npos) << *reason;
     }
+}
+
+// y = If(sum(x) > 0) then -x else relu(x): the condition is known only once x is.
+std::string write_data_dependent_if(const testing::ScratchDir& dir) {
+    namespace onnx = models::onnx;
+    const auto value = [](const std::string& name) { return onnx::OnnxValueInfo{name, onnx::DataType::float32, false, {}}; };
+    const auto branch = [&](const std::string& op, const std::string& out) {
+        auto g = std::make_shared<onnx::OnnxGraph>();
+        g->name = out;
+        g->nodes = {{out, op, "", {"x"}, {out}, {}}};
+        g->outputs = {value(out)};
+        return g;
+    };
+    onnx::OnnxModel m;
+    m.ir_version = 8;
+    m.opset_imports = {{"", 17}};
+    m.graph.inputs = {{"x", onnx::DataType::float32, true, {std::string("batch"), std::int64_t{3}}}};
+    m.graph.outputs = {value("y")};
+    m.graph.initializers = {torch_onnx::test_graphs::to_onnx("zero", torch::tensor(0.0F))};
+    m.graph.nodes = {{"sum", "ReduceSum", "", {"x"}, {"sum"}, {}}, {"big", "Greater", "", {"sum", "zero"}, {"big"}, {}},
+                     {"choose", "If", "", {"big"}, {"y"}, {}}};
+    m.graph.nodes.back().subgraphs = {{"then_branch", branch("Neg", "n")}, {"else_branch", branch("Relu", "r")}};
+    const std::string path = dir.file("if.onnx");
+    std::ofstream(path, std::ios::binary) << torch_onnx::test_graphs::serialize(m);
+    return path;
+}
+
+// A CUDA graph replays one branch: such a model is refused before capture, naming the node and
+// the option; specialize() leaves the If (its condition needs x's values). Runs without a graph.
+TEST(TorchBackend, CudaGraphRefusesAnIfDecidedAtRunTime) {
+    const testing::ScratchDir dir;
+    const std::string path = write_data_dependent_if(dir);
+    auto model = load_torch_model(path, TorchModelConfig{});
+    const torch::Tensor x = torch::randn({2, 3});
+    model->specialize({x});
+    EXPECT_THAT([&] { check_cuda_graph_capturable(*model, path); },
+                ::testing::ThrowsMessage<UserError>(::testing::AllOf(
+                    ::testing::HasSubstr("if.onnx: node 'choose' (If) picks its branch from a value computed at run time"),
+                    ::testing::HasSubstr("set backend_options.torch.cuda_graph=false"))));
+    const torch::Tensor y = model->forward({x})[0];
+    EXPECT_TRUE(torch::equal(y, x.sum().item<float>() > 0 ? -x : torch::relu(x)));
+    // A model without such nodes passes.
+    const auto zoo = models::export_onnx("mobilenet", dir.path(), 1);
+    auto plain = load_torch_model(zoo.string(), TorchModelConfig{});
+    plain->specialize({torch::randn({1, 3, 224, 224})});
+    EXPECT_NO_THROW(check_cuda_graph_capturable(*plain, zoo.string()));
 }
 
 }  // namespace
