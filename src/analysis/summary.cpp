@@ -65,6 +65,7 @@ BenchmarkSummary summarize_from_metrics(const store::BenchmarkRecord& benchmark,
     for (const auto& metric : stored) metrics[metric.name] = metric.value;
     BenchmarkSummary summary;
     summary.benchmark = benchmark;
+    summary.settings = cell_settings(benchmark);
     const double queries = metric_or_nan(metrics, "queries");
     const auto count = std::isfinite(queries) ? static_cast<std::int64_t>(std::llround(queries)) : 0;
     auto e2e = timing_from_metrics(metrics, "e2e_host_latency", count);
@@ -132,6 +133,7 @@ BenchmarkSummary summarize_benchmark(const store::BenchmarkRecord& benchmark,
                                      std::span<const IterationRecord> iterations) {
     BenchmarkSummary summary;
     summary.benchmark = benchmark;
+    summary.settings = cell_settings(benchmark);
     if (iterations.empty()) return summary;
     std::vector<std::int64_t> e2e, compute, h2d, d2h;
     e2e.reserve(iterations.size());
@@ -160,6 +162,7 @@ std::vector<BenchmarkSummary> summarize_run(const store::ResultsStore& results, 
         run_id = latest->run_id;
     }
     std::vector<BenchmarkSummary> summaries;
+    const auto runs = results.runs();
     for (const auto& benchmark : results.benchmarks(run_id)) {
         const auto iterations = results.iterations(benchmark.benchmark_id);
         const auto metrics = results.metrics(benchmark.benchmark_id);
@@ -167,6 +170,8 @@ std::vector<BenchmarkSummary> summarize_run(const store::ResultsStore& results, 
                                        ? summarize_from_metrics(benchmark, metrics)
                                        : summarize_benchmark(benchmark, iterations);
         summary.model = model_figures(metrics);
+        const auto run = std::find_if(runs.begin(), runs.end(), [&](const auto& r) { return r.run_id == benchmark.run_id; });
+        if (run != runs.end()) summary.run = run_context(*run, benchmark);
         add_telemetry(results, summary);
         summaries.push_back(std::move(summary));
     }

@@ -108,6 +108,9 @@ int execute(const CompareArgs& args) {
     }
     const auto comparison = report::build_comparison(std::move(sources), args.baseline);
     std::cout << report::render_comparison(comparison, format);
+    // Text and Markdown carry the warnings; CSV and JSON stay data, so they go to stderr.
+    if ((format == report::Format::csv || format == report::Format::json) && !args.output.quiet)
+        for (const auto& line : report::comparison_warnings(comparison)) fmt::print(stderr, "compare: warning: {}\n", line);
     if (!args.html.empty()) {
         report::write_text_file(args.html, report::render_comparison_html(comparison));
         fmt::print(stderr, "compare: wrote {}\n", args.html);

@@ -29,7 +29,9 @@ constexpr const char* kConventions =
     "1 MAC = 2 FLOPs; MACs: Conv, ConvTranspose, Gemm, MatMul (bias not counted); other ops count FLOPs: "
     "1 per output element for elementwise ops and activations, Softmax 3, BatchNormalization 2 (0 with "
     "--fold-bn), LayerNormalization/InstanceNormalization 7, pools kernel size, reductions 1 per input "
-    "element, data movement 0; bytes = inputs + weights read, outputs written; view ops 0 bytes";
+    "element, data movement 0; bytes = inputs + weights read, outputs written; view ops 0 bytes; parameters "
+    "= trainable ones (weights, biases, BN scale and shift, as torchvision and `list models` count), BN "
+    "running mean and variance counted apart";
 
 struct InspectArgs {
     std::string file;
@@ -62,14 +64,14 @@ report::Table nodes_table(const ModelCost& cost) {
     report::Table table{"nodes",
                         {{"name", "node"},
                          {"op", "op"},
-                         {"output_shapes", "output shapes"},
+                         {"output_shapes", "output shapes", 2, report::Fit::wrap},
                          {"parameters", "params"},
                          {"macs", "MACs"},
                          {"flops", "FLOPs"},
                          {"bytes_read", "bytes read"},
                          {"bytes_written", "bytes written"},
                          {"intensity_flops_per_byte", "FLOP/B"},
-                         {"flags", "flags"}},
+                         {"flags", "flags", 2, report::Fit::wrap}},
                         {}};
     for (const auto& n : cost.nodes) {
         const std::string flags = n.unknown ? std::string("unknown") : fmt::format("{}", fmt::join(n.flags, ","));
@@ -85,7 +87,8 @@ report::Table totals_table(const ModelCost& cost, std::int64_t file_bytes) {
     const auto add = [&](const char* what, report::Cell value) { table.rows.push_back({std::string(what), value}); };
     add("nodes", t.nodes);
     add("unknown nodes", t.unknown_nodes);
-    add("parameters", t.parameters);
+    add("parameters (trainable)", t.parameters);
+    add("BN running statistics", t.batch_norm_statistics);
     add("MACs", t.macs);
     add("GMACs", static_cast<double>(t.macs) / 1e9);
     add("FLOPs", t.flops);
@@ -131,6 +134,7 @@ nlohmann::ordered_json json_document(const InspectArgs& args, const ModelCost& c
     doc["totals"] = {{"nodes", t.nodes},
                      {"unknown_nodes", t.unknown_nodes},
                      {"parameters", t.parameters},
+                     {"batch_norm_statistics", t.batch_norm_statistics},
                      {"macs", t.macs},
                      {"flops", t.flops},
                      {"bytes_read", t.bytes_read},
@@ -183,11 +187,14 @@ int inspect(const InspectArgs& args) {
         return kExitOk;
     }
     for (const auto& w : shapes.warnings) fmt::print(stderr, "inferbench: warning: {}\n", w);
-    std::cout << report::render(nodes_table(cost), format);
+    OutputOptions output = args.output;
+    if (args.csv) output.format = "csv";
+    print_table(nodes_table(cost), output);
     if (format == report::Format::csv) return kExitOk;  // one table per CSV document
-    std::cout << '\n'
-              << report::render(totals_table(cost, file_bytes), format) << '\n'
-              << report::render(histogram_table(cost), format);
+    std::cout << '\n';
+    print_table(totals_table(cost, file_bytes), output, false);
+    std::cout << '\n';
+    print_table(histogram_table(cost), output, false);
     for (const auto& f : cost.flags) std::cout << "flag: " << f << '\n';
     std::cout << "conventions: " << kConventions << '\n';
     return kExitOk;
@@ -254,7 +261,7 @@ void add_models_command(CLI::App& app, CommandContext& context) {
     list_output->add_to(*list);
     list->callback([&context, list_output] {
         context.action = [list_output] {
-            std::cout << report::render(zoo_models_table(), report::parse_format(list_output->resolved()));
+            print_table(zoo_models_table(), *list_output);
             return kExitOk;
         };
     });

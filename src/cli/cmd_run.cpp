@@ -96,7 +96,7 @@ int print_dry_run(const Plan& plan) {
 }
 
 int execute(const RunArgs& args) {
-    const auto format = report::parse_format(args.output.resolved());
+    report::parse_format(args.output.resolved());  // a bad --format fails before anything runs
     const auto registry = BackendRegistry::discover(BackendRegistry::default_search_dirs());
     const Plan plan = build_plan(args, vocabulary(registry));
     if (args.dry_run) return print_dry_run(plan);
@@ -107,7 +107,7 @@ int execute(const RunArgs& args) {
     options.worker_executable = std::filesystem::read_symlink("/proc/self/exe");
     if (!args.quiet) options.on_progress = std::ref(progress);
     const RunResult run = run_plan(plan, registry, results, options);
-    std::cout << report::render(report::summary_table(analysis::summarize_run(results, run.run_id)), format);
+    print_table(report::summary_table(analysis::summarize_run(results, run.run_id)), args.output);
     fmt::print(stderr, "results: {} (run {}): {} ok, {} failed, {} skipped{}\n", results.path().string(), run.run_id,
                run.count("ok"), run.count("failed"), run.count("skipped"),
                run.interrupted ? ", interrupted by Ctrl-C" : "");
@@ -116,11 +116,6 @@ int execute(const RunArgs& args) {
 }
 
 }  // namespace
-
-void OutputOptions::add_to(CLI::App& command) {
-    command.add_option("--format", format, "output format: table, md, csv, json")->capture_default_str();
-    command.add_flag("--json", json, "same as --format json");
-}
 
 void add_run_command(CLI::App& app, CommandContext& context) {
     auto args = std::make_shared<RunArgs>();

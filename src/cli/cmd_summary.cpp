@@ -1,4 +1,3 @@
-#include <iostream>
 #include <optional>
 
 #include <fmt/format.h>
@@ -20,16 +19,16 @@ struct SummaryArgs {
 };
 
 int execute(const SummaryArgs& args) {
-    const auto format = report::parse_format(args.output.resolved());
+    report::parse_format(args.output.resolved());  // a bad --format fails before the database is read
     const std::string path = args.db.empty() ? resolved_db_path(RunSettings{}) : args.db;
     if (!std::filesystem::exists(path))
         throw UserError(fmt::format("{}: no results database here; run `inferbench run` first or pass --db PATH", path));
     const auto results = store::ResultsStore::open(path);
     if (args.list_runs) {
-        std::cout << report::render(report::runs_table(results.runs()), format);
+        print_table(report::runs_table(results.runs()), args.output);
         return kExitOk;
     }
-    std::cout << report::render(report::summary_table(analysis::summarize_run(results, args.run_id)), format);
+    print_table(report::summary_table(analysis::summarize_run(results, args.run_id)), args.output);
     return kExitOk;
 }
 

@@ -136,13 +136,20 @@ void matrix_flags(const NodeView& v, NodeCost& cost) {
         cost.flags.emplace_back("unaligned");
 }
 
+// BatchNormalization's inputs 3 and 4 (running mean and variance) are state, not trainable
+// parameters: torchvision's model.parameters() and TF's trainable variables leave them out.
+bool is_batch_norm_statistic(const OnnxNode& node, std::size_t input) {
+    return node.op_type == "BatchNormalization" && (input == 3 || input == 4);
+}
+
 NodeCost node_cost(const NodeView& v, bool inferred, const std::set<std::string, std::less<>>& initializers,
                    const CostOptions& options) {
     NodeCost cost{v.node.name, v.node.op_type, {}, 0, 0, 0, 0, 0, !inferred, {}};
     for (std::size_t i = 0; i < v.node.outputs.size(); ++i)
         cost.outputs.push_back(v.out(i) == nullptr ? ValueShape{} : *v.out(i));
     for (std::size_t i = 0; i < v.node.inputs.size(); ++i)
-        if (initializers.contains(v.node.inputs[i]) && v.in(i) != nullptr) cost.parameters += v.in(i)->elements();
+        if (initializers.contains(v.node.inputs[i]) && v.in(i) != nullptr && !is_batch_norm_statistic(v.node, i))
+            cost.parameters += v.in(i)->elements();
     if (!inferred) return cost;
     cost.macs = macs_of(v);
     cost.flops = 2 * cost.macs + other_flops(v, options);
@@ -183,9 +190,14 @@ void summarise_flags(ModelCost& cost) {
 ModelCost estimate_cost(const onnx::OnnxModel& model, const ShapeInference& shapes, const CostOptions& options) {
     std::set<std::string, std::less<>> initializers;
     ModelCost cost;
+    std::set<std::string, std::less<>> statistics;
+    for (const auto& node : model.graph.nodes)
+        for (std::size_t i = 0; i < node.inputs.size(); ++i)
+            if (is_batch_norm_statistic(node, i)) statistics.insert(node.inputs[i]);
     for (const auto& init : model.graph.initializers) {
         initializers.insert(init.name);
-        cost.totals.parameters += init.element_count();
+        (statistics.contains(init.name) ? cost.totals.batch_norm_statistics : cost.totals.parameters) +=
+            init.element_count();
     }
     const auto& nodes = model.graph.nodes;
     for (std::size_t i = 0; i < nodes.size(); ++i) {

@@ -26,7 +26,7 @@ TEST(DevicesCli, JsonHasEveryEntryWithItsSources) {
     const auto r = scratch.run("devices --json");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto doc = nlohmann::json::parse(r.out);
-    EXPECT_EQ(doc.at("schema_version"), 1);
+    EXPECT_EQ(doc.at("schema_version"), 2);
     ASSERT_GE(doc.at("devices").size(), 13u);
     for (const auto& d : doc.at("devices")) {
         EXPECT_EQ(d.at("peaks").size(), 8u) << d.at("key");
