@@ -1,5 +1,6 @@
 // `inferbench devices [KEY] [--json]`: the device catalog, and the devices present here with the entry
 // each matched (or why none did).
+#include <unistd.h>
 #include <iostream>
 #include <optional>
 
@@ -229,7 +230,8 @@ int execute(const DevicesArgs& args) {
     print_table(catalog_table(catalog), args.output);
     fmt::print("\nPresent:\n");
     print_table(present.table, args.output, false);
-    if (!present.gpu_note.empty()) fmt::print("{}\n", present.gpu_note);
+    if (!present.gpu_note.empty())
+        fmt::print("{}", report::wrap_paragraph(present.gpu_note, report::terminal_width(STDOUT_FILENO)));
     return kExitOk;
 }
 

@@ -196,6 +196,7 @@ ModelCost estimate_cost(const onnx::OnnxModel& model, const ShapeInference& shap
             if (is_batch_norm_statistic(node, i)) statistics.insert(node.inputs[i]);
     for (const auto& init : model.graph.initializers) {
         initializers.insert(init.name);
+        if (init.data_type == onnx::DataType::int64) continue;  // shapes, axes and indices, not weights
         (statistics.contains(init.name) ? cost.totals.batch_norm_statistics : cost.totals.parameters) +=
             init.element_count();
     }

@@ -49,8 +49,9 @@ struct NodeCost {
 };
 
 struct CostTotals {
-    // Trainable parameters, every initializer element once: weights, biases, BN scale and shift; the
-    // convention of the zoo's figures, `list models` and the summary's "params M".
+    // Trainable parameters, every initializer element once: weights, biases, BN scale and shift (no
+    // int64 shape or index constants); the convention of the zoo's figures, `list models` and the
+    // summary's "params M".
     std::int64_t parameters = 0;
     std::int64_t batch_norm_statistics = 0;  // BN running mean and variance elements, not in `parameters`
     std::int64_t macs = 0;

@@ -190,6 +190,12 @@ std::size_t display_width(std::string_view text) {
         std::count_if(text.begin(), text.end(), [](char ch) { return (static_cast<unsigned char>(ch) & 0xC0) != 0x80; }));
 }
 
+std::string wrap_paragraph(const std::string& text, std::size_t width) {
+    std::string out;
+    for (const auto& line : detail::wrap_text(text, width)) out += line + "\n";
+    return out;
+}
+
 std::string fit_line(std::string_view text, std::size_t width) {
     if (display_width(text) <= width) return std::string(text);
     if (width <= 3) return std::string(width, '.');

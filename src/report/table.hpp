@@ -76,6 +76,9 @@ std::size_t terminal_width(int fd);
 // Characters a terminal shows for UTF-8 text (code points; every one counted as one column).
 std::size_t display_width(std::string_view text);
 
+// `text` wrapped at spaces into lines of at most `width` columns, each ending in a newline.
+std::string wrap_paragraph(const std::string& text, std::size_t width);
+
 // `text` cut to `width` terminal columns, "..." marking the cut.
 std::string fit_line(std::string_view text, std::size_t width);
 

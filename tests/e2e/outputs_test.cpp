@@ -70,7 +70,8 @@ TEST_F(Outputs, TablesFitTheWidthFromColumnsElseOneHundredWhenPiped) {
 TEST_F(Outputs, ColumnsChooseAndAnUnknownOneIsABadInput) {
     const auto chosen = dir_->run("summary --db r.db --columns batch_size,throughput_per_s,p999_ms");
     ASSERT_EQ(chosen.exit_code, 0) << chosen.err;
-    EXPECT_EQ(chosen.out.substr(0, chosen.out.find('\n')), "batch  inf/s  p99.9") << chosen.out;
+    const std::string header = chosen.out.substr(0, chosen.out.find('\n'));
+    EXPECT_TRUE(header.starts_with("batch  inf/s ") && header.ends_with(" p99.9")) << chosen.out;
     const auto bad = dir_->run("summary --db r.db --columns batch_size,latency");
     EXPECT_EQ(bad.exit_code, 2);
     EXPECT_NE(bad.err.find("--columns latency: the summary table has no such column; valid names: model, backend"),
@@ -92,12 +93,13 @@ TEST_F(Outputs, ProgressLineIsCutToTheTerminalWidth) {
     ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
     ASSERT_NE(r.out.find("iterations"), std::string::npos) << "live lines were drawn\n" << r.out;
     // Every rewritten line (between carriage returns) fits in 60 columns.
-    std::string live;
     for (std::size_t at = 0; (at = r.out.find('\r', at)) != std::string::npos; ++at) {
         const auto end = r.out.find_first_of("\r\n", at + 1);
         std::string line = r.out.substr(at + 1, end == std::string::npos ? std::string::npos : end - at - 1);
         if (line.starts_with("\033[K")) line.erase(0, 3);
-        if (line.find("iterations") != std::string::npos) EXPECT_LE(widest(line), 59u) << line;
+        if (line.find("iterations") != std::string::npos) {
+            EXPECT_LE(widest(line), 59u) << line;
+        }
     }
 }
 
