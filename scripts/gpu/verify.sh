@@ -5,7 +5,8 @@
 #   2. there: scripts/gpu/verify.sh OUT_DIR STAGE...
 # Stages: build (the torch module), reference (plain PyTorch figures), resnet50, sweep, bert, compute-check,
 # overhead, device-times, telemetry, probe (measured ceilings beside PyTorch's), roofline, layers (per-layer
-# times on the roofline). Every result lands in OUT_DIR (results.db, logs, JSON).
+# times on the roofline), torch-vs-pytorch (every corpus model: the torch backend beside PyTorch's CUDA graph).
+# Every result lands in OUT_DIR (results.db, logs, JSON).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 dist=$root/dist
@@ -118,6 +119,13 @@ stage_layers() {
     run_plan layers --backend torch --model resnet50 --device cuda:0 --precision fp16,fp32 --batch 1,32 \
         --duration 3s --warmup 1s --set backend_options.torch.layer_profile=20 --set backend_options.torch.cuda_graph=true
     "$inferbench" roofline --db "$out/results.db" --layers --top 8 | tee "$out/layers.txt"
+}
+
+# bench/torch_vs_pytorch.py: exports the corpus (scripts/corpus/export_corpus.py's models), then per model
+# PyTorch's CUDA-graph replay of the nn.Module and the torch backend's GPU compute, fp16, batch 1 and 32.
+stage_torch_vs_pytorch() {
+    python3 "$root/bench/torch_vs_pytorch.py" --inferbench "$inferbench" --out "$out/torch-vs-pytorch" \
+        --json "$out/torch-vs-pytorch.json" 2> >(tee "$out/torch-vs-pytorch.log" >&2) | tee "$out/torch-vs-pytorch.md"
 }
 
 stage_device_times() {

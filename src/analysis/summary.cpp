@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 
+#include "analysis/default_run.hpp"
 #include "core/error.hpp"
 #include "core/model_metrics.hpp"
 #include "core/units.hpp"
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace inferbench::analysis {
 
@@ -97,6 +99,8 @@ ModelFigures model_figures(std::span<const store::Metric> metrics) {
     model.macs_per_inference = find_metric(metrics, model_metrics::kMacsPerInference);
     model.flops_per_inference = find_metric(metrics, model_metrics::kFlopsPerInference);
     model.bytes_per_inference = find_metric(metrics, model_metrics::kBytesPerInference);
+    model.cost_unknown_nodes = find_metric(metrics, model_metrics::kCostUnknownNodes);
+    model.cost_data_dependent_nodes = find_metric(metrics, model_metrics::kCostDataDependentNodes);
     return model;
 }
 
@@ -107,11 +111,10 @@ bool has_tool_figures(std::span<const store::Metric> metrics) {
 }
 
 // Power, energy, clocks, heat, memory and CPU from the benchmark's telemetry samples, and their warnings.
-void add_telemetry(const store::ResultsStore& results, BenchmarkSummary& summary) {
+void add_telemetry(std::span<const GpuSample> all_gpu, std::span<const CpuSample> cpu,
+                   std::span<const TelemetrySource> sources, BenchmarkSummary& summary) {
     const auto& b = summary.benchmark;
-    const auto gpu = benchmark_gpu_samples(results.gpu_samples(b.benchmark_id), b.device);
-    const auto cpu = results.cpu_samples(b.benchmark_id);
-    const auto sources = results.telemetry_sources(b.benchmark_id);
+    const auto gpu = benchmark_gpu_samples(all_gpu, b.device);
     if (gpu.empty() && cpu.empty() && sources.empty()) return;
     const std::int64_t wall_ns = b.measured_wall_ns.value_or(0);
     summary.telemetry = summarize_telemetry(gpu, cpu, sources, summary.e2e.count * b.batch_size, wall_ns);
@@ -127,6 +130,25 @@ void add_telemetry(const store::ResultsStore& results, BenchmarkSummary& summary
 std::optional<double> ModelFigures::achieved_flops_per_s(double throughput_per_s) const {
     if (!flops_per_inference || throughput_per_s <= 0) return std::nullopt;
     return *flops_per_inference * throughput_per_s;
+}
+
+bool ModelFigures::cost_complete() const {
+    return cost_unknown_nodes.value_or(0) == 0 && cost_data_dependent_nodes.value_or(0) == 0;
+}
+
+std::optional<std::string> ModelFigures::incomplete_cost_reason() const {
+    if (cost_complete()) return std::nullopt;
+    std::vector<std::string> parts;
+    const double unknown = cost_unknown_nodes.value_or(0);
+    const double data_dependent = cost_data_dependent_nodes.value_or(0);
+    if (unknown > 0)
+        parts.push_back(fmt::format("{:.0f} node{} not costed (FLOPs and bytes are lower bounds)", unknown,
+                                    unknown == 1 ? "" : "s"));
+    if (data_dependent > 0)
+        parts.push_back(fmt::format("{:.0f} node{} costed at the largest sizes the data allows (FLOPs and bytes are "
+                                    "upper bounds)",
+                                    data_dependent, data_dependent == 1 ? "" : "s"));
+    return fmt::format("model cost not a total: {}", fmt::join(parts, "; "));
 }
 
 BenchmarkSummary summarize_benchmark(const store::BenchmarkRecord& benchmark,
@@ -155,24 +177,28 @@ BenchmarkSummary summarize_benchmark(const store::BenchmarkRecord& benchmark,
     return summary;
 }
 
+BenchmarkSummary summarize_measured(const store::MeasuredBenchmark& measured) {
+    BenchmarkSummary summary = measured.iterations.empty() && has_tool_figures(measured.metrics)
+                                   ? summarize_from_metrics(measured.record, measured.metrics)
+                                   : summarize_benchmark(measured.record, measured.iterations);
+    summary.model = model_figures(measured.metrics);
+    add_telemetry(measured.gpu_samples, measured.cpu_samples, measured.telemetry_sources, summary);
+    return summary;
+}
+
 std::vector<BenchmarkSummary> summarize_run(const store::ResultsStore& results, std::optional<std::int64_t> run_id) {
-    if (!run_id) {
-        const auto latest = results.latest_run();
-        if (!latest) throw UserError(fmt::format("{}: no runs stored yet; run `inferbench run` first", results.path().string()));
-        run_id = latest->run_id;
-    }
+    if (!run_id) run_id = default_run(results).run_id;
     std::vector<BenchmarkSummary> summaries;
     const auto runs = results.runs();
     for (const auto& benchmark : results.benchmarks(run_id)) {
-        const auto iterations = results.iterations(benchmark.benchmark_id);
-        const auto metrics = results.metrics(benchmark.benchmark_id);
-        BenchmarkSummary summary = iterations.empty() && has_tool_figures(metrics)
-                                       ? summarize_from_metrics(benchmark, metrics)
-                                       : summarize_benchmark(benchmark, iterations);
-        summary.model = model_figures(metrics);
+        store::MeasuredBenchmark measured{benchmark, results.iterations(benchmark.benchmark_id),
+                                          results.metrics(benchmark.benchmark_id),
+                                          results.gpu_samples(benchmark.benchmark_id),
+                                          results.cpu_samples(benchmark.benchmark_id),
+                                          results.telemetry_sources(benchmark.benchmark_id), {}};
+        BenchmarkSummary summary = summarize_measured(measured);
         const auto run = std::find_if(runs.begin(), runs.end(), [&](const auto& r) { return r.run_id == benchmark.run_id; });
         if (run != runs.end()) summary.run = run_context(*run, benchmark);
-        add_telemetry(results, summary);
         summaries.push_back(std::move(summary));
     }
     if (summaries.empty() && !results.benchmarks(std::nullopt).empty()) {

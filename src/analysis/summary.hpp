@@ -18,8 +18,14 @@ struct ModelFigures {
     std::optional<double> macs_per_inference;
     std::optional<double> flops_per_inference;
     std::optional<double> bytes_per_inference;
+    std::optional<double> cost_unknown_nodes;         // > 0: the figures are lower bounds
+    std::optional<double> cost_data_dependent_nodes;  // > 0: the figures are upper bounds
     // FLOPs per inference x inferences per second, where both are known.
     std::optional<double> achieved_flops_per_s(double throughput_per_s) const;
+    // The figures are totals: no node left uncosted nor costed at data-dependent maxima.
+    bool cost_complete() const;
+    // Why the figures are not totals ("model cost not a total: 642 nodes ..."); nullopt when they are.
+    std::optional<std::string> incomplete_cost_reason() const;
 };
 
 struct BenchmarkSummary {
@@ -36,10 +42,18 @@ struct BenchmarkSummary {
     std::vector<std::string> warnings;
 };
 
+// Whether end-to-end latencies exist: from measured iterations, or a tool's own statistics imported
+// without a query count (TensorRT 7 prints no walltime, so e2e.count stays 0). The throughput has its
+// own test: throughput_per_s > 0.
+inline bool has_latency(const BenchmarkSummary& s) { return s.e2e.count > 0 || s.e2e.mean > 0; }
+
 BenchmarkSummary summarize_benchmark(const store::BenchmarkRecord& benchmark,
                                      std::span<const IterationRecord> iterations);
 
-// The benchmarks of one run (default: the latest), summarized in plan order.
+// A benchmark from what was measured for it (layer times are not summarized), stored or not.
+BenchmarkSummary summarize_measured(const store::MeasuredBenchmark& measured);
+
+// The benchmarks of one run (default: default_run(), the latest with benchmarks), summarized in plan order.
 std::vector<BenchmarkSummary> summarize_run(const store::ResultsStore& results, std::optional<std::int64_t> run_id);
 
 }  // namespace inferbench::analysis

@@ -72,6 +72,22 @@ void open_module(ModuleSlot& slot) {
     slot.module = module;
 }
 
+// The cell `list backends` asks a backend about: its default options, its first device (the CPU where
+// it has one), fp32 where it has it, and a zoo model (the null model for a backend that reads none).
+BenchmarkSpec default_cell(const Backend& backend) {
+    const Capabilities caps = backend.capabilities();
+    BenchmarkSpec spec;
+    spec.backend = backend.name();
+    spec.model = caps.needs_model_file ? "" : "null";
+    const auto& devices = caps.devices;
+    if (!devices.empty() && std::find(devices.begin(), devices.end(), DeviceKind::cpu) == devices.end())
+        spec.device = Device{devices.front(), 0};
+    const auto& precisions = caps.precisions;
+    if (!precisions.empty() && std::find(precisions.begin(), precisions.end(), Precision::fp32) == precisions.end())
+        spec.precision = precisions.front();
+    return spec;
+}
+
 const KnownBackend* find_known(std::string_view name) {
     for (const auto& known : kKnownBackends) {
         if (known.name == name) return &known;
@@ -80,6 +96,12 @@ const KnownBackend* find_known(std::string_view name) {
 }
 
 }  // namespace
+
+std::optional<std::string> cell_problem(const Backend* backend, const std::string& create_problem,
+                                        const BenchmarkSpec& spec) {
+    if (!backend) return create_problem;
+    return backend->unsupported_reason(spec);
+}
 
 struct BackendRegistry::Impl {
     mutable std::mutex mutex;
@@ -148,7 +170,18 @@ std::vector<BackendEntry> BackendRegistry::entries() const {
     std::vector<BackendEntry> entries = {{"null", "does nothing: measures the harness's own overhead", "built-in", ""}};
     for (auto& slot : impl_->modules) {
         open_module(slot);
-        entries.push_back({slot.name, slot.module ? slot.module->description : "", slot.path.string(), slot.problem});
+        std::string problem = slot.problem;
+        if (slot.module) {
+            std::unique_ptr<Backend> backend;
+            try {
+                backend.reset(slot.module->create());
+            } catch (const std::exception& e) {
+                problem = e.what();
+            }
+            problem = cell_problem(backend.get(), problem, backend ? default_cell(*backend) : BenchmarkSpec{})
+                          .value_or("");
+        }
+        entries.push_back({slot.name, slot.module ? slot.module->description : "", slot.path.string(), problem});
     }
     for (const auto& known : kKnownBackends) {
         if (impl_->find(known.name)) continue;

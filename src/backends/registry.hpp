@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,7 +20,14 @@ struct BackendEntry {
     std::string description;
     std::string origin;   // "built-in", a module path, or "not built"
     std::string problem;  // why it cannot be used here (and how to fix that); empty if usable
+    bool usable() const { return problem.empty(); }
 };
+
+// Why a cell cannot run here, or nothing: `backend` is null when the registry could not create it
+// (then `create_problem` says why), else the backend judges the cell. The one rule of `run` (a cell
+// it skips) and of `list backends` (a backend it calls unusable).
+std::optional<std::string> cell_problem(const Backend* backend, const std::string& create_problem,
+                                        const BenchmarkSpec& spec);
 
 class BackendRegistry {
 public:
@@ -36,7 +44,8 @@ public:
 
     // Every backend a plan may name, usable or not (unusable ones are skipped with their problem).
     std::vector<std::string> names() const;
-    // Opens modules to read their descriptions; problems found are recorded in the entries.
+    // Opens modules to read their descriptions, and asks each backend about its default cell (see
+    // default_cell()) as `run` would: the problem found, if any, is recorded in the entry.
     std::vector<BackendEntry> entries() const;
     // Throws EnvironmentError with the entry's problem when the backend cannot be used here.
     std::unique_ptr<Backend> create(std::string_view name) const;

@@ -2,17 +2,66 @@
 
 #include <cstdio>
 #include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "core/text_checks.hpp"
 #include "core/version.hpp"
 #include "runner/worker.hpp"
 #include "runner/worker_protocol.hpp"
 
 namespace inferbench::cli {
+namespace {
+
+// The deepest command the parser entered: the one a stray argument was meant for.
+CLI::App* innermost_command(CLI::App& app) {
+    CLI::App* command = &app;
+    while (!command->get_subcommands().empty()) command = command->get_subcommands().back();
+    return command;
+}
+
+std::vector<std::string> option_names(const CLI::App& command) {
+    std::vector<std::string> names;
+    for (const CLI::Option* option : command.get_options()) {
+        for (const auto& name : option->get_lnames()) names.push_back("--" + name);
+        for (const auto& name : option->get_snames()) names.push_back("-" + name);
+    }
+    return names;
+}
+
+std::vector<std::string> command_names(CLI::App& command) {
+    std::vector<std::string> names;
+    for (const CLI::App* sub : command.get_subcommands([](const CLI::App*) { return true; }))
+        names.push_back(sub->get_name());
+    return names;
+}
+
+// CLI11 reports whatever it tripped over first (`run --durration 1s` gives "plan: File does not
+// exist: 1s", as 1s became the plan); the first argument it could not place is the real mistake.
+std::optional<std::string> unplaced_argument_message(CLI::App& app) {
+    const auto left = app.remaining(/*recurse=*/true);
+    if (left.empty()) return std::nullopt;
+    CLI::App* command = innermost_command(app);
+    const std::string path = command == &app ? "inferbench" : "inferbench " + command->get_name();
+    const std::string& first = left.front();
+    if (first.starts_with("-")) {
+        const std::string flag = first.substr(0, first.find('='));
+        return fmt::format("unknown option {}{} (`{} --help` lists the options)", flag,
+                           did_you_mean(flag, option_names(*command)), path);
+    }
+    if (const auto commands = command_names(*command); !commands.empty())
+        return fmt::format("unknown command '{}'{} (`{} --help` lists the commands)", first,
+                           did_you_mean(first, commands), path);
+    return fmt::format("unexpected argument '{}' (`{} --help` shows the usage)", first, path);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
     // The worker is this same executable; it must not go through the user-facing parser.
@@ -38,6 +87,12 @@ int main(int argc, char** argv) {
         app.parse(argc, argv);
         return context.action ? context.action() : kExitOk;
     } catch (const CLI::ParseError& e) {
+        if (e.get_exit_code() != 0) {
+            if (const auto message = unplaced_argument_message(app)) {
+                fmt::print(stderr, "inferbench: error: {}\n", escape_invalid_utf8(*message));
+                return kExitUsage;
+            }
+        }
         const int code = app.exit(e);
         return code == 0 ? kExitOk : kExitUsage;
     } catch (const UserError& e) {

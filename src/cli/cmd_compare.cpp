@@ -79,7 +79,7 @@ int execute(const CompareArgs& args) {
         if (!std::filesystem::exists(db))
             throw UserError(
                 fmt::format("--db {}: no such file; give results databases written by `inferbench run`", db));
-        stores.push_back(store::ResultsStore::open(db));
+        stores.push_back(store::ResultsStore::open(db, store::ResultsStore::Access::read));
         report::ReportFilter runs_only;
         runs_only.runs = run_of(args, i);
         pools.push_back(report::select_benchmarks(stores.back(), runs_only));

@@ -5,9 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <set>
 
 #include <fmt/format.h>
@@ -16,6 +14,7 @@
 #include "backends/trtexec/trtexec_log.hpp"
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "core/file_io.hpp"
 #include "core/settings.hpp"
 #include "core/version.hpp"
 #include "core/units.hpp"
@@ -43,19 +42,27 @@ std::int64_t unix_ms() {
         .count();
 }
 
-std::string read_text(const std::string& file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw UserError(fmt::format("{}: cannot read this file", file));
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 // Every log is read and checked before anything is written: a bad file leaves the database alone.
+// A log that passed must carry a whole summary of possible figures: an `ok` benchmark with figures
+// missing or made up would be shown as measured.
 ParsedLog read_log(const std::string& file) {
-    ParsedLog parsed{file, trtexec::parse_trtexec_log(read_text(file))};
-    if (!parsed.log.has_performance_summary()) {
+    ParsedLog parsed{file, trtexec::parse_trtexec_log(read_regular_file(file))};
+    const auto& log = parsed.log;
+    if (!log.has_performance_summary()) {
         throw UserError(fmt::format("{}: no trtexec performance summary in it (no 'Throughput: N qps' or "
                                     "'Latency: min = ...' line); is this a trtexec log?",
                                     file));
+    }
+    if (!log.rejected_lines.empty()) {
+        const auto more = log.rejected_lines.size() - 1;
+        throw UserError(fmt::format("{} {}{}; these are not measurements: import the log as trtexec wrote it", file,
+                                    log.rejected_lines.front(),
+                                    more == 0 ? "" : fmt::format(" (and {} more line{})", more, more == 1 ? "" : "s")));
+    }
+    if (const auto missing = log.missing_from_summary(); !missing.empty() && log.passed != false) {
+        throw UserError(fmt::format("{}: the performance summary is incomplete ({}); was the log cut short? "
+                                    "Import trtexec's whole output",
+                                    file, join(missing, ", ")));
     }
     return parsed;
 }
@@ -269,7 +276,7 @@ std::string default_run_name(const std::vector<std::string>& files) {
 int execute_smi(const SmiImportArgs& args) {
     const auto fields = headerless_fields(args);
     std::vector<ParsedSmiLog> parsed;
-    for (const auto& file : args.logs) parsed.push_back({file, telemetry::parse_nvidia_smi_log(read_text(file), file, fields)});
+    for (const auto& file : args.logs) parsed.push_back({file, telemetry::parse_nvidia_smi_log(read_regular_file(file), file, fields)});
     const std::string path = args.db.empty() ? resolved_db_path(RunSettings{}) : args.db;
     auto results = store::ResultsStore::open(path);
     store::RunRecord run;

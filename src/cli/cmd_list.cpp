@@ -25,7 +25,7 @@ report::Table backends_table() {
                                      {"problem", "problem", 2, report::Fit::wrap}}, {}};
     const auto registry = BackendRegistry::discover(BackendRegistry::default_search_dirs());
     for (const auto& e : registry.entries())
-        table.rows.push_back({e.name, std::string(e.problem.empty() ? "yes" : "no"), e.description, e.origin, e.problem});
+        table.rows.push_back({e.name, e.usable(), e.description, e.origin, e.problem});
     return table;
 }
 

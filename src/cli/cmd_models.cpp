@@ -8,12 +8,14 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "analysis/summary.hpp"
 #include "cli/commands.hpp"
 #include "core/error.hpp"
 #include "core/settings.hpp"
 #include "core/units.hpp"
 #include "models/cost_model.hpp"
 #include "models/zoo.hpp"
+#include "report/cost_figure.hpp"
 #include "report/table.hpp"
 
 namespace inferbench::cli {
@@ -30,8 +32,8 @@ constexpr const char* kConventions =
     "1 per output element for elementwise ops and activations, Softmax 3, BatchNormalization 2 (0 with "
     "--fold-bn), LayerNormalization/InstanceNormalization 7, pools kernel size, reductions 1 per input "
     "element, data movement 0; bytes = inputs + weights read, outputs written; view ops 0 bytes; parameters "
-    "= trainable ones (weights, biases, BN scale and shift, as torchvision and `list models` count), BN "
-    "running mean and variance counted apart";
+    "= trainable ones (weights, biases, BN scale and shift, as torchvision and `list models` count; not "
+    "shape constants or Clip bounds), BN running mean and variance counted apart";
 
 struct InspectArgs {
     std::string file;
@@ -74,7 +76,9 @@ report::Table nodes_table(const ModelCost& cost) {
                          {"flags", "flags", 2, report::Fit::wrap}},
                         {}};
     for (const auto& n : cost.nodes) {
-        const std::string flags = n.unknown ? std::string("unknown") : fmt::format("{}", fmt::join(n.flags, ","));
+        std::vector<std::string> marks = n.flags;
+        if (n.data_dependent) marks.insert(marks.begin(), "data-dependent");
+        const std::string flags = n.unknown ? std::string("unknown") : fmt::format("{}", fmt::join(marks, ","));
         table.rows.push_back({n.name, n.op_type, shapes_text(n), n.parameters, n.macs, n.flops, n.bytes_read,
                               n.bytes_written, n.intensity(), flags});
     }
@@ -87,6 +91,7 @@ report::Table totals_table(const ModelCost& cost, std::int64_t file_bytes) {
     const auto add = [&](const char* what, report::Cell value) { table.rows.push_back({std::string(what), value}); };
     add("nodes", t.nodes);
     add("unknown nodes", t.unknown_nodes);
+    add("data-dependent nodes", t.data_dependent_nodes);
     add("parameters (trainable)", t.parameters);
     add("BN running statistics", t.batch_norm_statistics);
     add("MACs", t.macs);
@@ -106,6 +111,22 @@ report::Table histogram_table(const ModelCost& cost) {
     return table;
 }
 
+// The totals as the reports see them, for one wording of what they are (a total or a bound).
+analysis::ModelFigures figures_of(const ModelCost& cost) {
+    analysis::ModelFigures figures;
+    figures.flops_per_inference = static_cast<double>(cost.totals.flops);
+    figures.cost_unknown_nodes = static_cast<double>(cost.totals.unknown_nodes);
+    figures.cost_data_dependent_nodes = static_cast<double>(cost.totals.data_dependent_nodes);
+    return figures;
+}
+
+// The first line of the report where the totals are not the model's whole cost.
+std::optional<std::string> incomplete_line(const ModelCost& cost) {
+    const auto reason = figures_of(cost).incomplete_cost_reason();
+    if (!reason) return std::nullopt;
+    return fmt::format("{}; {} nodes in all", *reason, cost.totals.nodes);
+}
+
 nlohmann::ordered_json json_document(const InspectArgs& args, const ModelCost& cost, std::int64_t file_bytes,
                                      const std::vector<std::string>& warnings) {
     const auto& t = cost.totals;
@@ -123,16 +144,21 @@ nlohmann::ordered_json json_document(const InspectArgs& args, const ModelCost& c
                          {"bytes_written", n.bytes_written},
                          {"intensity_flops_per_byte", n.intensity()},
                          {"flags", n.flags},
-                         {"unknown", n.unknown}});
+                         {"unknown", n.unknown},
+                         {"data_dependent", n.data_dependent}});
     }
     nlohmann::ordered_json doc;
     doc["schema_version"] = report::kJsonSchemaVersion;
     doc["file"] = args.file;
     doc["file_bytes"] = file_bytes;
+    const auto figure = report::gflops_figure(figures_of(cost));
+    doc["cost_bound"] = figure.bound.empty() ? "total" : figure.bound;  // lower, upper, none
+    doc["cost_status"] = incomplete_line(cost).value_or("total: every node costed at concrete sizes");
     doc["conventions"] = kConventions;
     doc["batch_norm_folded"] = args.fold_bn;
     doc["totals"] = {{"nodes", t.nodes},
                      {"unknown_nodes", t.unknown_nodes},
+                     {"data_dependent_nodes", t.data_dependent_nodes},
                      {"parameters", t.parameters},
                      {"batch_norm_statistics", t.batch_norm_statistics},
                      {"macs", t.macs},
@@ -186,6 +212,10 @@ int inspect(const InspectArgs& args) {
         std::cout << json_document(args, cost, file_bytes, shapes.warnings).dump(2) << '\n';
         return kExitOk;
     }
+    // Said first: a reader who stops at the first line must not take the totals for the whole cost.
+    // CSV stays one table, so its line goes to stderr.
+    if (const auto line = incomplete_line(cost))
+        (format == report::Format::csv ? std::cerr : std::cout) << "inferbench: " << *line << '\n';
     for (const auto& w : shapes.warnings) fmt::print(stderr, "inferbench: warning: {}\n", w);
     OutputOptions output = args.output;
     if (args.csv) output.format = "csv";

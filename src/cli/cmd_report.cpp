@@ -71,7 +71,7 @@ int execute(const ReportArgs& args) {
     if (!std::filesystem::exists(path))
         throw UserError(
             fmt::format("{}: no results database here; run `inferbench run` first or pass --db PATH", path));
-    const auto results = store::ResultsStore::open(path);
+    const auto results = store::ResultsStore::open(path, store::ResultsStore::Access::read);
     const auto report = report::write_report(results, options);
     if (args.quiet) return kExitOk;
     for (const auto& skipped : report.files.skipped) fmt::print("skipped {}\n", skipped);

@@ -51,7 +51,7 @@ int execute(const RooflineArgs& args) {
     if (!std::filesystem::exists(path))
         throw UserError(
             fmt::format("{}: no results database here; run `inferbench run` first or pass --db PATH", path));
-    const auto results = store::ResultsStore::open(path);
+    const auto results = store::ResultsStore::open(path, store::ResultsStore::Access::read);
     const auto catalog = devices::load_catalog();
     const auto benchmarks = report::select_benchmarks(results, filter);
     const auto set = devices::roofline_points(results, benchmarks, catalog, {args.roofs});

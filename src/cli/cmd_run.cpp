@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -15,6 +16,7 @@
 #include "report/summary_table.hpp"
 #include "runner/interrupt.hpp"
 #include "runner/orchestrator.hpp"
+#include "runner/resume.hpp"
 
 namespace inferbench::cli {
 namespace {
@@ -26,7 +28,11 @@ struct RunArgs {
     OutputOptions output;
     bool dry_run = false;
     bool quiet = false;
+    std::string resume;  // a run id or "latest"; empty: a new run
 };
+
+// What may go with --resume: where the database is and how to print. The plan is the run's own.
+constexpr const char* kResumeFlags[] = {"--db", "--out"};
 
 // Flags that set one plan key each; their values are applied in this order, then every --set.
 struct FlagKey {
@@ -68,6 +74,11 @@ std::string settings_help() {
     }
     text += "  exclude            list of rules, e.g. [{backend: onnxruntime, batch_size: 8}]\n";
     text += "  backend_options    map: backend -> {option: value}; see `inferbench list backends`\n";
+    text += fmt::format("Batch sizes go from 1 to {}; a plan expands to at most {} benchmarks.\n", kMaxBatchSize,
+                        kMaxBenchmarks);
+    text += fmt::format("\nExit codes: {} all benchmarks ok (some may be skipped); {} at least one failed; {} bad input; "
+                        "{} nothing ran (every benchmark skipped); {} interrupted.\n",
+                        kExitOk, kExitFailure, kExitUsage, kExitNothingRan, kExitInterrupted);
     return text;
 }
 
@@ -85,34 +96,132 @@ Plan build_plan(const RunArgs& args, const PlanVocabulary& vocab) {
         if (eq == std::string::npos) throw UserError(fmt::format("--set {}: expected KEY=VALUE", set));
         apply_override(plan, set.substr(0, eq), set.substr(eq + 1), fmt::format("--set {}", set), vocab);
     }
+    check_plan(plan);
     return plan;
 }
 
-int print_dry_run(const Plan& plan) {
+// Checks what `run` checks before it stores anything, so a plan that passes here runs.
+int print_dry_run(const Plan& plan, const BackendRegistry& registry) {
+    check_backend_options(plan, registry);
     const auto cells = expand_matrix(plan);
     for (std::size_t i = 0; i < cells.size(); ++i) fmt::print("{:>4}  {}\n", i + 1, cells[i].label());
     fmt::print(stderr, "{} benchmarks; results would go to {}\n", cells.size(), resolved_db_path(plan.settings));
     return kExitOk;
 }
 
-int execute(const RunArgs& args) {
-    report::parse_format(args.output.resolved());  // a bad --format fails before anything runs
-    const auto registry = BackendRegistry::discover(BackendRegistry::default_search_dirs());
-    const Plan plan = build_plan(args, vocabulary(registry));
-    if (args.dry_run) return print_dry_run(plan);
-    auto results = store::ResultsStore::open(resolved_db_path(plan.settings));
+// The run's table: what the store holds, and what it could not take from memory, in plan order.
+std::vector<analysis::BenchmarkSummary> run_summaries(const store::ResultsStore& results, const RunResult& run) {
+    std::vector<analysis::BenchmarkSummary> summaries;
+    try {
+        summaries = analysis::summarize_run(results, run.run_id);
+    } catch (const std::exception&) {
+        if (!run.store_failure) throw;  // a store that cannot be read back now: the unstored rows still show
+    }
+    for (const auto& measured : run.unstored) summaries.push_back(analysis::summarize_measured(measured));
+    std::stable_sort(summaries.begin(), summaries.end(),
+                     [](const auto& a, const auto& b) { return a.benchmark.ordinal < b.benchmark.ordinal; });
+    return summaries;
+}
+
+// One line: what failed, where the measured results are now, what became of the run.
+std::string store_failure_line(const store::ResultsStore& results, const RunResult& run) {
+    const StoreFailure& failure = *run.store_failure;
+    std::string line = failure.reason + "; the plan stopped there";
+    if (!run.unstored.empty()) {
+        const auto& recovery = failure.recovery;
+        line += recovery.path.empty()
+                    ? fmt::format("; no recovery file could be written ({}): the table above is all that is kept of "
+                                  "{} benchmark(s)",
+                                  recovery.error, run.unstored.size())
+                    : fmt::format("; {} benchmark(s) it could not take are in {} (inferbench summary --db {})",
+                                  run.unstored.size(), recovery.path.string(), recovery.path.string());
+    }
+    line += failure.run_marked_failed ? fmt::format("; run {} is marked failed in {}", run.run_id, results.path().string())
+                                      : fmt::format("; run {} could not be marked and reads 'running' in {}",
+                                                    run.run_id, results.path().string());
+    return line + "; free space (or fix the cause) and run again, or use another --db";
+}
+
+using Runner = std::function<RunResult(const RunnerOptions&)>;
+
+// Runs (a new run or a resumed one), prints the run's summary and says how it went; returns the exit code.
+int run_and_report(const RunArgs& args, store::ResultsStore& results, const Runner& runner) {
     install_interrupt_handler();
+    results.give_up_waiting_when(interrupt_requested);
     ProgressPrinter progress(stderr);
     RunnerOptions options;
     options.worker_executable = std::filesystem::read_symlink("/proc/self/exe");
     if (!args.quiet) options.on_progress = std::ref(progress);
-    const RunResult run = run_plan(plan, registry, results, options);
-    print_table(report::summary_table(analysis::summarize_run(results, run.run_id)), args.output);
-    fmt::print(stderr, "results: {} (run {}): {} ok, {} failed, {} skipped{}\n", results.path().string(), run.run_id,
-               run.count("ok"), run.count("failed"), run.count("skipped"),
-               run.interrupted ? ", interrupted by Ctrl-C" : "");
-    if (run.interrupted) return kExitInterrupted;
-    return run.count("failed") > 0 ? kExitFailure : kExitOk;
+    const RunResult run = runner(options);
+    print_table(report::summary_table(run_summaries(results, run)), args.output);
+    fmt::print(stderr, "results: {} (run {}{}): {} ok, {} failed, {} skipped{}{}\n", results.path().string(), run.run_id,
+               args.resume.empty() ? "" : ", resumed", run.count("ok"), run.count("failed"), run.count("skipped"),
+               run.unstored.empty() ? "" : fmt::format(", {} not stored there", run.unstored.size()),
+               run.interrupted ? fmt::format(", interrupted by {}", interrupt_name()) : "");
+    if (run.store_failure) {
+        fmt::print(stderr, "inferbench: error: {}\n", store_failure_line(results, run));
+        return kExitNotStored;
+    }
+    if (run.interrupted) return interrupt_exit_code();
+    if (run.count("failed") > 0) return kExitFailure;
+    if (run.count("ok") == 0) {
+        fmt::print(stderr, "inferbench: nothing was measured: {}\n",
+                   run.benchmarks.empty() ? "the exclude rules remove every benchmark"
+                                          : "every benchmark was skipped (reasons above)");
+        return kExitNothingRan;
+    }
+    return kExitOk;
+}
+
+void require_resume_alone(const RunArgs& args) {
+    std::vector<std::string> plan_flags;
+    if (!args.plan_file.empty()) plan_flags.push_back("PLAN " + args.plan_file);
+    for (const auto& [flag, value] : args.overrides)
+        if (std::find(std::begin(kResumeFlags), std::end(kResumeFlags), flag) == std::end(kResumeFlags))
+            plan_flags.push_back(flag);
+    if (!args.sets.empty()) plan_flags.emplace_back("--set");
+    if (plan_flags.empty()) return;
+    throw UserError(fmt::format("--resume {} runs the run's own stored plan, so it takes no plan input ({}); "
+                                "only --db, --out, --quiet, --dry-run, --format and --json go with it",
+                                args.resume, join(plan_flags, ", ")));
+}
+
+int execute_resume(const RunArgs& args, const BackendRegistry& registry) {
+    require_resume_alone(args);
+    const auto vocab = vocabulary(registry);
+    const std::string db = resolved_db_path(build_plan(args, vocab).settings);
+    if (!std::filesystem::exists(db))
+        throw UserError(fmt::format("--resume {}: no results database at {}; give --db PATH", args.resume, db));
+    auto results = store::ResultsStore::open(db);
+    const ResumePoint point = find_resume_point(results, args.resume, vocab);
+    if (point.pending.empty()) {
+        fmt::print(stderr, "run {}: all {} benchmarks are ok; nothing to resume\n", point.run.run_id, point.cells);
+        return kExitOk;
+    }
+    const auto cells = expand_matrix(point.plan);
+    if (args.dry_run) {
+        for (const std::size_t i : point.pending) fmt::print("{:>4}  {}\n", i + 1, cells[i].label());
+        fmt::print(stderr, "{} of {} benchmarks of run {} would run again\n", point.pending.size(), point.cells,
+                   point.run.run_id);
+        return kExitOk;
+    }
+    fmt::print(stderr, "resuming run {}: {} of {} benchmarks have no ok result\n", point.run.run_id,
+               point.pending.size(), point.cells);
+    const ResumeTarget target{point.run.run_id, point.pending};
+    return run_and_report(args, results, [&](const RunnerOptions& options) {
+        return resume_plan(point.plan, registry, results, options, target);
+    });
+}
+
+int execute(const RunArgs& args) {
+    report::parse_format(args.output.resolved());  // a bad format fails before anything runs
+    const auto registry = BackendRegistry::discover(BackendRegistry::default_search_dirs());
+    if (!args.resume.empty()) return execute_resume(args, registry);
+    const Plan plan = build_plan(args, vocabulary(registry));
+    if (args.dry_run) return print_dry_run(plan, registry);
+    auto results = store::ResultsStore::open(resolved_db_path(plan.settings));
+    return run_and_report(args, results,
+                          [&](const RunnerOptions& options) { return run_plan(plan, registry, results, options); });
 }
 
 }  // namespace
@@ -135,6 +244,10 @@ void add_run_command(CLI::App& app, CommandContext& context) {
                      "set any plan key, KEY=VALUE (repeatable); backend options as backend_options.BACKEND.OPTION=V[,V...]")->allow_extra_args(false);
     run->add_flag("--dry-run", args->dry_run, "list the benchmarks the plan expands to, run nothing");
     run->add_flag("--quiet", args->quiet, "no progress lines");
+    run->add_option("--resume", args->resume,
+                    "go on with run RUN_ID (or latest): run only the benchmarks of its stored plan that have no ok "
+                    "result, into the same run; takes no plan input (only --db, --out, --quiet, --dry-run, --format)")
+        ->option_text("RUN_ID|latest");
     args->output.add_to(*run);
     run->footer(settings_help());
     run->callback([&context, args] { context.action = [args] { return execute(*args); }; });

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/default_run.hpp"
 #include "analysis/summary.hpp"
 #include "cli/commands.hpp"
 #include "core/error.hpp"
@@ -23,12 +24,18 @@ int execute(const SummaryArgs& args) {
     const std::string path = args.db.empty() ? resolved_db_path(RunSettings{}) : args.db;
     if (!std::filesystem::exists(path))
         throw UserError(fmt::format("{}: no results database here; run `inferbench run` first or pass --db PATH", path));
-    const auto results = store::ResultsStore::open(path);
+    const auto results = store::ResultsStore::open(path, store::ResultsStore::Access::read);
     if (args.list_runs) {
         print_table(report::runs_table(results.runs()), args.output);
         return kExitOk;
     }
-    print_table(report::summary_table(analysis::summarize_run(results, args.run_id)), args.output);
+    std::optional<std::int64_t> run_id = args.run_id;
+    if (!run_id) {
+        const auto choice = analysis::default_run(results);
+        if (!choice.note.empty()) fmt::print(stderr, "inferbench: {}\n", choice.note);
+        run_id = choice.run_id;
+    }
+    print_table(report::summary_table(analysis::summarize_run(results, run_id)), args.output);
     return kExitOk;
 }
 

@@ -21,6 +21,8 @@ public:
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
+inline constexpr int kExitNothingRan = 3;  // a run in which every benchmark was skipped
+inline constexpr int kExitNotStored = 4;  // the results store could not take what was measured
 inline constexpr int kExitInterrupted = 130;
 
 }  // namespace inferbench

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
+#include "core/error.hpp"
 #include "core/settings.hpp"
 
 namespace inferbench {
@@ -32,6 +35,21 @@ std::vector<OptionVariant> option_variants(const Plan& plan, const std::string& 
     return variants;
 }
 
+// Cells before exclude rules, counted without building them (a runaway plan would not fit in memory).
+double cells_before_exclusions(const Plan& plan) {
+    double variants = 0;
+    for (const auto& backend : plan.backends) {
+        double product = 1;
+        if (const auto it = plan.backend_options.find(backend); it != plan.backend_options.end())
+            for (const auto& [key, values] : it->second) product *= static_cast<double>(values.size());
+        variants += product;
+    }
+    for (const std::size_t size : {plan.models.size(), plan.devices.size(), plan.precisions.size(),
+                                   plan.batch_sizes.size()})
+        variants *= static_cast<double>(size);
+    return variants;
+}
+
 BenchmarkSpec spec_with_settings(const Plan& plan) {
     const RunSettings& s = plan.settings;
     BenchmarkSpec spec;
@@ -49,6 +67,10 @@ BenchmarkSpec spec_with_settings(const Plan& plan) {
 }  // namespace
 
 std::vector<BenchmarkSpec> expand_matrix(const Plan& plan) {
+    if (const double count = cells_before_exclusions(plan); count > static_cast<double>(kMaxBenchmarks))
+        throw UserError(fmt::format("{}: the plan expands to {:.0f} benchmarks before exclude rules, more than the "
+                                    "limit of {}; split it into smaller plans",
+                                    plan.source, count, kMaxBenchmarks));
     std::vector<BenchmarkSpec> cells;
     const BenchmarkSpec base = spec_with_settings(plan);
     for (const auto& model : plan.models) {

@@ -28,6 +28,11 @@ inline constexpr std::string_view kParameters = "model_parameters";             
 inline constexpr std::string_view kMacsPerInference = "model_macs_per_inference";  // unit "MAC"
 inline constexpr std::string_view kFlopsPerInference = "model_flops_per_inference";  // unit "FLOP"
 inline constexpr std::string_view kBytesPerInference = "model_bytes_per_inference";  // unit "B"
+// How complete the figures above are (unit "count"): nodes the cost model could not cost (the figures
+// are then lower bounds), and nodes costed at the largest sizes the data allows (after NonZero,
+// NonMaxSuppression, ...: upper bounds). Benchmarks stored before these were kept have neither.
+inline constexpr std::string_view kCostUnknownNodes = "model_cost_unknown_nodes";
+inline constexpr std::string_view kCostDataDependentNodes = "model_cost_data_dependent_nodes";
 inline constexpr std::string_view kPrefix = "model_";
 
 }  // namespace inferbench::model_metrics

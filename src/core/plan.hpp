@@ -43,6 +43,9 @@ struct PlanVocabulary {
     std::vector<std::string> backends;
 };
 
+// Larger batches are surely typos; the bound also keeps input buffers within what a host can hold.
+inline constexpr std::int64_t kMaxBatchSize = 65536;
+
 inline constexpr std::string_view kAxisKeys[] = {"models", "backends", "devices", "precisions", "batch_sizes"};
 
 // What is wrong with one value of an axis, or nothing.
@@ -58,7 +61,14 @@ Plan load_plan_file(const std::string& path, const PlanVocabulary& vocabulary);
 void apply_override(Plan& plan, std::string_view key, std::string_view value, std::string_view origin,
                     const PlanVocabulary& vocabulary);
 
+// Checks between keys, once the plan file and every override are applied (min_iterations against
+// max_iterations, the model cache's path). Throws UserError.
+void check_plan(const Plan& plan);
+
 // The plan as JSON text, stored with each run so a result can be traced to what produced it.
 std::string plan_to_json(const Plan& plan);
+// The plan back from that text (to resume a run): the same checks as a plan file, errors naming `origin`.
+// Throws UserError.
+Plan plan_from_json(std::string_view json_text, std::string_view origin, const PlanVocabulary& vocabulary);
 
 }  // namespace inferbench

@@ -9,6 +9,14 @@
 namespace inferbench {
 namespace {
 
+// Bounds that catch typos (an extra digit or two) before hours are spent. The iteration bound is the
+// orchestrator's trace capacity when max_iterations is 0 (no limit), 48 bytes per iteration.
+constexpr std::int64_t kSecondNs = 1'000'000'000;
+constexpr std::int64_t kMaxWarmupNs = 3600 * kSecondNs;        // 1h
+constexpr std::int64_t kMaxDurationNs = 24 * 3600 * kSecondNs;  // 24h
+constexpr std::int64_t kMaxTimeoutNs = 168 * 3600 * kSecondNs;  // a week
+constexpr std::int64_t kMaxIterations = 100'000'000;
+
 // YAML's and the command line's spellings of a yes/no value.
 std::optional<bool> parse_flag(std::string_view text) {
     for (std::string_view yes : {"true", "yes", "on", "1"})
@@ -29,17 +37,18 @@ bool is_choice(std::string_view choices, std::string_view text) {
 const std::vector<SettingField>& setting_fields() {
     static const std::vector<SettingField> fields = {
         {"name", FieldType::text, "test id stored with the run", &RunSettings::name},
-        {"warmup", FieldType::duration, "minimum warm-up time before measuring", &RunSettings::warmup_ns},
-        {"warmup_iterations", FieldType::count, "minimum warm-up iterations",
-         &RunSettings::warmup_iterations},
-        {"duration", FieldType::duration, "minimum measured time per benchmark", &RunSettings::duration_ns,
-         1},
-        {"min_iterations", FieldType::count, "minimum measured iterations per benchmark",
-         &RunSettings::min_iterations, 1},
-        {"max_iterations", FieldType::count, "measured iterations stop here (0: no limit)",
-         &RunSettings::max_iterations},
-        {"timeout", FieldType::duration, "a benchmark still running after this is killed and failed",
-         &RunSettings::timeout_ns, 1},
+        {"warmup", FieldType::duration, "minimum warm-up time before measuring (up to 1h)", &RunSettings::warmup_ns,
+         0, kMaxWarmupNs},
+        {"warmup_iterations", FieldType::count, "minimum warm-up iterations (up to 100000000)",
+         &RunSettings::warmup_iterations, 0, kMaxIterations},
+        {"duration", FieldType::duration, "minimum measured time per benchmark (up to 24h)",
+         &RunSettings::duration_ns, 1, kMaxDurationNs},
+        {"min_iterations", FieldType::count, "minimum measured iterations per benchmark (up to max_iterations)",
+         &RunSettings::min_iterations, 1, kMaxIterations},
+        {"max_iterations", FieldType::count, "measured iterations stop here (0: no limit; up to 100000000)",
+         &RunSettings::max_iterations, 0, kMaxIterations},
+        {"timeout", FieldType::duration, "a benchmark still running after this is killed and failed (up to 168h)",
+         &RunSettings::timeout_ns, 1, kMaxTimeoutNs},
         {"seed", FieldType::count, "seed of the random inputs and zoo weights", &RunSettings::seed},
         {"output_dir", FieldType::text, "folder for the results database and reports",
          &RunSettings::output_dir},

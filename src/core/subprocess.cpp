@@ -120,6 +120,11 @@ void write_all(int fd, const std::string& data) {
     }
 }
 
+bool fits_in_pipe(const UniqueFd& write_end, std::size_t bytes) {
+    const int capacity = fcntl(write_end.get(), F_GETPIPE_SZ);
+    return capacity > 0 && bytes <= static_cast<std::size_t>(capacity);
+}
+
 // The child's stdio and extra descriptors; `keep` holds the child's ends until the fork is done.
 std::vector<FdMapping> plan_descriptors(const SpawnOptions& options, Pipe& in, Pipe& out, Pipe& err,
                                         std::vector<UniqueFd>& keep) {
@@ -199,6 +204,12 @@ Child spawn(const std::vector<std::string>& argv, const SpawnOptions& options) {
     plan.kill_with_parent = options.kill_with_parent;
     plan.parent = getpid();
     if (options.input) signal(SIGPIPE, SIG_IGN);
+    // An input the pipe can hold is written before the fork: the child then finds all of it and its end
+    // at once, even if we are stopped or killed right after forking.
+    if (options.input && fits_in_pipe(in.write, options.input->size())) {
+        write_all(in.write.get(), *options.input);
+        in.write.reset();
+    }
     Child child;
     child.started_ns_ = monotonic_ns();
     child.pid_ = fork();
@@ -210,7 +221,7 @@ Child spawn(const std::vector<std::string>& argv, const SpawnOptions& options) {
     out.write.reset();
     err.write.reset();
     keep.clear();
-    if (options.input) write_all(in.write.get(), *options.input);
+    if (in.write) write_all(in.write.get(), *options.input);
     in.write.reset();
     set_nonblocking(out.read);
     set_nonblocking(err.read);

@@ -370,6 +370,10 @@ RooflineSet roofline_points(const store::ResultsStore& results, std::span<const 
                             who));
             continue;
         }
+        if (const auto reason = summary->model.incomplete_cost_reason()) {
+            set.skipped.push_back(fmt::format("{}: {}", who, *reason));
+            continue;
+        }
         if (summary->throughput_per_s <= 0) {
             set.skipped.push_back(fmt::format("{}: no throughput measured", who));
             continue;

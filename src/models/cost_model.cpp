@@ -136,19 +136,49 @@ void matrix_flags(const NodeView& v, NodeCost& cost) {
         cost.flags.emplace_back("unaligned");
 }
 
+using Names = std::set<std::string, std::less<>>;
+
 // BatchNormalization's inputs 3 and 4 (running mean and variance) are state, not trainable
 // parameters: torchvision's model.parameters() and TF's trainable variables leave them out.
 bool is_batch_norm_statistic(const OnnxNode& node, std::size_t input) {
     return node.op_type == "BatchNormalization" && (input == 3 || input == 4);
 }
 
-NodeCost node_cost(const NodeView& v, bool inferred, const std::set<std::string, std::less<>>& initializers,
-                   const CostOptions& options) {
+// Clip's inputs 1 and 2 are its bounds (ReLU6's 0 and 6), fixed numbers rather than weights.
+bool is_clip_bound(const OnnxNode& node, std::size_t input) {
+    return node.op_type == "Clip" && (input == 1 || input == 2);
+}
+
+bool is_parameter_input(const OnnxNode& node, std::size_t input) {
+    return !is_batch_norm_statistic(node, input) && !is_clip_bound(node, input);
+}
+
+NodeCost node_cost(const NodeView& v, bool inferred, const Names& initializers, const CostOptions& options);
+
+// An If runs the nodes of the branches shape inference took; each counts as if in the graph.
+void add_branches(const NodeView& v, const Names& initializers, const CostOptions& options, NodeCost& cost) {
+    const auto it = v.node.outputs.empty() ? v.shapes.branches.end() : v.shapes.branches.find(v.node.outputs[0]);
+    if (it == v.shapes.branches.end()) return;
+    for (const auto* graph : it->second) {
+        for (const auto& node : graph->nodes) {
+            const NodeCost inner = node_cost(NodeView{node, v.shapes}, true, initializers, options);
+            cost.macs += inner.macs;
+            cost.flops += inner.flops;
+            cost.bytes_read += inner.bytes_read;
+            cost.bytes_written += inner.bytes_written;
+            cost.data_dependent = cost.data_dependent || inner.data_dependent;
+        }
+    }
+}
+
+NodeCost node_cost(const NodeView& v, bool inferred, const Names& initializers, const CostOptions& options) {
     NodeCost cost{v.node.name, v.node.op_type, {}, 0, 0, 0, 0, 0, !inferred, {}};
-    for (std::size_t i = 0; i < v.node.outputs.size(); ++i)
+    for (std::size_t i = 0; i < v.node.outputs.size(); ++i) {
         cost.outputs.push_back(v.out(i) == nullptr ? ValueShape{} : *v.out(i));
+        cost.data_dependent = cost.data_dependent || cost.outputs.back().data_dependent;
+    }
     for (std::size_t i = 0; i < v.node.inputs.size(); ++i)
-        if (initializers.contains(v.node.inputs[i]) && v.in(i) != nullptr && !is_batch_norm_statistic(v.node, i))
+        if (initializers.contains(v.node.inputs[i]) && v.in(i) != nullptr && is_parameter_input(v.node, i))
             cost.parameters += v.in(i)->elements();
     if (!inferred) return cost;
     cost.macs = macs_of(v);
@@ -156,6 +186,7 @@ NodeCost node_cost(const NodeView& v, bool inferred, const std::set<std::string,
     if (!(options.fold_batch_norm && v.node.op_type == "BatchNormalization")) count_bytes(v, cost);
     if (v.node.op_type == "Conv" || v.node.op_type == "ConvTranspose") conv_flags(v, cost);
     if (v.node.op_type == "Gemm" || v.node.op_type == "MatMul") matrix_flags(v, cost);
+    if (v.node.op_type == "If") add_branches(v, initializers, options, cost);
     return cost;
 }
 
@@ -188,15 +219,18 @@ void summarise_flags(ModelCost& cost) {
 }  // namespace
 
 ModelCost estimate_cost(const onnx::OnnxModel& model, const ShapeInference& shapes, const CostOptions& options) {
-    std::set<std::string, std::less<>> initializers;
+    Names initializers;
     ModelCost cost;
-    std::set<std::string, std::less<>> statistics;
+    Names statistics, bounds;
     for (const auto& node : model.graph.nodes)
-        for (std::size_t i = 0; i < node.inputs.size(); ++i)
+        for (std::size_t i = 0; i < node.inputs.size(); ++i) {
             if (is_batch_norm_statistic(node, i)) statistics.insert(node.inputs[i]);
+            if (is_clip_bound(node, i)) bounds.insert(node.inputs[i]);
+        }
     for (const auto& init : model.graph.initializers) {
         initializers.insert(init.name);
-        if (init.data_type == onnx::DataType::int64) continue;  // shapes, axes and indices, not weights
+        // Shapes, axes and indices (int64) and clip bounds are not weights.
+        if (init.data_type == onnx::DataType::int64 || bounds.contains(init.name)) continue;
         (statistics.contains(init.name) ? cost.totals.batch_norm_statistics : cost.totals.parameters) +=
             init.element_count();
     }
@@ -209,6 +243,7 @@ ModelCost estimate_cost(const onnx::OnnxModel& model, const ShapeInference& shap
         cost.totals.bytes_read += node.bytes_read;
         cost.totals.bytes_written += node.bytes_written;
         cost.totals.unknown_nodes += node.unknown ? 1 : 0;
+        cost.totals.data_dependent_nodes += node.data_dependent && !node.unknown ? 1 : 0;
         ++cost.histogram[node.op_type];
         cost.nodes.push_back(std::move(node));
     }

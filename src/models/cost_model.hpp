@@ -16,7 +16,13 @@
 // - Bytes read = non-initializer inputs + initializers (weights), bytes written = outputs, at their
 //   element size; Gather reads only the rows it outputs (an embedding lookup does not read the
 //   table); view ops (Reshape, Flatten, Squeeze, Unsqueeze, Shape, Constant, Identity) move 0 bytes.
+// - If counts the nodes of the branch it takes (of both where the condition is not folded).
 // - Intensity = FLOPs / (bytes read + bytes written).
+// - A node whose inputs are unknown, or whose op is unknown, counts 0 and is counted in
+//   unknown_nodes: the totals are then lower bounds. A node whose sizes depend on the data
+//   (after NonZero, NonMaxSuppression, ...) is costed at the largest sizes the data allows and
+//   counted in data_dependent_nodes: the totals are then upper bounds (for costs that grow with
+//   those sizes, as a detection head's do).
 #pragma once
 
 #include <cstdint>
@@ -44,14 +50,15 @@ struct NodeCost {
     std::int64_t bytes_written = 0;
     bool unknown = false;            // unknown op, or shapes that could not be inferred
     std::vector<std::string> flags;  // "depthwise", "grouped", "1x1", "unaligned"
+    bool data_dependent = false;     // costed at the largest sizes the data allows
 
     double intensity() const;
 };
 
 struct CostTotals {
     // Trainable parameters, every initializer element once: weights, biases, BN scale and shift (no
-    // int64 shape or index constants); the convention of the zoo's figures, `list models` and the
-    // summary's "params M".
+    // int64 shape or index constants, no Clip bounds); the convention of the zoo's figures, `list
+    // models` and the summary's "params M".
     std::int64_t parameters = 0;
     std::int64_t batch_norm_statistics = 0;  // BN running mean and variance elements, not in `parameters`
     std::int64_t macs = 0;
@@ -60,6 +67,7 @@ struct CostTotals {
     std::int64_t bytes_written = 0;
     std::int64_t nodes = 0;
     std::int64_t unknown_nodes = 0;
+    std::int64_t data_dependent_nodes = 0;
 
     double intensity() const;
 };

@@ -38,6 +38,7 @@ InferenceCost inference_cost(const std::filesystem::path& onnx_file, std::int64_
     result.flops = per_sample(cost.totals.flops);
     result.bytes = per_sample(cost.totals.bytes_read + cost.totals.bytes_written);
     result.unknown_nodes = cost.totals.unknown_nodes;
+    result.data_dependent_nodes = cost.totals.data_dependent_nodes;
     return result;
 }
 

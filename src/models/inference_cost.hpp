@@ -23,7 +23,8 @@ struct InferenceCost {
     double macs = 0;   // per inference (sample)
     double flops = 0;  // per inference; 1 MAC = 2 FLOPs
     double bytes = 0;  // weights / batch + activations read and written per sample
-    std::int64_t unknown_nodes = 0;  // ops the cost model does not know (counted as 0)
+    std::int64_t unknown_nodes = 0;  // nodes the cost model could not cost (counted as 0): lower bounds
+    std::int64_t data_dependent_nodes = 0;  // nodes costed at their largest data-dependent sizes: upper bounds
 };
 
 // Throws UserError / EnvironmentError for unreadable files or shapes that cannot be inferred.

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "models/onnx_external_data.hpp"
 #include "models/onnx_tensor_reader.hpp"
 #include "models/protobuf_reader.hpp"
 
@@ -42,7 +43,8 @@ struct NodeField {
     static constexpr std::uint32_t input = 1, output = 2, name = 3, op_type = 4, attribute = 5, domain = 7;
 };
 struct AttributeField {
-    static constexpr std::uint32_t name = 1, f = 2, i = 3, s = 4, t = 5, floats = 7, ints = 8, strings = 9, type = 20;
+    static constexpr std::uint32_t name = 1, f = 2, i = 3, s = 4, t = 5, g = 6, floats = 7, ints = 8, strings = 9,
+                                   type = 20;
 };
 // ValueInfoProto, TypeProto(.Tensor), TensorShapeProto(.Dimension), OperatorSetIdProto and
 // StringStringEntryProto: small enough to name inline.
@@ -57,6 +59,7 @@ enum class AttributeType : std::int32_t {
     int_value = 2,
     string_value = 3,
     tensor = 4,
+    graph = 5,
     floats = 6,
     ints = 7,
     strings = 8
@@ -70,6 +73,7 @@ struct AttributeFields {
     std::optional<std::int64_t> i;
     std::optional<std::string> s;
     std::optional<OnnxTensor> t;
+    std::optional<ProtoReader> g;  // decoded once the type is known
     std::vector<float> floats;
     std::vector<std::int64_t> ints;
     std::vector<std::string> strings;
@@ -91,6 +95,9 @@ void read_attribute_field(ProtoReader& r, AttributeFields& a) {
             break;
         case AttributeField::t:
             a.t = parse_tensor(r.read_message());
+            break;
+        case AttributeField::g:
+            a.g = r.read_message();
             break;
         case AttributeField::floats:
             r.read_repeated(a.floats);
@@ -116,20 +123,34 @@ AttributeType attribute_type(const AttributeFields& a) {
     if (a.i) return AttributeType::int_value;
     if (a.s) return AttributeType::string_value;
     if (a.t) return AttributeType::tensor;
+    if (a.g) return AttributeType::graph;
     if (!a.floats.empty()) return AttributeType::floats;
     if (!a.ints.empty()) return AttributeType::ints;
     if (!a.strings.empty()) return AttributeType::strings;
     return AttributeType::undefined;
 }
 
-// Adds the attribute to `node` if OnnxAttributeValue can hold its kind. A scalar whose field is
-// absent has protobuf's default value (0, 0.0, "").
-void parse_attribute(ProtoReader r, OnnxNode& node) {
+// Control-flow graphs nest; a hostile file must not nest them until the stack runs out.
+constexpr int kMaxGraphDepth = 32;
+
+OnnxGraph parse_graph(ProtoReader r, int depth);
+
+// Adds the attribute to `node` if OnnxAttributeValue can hold its kind (a graph goes to
+// node.subgraphs). A scalar whose field is absent has protobuf's default value (0, 0.0, "").
+void parse_attribute(ProtoReader r, OnnxNode& node, int depth) {
     const std::size_t start = r.offset();
     AttributeFields a;
     while (r.next_field()) read_attribute_field(r, a);
     OnnxAttributeValue value;
     switch (attribute_type(a)) {
+        case AttributeType::graph:
+            if (!a.g) throw DecodeError(fmt::format("attribute '{}' of type GRAPH has no graph", a.name), start);
+            if (depth >= kMaxGraphDepth)
+                throw DecodeError(fmt::format("graphs nested deeper than {} (attribute '{}')", kMaxGraphDepth, a.name),
+                                  start);
+            node.subgraphs.insert_or_assign(std::move(a.name),
+                                            std::make_shared<const OnnxGraph>(parse_graph(*a.g, depth + 1)));
+            return;
         case AttributeType::float_value:
             value = a.f.value_or(0.0F);
             break;
@@ -158,7 +179,7 @@ void parse_attribute(ProtoReader r, OnnxNode& node) {
     node.attributes.insert_or_assign(std::move(a.name), std::move(value));
 }
 
-OnnxNode parse_node(ProtoReader r) {
+OnnxNode parse_node(ProtoReader r, int depth) {
     OnnxNode node;
     while (r.next_field()) {
         switch (r.field()) {
@@ -178,7 +199,7 @@ OnnxNode parse_node(ProtoReader r) {
                 node.domain = r.read_string();
                 break;
             case NodeField::attribute:
-                parse_attribute(r.read_message(), node);
+                parse_attribute(r.read_message(), node, depth);
                 break;
             default:
                 r.skip();
@@ -242,12 +263,12 @@ OnnxValueInfo parse_value_info(ProtoReader r) {
     return info;
 }
 
-OnnxGraph parse_graph(ProtoReader r) {
+OnnxGraph parse_graph(ProtoReader r, int depth) {
     OnnxGraph g;
     while (r.next_field()) {
         switch (r.field()) {
             case GraphField::node:
-                g.nodes.push_back(parse_node(r.read_message()));
+                g.nodes.push_back(parse_node(r.read_message(), depth));
                 break;
             case GraphField::name:
                 g.name = r.read_string();
@@ -321,7 +342,7 @@ OnnxModel parse_model(ProtoReader& r, std::size_t size) {
                 m.doc_string = r.read_string();
                 break;
             case ModelField::graph:
-                m.graph = parse_graph(r.read_message());
+                m.graph = parse_graph(r.read_message(), 0);
                 has_graph = true;
                 break;
             case ModelField::opset_import:
@@ -437,7 +458,9 @@ std::int64_t OnnxModel::opset_version(std::string_view domain) const {
 }
 
 OnnxModel read_onnx(std::span<const std::byte> data, std::string_view source_name) {
-    return parse_as_user_error(data, source_name, parse_model);
+    OnnxModel model = parse_as_user_error(data, source_name, parse_model);
+    reject_external_data(model, source_name);
+    return model;
 }
 
 OnnxGraphSignature read_onnx_signature(std::span<const std::byte> data, std::string_view source_name) {
@@ -468,7 +491,9 @@ OnnxModel read_onnx_file(const std::filesystem::path& path) {
     std::vector<std::byte> bytes(static_cast<std::size_t>(size));
     in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
     if (!in) throw UserError(fmt::format("cannot read ONNX model {}", path.string()));
-    return read_onnx(bytes, path.string());
+    OnnxModel model = parse_as_user_error(bytes, path.string(), parse_model);
+    load_external_data(model, path.parent_path(), path.string());
+    return model;
 }
 
 }  // namespace inferbench::models::onnx

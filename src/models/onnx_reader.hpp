@@ -4,14 +4,17 @@
 //
 // Built for untrusted files: malformed input is a UserError naming the file, what is wrong and the
 // byte offset, never a crash or an allocation larger than the file. What a reader of plain structs
-// cannot honour is an error too (external tensor data, sparse initializers), so a consumer never
-// runs a model with silently missing weights.
+// cannot honour is an error too (sparse initializers; external tensor data when the model is read
+// from memory rather than from its file), so a consumer never runs a model with silently missing
+// weights.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -63,13 +66,25 @@ struct OnnxTensor {
     std::vector<std::byte> raw;
     std::vector<std::string> strings;  // DataType::string only
 
+    // Where the file said the data lives when it keeps it outside the model (TensorProto.external_data:
+    // PyTorch's exporter does so by default from 2.9 on). read_onnx_file() loads it into `raw` and
+    // clears this; read_onnx() refuses such tensors.
+    struct External {
+        std::string location;     // relative to the model's folder
+        std::int64_t offset = 0;  // bytes into that file
+        std::int64_t length = -1;  // -1: what dims and data_type take
+    };
+    std::optional<External> external;
+
     std::int64_t element_count() const;
 };
 
-// An attribute's value. Kinds not listed (graphs of control-flow ops, sparse tensors, type protos,
-// tensor lists) are left out of OnnxNode::attributes.
+// An attribute's value. Kinds not listed (sparse tensors, type protos, tensor and graph lists) are
+// left out of OnnxNode::attributes; graphs (the branches of If, the body of Loop) are in OnnxNode::subgraphs.
 using OnnxAttributeValue = std::variant<std::int64_t, float, std::string, OnnxTensor, std::vector<std::int64_t>,
                                         std::vector<float>, std::vector<std::string>>;
+
+struct OnnxGraph;
 
 struct OnnxNode {
     std::string name;
@@ -78,6 +93,9 @@ struct OnnxNode {
     std::vector<std::string> inputs;   // an empty name: an optional input left out
     std::vector<std::string> outputs;  // an empty name: an optional output not wanted
     std::map<std::string, OnnxAttributeValue, std::less<>> attributes;
+    // Attributes of type GRAPH by name ("then_branch", "else_branch", "body"); they may use the
+    // names of the enclosing graphs.
+    std::map<std::string, std::shared_ptr<const OnnxGraph>, std::less<>> subgraphs = {};
 };
 
 // A dimension: a fixed size, or a symbolic name such as "batch" (an empty name: unknown).
@@ -124,9 +142,11 @@ struct OnnxGraphSignature {
 };
 
 // Throws UserError "SOURCE: not an ONNX model: <what> at byte N" for malformed data and
-// "SOURCE: <what>" for valid ONNX that this reader cannot represent (external data, sparse initializers).
+// "SOURCE: <what>" for valid ONNX that this reader cannot represent (sparse initializers, and external
+// data: without the model's file there is no folder to find it in).
 OnnxModel read_onnx(std::span<const std::byte> data, std::string_view source_name);
-// The same for a file; a file that cannot be read is a UserError too.
+// The same for a file; a file that cannot be read is a UserError too. Tensors kept in external files
+// are loaded from the model's folder (onnx_external_data.hpp says what is checked).
 OnnxModel read_onnx_file(const std::filesystem::path& path);
 
 // The graph's inputs and outputs only. Initializers and nodes are skipped, never decoded, and the

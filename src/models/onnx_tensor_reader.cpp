@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <charconv>
 #include <limits>
 #include <optional>
 #include <span>
@@ -40,7 +41,7 @@ struct TensorFields {
     std::vector<std::int64_t> int64s;
     std::vector<double> doubles;
     std::vector<std::uint64_t> uint64s;
-    std::string external_location;
+    OnnxTensor::External external_data;
     bool external = false;
 };
 
@@ -99,7 +100,8 @@ bool has_typed_data(const TensorFields& f) {
     return !f.floats.empty() || !f.int32s.empty() || !f.int64s.empty() || !f.doubles.empty() || !f.uint64s.empty();
 }
 
-// One StringStringEntryProto of TensorProto.external_data; its "location" names the file.
+// One StringStringEntryProto of TensorProto.external_data: "location", "offset" or "length" (a
+// "checksum" is not checked; other keys are ignored, as ONNX's own loader does).
 void read_external_entry(ProtoReader entry, TensorFields& f) {
     std::string key;
     std::string value;
@@ -112,7 +114,14 @@ void read_external_entry(ProtoReader entry, TensorFields& f) {
             entry.skip();
         }
     }
-    if (key == "location") f.external_location = value;
+    const auto number = [&](std::int64_t& out) {
+        const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), out);
+        if (ec != std::errc() || end != value.data() + value.size() || out < 0)
+            throw Unsupported(fmt::format("external data {} '{}' is not a byte count", key, value));
+    };
+    if (key == "location") f.external_data.location = value;
+    if (key == "offset") number(f.external_data.offset);
+    if (key == "length") number(f.external_data.length);
     f.external = true;
 }
 
@@ -163,14 +172,16 @@ void read_tensor_field(ProtoReader& r, OnnxTensor& t, TensorFields& f) {
 // `start`: where the TensorProto starts, for errors.
 void finish_tensor(std::size_t start, OnnxTensor& t, const TensorFields& f) {
     const auto fail = [&](const std::string& what) { throw DecodeError(what, start); };
-    if (f.external) {
-        throw Unsupported(fmt::format(
-            "tensor '{}' keeps its data in an external file ('{}'), which inferbench does not read; save the "
-            "model with its weights inside (onnx.save_model(model, path, save_as_external_data=False))",
-            t.name, f.external_location));
-    }
     const std::int64_t count = t.element_count();
     if (count < 0) fail(fmt::format("tensor '{}': invalid dims [{}]", t.name, fmt::join(t.dims, ", ")));
+    if (f.external) {
+        if (f.external_data.location.empty()) fail(fmt::format("tensor '{}': external data without a location", t.name));
+        if (t.data_type == DataType::string || element_bits(t.data_type) == 0)
+            throw Unsupported(fmt::format("tensor '{}': external {} data is not supported", t.name, to_string(t.data_type)));
+        if (!byte_size(t.data_type, count)) fail(fmt::format("tensor '{}': invalid dims", t.name));
+        t.external = f.external_data;
+        return;
+    }
     if (t.data_type == DataType::string) {
         if (static_cast<std::uint64_t>(count) != t.strings.size())
             fail(fmt::format("tensor '{}': {} strings for {} elements", t.name, t.strings.size(), count));

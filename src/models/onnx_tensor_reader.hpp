@@ -16,8 +16,9 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-// Reads one TensorProto; its data ends up in OnnxTensor::raw whichever field held it. Throws
-// pb::DecodeError for malformed or inconsistent tensors, Unsupported for external data.
+// Reads one TensorProto; its data ends up in OnnxTensor::raw whichever field held it, or, for data in
+// an external file, OnnxTensor::external says where (raw stays empty). Throws pb::DecodeError for
+// malformed or inconsistent tensors, Unsupported for what plain structs cannot hold.
 OnnxTensor parse_tensor(pb::ProtoReader r);
 
 }  // namespace inferbench::models::onnx::detail

@@ -1,5 +1,6 @@
 #include "models/shape_inference.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <set>
@@ -149,21 +150,38 @@ bool inputs_known(const onnx::OnnxNode& node, const ShapeInference& result) {
     return true;
 }
 
+bool inputs_data_dependent(const onnx::OnnxNode& node, const ShapeInference& result) {
+    return std::ranges::any_of(node.inputs, [&](const std::string& name) {
+        const auto* shape = result.find(name);
+        return shape != nullptr && shape->data_dependent;
+    });
+}
+
+enum class NodeOutcome { inferred, not_inferred, unknown_op };
+
+NodeOutcome infer_node(detail::ShapeContext& context, const onnx::OnnxNode& node) {
+    const auto rule =
+        node.domain.empty() || node.domain == "ai.onnx" ? detail::find_shape_rule(node.op_type) : nullptr;
+    if (rule == nullptr) return NodeOutcome::unknown_op;
+    if (!inputs_known(node, context.result)) return NodeOutcome::not_inferred;
+    const bool outer = context.data_dependent;
+    context.data_dependent = outer || inputs_data_dependent(node, context.result);
+    const bool ok = rule(context, node);
+    context.data_dependent = outer;
+    return ok ? NodeOutcome::inferred : NodeOutcome::not_inferred;
+}
+
 // One warning per unknown op type and one for the nodes left without shapes, not one per node.
 void infer_nodes(const onnx::OnnxModel& model, ShapeInference& result) {
-    detail::ShapeContext context{result, model.opset_version("")};
+    detail::ShapeContext context{result, model.opset_version(""), false};
     std::map<std::string, int, std::less<>> unknown_ops;
     std::vector<std::string> uninferred;
     for (const auto& node : model.graph.nodes) {
-        const auto rule =
-            node.domain.empty() || node.domain == "ai.onnx" ? detail::find_shape_rule(node.op_type) : nullptr;
-        bool ok = false;
-        if (rule == nullptr)
+        const NodeOutcome outcome = infer_node(context, node);
+        if (outcome == NodeOutcome::unknown_op)
             ++unknown_ops[node.domain.empty() ? node.op_type : node.domain + "." + node.op_type];
-        else if (inputs_known(node, result))
-            ok = rule(context, node);
-        if (rule != nullptr && !ok) uninferred.push_back(node.name.empty() ? node.op_type : node.name);
-        result.node_inferred.push_back(ok);
+        if (outcome == NodeOutcome::not_inferred) uninferred.push_back(node.name.empty() ? node.op_type : node.name);
+        result.node_inferred.push_back(outcome == NodeOutcome::inferred);
     }
     for (const auto& [op, count] : unknown_ops)
         result.warnings.push_back(fmt::format("unknown op {} ({} node{}): outputs unknown, counted as unknown", op,
@@ -176,6 +194,16 @@ void infer_nodes(const onnx::OnnxModel& model, ShapeInference& result) {
 }
 
 }  // namespace
+
+namespace detail {
+
+bool infer_subgraph(ShapeContext& c, const onnx::OnnxGraph& graph) {
+    bind_initializers(graph, c.result);
+    return std::ranges::all_of(graph.nodes,
+                               [&](const onnx::OnnxNode& node) { return infer_node(c, node) == NodeOutcome::inferred; });
+}
+
+}  // namespace detail
 
 ShapeInference infer_shapes(const onnx::OnnxModel& model, const ShapeInferenceOptions& options) {
     ShapeInference result;

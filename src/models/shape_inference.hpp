@@ -1,8 +1,13 @@
 // Static shape inference over any ONNX graph read by onnx_reader.hpp, for the inspector's cost
-// model. Symbolic dimensions are bound from the caller (batch, or whole input shapes); small
-// integer tensors (initializers, Constant, Shape and what is computed from them) are folded so
-// that Reshape, Slice, Expand, Resize and the like get static targets. An op this file does not
-// know leaves its outputs unknown and adds a warning; it never throws for an op.
+// model. Symbolic dimensions are bound from the caller (batch, or whole input shapes); the values
+// of small tensors (initializers, Constant, Shape and what is computed from them: Gather, Concat,
+// Range, Where, arithmetic, ...) are folded so that Reshape, Slice, Expand, Resize and the like get
+// concrete targets; If takes its branch when the condition folds. An op this file does not know
+// leaves its outputs unknown and adds a warning; it never throws for an op.
+//
+// Sizes decided by the data (NonZero, NonMaxSuppression, If on a computed condition, and whatever
+// follows them) are taken at the largest size the data allows and marked data_dependent: costs
+// computed from them are upper bounds.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +24,8 @@ struct ValueShape {
     bool known = false;
     onnx::DataType type = onnx::DataType::undefined;
     std::vector<std::int64_t> dims;  // empty and known: a scalar
+    // The dims (and folded values) depend on the data; they are the largest the data allows.
+    bool data_dependent = false;
 
     std::int64_t elements() const;  // 0 when unknown
     std::int64_t bytes() const;     // elements * element size (rounded up); 0 when unknown
@@ -36,7 +43,10 @@ struct ShapeInference {
     // Folded contents of small numeric tensors (<= kMaxFoldedElements), as doubles (exact for
     // shapes); the folding needs no more.
     std::map<std::string, std::vector<double>, std::less<>> constants;
-    std::vector<bool> node_inferred;  // per graph node: false for unknown ops or unknown inputs
+    std::vector<bool> node_inferred;  // per top-level graph node: false for unknown ops or unknown inputs
+    // Per If node (by its first output): the branches that run, every node of them inferred. Both
+    // when the condition depends on the data.
+    std::map<std::string, std::vector<const onnx::OnnxGraph*>, std::less<>> branches;
     std::vector<std::string> warnings;
 
     const ValueShape* find(const std::string& name) const;  // nullptr for empty or unknown names

@@ -33,7 +33,7 @@ std::optional<Dims> ShapeContext::ints(const OnnxNode& node, std::size_t index) 
 
 void ShapeContext::set(const OnnxNode& node, std::size_t index, DataType type, Dims dims) {
     if (index < node.outputs.size() && !node.outputs[index].empty())
-        result.values[node.outputs[index]] = ValueShape{true, type, std::move(dims)};
+        result.values[node.outputs[index]] = ValueShape{true, type, std::move(dims), data_dependent};
 }
 
 void ShapeContext::set_constant(const OnnxNode& node, std::size_t index, std::vector<double> values) {
@@ -84,40 +84,24 @@ bool same_as_input(ShapeContext& c, const OnnxNode& n) {
     const auto* x = c.in(n, 0);
     if (x == nullptr) return false;
     c.set(n, 0, x->type, x->dims);
-    if (const auto* v = c.constant(n, 0); v != nullptr && (n.op_type == "Identity" || n.op_type == "Cast"))
-        c.set_constant(n, 0, *v);
+    fold_unary(c, n, x->type);
     return true;
 }
 
 bool cast(ShapeContext& c, const OnnxNode& n) {
-    if (!same_as_input(c, n)) return false;
-    c.set(n, 0, static_cast<DataType>(int_attribute(n, "to", 1)), c.in(n, 0)->dims);
+    const auto* x = c.in(n, 0);
+    if (x == nullptr) return false;
+    const auto to = static_cast<DataType>(int_attribute(n, "to", 1));
+    c.set(n, 0, to, x->dims);
+    fold_unary(c, n, to);
     return true;
 }
 
-std::optional<double> fold_binary(std::string_view op, double a, double b) {
-    if (op == "Add") return a + b;
-    if (op == "Sub") return a - b;
-    if (op == "Mul") return a * b;
-    if (op == "Div" && b != 0) return a / b;
-    if (op == "Equal") return a == b ? 1.0 : 0.0;
-    return std::nullopt;
-}
-
-// Integer shape arithmetic on folded constants (scalar or equal-length operands).
-void fold_elementwise(ShapeContext& c, const OnnxNode& n, DataType type) {
-    const auto* a = c.constant(n, 0);
-    const auto* b = c.constant(n, 1);
-    if (a == nullptr || b == nullptr || n.inputs.size() != 2) return;
-    if (a->size() != b->size() && a->size() != 1 && b->size() != 1) return;
-    std::vector<double> out(std::max(a->size(), b->size()));
-    const bool integral = type != DataType::float32 && type != DataType::float64;
-    for (std::size_t i = 0; i < out.size(); ++i) {
-        const auto v = fold_binary(n.op_type, (*a)[a->size() == 1 ? 0 : i], (*b)[b->size() == 1 ? 0 : i]);
-        if (!v) return;
-        out[i] = integral ? std::floor(*v) : *v;
-    }
-    c.set_constant(n, 0, std::move(out));
+bool predicate(ShapeContext& c, const OnnxNode& n) {  // IsNaN, IsInf: a boolean per element
+    const auto* x = c.in(n, 0);
+    if (x == nullptr) return false;
+    c.set(n, 0, DataType::boolean, x->dims);
+    return true;
 }
 
 bool elementwise(ShapeContext& c, const OnnxNode& n) {
@@ -133,7 +117,7 @@ bool elementwise(ShapeContext& c, const OnnxNode& n) {
     DataType type = c.in(n, n.op_type == "Where" ? 1 : 0)->type;
     if (std::ranges::find(predicates, n.op_type) != predicates.end()) type = DataType::boolean;
     c.set(n, 0, type, *dims);
-    fold_elementwise(c, n, type);
+    fold_elementwise(c, n, type, *dims);
     return true;
 }
 
@@ -303,8 +287,11 @@ ShapeRule find_shape_rule(std::string_view op_type) {
                                "LRN",
                                "Sin",
                                "Cos",
-                               "Sign"})
+                               "Sign",
+                               "Trilu",
+                               "CumSum"})
             r[op] = same_as_input;
+        r["IsNaN"] = r["IsInf"] = predicate;
         for (const char* op :
              {"Add", "Sub",   "Mul", "Div", "Pow", "Where", "Equal",          "Greater",     "Less", "Max", "Min",
               "Mod", "PRelu", "And", "Or",  "Xor", "Not",   "GreaterOrEqual", "LessOrEqual", "Sum",  "Mean"})
@@ -320,7 +307,8 @@ ShapeRule find_shape_rule(std::string_view op_type) {
         return r;
     }();
     if (const auto it = rules.find(op_type); it != rules.end()) return it->second;
-    return find_tensor_rule(op_type);
+    if (const auto rule = find_tensor_rule(op_type)) return rule;
+    return find_value_rule(op_type);
 }
 
 }  // namespace inferbench::models::detail

@@ -68,6 +68,14 @@ bool transpose(ShapeContext& c, const OnnxNode& n) {
         dims.push_back(x->dims[at(p)]);
     }
     c.set(n, 0, x->type, dims);
+    if (const auto* v = c.constant(n, 0)) {
+        const auto values = remap_values(*v, x->dims, dims, [&](Dims& coordinate) {
+            Dims source(coordinate.size());
+            for (std::size_t i = 0; i < perm.size(); ++i) source[at(perm[i])] = coordinate[i];
+            coordinate = source;
+        });
+        if (values) c.set_constant(n, 0, *values);
+    }
     return true;
 }
 
@@ -132,11 +140,12 @@ bool slice(ShapeContext& c, const OnnxNode& n) {
         dims[at(axis)] = ranges[at(axis)].count;
     }
     c.set(n, 0, x->type, dims);
-    if (const auto* v = c.constant(n, 0); v != nullptr && dims.size() == 1) {
-        std::vector<double> out;
-        for (std::int64_t k = 0; k < ranges[0].count; ++k)
-            out.push_back((*v)[at(ranges[0].start + k * ranges[0].step)]);
-        c.set_constant(n, 0, std::move(out));
+    if (const auto* v = c.constant(n, 0)) {
+        const auto values = remap_values(*v, x->dims, dims, [&](Dims& coordinate) {
+            for (std::size_t i = 0; i < coordinate.size(); ++i)
+                coordinate[i] = ranges[i].start + coordinate[i] * ranges[i].step;
+        });
+        if (values) c.set_constant(n, 0, *values);
     }
     return true;
 }
@@ -255,8 +264,14 @@ bool constant_of_shape(ShapeContext& c, const OnnxNode& n) {
     if (!dims) return false;
     DataType type = DataType::float32;
     Dims ignored;
-    if (n.attributes.contains("value")) constant_attribute_values(n, type, ignored);
+    std::optional<std::vector<double>> value;
+    if (n.attributes.contains("value")) value = constant_attribute_values(n, type, ignored);
     c.set(n, 0, type, *dims);
+    std::int64_t elements = 1;
+    for (const auto d : *dims) elements *= d;
+    const double fill = value && value->size() == 1 ? (*value)[0] : 0.0;
+    if (elements >= 0 && elements <= static_cast<std::int64_t>(kMaxFoldedElements) && (!value || value->size() == 1))
+        c.set_constant(n, 0, std::vector<double>(static_cast<std::size_t>(elements), fill));
     return true;
 }
 
@@ -302,6 +317,7 @@ bool reduce(ShapeContext& c, const OnnxNode& n) {
             dims.push_back(1);
     }
     c.set(n, 0, x->type, dims);
+    fold_reduce(c, n, dims);
     return true;
 }
 
@@ -312,6 +328,8 @@ bool expand(ShapeContext& c, const OnnxNode& n) {
     const auto dims = broadcast(x->dims, *target);
     if (!dims) return false;
     c.set(n, 0, x->type, *dims);
+    if (const auto* v = c.constant(n, 0))
+        if (auto values = broadcast_values(*v, x->dims, *dims)) c.set_constant(n, 0, std::move(*values));
     return true;
 }
 

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "report/cost_figure.hpp"
 #include "report/xlsx_writer.hpp"
 
 namespace inferbench::report {
@@ -59,6 +60,9 @@ void write_summary_sheet(XlsxWorkbook& book, const LoadedGroup& group) {
     std::vector<std::string> header = {"batch_size", "series", "status", "iterations"};
     const auto& metrics = batch_metrics();
     for (const auto& m : metrics) header.emplace_back(m.column);
+    const auto gflops_col = static_cast<lxw_col_t>(header.size());
+    header.emplace_back("GFLOP_per_inference");
+    header.emplace_back("GFLOP_per_inference_note");  // the bound and node counts where not a total
     sheet.header(header);
     std::vector<bool> has_values(metrics.size(), false);
     lxw_row_t row = 1;
@@ -73,6 +77,9 @@ void write_summary_sheet(XlsxWorkbook& book, const LoadedGroup& group) {
             sheet.number(row, static_cast<lxw_col_t>(4 + m), value);
             has_values[m] = has_values[m] || value.has_value();
         }
+        const GflopsFigure gflops = gflops_figure(s.model);
+        sheet.number(row, gflops_col, gflops.gflops);
+        if (!gflops.bound.empty()) sheet.text(row, gflops_col + 1, gflops.text);
         ++row;
     }
     const auto chart_col = static_cast<lxw_col_t>(header.size() + 1);

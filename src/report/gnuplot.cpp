@@ -1,7 +1,12 @@
 #include "report/gnuplot.hpp"
 
+#include <sys/statvfs.h>
+
 #include <cmath>
+#include <cerrno>
 #include <cstdlib>
+#include <fstream>
+#include <optional>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -32,6 +37,50 @@ std::string first_lines(const std::string& text, std::size_t max_lines) {
         begin = end + 1;
     }
     return result;
+}
+
+// The last bytes of a file (all of a shorter one).
+std::string file_tail(const std::filesystem::path& file, std::uintmax_t size, std::size_t count) {
+    std::ifstream in(file, std::ios::binary);
+    const auto start = size > count ? size - count : 0;
+    in.seekg(static_cast<std::streamoff>(start));
+    std::string tail(static_cast<std::size_t>(size - start), '\0');
+    in.read(tail.data(), static_cast<std::streamsize>(tail.size()));
+    return in ? tail : std::string();
+}
+
+// Whether the image ends as its format requires: a PNG with its IEND chunk, an SVG with </svg>.
+bool ends_complete(const std::filesystem::path& file, std::uintmax_t size) {
+    const std::string ext = file.extension().string();
+    if (ext == ".png") return file_tail(file, size, 12) == std::string_view("\0\0\0\0IEND\xae\x42\x60\x82", 12);
+    if (ext == ".svg") {
+        const std::string tail = file_tail(file, size, 64);
+        const auto end = tail.find_last_not_of(" \t\r\n");
+        return end != std::string::npos && std::string_view(tail).substr(0, end + 1).ends_with("</svg>");
+    }
+    return size > 0;
+}
+
+std::string free_space_note(const std::filesystem::path& file) {
+    struct statvfs fs {};
+    if (::statvfs(file.parent_path().c_str(), &fs) != 0) return {};
+    const double free_bytes = static_cast<double>(fs.f_bavail) * static_cast<double>(fs.f_frsize);
+    if (free_bytes < 1024.0 * 1024.0) return "; " + errno_text(ENOSPC);
+    return fmt::format("; {:.0f} MiB free there", free_bytes / (1024.0 * 1024.0));
+}
+
+// Why the image gnuplot was to write is missing or incomplete; nothing when it is whole.
+std::optional<std::string> incomplete_image(const std::filesystem::path& file, const CapturedRun& run) {
+    std::error_code ec;
+    const bool exists = std::filesystem::is_regular_file(std::filesystem::symlink_status(file, ec));
+    const std::uintmax_t size = exists ? std::filesystem::file_size(file, ec) : 0;
+    if (exists && !ec && ends_complete(file, size)) return std::nullopt;
+    const std::string who = run.status.success() ? "gnuplot" : fmt::format("gnuplot ({})", run.status.describe());
+    const std::string said = first_lines(run.err, 3);
+    const std::string from_gnuplot = said.empty() ? "" : " (gnuplot: " + said + ")";
+    if (!exists || size == 0) return fmt::format("{} wrote nothing{}{}", who, free_space_note(file), from_gnuplot);
+    return fmt::format("{} wrote {} bytes of an incomplete {} image{}{}", who, size, file.extension().string().substr(1),
+                       free_space_note(file), from_gnuplot);
 }
 
 }  // namespace
@@ -80,15 +129,15 @@ std::string gnuplot_datablock(const DataBlock& block) {
     return text + "EOD\n";
 }
 
-void run_gnuplot(const std::string& script, const std::filesystem::path& expected_output, int timeout_ms) {
-    run_gnuplot(script, std::vector<std::filesystem::path>{expected_output}, timeout_ms);
+void run_gnuplot(const std::string& script, OutputFile& output, int timeout_ms) {
+    run_gnuplot(script, std::span<OutputFile>(&output, 1), timeout_ms);
 }
 
-void run_gnuplot(const std::string& script, const std::vector<std::filesystem::path>& expected_outputs, int timeout_ms) {
-    if (expected_outputs.empty()) return;
-    const std::string what = expected_outputs.size() == 1
-                                 ? expected_outputs.front().string()
-                                 : fmt::format("{} and {} more", expected_outputs.front().string(), expected_outputs.size() - 1);
+void run_gnuplot(const std::string& script, std::span<OutputFile> outputs, int timeout_ms) {
+    if (outputs.empty()) return;
+    const std::string what = outputs.size() == 1 ? outputs.front().target().string()
+                                                 : fmt::format("{} and {} more", outputs.front().target().string(),
+                                                               outputs.size() - 1);
     const std::string program = gnuplot_program();
     if (!find_program(program))
         throw EnvironmentError(fmt::format("cannot draw {}: {} not found; install Debian's gnuplot-nox "
@@ -96,14 +145,14 @@ void run_gnuplot(const std::string& script, const std::vector<std::filesystem::p
                                            what, program));
     const CapturedRun run = run_captured({program}, script, timeout_ms);
     if (run.timed_out) throw EnvironmentError(fmt::format("gnuplot took more than {} ms drawing {}", timeout_ms, what));
+    // gnuplot meets a full disk with a warning at most, or fails on the next file: either way the first
+    // image that is not whole is the one that failed.
+    for (const auto& output : outputs)
+        if (const auto why = incomplete_image(output.staging_path(), run)) output.fail(*why);
     if (!run.status.success())
         throw EnvironmentError(fmt::format("gnuplot failed drawing {} ({}): {}", what, run.status.describe(),
                                            first_lines(run.err, 3)));
-    for (const auto& output : expected_outputs) {
-        std::error_code ec;
-        if (!std::filesystem::is_regular_file(output, ec) || std::filesystem::file_size(output, ec) == 0)
-            throw EnvironmentError(fmt::format("gnuplot wrote no {} ({})", output.string(), first_lines(run.err, 3)));
-    }
+    for (auto& output : outputs) output.commit();
 }
 
 }  // namespace inferbench::report

@@ -1,12 +1,15 @@
 // The one way inferbench draws a figure: a gnuplot program (Debian's gnuplot-nox) fed on stdin, data
-// inline as datablocks, output PNG (cairo) or SVG. Callers build scripts with the helpers below, so
+// inline as datablocks, output PNG (cairo) or SVG, each file complete or absent (core/file_io.hpp). Callers build scripts with the helpers below, so
 // quoting and terminal settings are the same in every plot.
 #pragma once
 
 #include <filesystem>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "core/file_io.hpp"
 
 namespace inferbench::report {
 
@@ -37,12 +40,12 @@ struct DataBlock {
 };
 std::string gnuplot_datablock(const DataBlock& block);
 
-// Runs `script` with gnuplot, waits at most timeout_ms. Throws EnvironmentError with gnuplot's own
-// message when it is missing or fails; the output file must exist and be non-empty afterwards.
-void run_gnuplot(const std::string& script, const std::filesystem::path& expected_output, int timeout_ms = 60'000);
-// The same for a script that writes several files (one gnuplot process draws many figures); each must
-// exist and be non-empty afterwards.
-void run_gnuplot(const std::string& script, const std::vector<std::filesystem::path>& expected_outputs,
-                 int timeout_ms = 60'000);
+// Runs `script` with gnuplot, waits at most timeout_ms. The script draws each output at its
+// staging_path() (the path given to gnuplot_terminal); each must then be a complete image (a PNG up to
+// its IEND chunk, an SVG up to </svg>) before all are renamed to their final names. Throws
+// EnvironmentError naming the final file and the cause: gnuplot missing or failing (its own message),
+// nothing written, or an incomplete image (with the free space left, for a full disk).
+void run_gnuplot(const std::string& script, std::span<OutputFile> outputs, int timeout_ms = 60'000);
+void run_gnuplot(const std::string& script, OutputFile& output, int timeout_ms = 60'000);
 
 }  // namespace inferbench::report

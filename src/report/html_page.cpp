@@ -1,17 +1,15 @@
 #include "report/html_page.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
 #include <ctime>
-#include <fstream>
 #include <random>
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/file_io.hpp"
 #include "core/units.hpp"
 #include "core/version.hpp"
 #include "report/html_assets.hpp"
@@ -40,6 +38,8 @@ nlohmann::json sort_value(const Cell& cell) {
     if (const auto* real = std::get_if<double>(&cell); real && std::isfinite(*real)) return *real;
     if (const auto* duration = std::get_if<Duration>(&cell); duration && std::isfinite(duration->ns))
         return duration->ns;
+    if (const auto* annotated = std::get_if<Annotated>(&cell); annotated && std::isfinite(annotated->value))
+        return annotated->value;
     return nullptr;
 }
 
@@ -191,6 +191,7 @@ void HtmlPage::table(const Table& table) {
     body_ += fmt::format("<div class=\"table-wrap\"><table class=\"sortable\" data-table=\"{}\">\n<thead><tr>",
                          html_escape(table.name));
     for (std::size_t c = 0; c < n; ++c) {
+        if (table.columns[c].machine_only) continue;
         body_ += fmt::format("<th data-type=\"{}\" data-key=\"{}\" scope=\"col\">{}</th>", numeric[c] ? "num" : "text",
                              html_escape(table.columns[c].key), html_escape(table.columns[c].title));
     }
@@ -198,6 +199,7 @@ void HtmlPage::table(const Table& table) {
     for (const auto& row : table.rows) {
         body_ += "<tr>";
         for (std::size_t c = 0; c < n; ++c) {
+            if (table.columns[c].machine_only) continue;
             const std::string text = html_escape(cell_display_text(row[c], table.columns[c]));
             const auto value = sort_value(row[c]);
             if (value.is_null())
@@ -313,10 +315,7 @@ void write_text_file(const std::filesystem::path& file, std::string_view content
     if (error)
         throw EnvironmentError(
             fmt::format("{}: cannot create the folder: {}", file.parent_path().string(), error.message()));
-    std::ofstream out(file, std::ios::binary | std::ios::trunc);
-    if (out) out.write(content.data(), static_cast<std::streamsize>(content.size()));
-    out.close();
-    if (!out) throw EnvironmentError(fmt::format("{}: cannot write: {}", file.string(), std::strerror(errno)));
+    write_file_atomically(file, content);
 }
 
 }  // namespace inferbench::report

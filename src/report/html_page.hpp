@@ -99,7 +99,8 @@ std::vector<std::pair<std::string, std::string>> json_entries(const nlohmann::js
 // "2024-05-01 12:00:03 UTC"
 std::string format_utc(std::int64_t unix_ms);
 
-// Writes `content` to `file` (parent folders created); throws EnvironmentError saying why it failed.
+// Writes `content` to `file` (parent folders created), complete or not at all (write_file_atomically);
+// throws EnvironmentError naming the file and why it failed.
 void write_text_file(const std::filesystem::path& file, std::string_view content);
 
 }  // namespace inferbench::report

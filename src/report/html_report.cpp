@@ -12,6 +12,7 @@
 #include "core/units.hpp"
 #include "core/version.hpp"
 #include "devices/catalog.hpp"
+#include "report/cost_figure.hpp"
 #include "report/html_page.hpp"
 #include "report/report_charts.hpp"
 #include "report/report_data.hpp"
@@ -45,13 +46,14 @@ Table overview_table(const ReportData& data) {
                                          {"power_w", "power W", 1},
                                          {"millijoules_per_inference", "mJ/inf", 2},
                                          {"inferences_per_joule", "inf/J", 2},
-                                         {"model_size_mb", "size MB", 1}};
+                                         {"model_size_mb", "size MB", 1},
+                                         {"gflops_per_inference", "GFLOP/inf", 2}};
     table.columns.insert(table.columns.end(), columns.begin(), columns.end());
     for (const auto& entry : data.benchmarks) {
         const auto& s = entry.summary;
         const auto& b = s.benchmark;
         const bool measured = s.e2e.count > 0;
-        const auto timing = [&](double ns) { return measured ? Cell{Duration{ns}} : Cell{Null{}}; };
+        const auto timing = [&](double ns) { return analysis::has_latency(s) ? Cell{Duration{ns}} : Cell{Null{}}; };
         std::vector<Cell> row;
         if (several_runs) row.emplace_back(b.run_id);
         std::vector<Cell> cells = {
@@ -65,11 +67,12 @@ Table overview_table(const ReportData& data) {
             timing(s.e2e.mean),
             timing(s.e2e.p50),
             timing(s.e2e.p99),
-            measured ? Cell{s.throughput_per_s} : Cell{Null{}},
+            measured || s.throughput_per_s > 0 ? Cell{s.throughput_per_s} : Cell{Null{}},
             optional_cell(s.telemetry.mean_power_w),
             optional_cell(s.telemetry.joules_per_inference, 1e3),
             optional_cell(s.telemetry.inferences_per_joule),
-            b.model_size_bytes ? Cell{static_cast<double>(*b.model_size_bytes) * 1e-6} : Cell{Null{}}};
+            b.model_size_bytes ? Cell{static_cast<double>(*b.model_size_bytes) * 1e-6} : Cell{Null{}},
+            gflops_cell(s.model)};
         row.insert(row.end(), cells.begin(), cells.end());
         table.rows.push_back(std::move(row));
     }

@@ -77,6 +77,7 @@ std::string plot_style(const Line& line) {
 // afterwards was drawn now.
 ReportFiles draw(const std::vector<Figure>& figures, const std::filesystem::path& dir, const PlotOptions& options) {
     ReportFiles files;
+    std::vector<OutputFile> outputs;
     std::string script;
     std::vector<std::vector<std::string>> blocks;
     std::size_t block_count = 0;
@@ -97,7 +98,8 @@ ReportFiles draw(const std::vector<Figure>& figures, const std::filesystem::path
             std::error_code ignored;
             std::filesystem::remove(output, ignored);
             files.written.push_back(output);
-            script += "reset\n" + gnuplot_terminal(format, options.size, output);
+            outputs.emplace_back(output);
+            script += "reset\n" + gnuplot_terminal(format, options.size, outputs.back().staging_path());
             script += "set title " + gnuplot_quote(figure.title) + "\n";
             script += "set xlabel " + gnuplot_quote(figure.x_label) + "\n";
             script += y_axis(figure);
@@ -121,7 +123,7 @@ ReportFiles draw(const std::vector<Figure>& figures, const std::filesystem::path
         }
     }
     script += "unset output\n";
-    run_gnuplot(script, files.written, 120'000);
+    run_gnuplot(script, outputs, 120'000);
     return files;
 }
 

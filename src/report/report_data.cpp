@@ -18,7 +18,7 @@ std::optional<double> finite(double value) {
 }
 
 std::optional<double> latency_ms(const analysis::BenchmarkSummary& s, double TimingSummary::*statistic) {
-    if (s.e2e.count == 0) return std::nullopt;
+    if (!analysis::has_latency(s)) return std::nullopt;
     return finite(s.e2e.*statistic / 1e6);
 }
 

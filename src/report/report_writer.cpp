@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/file_io.hpp"
 #include "report/html_page.hpp"
 #include "report/html_report.hpp"
 #include "report/summary_table.hpp"
@@ -20,6 +21,7 @@ ReportResult write_report(const store::ResultsStore& results, const ReportOption
     std::filesystem::create_directories(dir, error);
     if (error)
         throw EnvironmentError(fmt::format("{}: cannot create the report folder: {}", dir.string(), error.message()));
+    remove_stale_staging(dir);
 
     ReportResult result;
     std::vector<analysis::BenchmarkSummary> summaries;

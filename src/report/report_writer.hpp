@@ -30,7 +30,8 @@ struct ReportResult {
 };
 
 // Throws UserError for a filter that matches nothing (select_benchmarks), EnvironmentError when a
-// file cannot be written or gnuplot is missing (checked before anything is written).
+// file cannot be written (naming it; each file is complete or absent, core/file_io.hpp) or gnuplot
+// is missing (checked before anything is written).
 ReportResult write_report(const store::ResultsStore& results, const ReportOptions& options);
 
 }  // namespace inferbench::report

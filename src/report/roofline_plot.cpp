@@ -176,7 +176,8 @@ std::vector<std::filesystem::path> draw_rooflines(const devices::RooflineSet& se
         names.insert(stem);
         for (const ImageFormat format : formats) {
             const auto file = dir / (stem + "." + std::string(extension(format)));
-            run_gnuplot(roofline_script(set, d, format, size, file), file);
+            OutputFile output(file);
+            run_gnuplot(roofline_script(set, d, format, size, output.staging_path()), output);
             files.push_back(file);
         }
     }
@@ -263,7 +264,8 @@ std::vector<std::filesystem::path> draw_layer_rooflines(const devices::RooflineS
             sanitize_file_part(fmt::format("roofline-layers-{}-{}-b{}", b.benchmark_id, b.model, b.batch_size));
         for (const ImageFormat format : formats) {
             const auto file = dir / (stem + "." + std::string(extension(format)));
-            run_gnuplot(layer_roofline_script(set, one, labelled, format, size, file), file);
+            OutputFile output(file);
+            run_gnuplot(layer_roofline_script(set, one, labelled, format, size, output.staging_path()), output);
             files.push_back(file);
         }
     }

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/default_run.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
 
@@ -41,7 +42,11 @@ std::vector<std::int64_t> selected_runs(const store::ResultsStore& results, cons
     std::vector<std::int64_t> known;
     for (const auto& run : runs) known.push_back(run.run_id);
     if (spec == "all") return known;
-    if (spec == "latest" || spec.empty()) return {results.latest_run()->run_id};
+    if (spec == "latest" || spec.empty()) {
+        const auto choice = analysis::default_run(results);
+        if (!choice.note.empty()) fmt::print(stderr, "inferbench: {}\n", choice.note);
+        return {choice.run_id};
+    }
     std::vector<std::int64_t> ids;
     for (const auto& item : split_list(spec)) {
         const auto id = parse_int(item);

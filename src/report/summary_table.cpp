@@ -7,15 +7,18 @@
 #include <fmt/chrono.h>
 
 #include "core/units.hpp"
+#include "report/cost_figure.hpp"
 
 namespace inferbench::report {
 namespace {
 
+// `value` in the column's unit: divided by `per_unit` (1e6 for M) rather than multiplied by its
+// reciprocal, so that CSV's full precision reads 0.48 where 480000000 * 1e-9 reads 0.48000000000000004.
 template <typename T>
-Cell optional_cell(const std::optional<T>& value, double scale = 1.0) {
+Cell optional_cell(const std::optional<T>& value, double per_unit = 1.0) {
     if (!value) return Null{};
-    if (scale == 1.0) return static_cast<std::int64_t>(*value);
-    return static_cast<double>(*value) * scale;
+    if (per_unit == 1.0) return static_cast<std::int64_t>(*value);
+    return static_cast<double>(*value) / per_unit;
 }
 
 Cell device_time(const std::optional<TimingSummary>& summary, double TimingSummary::*statistic) {
@@ -60,9 +63,6 @@ void add_telemetry_cells(std::vector<Cell>& row, const analysis::TelemetrySummar
         row.push_back(number_cell(value));
 }
 
-// The model's FLOPs per inference, in GFLOP: the one place this cell is formatted.
-Cell gflop_cell(const analysis::ModelFigures& model) { return optional_cell(model.flops_per_inference, 1e-9); }
-
 Cell settings_cell(const std::optional<std::int64_t>& value, bool duration) {
     if (!value) return Null{};
     return duration ? Cell{Duration{static_cast<double>(*value)}} : Cell{*value};
@@ -96,29 +96,41 @@ void add_spread_cells(std::vector<Cell>& row, const analysis::BenchmarkSummary& 
         row.push_back(measured && std::isfinite(value) ? Cell{Duration{value}} : Cell{Null{}});
 }
 
-std::vector<Column> summary_columns() {
-    const auto file = [](const char* key, const char* title) { return Column{key, title, 2, Fit::keep, 0, true}; };
+// On a narrow terminal the highest `shed` goes first; model, backend, batch, mean, inf/s and the
+// note always stay (report/table.hpp: Column::shed).
+std::vector<Column> measured_columns() {
     const auto shed = [](const char* key, const char* title, int decimals, int rank) {
         return Column{key, title, decimals, Fit::keep, rank};
     };
-    return {{"model", "model"}, {"backend", "backend"}, {"device", "device"}, {"precision", "precision"},
-            {"batch_size", "batch"}, shed("variant", "options", 2, 1), {"status", "status"},
-            shed("iterations", "iters", 2, 3), {"mean_ms", "mean"}, {"p50_ms", "p50"}, shed("p90_ms", "p90", 2, 3),
-            shed("p99_ms", "p99", 2, 2), shed("cv_pct", "cv %", 1, 2), shed("gpu_compute_p50_ms", "gpu p50", 2, 4),
-            shed("h2d_mean_ms", "h2d", 2, 5), shed("d2h_mean_ms", "d2h", 2, 5), {"throughput_per_s", "inf/s", 1},
-            shed("load_ms", "load ms", 0, 8), shed("model_size_mb", "size MB", 1, 8),
-            shed("parameters_m", "params M", 1, 8), shed("gflops_per_inference", "GFLOP/inf", 2, 5),
-            shed("power_mean_w", "power W", 1, 6), shed("joules_per_inference", "J/inf", 3, 6),
-            shed("inferences_per_joule", "inf/J", 1, 7), shed("sm_clock_mean_mhz", "SM MHz", 0, 7),
-            shed("throttled_pct", "throttled %", 1, 6), shed("temperature_max_c", "max °C", 0, 7),
-            shed("fb_peak_mib", "fb MiB", 0, 7), shed("cpu_mean_pct", "cpu %", 1, 7),
-            shed("rss_peak_mib", "rss MiB", 0, 7), {"note", "note", 2, Fit::footnote},
-            file("run_id", "run"), file("run_started_utc", "run started (UTC)"), file("host", "host"),
+    return {{"model", "model"}, {"backend", "backend"}, shed("device", "device", 2, 2), shed("precision", "precision", 2, 2),
+            {"batch_size", "batch"}, shed("variant", "options", 2, 3), shed("status", "status", 2, 1),
+            shed("iterations", "iters", 2, 5), {"mean_ms", "mean"}, shed("p50_ms", "p50", 2, 1), shed("p90_ms", "p90", 2, 5),
+            shed("p99_ms", "p99", 2, 4), shed("cv_pct", "cv %", 1, 4), shed("gpu_compute_p50_ms", "gpu p50", 2, 6),
+            shed("h2d_mean_ms", "h2d", 2, 7), shed("d2h_mean_ms", "d2h", 2, 7), {"throughput_per_s", "inf/s", 1},
+            shed("load_ms", "load ms", 0, 10), shed("model_size_mb", "size MB", 1, 10),
+            shed("parameters_m", "params M", 1, 10), shed("gflops_per_inference", "GFLOP/inf", 2, 7),
+            shed("power_mean_w", "power W", 1, 8), shed("joules_per_inference", "J/inf", 3, 8),
+            shed("inferences_per_joule", "inf/J", 1, 9), shed("sm_clock_mean_mhz", "SM MHz", 0, 9),
+            shed("throttled_pct", "throttled %", 1, 8), shed("temperature_max_c", "max °C", 0, 9),
+            shed("fb_peak_mib", "fb MiB", 0, 9), shed("cpu_mean_pct", "cpu %", 1, 9),
+            shed("rss_peak_mib", "rss MiB", 0, 9), {"note", "note", 2, Fit::footnote}};
+}
+
+std::vector<Column> context_columns() {
+    const auto file = [](const char* key, const char* title) { return Column{key, title, 2, Fit::keep, 0, true}; };
+    return {file("run_id", "run"), file("run_started_utc", "run started (UTC)"), file("host", "host"),
             file("device_name", "device name"), file("backend_version", "backend version"),
             file("warmup_ms", "warm-up"), file("warmup_iterations", "warm-up iters"), file("duration_ms", "duration"),
             file("min_iterations", "min iters"), file("max_iterations", "max iters"),
             file("backend_options", "backend options"), file("min_ms", "min"), file("max_ms", "max"),
             file("stdev_ms", "stdev"), file("p95_ms", "p95"), file("p999_ms", "p99.9")};
+}
+
+std::vector<Column> summary_columns() {
+    std::vector<Column> columns = measured_columns();
+    for (auto& column : gflops_bound_columns()) columns.push_back(std::move(column));
+    for (auto& column : context_columns()) columns.push_back(std::move(column));
+    return columns;
 }
 
 // Energy per inference in one unit for the table: mJ where every value is below 1 J.
@@ -144,17 +156,19 @@ Table summary_table(const std::vector<analysis::BenchmarkSummary>& summaries) {
     for (const auto& s : summaries) {
         const auto& b = s.benchmark;
         const bool measured = s.e2e.count > 0;
-        const auto timing = [&](double ns) { return measured ? Cell{Duration{ns}} : Cell{Null{}}; };
+        const auto timing = [&](double ns) { return analysis::has_latency(s) ? Cell{Duration{ns}} : Cell{Null{}}; };
         std::vector<Cell> row = {b.model, b.backend, b.device, b.precision, b.batch_size, b.variant, b.status,
                               measured ? Cell{s.e2e.count} : Cell{Null{}}, timing(s.e2e.mean), timing(s.e2e.p50),
                               timing(s.e2e.p90), timing(s.e2e.p99), measured ? Cell{s.e2e.cv_pct} : Cell{Null{}},
                               device_time(s.compute, &TimingSummary::p50), device_time(s.h2d, &TimingSummary::mean),
                               device_time(s.d2h, &TimingSummary::mean),
-                              measured ? Cell{s.throughput_per_s} : Cell{Null{}}, optional_cell(b.load_ns, 1e-6),
-                              optional_cell(b.model_size_bytes, 1e-6), optional_cell(s.model.parameters, 1e-6),
-                              gflop_cell(s.model)};
+                              measured || s.throughput_per_s > 0 ? Cell{s.throughput_per_s} : Cell{Null{}},
+                              optional_cell(b.load_ns, 1e6),
+                              optional_cell(b.model_size_bytes, 1e6), optional_cell(s.model.parameters, 1e6),
+                              gflops_cell(s.model)};
         add_telemetry_cells(row, s.telemetry);
         row.push_back(note(s));
+        for (auto& cell : gflops_bound_cells(s.model)) row.push_back(std::move(cell));
         add_context_cells(row, s);
         add_spread_cells(row, s);
         table.rows.push_back(std::move(row));
@@ -165,8 +179,12 @@ Table summary_table(const std::vector<analysis::BenchmarkSummary>& summaries) {
 Table runs_table(const std::vector<store::RunRecord>& runs) {
     Table table;
     table.name = "runs";
-    table.columns = {{"run_id", "run"}, {"name", "name"}, {"status", "status"}, {"started_utc", "started (UTC)"},
-                     {"host", "host"}, {"git_commit", "commit"}};
+    table.columns = {{"run_id", "run"},
+                     {"name", "name", 2, Fit::wrap},
+                     {"status", "status"},
+                     {"started_utc", "started (UTC)"},
+                     {"host", "host", 2, Fit::wrap},
+                     {"git_commit", "commit", 2, Fit::keep, 1}};
     for (const auto& r : runs) {
         table.rows.push_back({r.run_id, r.name, r.status, utc_text(r.started_unix_ms), r.host, r.git_commit});
     }

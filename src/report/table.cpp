@@ -25,7 +25,10 @@ std::string cell_text(const Cell& cell, const Column& column, bool machine = fal
     if (const auto* duration = std::get_if<Duration>(&cell))
         return machine ? fmt::format("{}", duration->ns / 1e6) : format_latency(duration->ns);
     if (const auto* text = std::get_if<std::string>(&cell)) return *text;
+    if (const auto* annotated = std::get_if<Annotated>(&cell))
+        return machine ? fmt::format("{}", annotated->value) : annotated->text;
     if (const auto* integer = std::get_if<std::int64_t>(&cell)) return std::to_string(*integer);
+    if (const auto* flag = std::get_if<bool>(&cell)) return *flag ? "yes" : "no";
     const double value = std::get<double>(cell);
     if (!std::isfinite(value)) return "";
     return machine ? fmt::format("{}", value) : fmt::format("{:.{}f}", value * column.shown_scale, column.decimals);
@@ -33,7 +36,7 @@ std::string cell_text(const Cell& cell, const Column& column, bool machine = fal
 
 bool is_numeric(const Cell& cell) {
     return std::holds_alternative<std::int64_t>(cell) || std::holds_alternative<double>(cell) ||
-           std::holds_alternative<Duration>(cell);
+           std::holds_alternative<Duration>(cell) || std::holds_alternative<Annotated>(cell);
 }
 
 bool column_empty(const Table& table, std::size_t c) {
@@ -49,7 +52,8 @@ std::vector<std::string> valid_keys(const Table& table) {
 }
 
 // The columns shown, in order: those --columns names (as asked, even when empty), else every column
-// with a value (on a terminal, not the export-only ones unless --columns all).
+// with a value (on a terminal, not the export-only ones, and on a terminal and in Markdown not the
+// machine-only ones, unless --columns all).
 std::vector<std::size_t> chosen_columns(const Table& table, Format format, const RenderOptions& options) {
     const bool all = options.columns.size() == 1 && options.columns.front() == "all";
     std::vector<std::size_t> chosen;
@@ -65,7 +69,9 @@ std::vector<std::size_t> chosen_columns(const Table& table, Format format, const
         return chosen;
     }
     for (std::size_t c = 0; c < table.columns.size(); ++c) {
-        if (format == Format::text && table.columns[c].export_only && !all) continue;
+        const Column& column = table.columns[c];
+        const bool human = format == Format::text || format == Format::markdown;
+        if (!all && ((format == Format::text && column.export_only) || (human && column.machine_only))) continue;
         if (options.hide_empty && column_empty(table, c)) continue;
         chosen.push_back(c);
     }
@@ -111,6 +117,16 @@ std::string csv_field(const std::string& text) {
     return out;
 }
 
+// A text cell that a spreadsheet would run as a formula (first character = + - @, TAB or CR, as
+// OWASP's CSV-injection guidance lists them) gets a leading apostrophe: spreadsheets then show it as
+// text. Text that is all one number ("-1.5") cannot be a formula and stays as written.
+std::string spreadsheet_text(const std::string& text) {
+    if (text.empty() || std::string_view("=+-@\t\r").find(text.front()) == std::string_view::npos ||
+        parse_double(text))
+        return text;
+    return "'" + text;
+}
+
 std::string render_csv(const Table& table, const std::vector<std::size_t>& chosen) {
     std::string out;
     for (std::size_t i = 0; i < chosen.size(); ++i) {
@@ -121,7 +137,9 @@ std::string render_csv(const Table& table, const std::vector<std::size_t>& chose
     for (const auto& row : table.rows) {
         for (std::size_t i = 0; i < chosen.size(); ++i) {
             if (i) out += ',';
-            out += csv_field(cell_text(row[chosen[i]], table.columns[chosen[i]], true));
+            const Cell& cell = row[chosen[i]];
+            const std::string text = cell_text(cell, table.columns[chosen[i]], true);
+            out += csv_field(std::holds_alternative<std::string>(cell) ? spreadsheet_text(text) : text);
         }
         out += "\n";
     }
@@ -139,6 +157,9 @@ std::string render_json(const Table& table, const std::vector<std::size_t>& chos
             else if (const auto* integer = std::get_if<std::int64_t>(&cell)) slot = *integer;
             else if (const auto* real = std::get_if<double>(&cell); real && std::isfinite(*real)) slot = *real;
             else if (const auto* duration = std::get_if<Duration>(&cell)) slot = duration->ns / 1e6;
+            else if (const auto* flag = std::get_if<bool>(&cell)) slot = *flag;
+            else if (const auto* annotated = std::get_if<Annotated>(&cell); annotated && std::isfinite(annotated->value))
+                slot = annotated->value;
             else slot = nullptr;
         }
         rows.push_back(std::move(object));

@@ -37,6 +37,9 @@ struct Column {
     // Terminals and Markdown show real numbers times this, in the unit the title names (J in the key,
     // mJ in the title: 1000); CSV and JSON give the value as the key says.
     double shown_scale = 1.0;
+    // In CSV and JSON only (on a terminal or in Markdown when --columns names it): a plain number that
+    // terminals and Markdown already say in another cell's text (an Annotated ">=" figure's bound).
+    bool machine_only = false;
 };
 
 struct Null {};
@@ -45,7 +48,14 @@ struct Null {};
 struct Duration {
     double ns = 0;
 };
-using Cell = std::variant<Null, std::string, std::int64_t, double, Duration>;
+// A bool is "yes"/"no" on terminals, Markdown and CSV, and true/false in JSON.
+// A number that terminals and Markdown show as `text` (">=0.48 (642 nodes unknown)"), CSV and JSON
+// as the plain number.
+struct Annotated {
+    double value = 0;
+    std::string text;
+};
+using Cell = std::variant<Null, std::string, std::int64_t, double, Duration, bool, Annotated>;
 
 struct Table {
     std::string name;  // "summary", "runs", ...

@@ -1,5 +1,9 @@
 #include "report/xlsx_writer.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -14,15 +18,36 @@ std::string literal(std::string_view text) {
     return text.starts_with('=') ? " " + std::string(text) : std::string(text);
 }
 
+// libxlsxwriter prints its own error lines, naming the staging path; the error thrown names the file
+// and carries the same cause, so its lines are silenced while it writes (the report is single-threaded).
+class QuietStderr {
+public:
+    QuietStderr() : saved_(::dup(STDERR_FILENO)) {
+        const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+        if (saved_ >= 0 && null >= 0) ::dup2(null, STDERR_FILENO);
+        if (null >= 0) ::close(null);
+    }
+    QuietStderr(const QuietStderr&) = delete;
+    QuietStderr& operator=(const QuietStderr&) = delete;
+    ~QuietStderr() {
+        if (saved_ < 0) return;
+        ::dup2(saved_, STDERR_FILENO);
+        ::close(saved_);
+    }
+
+private:
+    int saved_;
+};
+
 }  // namespace
 
 XlsxWorkbook::XlsxWorkbook(const std::filesystem::path& file, const Options& options)
-    : file_(file), tmpdir_(options.tmpdir.string()) {
+    : file_(file), output_(file), tmpdir_(options.tmpdir.string()) {
     lxw_workbook_options lxw_options{};
     lxw_options.constant_memory = options.constant_memory ? LXW_TRUE : LXW_FALSE;
     lxw_options.tmpdir = tmpdir_.empty() ? nullptr : tmpdir_.data();
     lxw_options.use_zip64 = LXW_TRUE;  // a sheet of a million rows passes 4 GB of XML only far later, but costs nothing
-    book_ = workbook_new_opt(file_.c_str(), &lxw_options);
+    book_ = workbook_new_opt(output_.staging_path().c_str(), &lxw_options);
     if (!book_)
         throw EnvironmentError(
             fmt::format("{}: libxlsxwriter could not start a workbook (out of memory?)", file_.string()));
@@ -107,7 +132,19 @@ void XlsxWorkbook::insert_chart(Sheet& sheet, lxw_row_t row, lxw_col_t col, cons
 void XlsxWorkbook::close() {
     lxw_workbook* book = book_;
     book_ = nullptr;  // workbook_close frees it, whatever it returns
-    check(workbook_close(book), "writing the workbook");
+    lxw_error error = LXW_NO_ERROR;
+    int cause = 0;
+    {
+        const QuietStderr quiet;
+        errno = 0;
+        error = workbook_close(book);
+        // libxlsxwriter's code names only its step ("error creating output xlsx file"); errno says why.
+        cause = errno;
+    }
+    if (error != LXW_NO_ERROR)
+        output_.fail(cause == 0 ? std::string(lxw_strerror(error))
+                                : fmt::format("{} ({})", lxw_strerror(error), errno_text(cause)));
+    output_.commit();
 }
 
 }  // namespace inferbench::report

@@ -1,6 +1,6 @@
 // A thin owner of one libxlsxwriter workbook: every lxw_error becomes an EnvironmentError naming the
 // file, a workbook abandoned by an exception is freed without writing anything, empty values stay empty
-// cells. For the report module's own use (it exposes libxlsxwriter's types).
+// cells. libxlsxwriter writes the file at an OutputFile's staging path: complete or absent. For the report module's own use (it exposes libxlsxwriter's types).
 #pragma once
 
 #include <filesystem>
@@ -10,6 +10,8 @@
 #include <vector>
 
 #include <xlsxwriter.h>
+
+#include "core/file_io.hpp"
 
 namespace inferbench::report {
 
@@ -27,6 +29,7 @@ public:
         // Non-finite or empty values leave the cell empty.
         void number(lxw_row_t row, lxw_col_t col, double value);
         void number(lxw_row_t row, lxw_col_t col, std::optional<double> value);
+        // Always a text cell: worksheet_write_string never makes a formula, whatever the text.
         void text(lxw_row_t row, lxw_col_t col, std::string_view value);
         // Row 0: bold titles, frozen; every column `width` characters wide.
         void header(const std::vector<std::string>& titles, double width = 14);
@@ -72,6 +75,7 @@ private:
     void check(lxw_error error, std::string_view what) const;
 
     std::filesystem::path file_;
+    OutputFile output_;
     std::string tmpdir_;  // outlives the workbook, which keeps the pointer
     lxw_workbook* book_ = nullptr;
     lxw_format* bold_ = nullptr;

@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -14,6 +15,7 @@
 #include "core/units.hpp"
 #include "core/version.hpp"
 #include "core/model_metrics.hpp"
+#include "core/process_identity.hpp"
 #include "models/inference_cost.hpp"
 #include "models/zoo.hpp"
 #include "runner/environment.hpp"
@@ -22,9 +24,15 @@
 #include "runner/telemetry_recorder.hpp"
 #include "runner/trace_buffer.hpp"
 #include "runner/worker_protocol.hpp"
+#include "store/sqlite.hpp"
 
 namespace inferbench {
 namespace {
+
+// A store that failed is tried once more after a pause: a full disk may get space back meanwhile
+// (a checkpoint, another program's temporary files).
+constexpr int kStoreAttempts = 2;
+constexpr std::chrono::milliseconds kStoreRetryPause{1000};
 
 // Upper bound of records kept when max_iterations is 0 (no limit): pages are only allocated when
 // written, so the bound costs address space, not memory.
@@ -144,7 +152,10 @@ private:
             return {{std::string(model_metrics::kParameters), static_cast<double>(cost.parameters), "count"},
                     {std::string(model_metrics::kMacsPerInference), cost.macs, "MAC"},
                     {std::string(model_metrics::kFlopsPerInference), cost.flops, "FLOP"},
-                    {std::string(model_metrics::kBytesPerInference), cost.bytes, "B"}};
+                    {std::string(model_metrics::kBytesPerInference), cost.bytes, "B"},
+                    {std::string(model_metrics::kCostUnknownNodes), static_cast<double>(cost.unknown_nodes), "count"},
+                    {std::string(model_metrics::kCostDataDependentNodes), static_cast<double>(cost.data_dependent_nodes),
+                     "count"}};
         } catch (const std::exception&) {
             return {};
         }
@@ -177,10 +188,15 @@ void fill_from_outcome(store::BenchmarkRecord& record, const WorkerOutcome& outc
     const bool clean_exit = outcome.exited && outcome.exit_code == 0 && !outcome.timed_out;
     if (clean_exit && measured) {
         record.status = outcome.stop_requested ? "interrupted" : "ok";
-        if (outcome.stop_requested) record.reason = "stopped by Ctrl-C; iterations measured so far are kept";
+        if (outcome.stop_requested)
+            record.reason = fmt::format("stopped by {}; iterations measured so far are kept", interrupt_name());
     } else if (error) {
         record.status = "failed";
         record.reason = fmt::format("{} failed: {}", error->value("phase", "?"), error->value("message", ""));
+    } else if (outcome.stop_requested && termination_requested()) {
+        record.status = "interrupted";
+        record.reason = fmt::format("stopped by {}: the worker was killed (during {}); iterations measured so far are kept",
+                                    interrupt_name(), phase_reached(outcome));
     } else {
         record.status = outcome.stop_requested ? "interrupted" : "failed";
         record.reason = fmt::format("{} (during {})", outcome.describe_ending(), phase_reached(outcome));
@@ -206,8 +222,30 @@ public:
                const RunnerOptions& options)
         : plan_(plan), results_(results), options_(options), cache_(registry), cells_(expand_matrix(plan)) {}
 
-    RunResult run() {
+    // A new run of every cell, or (with a target) the target's cells into its run.
+    RunResult run(const ResumeTarget* target) {
         check_backend_options(plan_, cache_);
+        if (target) {
+            for (const std::size_t ordinal : target->ordinals)
+                if (ordinal >= cells_.size()) throw std::logic_error("resume: a cell beyond the plan");
+            results_.reopen_run(target->run_id, current_process_identity());
+            result_.run_id = target->run_id;
+            ordinals_ = target->ordinals;
+            run_ = run_record();
+            run_.run_id = target->run_id;
+        } else {
+            run_ = run_record();
+            result_.run_id = results_.begin_run(run_);
+            for (std::size_t i = 0; i < cells_.size(); ++i) ordinals_.push_back(i);
+        }
+        begin_ns_ = monotonic_ns();
+        for (std::size_t k = 0; k < ordinals_.size() && !result_.interrupted && !result_.store_failure; ++k) run_cell(k);
+        end_run();
+        return result_;
+    }
+
+private:
+    store::RunRecord run_record() const {
         const auto env = capture_environment();
         store::RunRecord run;
         run.name = plan_.settings.name;
@@ -217,17 +255,56 @@ public:
         run.host = env.value("host", "");
         run.git_commit = std::string(kGitCommit);
         run.inferbench_version = std::string(kVersion);
-        result_.run_id = results_.begin_run(run);
-        begin_ns_ = monotonic_ns();
-        for (std::size_t i = 0; i < cells_.size() && !result_.interrupted; ++i) run_cell(i);
-        results_.end_run(result_.run_id, unix_ms(), result_.interrupted ? "interrupted" : "completed");
-        return result_;
+        run.orchestrator = current_process_identity();
+        return run;
     }
 
-private:
+    // `write` with a second attempt; false (with result_.store_failure set) where both failed.
+    template <typename Write>
+    bool try_store(Write write) {
+        for (int attempt = 1;; ++attempt) {
+            try {
+                write();
+                return true;
+            } catch (const EnvironmentError& error) {
+                if (attempt == kStoreAttempts || interrupt_requested()) {
+                    const auto* db_error = dynamic_cast<const store::DatabaseError*>(&error);
+                    if (!result_.store_failure) {
+                        result_.store_failure.emplace();
+                        result_.store_failure->reason =
+                            fmt::format("{}{}", db_error && db_error->disk_full() ? "disk full: " : "", error.what());
+                    }
+                    return false;
+                }
+                std::this_thread::sleep_for(kStoreRetryPause);
+            }
+        }
+    }
+
+    // Stored (replacing a resumed cell's earlier record), or kept in result_.unstored; either way in
+    // result_.benchmarks.
+    void keep(store::MeasuredBenchmark measured) {
+        const bool stored = try_store(
+            [&] { measured.record.benchmark_id = results_.replace_benchmark(measured.record, measured.data()); });
+        result_.benchmarks.push_back(measured.record);
+        if (!stored) result_.unstored.push_back(std::move(measured));
+    }
+
+    void end_run() {
+        const std::string_view status = result_.store_failure ? "failed" : result_.interrupted ? "interrupted" : "completed";
+        const std::string reason = result_.store_failure ? result_.store_failure->reason
+                                   : result_.interrupted ? fmt::format("stopped by {}", interrupt_name())
+                                                         : std::string();
+        const bool marked = try_store([&] { results_.end_run(result_.run_id, unix_ms(), status, reason); });
+        if (!result_.store_failure) return;
+        result_.store_failure->run_marked_failed = marked;
+        if (!result_.unstored.empty())
+            result_.store_failure->recovery = store::write_recovery_file(results_.path(), run_, result_.unstored);
+    }
+
     void notify(ProgressEvent event) {
         if (!options_.on_progress) return;
-        event.total = cells_.size();
+        event.total = ordinals_.size();
         event.elapsed_ns = monotonic_ns() - begin_ns_;
         event.eta_ns = estimate_remaining(event.index);
         options_.on_progress(event);
@@ -237,44 +314,44 @@ private:
     std::int64_t estimate_remaining(std::size_t index) const {
         const std::int64_t per_cell = finished_ > 0 ? finished_ns_ / finished_
                                                     : plan_.settings.warmup_ns + plan_.settings.duration_ns;
-        const auto left = static_cast<std::int64_t>(cells_.size() - index);
+        const auto left = static_cast<std::int64_t>(ordinals_.size() - index);
         return per_cell * left;
     }
 
-    void run_cell(std::size_t i) {
+    // The k-th cell to run (from 0), of ordinal ordinals_[k] in the plan.
+    void run_cell(std::size_t k) {
+        const std::size_t i = ordinals_[k];
         const BenchmarkSpec& spec = cells_[i];
         const std::int64_t cell_begin = monotonic_ns();
-        notify({ProgressEvent::Kind::started, i + 1, 0, &spec});
+        notify({ProgressEvent::Kind::started, k + 1, 0, &spec});
         store::BenchmarkRecord record = base_record(result_.run_id, i, spec);
         std::vector<IterationRecord> iterations;
         std::vector<LayerTime> layers;
         try {
-            measure_cell(spec, record, iterations, layers, i);
+            measure_cell(spec, record, iterations, layers, k);
         } catch (const std::exception& e) {
             record.status = "failed";
             record.reason = e.what();
         }
         record.ended_unix_ms = unix_ms();
-        const auto metrics = model_costs_.metrics(record.model_path, spec.batch_size, spec.precision);
-        const BenchmarkTelemetry telemetry = telemetry_.finish(iterations);
-        record.benchmark_id = results_.add_benchmark(
-            record, store::BenchmarkData{.iterations = iterations, .metrics = metrics, .gpu_samples = telemetry.gpu,
-                                         .cpu_samples = telemetry.cpu, .telemetry_sources = telemetry.sources,
-                                         .layer_times = layers});
-        result_.benchmarks.push_back(record);
-        if (record.status == "interrupted" || interrupt_requested()) result_.interrupted = true;
-        if (record.status != "skipped") {
+        BenchmarkTelemetry telemetry = telemetry_.finish(iterations);
+        auto metrics = model_costs_.metrics(record.model_path, spec.batch_size, spec.precision);
+        keep({std::move(record), std::move(iterations), std::move(metrics), std::move(telemetry.gpu),
+              std::move(telemetry.cpu), std::move(telemetry.sources), std::move(layers)});
+        const store::BenchmarkRecord& kept = result_.benchmarks.back();
+        if (kept.status == "interrupted" || interrupt_requested()) result_.interrupted = true;
+        if (kept.status != "skipped") {
             finished_ns_ += monotonic_ns() - cell_begin;
             ++finished_;
         }
-        notify({ProgressEvent::Kind::finished, i + 1, 0, &spec, &result_.benchmarks.back()});
+        notify({ProgressEvent::Kind::finished, k + 1, 0, &spec, &result_.benchmarks.back()});
     }
 
     void measure_cell(const BenchmarkSpec& spec, store::BenchmarkRecord& record, std::vector<IterationRecord>& iterations,
-                      std::vector<LayerTime>& layers, std::size_t i) {
+                      std::vector<LayerTime>& layers, std::size_t k) {
         std::string problem;
         const Backend* backend = cache_.get(spec.backend, problem);
-        std::optional<std::string> skip = backend ? backend->unsupported_reason(spec) : problem;
+        std::optional<std::string> skip = cell_problem(backend, problem, spec);
         Resolved model;
         if (!skip) {
             model = resolve_model(spec, backend->capabilities());
@@ -296,11 +373,12 @@ private:
                                   spec.timeout_ns};
         SuperviseHooks hooks;
         hooks.interrupted = interrupt_requested;
+        hooks.end_now = termination_requested;
         hooks.request_stop = [&trace] { trace.header().stop_requested.store(1, std::memory_order_relaxed); };
         hooks.on_started = [&](int pid) { telemetry_.worker_started(pid, spec.warmup_ns + spec.duration_ns + kLoadAndTeardownNs); };
         hooks.on_event = [&](const nlohmann::json& event) { telemetry_.worker_event(event); };
         hooks.on_tick = [&] {
-            ProgressEvent tick{ProgressEvent::Kind::tick, i + 1, 0, &spec};
+            ProgressEvent tick{ProgressEvent::Kind::tick, k + 1, 0, &spec};
             tick.iterations_so_far = static_cast<std::int64_t>(trace.published().size());
             notify(tick);
         };
@@ -318,6 +396,8 @@ private:
     ModelCostCache model_costs_;
     TelemetryRecorder telemetry_{plan_.settings};
     std::vector<BenchmarkSpec> cells_;
+    std::vector<std::size_t> ordinals_;  // the cells this invocation runs
+    store::RunRecord run_;               // as begun (or resumed), for a recovery file
     RunResult result_;
     std::int64_t begin_ns_ = 0;
     std::int64_t finished_ns_ = 0;
@@ -325,6 +405,11 @@ private:
 };
 
 }  // namespace
+
+void check_backend_options(const Plan& plan, const BackendRegistry& registry) {
+    CapabilityCache cache(registry);
+    check_backend_options(plan, cache);
+}
 
 int RunResult::count(std::string_view status) const {
     int n = 0;
@@ -334,7 +419,12 @@ int RunResult::count(std::string_view status) const {
 
 RunResult run_plan(const Plan& plan, const BackendRegistry& registry, store::ResultsStore& results,
                    const RunnerOptions& options) {
-    return PlanRunner(plan, registry, results, options).run();
+    return PlanRunner(plan, registry, results, options).run(nullptr);
+}
+
+RunResult resume_plan(const Plan& plan, const BackendRegistry& registry, store::ResultsStore& results,
+                      const RunnerOptions& options, const ResumeTarget& target) {
+    return PlanRunner(plan, registry, results, options).run(&target);
 }
 
 }  // namespace inferbench

@@ -6,11 +6,13 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "backends/registry.hpp"
 #include "core/plan.hpp"
+#include "store/recovery_file.hpp"
 #include "store/results_store.hpp"
 
 namespace inferbench {
@@ -32,15 +34,41 @@ struct RunnerOptions {
     std::function<void(const ProgressEvent&)> on_progress;
 };
 
+// The results store could not take what was measured (disk full, I/O error, a wait given up): the
+// plan stopped there, and what the store lacks is kept in memory and in a recovery file.
+struct StoreFailure {
+    std::string reason;             // "disk full: results database '...': ...", naming the file
+    bool run_marked_failed = false;  // the store took the run's status 'failed'; else it says 'running'
+    store::RecoveryFile recovery;   // where the unstored benchmarks went (none where `unstored` is empty)
+};
+
 struct RunResult {
     std::int64_t run_id = 0;
-    std::vector<store::BenchmarkRecord> benchmarks;
+    std::vector<store::BenchmarkRecord> benchmarks;  // every benchmark that ran, stored or not
+    std::vector<store::MeasuredBenchmark> unstored;  // those the store could not take (benchmark_id 0)
+    std::optional<StoreFailure> store_failure;
     bool interrupted = false;
     int count(std::string_view status) const;
 };
 
-// Throws UserError for bad backend options before anything is run or stored.
+// Throws UserError naming the first backend option its backend does not know (a backend that cannot
+// be created here is left to its cells, skipped with the problem). run_plan checks this first;
+// `run --dry-run` calls it alone.
+void check_backend_options(const Plan& plan, const BackendRegistry& registry);
+
+// Throws UserError for bad backend options before anything is run or stored; EnvironmentError where
+// the store cannot take the run itself (nothing is measured before that).
 RunResult run_plan(const Plan& plan, const BackendRegistry& registry, store::ResultsStore& results,
                    const RunnerOptions& options);
+
+// Going on with an earlier run of `plan` (the one stored with it): only the cells at `ordinals` run, in
+// that order, into run `run_id`, each replacing the run's earlier records of its ordinal. The run is
+// reopened first, which throws if another orchestrator may still be writing it.
+struct ResumeTarget {
+    std::int64_t run_id = 0;
+    std::vector<std::size_t> ordinals;
+};
+RunResult resume_plan(const Plan& plan, const BackendRegistry& registry, store::ResultsStore& results,
+                      const RunnerOptions& options, const ResumeTarget& target);
 
 }  // namespace inferbench

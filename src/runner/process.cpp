@@ -15,6 +15,7 @@ namespace {
 
 constexpr std::size_t kTailBytes = 4096;
 constexpr int kPollMs = 100;
+constexpr int kEndingPollMs = 2;
 constexpr std::int64_t kTickNs = 500'000'000;
 
 // The OOM-kill counter of our cgroup (cgroup v2), to tell an OOM kill from another SIGKILL.
@@ -52,7 +53,10 @@ private:
 };
 
 // The worker's stdin carries the request, stdout and stderr one pipe, fd 3 the trace buffer and
-// fd 4 the events pipe; it runs in a group of its own so that it dies with what it started.
+// fd 4 the events pipe; it runs in a group of its own so that it dies with what it started, and it is
+// killed when we die (PR_SET_PDEATHSIG): no worker runs on unsupervised after its orchestrator was
+// killed. The signal follows the thread that forks, so run_worker must be called on a thread that
+// lives as long as the worker does (the caller's, which waits for it here).
 Child start_worker(const WorkerLaunch& launch, const UniqueFd& events_write) {
     std::vector<std::string> argv = {launch.executable.string()};
     argv.insert(argv.end(), launch.arguments.begin(), launch.arguments.end());
@@ -61,6 +65,7 @@ Child start_worker(const WorkerLaunch& launch, const UniqueFd& events_write) {
     options.stderr_mode = Output::merge;
     options.fds = {{3, launch.trace_fd}, {4, events_write.get()}};
     options.new_process_group = true;
+    options.kill_with_parent = true;
     return spawn(argv, options);
 }
 
@@ -114,12 +119,18 @@ WorkerOutcome run_worker(const WorkerLaunch& launch, const SuperviseHooks& hooks
     std::int64_t next_tick = begin + kTickNs;
     std::optional<ExitStatus> status;
     while (!(status = child.try_wait())) {
-        wait_readable({child.stdout_pipe().get(), events.read.get()}, kPollMs);
+        // Both pipes at end of file: the worker is ending, and poll would only sleep; look again soon.
+        const bool any_open = child.stdout_pipe() || events.read;
+        wait_readable({child.stdout_pipe().get(), events.read.get()}, any_open ? kPollMs : kEndingPollMs);
         drain(child.stdout_pipe(), on_output);
         drain(events.read, on_events);
         const std::int64_t now = monotonic_ns();
         if (now >= deadline && !outcome.timed_out) {
             outcome.timed_out = true;
+            child.signal_group(SIGKILL);
+        }
+        if (!outcome.stop_requested && hooks.end_now && hooks.end_now()) {
+            outcome.stop_requested = true;
             child.signal_group(SIGKILL);
         }
         if (!outcome.stop_requested && hooks.interrupted && hooks.interrupted()) {
@@ -137,6 +148,10 @@ WorkerOutcome run_worker(const WorkerLaunch& launch, const SuperviseHooks& hooks
     drain(child.stdout_pipe(), on_output);
     drain(events.read, on_events);
     outcome.wall_ns = monotonic_ns() - begin;
+    // The worker keeps its own deadline a little after ours (for when we were stopped and could not
+    // act): a SIGKILL past the timeout is that deadline.
+    if (launch.timeout_ns > 0 && outcome.wall_ns >= launch.timeout_ns && status->signal == SIGKILL)
+        outcome.timed_out = true;
     outcome.exited = status->exited;
     outcome.exit_code = status->code;
     outcome.signal = status->signal;

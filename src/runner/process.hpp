@@ -24,6 +24,7 @@ struct WorkerLaunch {
 struct SuperviseHooks {
     std::function<void()> on_tick;        // about twice a second
     std::function<bool()> interrupted;    // polled; true starts a graceful stop
+    std::function<bool()> end_now;        // polled; true kills the worker's group at once (stop_requested)
     std::function<void()> request_stop;   // asks the worker to stop measuring
     std::function<void(int pid)> on_started;                // right after the worker was started
     std::function<void(const nlohmann::json&)> on_event;    // each event as it arrives

@@ -1,13 +1,16 @@
 #include "runner/worker.hpp"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <exception>
 #include <iostream>
 #include <iterator>
 #include <string>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -82,6 +85,20 @@ private:
     TraceBuffer& trace_;
 };
 
+// The orchestrator kills a worker past its timeout, but a stopped (SIGSTOP, Ctrl-Z) orchestrator
+// cannot: the worker then ends itself and its group a little later than the orchestrator would have,
+// so that the orchestrator, when it can act, always acts first and says why.
+constexpr std::int64_t kOwnDeadlineMarginNs = 1'000'000'000;
+
+void keep_own_deadline(std::int64_t timeout_ns) {
+    if (timeout_ns <= 0) return;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::nanoseconds(timeout_ns + kOwnDeadlineMarginNs);
+    std::thread([deadline] {
+        std::this_thread::sleep_until(deadline);
+        kill(getpgrp() == getpid() ? -getpid() : getpid(), SIGKILL);
+    }).detach();
+}
+
 int run_external_loop(Backend& backend, const LoopLimits& limits, TraceBuffer& trace, std::string& phase) {
     phase = "external loop";
     TraceSinkAdapter sink(trace);
@@ -152,6 +169,7 @@ int worker_main() {
                      e.what());
         return wp::kExitProtocolError;
     }
+    keep_own_deadline(spec.timeout_ns);
     try {
         TraceBuffer trace = TraceBuffer::attach(wp::kTraceFd);
         return run_benchmark(spec, model_path, trace);

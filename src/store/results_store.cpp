@@ -1,13 +1,17 @@
 #include "store/results_store.hpp"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <initializer_list>
 #include <system_error>
 #include <utility>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "store/run_liveness.hpp"
 #include "store/schema.hpp"
 #include "store/sqlite.hpp"
 
@@ -17,7 +21,8 @@ namespace {
 // Column lists shared by the INSERTs and the SELECTs, in the order the row readers below expect.
 constexpr std::string_view kRunColumns =
     "run_id, name, started_unix_ms, ended_unix_ms, status, plan_json, environment_json, host, "
-    "git_commit, inferbench_version";
+    "git_commit, inferbench_version, orchestrator_pid, orchestrator_start_ticks, orchestrator_boot_id, "
+    "orchestrator_pid_namespace, end_reason";
 
 constexpr std::string_view kBenchmarkColumns =
     "b.benchmark_id, b.run_id, b.ordinal, b.model, b.backend, b.backend_version, b.device, "
@@ -27,7 +32,8 @@ constexpr std::string_view kBenchmarkColumns =
 
 constexpr std::string_view kInsertRun =
     "INSERT INTO runs (name, started_unix_ms, status, plan_json, environment_json, host, "
-    "git_commit, inferbench_version) VALUES (?1, ?2, 'running', ?3, ?4, ?5, ?6, ?7)";
+    "git_commit, inferbench_version, orchestrator_pid, orchestrator_start_ticks, orchestrator_boot_id, "
+    "orchestrator_pid_namespace) VALUES (?1, ?2, 'running', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
 
 constexpr std::string_view kInsertBenchmark =
     "INSERT INTO benchmarks (run_id, ordinal, model, backend, backend_version, device, precision, "
@@ -95,6 +101,12 @@ RunRecord read_run(const Statement& row) {
     run.host = row.column_text(7);
     run.git_commit = row.column_text(8);
     run.inferbench_version = row.column_text(9);
+    if (const auto pid = row.column_optional_int64(10)) {
+        run.orchestrator = ProcessIdentity{*pid, row.column_optional_int64(11).value_or(0), run.host,
+                                           row.column_text(12), row.column_text(13)};
+    }
+    run.end_reason = row.column_text(14);
+    judge_run(run);
     return run;
 }
 
@@ -122,6 +134,16 @@ BenchmarkRecord read_benchmark(const Statement& row) {
     b.stderr_tail = row.column_text(19);
     b.variant = row.column_text(20);
     return b;
+}
+
+// Binds the orchestrator's identity at `first` and the three parameters after it (NULLs without one).
+void bind_orchestrator(Statement& statement, int first, const std::optional<ProcessIdentity>& orchestrator) {
+    if (!orchestrator) {
+        for (int i = first; i < first + 4; ++i) statement.bind_null(i);
+        return;
+    }
+    statement.bind_int64(first, orchestrator->pid).bind_int64(first + 1, orchestrator->start_ticks);
+    statement.bind_text(first + 2, orchestrator->boot_id).bind_text(first + 3, orchestrator->pid_namespace);
 }
 
 void bind_benchmark(Statement& insert, const BenchmarkRecord& b) {
@@ -345,14 +367,97 @@ void create_parent_directories(const std::filesystem::path& path) {
     }
 }
 
+// The one thing a user must hear while a command seems to hang.
+WaitPolicy wait_policy() {
+    WaitPolicy policy;
+    policy.on_long_wait = [](const std::filesystem::path& path) {
+        fmt::print(stderr, "inferbench: waiting for another writer of {} to finish; nothing measured is lost meanwhile\n",
+                   path.string());
+    };
+    return policy;
+}
+
+Database open_for_writing(const std::filesystem::path& path) {
+    create_parent_directories(path);
+    Database db = Database::open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    db.set_wait_policy(wait_policy());
+    require_intact(db);
+    prepare_schema(db);
+    return db;
+}
+
+bool can_write(const std::filesystem::path& path) {
+    const std::filesystem::path parent = path.parent_path().empty() ? "." : path.parent_path();
+    return ::access(path.c_str(), W_OK) == 0 && ::access(parent.c_str(), W_OK) == 0;
+}
+
+// A WAL file needs its -shm index, which a read-only folder cannot get: without a -wal file there is
+// nothing but the main file to read, and SQLite may read it as immutable.
+Database open_read_only(const std::filesystem::path& path) {
+    try {
+        Database db = Database::open(path, SQLITE_OPEN_READONLY);
+        db.set_wait_policy(wait_policy());
+        check_read_only_schema(db);
+        return db;
+    } catch (const DatabaseError& error) {
+        std::error_code ignored;
+        // CANTOPEN where the folder refuses the -shm file, READONLY where SQLite may not initialise it.
+        const bool no_index = error.primary_code() == SQLITE_CANTOPEN || error.primary_code() == SQLITE_READONLY;
+        if (!no_index || std::filesystem::exists(path.string() + "-wal", ignored)) throw;
+    }
+    Database db = Database::open(path, SQLITE_OPEN_READONLY, "immutable=1");
+    check_read_only_schema(db);
+    return db;
+}
+
+Database open_for_reading(const std::filesystem::path& path) {
+    if (!can_write(path)) return open_read_only(path);
+    Database db = Database::open(path, SQLITE_OPEN_READWRITE);
+    db.set_wait_policy(wait_policy());
+    prepare_schema(db);
+    return db;
+}
+
 }  // namespace
 
 struct ResultsStore::Impl {
     explicit Impl(Database database)
         : db(std::move(database)),
-          version(prepare_schema(db)),
+          version(store::schema_version(db)),
           insert_benchmark(db.prepare(kInsertBenchmark)),
           insert_iteration(db.prepare(kInsertIteration)) {}
+
+    std::optional<RunRecord> find_run(std::int64_t run_id) {
+        Statement select = db.prepare(concat({"SELECT ", kRunColumns, " FROM runs WHERE run_id = ?1"}));
+        select.bind_int64(1, run_id);
+        if (!select.step()) return std::nullopt;
+        return read_run(select);
+    }
+
+    // Writes down what readers conclude anyway: a run whose orchestrator is gone is interrupted. Only where
+    // the orchestrator is still the one that was judged, so that a run resumed meanwhile is left alone.
+    // Best effort: a store that cannot be written now (read-only, busy) still reads back the same.
+    void close_abandoned_runs() noexcept {
+        try {
+            std::vector<RunRecord> abandoned;
+            Statement select = db.prepare(concat({"SELECT ", kRunColumns, " FROM runs WHERE status = 'running'"}));
+            while (select.step()) {
+                RunRecord run = read_run(select);
+                if (run.status == "interrupted") abandoned.push_back(std::move(run));
+            }
+            for (const RunRecord& run : abandoned) {
+                Statement update = db.prepare(
+                    "UPDATE runs SET status = 'interrupted', end_reason = ?1 WHERE run_id = ?2 AND status = 'running' "
+                    "AND orchestrator_pid = ?3 AND orchestrator_start_ticks = ?4");
+                update.bind_text(1, run.end_reason).bind_int64(2, run.run_id);
+                update.bind_int64(3, run.orchestrator->pid).bind_int64(4, run.orchestrator->start_ticks);
+                update.run();
+            }
+        } catch (const std::exception&) {
+        }
+    }
+
+    std::int64_t store_benchmark(const BenchmarkRecord& benchmark, const BenchmarkData& data, bool replace);
 
     Database db;
     int version;
@@ -366,30 +471,40 @@ ResultsStore::ResultsStore(ResultsStore&&) noexcept = default;
 ResultsStore& ResultsStore::operator=(ResultsStore&&) noexcept = default;
 ResultsStore::~ResultsStore() = default;
 
-ResultsStore ResultsStore::open(const std::filesystem::path& path) {
-    create_parent_directories(path);
-    Database db = Database::open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-    return ResultsStore(std::make_unique<Impl>(std::move(db)));
+ResultsStore ResultsStore::open(const std::filesystem::path& path, Access access) {
+    Database db = access == Access::write ? open_for_writing(path) : open_for_reading(path);
+    auto impl = std::make_unique<Impl>(std::move(db));
+    if (access == Access::write) impl->close_abandoned_runs();
+    return ResultsStore(std::move(impl));
 }
 
 const std::filesystem::path& ResultsStore::path() const { return impl_->db.path(); }
 
 int ResultsStore::schema_version() const { return impl_->version; }
 
+void ResultsStore::give_up_waiting_when(std::function<bool()> give_up) {
+    WaitPolicy policy = wait_policy();
+    policy.give_up = std::move(give_up);
+    impl_->db.set_wait_policy(std::move(policy));
+}
+
 std::int64_t ResultsStore::begin_run(const RunRecord& run) {
     Statement insert = impl_->db.prepare(kInsertRun);
     insert.bind_text(1, run.name).bind_int64(2, run.started_unix_ms);
     insert.bind_text(3, run.plan_json).bind_text(4, run.environment_json).bind_text(5, run.host);
     insert.bind_text(6, run.git_commit).bind_text(7, run.inferbench_version);
+    bind_orchestrator(insert, 8, run.orchestrator);
     insert.run();
     return impl_->db.last_insert_rowid();
 }
 
-void ResultsStore::end_run(std::int64_t run_id, std::int64_t ended_unix_ms,
-                           std::string_view status) {
-    Statement update =
-        impl_->db.prepare("UPDATE runs SET ended_unix_ms = ?1, status = ?2 WHERE run_id = ?3");
-    update.bind_int64(1, ended_unix_ms).bind_text(2, status).bind_int64(3, run_id);
+void ResultsStore::end_run(std::int64_t run_id, std::int64_t ended_unix_ms, std::string_view status,
+                           std::string_view end_reason) {
+    Statement update = impl_->db.prepare(
+        "UPDATE runs SET ended_unix_ms = ?1, status = ?2, end_reason = ?3 WHERE run_id = ?4");
+    update.bind_int64(1, ended_unix_ms).bind_text(2, status);
+    bind_optional_text(update, 3, end_reason);
+    update.bind_int64(4, run_id);
     update.run();
     if (impl_->db.changes() == 0) {
         throw EnvironmentError("results database '" + path().string() + "': no run with id " +
@@ -402,9 +517,42 @@ std::int64_t ResultsStore::add_benchmark(const BenchmarkRecord& benchmark,
     return add_benchmark(benchmark, BenchmarkData{.iterations = iterations});
 }
 
+void ResultsStore::reopen_run(std::int64_t run_id, const ProcessIdentity& orchestrator) {
+    Transaction transaction(impl_->db);  // the write lock first: two resumes of one run cannot both pass
+    const auto run = impl_->find_run(run_id);
+    if (!run) throw EnvironmentError(fmt::format("results database '{}': no run with id {}", path().string(), run_id));
+    if (run->status == "running") {
+        throw EnvironmentError(fmt::format(
+            "run {} is still being written by inferbench (pid {} on {}); wait for it to end, or stop it first", run_id,
+            run->orchestrator ? run->orchestrator->pid : 0, run->host));
+    }
+    Statement update = impl_->db.prepare(
+        "UPDATE runs SET status = 'running', ended_unix_ms = NULL, end_reason = NULL, orchestrator_pid = ?1, "
+        "orchestrator_start_ticks = ?2, orchestrator_boot_id = ?3, orchestrator_pid_namespace = ?4 WHERE run_id = ?5");
+    bind_orchestrator(update, 1, orchestrator);
+    update.bind_int64(5, run_id);
+    update.run();
+    transaction.commit();
+}
+
 std::int64_t ResultsStore::add_benchmark(const BenchmarkRecord& benchmark, const BenchmarkData& data) {
-    Impl& s = *impl_;
+    return impl_->store_benchmark(benchmark, data, false);
+}
+
+std::int64_t ResultsStore::replace_benchmark(const BenchmarkRecord& benchmark, const BenchmarkData& data) {
+    return impl_->store_benchmark(benchmark, data, true);
+}
+
+std::int64_t ResultsStore::Impl::store_benchmark(const BenchmarkRecord& benchmark, const BenchmarkData& data,
+                                                 bool replace) {
+    Impl& s = *this;
     Transaction transaction(s.db);
+    if (replace) {
+        // The earlier attempt's iterations, samples and metrics go with it (ON DELETE CASCADE).
+        Statement remove = s.db.prepare("DELETE FROM benchmarks WHERE run_id = ?1 AND ordinal = ?2");
+        remove.bind_int64(1, benchmark.run_id).bind_int64(2, benchmark.ordinal);
+        remove.run();
+    }
     s.insert_benchmark.reset();
     bind_benchmark(s.insert_benchmark, benchmark);
     s.insert_benchmark.run();
@@ -434,6 +582,8 @@ std::optional<RunRecord> ResultsStore::latest_run() const {
     if (!select.step()) return std::nullopt;
     return read_run(select);
 }
+
+std::optional<RunRecord> ResultsStore::find_run(std::int64_t run_id) const { return impl_->find_run(run_id); }
 
 std::vector<BenchmarkRecord> ResultsStore::benchmarks(std::optional<std::int64_t> run_id) const {
     // Two texts rather than "?1 IS NULL OR b.run_id = ?1", which would keep the index unused.

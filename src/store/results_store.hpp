@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -11,12 +12,15 @@
 #include <string_view>
 #include <vector>
 
+#include "core/process_identity.hpp"
 #include "core/samples.hpp"
 #include "core/spec.hpp"
 
 namespace inferbench::store {
 
-// One invocation of `inferbench run`. status: 'running', 'completed', 'interrupted' or 'failed'.
+// One invocation of `inferbench run` (and the `run --resume` that went on with it). status: 'running',
+// 'completed', 'interrupted' or 'failed'. A 'running' run whose orchestrator is known to be gone is read
+// back as 'interrupted' with the reason why; opening a store for writing records that in the file.
 struct RunRecord {
     std::int64_t run_id = 0;
     std::string name;
@@ -28,6 +32,9 @@ struct RunRecord {
     std::string host;
     std::string git_commit;
     std::string inferbench_version;
+    // The process writing the run; its host is `host`. Unset for imports and runs stored before schema 6.
+    std::optional<ProcessIdentity> orchestrator;
+    std::string end_reason;  // why it ended as it did, where it did not complete; empty otherwise
 };
 
 // One cell of the matrix as it ran. status: 'ok', 'failed', 'skipped' or 'interrupted'.
@@ -76,6 +83,23 @@ struct BenchmarkData {
     std::span<const LayerTime> layer_times = {};  // a backend's per-layer profile, in the order the nodes first ran
 };
 
+// A benchmark with everything measured for it, owned (BenchmarkData only views): what a run keeps in
+// memory when the store cannot take it.
+struct MeasuredBenchmark {
+    BenchmarkRecord record;
+    std::vector<IterationRecord> iterations;
+    std::vector<Metric> metrics;
+    std::vector<GpuSample> gpu_samples;
+    std::vector<CpuSample> cpu_samples;
+    std::vector<TelemetrySource> telemetry_sources;
+    std::vector<LayerTime> layer_times;
+
+    BenchmarkData data() const {
+        return {.iterations = iterations, .metrics = metrics, .gpu_samples = gpu_samples, .cpu_samples = cpu_samples,
+                .telemetry_sources = telemetry_sources, .layer_times = layer_times};
+    }
+};
+
 // One measured ceiling of a device (`inferbench probe`): name "gemm_bf16", value 812.4, unit "TFLOP/s".
 struct ProbeRecord {
     std::int64_t probe_id = 0;
@@ -92,11 +116,19 @@ struct ProbeRecord {
 
 // One connection to one results file. Movable, not copyable, not for concurrent use from several
 // threads; several stores (in one or several processes) may share one file: readers never wait
-// for the writer (WAL), writers wait for each other up to 5 s.
+// for the writer (WAL), writers wait for each other as long as it takes (saying so on stderr once
+// a wait passes 2 s), so that no measured result is dropped for a busy file.
 class ResultsStore {
 public:
-    // Creates parent directories and the file if missing, applies migrations.
-    static ResultsStore open(const std::filesystem::path& path);
+    enum class Access {
+        // Creates parent directories and the file if missing, refuses a damaged file (quick_check)
+        // before writing anything, applies migrations.
+        write,
+        // Never creates. Opens read-only where the file or its folder cannot be written (a read-only
+        // mount, file modes); elsewhere as `write` does, without the integrity check.
+        read,
+    };
+    static ResultsStore open(const std::filesystem::path& path, Access access = Access::write);
 
     ResultsStore(ResultsStore&&) noexcept;
     ResultsStore& operator=(ResultsStore&&) noexcept;
@@ -104,12 +136,18 @@ public:
 
     const std::filesystem::path& path() const;
     int schema_version() const;
+    // Ends a wait for another writer with an error when `give_up` says so (e.g. on Ctrl-C).
+    void give_up_waiting_when(std::function<bool()> give_up);
 
-    // Returns run_id; the run is stored with status 'running' (run.run_id, .status and
-    // .ended_unix_ms are ignored).
+    // Returns run_id; the run is stored with status 'running' (run.run_id, .status, .ended_unix_ms and
+    // .end_reason are ignored).
     std::int64_t begin_run(const RunRecord& run);
     // Throws if run_id does not exist or status is not one of the run statuses.
-    void end_run(std::int64_t run_id, std::int64_t ended_unix_ms, std::string_view status);
+    void end_run(std::int64_t run_id, std::int64_t ended_unix_ms, std::string_view status,
+                 std::string_view end_reason = {});
+    // Sets an ended run 'running' again, written by `orchestrator` (to resume it). Throws
+    // EnvironmentError if there is no such run or if another orchestrator may still be writing it.
+    void reopen_run(std::int64_t run_id, const ProcessIdentity& orchestrator);
 
     // One transaction per finished benchmark: the row and everything measured for it, so a crash loses
     // at most the benchmark in flight. Iteration numbers are the positions in `iterations`, from 0;
@@ -118,9 +156,13 @@ public:
     std::int64_t add_benchmark(const BenchmarkRecord& benchmark, const BenchmarkData& data);
     // The same for a benchmark that has iterations alone.
     std::int64_t add_benchmark(const BenchmarkRecord& benchmark, std::span<const IterationRecord> iterations = {});
+    // add_benchmark that, in the same transaction, deletes the run's earlier records of the same ordinal
+    // (a resumed cell's failed or interrupted attempt), so that a cell has one record per run.
+    std::int64_t replace_benchmark(const BenchmarkRecord& benchmark, const BenchmarkData& data);
 
     std::vector<RunRecord> runs() const;  // oldest first
     std::optional<RunRecord> latest_run() const;
+    std::optional<RunRecord> find_run(std::int64_t run_id) const;
     // Ordered by run (oldest first, as runs()), then ordinal.
     std::vector<BenchmarkRecord> benchmarks(
         std::optional<std::int64_t> run_id = std::nullopt) const;

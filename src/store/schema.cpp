@@ -1,5 +1,6 @@
 #include "store/schema.hpp"
 
+#include <algorithm>
 #include <iterator>
 #include <string>
 
@@ -170,17 +171,29 @@ CREATE TABLE layer_times (
     PRIMARY KEY (benchmark_id, layer)
 ) WITHOUT ROWID;
 )sql",
+    // 6: the orchestrator writing a run (pid, start time in clock ticks after boot, kernel boot id, pid
+    // namespace; its host is runs.host), so that a reader can tell a run still being written from one
+    // whose orchestrator was killed; and why a run ended as it did where it did not complete.
+    R"sql(
+ALTER TABLE runs ADD COLUMN orchestrator_pid INTEGER;
+ALTER TABLE runs ADD COLUMN orchestrator_start_ticks INTEGER;
+ALTER TABLE runs ADD COLUMN orchestrator_boot_id TEXT;
+ALTER TABLE runs ADD COLUMN orchestrator_pid_namespace TEXT;
+ALTER TABLE runs ADD COLUMN end_reason TEXT;
+)sql",
 };
 
 constexpr int kKnownVersion = static_cast<int>(std::size(kMigrations));
 
-void configure_connection(Database& db) {
-    // First, so that even reading the version waits for a writer in another process.
-    db.exec("PRAGMA busy_timeout = 5000");
-    db.exec("PRAGMA foreign_keys = ON");
-}
-
-void require_not_newer(const Database& db, int version) {
+// A version no inferbench writes (below 0: the file is damaged or another program's) or a newer
+// binary's: refused before anything is written, so the file is left exactly as it was.
+void require_known(const Database& db, int version) {
+    if (version < 0) {
+        throw EnvironmentError("results database " + db.path().string() + " has schema version " +
+                               std::to_string(version) +
+                               ", which no inferbench writes: the file is damaged or not an inferbench results "
+                               "database; use another --db");
+    }
     if (version <= kKnownVersion) return;
     throw EnvironmentError("results database " + db.path().string() + " has schema version " +
                            std::to_string(version) + ", this inferbench knows up to " +
@@ -191,9 +204,14 @@ void enable_wal(Database& db) {
     // WAL lets reports read the file while a run writes to it. The mode is stored in the file, so
     // this is a no-op after the first open. Where WAL is refused (some network file systems)
     // SQLite keeps its rollback journal: still correct, only readers then wait for writers.
-    Statement statement = db.prepare("PRAGMA journal_mode = WAL");
-    while (statement.step()) {
-    }
+    // The switch reads the file before it needs the write lock, and SQLite answers a reader that must
+    // become a writer with SQLITE_BUSY at once, without waiting: two processes creating one new file
+    // together would fail here in milliseconds. Each attempt is a new statement, so it waits afresh.
+    db.retry_while_busy([&db] {
+        Statement statement = db.prepare("PRAGMA journal_mode = WAL");
+        while (statement.step()) {
+        }
+    });
     // NORMAL is durable in WAL mode except for the last commits on power loss, and far faster.
     db.exec("PRAGMA synchronous = NORMAL");
 }
@@ -202,7 +220,7 @@ void enable_wal(Database& db) {
 void apply_migration(Database& db, int target) {
     Transaction transaction(db);
     const int version = schema_version(db);
-    require_not_newer(db, version);
+    require_known(db, version);
     if (version >= target) return;
     db.exec(kMigrations[target - 1]);
     // PRAGMA takes no bound parameters; `target` is our own small constant, never outside input.
@@ -221,13 +239,46 @@ int schema_version(const Database& db) {
 }
 
 int prepare_schema(Database& db) {
-    configure_connection(db);
+    db.exec("PRAGMA foreign_keys = ON");
     // Checked before any write, so a newer binary's file is left exactly as it was.
     const int version = schema_version(db);
-    require_not_newer(db, version);
+    require_known(db, version);
     enable_wal(db);
     for (int target = version + 1; target <= kKnownVersion; ++target) apply_migration(db, target);
     return schema_version(db);
+}
+
+int check_read_only_schema(const Database& db) {
+    const int version = schema_version(db);
+    require_known(db, version);
+    if (version < kKnownVersion) {
+        throw EnvironmentError("results database " + db.path().string() + " has schema version " +
+                               std::to_string(version) + " and cannot be upgraded to " +
+                               std::to_string(kKnownVersion) +
+                               " where it is (read-only); copy it to a writable place, or open it once with "
+                               "write access, and read it again");
+    }
+    return version;
+}
+
+void require_intact(const Database& db) {
+    std::string problem;
+    try {
+        Statement check = db.prepare("PRAGMA quick_check(1)");
+        if (check.step()) problem = check.column_text(0);
+    } catch (const DatabaseError& error) {
+        // A file damaged enough makes the check itself fail ("database disk image is malformed").
+        if (error.busy()) throw;
+        problem = error.what();
+    }
+    if (problem == "ok") return;
+    // One line: SQLite heads the list with the schema's name and a newline.
+    if (const auto heading = problem.find("***\n"); heading != std::string::npos) problem.erase(0, heading + 4);
+    std::replace(problem.begin(), problem.end(), '\n', ' ');
+    const std::string file = db.path().string();
+    throw EnvironmentError("results database " + file + " is damaged (quick_check: " + problem +
+                           "); nothing was written to it; recover what it holds with `sqlite3 " + file +
+                           " .recover | sqlite3 recovered.db` or use another --db");
 }
 
 }  // namespace inferbench::store

@@ -11,9 +11,17 @@ int known_schema_version();
 // PRAGMA user_version: 0 for a new, empty file.
 int schema_version(const Database& db);
 
-// Per-connection settings (busy timeout, foreign keys, WAL, synchronous=NORMAL), then every pending
-// migration, each in its own transaction. Returns the schema version afterwards. Throws
-// EnvironmentError, before changing anything, when the file was written by a newer inferbench.
+// Per-connection settings (foreign keys, WAL, synchronous=NORMAL), then every pending migration, each
+// in its own transaction. Returns the schema version afterwards. Throws EnvironmentError, before
+// changing anything, when the file was written by a newer inferbench or has a version none writes.
 int prepare_schema(Database& db);
+
+// For a connection that cannot write: returns the schema version, or throws EnvironmentError where
+// the file needs migrations (or is newer, or has a version no inferbench writes).
+int check_read_only_schema(const Database& db);
+
+// Throws EnvironmentError, saying how to recover, unless PRAGMA quick_check finds the file intact.
+// Run before writing: appending to a damaged file would bury the new results in it.
+void require_intact(const Database& db);
 
 }  // namespace inferbench::store

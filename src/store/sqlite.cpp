@@ -1,23 +1,81 @@
 #include "store/sqlite.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <climits>
 #include <cstring>
+#include <thread>
 #include <utility>
-
-#include "core/error.hpp"
 
 namespace inferbench::store {
 namespace {
 
+constexpr std::chrono::milliseconds kLongestPause{50};
+
 [[noreturn]] void throw_error(const std::filesystem::path& path, std::string_view what,
-                              std::string_view detail) {
+                              std::string_view detail, int code = SQLITE_ERROR, int os_error = 0) {
     std::string message = "results database '";
     message += path.string();
     message += "': ";
     message += what;
     message += ": ";
     message += detail;
-    throw EnvironmentError(message);
+    throw DatabaseError(message, code, os_error);
+}
+
+// The errno behind a failed call, where SQLite says the OS refused.
+int os_error_of(sqlite3* db) {
+    const int primary = sqlite3_extended_errcode(db) & 0xff;
+    const bool from_os = primary == SQLITE_IOERR || primary == SQLITE_CANTOPEN || primary == SQLITE_FULL;
+    return from_os ? sqlite3_system_errno(db) : 0;
+}
+
+// SQLite's message, with the OS reason where the OS refused (it names permissions, space, ...).
+std::string error_detail(sqlite3* db) {
+    std::string detail = sqlite3_errmsg(db);
+    const int primary = sqlite3_extended_errcode(db) & 0xff;
+    const int os_error = os_error_of(db);
+    if (primary != SQLITE_FULL && os_error != 0) {
+        detail += " (";
+        detail += std::strerror(os_error);
+        detail += ")";
+    }
+    return detail;
+}
+
+// Why `path` cannot be opened as asked, as the OS says it (0: the OS does not object). SQLite retries
+// a failed read-write open read-only, so its own errno is often that second attempt's: ENOENT for a
+// file it was not allowed to create.
+int os_refusal(const std::filesystem::path& path, int flags) {
+    const bool write = (flags & SQLITE_OPEN_READWRITE) != 0;
+    std::error_code error;
+    if (std::filesystem::exists(path, error)) return ::access(path.c_str(), write ? R_OK | W_OK : R_OK) == 0 ? 0 : errno;
+    if (error) return error.value();
+    if ((flags & SQLITE_OPEN_CREATE) == 0) return ENOENT;
+    const std::filesystem::path parent = path.parent_path().empty() ? "." : path.parent_path();
+    return ::access(parent.c_str(), W_OK | X_OK) == 0 ? 0 : errno;
+}
+
+// "file:/abs/path?query", the path percent-encoded so that '?', '#' and '%' in it stay literal.
+std::string file_uri(const std::filesystem::path& path, std::string_view query) {
+    std::string uri = "file:";
+    for (const char c : std::filesystem::absolute(path).string()) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (std::isalnum(byte) != 0 || std::strchr("/-._~", c) != nullptr) {
+            uri += c;
+        } else {
+            static constexpr char kHex[] = "0123456789ABCDEF";
+            uri += '%';
+            uri += kHex[byte >> 4];
+            uri += kHex[byte & 0xf];
+        }
+    }
+    uri += '?';
+    uri += query;
+    return uri;
 }
 
 bool is_blank(std::string_view text) {
@@ -31,37 +89,95 @@ const sqlite3_destructor_type kCopyValue =
 
 }  // namespace
 
+bool DatabaseError::disk_full() const {
+    return primary_code() == SQLITE_FULL || os_error_ == ENOSPC || os_error_ == EDQUOT;
+}
+
 // ---- Database ----
 
-Database Database::open(const std::filesystem::path& path, int flags) {
+// Lives on the heap beside the connection: SQLite's busy handler keeps a pointer to it.
+struct Database::Waiting {
+    std::filesystem::path path;
+    WaitPolicy policy;
+    std::chrono::steady_clock::time_point since;
+    bool noticed = false;
+    bool give_up_at_start = false;
+
+    // One pause of a wait for the write lock (`retries` from 0 for each wait); false: give up.
+    bool pause(int retries) {
+        const auto now = std::chrono::steady_clock::now();
+        const bool give_up = policy.give_up && policy.give_up();
+        if (retries == 0) {
+            since = now;
+            give_up_at_start = give_up;
+        }
+        if (give_up && !give_up_at_start) return false;
+        if (!noticed && now - since >= policy.notice_after) {
+            noticed = true;
+            if (policy.on_long_wait) policy.on_long_wait(path);
+        }
+        // 1, 2, 4, ... ms up to kLongestPause: quick when the other commit is short, cheap when it is long.
+        const auto doubling = std::chrono::milliseconds(std::int64_t{1} << std::min(retries, 6));
+        std::this_thread::sleep_for(std::min(doubling, kLongestPause));
+        return true;
+    }
+};
+
+Database Database::open(const std::filesystem::path& path, int flags, std::string_view uri_query) {
     sqlite3* db = nullptr;
-    const int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
-    if (rc != SQLITE_OK) {
-        std::string detail = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
-        // The OS reason (permissions, missing directory) is what the user can act on.
-        const int os_error = db != nullptr ? sqlite3_system_errno(db) : 0;
+    const std::string name = uri_query.empty() ? path.string() : file_uri(path, uri_query);
+    const int rc = sqlite3_open_v2(name.c_str(), &db, flags | (uri_query.empty() ? 0 : SQLITE_OPEN_URI), nullptr);
+    // A file SQLite may not write is opened read-only without a word; a writer must hear it now.
+    const bool refused_write = rc == SQLITE_OK && (flags & SQLITE_OPEN_READWRITE) != 0 &&
+                               sqlite3_db_readonly(db, "main") == 1;
+    if (rc != SQLITE_OK || refused_write) {
+        // The OS reason (permissions, read-only file system, missing directory) is what the user can act on.
+        const int os_error = os_refusal(path, flags);
+        const int code = db != nullptr ? sqlite3_extended_errcode(db) : rc;
+        std::string detail = refused_write ? "cannot write to the file" : db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
         if (os_error != 0) {
             detail += " (";
             detail += std::strerror(os_error);
             detail += ")";
+        } else if (db != nullptr) {
+            detail = error_detail(db);
         }
         sqlite3_close_v2(db);
-        throw_error(path, "cannot open", detail);
+        throw_error(path, "cannot open", detail, refused_write ? SQLITE_READONLY : code, os_error);
     }
     sqlite3_extended_result_codes(db, 1);
     return Database(db, path);
 }
 
+Database::Database(sqlite3* db, std::filesystem::path path)
+    : db_(db), path_(std::move(path)), waiting_(std::make_unique<Waiting>()) {
+    waiting_->path = path_;
+    sqlite3_busy_handler(db_, &Database::on_busy, waiting_.get());
+}
+
 Database::Database(Database&& other) noexcept
-    : db_(std::exchange(other.db_, nullptr)), path_(std::move(other.path_)) {}
+    : db_(std::exchange(other.db_, nullptr)), path_(std::move(other.path_)), waiting_(std::move(other.waiting_)) {}
 
 Database& Database::operator=(Database&& other) noexcept {
     if (this != &other) {
         close();
         db_ = std::exchange(other.db_, nullptr);
         path_ = std::move(other.path_);
+        waiting_ = std::move(other.waiting_);
     }
     return *this;
+}
+
+void Database::set_wait_policy(WaitPolicy policy) { waiting_->policy = std::move(policy); }
+
+bool Database::wait_for_writer(int retries) { return waiting_->pause(retries); }
+
+int Database::on_busy(void* waiting, int retries) {
+    try {
+        return static_cast<Waiting*>(waiting)->pause(retries) ? 1 : 0;
+    } catch (...) {
+        return 0;  // nothing may cross SQLite's C frames; a busy error follows
+    }
 }
 
 Database::~Database() { close(); }
@@ -75,9 +191,10 @@ void Database::exec(const std::string& sql) {
     char* error = nullptr;
     const int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &error);
     if (rc != SQLITE_OK) {
-        const std::string detail = error != nullptr ? error : sqlite3_errstr(rc);
+        std::string detail = error != nullptr ? error : sqlite3_errstr(rc);
         sqlite3_free(error);
-        throw_error(path_, "cannot execute SQL", detail);
+        if (detail == sqlite3_errmsg(db_)) detail = error_detail(db_);
+        throw_error(path_, "cannot execute SQL", detail, sqlite3_extended_errcode(db_), os_error_of(db_));
     }
 }
 
@@ -104,8 +221,11 @@ std::int64_t Database::changes() const { return sqlite3_changes64(db_); }
 
 bool Database::in_transaction() const { return sqlite3_get_autocommit(db_) == 0; }
 
+bool Database::read_only() const { return sqlite3_db_readonly(db_, "main") == 1; }
+
 void Database::fail(std::string_view what) const {
-    throw_error(path_, what, db_ != nullptr ? sqlite3_errmsg(db_) : "database is closed");
+    if (db_ == nullptr) throw_error(path_, what, "database is closed", SQLITE_MISUSE);
+    throw_error(path_, what, error_detail(db_), sqlite3_extended_errcode(db_), os_error_of(db_));
 }
 
 // ---- Statement ----
@@ -126,9 +246,12 @@ Statement::~Statement() { sqlite3_finalize(stmt_); }
 
 void Statement::fail(std::string_view what) const {
     // Read the message before reset(): the next call on the connection may overwrite it.
-    const std::string detail = sqlite3_errmsg(sqlite3_db_handle(stmt_));
+    sqlite3* db = sqlite3_db_handle(stmt_);
+    const std::string detail = error_detail(db);
+    const int code = sqlite3_extended_errcode(db);
+    const int os_error = os_error_of(db);
     sqlite3_reset(stmt_);
-    throw_error(db_path_, what, detail);
+    throw_error(db_path_, what, detail, code, os_error);
 }
 
 void Statement::check_bind(int rc, int index) const {

@@ -1,28 +1,63 @@
 // A thin RAII layer over the SQLite C API: one connection, prepared statements, transactions.
 // Values only ever reach SQLite through bound parameters; SQL text is always a constant of ours.
-// Every failure throws inferbench::EnvironmentError naming the database file and SQLite's message.
+// Every failure throws DatabaseError (an inferbench::EnvironmentError) naming the database file and
+// SQLite's message. A connection waits for other writers of its file without a time limit.
 #pragma once
 
 #include <sqlite3.h>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/error.hpp"
+
 namespace inferbench::store {
 
 class Statement;
 
+// A failed SQLite call: the message names the file; code() is SQLite's extended result code,
+// os_error() the errno behind it where the OS refused (0 otherwise).
+class DatabaseError : public EnvironmentError {
+public:
+    DatabaseError(const std::string& message, int code, int os_error = 0)
+        : EnvironmentError(message), code_(code), os_error_(os_error) {}
+    int code() const { return code_; }
+    int primary_code() const { return code_ & 0xff; }
+    int os_error() const { return os_error_; }
+    bool busy() const { return primary_code() == SQLITE_BUSY || primary_code() == SQLITE_LOCKED; }
+    bool disk_full() const;
+
+private:
+    int code_;
+    int os_error_;
+};
+
+// How a connection waits while another connection (of any process) holds the write lock: it retries
+// with a bounded backoff and no overall limit, because giving up would lose what the caller is about
+// to write. `on_long_wait` is called once per connection when one wait passes `notice_after`.
+// `give_up` (checked between retries) turning true during a wait ends it with a busy error, e.g. on
+// Ctrl-C; a wait that begins with it true waits on (stopping a run must not drop what it measured).
+struct WaitPolicy {
+    std::chrono::milliseconds notice_after{2000};
+    std::function<void(const std::filesystem::path&)> on_long_wait;
+    std::function<bool()> give_up;
+};
+
 // One connection. Not shareable between threads; open one per thread instead.
 class Database {
 public:
-    // flags: SQLITE_OPEN_* (e.g. SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE).
-    static Database open(const std::filesystem::path& path, int flags);
+    // flags: SQLITE_OPEN_* (e.g. SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE). `uri_query` (e.g.
+    // "mode=ro") opens the path as a file: URI with that query.
+    static Database open(const std::filesystem::path& path, int flags, std::string_view uri_query = {});
 
     Database(Database&& other) noexcept;
     Database& operator=(Database&& other) noexcept;
@@ -40,16 +75,38 @@ public:
     std::int64_t last_insert_rowid() const;
     std::int64_t changes() const;  // rows changed by the last INSERT/UPDATE/DELETE
     bool in_transaction() const;
+    bool read_only() const;
 
-    // Throws the EnvironmentError for a failed call: "results database 'P': WHAT: sqlite message".
+    void set_wait_policy(WaitPolicy policy);
+    // Runs `attempt` again while it throws a busy DatabaseError, waiting as the busy handler does:
+    // for the few calls where SQLite answers SQLITE_BUSY without calling the handler (the switch
+    // to WAL, a read transaction that must become a write transaction).
+    template <typename Attempt>
+    auto retry_while_busy(Attempt attempt) {
+        for (int retries = 0;; ++retries) {
+            try {
+                return attempt();
+            } catch (const DatabaseError& error) {
+                if (!error.busy() || !wait_for_writer(retries)) throw;
+            }
+        }
+    }
+
+    // Throws the DatabaseError for a failed call: "results database 'P': WHAT: sqlite message".
     [[noreturn]] void fail(std::string_view what) const;
 
 private:
-    Database(sqlite3* db, std::filesystem::path path) : db_(db), path_(std::move(path)) {}
+    struct Waiting;
+    Database(sqlite3* db, std::filesystem::path path);
     void close() noexcept;
+    // One pause of a wait for the write lock; false: give up.
+    bool wait_for_writer(int retries);
+    static int on_busy(void* waiting, int retries);
 
     sqlite3* db_ = nullptr;
     std::filesystem::path path_;
+    // On the heap: SQLite's busy handler keeps a pointer to it across moves of the Database.
+    std::unique_ptr<Waiting> waiting_;
 };
 
 // A prepared statement. Indexes follow SQLite: parameters count from 1, columns from 0.

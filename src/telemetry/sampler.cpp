@@ -197,6 +197,8 @@ void Sampler::State::start_smi() {
     const int period_ms = std::max(1, static_cast<int>(std::lround(static_cast<double>(period_ns) / 1e6)));
     SpawnOptions spawn_options;
     spawn_options.new_process_group = true;
+    // nvidia-smi --loop never ends by itself: it goes with this sampler thread, or with a killed inferbench.
+    spawn_options.kill_with_parent = true;
     try {
         smi.emplace(spawn(nvidia_smi_query_command(period_ms, std::nullopt, gpu.smi_fields), spawn_options));
     } catch (const std::exception& e) {

@@ -73,5 +73,21 @@ TEST(Registry, DefaultUnsupportedReasonComesFromCapabilities) {
     EXPECT_EQ(backend->unsupported_reason(spec), "backend fault does not run on cuda:0");
 }
 
+TEST(Registry, OneRuleJudgesACellAndABackendsUsability) {
+    const auto registry = BackendRegistry::discover({INFERBENCH_TEST_BACKEND_DIR});
+    BenchmarkSpec spec;
+    EXPECT_EQ(cell_problem(nullptr, "backend x is not built", spec), "backend x is not built");
+    auto backend = registry.create("fault");
+    EXPECT_EQ(cell_problem(backend.get(), "", spec), std::nullopt);
+    spec.precision = Precision::int8;
+    EXPECT_EQ(cell_problem(backend.get(), "", spec), "backend fault has no int8 support");
+    for (const auto& entry : registry.entries()) {
+        EXPECT_EQ(entry.usable(), entry.problem.empty()) << entry.name;
+        if (entry.name == "null" || entry.name == "fault") {
+            EXPECT_TRUE(entry.usable()) << entry.problem;
+        }
+    }
+}
+
 }  // namespace
 }  // namespace inferbench

@@ -106,8 +106,8 @@ TEST(PlanErrors, UnknownDevice) {
 }
 
 TEST(PlanErrors, BadBatchSize) {
-    EXPECT_EQ(error_of("batch_sizes: [1, 0]\n"), "plan.yaml:1:18: batch size '0' must be a whole number >= 1");
-    EXPECT_EQ(error_of("batch_sizes: [1, eight]\n"), "plan.yaml:1:18: batch size 'eight' must be a whole number >= 1");
+    EXPECT_EQ(error_of("batch_sizes: [1, 0]\n"), "plan.yaml:1:18: batch size '0' must be a whole number from 1 to 65536");
+    EXPECT_EQ(error_of("batch_sizes: [1, eight]\n"), "plan.yaml:1:18: batch size 'eight' must be a whole number from 1 to 65536");
 }
 
 TEST(PlanErrors, EmptyAxis) {
@@ -169,7 +169,7 @@ TEST(PlanOverrides, ErrorsNameTheFlag) {
                 apply_override(plan, "models", "resnet50,bogus", "--model resnet50,bogus", kVocabulary);
             } catch (const UserError& e) {
                 EXPECT_STREQ(e.what(),
-                             "--model resnet50,bogus resnet50,bogus: unknown model 'bogus'; valid choices: resnet50, "
+                             "--model resnet50,bogus: unknown model 'bogus'; valid choices: resnet50, "
                              "mobilenet, null, or a path to a model file");
                 throw;
             }

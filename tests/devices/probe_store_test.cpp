@@ -7,6 +7,7 @@
 #include "store/results_store.hpp"
 #include "store/schema.hpp"
 #include "store/sqlite.hpp"
+#include "store/store_file_fixture.hpp"
 
 namespace inferbench::store {
 namespace {
@@ -70,7 +71,7 @@ TEST(ProbeStore, AVersionThreeFileGainsTheTableAndKeepsItsRuns) {
         run.plan_json = run.environment_json = "{}";
         store.begin_run(run);
         Database db = Database::open(path, SQLITE_OPEN_READWRITE);
-        db.exec("DROP TABLE device_probes; DROP TABLE layer_times; PRAGMA user_version = 3");
+        db.exec(std::string(kBackToSchema5) + "DROP TABLE device_probes; DROP TABLE layer_times; PRAGMA user_version = 3");
     }
     auto store = ResultsStore::open(path);
     EXPECT_EQ(store.schema_version(), known_schema_version());

@@ -66,11 +66,12 @@ protected:
     // `iterations` iterations of a batch in wall_ns: throughput = batch x iterations / wall.
     std::int64_t benchmark(std::int64_t run_id, const std::string& device, const std::string& precision,
                            std::int64_t batch, std::optional<double> flops, std::optional<double> bytes,
-                           const std::string& status = "ok", int count = 100, std::int64_t wall_ns = 1'000'000'000) {
+                           const std::string& status = "ok", int count = 100, std::int64_t wall_ns = 1'000'000'000,
+                           std::vector<store::Metric> extra = {}) {
         store::BenchmarkRecord b = record(run_id, device, precision, batch, wall_ns);
         b.status = status;
         const auto its = iterations(count);
-        std::vector<store::Metric> metrics;
+        std::vector<store::Metric> metrics = std::move(extra);
         if (flops) metrics.push_back({std::string(model_metrics::kFlopsPerInference), *flops, "FLOP"});
         if (bytes) metrics.push_back({std::string(model_metrics::kBytesPerInference), *bytes, "B"});
         return store_->add_benchmark(b, store::BenchmarkData{.iterations = its, .metrics = metrics});

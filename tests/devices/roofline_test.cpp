@@ -61,6 +61,32 @@ TEST_F(RooflineDb, DeviceRoofsAreTheDatasheetsAndTheLatestProbes) {
     EXPECT_EQ(roofs.memory.size(), 3u);   // DRAM datasheet, DRAM measured, L2 measured
 }
 
+// A partial sum (nodes left uncosted) or a figure at data-dependent maxima is no total: placing it
+// would draw a made-up intensity and rate.
+TEST_F(RooflineDb, ABenchmarkWhoseCostIsNotATotalIsNotPlaced) {
+    const auto r = run(kH200Environment);
+    const auto metric = [](std::string_view name, double value) {
+        return std::vector<store::Metric>{{std::string(name), value, "count"}};
+    };
+    benchmark(r, "cuda:0", "bf16", 8, 8.2e9, 1e8, "ok", 100, 1'000'000'000,
+              metric(model_metrics::kCostUnknownNodes, 0));  // complete: placed
+    benchmark(r, "cuda:0", "bf16", 8, 0.48e9, 1e8, "ok", 100, 1'000'000'000,
+              metric(model_metrics::kCostUnknownNodes, 642));
+    benchmark(r, "cuda:0", "bf16", 8, 5.75e9, 1e8, "ok", 100, 1'000'000'000,
+              metric(model_metrics::kCostDataDependentNodes, 277));
+    const auto set = roofline_points(*store_, store_->benchmarks(), catalog_);
+    ASSERT_EQ(set.points.size(), 1u);
+    EXPECT_DOUBLE_EQ(set.points[0].flops_per_inference, 8.2e9);
+    ASSERT_EQ(set.skipped.size(), 2u);
+    EXPECT_NE(set.skipped[0].find("model cost not a total: 642 nodes not costed (FLOPs and bytes are lower bounds)"),
+              std::string::npos)
+        << set.skipped[0];
+    EXPECT_NE(set.skipped[1].find("277 nodes costed at the largest sizes the data allows (FLOPs and bytes are upper "
+                                  "bounds)"),
+              std::string::npos)
+        << set.skipped[1];
+}
+
 TEST_F(RooflineDb, BenchmarksArePlacedUnderBothRoofs) {
     const auto r = run(kH200Environment);
     const auto bf16 = benchmark(r, "cuda:0", "bf16", 8, 8.2e9, 1e8);  // 82 FLOP/B, 800 inferences/s

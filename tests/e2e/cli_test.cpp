@@ -68,7 +68,7 @@ TEST(Cli, BadPlanGivesOneLineWithLocationAndExitCodeTwo) {
     dir.write("plan.yaml", "models: [null]\nbackends: [null]\nbatch_sizes: [1, -3]\n");
     const auto r = dir.run("run plan.yaml --db r.db");
     EXPECT_EQ(r.exit_code, 2);
-    EXPECT_EQ(r.err, "inferbench: error: plan.yaml:3:18: batch size '-3' must be a whole number >= 1\n");
+    EXPECT_EQ(r.err, "inferbench: error: plan.yaml:3:18: batch size '-3' must be a whole number from 1 to 65536\n");
     EXPECT_FALSE(std::filesystem::exists(dir.file("r.db"))) << "nothing may run for a bad plan";
 }
 

@@ -1,5 +1,9 @@
 // `inferbench import trtexec` through the real CLI on the real logs in shared/fixtures/trtexec, then
 // `summary --json`: the figures shown are the logs' own.
+#include <sys/stat.h>
+
+#include <algorithm>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -39,7 +43,8 @@ TEST(Import, TrtexecLogsAreSummarisedWithTheirOwnFigures) {
     EXPECT_DOUBLE_EQ(trt8["p50_ms"].get<double>(), 34.9216);
     EXPECT_TRUE(trt8["p90_ms"].is_null());
     EXPECT_DOUBLE_EQ(trt8["p99_ms"].get<double>(), 36.156);
-    EXPECT_TRUE(trt8["cv_pct"].is_null()) << "trtexec does not print the end-to-end deviation";
+    // A column without a value in any row is left out of the JSON.
+    EXPECT_TRUE(!trt8.contains("cv_pct") || trt8.at("cv_pct").is_null()) << "trtexec does not print the end-to-end deviation";
     EXPECT_DOUBLE_EQ(trt8["throughput_per_s"].get<double>(), 28.9757);
     EXPECT_THAT(trt8["note"].get<std::string>(),
                 HasSubstr("imported from a trtexec log: statistics as trtexec computed them; Throughput may be "
@@ -101,8 +106,79 @@ TEST(Import, NotATrtexecLogIsRefusedBeforeAnythingIsWritten) {
     EXPECT_FALSE(std::filesystem::exists(dir.file("r.db")));
     const auto missing = dir.run("import trtexec absent.log --db r.db");
     EXPECT_EQ(missing.exit_code, 2);
-    EXPECT_THAT(missing.err, HasSubstr("absent.log: cannot read this file"));
+    EXPECT_THAT(missing.err, HasSubstr("absent.log: cannot read: No such file or directory"));
     EXPECT_EQ(dir.run("import trtexec --db r.db").exit_code, 2) << "at least one log";
+}
+
+std::string fixture_text(const std::string& path) { return testing::read_file(path); }
+
+std::string without_lines_containing(const std::string& text, const std::vector<std::string>& needles) {
+    std::string out;
+    std::size_t begin = 0;
+    while (begin < text.size()) {
+        const auto end = std::min(text.find('\n', begin), text.size());
+        const std::string line = text.substr(begin, end - begin);
+        if (std::none_of(needles.begin(), needles.end(), [&](const auto& n) { return line.find(n) != line.npos; }))
+            out += line + "\n";
+        begin = end + 1;
+    }
+    return out;
+}
+
+TEST(Import, ALogCutInsideItsSummaryIsRefused) {
+    testing::CliScratch dir;
+    const std::string whole = fixture_text(kTrt10);
+    dir.write("cut.log", whole.substr(0, whole.find("[I] GPU Compute Time")));
+    const auto r = dir.run("import trtexec cut.log --db r.db");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.err, "inferbench: error: cut.log: the performance summary is incomplete (no 'GPU Compute Time: min "
+                     "= ...' line); was the log cut short? Import trtexec's whole output\n");
+    EXPECT_FALSE(std::filesystem::exists(dir.file("r.db")));
+}
+
+TEST(Import, FiguresNoMeasurementHasAreRefusedNamingTheLine) {
+    testing::CliScratch dir;
+    std::string edited = fixture_text(kTrt10);
+    edited.replace(edited.find("mean = 1.48372 ms"), 17, "mean = -1e308 ms");
+    dir.write("edited.log", edited);
+    const auto r = dir.run("import trtexec edited.log --db r.db");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_THAT(r.err, HasSubstr("edited.log line 5: mean = -1e+308 ms is not a possible time: 'Latency: min = "));
+    EXPECT_THAT(r.err, HasSubstr("these are not measurements"));
+    EXPECT_FALSE(std::filesystem::exists(dir.file("r.db")));
+}
+
+TEST(Import, ADirectoryOrAFifoIsNamedForWhatItIs) {
+    testing::CliScratch dir;
+    std::filesystem::create_directory(dir.path() / "logs");
+    ASSERT_EQ(::mkfifo(dir.file("pipe").c_str(), 0600), 0);
+    const auto directory = dir.run("import trtexec logs --db r.db");
+    EXPECT_EQ(directory.exit_code, 2);
+    EXPECT_EQ(directory.err, "inferbench: error: logs is a directory\n");
+    const auto fifo = dir.run("import trtexec pipe --db r.db");  // no writer: must not wait for one
+    EXPECT_EQ(fifo.exit_code, 2);
+    EXPECT_EQ(fifo.err, "inferbench: error: pipe is a FIFO, not a regular file\n");
+    const auto smi = dir.run("import nvidia-smi logs --db r.db");
+    EXPECT_EQ(smi.exit_code, 2);
+    EXPECT_EQ(smi.err, "inferbench: error: logs is a directory\n");
+}
+
+// TensorRT 7 printed no totals, so the query count is unknown: the summary shows the log's throughput
+// and latencies all the same, and leaves only the iteration count empty.
+TEST(Import, ASummaryWithoutTotalsShowsItsThroughputAndLatencies) {
+    testing::CliScratch dir;
+    dir.write("no-totals.log", without_lines_containing(fixture_text(kTrt10), {"Total Host Walltime", "Total GPU"}));
+    const auto imported = dir.run("import trtexec no-totals.log --db r.db");
+    ASSERT_EQ(imported.exit_code, 0) << imported.err;
+    const auto summary = dir.run("summary --db r.db --json");
+    ASSERT_EQ(summary.exit_code, 0) << summary.err;
+    const auto row = nlohmann::json::parse(summary.out).at("rows").at(0);
+    EXPECT_TRUE(!row.contains("iterations") || row.at("iterations").is_null()) << "no walltime: the count is not known";
+    EXPECT_DOUBLE_EQ(row["mean_ms"].get<double>(), 1.48372);
+    EXPECT_DOUBLE_EQ(row["p50_ms"].get<double>(), 1.43823);
+    EXPECT_DOUBLE_EQ(row["p99_ms"].get<double>(), 2.61597);
+    EXPECT_DOUBLE_EQ(row["throughput_per_s"].get<double>(), 691.435);
+    EXPECT_DOUBLE_EQ(row["gpu_compute_p50_ms"].get<double>(), 1.39775);
 }
 
 const std::string kSmiLoadCsv = std::string(INFERBENCH_FIXTURES_DIR) + "/nvidia-smi/h200-load-query-200ms.csv";

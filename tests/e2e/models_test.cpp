@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "e2e/cli_harness.hpp"
+#include "models/onnx_builder.hpp"
 #include "store/results_store.hpp"
 
 namespace inferbench {
@@ -52,6 +53,35 @@ TEST(ModelsCli, ExportsAndInspectsAZooModel) {
     EXPECT_NE(text.out.find("conventions: 1 MAC = 2 FLOPs"), std::string::npos);
     EXPECT_NE(text.out.find("GMACs"), std::string::npos);
     EXPECT_EQ(dir.run("models inspect m.onnx --csv").out.substr(0, 24), "name,op,output_shapes,pa");
+}
+
+// A node the cost model cannot cost makes the totals a partial sum: exit 0, said on the first line.
+TEST(ModelsCli, InspectSaysOnItsFirstLineThatTotalsAreALowerBound) {
+    ScratchDir dir;
+    models::GraphBuilder g("partial", 1);
+    g.add_input("x", models::OnnxElemType::float32, {models::OnnxDim::fixed(2), models::OnnxDim::fixed(8)});
+    g.add_node({"MysteryOp", "mystery", {"x"}, {"y"}, {}});
+    g.add_node({"Relu", "after", {"y"}, {"z"}, {}});
+    g.add_node({"Relu", "known", {"x"}, {"w"}, {}});
+    g.add_output("z", models::OnnxElemType::float32, {models::OnnxDim::fixed(2), models::OnnxDim::fixed(8)});
+    g.add_output("w", models::OnnxElemType::float32, {models::OnnxDim::fixed(2), models::OnnxDim::fixed(8)});
+    dir.write("partial.onnx", g.serialize());
+    const auto text = dir.run("models inspect partial.onnx");
+    ASSERT_EQ(text.exit_code, 0) << text.err;
+    EXPECT_EQ(text.out.substr(0, text.out.find('\n')),
+              "inferbench: model cost not a total: 2 nodes not costed (FLOPs and bytes are lower bounds); 3 nodes in "
+              "all");
+    const auto json = dir.run("models inspect partial.onnx --json");
+    ASSERT_EQ(json.exit_code, 0) << json.err;
+    const auto doc = nlohmann::json::parse(json.out);
+    EXPECT_EQ(doc.at("cost_bound"), "lower");
+    EXPECT_EQ(doc.at("totals").at("unknown_nodes"), 2);
+    EXPECT_EQ(doc.at("totals").at("flops"), 16);  // the one Relu costed
+    const auto csv = dir.run("models inspect partial.onnx --csv");
+    EXPECT_EQ(csv.out.substr(0, 8), "name,op,");  // the CSV stays one table; the line goes to stderr
+    EXPECT_EQ(csv.err.rfind("inferbench: model cost not a total", 0), 0u) << csv.err;
+    const auto complete = dir.run("models inspect resnet50");
+    EXPECT_EQ(complete.out.find("not a total"), std::string::npos);
 }
 
 TEST(ModelsCli, BadFilesGiveOneClearLineAndExitCodeTwo) {

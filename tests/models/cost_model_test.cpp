@@ -118,3 +118,31 @@ TEST(CostModel, UnknownOpsAreCountedNeverFatal) {
 
 }  // namespace
 }  // namespace inferbench::models
+
+namespace inferbench::models {
+namespace {
+
+// The reference figures of real exports (torch.utils.flop_counter, and export_corpus.py's counter
+// on older PyTorch) count 2 x the multiply-adds of convolutions and matrix products (batched
+// attention included) and nothing else. Our MACs are the same multiply-adds, so 2 x totals.macs is
+// the figure to compare; totals.flops adds every other op and is larger.
+TEST(CostModel, TwiceTheMacsIsFlopCountersConvention) {
+    GraphFixture g;
+    g.input("x", {std::int64_t{2}, std::int64_t{8}, std::int64_t{16}, std::int64_t{16}});
+    g.weight("w", {16, 4, 3, 3}).weight("fc", {16, 10});
+    g.node("Conv", {"x", "w"}, {"c"}, {{"group", std::int64_t{2}}, {"pads", Ints{1, 1, 1, 1}}});
+    g.node("Relu", {"c"}, {"r"});
+    g.node("Transpose", {"r"}, {"t"}, {{"perm", Ints{0, 2, 3, 1}}});  // [2, 16, 16, 16]
+    g.node("MatMul", {"t", "t"}, {"attention"});                      // batched [2, 16] x [16, 16] x [16, 16]
+    g.node("MatMul", {"t", "fc"}, {"logits"});
+    const auto cost = cost_of(g);
+    // flop_counter: conv = 2 x prod(out shape) x prod(w.shape[1:]); mm/bmm = 2 x prod(a[:-1]) x K x N.
+    const std::int64_t conv = 2 * (2 * 16 * 16 * 16) * (4 * 3 * 3);
+    const std::int64_t attention = 2 * (2 * 16 * 16) * 16 * 16;
+    const std::int64_t logits = 2 * (2 * 16 * 16) * 16 * 10;
+    EXPECT_EQ(2 * cost.totals.macs, conv + attention + logits);
+    EXPECT_EQ(cost.totals.flops - 2 * cost.totals.macs, 2 * 16 * 16 * 16);  // the Relu, which flop_counter leaves out
+}
+
+}  // namespace
+}  // namespace inferbench::models

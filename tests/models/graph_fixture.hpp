@@ -22,13 +22,13 @@ struct GraphFixture {
     }
     // A float initializer of zeros (the tests need shapes, not values).
     GraphFixture& weight(std::string name, std::vector<std::int64_t> dims) {
-        onnx::OnnxTensor t{std::move(name), DataType::float32, std::move(dims), {}, {}};
+        onnx::OnnxTensor t{std::move(name), DataType::float32, std::move(dims), {}, {}, {}};
         t.raw.resize(static_cast<std::size_t>(t.element_count()) * 4);
         model.graph.initializers.push_back(std::move(t));
         return *this;
     }
     GraphFixture& ints(std::string name, std::vector<std::int64_t> values) {
-        onnx::OnnxTensor t{std::move(name), DataType::int64, {static_cast<std::int64_t>(values.size())}, {}, {}};
+        onnx::OnnxTensor t{std::move(name), DataType::int64, {static_cast<std::int64_t>(values.size())}, {}, {}, {}};
         t.raw.resize(values.size() * 8);
         std::memcpy(t.raw.data(), values.data(), t.raw.size());
         model.graph.initializers.push_back(std::move(t));

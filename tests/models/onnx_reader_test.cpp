@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <string>
@@ -279,6 +280,36 @@ TEST(OnnxReader, SkipsUnknownFieldsEverywhere) {
     EXPECT_EQ(m.graph.inputs[0].dims, (std::vector<OnnxDimension>{std::string("n"), std::int64_t{4}, std::string()}));
 }
 
+// AttributeProto{name=1, g=6, type=20 (GRAPH = 5)}.
+Message graph_attribute(std::string_view name, const Message& graph) {
+    return Message().bytes(1, name).message(6, graph).varint(20, 5);
+}
+
+TEST(OnnxReader, ControlFlowBranchesAreReadAsSubgraphs) {
+    const Message then_node = Message().bytes(2, "a").bytes(4, "Constant");
+    const Message then_graph = Message().message(1, then_node).bytes(2, "then").message(12, Message().bytes(1, "a"));
+    const Message else_graph = Message().message(1, Message().bytes(1, "x").bytes(2, "b").bytes(4, "Identity"));
+    Message node = Message().bytes(1, "cond").bytes(2, "y").bytes(4, "If");
+    node.message(5, graph_attribute("then_branch", then_graph)).message(5, graph_attribute("else_branch", else_graph));
+    const OnnxModel m = read(model_around(Message().message(1, node)));
+
+    const auto& subgraphs = m.graph.nodes.at(0).subgraphs;
+    ASSERT_EQ(subgraphs.size(), 2U);
+    EXPECT_EQ(subgraphs.at("then_branch")->name, "then");
+    ASSERT_EQ(subgraphs.at("then_branch")->nodes.size(), 1U);
+    EXPECT_EQ(subgraphs.at("then_branch")->nodes[0].op_type, "Constant");
+    EXPECT_EQ(subgraphs.at("then_branch")->outputs.at(0).name, "a");
+    EXPECT_EQ(subgraphs.at("else_branch")->nodes.at(0).inputs, (std::vector<std::string>{"x"}));
+    EXPECT_TRUE(m.graph.nodes.at(0).attributes.empty());
+}
+
+TEST(OnnxReader, GraphsNestedTooDeepAreAUserError) {
+    Message graph = Message().message(1, Message().bytes(4, "Relu"));
+    for (int depth = 0; depth < 40; ++depth)
+        graph = Message().message(1, Message().bytes(4, "If").message(5, graph_attribute("then_branch", graph)));
+    EXPECT_THAT(read_error(model_around(graph)), HasSubstr("graphs nested deeper than 32"));
+}
+
 TEST(OnnxReader, EmptyAndNonOnnxFilesAreUserErrors) {
     EXPECT_EQ(read_error(""), "test.onnx: not an ONNX model: empty file at byte 0");
     EXPECT_THAT(read_error("hello, world\n"), HasSubstr("test.onnx: not an ONNX model: "));
@@ -322,13 +353,110 @@ TEST(OnnxReader, MalformedWireFormatNamesWhatAndWhere) {
     EXPECT_THAT(read_error(model_around(Message().message(5, negative_dim))), HasSubstr("invalid dims [-1]"));
 }
 
-TEST(OnnxReader, ExternalDataAndSparseInitializersAreClearErrors) {
-    const Message location = Message().bytes(1, "location").bytes(2, "weights.bin");
-    const Message tensor = Message().varint(1, 4).varint(2, 1).bytes(8, "w").message(13, location).varint(14, 1);
-    EXPECT_THAT(read_error(model_around(Message().message(5, tensor))),
-                AllOf(HasSubstr("test.onnx: tensor 'w' keeps its data in an external file ('weights.bin')"),
+// A model with one float32 initializer 'w' of `count` elements whose data lies in `location`.
+std::string model_with_external_weight(const std::string& location, std::int64_t count,
+                                       const std::vector<std::pair<std::string, std::string>>& extra = {}) {
+    Message tensor = Message().varint(1, static_cast<std::uint64_t>(count)).varint(2, 1).bytes(8, "w");
+    tensor.message(13, Message().bytes(1, "location").bytes(2, location));
+    for (const auto& [key, value] : extra) tensor.message(13, Message().bytes(1, key).bytes(2, value));
+    tensor.varint(14, 1);
+    return model_around(Message().message(5, tensor));
+}
+
+// The UserError message reading the file gives, or "(no error)".
+std::string read_file_error(const std::filesystem::path& path) {
+    try {
+        read_onnx_file(path);
+    } catch (const UserError& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+TEST(OnnxReader, ExternalDataIsReadFromTheModelsFolder) {
+    const testing::ScratchDir dir;
+    const float values[] = {1.5F, -2.0F, 3.25F, 4.0F, 5.0F, 6.0F};
+    std::string data(8, 'x');  // an offset: the weights start at byte 8
+    data.append(reinterpret_cast<const char*>(values), sizeof(values));
+    dir.write("weights.bin", data);
+    std::ofstream(dir.path() / "m.onnx", std::ios::binary)
+        << model_with_external_weight("weights.bin", 6, {{"offset", "8"}, {"length", "24"}});
+    const OnnxModel m = read_onnx_file(dir.path() / "m.onnx");
+    ASSERT_EQ(m.graph.initializers.size(), 1U);
+    const OnnxTensor& w = m.graph.initializers[0];
+    EXPECT_FALSE(w.external);
+    ASSERT_EQ(w.raw.size(), sizeof(values));
+    EXPECT_EQ(std::memcmp(w.raw.data(), values, sizeof(values)), 0);
+    // Without a length, the tensor's own size is read.
+    std::ofstream(dir.path() / "n.onnx", std::ios::binary)
+        << model_with_external_weight("weights.bin", 2, {{"offset", "8"}});
+    EXPECT_EQ(read_onnx_file(dir.path() / "n.onnx").graph.initializers[0].raw.size(), 8U);
+}
+
+TEST(OnnxReader, ExternalDataThatCannotBeTrustedIsAClearError) {
+    const testing::ScratchDir dir;
+    std::filesystem::create_directories(dir.path() / "model");
+    dir.write("outside.bin", std::string(64, 'o'));
+    dir.write("model/short.bin", std::string(8, 's'));
+    std::filesystem::create_symlink(dir.path() / "outside.bin", dir.path() / "model" / "link.bin");
+    std::filesystem::create_directories(dir.path() / "model" / "folder.bin");
+    const auto error = [&](const std::string& location, std::int64_t count,
+                           const std::vector<std::pair<std::string, std::string>>& extra = {}) {
+        const auto path = dir.path() / "model" / "m.onnx";
+        std::ofstream(path, std::ios::binary | std::ios::trunc) << model_with_external_weight(location, count, extra);
+        return read_file_error(path);
+    };
+    EXPECT_THAT(error("../outside.bin", 4), HasSubstr("tensor 'w': external data '../outside.bin': leads out"));
+    EXPECT_THAT(error((dir.path() / "outside.bin").string(), 4), HasSubstr("an absolute path"));
+    EXPECT_THAT(error("link.bin", 4), HasSubstr("leads out of the model's folder"));
+    EXPECT_THAT(error("missing.bin", 4), HasSubstr("cannot open"));
+    EXPECT_THAT(error("folder.bin", 4), HasSubstr("is not a regular file"));
+    EXPECT_THAT(error("short.bin", 4), HasSubstr("lie beyond the end of the file (8 bytes)"));
+    EXPECT_THAT(error("short.bin", 1, {{"offset", "6"}}), HasSubstr("beyond the end"));
+    EXPECT_THAT(error("short.bin", 1, {{"length", "8"}}), HasSubstr("8 bytes stored for 1 float32 elements (4 bytes)"));
+    EXPECT_THAT(error("short.bin", 1, {{"offset", "-3"}}), HasSubstr("external data offset '-3' is not a byte count"));
+    EXPECT_THAT(error("short.bin", 1, {{"length", "1e3"}}), HasSubstr("is not a byte count"));
+    for (const auto& message : {error("../outside.bin", 4), error("missing.bin", 4)})
+        EXPECT_THAT(message, AllOf(HasSubstr("m.onnx"), Not(HasSubstr("not an ONNX model"))));
+}
+
+TEST(OnnxReader, ExternalDataFromMemoryAndSparseInitializersAreClearErrors) {
+    EXPECT_THAT(read_error(model_with_external_weight("weights.bin", 4)),
+                AllOf(HasSubstr("test.onnx: tensor 'w' keeps its data in an external file ('weights.bin'); read the "
+                                "model from its file"),
                       Not(HasSubstr("not an ONNX model"))));
+    const Message no_location = Message().varint(1, 4).varint(2, 1).bytes(8, "w").varint(14, 1);
+    EXPECT_THAT(read_error(model_around(Message().message(5, no_location))), HasSubstr("external data without a location"));
     EXPECT_THAT(read_error(model_around(Message().message(15, Message()))), HasSubstr("sparse initializers"));
+}
+
+// PyTorch 2.11's dynamo exporter, as a user calls it, writes the weights to MODEL.onnx.data; the same
+// model (same seed) from the TorchScript-based exporter keeps them inside. Both read in full.
+TEST(OnnxReader, ReadsPyTorchsExternalDataExport) {
+    const std::filesystem::path exports = INFERBENCH_TEST_EXPORTS_DIR;
+    const OnnxModel external = read_onnx_file(exports / "hf_bert_base.dynamo.onnx");
+    const OnnxModel inside = read_onnx_file(exports / "hf_bert_base.onnx");
+    std::int64_t external_bytes = 0;
+    std::int64_t weight_count = 0;
+    for (const auto& tensor : external.graph.initializers) {
+        EXPECT_FALSE(tensor.external) << tensor.name;
+        external_bytes += static_cast<std::int64_t>(tensor.raw.size());
+        weight_count += tensor.element_count();
+    }
+    EXPECT_GE(external_bytes, static_cast<std::int64_t>(std::filesystem::file_size(exports / "hf_bert_base.dynamo.onnx.data")));
+    // The word embedding table is the same bytes in both files (the exporters name it alike).
+    const auto find = [](const OnnxModel& m, std::int64_t rows) -> const OnnxTensor* {
+        for (const auto& t : m.graph.initializers)
+            if (t.dims.size() == 2 && t.dims[0] == rows && t.data_type == DataType::float32) return &t;
+        return nullptr;
+    };
+    const OnnxTensor* a = find(external, 1000);
+    const OnnxTensor* b = find(inside, 1000);
+    ASSERT_NE(a, nullptr);
+    ASSERT_NE(b, nullptr);
+    ASSERT_EQ(a->raw.size(), b->raw.size());
+    EXPECT_EQ(std::memcmp(a->raw.data(), b->raw.data(), a->raw.size()), 0);
+    EXPECT_GT(weight_count, 100'000);
 }
 
 TEST(OnnxReader, EveryTruncationIsAUserError) {

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
 
@@ -80,7 +81,18 @@ std::vector<analysis::BenchmarkSummary> sample_summaries() {
     ok.e2e.stdev = 4'280'625;
     ok.e2e.p95 = 198'000'000;
     ok.e2e.p999 = 240'000'000;
-    return {ok, skipped, null_run};
+    // Costs that are not totals: nodes the cost model could not cost, sizes that depend on the data.
+    analysis::BenchmarkSummary partial = ok;
+    partial.benchmark.model = "vit.onnx";
+    partial.model.flops_per_inference = 0.48e9;
+    partial.model.cost_unknown_nodes = 642;
+    partial.model.cost_data_dependent_nodes = 0;
+    analysis::BenchmarkSummary detector = ok;
+    detector.benchmark.model = "fasterrcnn.onnx";
+    detector.model.flops_per_inference = 5.7459e9;
+    detector.model.cost_unknown_nodes = 0;
+    detector.model.cost_data_dependent_nodes = 277;
+    return {ok, skipped, null_run, partial, detector};
 }
 
 std::size_t widest_line(const std::string& text) {
@@ -139,8 +151,11 @@ TEST(TableWidth, FitsTheTerminalWidth) {
     EXPECT_NE(text.find(" 189.00 ms  201.12 ms   2.2"), std::string::npos) << "p99 and cv kept at 120\n" << text;
     for (const std::size_t width : {110u, 140u, 200u})
         EXPECT_LE(widest_line(render(table, Format::text, {.columns = {}, .width = width})), width) << width;
-    // Narrower than the columns that are never left out (model ... p50, inf/s): those, and no more.
-    EXPECT_EQ(widest_line(render(table, Format::text, {.columns = {}, .width = 60})), 102u);
+    // At 60 the identity columns a row can do without (device, precision, status) and p50 go too;
+    // model, backend, batch, mean, inf/s and the note always stay: 63 wide with this long model name.
+    const auto narrow = render(table, Format::text, {.columns = {}, .width = 60});
+    EXPECT_EQ(widest_line(narrow), 63u) << narrow;
+    EXPECT_TRUE(narrow.starts_with("model                backend      batch  mean       inf/s  note\n")) << narrow;
     // Unlimited: every shown column in full, the note inline.
     const auto wide = render(table, Format::text);
     EXPECT_NE(wide.find("latency is unstable"), std::string::npos);
@@ -225,6 +240,29 @@ TEST(Formats, ParseNamesAndRejectOthers) {
     EXPECT_EQ(parse_format("md"), Format::markdown);
     EXPECT_EQ(parse_format("table"), Format::text);
     EXPECT_THROW(parse_format("xml"), UserError);
+}
+
+// One figure, one wording: a bound says which and why in text and Markdown, and CSV and JSON keep
+// the number with the bound and the counts in their own fields.
+TEST(SummaryCostBounds, PartialSumsAreLowerBoundsAndDataDependentOnesUpperBounds) {
+    const auto table = summary_table(sample_summaries());
+    const auto text = render(table, Format::text);
+    EXPECT_NE(text.find(">=0.48 (642 nodes unknown)"), std::string::npos) << text;
+    EXPECT_NE(text.find("<=5.75 (277 nodes data-dependent)"), std::string::npos) << text;
+    EXPECT_EQ(text.find("cost_unknown_nodes"), std::string::npos);  // machine-only columns stay out of text
+    EXPECT_EQ(text.find("unknown nodes"), std::string::npos);
+    const auto json = nlohmann::json::parse(render(table, Format::json));
+    const auto& partial = json["rows"][3];
+    EXPECT_DOUBLE_EQ(partial["gflops_per_inference"].get<double>(), 0.48);
+    EXPECT_EQ(partial["gflops_bound"], "lower");
+    EXPECT_EQ(partial["cost_unknown_nodes"], 642);
+    EXPECT_EQ(json["rows"][4]["gflops_bound"], "upper");
+    EXPECT_EQ(json["rows"][4]["cost_data_dependent_nodes"], 277);
+    EXPECT_EQ(json["rows"][0]["gflops_bound"], "total");
+    EXPECT_TRUE(json["rows"][1]["gflops_bound"].is_null());  // no figure at all
+    const auto csv = render(table, Format::csv);
+    EXPECT_NE(csv.find(",0.48,"), std::string::npos) << csv;
+    EXPECT_NE(csv.find(",lower,642,0,"), std::string::npos) << csv;
 }
 
 }  // namespace

@@ -96,7 +96,7 @@ TEST_F(BenchmarkMetricsTest, AVersionOneFileMigratesAndKeepsItsRows) {
         Database db = Database::open(db_path_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
         auto store = ResultsStore::open(db_path_);
         id = store.add_benchmark(benchmark(add_run(store)), std::vector<IterationRecord>{{7, 8}});
-        db.exec("DROP TABLE benchmark_metrics; DROP TABLE benchmark_series; DROP TABLE gpu_samples; "
+        db.exec(std::string(kBackToSchema5) + "DROP TABLE benchmark_metrics; DROP TABLE benchmark_series; DROP TABLE gpu_samples; "
                 "DROP TABLE cpu_samples; DROP TABLE telemetry_sources; DROP TABLE device_probes; "
                 "DROP TABLE layer_times; PRAGMA user_version = 1");
     }

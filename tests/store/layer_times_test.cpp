@@ -82,7 +82,7 @@ TEST_F(LayerTimesTest, AVersionFourFileGainsTheTableAndKeepsItsBenchmarks) {
         auto store = ResultsStore::open(db_path_);
         id = store.add_benchmark(benchmark(add_run(store)), std::vector<IterationRecord>{{5, 6}});
         Database db = Database::open(db_path_, SQLITE_OPEN_READWRITE);
-        db.exec("DROP TABLE layer_times; PRAGMA user_version = 4");
+        db.exec(std::string(kBackToSchema5) + "DROP TABLE layer_times; PRAGMA user_version = 4");
     }
     auto store = ResultsStore::open(db_path_);
     EXPECT_EQ(store.schema_version(), known_schema_version());

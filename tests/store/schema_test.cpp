@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <fstream>
 #include <random>
 #include <thread>
@@ -210,6 +211,64 @@ TEST_F(SchemaTest, ConcurrentReaderNeverSeesAPartialBenchmark) {
     writing.join();
     EXPECT_TRUE(complete) << "a benchmark was visible before all its iterations";
     EXPECT_EQ(seen, static_cast<std::size_t>(kBenchmarks));
+}
+
+TEST_F(SchemaTest, OpeningANewFileWaitsWhileAnotherConnectionWritesIt) {
+    // The switch to WAL reads the file, then needs the write lock: SQLite answers that upgrade with
+    // SQLITE_BUSY at once, without its busy handler, while another connection holds the write lock
+    // of the (still rollback-journal) file. Two processes creating one new file together met this.
+    Database writer = Database::open(db_path_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    writer.exec("BEGIN IMMEDIATE");
+    std::thread release([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        writer.exec("COMMIT");
+    });
+    std::string error;
+    try {
+        ResultsStore store = ResultsStore::open(db_path_);
+        EXPECT_EQ(store.schema_version(), known_schema_version());
+    } catch (const EnvironmentError& e) {
+        error = e.what();
+    }
+    release.join();
+    EXPECT_EQ(error, "");
+}
+
+TEST_F(SchemaTest, ANegativeVersionIsAClearErrorAndLeavesTheFileAlone) {
+    {
+        Database db = Database::open(db_path_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+        db.exec("PRAGMA user_version = -1");
+    }
+    for (const auto access : {ResultsStore::Access::write, ResultsStore::Access::read}) {
+        try {
+            ResultsStore::open(db_path_, access);
+            FAIL() << "expected an EnvironmentError";
+        } catch (const EnvironmentError& error) {
+            EXPECT_EQ(std::string(error.what()),
+                      "results database " + db_path_.string() +
+                          " has schema version -1, which no inferbench writes: the file is damaged or not an "
+                          "inferbench results database; use another --db");
+        }
+    }
+    EXPECT_EQ(schema_version(open_raw()), -1);
+}
+
+TEST_F(SchemaTest, ADamagedFileIsRefusedForWritingAndSaysHowToRecover) {
+    {
+        ResultsStore store = ResultsStore::open(db_path_);
+        const std::int64_t run_id = store.begin_run(sample_run());
+        store.add_benchmark(sample_benchmark(run_id, 0), std::vector<IterationRecord>(20'000));
+    }
+    const auto size = std::filesystem::file_size(db_path_);
+    std::filesystem::resize_file(db_path_, size - 1000);
+    try {
+        ResultsStore::open(db_path_);
+        FAIL() << "expected an EnvironmentError";
+    } catch (const EnvironmentError& error) {
+        EXPECT_THAT(error.what(), HasSubstr("results database " + db_path_.string() + " is damaged (quick_check: "));
+        EXPECT_THAT(error.what(), HasSubstr(".recover | sqlite3 recovered.db` or use another --db"));
+    }
+    EXPECT_EQ(std::filesystem::file_size(db_path_), size - 1000);
 }
 
 }  // namespace

@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <random>
+#include <thread>
 
 #include "common/scratch_dir.hpp"
 #include "core/error.hpp"
@@ -176,6 +179,62 @@ TEST_F(SqliteTest, StatementsSurviveAMoveOfTheirDatabase) {
     insert.bind_int64(1, 5);
     insert.run();
     EXPECT_EQ(count_rows(moved), 1);
+}
+
+TEST_F(SqliteTest, AWriterWaitsForAnotherAndSaysSoOnce) {
+    Database holder = open_db();
+    Database waiter = open_db();
+    holder.exec("PRAGMA journal_mode = WAL");
+    int notices = 0;
+    waiter.set_wait_policy({.notice_after = std::chrono::milliseconds(100),
+                            .on_long_wait = [&](const std::filesystem::path&) { ++notices; },
+                            .give_up = {}});
+    Transaction holding(holder);
+    std::thread release([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(400));
+        holding.commit();
+    });
+    const auto start = std::chrono::steady_clock::now();
+    {
+        Transaction waiting(waiter);  // BEGIN IMMEDIATE: waits for the holder's commit
+        waiter.exec("INSERT INTO t (i) VALUES (1)");
+        waiting.commit();
+    }
+    release.join();
+    EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(350));
+    EXPECT_EQ(notices, 1);
+    EXPECT_EQ(count_rows(holder), 1);
+}
+
+TEST_F(SqliteTest, AWaitEndsWithABusyErrorWhenGiveUpTurnsTrue) {
+    Database holder = open_db();
+    Database waiter = open_db();
+    std::atomic<bool> stop{false};
+    waiter.set_wait_policy({.notice_after = std::chrono::hours(1), .on_long_wait = {}, .give_up = [&] { return stop.load(); }});
+    Transaction holding(holder);
+    std::thread ask([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        stop = true;
+    });
+    try {
+        Transaction waiting(waiter);
+        ADD_FAILURE() << "expected a busy error";
+    } catch (const DatabaseError& error) {
+        EXPECT_TRUE(error.busy()) << error.what();
+    }
+    ask.join();
+}
+
+TEST_F(SqliteTest, ErrorsCarrySqlitesCode) {
+    Database db = open_db();
+    try {
+        db.exec("INSERT INTO missing_table VALUES (1)");
+        FAIL() << "expected a DatabaseError";
+    } catch (const DatabaseError& error) {
+        EXPECT_EQ(error.primary_code(), SQLITE_ERROR);
+        EXPECT_FALSE(error.busy());
+        EXPECT_FALSE(error.disk_full());
+    }
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/error.hpp"
 
@@ -33,7 +34,7 @@ std::string_view kind_name() {
 const std::map<std::string_view, KernelFactory>& registry() {
     static const std::map<std::string_view, KernelFactory> table = [] {
         std::map<std::string_view, KernelFactory> all;
-        for (const auto entries : {nn_kernels(), math_kernels(), shape_kernels()}) {
+        for (const auto entries : {nn_kernels(), math_kernels(), shape_kernels(), index_kernels()}) {
             for (const KernelEntry& e : entries) all.emplace(e.op_type, e.factory);
         }
         return all;
@@ -134,6 +135,18 @@ std::vector<std::int64_t> to_int64s(const torch::Tensor& t) {
     const torch::Tensor values = t.to(torch::kCPU, torch::kLong).contiguous();
     const auto* data = values.data_ptr<std::int64_t>();
     return {data, data + values.numel()};
+}
+
+void check_shape(c10::IntArrayRef shape, std::string_view what) {
+    std::int64_t count = 1;
+    for (const std::int64_t d : shape) {
+        if (d < 0) throw std::invalid_argument(fmt::format("{}: dimension {} is negative", what, d));
+        if (d > 0 && count > kMaxShapeElements / d) {
+            throw std::invalid_argument(fmt::format("{}: shape [{}] has more than {} elements", what,
+                                                    fmt::join(shape, ", "), kMaxShapeElements));
+        }
+        count *= d;
+    }
 }
 
 std::int64_t normalize_axis(std::int64_t axis, std::int64_t rank) {

@@ -101,6 +101,17 @@ private:
 };
 
 std::vector<std::int64_t> to_int64s(const torch::Tensor& t);
+
+// The most elements a tensor whose shape comes from values in the file (ConstantOfShape, Range,
+// Tile, Expand, Pad) may have: far above any real model's, low enough that a hostile file's
+// shapes fail with a clear error rather than exhaust memory. The fuzz build lowers it.
+#ifndef INFERBENCH_MAX_SHAPE_ELEMENTS
+#define INFERBENCH_MAX_SHAPE_ELEMENTS (std::int64_t{1} << 31)
+#endif
+inline constexpr std::int64_t kMaxShapeElements = INFERBENCH_MAX_SHAPE_ELEMENTS;
+// Throws std::invalid_argument naming `what` if a dimension is negative or there are more than
+// kMaxShapeElements elements.
+void check_shape(c10::IntArrayRef shape, std::string_view what);
 // `axis` in [-rank, rank) as a non-negative index; throws std::out_of_range otherwise.
 std::int64_t normalize_axis(std::int64_t axis, std::int64_t rank);
 // Moves CPU tensors to the device of the others when they differ: shape arithmetic lives on the
@@ -121,6 +132,7 @@ struct KernelEntry {
 std::span<const KernelEntry> nn_kernels();
 std::span<const KernelEntry> math_kernels();
 std::span<const KernelEntry> shape_kernels();
+std::span<const KernelEntry> index_kernels();  // onnx_ops_index.cpp
 Kernel make_resize(const NodeContext& ctx);  // onnx_ops_resize.cpp, registered with the layers
 
 }  // namespace inferbench::torch_onnx

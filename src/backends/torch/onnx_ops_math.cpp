@@ -56,6 +56,7 @@ torch::Tensor floor(const torch::Tensor& x) { return torch::floor(x); }
 torch::Tensor ceil(const torch::Tensor& x) { return torch::ceil(x); }
 torch::Tensor logical_not(const torch::Tensor& x) { return torch::logical_not(x); }
 torch::Tensor hard_swish(const torch::Tensor& x) { return torch::hardswish(x); }
+torch::Tensor is_nan(const torch::Tensor& x) { return torch::isnan(x); }
 
 torch::Tensor add(const torch::Tensor& a, const torch::Tensor& b) { return torch::add(a, b); }
 torch::Tensor sub(const torch::Tensor& a, const torch::Tensor& b) { return torch::sub(a, b); }
@@ -155,7 +156,16 @@ Kernel make_hard_sigmoid(const NodeContext& ctx) {
     });
 }
 
-enum class Reduction { mean, sum, max, min };
+enum class Reduction { mean, sum, max, min, prod };
+
+// LibTorch's prod() takes one axis: the highest first, so the lower ones keep their index.
+torch::Tensor product(const torch::Tensor& x, std::vector<std::int64_t> axes, bool keepdims) {
+    for (std::int64_t& a : axes) a = normalize_axis(a, x.dim());
+    std::ranges::sort(axes, std::greater<>());
+    torch::Tensor y = x;
+    for (const std::int64_t a : axes) y = y.prod(a, keepdims);
+    return y;
+}
 
 // Axes are an attribute before opset 18 (ReduceSum: 13), an optional input from then on.
 Kernel make_reduce(const NodeContext& ctx, Reduction reduction) {
@@ -179,9 +189,36 @@ Kernel make_reduce(const NodeContext& ctx, Reduction reduction) {
                 return x.sum(axes, keepdims);
             case Reduction::max:
                 return x.amax(axes, keepdims);
+            case Reduction::prod:
+                return product(x, axes, keepdims);
             default:
                 return x.amin(axes, keepdims);
         }
+    });
+}
+
+// fmod=0 (integers only): the remainder takes the divisor's sign, as Python's %; fmod=1: C's fmod.
+Kernel make_mod(const NodeContext& ctx) {
+    ctx.expect_inputs(2, 2);
+    const bool c_fmod = ctx.int_attribute("fmod", 0) != 0;
+    return single_output([c_fmod](const RunContext&, std::span<const torch::Tensor> in) {
+        const auto both = on_common_device(in);
+        if (!c_fmod && (both[0].is_floating_point() || both[1].is_floating_point())) {
+            throw std::invalid_argument("Mod of floating-point values needs fmod=1");
+        }
+        return c_fmod ? torch::fmod(both[0], both[1]) : torch::remainder(both[0], both[1]);
+    });
+}
+
+Kernel make_is_inf(const NodeContext& ctx) {
+    ctx.expect_inputs(1, 1);
+    const bool positive = ctx.int_attribute("detect_positive", 1) != 0;
+    const bool negative = ctx.int_attribute("detect_negative", 1) != 0;
+    return single_output([=](const RunContext&, std::span<const torch::Tensor> in) {
+        if (positive && negative) return torch::isinf(in[0]);
+        if (positive) return torch::isposinf(in[0]);
+        if (negative) return torch::isneginf(in[0]);
+        return torch::zeros_like(in[0], torch::kBool);
     });
 }
 
@@ -227,6 +264,9 @@ std::span<const KernelEntry> math_kernels() {
         {"Ceil", make_unary<ceil>},
         {"Not", make_unary<logical_not>},
         {"HardSwish", make_unary<hard_swish>},
+        {"IsNaN", make_unary<is_nan>},
+        {"IsInf", make_is_inf},
+        {"Mod", make_mod},
         {"Add", make_binary<add>},
         {"Sub", make_binary<sub>},
         {"Mul", make_binary<mul>},
@@ -250,6 +290,7 @@ std::span<const KernelEntry> math_kernels() {
         {"ReduceSum", [](const NodeContext& ctx) { return make_reduce(ctx, Reduction::sum); }},
         {"ReduceMax", [](const NodeContext& ctx) { return make_reduce(ctx, Reduction::max); }},
         {"ReduceMin", [](const NodeContext& ctx) { return make_reduce(ctx, Reduction::min); }},
+        {"ReduceProd", [](const NodeContext& ctx) { return make_reduce(ctx, Reduction::prod); }},
         {"Where", make_where},
         {"Cast", make_cast},
         {"CastLike", make_cast_like},

@@ -1,6 +1,7 @@
 // Shape and data-movement operators. Shapes, axes and indices that are constant are read at load;
 // Shape's output is a CPU tensor, so shape arithmetic stays on the host whatever the device.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <numeric>
 
@@ -30,9 +31,19 @@ ListSource list_source(const NodeContext& ctx, std::size_t index, std::string_vi
 }
 
 Kernel make_identity(const NodeContext& ctx) {
-    ctx.expect_inputs(1, 3);  // Dropout's ratio and training_mode inputs do nothing at inference
-    ctx.expect_outputs(1);
+    ctx.expect_inputs(1, 1);
     return single_output([](const RunContext&, std::span<const torch::Tensor> in) { return in[0]; });
+}
+
+// At inference Dropout passes its input through and keeps every element: its mask (output 1,
+// which Swin's export asks for) is all true. The ratio and training_mode inputs do nothing then.
+Kernel make_dropout(const NodeContext& ctx) {
+    ctx.expect_inputs(1, 3);
+    ctx.expect_outputs(2);
+    return [](const RunContext&, std::span<const torch::Tensor> in, std::span<torch::Tensor> out) {
+        out[0] = in[0];
+        if (out.size() > 1) out[1] = torch::ones_like(in[0], torch::kBool);
+    };
 }
 
 Kernel make_flatten(const NodeContext& ctx) {
@@ -185,7 +196,9 @@ Kernel make_expand(const NodeContext& ctx) {
     ctx.expect_inputs(2, 2);
     const IntListInput shape(ctx, 1);
     return single_output([shape](const RunContext&, std::span<const torch::Tensor> in) {
-        return in[0].expand(at::infer_size(in[0].sizes(), shape.get(in)));
+        const Ints target = at::infer_size(in[0].sizes(), shape.get(in));
+        check_shape(target, "Expand");
+        return in[0].expand(target);
     });
 }
 
@@ -244,7 +257,9 @@ Kernel make_constant_of_shape(const NodeContext& ctx) {
     return single_output([=](const RunContext& run, std::span<const torch::Tensor> in) {
         const auto options = floating ? torch::TensorOptions(run.float_type).device(run.device)
                                       : torch::TensorOptions(type).device(torch::kCPU);
-        return torch::full(shape.get(in), value, options);
+        const Ints target = shape.get(in);
+        check_shape(target, "ConstantOfShape");
+        return torch::full(target, value, options);
     });
 }
 
@@ -252,6 +267,17 @@ Kernel make_range(const NodeContext& ctx) {
     ctx.expect_inputs(3, 3);
     return single_output([](const RunContext&, std::span<const torch::Tensor> in) {
         const auto options = in[0].options().device(torch::kCPU);
+        const double start = in[0].item<double>();
+        const double limit = in[1].item<double>();
+        const double delta = in[2].item<double>();
+        if (delta == 0 || !std::isfinite(start) || !std::isfinite(limit) || !std::isfinite(delta)) {
+            throw std::invalid_argument("Range: start, limit and delta must be finite and delta non-zero");
+        }
+        const double count = std::max(0.0, std::ceil((limit - start) / delta));
+        if (count > static_cast<double>(kMaxShapeElements)) {
+            throw std::invalid_argument(fmt::format("Range: more than {} elements", kMaxShapeElements));
+        }
+        if (count == 0) return torch::empty({0}, in[0].options());
         return torch::arange(in[0].item(), in[1].item(), in[2].item(), options).to(in[0].device());
     });
 }
@@ -260,7 +286,7 @@ Kernel make_range(const NodeContext& ctx) {
 
 std::span<const KernelEntry> shape_kernels() {
     static const KernelEntry entries[] = {
-        {"Identity", make_identity}, {"Dropout", make_identity},    {"Flatten", make_flatten},
+        {"Identity", make_identity}, {"Dropout", make_dropout},    {"Flatten", make_flatten},
         {"Reshape", make_reshape},   {"Transpose", make_transpose}, {"Concat", make_concat},
         {"Shape", make_shape},       {"Gather", make_gather},       {"Unsqueeze", make_unsqueeze},
         {"Squeeze", make_squeeze},   {"Slice", make_slice},         {"Expand", make_expand},

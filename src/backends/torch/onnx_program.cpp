@@ -11,6 +11,7 @@
 #include <fmt/ranges.h>
 
 #include "backends/torch/onnx_kernels.hpp"
+#include "backends/torch/onnx_shape_analysis.hpp"
 #include "core/error.hpp"
 
 namespace inferbench::torch_onnx {
@@ -27,17 +28,37 @@ struct Step {
     ProgramNode node;                  // the ONNX node's name and operator
 };
 
+// The model as a program is built from it, kept so that specialize() can build it again.
+// Initializers are held as the tensors the program's constants share.
+struct SourceGraph {
+    std::string source;  // the file's name, for messages
+    std::int64_t opset = 1;
+    std::vector<onnx::OnnxNode> nodes;
+    std::vector<std::pair<std::string, torch::Tensor>> initializers;
+    std::vector<onnx::OnnxValueInfo> inputs;
+    std::vector<onnx::OnnxValueInfo> outputs;
+    FusionCounts fusion_counts;  // what from_model's fusion rewrote (onnx_fusion.hpp)
+};
+
 namespace {
 
-constexpr std::size_t kAbsent = static_cast<std::size_t>(-1);
+constexpr std::size_t kAbsent = kAbsentSlot;
 
 bool is_floating(const torch::Tensor& t) { return torch::isFloatingType(t.scalar_type()); }
+
+// Finite constants beyond fp16's or bf16's range saturate to its largest finite value instead of
+// rounding to infinity: exporters write masks as torch.finfo(float32).min, and 0 * -inf would be NaN
+// where 0 * -65504 is the 0 the model means. Infinities and NaN stay as they are.
+torch::Tensor narrowed(const torch::Tensor& t, torch::ScalarType float_type) {
+    if (float_type != torch::kHalf && float_type != torch::kBFloat16) return t;
+    const double largest = float_type == torch::kHalf ? 65504.0 : 3.3895313892515355e38;
+    return torch::where(torch::isfinite(t), t.clamp(-largest, largest), t);
+}
 
 // Builds a program from a model: one pass over the nodes in their (topological) order.
 class Loader {
 public:
-    Loader(const onnx::OnnxModel& model, std::string_view source)
-        : source_(source), opset_(std::max<std::int64_t>(model.opset_version(), 1)) {}
+    Loader(std::int64_t opset, std::string_view source) : source_(source), opset_(opset) {}
 
     std::size_t new_slot(const std::string& name, std::string_view what) {
         if (!slots_.emplace(name, constants_.size()).second) {
@@ -57,6 +78,8 @@ public:
     }
 
     void add_node(const onnx::OnnxNode& node, std::vector<Step>& steps);
+    // Makes the node's outputs the given constants instead of running it; false if `known` lacks one.
+    bool add_known(const onnx::OnnxNode& node, const std::unordered_map<std::string, torch::Tensor>& known);
     // Runs a step whose inputs are all constant once, now, making its outputs constants too.
     void fold(const Step& step);
     // Marks the slots the graph outputs read; fills `release` of each step.
@@ -70,6 +93,9 @@ public:
 
 KernelFactory factory_for(const onnx::OnnxNode& node, std::string_view source) {
     const std::string where = fmt::format("{}: node '{}' ({})", source, node.name, node.op_type);
+    if (node.domain == kFusedDomain) {
+        if (const KernelFactory fused = find_fused_kernel_factory(node.op_type)) return fused;
+    }
     if (!node.domain.empty() && node.domain != "ai.onnx") {
         throw UserError(fmt::format("{}: operators of domain '{}' are not supported, only the default ONNX domain",
                                     where, node.domain));
@@ -96,7 +122,15 @@ void Loader::add_node(const onnx::OnnxNode& node, std::vector<Step>& steps) {
         constant_inputs.push_back(known ? &constants_[slot] : nullptr);
         all_constant = all_constant && (slot == kAbsent || known);
     }
-    step.kernel = factory(NodeContext(node, opset_, std::move(constant_inputs), source_));
+    try {
+        step.kernel = factory(NodeContext(node, opset_, std::move(constant_inputs), source_));
+    } catch (const UserError&) {
+        throw;
+    } catch (const c10::Error& e) {  // LibTorch rejecting a constant input (a shape, a fill value)
+        throw UserError(fmt::format("{}: {}", step.label, e.what_without_backtrace()));
+    } catch (const std::exception& e) {
+        throw UserError(fmt::format("{}: {}", step.label, e.what()));
+    }
     for (const std::string& name : node.outputs) {
         step.outputs.push_back(name.empty() ? kAbsent : new_slot(name, fmt::format("output of node '{}'", node.name)));
     }
@@ -107,6 +141,17 @@ void Loader::add_node(const onnx::OnnxNode& node, std::vector<Step>& steps) {
     }
 }
 
+bool Loader::add_known(const onnx::OnnxNode& node, const std::unordered_map<std::string, torch::Tensor>& known) {
+    if (node.outputs.empty()) return false;
+    for (const std::string& name : node.outputs) {
+        if (!name.empty() && !known.contains(name)) return false;
+    }
+    for (const std::string& name : node.outputs) {
+        if (!name.empty()) constants_[new_slot(name, fmt::format("output of node '{}'", node.name))] = known.at(name);
+    }
+    return true;
+}
+
 // Computed in fp32 on the CPU; to() then converts the results like the weights.
 void Loader::fold(const Step& step) {
     std::vector<torch::Tensor> in;
@@ -115,6 +160,9 @@ void Loader::fold(const Step& step) {
     try {
         const torch::NoGradGuard no_grad;
         step.kernel(RunContext{}, in, out);
+    } catch (const c10::Error& e) {
+        throw UserError(
+            fmt::format("{}: cannot compute this constant node: {}", step.label, e.what_without_backtrace()));
     } catch (const std::exception& e) {
         throw UserError(fmt::format("{}: cannot compute this constant node: {}", step.label, e.what()));
     }
@@ -150,25 +198,44 @@ OnnxProgram::OnnxProgram(OnnxProgram&&) noexcept = default;
 OnnxProgram& OnnxProgram::operator=(OnnxProgram&&) noexcept = default;
 OnnxProgram::~OnnxProgram() = default;
 
-OnnxProgram OnnxProgram::load(const std::filesystem::path& onnx_file) {
-    return from_model(onnx::read_onnx_file(onnx_file), onnx_file.string());
+OnnxProgram OnnxProgram::load(const std::filesystem::path& onnx_file, bool fuse) {
+    return from_model(onnx::read_onnx_file(onnx_file), onnx_file.string(), fuse);
 }
 
-OnnxProgram OnnxProgram::from_model(const onnx::OnnxModel& model, std::string_view source_name) {
-    OnnxProgram program;
-    program.source_ = source_name;
-    Loader loader(model, source_name);
+OnnxProgram OnnxProgram::from_model(const onnx::OnnxModel& model, std::string_view source_name, bool fuse) {
+    auto graph = std::make_shared<SourceGraph>();
+    graph->source = source_name;
+    graph->opset = std::max<std::int64_t>(model.opset_version(), 1);
+    FusedGraph fused = fuse ? fuse_graph(model) : FusedGraph{model.graph.nodes, {}};
+    graph->nodes = std::move(fused.nodes);
+    graph->fusion_counts = fused.counts;
     for (const auto& init : model.graph.initializers) {
-        const std::size_t slot = loader.new_slot(init.name, "initializer");
-        loader.constants_[slot] = to_torch(init, source_name);
+        graph->initializers.emplace_back(init.name, to_torch(init, source_name));
     }
-    for (const auto& input : model.graph.inputs) {
+    graph->inputs = model.graph.inputs;
+    graph->outputs = model.graph.outputs;
+    return build(std::move(graph), {});
+}
+
+OnnxProgram OnnxProgram::build(std::shared_ptr<const SourceGraph> graph,
+                               const std::vector<std::pair<std::string, torch::Tensor>>& known_values) {
+    OnnxProgram program;
+    program.source_ = graph->source;
+    const std::unordered_map<std::string, torch::Tensor> known(known_values.begin(), known_values.end());
+    Loader loader(graph->opset, graph->source);
+    for (const auto& [name, value] : graph->initializers) {
+        loader.constants_[loader.new_slot(name, "initializer")] = value;
+    }
+    for (const auto& input : graph->inputs) {
         if (loader.slots_.contains(input.name)) continue;  // an initializer listed as input (IR < 4)
         program.input_slots_.push_back(loader.new_slot(input.name, "graph input"));
         program.inputs_.push_back(input);
     }
-    for (const auto& node : model.graph.nodes) loader.add_node(node, program.steps_);
-    for (const auto& output : model.graph.outputs) {
+    for (const auto& node : graph->nodes) {
+        if (!loader.add_known(node, known)) loader.add_node(node, program.steps_);
+    }
+    program.fusion_counts_ = graph->fusion_counts;
+    for (const auto& output : graph->outputs) {
         program.output_slots_.push_back(loader.slot_of(output.name, "graph output"));
         program.outputs_.push_back(output);
     }
@@ -189,6 +256,9 @@ OnnxProgram OnnxProgram::from_model(const onnx::OnnxModel& model, std::string_vi
         }
     }
     program.slot_count_ = loader.constants_.size();
+    program.slot_names_.resize(program.slot_count_);
+    for (const auto& [name, slot] : loader.slots_) program.slot_names_[slot] = name;
+    program.graph_ = std::move(graph);
     program.to(torch::kCPU, torch::kFloat, false);
     return program;
 }
@@ -203,10 +273,12 @@ void OnnxProgram::to(torch::Device device, torch::ScalarType float_type, bool ch
     converted.reserve(file_constants_.size());
     for (const torch::Tensor& t : file_constants_) {
         if (!is_floating(t)) {
-            converted.push_back(t);
+            // Before specialize(), integers are shapes and indices that run() reads on the host;
+            // after, what is left of them meets device tensors (indices, masks).
+            converted.push_back(specialized() ? t.to(device) : t);
             continue;
         }
-        torch::Tensor c = t.to(device, float_type);
+        torch::Tensor c = narrowed(t, float_type).to(device, float_type);
         if (channels_last && c.dim() == 4) c = c.contiguous(torch::MemoryFormat::ChannelsLast);
         converted.push_back(std::move(c));
     }
@@ -241,11 +313,53 @@ std::vector<ProgramNode> OnnxProgram::nodes() const {
     return out;
 }
 
-std::vector<torch::Tensor> OnnxProgram::run(const std::vector<torch::Tensor>& inputs, StepObserver* observer) const {
+void OnnxProgram::check_inputs(const std::vector<torch::Tensor>& inputs) const {
     if (inputs.size() != input_slots_.size()) {
         throw std::invalid_argument(
             fmt::format("{}: {} inputs given, the model takes {}", source_, inputs.size(), input_slots_.size()));
     }
+    for (std::size_t k = 0; k < specialized_shapes_.size(); ++k) {
+        if (inputs[k].sizes() != c10::IntArrayRef(specialized_shapes_[k])) {
+            throw std::invalid_argument(fmt::format("{}: input '{}' has shape {}; the program is specialized for {}",
+                                                    source_, inputs_[k].name, fmt::join(inputs[k].sizes(), "x"),
+                                                    fmt::join(specialized_shapes_[k], "x")));
+        }
+    }
+}
+
+std::vector<torch::Tensor> OnnxProgram::run(const std::vector<torch::Tensor>& inputs, StepObserver* observer) const {
+    return execute(inputs, observer, nullptr, nullptr);
+}
+
+void OnnxProgram::specialize(const std::vector<torch::Tensor>& inputs) {
+    const torch::Device device = device_;
+    const torch::ScalarType float_type = float_type_;
+    const bool channels_last = channels_last_;
+    if (specialized()) {  // back to the general program, which takes any shape
+        *this = build(graph_, {});
+        to(device, float_type, channels_last);
+    }
+    check_inputs(inputs);
+    std::vector<StepSlots> views;
+    views.reserve(steps_.size());
+    for (const Step& step : steps_) views.push_back({step.node.op_type, step.inputs, step.outputs});
+    const std::vector<std::size_t> fixed = fixed_shape_outputs(slot_count_, constant_slots_, input_slots_, views);
+    std::vector<bool> wanted(slot_count_, false);
+    for (const std::size_t slot : fixed) wanted[slot] = true;
+    std::vector<torch::Tensor> captured(slot_count_);
+    if (!fixed.empty()) execute(inputs, nullptr, &wanted, &captured);
+    std::vector<std::pair<std::string, torch::Tensor>> known;
+    for (const std::size_t slot : fixed) known.emplace_back(slot_names_[slot], captured[slot].to(torch::kCPU));
+    OnnxProgram specialized = build(graph_, known);
+    for (const torch::Tensor& input : inputs) specialized.specialized_shapes_.push_back(input.sizes().vec());
+    specialized.to(device, float_type, channels_last);
+    *this = std::move(specialized);
+}
+
+std::vector<torch::Tensor> OnnxProgram::execute(const std::vector<torch::Tensor>& inputs, StepObserver* observer,
+                                                const std::vector<bool>* wanted,
+                                                std::vector<torch::Tensor>* captured) const {
+    check_inputs(inputs);
     const c10::InferenceMode inference_mode;
     const RunContext context{device_, float_type_};
     std::vector<torch::Tensor> values(slot_count_);
@@ -269,7 +383,10 @@ std::vector<torch::Tensor> OnnxProgram::run(const std::vector<torch::Tensor>& in
             throw std::runtime_error(fmt::format("{}: {}", step.label, e.what()));
         }
         for (std::size_t k = 0; k < out.size(); ++k) {
-            if (step.outputs[k] != kAbsent) values[step.outputs[k]] = std::move(out[k]);
+            const std::size_t slot = step.outputs[k];
+            if (slot == kAbsent) continue;
+            if (wanted != nullptr && (*wanted)[slot]) (*captured)[slot] = out[k];
+            values[slot] = std::move(out[k]);
         }
         for (const std::size_t slot : step.release) values[slot].reset();
     }

@@ -14,13 +14,16 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "backends/torch/onnx_fusion.hpp"
 #include "models/onnx_reader.hpp"
 
 namespace inferbench::torch_onnx {
 
 struct Step;
+struct SourceGraph;
 
 // Called around each node run() executes, for a per-node profiler; `step` indexes nodes().
 class StepObserver {
@@ -41,8 +44,10 @@ class OnnxProgram {
 public:
     // Reads and prepares the model. Throws UserError for unreadable files and for models with an
     // operator (or an attribute value) the interpreter does not support, naming the node.
-    static OnnxProgram load(const std::filesystem::path& onnx_file);
-    static OnnxProgram from_model(const models::onnx::OnnxModel& model, std::string_view source_name);
+    // `fuse`: rewrite the exporters' decomposed layers first (onnx_fusion.hpp).
+    static OnnxProgram load(const std::filesystem::path& onnx_file, bool fuse = true);
+    static OnnxProgram from_model(const models::onnx::OnnxModel& model, std::string_view source_name,
+                                  bool fuse = true);
 
     OnnxProgram(OnnxProgram&&) noexcept;
     OnnxProgram& operator=(OnnxProgram&&) noexcept;
@@ -60,6 +65,7 @@ public:
     const std::vector<models::onnx::OnnxValueInfo>& outputs() const { return outputs_; }
     torch::Device device() const { return device_; }
     torch::ScalarType float_type() const { return float_type_; }
+    const FusionCounts& fusion_counts() const { return fusion_counts_; }
 
     // One inference. Inputs are checked against the declared ranks and fixed dimensions
     // (std::invalid_argument) and moved to the program's device, floating ones converted to its
@@ -71,11 +77,30 @@ public:
     // The nodes run() executes, in order.
     std::vector<ProgramNode> nodes() const;
 
+    // Fixes the input shapes to those of `inputs` (one run computes them) and folds every value
+    // that then depends on shapes and constants only (Shape outputs, what is computed from them:
+    // reshape targets, pads, attention scales, masks) into constants, so run() executes no shape
+    // arithmetic and no host value meets a device tensor: what a captured CUDA graph needs. Integer
+    // constants then live on the device as well (to() keeps them on the CPU before). run() then
+    // takes only inputs of these shapes (std::invalid_argument otherwise); specialize() again for
+    // others. Keeps the device and float type.
+    void specialize(const std::vector<torch::Tensor>& inputs);
+    bool specialized() const { return !specialized_shapes_.empty(); }
+
 private:
     OnnxProgram();
+    static OnnxProgram build(std::shared_ptr<const SourceGraph> graph,
+                             const std::vector<std::pair<std::string, torch::Tensor>>& known);
     torch::Tensor prepare_input(const torch::Tensor& tensor, std::size_t index) const;
+    void check_inputs(const std::vector<torch::Tensor>& inputs) const;
+    // Runs every step; `captured`, where given, receives the values of the slots `wanted` marks.
+    std::vector<torch::Tensor> execute(const std::vector<torch::Tensor>& inputs, StepObserver* observer,
+                                       const std::vector<bool>* wanted, std::vector<torch::Tensor>* captured) const;
 
     std::string source_;
+    std::shared_ptr<const SourceGraph> graph_;  // what build() made this program from
+    std::vector<std::vector<std::int64_t>> specialized_shapes_;
+    std::vector<std::string> slot_names_;
     std::vector<models::onnx::OnnxValueInfo> inputs_;
     std::vector<models::onnx::OnnxValueInfo> outputs_;
     std::size_t slot_count_ = 0;
@@ -88,6 +113,7 @@ private:
     torch::Device device_ = torch::kCPU;
     torch::ScalarType float_type_ = torch::kFloat;
     bool channels_last_ = false;
+    FusionCounts fusion_counts_;
 };
 
 }  // namespace inferbench::torch_onnx

@@ -147,6 +147,8 @@ public:
         if (options_.autocast && run_type_ != torch::kFloat) enable_autocast(run_type_, cuda_);
         c10::InferenceMode guard;
         host_inputs_ = host_tensors(inputs, options_.autocast ? torch::kFloat : run_type_, options_.channels_last);
+        // Before any capture: a CUDA graph must not replay host-side shape arithmetic.
+        model_->specialize(host_inputs_);
 #if INFERBENCH_TORCH_CUDA
         if (cuda_) {
             cuda_execution_ = std::make_unique<CudaExecution>(

@@ -1,5 +1,6 @@
 #include "backends/torch/torch_model.hpp"
 
+#include <cstdio>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -132,6 +133,11 @@ class InterpretedOnnxModel final : public TorchModel {
 public:
     InterpretedOnnxModel(const std::string& path, const TorchModelConfig& config)
         : program_(torch_onnx::OnnxProgram::load(path)) {
+        // One line per load, so a run's log says which of the exporter's decomposed layers run as one kernel.
+        if (program_.fusion_counts().total() > 0) {
+            fmt::print(stderr, "torch: {}: {}\n", std::filesystem::path(path).filename().string(),
+                       program_.fusion_counts().summary());
+        }
         program_.to(config.device, config.float_type, config.channels_last);
         for (const auto& input : program_.inputs()) inputs_.push_back(resolve_input(input, config.batch_size, path));
     }
@@ -139,6 +145,7 @@ public:
     std::vector<torch::Tensor> forward(const std::vector<torch::Tensor>& inputs) override {
         return program_.run(inputs);
     }
+    void specialize(const std::vector<torch::Tensor>& inputs) override { program_.specialize(inputs); }
     const torch_onnx::OnnxProgram* program() const override { return &program_; }
 
 private:

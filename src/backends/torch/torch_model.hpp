@@ -19,6 +19,10 @@ public:
     // Declared inputs, batch resolved; dtype is the model's own (before any precision conversion).
     virtual std::vector<TensorInfo> inputs() const = 0;
     virtual std::vector<torch::Tensor> forward(const std::vector<torch::Tensor>& inputs) = 0;
+    // Fixes the input shapes to those of `inputs` where the model can use them (the interpreter
+    // folds its shape arithmetic into constants: see OnnxProgram::specialize); forward() then takes
+    // inputs of these shapes only.
+    virtual void specialize(const std::vector<torch::Tensor>& inputs) { (void)inputs; }
     // The interpreted ONNX program, which can be run node by node; null for TorchScript.
     virtual const torch_onnx::OnnxProgram* program() const { return nullptr; }
 };

@@ -28,6 +28,7 @@ Child start(const std::vector<std::string>& argv, const std::filesystem::path& o
     options.stdout_mode = Output::inherit;
     options.stderr_mode = Output::inherit;
     options.fds = {{1, file.get()}, {2, file.get()}};
+    options.kill_with_parent = true;  // a worker killed with SIGKILL cannot end its group itself
     return spawn(argv, options);
 }
 

@@ -87,42 +87,91 @@ std::optional<double> percentile_of(std::string_view key) {
     return parse_double(key.substr(11, key.size() - 13));
 }
 
-// One "key = value ms" (TensorRT 7.2 and newer) or "key: value ms" item into `stat`; bit of the field set.
-unsigned read_statistic_item(std::string_view item, LogStatistic& stat) {
+// "percentile: 1.67 ms at 99%" (TensorRT 7): the time and the percent.
+std::optional<std::pair<double, double>> percentile_at(std::string_view text) {
+    const auto at = text.find(" at ");
+    if (at == npos || !text.ends_with('%')) return std::nullopt;
+    const auto value = milliseconds(text.substr(0, at));
+    const auto percent = parse_double(text.substr(at + 4, text.size() - at - 5));
+    if (!value || !percent) return std::nullopt;
+    return std::pair{*value, *percent};
+}
+
+constexpr unsigned kMin = 1, kMax = 2, kMean = 4, kMedian = 8, kPercentile = 16;
+
+// One "key = value ms" (TensorRT 7.2 and newer) or "key: value ms" item into `stat`: the bit of the
+// field set, nothing when the item cannot be read.
+std::optional<unsigned> read_statistic_item(std::string_view item, LogStatistic& stat) {
     auto separator = item.find(" = ");
     std::size_t skip = 3;
     if (separator == npos) {
         separator = item.find(": ");
         skip = 2;
     }
-    if (separator == npos) return 0;
+    if (separator == npos) return std::nullopt;
     const std::string_view key = trim(item.substr(0, separator));
-    const auto value = milliseconds(item.substr(separator + skip));
-    if (!value) return 0;
+    const std::string_view text = item.substr(separator + skip);
+    if (key == "percentile") {
+        const auto value = percentile_at(trim(text));
+        if (!value) return std::nullopt;
+        stat.percentiles_ms.emplace_back(value->second, value->first);
+        return kPercentile;
+    }
+    const auto value = milliseconds(text);
+    if (!value) return std::nullopt;
     if (key == "min") stat.min_ms = *value;
     else if (key == "max") stat.max_ms = *value;
     else if (key == "mean") stat.mean_ms = *value;
     else if (key == "median") stat.median_ms = *value;
     else if (const auto percent = percentile_of(key)) stat.percentiles_ms.emplace_back(*percent, *value);
-    else return 0;
-    return key == "min" ? 1u : key == "max" ? 2u : key == "mean" ? 4u : key == "median" ? 8u : 0u;
+    else return std::nullopt;
+    return key == "min" ? kMin : key == "max" ? kMax : key == "mean" ? kMean : key == "median" ? kMedian : kPercentile;
 }
 
-// "GPU Compute Time: min = 33.4643 ms, max = ..., percentile(99%) = 34.8665 ms".
-bool parse_statistic(std::string_view message, TrtexecLog& log) {
+// No inference takes a day: a longer "time" is a broken log, not a measurement.
+constexpr double kMaxPlausibleMs = 86'400'000.0;
+
+// Why one statistic's figures cannot be measured times, or nothing when they can.
+std::optional<std::string> implausible(const LogStatistic& stat) {
+    std::vector<std::pair<std::string, double>> values = {
+        {"min", stat.min_ms}, {"max", stat.max_ms}, {"mean", stat.mean_ms}, {"median", stat.median_ms}};
+    for (const auto& [percent, value] : stat.percentiles_ms) values.emplace_back(fmt::format("p{:g}", percent), value);
+    for (const auto& [name, value] : values) {
+        if (!std::isfinite(value) || value < 0 || value > kMaxPlausibleMs)
+            return fmt::format("{} = {:g} ms is not a possible time", name, value);
+    }
+    if (stat.min_ms > stat.max_ms) return fmt::format("min = {:g} ms is above max = {:g} ms", stat.min_ms, stat.max_ms);
+    for (const auto& [name, value] : values) {
+        if (value < stat.min_ms || value > stat.max_ms)
+            return fmt::format("{} = {:g} ms lies outside min .. max ({:g} .. {:g} ms)", name, value, stat.min_ms,
+                               stat.max_ms);
+    }
+    return std::nullopt;
+}
+
+// "GPU Compute Time: min = 33.4643 ms, max = ..., percentile(99%) = 34.8665 ms". Returns why the line
+// is rejected: figures no measurement has, or a line cut short (an item half printed, or one of the
+// five kinds missing).
+std::optional<std::string> parse_statistic(std::string_view message, TrtexecLog& log) {
     const auto colon = message.find(": ");
-    if (colon == npos || !message.substr(colon + 2).starts_with("min")) return false;
+    if (colon == npos || !message.substr(colon + 2).starts_with("min")) return std::nullopt;
     LogStatistic stat;
     unsigned seen = 0;
     std::string_view rest = message.substr(colon + 2);
     while (!rest.empty()) {
         const auto comma = rest.find(", ");
-        seen |= read_statistic_item(rest.substr(0, comma), stat);
+        const std::string_view item = rest.substr(0, comma);
+        const auto field = read_statistic_item(item, stat);
+        if (!field && seen == 0) return std::nullopt;  // not a statistic line
+        if (!field) return fmt::format("'{}' cannot be read (cut short?)", item);
+        seen |= *field;
         rest = comma == npos ? std::string_view{} : rest.substr(comma + 2);
     }
-    if (seen != 15u) return false;  // min, max, mean and median are always printed
+    if (seen != (kMin | kMax | kMean | kMedian | kPercentile) || trim(message).ends_with(','))
+        return std::string("cut short (every trtexec prints min, max, mean, median and a percentile)");
+    if (auto why = implausible(stat)) return why;
     log.statistics[quantity_key(message.substr(0, colon))] = std::move(stat);
-    return true;
+    return std::nullopt;
 }
 
 // Label of one "label: value ms" piece of a trace line: "GPU latency", "end to end", "host walltime is".
@@ -154,10 +203,23 @@ void parse_trace_average(std::string_view message, TrtexecLog& log) {
     }
 }
 
+// A line as quoted in a message: at most `width` characters.
+std::string shortened(std::string_view line, std::size_t width) {
+    return line.size() <= width ? std::string(line) : std::string(line.substr(0, width - 3)) + "...";
+}
+
 std::optional<double> value_before(std::string_view text, std::string_view unit) {
     text = trim(text);
     if (!text.ends_with(unit)) return std::nullopt;
     return parse_double(text.substr(0, text.size() - unit.size()));
+}
+
+// A total or a rate read into `slot`; why not, when it is negative.
+std::optional<std::string> read_amount(std::string_view text, std::string_view unit, std::optional<double>& slot) {
+    const auto value = value_before(text, unit);
+    if (value && *value < 0) return fmt::format("{:g} {} is not possible (negative)", *value, unit);
+    slot = value;
+    return std::nullopt;
 }
 
 // "&&&& RUNNING|PASSED|FAILED TensorRT.trtexec [TensorRT v100900] [b34] # trtexec --onnx=...".
@@ -169,25 +231,27 @@ void parse_status_line(std::string_view message, TrtexecLog& log) {
     if (hash != npos && !log.command) log.command = parse_trtexec_command(trim(message.substr(hash + 3)));
 }
 
-void parse_info_line(std::string_view m, TrtexecLog& log) {
+// Returns why the line is rejected, if it is.
+std::optional<std::string> parse_info_line(std::string_view m, TrtexecLog& log) {
     if (m.starts_with("TensorRT version: ")) {
         if (log.tensorrt_version.empty()) log.tensorrt_version = std::string(trim(m.substr(18)));
     } else if (m.starts_with("Selected Device: ")) {
         log.gpu_name = std::string(trim(m.substr(17)));
     } else if (m.starts_with("Throughput: ")) {
-        log.throughput_qps = value_before(m.substr(12), "qps");
+        return read_amount(m.substr(12), "qps", log.throughput_qps);
     } else if (m.starts_with("Total Host Walltime: ")) {
-        log.total_host_walltime_s = value_before(m.substr(21), "s");
+        return read_amount(m.substr(21), "s", log.total_host_walltime_s);
     } else if (m.starts_with("Total GPU Compute Time: ")) {
-        log.total_gpu_compute_time_s = value_before(m.substr(24), "s");
+        return read_amount(m.substr(24), "s", log.total_gpu_compute_time_s);
     } else if (m.starts_with("Timing trace has ")) {
         const std::string_view rest = m.substr(17);
         log.queries = parse_int(rest.substr(0, rest.find(' ')));
     } else if (m.starts_with("Average on ") || m.starts_with("Average over ")) {
         parse_trace_average(m, log);
     } else {
-        parse_statistic(m, log);
+        return parse_statistic(m, log);
     }
+    return std::nullopt;
 }
 
 // trtexec's own verdicts, kept as facts beside the warning text.
@@ -220,6 +284,14 @@ std::optional<double> LogStatistic::percentile(double percent) const {
     return std::nullopt;
 }
 
+std::vector<std::string> TrtexecLog::missing_from_summary() const {
+    std::vector<std::string> missing;
+    if (!throughput_qps) missing.emplace_back("no 'Throughput: N qps' line");
+    if (!statistics.contains("host_latency")) missing.emplace_back("no 'Latency: min = ...' line");
+    if (!statistics.contains("gpu_compute")) missing.emplace_back("no 'GPU Compute Time: min = ...' line");
+    return missing;
+}
+
 std::optional<std::int64_t> TrtexecLog::measured_queries() const {
     if (queries) return queries;
     if (!throughput_qps || !total_host_walltime_s) return std::nullopt;
@@ -229,7 +301,7 @@ std::optional<std::int64_t> TrtexecLog::measured_queries() const {
 TrtexecLog parse_trtexec_log(std::string_view text) {
     TrtexecLog log;
     bool in_warning = false;  // the previous line was a warning that an indented line continues
-    while (!text.empty()) {
+    for (std::size_t number = 1; !text.empty(); ++number) {
         const auto newline = text.find('\n');
         const LogLine line = strip_prefixes(text.substr(0, newline));
         text = newline == npos ? std::string_view{} : text.substr(newline + 1);
@@ -244,8 +316,8 @@ TrtexecLog parse_trtexec_log(std::string_view text) {
             in_warning = true;
         } else if (m.starts_with("&&&& ")) {
             parse_status_line(m, log);
-        } else {
-            parse_info_line(m, log);
+        } else if (const auto why = parse_info_line(m, log)) {
+            log.rejected_lines.push_back(fmt::format("line {}: {}: '{}'", number, *why, shortened(trim(m), 120)));
         }
     }
     read_warning_facts(log);

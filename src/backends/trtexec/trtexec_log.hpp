@@ -1,6 +1,7 @@
 // Reads what trtexec (TensorRT's benchmarking tool) prints: the version, the command line, the
 // performance summary, its warnings and the "Average on N runs" trace lines. A pure function of the
-// log's text, so tests feed it real logs (TensorRT 7.2 to 10). Lines it does not know are ignored;
+// log's text, so tests feed it real logs (TensorRT 7.2 to 10). Lines it does not know are ignored,
+// lines with figures no measurement can have are named in rejected_lines;
 // CRLF line ends and the "[MM/DD/YYYY-HH:MM:SS] [I] " prefixes are accepted.
 #pragma once
 
@@ -55,7 +56,14 @@ struct TrtexecLog {
     std::int64_t runs_per_average = 0;
     std::map<std::string, std::vector<double>, std::less<>> trace_averages_ms;
 
+    // Lines whose figures cannot be measurements (a negative, infinite or day-long time, min above
+    // max) or that are cut short, as "line N: why: the line"; their figures are left out.
+    std::vector<std::string> rejected_lines;
+
     bool has_performance_summary() const { return throughput_qps.has_value() || !statistics.empty(); }
+    // What every trtexec from 7.1 to 10 prints in its summary and this log lacks ("no 'GPU Compute
+    // Time: min = ...' line"); empty when the summary is whole. A log cut inside it lacks its end.
+    std::vector<std::string> missing_from_summary() const;
     // Queries measured: the verbose count, else throughput x walltime (trtexec divides one by the other).
     std::optional<std::int64_t> measured_queries() const;
 };

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <stdexcept>
 
 #include "backends/torch/onnx_test_graphs.hpp"
@@ -122,6 +123,42 @@ TEST(OnnxProgram, ConvertsFloatWeightsAndInputsToTheChosenType) {
     program.to(torch::kCPU, torch::kFloat, true);  // back to fp32 from the file's weights: exact again
     EXPECT_TRUE(torch::equal(program.run({x}).at(0), fp32));
     EXPECT_THROW(program.to(torch::kCPU, torch::kInt, false), std::invalid_argument);
+}
+
+// finfo(float32).min, the exporters' mask value, is beyond fp16 and bf16: it saturates, so that
+// 0 * min stays 0 rather than becoming NaN; infinities stay infinite.
+TEST(OnnxProgram, FloatConstantsSaturateAtHalfAndBfloat16) {
+    const float lowest = std::numeric_limits<float>::lowest();
+    const float inf = std::numeric_limits<float>::infinity();
+    OnnxProgram program = OnnxProgram::from_model(
+        model_of({"Mul", {in(torch::zeros({3})), init(floats({lowest, -inf, 2.0F}))}}), "m.onnx");
+    for (const auto type : {torch::kHalf, torch::kBFloat16}) {
+        program.to(torch::kCPU, type, false);
+        const torch::Tensor y = program.run({floats({0.0F, 1.0F, 1.0F})}).at(0).to(torch::kFloat);
+        EXPECT_EQ(y[0].item<float>(), 0.0F) << type;
+        EXPECT_EQ(y[1].item<float>(), -inf) << type;
+        EXPECT_EQ(y[2].item<float>(), 2.0F) << type;
+    }
+}
+
+// Hostile shapes (the fuzz target's findings): a tensor sized by values in the file fails with an
+// error naming the node, at load when the values are constants, at run time when they are not.
+TEST(OnnxProgram, HugeOrNegativeShapesFromTheFileAreErrors) {
+    EXPECT_THAT(load_error(model_of({"ConstantOfShape", {init(ints({1 << 20, 1 << 20, 1 << 20}))}})),
+                AllOf(HasSubstr("node 'node' (ConstantOfShape): cannot compute this constant node"),
+                      HasSubstr("has more than 2147483648 elements")));
+    EXPECT_THAT(load_error(model_of({"ConstantOfShape", {init(ints({4, -2}))}})), HasSubstr("dimension -2 is negative"));
+    EXPECT_THAT(load_error(model_of({"Range", {init(ints({0}).reshape({})), init(ints({1L << 40}).reshape({})),
+                                               init(ints({1}).reshape({}))}})),
+                HasSubstr("Range: more than 2147483648 elements"));
+    const OnnxProgram tile =
+        OnnxProgram::from_model(model_of({"Tile", {in(torch::ones({2, 3})), in(ints({1, 1L << 40}))}}), "m.onnx");
+    EXPECT_THAT([&] { tile.run({torch::ones({2, 3}), ints({1, 1L << 40})}); },
+                ::testing::ThrowsMessage<std::runtime_error>(HasSubstr("node 'node' (Tile): Tile: more than")));
+    const OnnxProgram pad =
+        OnnxProgram::from_model(model_of({"Pad", {in(torch::ones({2})), in(ints({0, 1L << 40}))}}), "m.onnx");
+    EXPECT_THAT([&] { pad.run({torch::ones({2}), ints({0, 1L << 40})}); },
+                ::testing::ThrowsMessage<std::runtime_error>(HasSubstr("node 'node' (Pad): Pad: ")));
 }
 
 TEST(OnnxProgram, RunTimeErrorsNameTheNode) {

@@ -28,6 +28,14 @@ inline onnx::DataType onnx_type(torch::ScalarType type) {
             return onnx::DataType::boolean;
         case torch::kDouble:
             return onnx::DataType::float64;
+        case torch::kHalf:
+            return onnx::DataType::float16;
+        case torch::kBFloat16:
+            return onnx::DataType::bfloat16;
+        case torch::kChar:
+            return onnx::DataType::int8;
+        case torch::kByte:
+            return onnx::DataType::uint8;
         default:
             return onnx::DataType::undefined;
     }
@@ -35,7 +43,7 @@ inline onnx::DataType onnx_type(torch::ScalarType type) {
 
 inline onnx::OnnxTensor to_onnx(const std::string& name, const torch::Tensor& value) {
     const torch::Tensor t = value.contiguous();
-    onnx::OnnxTensor out{name, onnx_type(t.scalar_type()), t.sizes().vec(), {}, {}};
+    onnx::OnnxTensor out{name, onnx_type(t.scalar_type()), t.sizes().vec(), {}, {}, {}};
     out.raw.resize(static_cast<std::size_t>(t.nbytes()));
     if (!out.raw.empty()) std::memcpy(out.raw.data(), t.data_ptr(), out.raw.size());
     return out;

@@ -17,6 +17,29 @@
 
 namespace inferbench::torch_onnx::ort_reference {
 
+inline torch::ScalarType scalar_type_of(ONNXTensorElementDataType type) {
+    switch (type) {
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16:
+            return torch::kHalf;
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16:
+            return torch::kBFloat16;
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE:
+            return torch::kDouble;
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8:
+            return torch::kChar;
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT8:
+            return torch::kByte;
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32:
+            return torch::kInt;
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64:
+            return torch::kLong;
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL:
+            return torch::kBool;
+        default:
+            return torch::kFloat;
+    }
+}
+
 // The outputs of ONNX Runtime on `path` for `inputs` (batch = the first input's first dimension),
 // as LibTorch tensors in the graph's output order.
 inline std::vector<torch::Tensor> run_onnxruntime(const std::filesystem::path& path,
@@ -40,9 +63,10 @@ inline std::vector<torch::Tensor> run_onnxruntime(const std::filesystem::path& p
     ort.infer(times);
     std::vector<torch::Tensor> outputs;
     for (const Ort::Value& value : ort.outputs()) {
-        const auto shape = value.GetTensorTypeAndShapeInfo().GetShape();
-        outputs.push_back(
-            torch::from_blob(const_cast<float*>(value.GetTensorData<float>()), shape, torch::kFloat).clone());
+        const auto info = value.GetTensorTypeAndShapeInfo();
+        outputs.push_back(torch::from_blob(const_cast<void*>(value.GetTensorRawData()), info.GetShape(),
+                                           scalar_type_of(info.GetElementType()))
+                              .clone());
     }
     return outputs;
 }

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <iterator>
 
@@ -194,14 +195,76 @@ TEST(TrtexecLog, OlderTraceLineLayoutsAndStatisticSeparators) {
     const TrtexecLog log = parse_trtexec_log(
         "[I] Average over 10 runs is 0.95 ms (host walltime is 1.02 ms, 99% percentile time is 1.2).\n"
         "[I] Average on 10 runs - GPU latency: 5e-05 ms - Host latency: 0.5 ms (end to end 1 ms, enqueue 0.25 ms)\n"
-        "[I] Host Latency: min: 1.5 ms, max: 2.5 ms, mean: 2 ms, median: 1.9 ms, percentile(99%): 2.4 ms\n");
+        "[I] Host Latency: min: 1.5 ms, max: 2.5 ms, mean: 2 ms, median: 1.9 ms, percentile(99%): 2.4 ms\n"
+        "[I] GPU Compute: min: 1.2 ms, max: 2.2 ms, mean: 1.7 ms, median: 1.6 ms, percentile: 2.1 ms at 99%\n");
     EXPECT_THAT(log.trace_averages_ms.at("average_ms"), ElementsAre(0.95));
     EXPECT_THAT(log.trace_averages_ms.at("host_walltime_ms"), ElementsAre(1.02));
     EXPECT_THAT(log.trace_averages_ms.at("gpu_latency_ms"), ElementsAre(5e-05));
     EXPECT_THAT(log.trace_averages_ms.at("end_to_end_ms"), ElementsAre(1.0));
     expect_statistic(log, "host_latency", 1.5, 2.5, 2.0, 1.9);
     EXPECT_EQ(log.statistics.at("host_latency").percentile(99), 2.4);
+    expect_statistic(log, "gpu_compute", 1.2, 2.2, 1.7, 1.6);
+    EXPECT_EQ(log.statistics.at("gpu_compute").percentile(99), 2.1);
+    EXPECT_TRUE(log.rejected_lines.empty());
     EXPECT_FALSE(log.throughput_qps);
+}
+
+// The real TensorRT 10 log cut at every line of its performance summary, and inside each line: no cut
+// passes for a whole summary (the import refuses what this finds).
+TEST(TrtexecLog, ALogCutInsideItsSummaryIsNeverWhole) {
+    const std::string whole = fixture("trt10-resnet50-summary.log");
+    const TrtexecLog complete = parse_trtexec_log(whole);
+    EXPECT_TRUE(complete.missing_from_summary().empty());
+    EXPECT_TRUE(complete.rejected_lines.empty()) << complete.rejected_lines.front();
+    const auto begin = whole.find("=== Performance summary ===");
+    const auto end = whole.find('\n', whole.find("GPU Compute Time: "));
+    ASSERT_NE(begin, std::string::npos);
+    int cuts = 0;
+    for (auto at = begin; at < end; at += 7, ++cuts) {
+        const TrtexecLog cut = parse_trtexec_log(whole.substr(0, at));
+        EXPECT_TRUE(!cut.missing_from_summary().empty() || !cut.rejected_lines.empty())
+            << "cut at byte " << at << ": ..." << whole.substr(at > 60 ? at - 60 : 0, std::min<std::size_t>(at, 60));
+    }
+    EXPECT_GT(cuts, 100);
+    EXPECT_THAT(parse_trtexec_log(whole.substr(0, whole.find("Latency: min"))).missing_from_summary(),
+                ElementsAre("no 'Latency: min = ...' line", "no 'GPU Compute Time: min = ...' line"));
+    const auto mid_line = parse_trtexec_log(whole.substr(0, whole.find(", mean = 1.48372")));
+    ASSERT_EQ(mid_line.rejected_lines.size(), 1u);
+    EXPECT_THAT(mid_line.rejected_lines[0],
+                ::testing::StartsWith("line 5: cut short (every trtexec prints min, max, mean, median and a "
+                                      "percentile): 'Latency: min = 1.4209 ms, max = 3.047 ms'"));
+    const auto mid_item = parse_trtexec_log(whole.substr(0, whole.find("3.047 ms") + 4));
+    ASSERT_EQ(mid_item.rejected_lines.size(), 1u);
+    EXPECT_EQ(mid_item.rejected_lines[0], "line 5: 'max = 3.04' cannot be read (cut short?): "
+                                          "'Latency: min = 1.4209 ms, max = 3.04'");
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+    const auto at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return text.replace(at, from.size(), to);
+}
+
+TEST(TrtexecLog, FiguresNoMeasurementHasAreRejectedNamingTheLine) {
+    const std::string whole = fixture("trt10-resnet50-summary.log");
+    const auto rejected = [&](const std::string& from, const std::string& to) {
+        const TrtexecLog log = parse_trtexec_log(replaced(whole, from, to));
+        return log.rejected_lines.empty() ? std::string("nothing rejected") : log.rejected_lines.front();
+    };
+    EXPECT_THAT(rejected("mean = 1.48372 ms", "mean = -1e308 ms"),
+                ::testing::StartsWith("line 5: mean = -1e+308 ms is not a possible time: 'Latency: min = 1.4209 ms"));
+    EXPECT_THAT(rejected("mean = 1.44357 ms", "mean = 1e308 s"),
+                ::testing::StartsWith("line 8: mean = inf ms is not a possible time: 'GPU Compute Time: min"));
+    EXPECT_THAT(rejected("min = 1.4209 ms", "min = 4 ms"), ::testing::StartsWith("line 5: min = 4 ms is above max"));
+    EXPECT_THAT(rejected("percentile(99%) = 2.61597 ms", "percentile(99%) = 9 ms"),
+                ::testing::StartsWith("line 5: p99 = 9 ms lies outside min .. max (1.4209 .. 3.047 ms)"));
+    EXPECT_THAT(rejected("Throughput: 691.435 qps", "Throughput: -691.435 qps"),
+                ::testing::StartsWith("line 4: -691.435 qps is not possible (negative)"));
+    EXPECT_THAT(rejected("Total Host Walltime: 3.0039 s", "Total Host Walltime: -3 s"),
+                ::testing::StartsWith("line 10: -3 s is not possible (negative)"));
+    const TrtexecLog log = parse_trtexec_log(replaced(whole, "mean = 1.48372 ms", "mean = -1e308 ms"));
+    EXPECT_FALSE(log.statistics.contains("host_latency")) << "a rejected line's figures are left out";
+    for (const auto& metric : log_metrics(log)) EXPECT_TRUE(std::isfinite(metric.value)) << metric.name;
 }
 
 TEST(TrtexecLog, NotATrtexecLog) {

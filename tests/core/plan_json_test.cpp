@@ -1,0 +1,57 @@
+// A plan stored with a run (plan_to_json) reads back as the same plan, so a resumed run expands to the
+// same cells in the same order.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "core/matrix.hpp"
+#include "core/plan.hpp"
+
+namespace inferbench {
+namespace {
+
+const PlanVocabulary kVocabulary{{"resnet50", "mobilenet", "null"}, {"onnxruntime", "null", "torch"}};
+
+TEST(PlanJson, ReadsBackAsTheSamePlanAndCells) {
+    const Plan plan = parse_plan(R"(
+name: "nightly \"quoted\" é"
+models: [resnet50, mobilenet]
+backends: [onnxruntime, torch]
+devices: [cpu, cuda:1]
+batch_sizes: [1, 8]
+duration: 10s
+warmup: 500ms
+max_iterations: 0
+timeout: 90s
+telemetry_enabled: false
+exclude:
+  - {model: mobilenet, batch_size: 8, device: "cuda:1"}
+backend_options:
+  torch: {cuda_graph: [false, true], channels_last: true}
+)",
+                                 "plan.yaml", kVocabulary);
+    const Plan back = plan_from_json(plan_to_json(plan), "run 3", kVocabulary);
+    EXPECT_EQ(plan_to_json(back), plan_to_json(plan));
+    EXPECT_EQ(back.source, "plan.yaml");
+    const auto cells = expand_matrix(plan);
+    const auto cells_back = expand_matrix(back);
+    ASSERT_EQ(cells_back.size(), cells.size());
+    for (std::size_t i = 0; i < cells.size(); ++i) EXPECT_EQ(cells_back[i].label(), cells[i].label()) << i;
+}
+
+TEST(PlanJson, TheDefaultPlanReadsBack) {
+    const Plan plan;
+    EXPECT_EQ(plan_to_json(plan_from_json(plan_to_json(plan), "run 1", kVocabulary)), plan_to_json(plan));
+}
+
+TEST(PlanJson, AStoredPlanThatIsNotAnObjectIsAUserError) {
+    try {
+        plan_from_json("[1, 2]", "the plan stored with run 4", kVocabulary);
+        FAIL();
+    } catch (const UserError& e) {
+        EXPECT_STREQ(e.what(), "the plan stored with run 4: the stored plan is not a JSON object");
+    }
+}
+
+}  // namespace
+}  // namespace inferbench

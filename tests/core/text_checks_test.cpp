@@ -1,0 +1,45 @@
+#include "core/text_checks.hpp"
+
+#include <gtest/gtest.h>
+
+namespace inferbench {
+namespace {
+
+TEST(Utf8, FindsTheFirstBadByte) {
+    EXPECT_EQ(invalid_utf8_offset(""), std::nullopt);
+    EXPECT_EQ(invalid_utf8_offset("resnet50"), std::nullopt);
+    EXPECT_EQ(invalid_utf8_offset("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"), std::nullopt);  // é € 😀
+    EXPECT_EQ(invalid_utf8_offset("caf\xe9"), 3u);            // Latin-1 é
+    EXPECT_EQ(invalid_utf8_offset("ab\xc3"), 2u);             // cut short
+    EXPECT_EQ(invalid_utf8_offset("\xc0\xaf"), 0u);           // overlong '/'
+    EXPECT_EQ(invalid_utf8_offset("\xed\xa0\x80"), 0u);       // a surrogate
+    EXPECT_EQ(invalid_utf8_offset("\xf4\x90\x80\x80"), 0u);   // above U+10FFFF
+    EXPECT_EQ(invalid_utf8_offset("a\x80"), 1u);              // a lone continuation byte
+}
+
+TEST(Utf8, ProblemAndEscapedText) {
+    EXPECT_EQ(utf8_problem("ok"), std::nullopt);
+    EXPECT_EQ(utf8_problem("caf\xe9"), "not valid UTF-8 (byte 0xE9 at offset 3)");
+    EXPECT_EQ(escape_invalid_utf8("caf\xe9/\xc3\xa9\xff"), "caf\\xE9/\xc3\xa9\\xFF");
+}
+
+TEST(Suggestions, EditDistance) {
+    EXPECT_EQ(edit_distance("", ""), 0u);
+    EXPECT_EQ(edit_distance("duration", "durration"), 1u);
+    EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
+    EXPECT_EQ(edit_distance("", "abc"), 3u);
+}
+
+TEST(Suggestions, OnlyLikelyTyposAreSuggested) {
+    const std::vector<std::string> flags = {"--duration", "--warmup", "--db", "--dry-run"};
+    EXPECT_EQ(closest_name("--durration", flags), "--duration");
+    EXPECT_EQ(closest_name("--dryrun", flags), "--dry-run");
+    EXPECT_EQ(closest_name("--colour", flags), std::nullopt);
+    EXPECT_EQ(closest_name("", flags), std::nullopt);
+    EXPECT_EQ(closest_name("x", {"y"}), std::nullopt);  // one letter of one: no guess
+    EXPECT_EQ(did_you_mean("runn", {"run", "report"}), "; did you mean run?");
+    EXPECT_EQ(did_you_mean("zzzz", {"run", "report"}), "");
+}
+
+}  // namespace
+}  // namespace inferbench
