@@ -36,10 +36,10 @@ report::Cell peak_cell(const devices::DeviceSpec& spec, Precision precision) {
 report::Table catalog_table(const devices::Catalog& catalog) {
     report::Table table{"devices",
                         {{"key", "key"},
-                         {"name", "name", 2, report::Fit::wrap},
+                         {"name", "name"},
                          {"architecture", "architecture", 2, report::Fit::keep, 2},
                          {"sms", "SMs", 0, report::Fit::keep, 2},
-                         {"memory_gb", "memory GB", 0},
+                         {"memory_gb", "memory GB", 0, report::Fit::keep, 1},
                          {"bandwidth_gb_s", "GB/s", 1},
                          {"tdp_w", "TDP W", 0, report::Fit::keep, 2}},
                         {}};
@@ -120,7 +120,7 @@ struct Present {
                         {{"device", "device"},
                          {"name", "name", 2, report::Fit::wrap},
                          {"pci_device_id", "PCI id"},
-                         {"entry", "catalog entry"},
+                         {"entry", "catalog entry", 2, report::Fit::wrap},
                          {"match", "matched by / problem", 2, report::Fit::wrap}},
                         {}};
     std::string gpu_note;  // why no GPU is listed
@@ -214,7 +214,7 @@ int execute(const DevicesArgs& args) {
         if (args.output.resolved() == "json") {
             std::cout << spec_json(*spec).dump(2) << "\n";
         } else {
-            fmt::print("{} ({})\n", spec->name, catalog.origin);
+            print_wrapped(fmt::format("{} ({})", spec->name, catalog.origin));
             print_table(entry_table(catalog, *spec), args.output);
         }
         return kExitOk;
@@ -225,13 +225,13 @@ int execute(const DevicesArgs& args) {
         return kExitOk;
     }
     report::parse_format(args.output.resolved());  // a bad --format fails before anything is printed
-    fmt::print("Catalog ({}; dense peaks; `inferbench devices KEY` shows every figure with its source):\n",
-               catalog.origin);
+    print_wrapped(fmt::format("Catalog ({}; dense peaks; `inferbench devices KEY` shows every figure with its source):",
+                              catalog.origin));
     print_table(catalog_table(catalog), args.output);
     fmt::print("\nPresent:\n");
     print_table(present.table, args.output, false);
     if (!present.gpu_note.empty())
-        fmt::print("{}", report::wrap_paragraph(present.gpu_note, report::terminal_width(STDOUT_FILENO)));
+        print_wrapped(present.gpu_note);
     return kExitOk;
 }
 

@@ -225,8 +225,8 @@ int inspect(const InspectArgs& args) {
     print_table(totals_table(cost, file_bytes), output, false);
     std::cout << '\n';
     print_table(histogram_table(cost), output, false);
-    for (const auto& f : cost.flags) std::cout << "flag: " << f << '\n';
-    std::cout << "conventions: " << kConventions << '\n';
+    for (const auto& f : cost.flags) print_wrapped("flag: " + f);
+    print_wrapped(std::string("conventions: ") + kConventions);
     return kExitOk;
 }
 

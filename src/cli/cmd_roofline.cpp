@@ -117,7 +117,7 @@ int execute(const RooflineArgs& args) {
     for (std::size_t d = 0; d < set.devices.size(); ++d)
         for (const auto& note : report::estimated_roof_notes(
                  set.devices[d], report::drawn_roofs(set.devices[d], report::device_points(set, d))))
-            if (!args.quiet) fmt::print("note: {}\n", note);
+            if (!args.quiet) print_wrapped("note: " + note);
     for (const auto& l : layer_sets) {
         const auto& point = set.points[l.point];
         const auto shown = report::slowest_layers(l, args.top);
@@ -125,18 +125,19 @@ int execute(const RooflineArgs& args) {
         for (const auto* p : shown) shown_share += p->share_pct;
         double per_run_ns = 0;
         for (const auto& layer : l.layers) per_run_ns += layer.mean_ns;
-        fmt::print("\nlayers of {}: {} layers, their mean times sum to {}; {}:\n", report::roofline_benchmark_title(point),
-                   l.layers.size(), format_latency(per_run_ns),
-                   shown.size() == l.layers.size()
-                       ? std::string("all of them, slowest first")
-                       : fmt::format("the {} slowest ({:.1f}% of the time)", shown.size(), shown_share));
+        std::cout << "\n";
+        print_wrapped(fmt::format("layers of {}: {} layers, their mean times sum to {}; {}:",
+                                  report::roofline_benchmark_title(point), l.layers.size(), format_latency(per_run_ns),
+                                  shown.size() == l.layers.size()
+                                      ? std::string("all of them, slowest first")
+                                      : fmt::format("the {} slowest ({:.1f}% of the time)", shown.size(), shown_share)));
         print_table(report::roofline_layers_table(point, l, args.top), output);
-        for (const auto& note : report::roofline_layer_notes(point, l)) fmt::print("note: {}\n", note);
+        for (const auto& note : report::roofline_layer_notes(point, l)) print_wrapped("note: " + note);
     }
     if (!layer_sets.empty()) fmt::print("\n");
     if (args.quiet) return kExitOk;
-    for (const auto& note : notes) fmt::print("note: {}\n", note);
-    for (const auto& skipped : set.skipped) fmt::print("skipped {}\n", skipped);
+    for (const auto& note : notes) print_wrapped("note: " + note);
+    for (const auto& skipped : set.skipped) print_wrapped("skipped " + skipped);
     for (const auto& file : files) fmt::print("wrote {}\n", file.string());
     if (args.out.empty() && !set.points.empty()) fmt::print("add --out DIR to draw the roofline figures\n");
     return kExitOk;

@@ -44,4 +44,10 @@ struct OutputOptions {
 // applies to it (a command's first table); the others show every column.
 void print_table(const report::Table& table, const OutputOptions& output, bool main = true);
 
+// The options print_table renders with, for a command that prints a table with its own prose around it.
+report::RenderOptions render_options(const OutputOptions& output, bool main = true);
+
+// A line of prose on stdout (a heading, a note), wrapped at spaces to the same width as the tables.
+void print_wrapped(const std::string& text);
+
 }  // namespace inferbench::cli

@@ -19,12 +19,20 @@ void OutputOptions::add_to(CLI::App& command) {
         command.add_flag("--quiet", quiet, "print only the table or the files: no notes, hints or headlines");
 }
 
-void print_table(const report::Table& table, const OutputOptions& output, bool main) {
-    const auto format = report::parse_format(output.resolved());
+report::RenderOptions render_options(const OutputOptions& output, bool main) {
     report::RenderOptions options;
     if (main) options.columns = output.columns;
-    if (format == report::Format::text) options.width = report::terminal_width(STDOUT_FILENO);
-    std::cout << report::render(table, format, options);
+    if (report::parse_format(output.resolved()) == report::Format::text)
+        options.width = report::terminal_width(STDOUT_FILENO);
+    return options;
+}
+
+void print_table(const report::Table& table, const OutputOptions& output, bool main) {
+    std::cout << report::render(table, report::parse_format(output.resolved()), render_options(output, main));
+}
+
+void print_wrapped(const std::string& text) {
+    std::cout << report::wrap_paragraph(text, report::terminal_width(STDOUT_FILENO));
 }
 
 }  // namespace inferbench::cli

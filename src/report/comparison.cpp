@@ -174,19 +174,23 @@ Comparison build_comparison(std::vector<ComparisonSource> sources, const std::st
 Table comparison_table(const Comparison& comparison) {
     Table table;
     table.name = "comparison";
+    // On a narrow terminal the energy columns go first, then the means, the options and the precision;
+    // model, backend, batch and each side's inf/s and x stay.
     table.columns = {{"model", "model"},
                      {"backend", "backend"},
-                     {"variant", "options"},
-                     {"precision", "precision"},
+                     {"variant", "options", 2, Fit::keep, 2},
+                     {"precision", "precision", 2, Fit::keep, 1},
                      {"batch_size", "batch"}};
     for (std::size_t i = 1; i <= comparison.sides.size(); ++i) {
-        const std::vector<Column> columns = {
-            {fmt::format("s{}_mean_ms", i), fmt::format("[{}] mean", i)},
-            {fmt::format("s{}_throughput_per_s", i), fmt::format("[{}] inf/s", i), 1},
-            {fmt::format("s{}_speedup", i), fmt::format("[{}] x", i), 2},
-            {fmt::format("s{}_power_w", i), fmt::format("[{}] W", i), 1},
-            {fmt::format("s{}_inferences_per_joule", i), fmt::format("[{}] inf/J", i), 2},
-            {fmt::format("s{}_efficiency_ratio", i), fmt::format("[{}] eff x", i), 2}};
+        const auto column = [i](const char* key, const char* title, int decimals, int shed) {
+            return Column{fmt::format("s{}_{}", i, key), fmt::format("[{}] {}", i, title), decimals, Fit::keep, shed};
+        };
+        const std::vector<Column> columns = {column("mean_ms", "mean", 2, 3),
+                                             column("throughput_per_s", "inf/s", 1, 0),
+                                             column("speedup", "x", 2, 0),
+                                             column("power_w", "W", 1, 4),
+                                             column("inferences_per_joule", "inf/J", 2, 4),
+                                             column("efficiency_ratio", "eff x", 2, 4)};
         table.columns.insert(table.columns.end(), columns.begin(), columns.end());
     }
     for (const auto& row : comparison.rows) {
@@ -259,17 +263,22 @@ std::vector<std::string> comparison_legend(const Comparison& comparison) {
     return lines;
 }
 
-std::string render_comparison(const Comparison& comparison, Format format) {
-    if (format == Format::csv || format == Format::json) return render(comparison_long_table(comparison), format);
+std::string render_comparison(const Comparison& comparison, Format format, const RenderOptions& options) {
+    if (format == Format::csv || format == Format::json)
+        return render(comparison_long_table(comparison), format, options);
+    // Markdown is a file: its lines stay whole; a terminal's wrap to the table's width.
+    const auto line_of = [&](const std::string& text) {
+        return format == Format::text && options.width > 0 ? wrap_paragraph(text, options.width) : text + "\n";
+    };
     std::string out;
-    for (const auto& line : comparison_legend(comparison))
-        out += (format == Format::markdown ? "- " : "") + line + "\n";
+    for (const auto& line : comparison_legend(comparison)) out += line_of((format == Format::markdown ? "- " : "") + line);
     for (const auto& line : comparison_warnings(comparison))
-        out += (format == Format::markdown ? "- warning: " : "warning: ") + line + "\n";
+        out += line_of((format == Format::markdown ? "- warning: " : "warning: ") + line);
     out += format == Format::markdown ? "\nx: throughput relative to the baseline; eff x: inferences per joule "
                                         "relative to the baseline.\n\n"
-                                      : "x: throughput / baseline's, eff x: inferences per joule / baseline's\n\n";
-    return out + render(comparison_table(comparison), format);
+                                      : line_of("x: throughput / baseline's, eff x: inferences per joule / baseline's") +
+                                            "\n";
+    return out + render(comparison_table(comparison), format, options);
 }
 
 }  // namespace inferbench::report

@@ -77,7 +77,7 @@ std::vector<std::string> comparison_warnings(const Comparison& comparison,
                                              double max_cv_pct = WarningThresholds{}.max_cv_pct);
 
 // Legend, warnings and table for terminals and Markdown, the long table for CSV and JSON.
-std::string render_comparison(const Comparison& comparison, Format format);
+std::string render_comparison(const Comparison& comparison, Format format, const RenderOptions& options = {});
 
 // The comparison as one self-contained HTML page (html_page.hpp): sides and their environments, the
 // table, and per model bar charts of throughput and inferences per joule for every device.

@@ -13,8 +13,9 @@
 namespace inferbench::report::detail {
 namespace {
 
-// The narrowest a wrapped column gets before columns are left out.
+// The narrowest a wrapped column gets before columns are left out, and once none is left to leave out.
 constexpr std::size_t kMinWrapWidth = 20;
+constexpr std::size_t kNarrowestWrap = 8;
 constexpr std::string_view kSeparator = "  ";
 
 // Bytes of the first `count` code points of `text`.
@@ -82,6 +83,40 @@ std::optional<std::size_t> next_to_shed(const TextGrid& grid) {
     return pick;
 }
 
+// The narrowest a wrapped column may get: its longest word, so that no name is cut, unless a word
+// is longer than kMinWrapWidth (then cut anyway): kNarrowestWrap.
+std::size_t longest_word(std::string_view text) {
+    std::size_t longest = 0;
+    for (std::size_t start = 0; start <= text.size();) {
+        const std::size_t end = std::min(text.find(' ', start), text.size());
+        longest = std::max(longest, display_width(text.substr(start, end - start)));
+        start = end + 1;
+    }
+    return longest;
+}
+
+std::size_t narrowest(const TextGrid& grid, std::size_t c) {
+    std::size_t longest = longest_word(grid.titles[c]);
+    for (const auto& row : grid.cells) longest = std::max(longest, longest_word(row[c]));
+    return longest > kMinWrapWidth ? kNarrowestWrap : std::max(longest, kNarrowestWrap);
+}
+
+// Nothing left to leave out and still too wide: the widest wrapped column gives up a character, until
+// the table fits or every wrapped column is as narrow as its words allow.
+void narrow_wrapped(const TextGrid& grid, Layout& layout, std::size_t width) {
+    std::vector<std::size_t> floor;
+    for (std::size_t c = 0; c < grid.columns.size(); ++c) floor.push_back(narrowest(grid, c));
+    while (total_width(layout.widths) > width) {
+        std::optional<std::size_t> widest;
+        for (std::size_t c = 0; c < grid.columns.size(); ++c)
+            if (grid.columns[c]->fit == Fit::wrap && layout.widths[c] > floor[c] &&
+                (!widest || layout.widths[c] > layout.widths[*widest]))
+                widest = c;
+        if (!widest) return;
+        --layout.widths[*widest];
+    }
+}
+
 Layout fit(TextGrid& grid, std::size_t width, bool may_shed) {
     Layout layout;
     for (std::size_t c = 0; c < grid.columns.size(); ++c) layout.widths.push_back(natural_width(grid, c));
@@ -100,6 +135,7 @@ Layout fit(TextGrid& grid, std::size_t width, bool may_shed) {
         erase_column(grid, layout, *shed);
         wanted.erase(wanted.begin() + static_cast<std::ptrdiff_t>(*shed));
     }
+    narrow_wrapped(grid, layout, width);
     std::size_t spare = width > total_width(layout.widths) ? width - total_width(layout.widths) : 0;
     for (std::size_t c = 0; c < grid.columns.size() && spare > 0; ++c) {
         const std::size_t more = std::min(spare, wanted[c] - layout.widths[c]);
@@ -187,9 +223,9 @@ std::string render_grid(TextGrid grid, bool markdown, std::size_t width, bool ma
         std::sort(left_out.begin(), left_out.end(), std::less<const Column*>());  // in the table's order
         std::vector<std::string> keys;
         for (const auto* column : left_out) keys.push_back(column->key);
-        out += trailer("", fmt::format("({} columns left out to fit {} characters: {}; --columns KEY,KEY chooses, "
+        out += trailer("", fmt::format("({} column{} left out to fit {} characters: {}; --columns KEY,KEY chooses, "
                                        "--columns all shows all)",
-                                       keys.size(), width, join(keys, ", ")),
+                                       keys.size(), keys.size() == 1 ? "" : "s", width, join(keys, ", ")),
                        width);
     }
     return out;

@@ -38,7 +38,8 @@ TEST(DevicesCli, JsonHasEveryEntryWithItsSources) {
 
 TEST(DevicesCli, OneEntryWithEveryFigureAndItsSource) {
     CliScratch scratch;
-    const auto r = scratch.run("devices h200-sxm");
+    // Wide enough for every figure, note and URL on one line: this checks what is said, not the layout.
+    const auto r = scratch.run("devices h200-sxm", "COLUMNS=400");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("989.5 TFLOP/s dense, 1979 sparse (tensor cores)"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("NVIDIA quotes only the sparse rate: dense = 1979 / 2"), std::string::npos);

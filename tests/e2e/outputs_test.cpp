@@ -53,12 +53,16 @@ protected:
 ScratchDir* Outputs::dir_ = nullptr;
 
 TEST_F(Outputs, TablesFitTheWidthFromColumnsElseOneHundredWhenPiped) {
-    for (const char* command : {"summary --db r.db", "list models", "list backends", "devices", "list devices"}) {
+    // Headings and notes around the tables too (the devices catalog's heading was 111 wide).
+    for (const char* command : {"summary --db r.db", "summary --db r.db --runs", "list models", "list backends",
+                                "devices", "devices h200-sxm", "list devices", "roofline --db r.db"}) {
         const auto piped = dir_->run(command);
         ASSERT_EQ(piped.exit_code, 0) << command << ": " << piped.err;
         EXPECT_LE(widest(piped.out), 100u) << command << "\n" << piped.out;
-        const auto narrow = run_with(*dir_, "COLUMNS=80", command);
-        EXPECT_LE(widest(narrow.out), 80u) << command << "\n" << narrow.out;
+        for (const char* width : {"80", "60"}) {
+            const auto narrow = run_with(*dir_, std::string("COLUMNS=") + width, command);
+            EXPECT_LE(widest(narrow.out), std::stoul(width)) << command << " at " << width << "\n" << narrow.out;
+        }
     }
     // On a CPU nothing measured GPU time, power or clocks: no such columns, in any format.
     const auto summary = dir_->run("summary --db r.db");
@@ -77,6 +81,24 @@ TEST_F(Outputs, ColumnsChooseAndAnUnknownOneIsABadInput) {
     EXPECT_NE(bad.err.find("--columns latency: the summary table has no such column; valid names: model, backend"),
               std::string::npos)
         << bad.err;
+}
+
+TEST_F(Outputs, CompareFitsTheWidthAndSaysTheSidesRanWithDifferentSettings) {
+    ASSERT_EQ(dir_->run("run --backend null --model null --batch 1,2,4 --duration 80ms --warmup 0s "
+                        "--max-iterations 500 --db other.db --quiet")
+                  .exit_code,
+              0);
+    const std::string command = "compare --db r.db --db other.db";
+    for (const char* width : {"100", "60"}) {
+        const auto r = run_with(*dir_, std::string("COLUMNS=") + width, command);
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        EXPECT_LE(widest(r.out), std::stoul(width)) << width << "\n" << r.out;
+        EXPECT_NE(r.out.find("warning: the sides ran with different settings"), std::string::npos) << r.out;
+        EXPECT_NE(r.out.find("differs: [1] 50ms, [2] 80ms"), std::string::npos) << r.out;
+    }
+    const auto chosen = dir_->run(command + " --columns batch_size,s2_speedup");
+    ASSERT_EQ(chosen.exit_code, 0) << chosen.err;
+    EXPECT_NE(chosen.out.find("\nbatch  [2] x\n"), std::string::npos) << chosen.out;
 }
 
 TEST_F(Outputs, ProgressLineIsCutToTheTerminalWidth) {

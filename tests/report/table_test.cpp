@@ -172,6 +172,17 @@ TEST(TableWidth, WrapsTextColumnsAndNeverCutsAWordSilently) {
     EXPECT_NE(text.find("eleven"), std::string::npos);
 }
 
+TEST(TableWidth, WrappedColumnsNarrowBelowTwentyWhenNothingIsLeftToLeaveOut) {
+    Table table{"t",
+                {{"name", "name"}, {"about", "about", 2, Fit::wrap}, {"problem", "problem", 2, Fit::wrap}},
+                {{std::string("onnxruntime-python"), std::string("ONNX Runtime's Python package (Python runner)"),
+                  std::string("ONNX Runtime not importable by python3; pip install onnxruntime")}}};
+    const auto text = render(table, Format::text, {.columns = {}, .width = 50});
+    EXPECT_LE(widest_line(text), 50u) << text;
+    EXPECT_NE(text.find("onnxruntime-python  ONNX Runtime's"), std::string::npos) << text;
+    EXPECT_NE(text.find("onnxruntime"), text.rfind("onnxruntime")) << "the problem's words all shown\n" << text;
+}
+
 TEST(TableColumns, EmptyColumnsAreHiddenInEveryFormat) {
     const auto table = summary_table(sample_summaries());
     for (const auto format : {Format::text, Format::markdown, Format::csv, Format::json}) {
