@@ -67,6 +67,7 @@ BenchmarkSummary summarize_from_metrics(const store::BenchmarkRecord& benchmark,
     for (const auto& metric : stored) metrics[metric.name] = metric.value;
     BenchmarkSummary summary;
     summary.benchmark = benchmark;
+    summary.settings = cell_settings(benchmark);
     const double queries = metric_or_nan(metrics, "queries");
     const auto count = std::isfinite(queries) ? static_cast<std::int64_t>(std::llround(queries)) : 0;
     auto e2e = timing_from_metrics(metrics, "e2e_host_latency", count);
@@ -154,6 +155,7 @@ BenchmarkSummary summarize_benchmark(const store::BenchmarkRecord& benchmark,
                                      std::span<const IterationRecord> iterations) {
     BenchmarkSummary summary;
     summary.benchmark = benchmark;
+    summary.settings = cell_settings(benchmark);
     if (iterations.empty()) return summary;
     std::vector<std::int64_t> e2e, compute, h2d, d2h;
     e2e.reserve(iterations.size());
@@ -187,13 +189,17 @@ BenchmarkSummary summarize_measured(const store::MeasuredBenchmark& measured) {
 std::vector<BenchmarkSummary> summarize_run(const store::ResultsStore& results, std::optional<std::int64_t> run_id) {
     if (!run_id) run_id = default_run(results).run_id;
     std::vector<BenchmarkSummary> summaries;
+    const auto runs = results.runs();
     for (const auto& benchmark : results.benchmarks(run_id)) {
         store::MeasuredBenchmark measured{benchmark, results.iterations(benchmark.benchmark_id),
                                           results.metrics(benchmark.benchmark_id),
                                           results.gpu_samples(benchmark.benchmark_id),
                                           results.cpu_samples(benchmark.benchmark_id),
                                           results.telemetry_sources(benchmark.benchmark_id), {}};
-        summaries.push_back(summarize_measured(measured));
+        BenchmarkSummary summary = summarize_measured(measured);
+        const auto run = std::find_if(runs.begin(), runs.end(), [&](const auto& r) { return r.run_id == benchmark.run_id; });
+        if (run != runs.end()) summary.run = run_context(*run, benchmark);
+        summaries.push_back(std::move(summary));
     }
     if (summaries.empty() && !results.benchmarks(std::nullopt).empty()) {
         // An unknown run id: say which exist.

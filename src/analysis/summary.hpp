@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/run_context.hpp"
 #include "analysis/telemetry_summary.hpp"
 #include "core/statistics.hpp"
 #include "store/results_store.hpp"
@@ -29,6 +30,8 @@ struct ModelFigures {
 
 struct BenchmarkSummary {
     store::BenchmarkRecord benchmark;
+    RunContext run;                         // set by summarize_run
+    CellSettings settings;                  // as the cell stored them
     TimingSummary e2e;                      // end-to-end latency, ns
     std::optional<TimingSummary> compute;   // where the backend measured it (GPU time, CUDA events)
     std::optional<TimingSummary> h2d;       // host-to-device copies, where measured

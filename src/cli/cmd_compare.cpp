@@ -107,7 +107,10 @@ int execute(const CompareArgs& args) {
         sources.push_back(std::move(source));
     }
     const auto comparison = report::build_comparison(std::move(sources), args.baseline);
-    std::cout << report::render_comparison(comparison, format);
+    std::cout << report::render_comparison(comparison, format, render_options(args.output));
+    // Text and Markdown carry the warnings; CSV and JSON stay data, so they go to stderr.
+    if ((format == report::Format::csv || format == report::Format::json) && !args.output.quiet)
+        for (const auto& line : report::comparison_warnings(comparison)) fmt::print(stderr, "compare: warning: {}\n", line);
     if (!args.html.empty()) {
         report::write_text_file(args.html, report::render_comparison_html(comparison));
         fmt::print(stderr, "compare: wrote {}\n", args.html);

@@ -1,5 +1,6 @@
 // `inferbench devices [KEY] [--json]`: the device catalog, and the devices present here with the entry
 // each matched (or why none did).
+#include <unistd.h>
 #include <iostream>
 #include <optional>
 
@@ -36,18 +37,19 @@ report::Table catalog_table(const devices::Catalog& catalog) {
     report::Table table{"devices",
                         {{"key", "key"},
                          {"name", "name"},
-                         {"architecture", "architecture"},
-                         {"sms", "SMs", 0},
-                         {"memory_gb", "memory GB", 0},
+                         {"architecture", "architecture", 2, report::Fit::keep, 2},
+                         {"sms", "SMs", 0, report::Fit::keep, 2},
+                         {"memory_gb", "memory GB", 0, report::Fit::keep, 1},
                          {"bandwidth_gb_s", "GB/s", 1},
-                         {"tdp_w", "TDP W", 0}},
+                         {"tdp_w", "TDP W", 0, report::Fit::keep, 2}},
                         {}};
     for (const Precision precision : devices::kPrecisions) {
         const std::string name(devices::precision_name(precision));
         const std::string unit = devices::is_integer(precision) ? "tops" : "tflop_s";
         const int decimals = precision == Precision::fp64 ? 2 : 1;  // consumer GPUs' FP64 is a fraction of a TFLOP/s
         table.columns.push_back(
-            {name + "_dense_" + unit, fmt::format("{} {}", name, devices::rate_unit(precision)), decimals});
+            {name + "_dense_" + unit, fmt::format("{} {}", name, devices::rate_unit(precision)), decimals,
+             report::Fit::keep, 1});
     }
     for (const auto& d : catalog.devices) {
         std::vector<report::Cell> row = {d.key,
@@ -77,7 +79,10 @@ std::string how(const std::string& derived, const std::string& note) {
 // Every figure of one entry with its source.
 report::Table entry_table(const devices::Catalog& catalog, const devices::DeviceSpec& d) {
     report::Table table{
-        "device", {{"figure", "figure"}, {"value", "value"}, {"how", "derived / note"}, {"source", "source"}}, {}};
+        "device",
+        {{"figure", "figure"}, {"value", "value", 2, report::Fit::wrap}, {"how", "derived / note", 2, report::Fit::wrap},
+         {"source", "source", 2, report::Fit::wrap}},
+        {}};
     const auto figure = [&](const char* name, const devices::Figure& f, const std::string& unit) {
         table.rows.push_back({std::string(name), fmt::format("{:g}{}", f.value, unit), how(f.derived, f.note),
                               source_text(catalog, f.source)});
@@ -113,10 +118,10 @@ report::Table entry_table(const devices::Catalog& catalog, const devices::Device
 struct Present {
     report::Table table{"present",
                         {{"device", "device"},
-                         {"name", "name"},
+                         {"name", "name", 2, report::Fit::wrap},
                          {"pci_device_id", "PCI id"},
-                         {"entry", "catalog entry"},
-                         {"match", "matched by / problem"}},
+                         {"entry", "catalog entry", 2, report::Fit::wrap},
+                         {"match", "matched by / problem", 2, report::Fit::wrap}},
                         {}};
     std::string gpu_note;  // why no GPU is listed
 };
@@ -209,8 +214,8 @@ int execute(const DevicesArgs& args) {
         if (args.output.resolved() == "json") {
             std::cout << spec_json(*spec).dump(2) << "\n";
         } else {
-            fmt::print("{} ({})\n", spec->name, catalog.origin);
-            std::cout << report::render(entry_table(catalog, *spec), report::parse_format(args.output.resolved()));
+            print_wrapped(fmt::format("{} ({})", spec->name, catalog.origin));
+            print_table(entry_table(catalog, *spec), args.output);
         }
         return kExitOk;
     }
@@ -219,13 +224,14 @@ int execute(const DevicesArgs& args) {
         std::cout << catalog_json(catalog, present).dump(2) << "\n";
         return kExitOk;
     }
-    const auto format = report::parse_format(args.output.resolved());
-    fmt::print("Catalog ({}; dense peaks; `inferbench devices KEY` shows every figure with its source):\n",
-               catalog.origin);
-    std::cout << report::render(catalog_table(catalog), format);
+    report::parse_format(args.output.resolved());  // a bad --format fails before anything is printed
+    print_wrapped(fmt::format("Catalog ({}; dense peaks; `inferbench devices KEY` shows every figure with its source):",
+                              catalog.origin));
+    print_table(catalog_table(catalog), args.output);
     fmt::print("\nPresent:\n");
-    std::cout << report::render(present.table, format);
-    if (!present.gpu_note.empty()) fmt::print("{}\n", present.gpu_note);
+    print_table(present.table, args.output, false);
+    if (!present.gpu_note.empty())
+        print_wrapped(present.gpu_note);
     return kExitOk;
 }
 

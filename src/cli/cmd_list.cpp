@@ -1,6 +1,5 @@
 #include <filesystem>
 #include <fstream>
-#include <iostream>
 #include <thread>
 
 #include <fmt/format.h>
@@ -20,8 +19,10 @@ struct ListArgs {
 };
 
 report::Table backends_table() {
-    report::Table table{"backends", {{"name", "name"}, {"usable", "usable"}, {"description", "description"},
-                                     {"origin", "origin"}, {"problem", "problem"}}, {}};
+    report::Table table{"backends", {{"name", "name"}, {"usable", "usable"},
+                                     {"description", "description", 2, report::Fit::wrap},
+                                     {"origin", "origin", 2, report::Fit::wrap, 1},
+                                     {"problem", "problem", 2, report::Fit::wrap}}, {}};
     const auto registry = BackendRegistry::discover(BackendRegistry::default_search_dirs());
     for (const auto& e : registry.entries())
         table.rows.push_back({e.name, e.usable(), e.description, e.origin, e.problem});
@@ -39,7 +40,8 @@ std::string cpu_model() {
 
 // GPUs the NVIDIA driver reports in /proc; telemetry through NVML comes with the telemetry module.
 report::Table devices_table() {
-    report::Table table{"devices", {{"device", "device"}, {"name", "name"}, {"detail", "detail"}}, {}};
+    report::Table table{"devices", {{"device", "device"}, {"name", "name", 2, report::Fit::wrap},
+                                    {"detail", "detail", 2, report::Fit::wrap}}, {}};
     table.rows.push_back({std::string("cpu"), cpu_model(),
                           fmt::format("{} logical cores", std::thread::hardware_concurrency())});
     std::error_code ec;
@@ -56,20 +58,20 @@ report::Table devices_table() {
 }
 
 int execute(const ListArgs& args) {
-    const auto format = report::parse_format(args.output.resolved());
     report::Table table;
     if (args.what == "backends") table = backends_table();
     else if (args.what == "models") table = zoo_models_table();
     else table = devices_table();
-    std::cout << report::render(table, format);
+    print_table(table, args.output);
     return kExitOk;
 }
 
 }  // namespace
 
 report::Table zoo_models_table() {
-    report::Table table{"models", {{"name", "name"}, {"parameters", "parameters"}, {"description", "description"},
-                                   {"source", "source"}}, {}};
+    report::Table table{"models", {{"name", "name"}, {"parameters", "trainable params"},
+                                   {"description", "description", 2, report::Fit::wrap},
+                                   {"source", "source", 2, report::Fit::wrap, 1}}, {}};
     for (const auto& m : models::zoo()) table.rows.push_back({m.name, m.parameters, m.description, m.source});
     return table;
 }

@@ -34,7 +34,9 @@ constexpr const char* kConventions =
     "element, CumSum 1, NonMaxSuppression 13 per box pair and class (at most: a bound), RoiAlign 8 per sample "
     "(adaptive sampling at most that of a roi the size of the feature map: a bound), If the branch taken (the "
     "costlier one where the condition is known only at run time: a bound), data movement 0; bytes = inputs + "
-    "weights read, outputs written; view ops 0 bytes";
+    "weights read, outputs written; view ops 0 bytes; parameters = trainable ones (weights, biases, BN scale "
+    "and shift, as torchvision and `list models` count; not shape constants or Clip bounds), BN running mean "
+    "and variance counted apart";
 
 struct InspectArgs {
     std::string file;
@@ -67,14 +69,14 @@ report::Table nodes_table(const ModelCost& cost) {
     report::Table table{"nodes",
                         {{"name", "node"},
                          {"op", "op"},
-                         {"output_shapes", "output shapes"},
+                         {"output_shapes", "output shapes", 2, report::Fit::wrap},
                          {"parameters", "params"},
                          {"macs", "MACs"},
                          {"flops", "FLOPs"},
                          {"bytes_read", "bytes read"},
                          {"bytes_written", "bytes written"},
                          {"intensity_flops_per_byte", "FLOP/B"},
-                         {"flags", "flags"}},
+                         {"flags", "flags", 2, report::Fit::wrap}},
                         {}};
     for (const auto& n : cost.nodes) {
         std::vector<std::string> marks = n.flags;
@@ -93,7 +95,8 @@ report::Table totals_table(const ModelCost& cost, std::int64_t file_bytes) {
     add("nodes", t.nodes);
     add("unknown nodes", t.unknown_nodes);
     add("data-dependent nodes", t.data_dependent_nodes);
-    add("parameters", t.parameters);
+    add("parameters (trainable)", t.parameters);
+    add("BN running statistics", t.batch_norm_statistics);
     add("MACs", t.macs);
     add("GMACs", static_cast<double>(t.macs) / 1e9);
     add("FLOPs", t.flops);
@@ -160,6 +163,7 @@ nlohmann::ordered_json json_document(const InspectArgs& args, const ModelCost& c
                      {"unknown_nodes", t.unknown_nodes},
                      {"data_dependent_nodes", t.data_dependent_nodes},
                      {"parameters", t.parameters},
+                     {"batch_norm_statistics", t.batch_norm_statistics},
                      {"macs", t.macs},
                      {"flops", t.flops},
                      {"bytes_read", t.bytes_read},
@@ -216,13 +220,16 @@ int inspect(const InspectArgs& args) {
     if (const auto line = incomplete_line(cost))
         (format == report::Format::csv ? std::cerr : std::cout) << "inferbench: " << *line << '\n';
     for (const auto& w : shapes.warnings) fmt::print(stderr, "inferbench: warning: {}\n", w);
-    std::cout << report::render(nodes_table(cost), format);
+    OutputOptions output = args.output;
+    if (args.csv) output.format = "csv";
+    print_table(nodes_table(cost), output);
     if (format == report::Format::csv) return kExitOk;  // one table per CSV document
-    std::cout << '\n'
-              << report::render(totals_table(cost, file_bytes), format) << '\n'
-              << report::render(histogram_table(cost), format);
-    for (const auto& f : cost.flags) std::cout << "flag: " << f << '\n';
-    std::cout << "conventions: " << kConventions << '\n';
+    std::cout << '\n';
+    print_table(totals_table(cost, file_bytes), output, false);
+    std::cout << '\n';
+    print_table(histogram_table(cost), output, false);
+    for (const auto& f : cost.flags) print_wrapped("flag: " + f);
+    print_wrapped(std::string("conventions: ") + kConventions);
     return kExitOk;
 }
 
@@ -287,7 +294,7 @@ void add_models_command(CLI::App& app, CommandContext& context) {
     list_output->add_to(*list);
     list->callback([&context, list_output] {
         context.action = [list_output] {
-            std::cout << report::render(zoo_models_table(), report::parse_format(list_output->resolved()));
+            print_table(zoo_models_table(), *list_output);
             return kExitOk;
         };
     });

@@ -1,5 +1,6 @@
+#include <algorithm>
 #include <filesystem>
-#include <iostream>
+#include <map>
 #include <optional>
 
 #include <fmt/format.h>
@@ -25,6 +26,7 @@ struct ReportArgs {
     int dpi = report::PlotSize{}.dpi;
     bool clock_from_zero = true;
     bool no_excel = false, no_plots = false, no_html = false;
+    bool quiet = false;
 };
 
 report::ReportOptions options_from(const ReportArgs& args) {
@@ -48,6 +50,21 @@ report::ReportOptions options_from(const ReportArgs& args) {
     return options;
 }
 
+// "12 benchmarks: 10 ok, 1 failed, 1 skipped": the table itself is in the files.
+std::string report_headline(const report::Table& summary) {
+    const auto status = std::find_if(summary.columns.begin(), summary.columns.end(),
+                                     [](const report::Column& c) { return c.key == "status"; });
+    std::map<std::string, std::size_t> counts;
+    if (status != summary.columns.end()) {
+        const auto c = static_cast<std::size_t>(status - summary.columns.begin());
+        for (const auto& row : summary.rows) ++counts[report::cell_display_text(row[c], *status)];
+    }
+    std::vector<std::string> parts;
+    for (const auto& [name, count] : counts) parts.push_back(fmt::format("{} {}", count, name));
+    return fmt::format("{} benchmark{}: {}", summary.rows.size(), summary.rows.size() == 1 ? "" : "s",
+                       join(parts, ", "));
+}
+
 int execute(const ReportArgs& args) {
     const auto options = options_from(args);
     const std::string path = args.db.empty() ? resolved_db_path(RunSettings{}) : args.db;
@@ -56,7 +73,7 @@ int execute(const ReportArgs& args) {
             fmt::format("{}: no results database here; run `inferbench run` first or pass --db PATH", path));
     const auto results = store::ResultsStore::open(path, store::ResultsStore::Access::read);
     const auto report = report::write_report(results, options);
-    std::cout << report::render(report.summary, report::Format::text);
+    if (args.quiet) return kExitOk;
     for (const auto& skipped : report.files.skipped) fmt::print("skipped {}\n", skipped);
     std::size_t workbooks = 0, images = 0;
     for (const auto& file : report.files.written) {
@@ -64,9 +81,11 @@ int execute(const ReportArgs& args) {
         workbooks += ext == ".xlsx";
         images += ext == ".png" || ext == ".svg";
     }
+    fmt::print("{}\n", report_headline(report.summary));
     fmt::print("report: {} files in {}: summary.md/.csv/.json, {} workbooks, {} images{}\n",
                report.files.written.size(), options.out_dir.string(), workbooks, images,
                options.html ? ", report.html" : "");
+    if (options.html) fmt::print("open {}\n", (options.out_dir / "report.html").string());
     return kExitOk;
 }
 
@@ -95,6 +114,7 @@ void add_report_command(CLI::App& app, CommandContext& context) {
     cmd->add_flag("--no-excel", args->no_excel, "write no Excel workbooks");
     cmd->add_flag("--no-plots", args->no_plots, "draw no figures (gnuplot is then not needed)");
     cmd->add_flag("--no-html", args->no_html, "write no HTML page");
+    cmd->add_flag("--quiet", args->quiet, "print nothing but errors");
     cmd->callback([&context, args] { context.action = [args] { return execute(*args); }; });
 }
 

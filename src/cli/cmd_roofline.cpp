@@ -33,6 +33,7 @@ struct RooflineArgs {
     std::vector<std::string> formats = {"png", "svg"};
     bool json = false;
     bool layers = false;
+    bool quiet = false;
     std::size_t top = 10;
 };
 
@@ -105,12 +106,18 @@ int execute(const RooflineArgs& args) {
         std::cout << doc.dump(2) << "\n";
         return kExitOk;
     }
+    OutputOptions output;  // the terminal's width, every column with a value
     if (set.points.empty()) {
         fmt::print("no benchmark could be placed:\n");
     } else {
-        std::cout << report::render(report::roofline_points_table(set), report::Format::text) << "\n"
-                  << report::render(report::roofline_roofs_table(set), report::Format::text);
+        print_table(report::roofline_points_table(set), output);
+        std::cout << "\n";
+        print_table(report::roofline_roofs_table(set), output);
     }
+    for (std::size_t d = 0; d < set.devices.size(); ++d)
+        for (const auto& note : report::estimated_roof_notes(
+                 set.devices[d], report::drawn_roofs(set.devices[d], report::device_points(set, d))))
+            if (!args.quiet) print_wrapped("note: " + note);
     for (const auto& l : layer_sets) {
         const auto& point = set.points[l.point];
         const auto shown = report::slowest_layers(l, args.top);
@@ -118,17 +125,19 @@ int execute(const RooflineArgs& args) {
         for (const auto* p : shown) shown_share += p->share_pct;
         double per_run_ns = 0;
         for (const auto& layer : l.layers) per_run_ns += layer.mean_ns;
-        fmt::print("\nlayers of {}: {} layers, their mean times sum to {}; {}:\n", report::roofline_benchmark_title(point),
-                   l.layers.size(), format_latency(per_run_ns),
-                   shown.size() == l.layers.size()
-                       ? std::string("all of them, slowest first")
-                       : fmt::format("the {} slowest ({:.1f}% of the time)", shown.size(), shown_share));
-        std::cout << report::render(report::roofline_layers_table(point, l, args.top), report::Format::text);
-        for (const auto& note : report::roofline_layer_notes(point, l)) fmt::print("note: {}\n", note);
+        std::cout << "\n";
+        print_wrapped(fmt::format("layers of {}: {} layers, their mean times sum to {}; {}:",
+                                  report::roofline_benchmark_title(point), l.layers.size(), format_latency(per_run_ns),
+                                  shown.size() == l.layers.size()
+                                      ? std::string("all of them, slowest first")
+                                      : fmt::format("the {} slowest ({:.1f}% of the time)", shown.size(), shown_share)));
+        print_table(report::roofline_layers_table(point, l, args.top), output);
+        for (const auto& note : report::roofline_layer_notes(point, l)) print_wrapped("note: " + note);
     }
     if (!layer_sets.empty()) fmt::print("\n");
-    for (const auto& note : notes) fmt::print("note: {}\n", note);
-    for (const auto& skipped : set.skipped) fmt::print("skipped {}\n", skipped);
+    if (args.quiet) return kExitOk;
+    for (const auto& note : notes) print_wrapped("note: " + note);
+    for (const auto& skipped : set.skipped) print_wrapped("skipped " + skipped);
     for (const auto& file : files) fmt::print("wrote {}\n", file.string());
     if (args.out.empty() && !set.points.empty()) fmt::print("add --out DIR to draw the roofline figures\n");
     return kExitOk;
@@ -160,6 +169,7 @@ void add_roofline_command(CLI::App& app, CommandContext& context) {
     cmd->add_option("--top", args->top, "layers shown per benchmark with --layers, slowest first; 0 = all")
         ->capture_default_str();
     cmd->add_flag("--json", args->json, "print JSON (points, roofs, layers, notes, skipped, files)");
+    cmd->add_flag("--quiet", args->quiet, "the tables only: no notes, skipped benchmarks or written files");
     cmd->callback([&context, args] { context.action = [args] { return execute(*args); }; });
 }
 

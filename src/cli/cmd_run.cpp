@@ -146,7 +146,6 @@ using Runner = std::function<RunResult(const RunnerOptions&)>;
 
 // Runs (a new run or a resumed one), prints the run's summary and says how it went; returns the exit code.
 int run_and_report(const RunArgs& args, store::ResultsStore& results, const Runner& runner) {
-    const auto format = report::parse_format(args.output.resolved());
     install_interrupt_handler();
     results.give_up_waiting_when(interrupt_requested);
     ProgressPrinter progress(stderr);
@@ -154,7 +153,7 @@ int run_and_report(const RunArgs& args, store::ResultsStore& results, const Runn
     options.worker_executable = std::filesystem::read_symlink("/proc/self/exe");
     if (!args.quiet) options.on_progress = std::ref(progress);
     const RunResult run = runner(options);
-    std::cout << report::render(report::summary_table(run_summaries(results, run)), format);
+    print_table(report::summary_table(run_summaries(results, run)), args.output);
     fmt::print(stderr, "results: {} (run {}{}): {} ok, {} failed, {} skipped{}{}\n", results.path().string(), run.run_id,
                args.resume.empty() ? "" : ", resumed", run.count("ok"), run.count("failed"), run.count("skipped"),
                run.unstored.empty() ? "" : fmt::format(", {} not stored there", run.unstored.size()),
@@ -226,11 +225,6 @@ int execute(const RunArgs& args) {
 }
 
 }  // namespace
-
-void OutputOptions::add_to(CLI::App& command) {
-    command.add_option("--format", format, "output format: table, md, csv, json")->capture_default_str();
-    command.add_flag("--json", json, "same as --format json");
-}
 
 void add_run_command(CLI::App& app, CommandContext& context) {
     auto args = std::make_shared<RunArgs>();

@@ -1,4 +1,3 @@
-#include <iostream>
 #include <optional>
 
 #include <fmt/format.h>
@@ -21,13 +20,13 @@ struct SummaryArgs {
 };
 
 int execute(const SummaryArgs& args) {
-    const auto format = report::parse_format(args.output.resolved());
+    report::parse_format(args.output.resolved());  // a bad --format fails before the database is read
     const std::string path = args.db.empty() ? resolved_db_path(RunSettings{}) : args.db;
     if (!std::filesystem::exists(path))
         throw UserError(fmt::format("{}: no results database here; run `inferbench run` first or pass --db PATH", path));
     const auto results = store::ResultsStore::open(path, store::ResultsStore::Access::read);
     if (args.list_runs) {
-        std::cout << report::render(report::runs_table(results.runs()), format);
+        print_table(report::runs_table(results.runs()), args.output);
         return kExitOk;
     }
     std::optional<std::int64_t> run_id = args.run_id;
@@ -36,7 +35,7 @@ int execute(const SummaryArgs& args) {
         if (!choice.note.empty()) fmt::print(stderr, "inferbench: {}\n", choice.note);
         run_id = choice.run_id;
     }
-    std::cout << report::render(report::summary_table(analysis::summarize_run(results, run_id)), format);
+    print_table(report::summary_table(analysis::summarize_run(results, run_id)), args.output);
     return kExitOk;
 }
 

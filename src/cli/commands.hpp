@@ -3,6 +3,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -28,12 +29,25 @@ void add_roofline_command(CLI::App& app, CommandContext& context);
 // The zoo as a table: `list models` and `models list`.
 report::Table zoo_models_table();
 
-// --format NAME and --json, shared by the commands that print tables.
+// --format NAME, --json, --columns KEYS and --quiet, shared by the commands that print tables.
 struct OutputOptions {
     std::string format = "table";
     bool json = false;
+    std::vector<std::string> columns;  // keys of the main table to show, in order; "all"
+    bool quiet = false;                // the table (or files) only: no notes, hints or headlines
     void add_to(CLI::App& command);
     std::string resolved() const { return json ? "json" : format; }
 };
+
+// The one way a command prints a table on stdout: hides the columns without a value and, on a
+// terminal (text format), fits the terminal's width (report::terminal_width). `main`: --columns
+// applies to it (a command's first table); the others show every column.
+void print_table(const report::Table& table, const OutputOptions& output, bool main = true);
+
+// The options print_table renders with, for a command that prints a table with its own prose around it.
+report::RenderOptions render_options(const OutputOptions& output, bool main = true);
+
+// A line of prose on stdout (a heading, a note), wrapped at spaces to the same width as the tables.
+void print_wrapped(const std::string& text);
 
 }  // namespace inferbench::cli

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/units.hpp"
+#include "report/table.hpp"
 
 namespace inferbench::cli {
 namespace {
@@ -27,12 +28,17 @@ ProgressPrinter::ProgressPrinter(std::FILE* out) : out_(out), live_(isatty(filen
 void ProgressPrinter::operator()(const ProgressEvent& e) {
     const std::string head = fmt::format("[{}/{}] {}", e.index, e.total, e.spec->label());
     const std::string times = fmt::format("elapsed {}, ETA {}", clock_text(e.elapsed_ns), clock_text(e.eta_ns));
+    // A rewritten line longer than the terminal wraps, and \r then redraws only its last part.
+    const auto live_line = [&](const std::string& text) {
+        const std::size_t width = report::terminal_width(fileno(out_));
+        fmt::print(out_, "\r\033[K{}", report::fit_line(text, width > 1 ? width - 1 : 1));
+    };
     switch (e.kind) {
         case ProgressEvent::Kind::started:
-            if (live_) fmt::print(out_, "\r\033[K{}  starting  ({})", head, times);
+            if (live_) live_line(fmt::format("{}  starting  ({})", head, times));
             break;
         case ProgressEvent::Kind::tick:
-            if (live_) fmt::print(out_, "\r\033[K{}  {} iterations  ({})", head, e.iterations_so_far, times);
+            if (live_) live_line(fmt::format("{}  {} iterations  ({})", head, e.iterations_so_far, times));
             break;
         case ProgressEvent::Kind::finished:
             fmt::print(out_, "{}{}  {}  ({})\n", live_ ? "\r\033[K" : "", head, outcome_text(*e.record), times);

@@ -234,7 +234,11 @@ void add_point_notes(const DeviceRoofs& roofs, RooflinePoint& p) {
     }
     for (const auto& placement : {p.datasheet, p.measured}) {
         if (!placement || placement->percent <= 100.5) continue;
-        if (p.achieved_per_s > placement->peak_per_s)
+        if (p.achieved_per_s > placement->peak_per_s && placement->origin == RoofOrigin::estimated)
+            p.notes.emplace_back(
+                "above the estimated peak: the estimate is low (it is computed, not measured; `inferbench probe` "
+                "measures the roofs)");
+        else if (p.achieved_per_s > placement->peak_per_s)
             p.notes.push_back(
                 fmt::format("above the {} peak: the model's operation count exceeds what ran (work skipped "
                             "or fused away), or the timing is off",

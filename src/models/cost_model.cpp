@@ -161,6 +161,21 @@ void matrix_flags(const NodeView& v, NodeCost& cost) {
 
 using Names = std::set<std::string, std::less<>>;
 
+// BatchNormalization's inputs 3 and 4 (running mean and variance) are state, not trainable
+// parameters: torchvision's model.parameters() and TF's trainable variables leave them out.
+bool is_batch_norm_statistic(const OnnxNode& node, std::size_t input) {
+    return node.op_type == "BatchNormalization" && (input == 3 || input == 4);
+}
+
+// Clip's inputs 1 and 2 are its bounds (ReLU6's 0 and 6), fixed numbers rather than weights.
+bool is_clip_bound(const OnnxNode& node, std::size_t input) {
+    return node.op_type == "Clip" && (input == 1 || input == 2);
+}
+
+bool is_parameter_input(const OnnxNode& node, std::size_t input) {
+    return !is_batch_norm_statistic(node, input) && !is_clip_bound(node, input);
+}
+
 NodeCost node_cost(const NodeView& v, bool inferred, const Names& initializers, const CostOptions& options);
 
 // An If runs the nodes of the branch shape inference took, each counted as if in the graph. Where
@@ -200,7 +215,8 @@ NodeCost node_cost(const NodeView& v, bool inferred, const Names& initializers, 
         cost.data_dependent = cost.data_dependent || cost.outputs.back().data_dependent;
     }
     for (std::size_t i = 0; i < v.node.inputs.size(); ++i)
-        if (initializers.contains(v.node.inputs[i]) && v.in(i) != nullptr) cost.parameters += v.in(i)->elements();
+        if (initializers.contains(v.node.inputs[i]) && v.in(i) != nullptr && is_parameter_input(v.node, i))
+            cost.parameters += v.in(i)->elements();
     if (!inferred) return cost;
     // A bound at most: how many pairs the greedy pass tests, how many samples adaptive rois take.
     if (v.node.op_type == "NonMaxSuppression" || (v.node.op_type == "RoiAlign" && v.attribute("sampling_ratio", 0) <= 0))
@@ -245,9 +261,18 @@ void summarise_flags(ModelCost& cost) {
 ModelCost estimate_cost(const onnx::OnnxModel& model, const ShapeInference& shapes, const CostOptions& options) {
     Names initializers;
     ModelCost cost;
+    Names statistics, bounds;
+    for (const auto& node : model.graph.nodes)
+        for (std::size_t i = 0; i < node.inputs.size(); ++i) {
+            if (is_batch_norm_statistic(node, i)) statistics.insert(node.inputs[i]);
+            if (is_clip_bound(node, i)) bounds.insert(node.inputs[i]);
+        }
     for (const auto& init : model.graph.initializers) {
         initializers.insert(init.name);
-        cost.totals.parameters += init.element_count();
+        // Shapes, axes and indices (int64) and clip bounds are not weights.
+        if (init.data_type == onnx::DataType::int64 || bounds.contains(init.name)) continue;
+        (statistics.contains(init.name) ? cost.totals.batch_norm_statistics : cost.totals.parameters) +=
+            init.element_count();
     }
     const auto& nodes = model.graph.nodes;
     for (std::size_t i = 0; i < nodes.size(); ++i) {

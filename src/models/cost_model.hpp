@@ -43,7 +43,7 @@ struct NodeCost {
     std::string name;
     std::string op_type;
     std::vector<ValueShape> outputs;
-    std::int64_t parameters = 0;  // elements of initializers feeding the node
+    std::int64_t parameters = 0;  // elements of initializers feeding the node (BN running statistics apart)
     std::int64_t macs = 0;
     std::int64_t flops = 0;
     std::int64_t bytes_read = 0;
@@ -56,7 +56,11 @@ struct NodeCost {
 };
 
 struct CostTotals {
-    std::int64_t parameters = 0;  // every initializer element once (BN running statistics included)
+    // Trainable parameters, every initializer element once: weights, biases, BN scale and shift (no
+    // int64 shape or index constants, no Clip bounds); the convention of the zoo's figures, `list
+    // models` and the summary's "params M".
+    std::int64_t parameters = 0;
+    std::int64_t batch_norm_statistics = 0;  // BN running mean and variance elements, not in `parameters`
     std::int64_t macs = 0;
     std::int64_t flops = 0;  // 2 * macs + every other op's FLOPs
     std::int64_t bytes_read = 0;

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "analysis/run_context.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
 
@@ -20,27 +21,9 @@ std::string lower(std::string_view text) {
     return out;
 }
 
-// "cuda" -> 0, "cuda:3" -> 3; nothing for other devices.
-std::optional<std::int64_t> cuda_index(const std::string& device) {
-    if (device == "cuda") return 0;
-    if (!device.starts_with("cuda:")) return std::nullopt;
-    return parse_int(std::string_view(device).substr(5));
-}
-
 std::string json_string(const nlohmann::json& object, const char* key) {
     if (!object.is_object() || !object.contains(key) || !object[key].is_string()) return "";
     return object[key].get<std::string>();
-}
-
-// The GPU's name as the run's environment lists it: gpus.devices[] with the device's index.
-std::string gpu_name(const nlohmann::json& environment, std::int64_t index) {
-    if (!environment.is_object() || !environment.contains("gpus")) return "";
-    const auto& gpus = environment["gpus"];
-    const nlohmann::json& devices = gpus.is_object() && gpus.contains("devices") ? gpus["devices"] : gpus;
-    if (!devices.is_array()) return "";
-    for (const auto& device : devices)
-        if (device.is_object() && device.value("index", std::int64_t{-1}) == index) return json_string(device, "name");
-    return "";
 }
 
 bool measured(const analysis::BenchmarkSummary& s) { return s.benchmark.status == "ok" && s.e2e.count > 0; }
@@ -147,20 +130,8 @@ const analysis::BenchmarkSummary* Comparison::at(const ComparisonRow& row, std::
 
 std::string device_label(const store::RunRecord& run, const analysis::BenchmarkSummary& benchmark) {
     const auto& b = benchmark.benchmark;
-    const auto environment = nlohmann::json::parse(run.environment_json, nullptr, false);
-    if (const auto index = cuda_index(b.device)) {
-        // An imported log names its GPU(s); a run's environment lists the GPUs of its host.
-        const auto settings = nlohmann::json::parse(b.settings_json, nullptr, false);
-        if (auto name = json_string(settings, "gpu_name"); !name.empty()) return name;
-        if (settings.is_object() && settings.contains("gpu_names") && settings["gpu_names"].is_array())
-            for (const auto& name : settings["gpu_names"])
-                if (name.is_string() && !name.get<std::string>().empty()) return name.get<std::string>();
-        if (auto name = gpu_name(environment, *index); !name.empty()) return name;
-    }
-    std::string name = b.device;
-    if (b.device == "cpu") {
-        if (auto cpu = json_string(environment, "cpu_model"); !cpu.empty()) name = cpu;
-    }
+    const std::string name = analysis::device_name(nlohmann::json::parse(run.environment_json, nullptr, false), b);
+    if (b.device.starts_with("cuda") && name != b.device) return name;  // a GPU's name
     const std::string host = host_of(run);
     return host.empty() ? name : fmt::format("{} @ {}", name, host);
 }
@@ -203,19 +174,23 @@ Comparison build_comparison(std::vector<ComparisonSource> sources, const std::st
 Table comparison_table(const Comparison& comparison) {
     Table table;
     table.name = "comparison";
+    // On a narrow terminal the energy columns go first, then the means, the options and the precision;
+    // model, backend, batch and each side's inf/s and x stay.
     table.columns = {{"model", "model"},
                      {"backend", "backend"},
-                     {"variant", "options"},
-                     {"precision", "precision"},
+                     {"variant", "options", 2, Fit::keep, 2},
+                     {"precision", "precision", 2, Fit::keep, 1},
                      {"batch_size", "batch"}};
     for (std::size_t i = 1; i <= comparison.sides.size(); ++i) {
-        const std::vector<Column> columns = {
-            {fmt::format("s{}_mean_ms", i), fmt::format("[{}] mean", i)},
-            {fmt::format("s{}_throughput_per_s", i), fmt::format("[{}] inf/s", i), 1},
-            {fmt::format("s{}_speedup", i), fmt::format("[{}] x", i), 2},
-            {fmt::format("s{}_power_w", i), fmt::format("[{}] W", i), 1},
-            {fmt::format("s{}_inferences_per_joule", i), fmt::format("[{}] inf/J", i), 2},
-            {fmt::format("s{}_efficiency_ratio", i), fmt::format("[{}] eff x", i), 2}};
+        const auto column = [i](const char* key, const char* title, int decimals, int shed) {
+            return Column{fmt::format("s{}_{}", i, key), fmt::format("[{}] {}", i, title), decimals, Fit::keep, shed};
+        };
+        const std::vector<Column> columns = {column("mean_ms", "mean", 2, 3),
+                                             column("throughput_per_s", "inf/s", 1, 0),
+                                             column("speedup", "x", 2, 0),
+                                             column("power_w", "W", 1, 4),
+                                             column("inferences_per_joule", "inf/J", 2, 4),
+                                             column("efficiency_ratio", "eff x", 2, 4)};
         table.columns.insert(table.columns.end(), columns.begin(), columns.end());
     }
     for (const auto& row : comparison.rows) {
@@ -288,15 +263,22 @@ std::vector<std::string> comparison_legend(const Comparison& comparison) {
     return lines;
 }
 
-std::string render_comparison(const Comparison& comparison, Format format) {
-    if (format == Format::csv || format == Format::json) return render(comparison_long_table(comparison), format);
+std::string render_comparison(const Comparison& comparison, Format format, const RenderOptions& options) {
+    if (format == Format::csv || format == Format::json)
+        return render(comparison_long_table(comparison), format, options);
+    // Markdown is a file: its lines stay whole; a terminal's wrap to the table's width.
+    const auto line_of = [&](const std::string& text) {
+        return format == Format::text && options.width > 0 ? wrap_paragraph(text, options.width) : text + "\n";
+    };
     std::string out;
-    for (const auto& line : comparison_legend(comparison))
-        out += (format == Format::markdown ? "- " : "") + line + "\n";
+    for (const auto& line : comparison_legend(comparison)) out += line_of((format == Format::markdown ? "- " : "") + line);
+    for (const auto& line : comparison_warnings(comparison))
+        out += line_of((format == Format::markdown ? "- warning: " : "warning: ") + line);
     out += format == Format::markdown ? "\nx: throughput relative to the baseline; eff x: inferences per joule "
                                         "relative to the baseline.\n\n"
-                                      : "x: throughput / baseline's, eff x: inferences per joule / baseline's\n\n";
-    return out + render(comparison_table(comparison), format);
+                                      : line_of("x: throughput / baseline's, eff x: inferences per joule / baseline's") +
+                                            "\n";
+    return out + render(comparison_table(comparison), format, options);
 }
 
 }  // namespace inferbench::report

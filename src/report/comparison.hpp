@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analysis/summary.hpp"
+#include "core/statistics.hpp"
 #include "report/table.hpp"
 #include "store/results_store.hpp"
 
@@ -69,8 +70,14 @@ Table comparison_long_table(const Comparison& comparison);
 // "[1] NVIDIA H200 (cuda:0): h200.db run 3 on gpu01, baseline" one line per side.
 std::vector<std::string> comparison_legend(const Comparison& comparison);
 
-// Legend and table for terminals and Markdown, the long table for CSV and JSON.
-std::string render_comparison(const Comparison& comparison, Format format);
+// What makes a comparison doubtful, each text once with the number of rows it concerns: sides that
+// ran with different settings (duration, warm-up, iteration limits), and sides whose latency CV is
+// above `max_cv_pct` (core/statistics.hpp's threshold by default).
+std::vector<std::string> comparison_warnings(const Comparison& comparison,
+                                             double max_cv_pct = WarningThresholds{}.max_cv_pct);
+
+// Legend, warnings and table for terminals and Markdown, the long table for CSV and JSON.
+std::string render_comparison(const Comparison& comparison, Format format, const RenderOptions& options = {});
 
 // The comparison as one self-contained HTML page (html_page.hpp): sides and their environments, the
 // table, and per model bar charts of throughput and inferences per joule for every device.

@@ -98,6 +98,11 @@ std::string render_comparison_html(const Comparison& comparison) {
     for (std::size_t i = 0; i < labels.size(); ++i) title += (i ? " vs " : "") + labels[i];
     HtmlPage page(title);
     sides_part(page, comparison);
+    if (const auto warnings = comparison_warnings(comparison); !warnings.empty()) {
+        page.open_section("Warnings", "warnings");
+        page.list(warnings);
+        page.close_section();
+    }
     page.open_section("Side by side", "comparison");
     page.paragraph(fmt::format("[n] x: throughput relative to the baseline [{}]; [n] eff x: inferences per joule "
                                "relative to the baseline. Click a column heading to sort.",

@@ -20,7 +20,7 @@ GflopsFigure gflops_figure(const analysis::ModelFigures& model) {
     figure.unknown_nodes = count_of(model.cost_unknown_nodes);
     figure.data_dependent_nodes = count_of(model.cost_data_dependent_nodes);
     if (!model.flops_per_inference) return figure;
-    figure.gflops = *model.flops_per_inference * 1e-9;
+    figure.gflops = *model.flops_per_inference / 1e9;  // not * 1e-9: CSV reads 8.2, not 8.200000000000001
     const std::string value = fmt::format("{:.2f}", *figure.gflops);
     const bool unknown = figure.unknown_nodes > 0;
     const bool data_dependent = figure.data_dependent_nodes > 0;
@@ -48,9 +48,11 @@ Cell gflops_cell(const analysis::ModelFigures& model) {
 }
 
 std::vector<Column> gflops_bound_columns() {
-    return {{"gflops_bound", "GFLOP bound", 0, true},
-            {"cost_unknown_nodes", "unknown nodes", 0, true},
-            {"cost_data_dependent_nodes", "data-dependent nodes", 0, true}};
+    const auto machine = [](const char* key, const char* title) {
+        return Column{.key = key, .title = title, .decimals = 0, .machine_only = true};
+    };
+    return {machine("gflops_bound", "GFLOP bound"), machine("cost_unknown_nodes", "unknown nodes"),
+            machine("cost_data_dependent_nodes", "data-dependent nodes")};
 }
 
 std::vector<Cell> gflops_bound_cells(const analysis::ModelFigures& model) {

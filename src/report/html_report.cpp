@@ -86,22 +86,44 @@ std::string benchmark_name(const store::BenchmarkRecord& b, bool several_runs) {
     return name;
 }
 
-// Failure reasons, warnings (timing, throttling) and unavailable telemetry sources, one line each.
+// Benchmarks named in one grouped warning before "and N more".
+constexpr std::size_t kNamedPerWarning = 6;
+
+// "text: 18 benchmarks (a; b; ... and 12 more)", or "a: text" for one benchmark.
+std::string grouped_line(const std::string& text, const std::vector<std::string>& names) {
+    if (names.size() == 1) return fmt::format("{}: {}", names.front(), text);
+    std::vector<std::string> shown(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(
+                                                                     std::min(names.size(), kNamedPerWarning)));
+    std::string list = join(shown, "; ");
+    if (names.size() > shown.size()) list += fmt::format("; and {} more", names.size() - shown.size());
+    return fmt::format("{}: {} benchmarks ({})", text, names.size(), list);
+}
+
+// Failure reasons, warnings (timing, throttling) and unavailable telemetry sources: each text once,
+// with the benchmarks it concerns (a source missing on this host is missing for every benchmark).
 std::vector<std::string> warning_lines(const ReportData& data) {
     const bool several_runs = data.runs.size() > 1;
-    std::vector<std::string> lines;
+    std::vector<std::pair<std::string, std::vector<std::string>>> groups;
+    const auto add = [&](const std::string& text, const std::string& name) {
+        auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == text; });
+        if (it == groups.end()) it = groups.insert(groups.end(), {text, {}});
+        it->second.push_back(name);
+    };
     for (const auto& entry : data.benchmarks) {
         const auto& s = entry.summary;
         const std::string name = benchmark_name(s.benchmark, several_runs);
         if (s.benchmark.status != "ok")
-            lines.push_back(fmt::format("{}: {}{}", name, s.benchmark.status,
-                                        s.benchmark.reason.empty() ? "" : ": " + s.benchmark.reason));
-        for (const auto& warning : s.warnings) lines.push_back(fmt::format("{}: {}", name, warning));
+            add(fmt::format("{}{}", s.benchmark.status, s.benchmark.reason.empty() ? "" : ": " + s.benchmark.reason),
+                name);
+        for (const auto& warning : s.warnings) add(warning, name);
         for (const auto& source : s.telemetry.sources)
             if (source.status != "ok")
-                lines.push_back(fmt::format("{}: telemetry source {} {}{}", name, source.source, source.status,
-                                            source.detail.empty() ? "" : ": " + source.detail));
+                add(fmt::format("telemetry source {} {}{}", source.source, source.status,
+                                source.detail.empty() ? "" : ": " + source.detail),
+                    name);
     }
+    std::vector<std::string> lines;
+    for (const auto& [text, names] : groups) lines.push_back(grouped_line(text, names));
     return lines;
 }
 
@@ -168,7 +190,9 @@ void roofline_part(HtmlPage& page, const RooflineSection& roofline) {
         page.heading(3, device.identified_by.empty() ? device.name
                                                      : fmt::format("{} ({})", device.name, device.identified_by));
         page.chart(roofline_chart(set, d));
-        if (!device.notes.empty()) page.list(device.notes);
+        auto notes = estimated_roof_notes(device, drawn_roofs(device, device_points(set, d)));
+        notes.insert(notes.end(), device.notes.begin(), device.notes.end());
+        if (!notes.empty()) page.list(notes);
     }
     if (!set.points.empty()) page.table(roofline_points_table(set));
     if (!set.devices.empty()) {

@@ -53,6 +53,20 @@ void readable_ms(Figure& figure, bool x_axis) {
 
 std::string number(double value) { return fmt::format("{:.17g}", value); }
 
+// The y range, and the y label saying where the axis starts where that is not zero.
+std::string y_axis(const Figure& figure) {
+    std::vector<double> values;
+    for (const auto& line : figure.lines)
+        for (const auto& p : line.points)
+            if (std::isfinite(p.value)) values.push_back(p.value);
+    std::string label = figure.y_label;
+    if (values.empty()) return "set ylabel " + gnuplot_quote(label) + "\n";
+    const AxisRange range = fitted_range(values);
+    if (!range.note.empty()) label += "; " + range.note;
+    return fmt::format("set ylabel {}\nset yrange [{}:{}]\n", gnuplot_quote(label), number(range.low),
+                       number(range.high));
+}
+
 std::string plot_style(const Line& line) {
     if (line.points.size() == 1) return "with points pt 7 ps 1.2";
     return line.markers ? "with linespoints lw 1.5 pt 7 ps 1" : "with lines lw 1.5";
@@ -88,9 +102,9 @@ ReportFiles draw(const std::vector<Figure>& figures, const std::filesystem::path
             script += "reset\n" + gnuplot_terminal(format, options.size, outputs.back().staging_path());
             script += "set title " + gnuplot_quote(figure.title) + "\n";
             script += "set xlabel " + gnuplot_quote(figure.x_label) + "\n";
-            script += "set ylabel " + gnuplot_quote(figure.y_label) + "\n";
-            // Points off the frame, so that none sits on an axis.
-            script += "set grid\nset key below\nset offsets graph 0.04, graph 0.04, graph 0.06, graph 0.06\n";
+            script += y_axis(figure);
+            // Points off the frame, so that none sits on an axis (y: fitted_range leaves the margin).
+            script += "set grid\nset key below\nset offsets graph 0.04, graph 0.04, 0, 0\n";
             if (figure.log2_x) script += "set logscale x 2\n";
             if (!figure.x_tics.empty()) {
                 std::vector<std::string> tics;
@@ -134,6 +148,22 @@ std::vector<double> batch_tics(const LoadedGroup& group) {
 }
 
 }  // namespace
+
+AxisRange fitted_range(const std::vector<double>& values) {
+    if (values.empty()) return {};
+    const auto [lo_it, hi_it] = std::minmax_element(values.begin(), values.end());
+    const double lo = *lo_it, hi = *hi_it;
+    const double magnitude = std::max(std::abs(lo), std::abs(hi));
+    const double span = std::max(hi - lo, 0.1 * magnitude);
+    const double middle = (lo + hi) / 2;
+    AxisRange range{middle - span * 0.56, middle + span * 0.56, ""};  // the span plus 6% on either side
+    if (magnitude == 0) return {-1, 1, ""};
+    if (lo >= 0 && range.low <= 0) range.low = 0;
+    if (hi <= 0 && range.high >= 0) range.high = 0;
+    if (range.low > 0) range.note = fmt::format("axis from {:.4g}, not 0", range.low);
+    if (range.high < 0) range.note = fmt::format("axis up to {:.4g}, not 0", range.high);
+    return range;
+}
 
 ReportFiles write_group_plots(const LoadedGroup& group, const std::filesystem::path& dir, const PlotOptions& options) {
     std::vector<Figure> figures;

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <string>
 #include <vector>
 
 #include "report/gnuplot.hpp"
@@ -24,6 +25,15 @@ struct PlotOptions {
     // Longer lines are drawn as the means of equal time buckets (a million points help no eye).
     std::size_t max_points_per_line = 5000;
 };
+
+// The y range of a figure: the data's with a margin, never narrower than a tenth of the values'
+// magnitude (a 3% change then takes a third of the height, not all of it: no V out of noise), from
+// zero where the margin reaches it. `note`: what the axis label says when it does not start at zero.
+struct AxisRange {
+    double low = 0, high = 1;
+    std::string note;  // "axis from 950, not 0", or empty
+};
+AxisRange fitted_range(const std::vector<double>& values);
 
 ReportFiles write_group_plots(const LoadedGroup& group, const std::filesystem::path& dir, const PlotOptions& options);
 

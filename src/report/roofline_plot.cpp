@@ -76,6 +76,47 @@ std::string roof_lines(const devices::DeviceRoofs& roofs, const std::vector<cons
 
 std::string device_label(const devices::DeviceRoofs& roofs) { return roofs.key.empty() ? roofs.name : roofs.key; }
 
+bool near(double a, double b) { return std::abs(a - b) <= 0.1 * std::max(a, b); }
+
+// Points that fall on one spot of a log-log plot (within 10% on both axes), as indices in `points`.
+template <typename Point>
+std::vector<std::vector<std::size_t>> spots_of(const std::vector<const Point*>& points) {
+    std::vector<std::vector<std::size_t>> spots;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        auto it = std::find_if(spots.begin(), spots.end(), [&](const auto& spot) {
+            return near(points[spot[0]]->intensity, points[i]->intensity) &&
+                   near(points[spot[0]]->achieved_per_s, points[i]->achieved_per_s);
+        });
+        if (it == spots.end()) spots.push_back({i});
+        else it->push_back(i);
+    }
+    return spots;
+}
+
+// Text lines below the plot, in one or two columns (`set label`s from number `first` on), and the bottom
+// margin that makes room for them. Lines past the room are summed up in a last one.
+std::string legend_below(std::vector<std::string> lines, const PlotSize& size, int first) {
+    const double line = 16.0 * size.dpi / 96.0 / size.height_px;  // one 8 pt line, as a fraction of the height
+    const std::size_t columns = lines.size() > 8 ? 2 : 1;
+    const auto max_rows = static_cast<std::size_t>(0.4 / line);
+    if (lines.size() > max_rows * columns) {
+        const std::size_t kept = max_rows * columns - 1;
+        const std::size_t more = lines.size() - kept;
+        lines.resize(kept);
+        lines.push_back(fmt::format("... {} more: see the roofline table", more));
+    }
+    const std::size_t rows = (lines.size() + columns - 1) / columns;
+    const double top = 0.02 + static_cast<double>(rows) * line;
+    std::string s = fmt::format("set bmargin at screen {:.4f}\n", top + 0.09);
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const double x = 0.02 + 0.5 * static_cast<double>(i / rows);
+        const double y = top - static_cast<double>(i % rows) * line;
+        s += fmt::format("set label {} {} at screen {:.4f}, {:.4f} left font ',8'\n", first + static_cast<int>(i),
+                         gnuplot_quote(lines[i]), x, y);
+    }
+    return s;
+}
+
 // Drawn in a layer figure: a cost, FLOPs and a time (a log-log plot has no place for zeros).
 }  // namespace
 
@@ -91,14 +132,26 @@ std::string roofline_script(const devices::RooflineSet& set, std::size_t device,
     s += roof_lines(roofs, drawn, axes, plots);
     // One point set per precision, in its roofs' colour.
     std::map<std::string, DataBlock> blocks;
-    int label = 10;
     for (const auto* p : points) {
         const std::string name = p->precision ? std::string(devices::precision_name(*p->precision)) : "other";
         auto& block = blocks.try_emplace(name, DataBlock{"points_" + name, {}}).first->second;
         block.rows.push_back({p->intensity, p->achieved_per_s / axes.scale});
-        s += fmt::format("set label {} {} at {:.17g}, {:.17g} offset 0.8, 0.6 font ',9'\n", label++,
-                         gnuplot_quote(point_label(*p)), p->intensity, p->achieved_per_s / axes.scale);
     }
+    // Each point numbered beside it (points on one spot share a label, "2,3"), the numbers explained
+    // below the plot: whole labels beside crowded points pile into one blob.
+    std::vector<std::string> legend = estimated_roof_notes(roofs, drawn);
+    int label = 10;
+    for (const auto& spot : spots_of(points)) {
+        std::vector<std::string> numbers;
+        for (const auto i : spot) {
+            numbers.push_back(std::to_string(i + 1));
+            legend.push_back(fmt::format("{}  {}", i + 1, point_label(*points[i])));
+        }
+        const auto* p = points[spot[0]];
+        s += fmt::format("set label {} {} at {:.17g}, {:.17g} offset 0.7, 0.5 font ',9'\n", label++,
+                         gnuplot_quote(join(numbers, ",")), p->intensity, p->achieved_per_s / axes.scale);
+    }
+    s += legend_below(legend, size, label);
     for (const auto& [name, block] : blocks) {
         s += gnuplot_datablock(block);
         const auto precision = devices::parse_precision(name);
@@ -173,14 +226,10 @@ std::string layer_roofline_script(const devices::RooflineSet& set, const devices
     std::stable_sort(slowest.begin(), slowest.end(),
                      [](const auto* a, const auto* b) { return a->layer.total_ns > b->layer.total_ns; });
     slowest.resize(std::min(slowest.size(), labelled));
-    const auto near = [](double a, double b) { return std::abs(a - b) <= 0.1 * std::max(a, b); };
     std::vector<std::vector<const devices::LayerPoint*>> spots;
-    for (const auto* p : slowest) {
-        auto it = std::find_if(spots.begin(), spots.end(), [&](const auto& spot) {
-            return near(spot[0]->intensity, p->intensity) && near(spot[0]->achieved_per_s, p->achieved_per_s);
-        });
-        if (it == spots.end()) spots.push_back({p});
-        else it->push_back(p);
+    for (const auto& spot : spots_of(slowest)) {
+        auto& named = spots.emplace_back();
+        for (const auto i : spot) named.push_back(slowest[i]);
     }
     int label = 10;
     for (const auto& spot : spots) {

@@ -21,7 +21,31 @@ using devices::RoofOrigin;
 double decade_below(double v) { return std::pow(10.0, std::floor(std::log10(v))); }
 double decade_above(double v) { return std::pow(10.0, std::ceil(std::log10(v))); }
 
-Cell tera(const std::optional<devices::Placement>& p) { return p ? Cell(p->attainable_per_s / 1e12) : Cell(Null{}); }
+// One unit per table for the rates: TFLOP/s where any rate reaches 1 TFLOP/s, else GFLOP/s (OPS for
+// integer precisions), so that a column never mixes units.
+struct RateUnit {
+    double scale = 1e12;
+    std::string_view name(bool integer) const {
+        if (scale == 1e12) return integer ? "TOPS" : "TFLOP/s";
+        return integer ? "GOPS" : "GFLOP/s";
+    }
+};
+
+RateUnit rate_unit_for(double highest_per_s) { return {highest_per_s >= 1e12 ? 1e12 : 1e9}; }
+
+RateUnit points_unit(const devices::RooflineSet& set) {
+    double highest = 0;
+    for (const auto& p : set.points) {
+        highest = std::max(highest, p.achieved_per_s);
+        for (const auto& placement : {p.datasheet, p.measured})
+            if (placement) highest = std::max(highest, placement->attainable_per_s);
+    }
+    return rate_unit_for(highest);
+}
+
+Cell rate(const std::optional<devices::Placement>& p, const RateUnit& unit) {
+    return p ? Cell(p->attainable_per_s / unit.scale) : Cell(Null{});
+}
 Cell percent(const std::optional<devices::Placement>& p) { return p ? Cell(p->percent) : Cell(Null{}); }
 Cell bound(const std::optional<devices::Placement>& p) {
     return p ? Cell(std::string(devices::bound_name(p->bound))) : Cell(Null{});
@@ -169,6 +193,18 @@ std::string roof_title(const devices::ComputeRoof& roof, const devices::MemoryRo
     return title;
 }
 
+std::vector<std::string> estimated_roof_notes(const devices::DeviceRoofs& roofs,
+                                              const std::vector<const devices::ComputeRoof*>& drawn) {
+    std::vector<std::string> notes;
+    for (const auto* roof : drawn) {
+        if (roof->origin != RoofOrigin::estimated) continue;
+        notes.push_back(fmt::format("{} {} roof is an estimate ({}), not a datasheet or measured figure: a point "
+                                    "above it means the estimate is low; `inferbench probe` measures the roofs",
+                                    device_name(roofs), devices::precision_name(roof->precision), roof->what));
+    }
+    return notes;
+}
+
 std::string point_label(const devices::RooflinePoint& p) {
     const auto& placement = p.measured ? p.measured : p.datasheet;
     if (!placement) return p.label;
@@ -179,25 +215,29 @@ std::string point_label(const devices::RooflinePoint& p) {
 Table roofline_points_table(const devices::RooflineSet& set) {
     Table table{"roofline",
                 {{"benchmark_id", "id", 0},
-                 {"device", "device"},
-                 {"point", "benchmark"},
-                 {"backend", "backend"},
+                 {"device", "device", 2, Fit::wrap},
+                 {"point", "benchmark", 2, Fit::wrap},
+                 {"backend", "backend", 2, Fit::keep, 2},
                  {"intensity_op_per_byte", "FLOP/B", 2},
                  {"unit", "unit"},
                  {"achieved", "achieved", 3},
-                 {"attainable_datasheet", "attainable (sheet)", 3},
-                 {"of_datasheet_pct", "% (sheet)", 1},
-                 {"bound_datasheet", "bound (sheet)"},
-                 {"attainable_measured", "attainable (measured)", 3},
+                 // Narrow: the attainable rates go first, then the datasheet's share and bound
+                 // where measured ones say the same; memory- or compute-bound stays longest.
+                 {"attainable_datasheet", "attainable (sheet)", 3, Fit::keep, 3},
+                 {"of_datasheet_pct", "% (sheet)", 1, Fit::keep, 1},
+                 {"bound_datasheet", "bound (sheet)", 2, Fit::keep, 1},
+                 {"attainable_measured", "attainable (measured)", 3, Fit::keep, 3},
                  {"of_measured_pct", "% (measured)", 1},
-                 {"bound_measured", "bound (measured)"},
-                 {"notes", "notes"}},
+                 {"bound_measured", "bound (measured)", 2},
+                 {"notes", "notes", 2, Fit::footnote}},
                 {}};
+    const RateUnit unit = points_unit(set);
     for (const auto& p : set.points) {
         table.rows.push_back({p.benchmark.benchmark_id, device_name(set.devices[p.device]), p.label,
-                              p.benchmark.backend, p.intensity, std::string(p.integer ? "TOPS" : "TFLOP/s"),
-                              p.achieved_per_s / 1e12, tera(p.datasheet), percent(p.datasheet), bound(p.datasheet),
-                              tera(p.measured), percent(p.measured), bound(p.measured), join(p.notes, "; ")});
+                              p.benchmark.backend, p.intensity, std::string(unit.name(p.integer)),
+                              p.achieved_per_s / unit.scale, rate(p.datasheet, unit), percent(p.datasheet),
+                              bound(p.datasheet), rate(p.measured, unit), percent(p.measured), bound(p.measured),
+                              join(p.notes, "; ")});
     }
     return table;
 }
@@ -209,8 +249,12 @@ Table roofline_roofs_table(const devices::RooflineSet& set) {
                  {"origin", "origin"},
                  {"value", "value"},
                  {"ridge_op_per_byte", "ridge FLOP/B", 1},
-                 {"what", "what"}},
+                 {"what", "what", 2, Fit::wrap}},
                 {}};
+    double highest = 0;
+    for (const auto& d : set.devices)
+        for (const auto& c : d.compute) highest = std::max(highest, c.per_s);
+    const RateUnit unit = rate_unit_for(highest);
     for (const auto& d : set.devices) {
         for (const auto& m : d.memory)
             table.rows.push_back({device_name(d), m.level, std::string(devices::origin_name(m.origin)),
@@ -219,7 +263,8 @@ Table roofline_roofs_table(const devices::RooflineSet& set) {
             const auto* dram = d.dram_for(c);
             table.rows.push_back({device_name(d), std::string(devices::precision_name(c.precision)),
                                   std::string(devices::origin_name(c.origin)),
-                                  devices::format_rate(c.per_s, devices::is_integer(c.precision)),
+                                  fmt::format("{:.4g} {}", c.per_s / unit.scale,
+                                              unit.name(devices::is_integer(c.precision))),
                                   dram ? Cell(devices::ridge_point(c.per_s, dram->bytes_per_s)) : Cell(Null{}), c.what});
         }
     }
@@ -239,9 +284,9 @@ std::vector<const devices::LayerPoint*> slowest_layers(const devices::LayerSet& 
 Table roofline_layers_table(const devices::RooflinePoint& point, const devices::LayerSet& layers, std::size_t top) {
     Table table{"layers",
                         {{"layer", "#", 0},
-                         {"node", "node"},
+                         {"node", "node", 2, Fit::wrap},
                          {"op_type", "op"},
-                         {"provider", "provider"},
+                         {"provider", "provider", 2, Fit::keep, 1},
                          {"calls", "calls", 0},
                          {"mean_ms", "mean"},
                          {"share_pct", "share %", 1},
@@ -251,16 +296,19 @@ Table roofline_layers_table(const devices::RooflinePoint& point, const devices::
                          {"of_datasheet_pct", "% (sheet)", 1},
                          {"of_measured_pct", "% (measured)", 1},
                          {"bound", "bound"},
-                         {"note", "note"}},
+                         {"note", "note", 2, Fit::footnote}},
                         {}};
-    const std::string unit = point.integer ? "GOPS" : "GFLOP/s";
+    double highest = 0;
+    for (const auto* p : slowest_layers(layers, top)) highest = std::max(highest, p->achieved_per_s);
+    const RateUnit rates = rate_unit_for(highest);
+    const std::string unit(rates.name(point.integer));
     for (const auto* p : slowest_layers(layers, top)) {
         const auto order = static_cast<std::int64_t>(p - layers.layers.data());
         const bool rated = p->costed && p->achieved_per_s > 0;
         table.rows.push_back({order, p->layer.node, p->layer.op_type, p->layer.provider, p->layer.calls,
                               Duration{p->mean_ns}, p->share_pct,
                               p->costed && p->bytes > 0 ? Cell(p->intensity) : Cell(Null{}),
-                              rated ? Cell(p->achieved_per_s / 1e9) : Cell(Null{}),
+                              rated ? Cell(p->achieved_per_s / rates.scale) : Cell(Null{}),
                               rated ? Cell(unit) : Cell(Null{}), percent(p->datasheet),
                               percent(p->measured), layer_bound(*p), p->note});
     }

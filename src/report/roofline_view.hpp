@@ -37,6 +37,10 @@ RooflineAxes roofline_axes(const devices::DeviceRoofs& roofs, const std::vector<
 
 // "fp16 measured 735 TFLOP/s, 4.24 TB/s" (the DRAM roof's origin added where it differs).
 std::string roof_title(const devices::ComputeRoof& roof, const devices::MemoryRoof* dram);
+// One line per drawn roof that is an estimate (a CPU's, computed from its clock and vector width):
+// that it is one, and that a point above it means the estimate is low.
+std::vector<std::string> estimated_roof_notes(const devices::DeviceRoofs& roofs,
+                                              const std::vector<const devices::ComputeRoof*>& drawn);
 // "resnet50 b128 fp16: 37% of measured (compute-bound)"
 std::string point_label(const devices::RooflinePoint& point);
 

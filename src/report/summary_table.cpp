@@ -1,6 +1,7 @@
 #include "report/summary_table.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <ctime>
 
 #include <fmt/chrono.h>
@@ -11,12 +12,13 @@
 namespace inferbench::report {
 namespace {
 
-
+// `value` in the column's unit: divided by `per_unit` (1e6 for M) rather than multiplied by its
+// reciprocal, so that CSV's full precision reads 0.48 where 480000000 * 1e-9 reads 0.48000000000000004.
 template <typename T>
-Cell optional_cell(const std::optional<T>& value, double scale = 1.0) {
+Cell optional_cell(const std::optional<T>& value, double per_unit = 1.0) {
     if (!value) return Null{};
-    if (scale == 1.0) return static_cast<std::int64_t>(*value);
-    return static_cast<double>(*value) * scale;
+    if (per_unit == 1.0) return static_cast<std::int64_t>(*value);
+    return static_cast<double>(*value) / per_unit;
 }
 
 Cell device_time(const std::optional<TimingSummary>& summary, double TimingSummary::*statistic) {
@@ -61,29 +63,96 @@ void add_telemetry_cells(std::vector<Cell>& row, const analysis::TelemetrySummar
         row.push_back(number_cell(value));
 }
 
+Cell settings_cell(const std::optional<std::int64_t>& value, bool duration) {
+    if (!value) return Null{};
+    return duration ? Cell{Duration{static_cast<double>(*value)}} : Cell{*value};
+}
+
+std::string utc_text(std::int64_t unix_ms) {
+    if (unix_ms <= 0) return "";
+    return fmt::format("{:%Y-%m-%d %H:%M:%S}", fmt::gmtime(static_cast<std::time_t>(unix_ms / 1000)));
+}
+
+// Which run, machine and settings a row comes from: files carry them, terminals show them on request.
+void add_context_cells(std::vector<Cell>& row, const analysis::BenchmarkSummary& s) {
+    const auto text = [](const std::string& value) { return value.empty() ? Cell{Null{}} : Cell{value}; };
+    row.push_back(s.benchmark.run_id > 0 ? Cell{s.benchmark.run_id} : Cell{Null{}});
+    row.push_back(text(utc_text(s.run.started_unix_ms)));
+    row.push_back(text(s.run.host));
+    row.push_back(text(s.run.device_name));
+    row.push_back(text(s.benchmark.backend_version));
+    row.push_back(settings_cell(s.settings.warmup_ns, true));
+    row.push_back(settings_cell(s.settings.warmup_iterations, false));
+    row.push_back(settings_cell(s.settings.duration_ns, true));
+    row.push_back(settings_cell(s.settings.min_iterations, false));
+    row.push_back(settings_cell(s.settings.max_iterations, false));
+    row.push_back(text(s.settings.backend_options));
+}
+
+// The statistics computed for every benchmark that the terminal does not show (core/statistics.hpp).
+void add_spread_cells(std::vector<Cell>& row, const analysis::BenchmarkSummary& s) {
+    const bool measured = s.e2e.count > 0;
+    for (const double value : {s.e2e.min, s.e2e.max, s.e2e.stdev, s.e2e.p95, s.e2e.p999})
+        row.push_back(measured && std::isfinite(value) ? Cell{Duration{value}} : Cell{Null{}});
+}
+
+// On a narrow terminal the highest `shed` goes first; model, backend, batch, mean, inf/s and the
+// note always stay (report/table.hpp: Column::shed).
+std::vector<Column> measured_columns() {
+    const auto shed = [](const char* key, const char* title, int decimals, int rank) {
+        return Column{key, title, decimals, Fit::keep, rank};
+    };
+    return {{"model", "model"}, {"backend", "backend"}, shed("device", "device", 2, 2), shed("precision", "precision", 2, 2),
+            {"batch_size", "batch"}, shed("variant", "options", 2, 3), shed("status", "status", 2, 1),
+            shed("iterations", "iters", 2, 5), {"mean_ms", "mean"}, shed("p50_ms", "p50", 2, 1), shed("p90_ms", "p90", 2, 5),
+            shed("p99_ms", "p99", 2, 4), shed("cv_pct", "cv %", 1, 4), shed("gpu_compute_p50_ms", "gpu p50", 2, 6),
+            shed("h2d_mean_ms", "h2d", 2, 7), shed("d2h_mean_ms", "d2h", 2, 7), {"throughput_per_s", "inf/s", 1},
+            shed("load_ms", "load ms", 0, 10), shed("model_size_mb", "size MB", 1, 10),
+            shed("parameters_m", "params M", 1, 10), shed("gflops_per_inference", "GFLOP/inf", 2, 7),
+            shed("power_mean_w", "power W", 1, 8), shed("joules_per_inference", "J/inf", 3, 8),
+            shed("inferences_per_joule", "inf/J", 1, 9), shed("sm_clock_mean_mhz", "SM MHz", 0, 9),
+            shed("throttled_pct", "throttled %", 1, 8), shed("temperature_max_c", "max °C", 0, 9),
+            shed("fb_peak_mib", "fb MiB", 0, 9), shed("cpu_mean_pct", "cpu %", 1, 9),
+            shed("rss_peak_mib", "rss MiB", 0, 9), {"note", "note", 2, Fit::footnote}};
+}
+
+std::vector<Column> context_columns() {
+    const auto file = [](const char* key, const char* title) { return Column{key, title, 2, Fit::keep, 0, true}; };
+    return {file("run_id", "run"), file("run_started_utc", "run started (UTC)"), file("host", "host"),
+            file("device_name", "device name"), file("backend_version", "backend version"),
+            file("warmup_ms", "warm-up"), file("warmup_iterations", "warm-up iters"), file("duration_ms", "duration"),
+            file("min_iterations", "min iters"), file("max_iterations", "max iters"),
+            file("backend_options", "backend options"), file("min_ms", "min"), file("max_ms", "max"),
+            file("stdev_ms", "stdev"), file("p95_ms", "p95"), file("p999_ms", "p99.9")};
+}
+
+std::vector<Column> summary_columns() {
+    std::vector<Column> columns = measured_columns();
+    for (auto& column : gflops_bound_columns()) columns.push_back(std::move(column));
+    for (auto& column : context_columns()) columns.push_back(std::move(column));
+    return columns;
+}
+
+// Energy per inference in one unit for the table: mJ where every value is below 1 J.
+void choose_energy_unit(Table& table, const std::vector<analysis::BenchmarkSummary>& summaries) {
+    double highest = 0;
+    for (const auto& s : summaries) highest = std::max(highest, s.telemetry.joules_per_inference.value_or(0));
+    if (highest >= 1) return;
+    for (auto& column : table.columns)
+        if (column.key == "joules_per_inference") {
+            column.title = "mJ/inf";
+            column.shown_scale = 1000;
+            column.decimals = 1;
+        }
+}
+
 }  // namespace
 
 Table summary_table(const std::vector<analysis::BenchmarkSummary>& summaries) {
     Table table;
     table.name = "summary";
-    table.columns = {{"model", "model"},           {"backend", "backend"},
-                     {"device", "device"},         {"precision", "precision"},
-                     {"batch_size", "batch"},      {"variant", "options"},
-                     {"status", "status"},
-                     {"iterations", "iters"},      {"mean_ms", "mean"},
-                     {"p50_ms", "p50"},            {"p90_ms", "p90"},
-                     {"p99_ms", "p99"},      {"cv_pct", "cv %", 1},
-                     {"gpu_compute_p50_ms", "gpu p50"}, {"h2d_mean_ms", "h2d"},
-                     {"d2h_mean_ms", "d2h"},
-                     {"throughput_per_s", "inf/s", 1}, {"load_ms", "load ms", 0},
-                     {"model_size_mb", "size MB", 1},  {"parameters_m", "params M", 1},
-                     {"gflops_per_inference", "GFLOP/inf", 2},
-                     {"power_mean_w", "power W", 1}, {"joules_per_inference", "J/inf", 3},
-                     {"inferences_per_joule", "inf/J", 1}, {"sm_clock_mean_mhz", "SM MHz", 0},
-                     {"throttled_pct", "throttled %", 1}, {"temperature_max_c", "max °C", 0},
-                     {"fb_peak_mib", "fb MiB", 0}, {"cpu_mean_pct", "cpu %", 1}, {"rss_peak_mib", "rss MiB", 0},
-                     {"note", "note"}};
-    for (auto& column : gflops_bound_columns()) table.columns.push_back(std::move(column));
+    table.columns = summary_columns();
+    choose_energy_unit(table, summaries);
     for (const auto& s : summaries) {
         const auto& b = s.benchmark;
         const bool measured = s.e2e.count > 0;
@@ -94,12 +163,14 @@ Table summary_table(const std::vector<analysis::BenchmarkSummary>& summaries) {
                               device_time(s.compute, &TimingSummary::p50), device_time(s.h2d, &TimingSummary::mean),
                               device_time(s.d2h, &TimingSummary::mean),
                               measured || s.throughput_per_s > 0 ? Cell{s.throughput_per_s} : Cell{Null{}},
-                              optional_cell(b.load_ns, 1e-6),
-                              optional_cell(b.model_size_bytes, 1e-6), optional_cell(s.model.parameters, 1e-6),
+                              optional_cell(b.load_ns, 1e6),
+                              optional_cell(b.model_size_bytes, 1e6), optional_cell(s.model.parameters, 1e6),
                               gflops_cell(s.model)};
         add_telemetry_cells(row, s.telemetry);
         row.push_back(note(s));
         for (auto& cell : gflops_bound_cells(s.model)) row.push_back(std::move(cell));
+        add_context_cells(row, s);
+        add_spread_cells(row, s);
         table.rows.push_back(std::move(row));
     }
     return table;
@@ -108,12 +179,14 @@ Table summary_table(const std::vector<analysis::BenchmarkSummary>& summaries) {
 Table runs_table(const std::vector<store::RunRecord>& runs) {
     Table table;
     table.name = "runs";
-    table.columns = {{"run_id", "run"}, {"name", "name"}, {"status", "status"}, {"started_utc", "started (UTC)"},
-                     {"host", "host"}, {"git_commit", "commit"}};
+    table.columns = {{"run_id", "run"},
+                     {"name", "name", 2, Fit::wrap},
+                     {"status", "status"},
+                     {"started_utc", "started (UTC)"},
+                     {"host", "host", 2, Fit::wrap},
+                     {"git_commit", "commit", 2, Fit::keep, 1}};
     for (const auto& r : runs) {
-        const std::time_t started = static_cast<std::time_t>(r.started_unix_ms / 1000);
-        table.rows.push_back(
-            {r.run_id, r.name, r.status, fmt::format("{:%Y-%m-%d %H:%M:%S}", fmt::gmtime(started)), r.host, r.git_commit});
+        table.rows.push_back({r.run_id, r.name, r.status, utc_text(r.started_unix_ms), r.host, r.git_commit});
     }
     return table;
 }

@@ -1,30 +1,37 @@
 #include "report/table.hpp"
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <cstdlib>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
 #include "core/units.hpp"
+#include "report/table_text.hpp"
 
 namespace inferbench::report {
 namespace {
 
-// Human text for terminals and Markdown; `machine` gives CSV's plain numbers instead.
+// Human text for terminals and Markdown; `machine` gives CSV's plain numbers at full precision
+// (the shortest text that reads back as the same double) instead.
 std::string cell_text(const Cell& cell, const Column& column, bool machine = false) {
     if (std::holds_alternative<Null>(cell)) return "";
     if (const auto* duration = std::get_if<Duration>(&cell))
-        return machine ? fmt::format("{:.6f}", duration->ns / 1e6) : format_latency(duration->ns);
+        return machine ? fmt::format("{}", duration->ns / 1e6) : format_latency(duration->ns);
     if (const auto* text = std::get_if<std::string>(&cell)) return *text;
     if (const auto* annotated = std::get_if<Annotated>(&cell))
-        return machine ? fmt::format("{:.{}f}", annotated->value, column.decimals) : annotated->text;
+        return machine ? fmt::format("{}", annotated->value) : annotated->text;
     if (const auto* integer = std::get_if<std::int64_t>(&cell)) return std::to_string(*integer);
     if (const auto* flag = std::get_if<bool>(&cell)) return *flag ? "yes" : "no";
     const double value = std::get<double>(cell);
     if (!std::isfinite(value)) return "";
-    return fmt::format("{:.{}f}", value, column.decimals);
+    return machine ? fmt::format("{}", value) : fmt::format("{:.{}f}", value * column.shown_scale, column.decimals);
 }
 
 bool is_numeric(const Cell& cell) {
@@ -32,67 +39,71 @@ bool is_numeric(const Cell& cell) {
            std::holds_alternative<Duration>(cell) || std::holds_alternative<Annotated>(cell);
 }
 
-// Terminals and Markdown leave out the machine-only columns.
-Table shown_columns(const Table& table) {
-    if (std::none_of(table.columns.begin(), table.columns.end(), [](const Column& c) { return c.machine_only; }))
-        return table;
-    Table shown{table.name, {}, std::vector<std::vector<Cell>>(table.rows.size())};
-    for (std::size_t c = 0; c < table.columns.size(); ++c) {
-        if (table.columns[c].machine_only) continue;
-        shown.columns.push_back(table.columns[c]);
-        for (std::size_t r = 0; r < table.rows.size(); ++r) shown.rows[r].push_back(table.rows[r][c]);
-    }
-    return shown;
+bool column_empty(const Table& table, std::size_t c) {
+    return std::all_of(table.rows.begin(), table.rows.end(),
+                       [&](const auto& row) { return cell_text(row[c], table.columns[c]).empty(); });
 }
 
-std::string render_text(const Table& table, bool markdown) {
-    const std::size_t n = table.columns.size();
-    std::vector<std::size_t> widths(n);
-    std::vector<std::vector<std::string>> texts;
-    for (std::size_t c = 0; c < n; ++c) widths[c] = table.columns[c].title.size();
+std::vector<std::string> valid_keys(const Table& table) {
+    std::vector<std::string> keys;
+    for (const auto& column : table.columns) keys.push_back(column.key);
+    keys.emplace_back("all");
+    return keys;
+}
+
+// The columns shown, in order: those --columns names (as asked, even when empty), else every column
+// with a value (on a terminal, not the export-only ones, and on a terminal and in Markdown not the
+// machine-only ones, unless --columns all).
+std::vector<std::size_t> chosen_columns(const Table& table, Format format, const RenderOptions& options) {
+    const bool all = options.columns.size() == 1 && options.columns.front() == "all";
+    std::vector<std::size_t> chosen;
+    if (!options.columns.empty() && !all) {
+        for (const auto& key : options.columns) {
+            const auto it = std::find_if(table.columns.begin(), table.columns.end(),
+                                         [&](const Column& column) { return column.key == key; });
+            if (it == table.columns.end())
+                throw UserError(fmt::format("--columns {}: the {} table has no such column; valid names: {}", key,
+                                            table.name, join(valid_keys(table), ", ")));
+            chosen.push_back(static_cast<std::size_t>(it - table.columns.begin()));
+        }
+        return chosen;
+    }
+    for (std::size_t c = 0; c < table.columns.size(); ++c) {
+        const Column& column = table.columns[c];
+        const bool human = format == Format::text || format == Format::markdown;
+        if (!all && ((format == Format::text && column.export_only) || (human && column.machine_only))) continue;
+        if (options.hide_empty && column_empty(table, c)) continue;
+        chosen.push_back(c);
+    }
+    return chosen;
+}
+
+std::string markdown_escaped(const std::string& text) {
+    std::string escaped;
+    for (char ch : text) {
+        if (ch == '|') escaped += '\\';
+        escaped += ch == '\n' ? ' ' : ch;
+    }
+    return escaped;
+}
+
+std::string render_text(const Table& table, const std::vector<std::size_t>& chosen, bool markdown,
+                        std::size_t width, bool may_shed) {
+    detail::TextGrid grid;
+    for (const auto c : chosen) {
+        grid.columns.push_back(&table.columns[c]);
+        grid.titles.push_back(table.columns[c].title);
+        grid.right.push_back(
+            std::any_of(table.rows.begin(), table.rows.end(), [&](const auto& row) { return is_numeric(row[c]); }));
+    }
     for (const auto& row : table.rows) {
-        auto& line = texts.emplace_back();
-        for (std::size_t c = 0; c < n; ++c) {
-            line.push_back(cell_text(row[c], table.columns[c]));
-            if (markdown) {
-                std::string escaped;
-                for (char ch : line.back()) {
-                    if (ch == '|') escaped += '\\';
-                    escaped += ch;
-                }
-                line.back() = escaped;
-            }
-            widths[c] = std::max(widths[c], line.back().size());
+        auto& line = grid.cells.emplace_back();
+        for (const auto c : chosen) {
+            const std::string text = cell_text(row[c], table.columns[c]);
+            line.push_back(markdown ? markdown_escaped(text) : text);
         }
     }
-    const std::string sep = markdown ? " | " : "  ";
-    const auto emit = [&](const std::vector<std::string>& cells, const std::vector<bool>& right) {
-        std::string out = markdown ? "| " : "";
-        for (std::size_t c = 0; c < n; ++c) {
-            if (c) out += sep;
-            const bool last_plain = !markdown && c + 1 == n;
-            out += right[c] ? fmt::format("{:>{}}", cells[c], widths[c])
-                            : (last_plain ? cells[c] : fmt::format("{:<{}}", cells[c], widths[c]));
-        }
-        out += markdown ? " |\n" : "\n";
-        return out;
-    };
-    std::vector<bool> right(n, false);
-    for (std::size_t c = 0; c < n; ++c) {
-        right[c] = std::any_of(table.rows.begin(), table.rows.end(), [&](const auto& row) { return is_numeric(row[c]); });
-    }
-    std::vector<std::string> titles;
-    for (const auto& column : table.columns) titles.push_back(column.title);
-    std::string out = emit(titles, std::vector<bool>(n, false));
-    std::vector<std::string> rule;
-    for (std::size_t c = 0; c < n; ++c) {
-        std::string dashes(widths[c], '-');
-        if (markdown && right[c]) dashes.back() = ':';
-        rule.push_back(dashes);
-    }
-    out += emit(rule, std::vector<bool>(n, false));
-    for (const auto& line : texts) out += emit(line, right);
-    return out;
+    return detail::render_grid(std::move(grid), markdown, width, may_shed);
 }
 
 std::string csv_field(const std::string& text) {
@@ -116,29 +127,30 @@ std::string spreadsheet_text(const std::string& text) {
     return "'" + text;
 }
 
-std::string render_csv(const Table& table) {
+std::string render_csv(const Table& table, const std::vector<std::size_t>& chosen) {
     std::string out;
-    for (std::size_t c = 0; c < table.columns.size(); ++c) {
-        if (c) out += ',';
-        out += csv_field(table.columns[c].key);
+    for (std::size_t i = 0; i < chosen.size(); ++i) {
+        if (i) out += ',';
+        out += csv_field(table.columns[chosen[i]].key);
     }
     out += "\n";
     for (const auto& row : table.rows) {
-        for (std::size_t c = 0; c < table.columns.size(); ++c) {
-            if (c) out += ',';
-            const std::string text = cell_text(row[c], table.columns[c], true);
-            out += csv_field(std::holds_alternative<std::string>(row[c]) ? spreadsheet_text(text) : text);
+        for (std::size_t i = 0; i < chosen.size(); ++i) {
+            if (i) out += ',';
+            const Cell& cell = row[chosen[i]];
+            const std::string text = cell_text(cell, table.columns[chosen[i]], true);
+            out += csv_field(std::holds_alternative<std::string>(cell) ? spreadsheet_text(text) : text);
         }
         out += "\n";
     }
     return out;
 }
 
-std::string render_json(const Table& table) {
+std::string render_json(const Table& table, const std::vector<std::size_t>& chosen) {
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
     for (const auto& row : table.rows) {
         nlohmann::ordered_json object = nlohmann::ordered_json::object();
-        for (std::size_t c = 0; c < table.columns.size(); ++c) {
+        for (const auto c : chosen) {
             const Cell& cell = row[c];
             auto& slot = object[table.columns[c].key];
             if (const auto* text = std::get_if<std::string>(&cell)) slot = *text;
@@ -171,14 +183,50 @@ Format parse_format(std::string_view name) {
 
 std::string cell_display_text(const Cell& cell, const Column& column) { return cell_text(cell, column); }
 
-std::string render(const Table& table, Format format) {
+std::string render(const Table& table, Format format, const RenderOptions& options) {
+    const auto chosen = chosen_columns(table, format, options);
     switch (format) {
-        case Format::text: return render_text(shown_columns(table), false);
-        case Format::markdown: return render_text(shown_columns(table), true);
-        case Format::csv: return render_csv(table);
-        case Format::json: return render_json(table);
+        case Format::text: return render_text(table, chosen, false, options.width, options.columns.empty());
+        case Format::markdown: return render_text(table, chosen, true, 0, false);
+        case Format::csv: return render_csv(table, chosen);
+        case Format::json: return render_json(table, chosen);
     }
     return {};
+}
+
+std::size_t terminal_width(int fd) {
+    if (const char* columns = std::getenv("COLUMNS")) {
+        std::size_t width = 0;
+        const std::string_view text(columns);
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), width);
+        if (error == std::errc() && end == text.data() + text.size() && width > 0) return width;
+    }
+    winsize size{};
+    if (isatty(fd) && ioctl(fd, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
+    return kPipedWidth;
+}
+
+std::size_t display_width(std::string_view text) {
+    return static_cast<std::size_t>(
+        std::count_if(text.begin(), text.end(), [](char ch) { return (static_cast<unsigned char>(ch) & 0xC0) != 0x80; }));
+}
+
+std::string wrap_paragraph(const std::string& text, std::size_t width) {
+    std::string out;
+    for (const auto& line : detail::wrap_text(text, width)) out += line + "\n";
+    return out;
+}
+
+std::string fit_line(std::string_view text, std::size_t width) {
+    if (display_width(text) <= width) return std::string(text);
+    if (width <= 3) return std::string(width, '.');
+    std::string kept;
+    std::size_t count = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80 && count++ == width - 3) break;
+        kept += text[i];
+    }
+    return kept + "...";
 }
 
 }  // namespace inferbench::report

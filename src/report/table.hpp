@@ -1,5 +1,7 @@
 // A table of typed cells that every printer renders without knowing what it holds: aligned text for
-// terminals, Markdown, CSV and JSON (with a schema version).
+// terminals, Markdown, CSV and JSON (with a schema version). The one width policy of every command
+// lives here: a terminal table fits the terminal (terminal_width()), by wrapping text, moving notes
+// below the table and leaving out the least important columns, and says what it left out.
 #pragma once
 
 #include <cstdint>
@@ -15,11 +17,29 @@ enum class Format { text, markdown, csv, json };
 // "table"/"text", "md"/"markdown", "csv", "json"; throws UserError otherwise.
 Format parse_format(std::string_view name);
 
+// How a terminal table that is too wide makes room for a column.
+enum class Fit {
+    keep,      // shown whole
+    wrap,      // its text wraps onto more lines
+    footnote,  // its texts move below the table, numbered, identical ones once
+};
+
 struct Column {
     std::string key;    // JSON/CSV name, with its unit: "mean_ms"
     std::string title;  // terminal/Markdown heading: "mean ms"
-    int decimals = 2;   // for real numbers in text, Markdown and CSV
-    bool machine_only = false;  // CSV and JSON only: what terminals and Markdown say in another cell's text
+    int decimals = 2;   // for real numbers on terminals and in Markdown (CSV and JSON keep full precision)
+    Fit fit = Fit::keep;
+    // 0: always on a terminal; otherwise left out when the terminal is too narrow, highest first.
+    int shed = 0;
+    // Context for files (run id, host, settings, every statistic): in Markdown, CSV and JSON; on a
+    // terminal only when --columns names it.
+    bool export_only = false;
+    // Terminals and Markdown show real numbers times this, in the unit the title names (J in the key,
+    // mJ in the title: 1000); CSV and JSON give the value as the key says.
+    double shown_scale = 1.0;
+    // In CSV and JSON only (on a terminal or in Markdown when --columns names it): a plain number that
+    // terminals and Markdown already say in another cell's text (an Annotated ">=" figure's bound).
+    bool machine_only = false;
 };
 
 struct Null {};
@@ -43,9 +63,34 @@ struct Table {
     std::vector<std::vector<Cell>> rows;
 };
 
-inline constexpr int kJsonSchemaVersion = 1;
+// 2: columns without a value in any row are left out; CSV and JSON numbers at full precision.
+inline constexpr int kJsonSchemaVersion = 2;
 
-std::string render(const Table& table, Format format);
+// The width a table fitted for a terminal gets when its output is not a terminal.
+inline constexpr std::size_t kPipedWidth = 100;
+
+struct RenderOptions {
+    // Column keys to show, in this order (--columns); "all" is every column, never left out for width.
+    // Empty: every column (on a terminal, those not export_only). An unknown key throws UserError.
+    std::vector<std::string> columns;
+    std::size_t width = 0;    // text: fit into this many characters; 0: no limit
+    bool hide_empty = true;   // leave out columns without a value in any row (every format)
+};
+
+std::string render(const Table& table, Format format, const RenderOptions& options = {});
+
+// The width of the terminal behind `fd`: COLUMNS when set to a number, else the terminal's own
+// (TIOCGWINSZ), else kPipedWidth.
+std::size_t terminal_width(int fd);
+
+// Characters a terminal shows for UTF-8 text (code points; every one counted as one column).
+std::size_t display_width(std::string_view text);
+
+// `text` wrapped at spaces into lines of at most `width` columns, each ending in a newline.
+std::string wrap_paragraph(const std::string& text, std::size_t width);
+
+// `text` cut to `width` terminal columns, "..." marking the cut.
+std::string fit_line(std::string_view text, std::size_t width);
 
 // One cell as terminals and Markdown show it ("23.41 ms", "42.1"); empty for Null and non-finite numbers.
 std::string cell_display_text(const Cell& cell, const Column& column);

@@ -26,7 +26,7 @@ TEST(DevicesCli, JsonHasEveryEntryWithItsSources) {
     const auto r = scratch.run("devices --json");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto doc = nlohmann::json::parse(r.out);
-    EXPECT_EQ(doc.at("schema_version"), 1);
+    EXPECT_EQ(doc.at("schema_version"), 2);
     ASSERT_GE(doc.at("devices").size(), 13u);
     for (const auto& d : doc.at("devices")) {
         EXPECT_EQ(d.at("peaks").size(), 8u) << d.at("key");
@@ -38,7 +38,8 @@ TEST(DevicesCli, JsonHasEveryEntryWithItsSources) {
 
 TEST(DevicesCli, OneEntryWithEveryFigureAndItsSource) {
     CliScratch scratch;
-    const auto r = scratch.run("devices h200-sxm");
+    // Wide enough for every figure, note and URL on one line: this checks what is said, not the layout.
+    const auto r = scratch.run("devices h200-sxm", "COLUMNS=400");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("989.5 TFLOP/s dense, 1979 sparse (tensor cores)"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("NVIDIA quotes only the sparse rate: dense = 1979 / 2"), std::string::npos);

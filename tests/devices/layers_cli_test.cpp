@@ -88,7 +88,8 @@ TEST(LayersCli, WhatHasNoLayerTimesOrNoCostIsSaid) {
         "run --backend onnxruntime --model mobilenet --batch 1 --duration 100ms --warmup 50ms --db r.db "
         "--set backend_options.onnxruntime.layer_profile=0,2");
     ASSERT_EQ(run.exit_code, 0) << run.err << run.out;
-    const auto r = scratch.run("roofline --db r.db --layers");
+    // Wide enough for each note on one line: this checks what is said, not the layout.
+    const auto r = scratch.run("roofline --db r.db --layers", "COLUMNS=250");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_THAT(r.out, HasSubstr("no layer times stored for benchmark(s) 1: a backend stores them when its "
                                  "layer_profile option asks, e.g. --set backend_options.onnxruntime.layer_profile=N"));

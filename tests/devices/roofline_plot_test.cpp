@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "devices/cpu_peaks.hpp"
 #include "report/roofline_plot.hpp"
 #include "roofline_fixture.hpp"
 
@@ -36,10 +37,32 @@ TEST_F(RooflineDb, ScriptDrawsTheRoofsOfThePointsPrecisions) {
         << script;
     EXPECT_NE(script.find("'L2 measured 9.00 TB/s'"), std::string::npos);
     EXPECT_EQ(script.find("fp16 datasheet"), std::string::npos);  // only the precisions of the points
-    EXPECT_NE(script.find("'net b8 bf16: 2% of measured (memory-bound)'"), std::string::npos) << script;
+    // The point numbered beside it, the number explained below the plot.
+    EXPECT_NE(script.find("set label 10 '1' at "), std::string::npos) << script;
+    EXPECT_NE(script.find("'1  net b8 bf16: 2% of measured (memory-bound)' at screen"), std::string::npos) << script;
     // x from below the point to past the ridge (989.5 / 4.8 = 206 FLOP/B); y in TFLOP/s.
     EXPECT_NE(script.find("set xrange [10:1000]"), std::string::npos) << script;
     EXPECT_NE(script.find("set ylabel 'TFLOP/s (TOPS for int8)'"), std::string::npos);
+}
+
+// Points on one spot share one small label, the legend below lists each; an estimated roof says it
+// is one, and what a point above it means.
+TEST_F(RooflineDb, CrowdedPointsAreNumberedAndAnEstimatedRoofSaysSo) {
+    const auto host = host_cpuinfo();
+    if (!estimate_cpu_peaks(host, host_max_freq_khz())) GTEST_SKIP() << "no peak estimate for this CPU";
+    const auto r = run(R"({"cpu_model": ")" + host.model_name + R"("})");
+    for (const std::int64_t batch : {1, 1, 4}) benchmark(r, "cpu", "fp32", batch, 1e9, 1e8);
+    store_->add_probe({0, cpu_device_key(host.model_name), host.model_name, "", 1, "dram_copy", 50, "GB/s", "", "{}"});
+    const auto set = roofline_points(*store_, store_->benchmarks(), catalog_);
+    const auto script = report::roofline_script(set, 0, report::ImageFormat::svg, {}, scratch_.path() / "c.svg");
+    // The two batch-1 benchmarks on one spot, batch 4 four times as fast at the same intensity.
+    EXPECT_NE(script.find("set label 10 '1,2' at "), std::string::npos) << script;
+    EXPECT_NE(script.find("set label 11 '3' at "), std::string::npos) << script;
+    for (const char* line : {"'1  net b1 fp32: ", "'2  net b1 fp32: ", "'3  net b4 fp32: "})
+        EXPECT_NE(script.find(line), std::string::npos) << line << "\n" << script;
+    EXPECT_NE(script.find("fp32 roof is an estimate ("), std::string::npos) << script;
+    EXPECT_NE(script.find("a point above it means the estimate is low"), std::string::npos) << script;
+    EXPECT_NE(script.find("set bmargin at screen"), std::string::npos);
 }
 
 TEST_F(RooflineDb, ScriptSaysWhenADeviceHasNoRoofs) {

@@ -41,7 +41,7 @@ TEST(Cli, NullBenchmarkIsStoredAndSummarised) {
     const auto summary = dir.run("summary --db r.db --json");
     ASSERT_EQ(summary.exit_code, 0) << summary.err;
     const auto doc = nlohmann::json::parse(summary.out);
-    EXPECT_EQ(doc.at("schema_version"), 1);
+    EXPECT_EQ(doc.at("schema_version"), 2);
     ASSERT_EQ(doc.at("rows").size(), 2u);
     EXPECT_EQ(doc["rows"][1]["batch_size"], 4);
     EXPECT_GT(doc["rows"][1]["throughput_per_s"].get<double>(), 0.0);

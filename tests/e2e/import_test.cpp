@@ -43,7 +43,8 @@ TEST(Import, TrtexecLogsAreSummarisedWithTheirOwnFigures) {
     EXPECT_DOUBLE_EQ(trt8["p50_ms"].get<double>(), 34.9216);
     EXPECT_TRUE(trt8["p90_ms"].is_null());
     EXPECT_DOUBLE_EQ(trt8["p99_ms"].get<double>(), 36.156);
-    EXPECT_TRUE(trt8["cv_pct"].is_null()) << "trtexec does not print the end-to-end deviation";
+    // A column without a value in any row is left out of the JSON.
+    EXPECT_TRUE(!trt8.contains("cv_pct") || trt8.at("cv_pct").is_null()) << "trtexec does not print the end-to-end deviation";
     EXPECT_DOUBLE_EQ(trt8["throughput_per_s"].get<double>(), 28.9757);
     EXPECT_THAT(trt8["note"].get<std::string>(),
                 HasSubstr("imported from a trtexec log: statistics as trtexec computed them; Throughput may be "
@@ -172,7 +173,7 @@ TEST(Import, ASummaryWithoutTotalsShowsItsThroughputAndLatencies) {
     const auto summary = dir.run("summary --db r.db --json");
     ASSERT_EQ(summary.exit_code, 0) << summary.err;
     const auto row = nlohmann::json::parse(summary.out).at("rows").at(0);
-    EXPECT_TRUE(row["iterations"].is_null()) << "no walltime: the count is not known";
+    EXPECT_TRUE(!row.contains("iterations") || row.at("iterations").is_null()) << "no walltime: the count is not known";
     EXPECT_DOUBLE_EQ(row["mean_ms"].get<double>(), 1.48372);
     EXPECT_DOUBLE_EQ(row["p50_ms"].get<double>(), 1.43823);
     EXPECT_DOUBLE_EQ(row["p99_ms"].get<double>(), 2.61597);

@@ -31,7 +31,11 @@ TEST(ModelsCli, ExportsAndInspectsAZooModel) {
     const auto r = dir.run("models inspect m.onnx --json");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto doc = nlohmann::json::parse(r.out);
-    EXPECT_EQ(doc.at("schema_version"), 1);
+    EXPECT_EQ(doc.at("schema_version"), 2);
+    // One parameter count everywhere, the trainable one: `list models` says the same.
+    EXPECT_EQ(doc.at("totals").at("parameters"), 4'231'976);
+    EXPECT_EQ(doc.at("totals").at("batch_norm_statistics"), 21'888);
+    EXPECT_NE(dir.run("list models --format csv").out.find("mobilenet,4231976,"), std::string::npos);
     const double macs = doc.at("totals").at("macs").get<double>();
     EXPECT_LT(std::abs(macs - 569e6) / 569e6, 0.02) << macs;
     EXPECT_EQ(doc.at("totals").at("flops").get<double>() > 2 * macs, true);

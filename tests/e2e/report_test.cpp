@@ -25,8 +25,11 @@ TEST(CliReport, WritesTablesWorkbooksFiguresAndThePage) {
     ASSERT_EQ(run.exit_code, 0) << run.err;
     const auto r = dir.run("report --db r.db --out rep --format png,svg --width 800 --height 500");
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_NE(r.out.find("null   null"), std::string::npos) << "the terminal table\n" << r.out;
+    // Where the files went and a headline: the table is in them, not printed again.
+    EXPECT_EQ(r.out.find("null   null"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("2 benchmarks: 2 ok\n"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("report: "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("open rep/report.html"), std::string::npos) << r.out;
     for (const std::string name :
          {"summary.md", "summary.csv", "summary.json", "latency-cpu-null-null-fp32.xlsx",
           "summary-cpu-null-null-fp32.xlsx", "e2e-latency-over-time-cpu-null-null-fp32.png",
@@ -41,8 +44,10 @@ TEST(CliReport, WritesTablesWorkbooksFiguresAndThePage) {
     }
 
     const auto doc = nlohmann::json::parse(testing::read_file(dir.path() / "rep/summary.json"));
-    EXPECT_EQ(doc.at("schema_version"), 1);
+    EXPECT_EQ(doc.at("schema_version"), 2);
     ASSERT_EQ(doc.at("rows").size(), 2u);
+    EXPECT_EQ(doc["rows"][0]["run_id"], 1) << "each row says where it comes from";
+    EXPECT_TRUE(doc["rows"][0].contains("p999_ms"));
     EXPECT_EQ(doc["rows"][1]["batch_size"], 2);
     EXPECT_EQ(testing::read_file(dir.path() / "rep/summary.csv").substr(0, 36), "model,backend,device,precision,batch");
 
@@ -62,6 +67,9 @@ TEST(CliReport, FiltersNarrowAndPartsCanBeLeftOut) {
               0);
     const auto r = dir.run("report --db r.db --out rep --frameworks null --batches 2 --no-excel --no-plots --no-html");
     ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto quiet = dir.run("report --db r.db --out rep2 --no-excel --no-plots --no-html --quiet");
+    ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
+    EXPECT_EQ(quiet.out, "");
     const auto doc = nlohmann::json::parse(testing::read_file(dir.path() / "rep/summary.json"));
     ASSERT_EQ(doc.at("rows").size(), 1u);
     EXPECT_EQ(doc["rows"][0]["batch_size"], 2);

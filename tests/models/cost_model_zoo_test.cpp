@@ -55,11 +55,12 @@ TEST_F(ResNet50, MacsMatchTorchvisionAndFvcore) {
     EXPECT_EQ(cost.totals.unknown_nodes, 0);
     EXPECT_LT(relative_error(static_cast<double>(cost.totals.macs), 4.09e9), 0.02) << cost.totals.macs;
     EXPECT_LT(relative_error(2.0 * static_cast<double>(cost.totals.macs), 8.18e9), 0.02);
-    // The zoo's parameter figure (trainable) plus batch-norm running mean and variance.
+    // The zoo's parameter figure (trainable); batch-norm running mean and variance counted apart.
     std::int64_t running_stats = 0;
     for (const auto& n : cost.nodes)
         if (n.op_type == "BatchNormalization") running_stats += 2 * n.outputs[0].dims[1];
-    EXPECT_EQ(cost.totals.parameters, find_zoo_model("resnet50")->parameters + running_stats);
+    EXPECT_EQ(cost.totals.parameters, find_zoo_model("resnet50")->parameters);
+    EXPECT_EQ(cost.totals.batch_norm_statistics, running_stats);
 }
 
 // Sources that count every op (not fvcore's convention) add batch-norm (2 FLOPs/element unless
@@ -94,6 +95,9 @@ TEST(MobileNetCost, MacsMatchThePaper) {
     for (const auto& n : cost.nodes)
         if (std::ranges::find(n.flags, "depthwise") != n.flags.end()) ++depthwise;
     EXPECT_EQ(depthwise, 13);  // the paper's 13 depthwise separable blocks
+    // One parameter count everywhere: `models inspect` and the summary say what `list models` says.
+    EXPECT_EQ(cost.totals.parameters, find_zoo_model("mobilenet")->parameters);
+    EXPECT_EQ(cost.totals.parameters, 4'231'976);
 }
 
 // The BERT figure is computed, not quoted (papers give parameters, not MACs), by the standard

@@ -2,6 +2,7 @@
 // (golden files; regenerate on purpose with INFERBENCH_UPDATE_GOLDEN=1).
 #include "report/comparison.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -142,6 +143,25 @@ TEST(Comparison, SpeedUpsAndEfficiencyAreRelativeToTheBaseline) {
     EXPECT_DOUBLE_EQ(std::get<double>(row[5 + 2]), 1.0);
     EXPECT_NEAR(std::get<double>(row[11 + 2]), 5.10 / 3.92, 1e-12);
     EXPECT_NEAR(std::get<double>(row[11 + 5]), (5.10 * 600) / (3.92 * 610), 1e-12);
+}
+
+TEST(Comparison, WarnsWhenTheSidesRanWithDifferentSettingsOrVaryTooMuch) {
+    auto sources = two_hosts();
+    EXPECT_TRUE(comparison_warnings(build_comparison(sources, "")).empty()) << "alike settings, steady latencies";
+    for (auto& s : sources[0].summaries) s.settings.duration_ns = 10'000'000'000;
+    for (auto& s : sources[1].summaries) s.settings.duration_ns = 2'000'000'000;
+    sources[1].summaries[0].e2e.cv_pct = 14.5;
+    const auto comparison = build_comparison(sources, "");
+    const auto warnings = comparison_warnings(comparison);
+    const auto has = [&](const std::string& line) {
+        return std::find(warnings.begin(), warnings.end(), line) != warnings.end();
+    };
+    EXPECT_TRUE(has("the sides ran with different settings: duration differs: [1] 10s, [2] 2s (2 rows)"))
+        << ::testing::PrintToString(warnings);
+    EXPECT_TRUE(has("[2] latency varies (CV above 10%): its speed-ups are uncertain (1 row)"))
+        << ::testing::PrintToString(warnings);
+    EXPECT_NE(render_comparison(comparison, Format::text).find("warning: the sides ran with different settings"),
+              std::string::npos);
 }
 
 TEST(ComparisonGolden, Text) {

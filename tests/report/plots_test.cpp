@@ -77,6 +77,38 @@ TEST_F(Plots, LongSeriesAreDrawnAsBucketMeans) {
     EXPECT_NE(svg.find("batch 1 (means of 1.200 s)"), std::string::npos) << "120 s over 100 buckets";
 }
 
+// A 3% change is not drawn as a V from the top of the frame to its bottom, and an axis that does not
+// start at zero says so.
+TEST(PlotRange, FitsTheDataWithAMarginAndSaysWhereItStarts) {
+    const auto close = fitted_range({1000, 970, 1000});
+    EXPECT_NEAR(close.low, 985 - 0.56 * 100, 1e-9);
+    EXPECT_NEAR(close.high, 985 + 0.56 * 100, 1e-9);
+    EXPECT_LT((1000 - 970) / (close.high - close.low), 0.3) << "the change takes under a third of the height";
+    EXPECT_EQ(close.note, "axis from 929, not 0");
+    const auto wide = fitted_range({10, 200, 400});
+    EXPECT_EQ(wide.low, 0) << "a margin that reaches zero starts at zero";
+    EXPECT_GT(wide.high, 400);
+    EXPECT_EQ(wide.note, "");
+    const auto flat = fitted_range({0, 0});
+    EXPECT_LT(flat.low, flat.high);
+}
+
+TEST_F(Plots, ThroughputAxisIsFittedAndLabelled) {
+    std::vector<store::BenchmarkRecord> records;
+    std::vector<analysis::BenchmarkSummary> summaries;
+    for (const std::int64_t batch : {1, 8}) {
+        auto b = testing::benchmark(batch, batch, 5);
+        b.summary.throughput_per_s = batch == 1 ? 1000 : 1030;
+        records.push_back(b.summary.benchmark);
+        summaries.push_back(b.summary);
+    }
+    options_.formats = {ImageFormat::svg};
+    const auto files = write_throughput_latency_plots(group_benchmarks(records), summaries, scratch_.path(), options_);
+    ASSERT_EQ(files.written.size(), 1u);
+    EXPECT_NE(read_binary(files.written[0]).find("throughput (inferences/s); axis from 957.3, not 0"),
+              std::string::npos);
+}
+
 TEST_F(Plots, ThroughputAgainstLatencyHasALinePerBackendAndPrecision) {
     std::vector<store::BenchmarkRecord> records;
     std::vector<analysis::BenchmarkSummary> summaries;

@@ -2,6 +2,7 @@
 // purpose: INFERBENCH_UPDATE_GOLDEN=1 build/release/tests/report/report_tests
 #include "report/summary_table.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -51,6 +52,11 @@ std::vector<analysis::BenchmarkSummary> sample_summaries() {
     null_run.e2e.p90 = 60;
     null_run.e2e.p99 = 812'400;
     null_run.warnings = {"latency is unstable"};
+    null_run.e2e.min = 30;
+    null_run.e2e.max = 900'000;
+    null_run.e2e.stdev = 7'000;
+    null_run.e2e.p95 = 80;
+    null_run.e2e.p999 = 850'000;
     // GPU telemetry of the first row: no energy counter (integrated power), SW power cap 12.5% of the time.
     ok.telemetry.gpu_samples = 40;
     ok.telemetry.mean_power_w = 312.46;
@@ -63,6 +69,18 @@ std::vector<analysis::BenchmarkSummary> sample_summaries() {
     ok.telemetry.peak_fb_used_mib = 20481.5;
     ok.telemetry.mean_process_cpu_pct = 101.25;
     ok.telemetry.peak_rss_mib = 1536.4;
+    // Where the row comes from and how it was measured, for the exports.
+    ok.benchmark.run_id = 3;
+    ok.benchmark.backend_version = "1.20.1";
+    ok.run = {1'764'000'000'000, "gpu01", "AMD EPYC 9654"};
+    ok.settings.warmup_ns = 1'000'000'000;
+    ok.settings.duration_ns = 10'000'000'000;
+    ok.settings.max_iterations = 100'000;
+    ok.e2e.min = 180'000'000;
+    ok.e2e.max = 250'500'000;
+    ok.e2e.stdev = 4'280'625;
+    ok.e2e.p95 = 198'000'000;
+    ok.e2e.p999 = 240'000'000;
     // Costs that are not totals: nodes the cost model could not cost, sizes that depend on the data.
     analysis::BenchmarkSummary partial = ok;
     partial.benchmark.model = "vit.onnx";
@@ -75,6 +93,17 @@ std::vector<analysis::BenchmarkSummary> sample_summaries() {
     detector.model.cost_unknown_nodes = 0;
     detector.model.cost_data_dependent_nodes = 277;
     return {ok, skipped, null_run, partial, detector};
+}
+
+std::size_t widest_line(const std::string& text) {
+    std::size_t widest = 0, start = 0;
+    while (start < text.size()) {
+        const auto end = text.find('\n', start);
+        widest = std::max(widest, display_width(text.substr(start, end - start)));
+        if (end == std::string::npos) break;
+        start = end + 1;
+    }
+    return widest;
 }
 
 std::string golden(const std::string& name, const std::string& actual) {
@@ -106,9 +135,116 @@ TEST(SummaryGolden, Csv) {
 TEST(SummaryGolden, Json) {
     const auto text = render(summary_table(sample_summaries()), Format::json);
     EXPECT_EQ(text, golden("summary.json", text));
-    EXPECT_NE(text.find("\"schema_version\": 1"), std::string::npos);
+    EXPECT_NE(text.find("\"schema_version\": 2"), std::string::npos);
     EXPECT_NE(text.find("\"mean_ms\": 190.25"), std::string::npos);
     EXPECT_NE(text.find("\"mean_ms\": null"), std::string::npos) << "a skipped cell has no latency";
+}
+
+TEST(TableWidth, FitsTheTerminalWidth) {
+    const auto table = summary_table(sample_summaries());
+    const auto text = render(table, Format::text, {.columns = {}, .width = 120});
+    EXPECT_LE(widest_line(text), 120u) << text;
+    // Notes move below the table, each once; the columns left out are named, in the table's order.
+    EXPECT_NE(text.find("[1] throttled by SW power cap; energy from integrated power"), std::string::npos) << text;
+    EXPECT_NE(text.find("[2] backend tensorrt is not built"), std::string::npos) << text;
+    EXPECT_NE(text.find("columns left out to fit 120 characters: iterations, p90_ms,"), std::string::npos) << text;
+    EXPECT_NE(text.find(" 189.00 ms  201.12 ms   2.2"), std::string::npos) << "p99 and cv kept at 120\n" << text;
+    for (const std::size_t width : {110u, 140u, 200u})
+        EXPECT_LE(widest_line(render(table, Format::text, {.columns = {}, .width = width})), width) << width;
+    // At 60 the identity columns a row can do without (device, precision, status) and p50 go too;
+    // model, backend, batch, mean, inf/s and the note always stay: 63 wide with this long model name.
+    const auto narrow = render(table, Format::text, {.columns = {}, .width = 60});
+    EXPECT_EQ(widest_line(narrow), 63u) << narrow;
+    EXPECT_TRUE(narrow.starts_with("model                backend      batch  mean       inf/s  note\n")) << narrow;
+    // Unlimited: every shown column in full, the note inline.
+    const auto wide = render(table, Format::text);
+    EXPECT_NE(wide.find("latency is unstable"), std::string::npos);
+    EXPECT_EQ(wide.find("[1]"), std::string::npos);
+}
+
+TEST(TableWidth, WrapsTextColumnsAndNeverCutsAWordSilently) {
+    Table table{"t", {{"name", "name"}, {"description", "description", 2, Fit::wrap}}, {}};
+    table.rows.push_back({std::string("a"), std::string("one two three four five six seven eight nine ten eleven")});
+    const auto text = render(table, Format::text, {.columns = {}, .width = 30});
+    EXPECT_LE(widest_line(text), 30u) << text;
+    EXPECT_NE(text.find("a     one two three four five"), std::string::npos) << text;
+    EXPECT_NE(text.find("\n      six seven eight nine ten\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("eleven"), std::string::npos);
+}
+
+TEST(TableWidth, WrappedColumnsNarrowBelowTwentyWhenNothingIsLeftToLeaveOut) {
+    Table table{"t",
+                {{"name", "name"}, {"about", "about", 2, Fit::wrap}, {"problem", "problem", 2, Fit::wrap}},
+                {{std::string("onnxruntime-python"), std::string("ONNX Runtime's Python package (Python runner)"),
+                  std::string("ONNX Runtime not importable by python3; pip install onnxruntime")}}};
+    const auto text = render(table, Format::text, {.columns = {}, .width = 50});
+    EXPECT_LE(widest_line(text), 50u) << text;
+    EXPECT_NE(text.find("onnxruntime-python  ONNX Runtime's"), std::string::npos) << text;
+    EXPECT_NE(text.find("onnxruntime"), text.rfind("onnxruntime")) << "the problem's words all shown\n" << text;
+}
+
+TEST(TableColumns, EmptyColumnsAreHiddenInEveryFormat) {
+    const auto table = summary_table(sample_summaries());
+    for (const auto format : {Format::text, Format::markdown, Format::csv, Format::json}) {
+        const auto text = render(table, format);
+        EXPECT_EQ(text.find("gpu p50"), std::string::npos) << "no GPU compute time anywhere";
+        EXPECT_EQ(text.find("gpu_compute_p50_ms"), std::string::npos);
+        EXPECT_EQ(text.find("h2d"), std::string::npos);
+    }
+}
+
+TEST(TableColumns, ColumnsChooseAndUnknownNamesListTheValidOnes) {
+    const auto table = summary_table(sample_summaries());
+    const auto text = render(table, Format::csv, {.columns = {"model", "mean_ms", "host"}, .width = 0});
+    EXPECT_EQ(text.substr(0, text.find('\n')), "model,mean_ms,host");
+    try {
+        render(table, Format::text, {.columns = {"model", "latency"}, .width = 0});
+        FAIL() << "an unknown column is an error";
+    } catch (const UserError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("--columns latency: the summary table has no such column"), std::string::npos) << what;
+        EXPECT_NE(what.find("valid names: model, backend,"), std::string::npos) << what;
+        EXPECT_NE(what.find("p999_ms, all"), std::string::npos) << what;
+    }
+    // `all`: the export-only columns on a terminal too, none left out for width.
+    const auto all = render(table, Format::text, {.columns = {"all"}, .width = 100});
+    EXPECT_NE(all.find("gpu01"), std::string::npos);
+    EXPECT_EQ(all.find("left out"), std::string::npos);
+}
+
+TEST(TableExports, CarryRunSettingsAndEveryStatisticAtFullPrecision) {
+    const auto csv = render(summary_table(sample_summaries()), Format::csv);
+    const std::string header = csv.substr(0, csv.find('\n'));
+    for (const char* key : {"run_id", "run_started_utc", "host", "device_name", "backend_version", "warmup_ms",
+                            "duration_ms", "max_iterations", "min_ms", "max_ms", "stdev_ms", "p95_ms", "p999_ms"})
+        EXPECT_NE(header.find(key), std::string::npos) << key;
+    EXPECT_NE(csv.find(",3,2025-11-24 16:00:00,gpu01,AMD EPYC 9654,1.20.1,1000,10000,100000,180,250.5,4.280625,198,240\n"),
+              std::string::npos)
+        << csv;
+    EXPECT_NE(csv.find(",ok,120,190.25,189,195.5,201.125,2.25,"), std::string::npos) << "no display rounding";
+    // The terminal shows what it showed: rounded, no run context.
+    const auto text = render(summary_table(sample_summaries()), Format::text);
+    EXPECT_NE(text.find("201.12 ms"), std::string::npos);
+    EXPECT_EQ(text.find("gpu01"), std::string::npos);
+}
+
+TEST(TableUnits, EnergyBelowAJouleIsShownInMillijoules) {
+    const auto text = render(summary_table(sample_summaries()), Format::text);
+    EXPECT_NE(text.find("mJ/inf"), std::string::npos);
+    EXPECT_NE(text.find("743.1"), std::string::npos) << text;
+    const auto json = render(summary_table(sample_summaries()), Format::json);
+    EXPECT_NE(json.find("\"joules_per_inference\": 0.7431"), std::string::npos) << "files keep joules";
+}
+
+TEST(TerminalWidth, ColumnsVariableElsePipedDefault) {
+    ::setenv("COLUMNS", "73", 1);
+    EXPECT_EQ(terminal_width(-1), 73u);
+    ::setenv("COLUMNS", "wide", 1);
+    EXPECT_EQ(terminal_width(-1), kPipedWidth);
+    ::unsetenv("COLUMNS");
+    EXPECT_EQ(terminal_width(-1), kPipedWidth) << "not a terminal";
+    EXPECT_EQ(fit_line("[3/12] resnet50 b8 fp32  120 iterations", 20), "[3/12] resnet50 b...");
+    EXPECT_EQ(display_width("max °C"), 6u);
 }
 
 TEST(Formats, ParseNamesAndRejectOthers) {
@@ -137,7 +273,7 @@ TEST(SummaryCostBounds, PartialSumsAreLowerBoundsAndDataDependentOnesUpperBounds
     EXPECT_TRUE(json["rows"][1]["gflops_bound"].is_null());  // no figure at all
     const auto csv = render(table, Format::csv);
     EXPECT_NE(csv.find(",0.48,"), std::string::npos) << csv;
-    EXPECT_NE(csv.find(",lower,642,0\n"), std::string::npos) << csv;
+    EXPECT_NE(csv.find(",lower,642,0,"), std::string::npos) << csv;
 }
 
 }  // namespace

@@ -1,0 +1,37 @@
+// What a summary row needs to describe itself away from its database: the run it belongs to, the
+// device by name, and the measurement settings its cell ran with (for exports and for `compare`,
+// which warns when the sides of a row ran with different settings).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "store/results_store.hpp"
+
+namespace inferbench::analysis {
+
+struct RunContext {
+    std::int64_t started_unix_ms = 0;  // the run's start
+    std::string host;
+    std::string device_name;  // "NVIDIA H200", the CPU model, else the device string
+};
+
+// The measurement settings of one cell as stored with it; unset where the cell did not store them
+// (imported logs).
+struct CellSettings {
+    std::optional<std::int64_t> warmup_ns, warmup_iterations, duration_ns, min_iterations, max_iterations;
+    std::string backend_options;  // compact JSON, empty when none
+};
+
+// The device a benchmark ran on, by name: for cuda devices the GPU's name (from an imported log's
+// settings, else the run's environment, gpus.devices[].name), for cpu the CPU model, else the device.
+std::string device_name(const nlohmann::json& environment, const store::BenchmarkRecord& benchmark);
+
+RunContext run_context(const store::RunRecord& run, const store::BenchmarkRecord& benchmark);
+
+CellSettings cell_settings(const store::BenchmarkRecord& benchmark);
+
+}  // namespace inferbench::analysis
