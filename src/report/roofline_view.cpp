@@ -244,11 +244,11 @@ Table roofline_points_table(const devices::RooflineSet& set) {
 
 Table roofline_roofs_table(const devices::RooflineSet& set) {
     Table table{"roofs",
-                {{"device", "device"},
+                {{"device", "device", 2, Fit::wrap},
                  {"roof", "roof"},
                  {"origin", "origin"},
                  {"value", "value"},
-                 {"ridge_op_per_byte", "ridge FLOP/B", 1},
+                 {"ridge_op_per_byte", "ridge FLOP/B", 1, Fit::keep, 1},
                  {"what", "what", 2, Fit::wrap}},
                 {}};
     double highest = 0;

@@ -3,8 +3,11 @@
 // its table, and the page when no roofline could be computed.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "report/html_report.hpp"
 #include "report/roofline_view.hpp"
+#include "report/table.hpp"
 #include "roofline_fixture.hpp"
 
 namespace inferbench::devices {
@@ -123,6 +126,17 @@ TEST_F(RooflineDb, LayerChartAndSectionOfABenchmarkWithLayerTimes) {
     const std::string page = report::render_html_report({}, {}, section);
     EXPECT_NE(page.find("Layers of benchmark 1, net b8 bf16 (torch on cuda:0)"), std::string::npos);
     EXPECT_NE(page.find("<td>conv1</td>"), std::string::npos) << "the table of the slowest layers";
+}
+
+TEST_F(RooflineDb, RoofsTableFitsANarrowTerminal) {
+    const auto r = run(kH200Environment);
+    benchmark(r, "cuda:0", "bf16", 8, 8.2e9, 1e8);
+    probe("h200-sxm", "gemm_bf16", 800, "TFLOP/s");
+    probe("h200-sxm", "dram_copy", 4000, "GB/s");
+    const auto set = roofline_points(*store_, store_->benchmarks(), catalog_);
+    const std::string text = report::render(report::roofline_roofs_table(set), report::Format::text, {{}, 60, true});
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) EXPECT_LE(report::display_width(line), 60U) << line;
 }
 
 TEST(RooflineSection, AbsentWithoutBenchmarksAndSaysWhyWhenItCouldNotBeComputed) {
