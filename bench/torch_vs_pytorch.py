@@ -176,12 +176,14 @@ def _last_line(text):
 
 
 def inferbench_flops(exe, path):
-    """(flops, unknown node count) of one inference at batch 1, or (None, reason)."""
+    """(2 x MACs, unknown node count) of one inference at batch 1, or (None, reason): the reference's
+    convention (convolutions, matrix products and attention), not inspect's total, which adds every
+    element-wise op."""
     p = _tool([exe, "models", "inspect", path, "--json", "--batch", "1"], 300)
     if p.returncode != 0:
         return None, _last_line(p.stderr)
     totals = json.loads(p.stdout)["totals"]
-    return totals["flops"], totals["unknown_nodes"]
+    return 2 * totals["macs"], totals["unknown_nodes"]
 
 
 def inferbench_times(exe, path, name, batches, args):
@@ -204,9 +206,10 @@ def inferbench_times(exe, path, name, batches, args):
         for row in json.loads(summary.stdout)["rows"]:
             if row["model"] != path or row["batch_size"] not in times:
                 continue
-            value = row["gpu_compute_p50_ms"] if cuda else row["p50_ms"]
-            ok = row["status"] == "ok" and value is not None
-            times[row["batch_size"]] = value if ok else f"inferbench {row['status']}: {(row['note'] or '')[:160]}"
+            # The summary's JSON leaves out a column that has no value (a failed cell has no times).
+            value = row.get("gpu_compute_p50_ms" if cuda else "p50_ms")
+            ok = row.get("status") == "ok" and value is not None
+            times[row["batch_size"]] = value if ok else f"inferbench {row.get('status')}: {(row.get('note') or '')[:160]}"
     return times, fusion_line(db)
 
 
@@ -273,7 +276,7 @@ def markdown(rows, batches, args):
     ours = "inferbench GPU compute" if cuda else "inferbench p50"
     per = " / ".join(f"b{b}" for b in batches)
     lines = [f"| model | status | {ours} ({per}) ms | {theirs} ({per}) ms | ratio ({per}) | "
-             f"GFLOP/inf inferbench | GFLOP/inf reference | fusions |",
+             f"2 x MACs G inferbench | 2 x MACs G reference | fusions |",
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for row in rows:
         status = "ok" if not row["reasons"] else "; ".join(row["reasons"])
