@@ -22,6 +22,9 @@ struct Figure {
     std::string stem;  // file name without extension
     std::string title, x_label, y_label;
     bool log2_x = false;
+    // Throughput is read as a share of the best: its axis starts at zero, so a few percent look like
+    // a few percent (the other quantities' axes are fitted, and say so where they do not start at 0).
+    bool y_from_zero = false;
     std::vector<double> x_tics;  // explicit tics (batch sizes); empty: gnuplot's
     std::vector<std::pair<Point, std::string>> point_labels;
     std::vector<Line> lines;
@@ -61,7 +64,8 @@ std::string y_axis(const Figure& figure) {
             if (std::isfinite(p.value)) values.push_back(p.value);
     std::string label = figure.y_label;
     if (values.empty()) return "set ylabel " + gnuplot_quote(label) + "\n";
-    const AxisRange range = fitted_range(values);
+    AxisRange range = fitted_range(values);
+    if (figure.y_from_zero && range.low > 0) range = {0, range.high, ""};
     if (!range.note.empty()) label += "; " + range.note;
     return fmt::format("set ylabel {}\nset yrange [{}:{}]\n", gnuplot_quote(label), number(range.low),
                        number(range.high));
@@ -187,6 +191,7 @@ ReportFiles write_group_plots(const LoadedGroup& group, const std::filesystem::p
                                     fmt::format("{} against batch size, {}", metric.title, group.title), "batch size",
                                     fmt::format("{} ({})", metric.title, metric.unit));
         figure.log2_x = true;
+        figure.y_from_zero = metric.key == "throughput";
         figure.x_tics = batch_tics(group);
         Line line{std::string(metric.title), {}, true};
         for (const auto& b : group.benchmarks) {
@@ -216,6 +221,7 @@ ReportFiles write_throughput_latency_plots(const std::vector<BenchmarkGroup>& gr
             figures.push_back(make_figure("throughput-vs-latency-" + group.family_key,
                                           "throughput against mean latency, " + group.family_title, "mean latency (ms)",
                                           "throughput (inferences/s)"));
+            figures.back().y_from_zero = true;
         }
         Figure& figure = figures[it->second];
         Line line{group.series_title, {}, true};
