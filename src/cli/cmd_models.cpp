@@ -67,16 +67,19 @@ std::string shapes_text(const models::NodeCost& node) {
 
 report::Table nodes_table(const ModelCost& cost) {
     report::Table table{"nodes",
-                        {{"name", "node"},
+                        // On a narrow terminal the byte counts go first, then the intensity, the
+                        // parameters, the MACs and the flags (the first line and the totals say what is
+                        // unknown); the node, its op, shapes and FLOPs stay. --format csv has them all.
+                        {{"name", "node", 2, report::Fit::wrap},
                          {"op", "op"},
                          {"output_shapes", "output shapes", 2, report::Fit::wrap},
-                         {"parameters", "params"},
-                         {"macs", "MACs"},
+                         {"parameters", "params", 2, report::Fit::keep, 3},
+                         {"macs", "MACs", 2, report::Fit::keep, 2},
                          {"flops", "FLOPs"},
-                         {"bytes_read", "bytes read"},
-                         {"bytes_written", "bytes written"},
-                         {"intensity_flops_per_byte", "FLOP/B"},
-                         {"flags", "flags", 2, report::Fit::wrap}},
+                         {"bytes_read", "bytes read", 2, report::Fit::keep, 5},
+                         {"bytes_written", "bytes written", 2, report::Fit::keep, 5},
+                         {"intensity_flops_per_byte", "FLOP/B", 2, report::Fit::keep, 4},
+                         {"flags", "flags", 2, report::Fit::wrap, 1}},
                         {}};
     for (const auto& n : cost.nodes) {
         std::vector<std::string> marks = n.flags;

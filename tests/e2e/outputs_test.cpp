@@ -55,7 +55,8 @@ ScratchDir* Outputs::dir_ = nullptr;
 TEST_F(Outputs, TablesFitTheWidthFromColumnsElseOneHundredWhenPiped) {
     // Headings and notes around the tables too (the devices catalog's heading was 111 wide).
     for (const char* command : {"summary --db r.db", "summary --db r.db --runs", "list models", "list backends",
-                                "devices", "devices h200-sxm", "list devices", "roofline --db r.db"}) {
+                                "devices", "devices h200-sxm", "list devices", "roofline --db r.db",
+                                "models inspect mobilenet --batch 1"}) {
         const auto piped = dir_->run(command);
         ASSERT_EQ(piped.exit_code, 0) << command << ": " << piped.err;
         EXPECT_LE(widest(piped.out), 100u) << command << "\n" << piped.out;
