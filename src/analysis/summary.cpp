@@ -20,12 +20,9 @@ namespace inferbench::analysis {
 namespace {
 
 // A benchmark that hit max_iterations before its duration measured less time than asked for.
-std::optional<std::string> cut_short_warning(const store::BenchmarkRecord& benchmark, std::int64_t count,
-                                             std::int64_t wall_ns) {
-    const auto settings = nlohmann::json::parse(benchmark.settings_json, nullptr, false);
-    if (!settings.is_object()) return std::nullopt;
-    const auto max_iterations = settings.value("max_iterations", std::int64_t{0});
-    const auto duration_ns = settings.value("duration_ns", std::int64_t{0});
+std::optional<std::string> cut_short_warning(const CellSettings& settings, std::int64_t count, std::int64_t wall_ns) {
+    const auto max_iterations = settings.max_iterations.value_or(0);
+    const auto duration_ns = settings.duration_ns.value_or(0);
     if (max_iterations <= 0 || count < max_iterations || wall_ns >= duration_ns) return std::nullopt;
     return fmt::format("stopped at max_iterations ({}) after {}, before the {} duration; raise --max-iterations "
                        "(0: no limit) to measure longer",
@@ -173,7 +170,7 @@ BenchmarkSummary summarize_benchmark(const store::BenchmarkRecord& benchmark,
         iterations.back().start_ns + iterations.back().e2e_ns - iterations.front().start_ns);
     summary.throughput_per_s = throughput_per_s(benchmark.batch_size, summary.e2e.count, wall_ns);
     summary.warnings = timing_warnings(summary.e2e);
-    if (auto cut = cut_short_warning(benchmark, summary.e2e.count, wall_ns)) summary.warnings.push_back(*cut);
+    if (auto cut = cut_short_warning(summary.settings, summary.e2e.count, wall_ns)) summary.warnings.push_back(*cut);
     return summary;
 }
 
