@@ -54,7 +54,6 @@ TEST(LayersCli, LayerProfileStoresLayersAndRooflinePlacesThem) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_THAT(r.out, HasSubstr("layers of benchmark 1, mobilenet b1 fp32 (onnxruntime on cpu): "));
     EXPECT_THAT(r.out, HasSubstr("the 5 slowest ("));
-    EXPECT_THAT(r.out, HasSubstr("_pointwise"));  // the pointwise convolutions take most of MobileNet's time
     EXPECT_THAT(r.out, HasSubstr("wrote plots/roofline-layers-1-mobilenet-b1.svg"));
     EXPECT_TRUE(std::filesystem::file_size(scratch.path() / "plots/roofline-layers-1-mobilenet-b1.svg") > 1000u);
 
@@ -67,12 +66,18 @@ TEST(LayersCli, LayerProfileStoresLayersAndRooflinePlacesThem) {
     const auto& rows = layers.at("rows");
     ASSERT_EQ(rows.size(), layers.at("layers").get<std::size_t>());  // --top 0: every layer
     double share = 0;
+    double pointwise = 0;
     int costed = 0;
     for (const auto& row : rows) {
         share += row.at("share_pct").get<double>();
+        if (row.at("node").get<std::string>().find("_pointwise") != std::string::npos)
+            pointwise += row.at("share_pct").get<double>();
         if (row.at("intensity_op_per_byte").is_number()) ++costed;
     }
     EXPECT_NEAR(share, 100, 0.01);
+    // The pointwise convolutions (95% of MobileNet's MACs) take most of its time: their summed share, which
+    // other load on the machine does not reorder as it can the 5 slowest (the table cuts long names too).
+    EXPECT_GT(pointwise, 50.0);
     EXPECT_GT(costed, 20);  // every Conv and Clip of the model by its own name
     // Slowest first; the slowest layer is a convolution with FLOPs, intensity and an achieved rate.
     EXPECT_EQ(rows[0].at("op_type"), "Conv");
