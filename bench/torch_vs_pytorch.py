@@ -5,7 +5,9 @@ scripts/corpus/export_corpus.py) the original nn.Module's CUDA-graph replay (CUD
 back, `inferbench run --backend torch` on the exported file (its GPU compute median on CUDA, its
 end-to-end median on the CPU), with FLOPs from `inferbench models inspect --json` and from the
 export's reference counter (torch.utils.flop_counter where PyTorch has it). Prints a markdown table;
-a model that fails anywhere gets a row with the reason and the rest go on.
+a model that fails anywhere gets a row with the reason and the rest go on. A model whose output sizes
+depend on the data (detection with NMS) cannot be replayed as a CUDA graph by either side: it is timed
+eagerly on both (CUDA events around each call) and its row says so.
 
 Usage (GPU host, after scripts/gpu/verify.sh OUT build):
   bench/torch_vs_pytorch.py --inferbench dist/inferbench --out OUT/torch-vs-pytorch
@@ -18,6 +20,7 @@ import argparse
 import concurrent.futures
 import contextlib
 import json
+import multiprocessing
 import os
 import re
 import sqlite3
@@ -34,9 +37,6 @@ import torch  # noqa: E402
 
 import export_corpus  # noqa: E402  (the model list and the exporter, shared with the corpus)
 
-EXPORTER = "torchscript"
-
-
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--inferbench", required=True, help="the inferbench executable")
@@ -45,25 +45,32 @@ def parse_args():
     p.add_argument("--precision", default="fp16", choices=["fp16", "bf16", "fp32"])
     p.add_argument("--batch", default="1,32", help="batch sizes, comma-separated")
     p.add_argument("--only", default="", help="regular expression on model names")
+    p.add_argument("--exporter", default="torchscript", choices=["torchscript", "dynamo"],
+                   help="torch.onnx.export's TorchScript-based exporter (dynamo=False) or the dynamo one")
     p.add_argument("--duration", default="1s", help="inferbench's measured time per cell")
     p.add_argument("--warmup", default="0.5s", help="inferbench's warm-up per cell")
     p.add_argument("--replays", type=int, default=50, help="PyTorch replays (or calls) measured per cell")
     p.add_argument("--jobs", type=int, default=max(1, min(8, (os.cpu_count() or 2) // 2)),
                    help="parallel exports")
     p.add_argument("--json", help="also write the rows as JSON here")
+    p.add_argument("--no-timing", action="store_true", help="costs (and --check) only: time neither side")
+    p.add_argument("--check", action="store_true",
+                   help="also compare each model's outputs with ONNX Runtime's fp32 on the CPU (`inferbench models "
+                        "check`, batch 1, the bench's device and precision)")
     return p.parse_args()
 
 
 # ---------------------------------------------------------------- export (parallel, cached)
 
-def _export_worker(name, out_dir, previous):
+def _export_worker(name, exporter, out_dir, previous):
     torch.set_num_threads(2)
     warnings.simplefilter("ignore")
     entry = next(e for e in export_corpus.entries() if e.name == name)
-    return export_corpus.export_one(entry, EXPORTER, out_dir, previous)
+    with contextlib.redirect_stdout(sys.stderr):  # the dynamo exporter's progress lines: not the table's
+        return export_corpus.export_one(entry, exporter, out_dir, previous)
 
 
-def export_all(entries, out_dir, jobs):
+def export_all(entries, exporter, out_dir, jobs):
     """export_corpus's records by model name; files exported before with the same settings are kept."""
     manifest_path = os.path.join(out_dir, "manifest.json")
     previous = {}
@@ -71,17 +78,19 @@ def export_all(entries, out_dir, jobs):
         with open(manifest_path) as f:
             previous = {r["name"]: r for r in json.load(f).get("models", [])}
     records = {}
-    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(_export_worker, e.name, out_dir, previous): e.name for e in entries}
+    # Spawned, not forked: the dynamo exporter initialises CUDA, which a forked child of a process that
+    # touched it cannot.
+    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = {pool.submit(_export_worker, e.name, exporter, out_dir, previous): e.name for e in entries}
         for future in concurrent.futures.as_completed(futures):
             name = futures[future]
             try:
                 records[name] = future.result()
             except Exception as e:  # noqa: BLE001 - a worker that died is one failed model
                 records[name] = {"name": name, "status": "failed", "reason": f"export worker: {e}"[:300]}
-    merged = dict(previous, **records)
+    merged = dict(previous, **{r["name"]: r for r in records.values()})
     with open(manifest_path, "w") as f:
-        json.dump({"torch": torch.__version__, "exporters": [EXPORTER],
+        json.dump({"torch": torch.__version__, "exporters": sorted({r.get("exporter", exporter) for r in merged.values()}),
                    "models": sorted(merged.values(), key=lambda r: r["name"])}, f, indent=1)
     return records
 
@@ -119,6 +128,20 @@ def cuda_graph_ms(model, inputs, replays):
     return statistics.median(times)
 
 
+def eager_cuda_ms(model, inputs, replays):
+    for _ in range(3):
+        model(*inputs)
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    times = []
+    for _ in range(replays):
+        start.record()
+        model(*inputs)
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times)
+
+
 def eager_cpu_ms(model, inputs, replays):
     for _ in range(2):
         model(*inputs)
@@ -149,7 +172,8 @@ def pytorch_times(entry, batches, args):
             with torch.inference_mode():
                 inputs = batched(example, batch, dtype, device)
                 if device.type == "cuda":
-                    result[batch] = cuda_graph_ms(model, inputs, args.replays)
+                    timer = cuda_graph_ms if entry.graphable else eager_cuda_ms
+                    result[batch] = timer(model, inputs, args.replays)
                 else:
                     result[batch] = eager_cpu_ms(model, inputs, max(3, args.replays // 10))
         except Exception as e:  # noqa: BLE001 - recorded per cell
@@ -186,7 +210,7 @@ def inferbench_flops(exe, path):
     return 2 * totals["macs"], totals["unknown_nodes"]
 
 
-def inferbench_times(exe, path, name, batches, args):
+def inferbench_times(exe, path, name, batches, args, graph):
     """({batch: ms or reason}, fusion line) from `inferbench run`, then `inferbench summary --json`."""
     db = os.path.join(args.out, "db", f"{name}.db")
     os.makedirs(os.path.dirname(db), exist_ok=True)
@@ -196,7 +220,10 @@ def inferbench_times(exe, path, name, batches, args):
     cmd = [exe, "run", "--db", db, "--name", f"torch-vs-pytorch {name}", "--backend", "torch", "--model", path,
            "--device", args.device, "--precision", args.precision, "--batch", ",".join(map(str, batches)),
            "--duration", args.duration, "--warmup", args.warmup, "--quiet", "--set", "telemetry_enabled=false"]
-    cmd += ["--set", "backend_options.torch.cuda_graph=true"] if cuda else ["--min-iterations", "3"]
+    if cuda:
+        cmd += ["--set", f"backend_options.torch.cuda_graph={'true' if graph else 'false'}"]
+    else:
+        cmd += ["--min-iterations", "3"]
     run = _tool(cmd, 600)
     with open(os.path.join(args.out, "db", f"{name}.log"), "w") as f:
         f.write(" ".join(cmd) + "\n" + run.stderr)
@@ -213,6 +240,17 @@ def inferbench_times(exe, path, name, batches, args):
     return times, fusion_line(db)
 
 
+def output_check(exe, path, args):
+    """`inferbench models check` of the file: (largest relative error, agree) or (None, reason)."""
+    p = _tool([exe, "models", "check", path, "--device", args.device, "--precision", args.precision, "--json"], 600)
+    if p.returncode not in (0, 1) or not p.stdout.strip():
+        return None, _last_line(p.stderr)
+    doc = json.loads(p.stdout)
+    problems = [r["problem"] for r in doc["rows"] if r.get("problem")]
+    worst = max((r.get("relative_error", 0) for r in doc["rows"]), default=0)
+    return worst, ("agree" if doc["agree"] else "; ".join(problems) or "differ")
+
+
 def fusion_line(db):
     """The torch backend's "fused ..." line of the first cell: the worker's output is kept with the cell."""
     try:
@@ -226,23 +264,43 @@ def fusion_line(db):
 
 # ---------------------------------------------------------------- one model, the table
 
+def export_reason(text):
+    """The line that says why: the exporter's own summary when it wrote one, else the first line."""
+    summary = re.search(r"## Exception summary\s+(.+)", text)
+    if summary:
+        return summary.group(1)[:200]
+    # A traceback's last "...Error: message" line, else its last line.
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    errors = [line for line in lines if re.match(r"^[A-Za-z_][\w.]*: ", line)]
+    return (errors[-1] if errors else lines[-1] if lines else "no reason given")[:200]
+
+
 def measure(entry, record, batches, args):
     row = {"model": entry.name, "family": entry.family, "export": record.get("status"), "reasons": [],
+           "graph": entry.graphable,
            "inferbench_ms": {}, "pytorch_ms": {}, "fusions": "", "inferbench_flops": None, "unknown_nodes": None,
            "reference_flops": None}
     if record.get("status") != "ok":
-        row["reasons"].append(f"export {record.get('status')}: {record.get('reason', '')[:160]}")
+        row["reasons"].append(f"export {record.get('status')}: {export_reason(record.get('reason', ''))}")
         return row
     path = os.path.join(args.out, record["file"])
     row["reference_flops"] = record["reference"]["flops_per_inference"]
     row["reference_source"] = record["reference"]["source"]
+    if args.no_timing:
+        batches = []
     try:
-        row["pytorch_ms"] = pytorch_times(entry, batches, args)
+        row["pytorch_ms"] = pytorch_times(entry, batches, args) if batches else {}
     except Exception as e:  # noqa: BLE001 - building or moving the module failed: the model's row says so
         row["pytorch_ms"] = {b: f"pytorch: {str(e).splitlines()[0][:160]}" for b in batches}
     if args.device.startswith("cuda"):
         torch.cuda.empty_cache()  # the GPU's memory back for the inferbench process
-    row["inferbench_ms"], row["fusions"] = inferbench_times(args.inferbench, path, entry.name, batches, args)
+    # A file exported with a fixed batch runs at that batch only (inferbench refuses the others).
+    runnable = batches if entry.dynamic_batch else [b for b in batches if b == 1]
+    row["inferbench_ms"], row["fusions"] = (inferbench_times(args.inferbench, path, record["name"], runnable, args,
+                                                             entry.graphable) if runnable else ({}, ""))
+    row["inferbench_ms"].update({b: "fixed batch" for b in batches if b not in runnable})
+    if args.check:
+        row["check_error"], row["check"] = output_check(args.inferbench, path, args)
     flops, unknown = inferbench_flops(args.inferbench, path)
     if flops is None:
         row["reasons"].append(f"inspect: {unknown}")
@@ -264,6 +322,12 @@ def _gflop(row):
     return f">={shown} ({row['unknown_nodes']} nodes unknown)" if row["unknown_nodes"] else shown
 
 
+def _check(row):
+    """"agree, 3.1e-03" (largest relative error), or what stopped the comparison."""
+    error, verdict = row.get("check_error"), row.get("check", "-")
+    return f"{verdict}, {error:.1e}" if isinstance(error, (int, float)) else verdict
+
+
 def ratio(row, batch):
     ours, theirs = row["inferbench_ms"].get(batch), row["pytorch_ms"].get(batch)
     both = isinstance(ours, (int, float)) and isinstance(theirs, (int, float)) and theirs > 0
@@ -276,21 +340,28 @@ def markdown(rows, batches, args):
     ours = "inferbench GPU compute" if cuda else "inferbench p50"
     per = " / ".join(f"b{b}" for b in batches)
     lines = [f"| model | status | {ours} ({per}) ms | {theirs} ({per}) ms | ratio ({per}) | "
-             f"2 x MACs G inferbench | 2 x MACs G reference | fusions |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+             f"2 x MACs G inferbench | 2 x MACs G reference | fusions |" + (" outputs vs ONNX Runtime fp32 |" if args.check else ""),
+             "| --- | --- | --- | --- | --- | --- | --- | --- |" + (" --- |" if args.check else "")]
     for row in rows:
         status = "ok" if not row["reasons"] else "; ".join(row["reasons"])
+        if cuda and not row.get("graph", True):
+            status += " (eager on both sides: output sizes depend on the data)"
         ratios = " / ".join(f"{r:.2f}" if (r := ratio(row, b)) is not None else "-" for b in batches)
         reference = f"{row['reference_flops'] / 1e9:.2f}" if row["reference_flops"] else "-"
         lines.append(f"| {row['model']} | {status} | {' / '.join(_ms(row['inferbench_ms'].get(b)) for b in batches)} | "
                      f"{' / '.join(_ms(row['pytorch_ms'].get(b)) for b in batches)} | {ratios} | {_gflop(row)} | "
-                     f"{reference} | {row['fusions']} |")
+                     f"{reference} | {row['fusions']} |" + (f" {_check(row)} |" if args.check else ""))
     cells = [r for row in rows for b in batches if (r := ratio(row, b)) is not None]
     within = sum(1 for r in cells if r <= 1.10)
     lines.append("")
-    lines.append(f"{within} of {len(cells)} measured cells within 1.10x of PyTorch; {args.precision}, {args.device}, "
+    lines.append(f"{within} of {len(cells)} measured cells within 1.10x of PyTorch; {args.exporter} exporter, "
+                 f"{args.precision}, {args.device}, "
                  f"torch {torch.__version__}, inferbench cells of {args.duration} after {args.warmup} warm-up, "
                  f"PyTorch median of {args.replays} {'replays' if cuda else 'calls (a tenth of --replays, >= 3)'}.")
+    if args.check:
+        lines.append("Outputs: `inferbench models check` at batch 1, the largest max |ours - ORT| / max(1, max |ORT|) "
+                     f"over the outputs, against ONNX Runtime fp32 on the CPU (tolerance for {args.precision}: "
+                     "fp32 2e-3, fp16 2e-2, bf16 8e-2).")
     return "\n".join(lines)
 
 
@@ -311,7 +382,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     warnings.simplefilter("ignore")
     began = time.monotonic()
-    records = export_all(entries, args.out, args.jobs)
+    records = export_all(entries, args.exporter, args.out, args.jobs)
     print(f"exported {len(records)} models in {time.monotonic() - began:.0f} s", file=sys.stderr)
     rows = []
     for entry in entries:

@@ -14,9 +14,9 @@ out=${2:-$root/dist}
 rm -rf "$out"
 mkdir -p "$out/lib" "$out/backends" "$out/include"
 cp "$build/inferbench" "$out/"
-# Left out: the ONNX Runtime module (its 46 MB runtime is on the target machine) and the torch module
-# (built there against the LibTorch that has CUDA).
-find "$build/backends" -maxdepth 1 -name 'libinferbench_backend_*.so' ! -name '*_onnxruntime.so' ! -name '*_torch.so' -exec cp {} "$out/backends/" \;
+# Left out: the torch module (built there against the LibTorch that has CUDA). The ONNX Runtime module
+# comes with its runtime (44 MB), the CPU reference of `models check` there.
+find "$build/backends" -maxdepth 1 -name 'libinferbench_backend_*.so' ! -name '*_torch.so' -exec cp {} "$out/backends/" \;
 # The CUDA probe module (built where nvcc is found; the CUDA runtime inside, cuBLASLt opened at run time).
 [ -f "$build/libinferbench_probe_cuda.so" ] && cp "$build/libinferbench_probe_cuda.so" "$out/"
 [ -d "$build/runners" ] && cp -r "$build/runners" "$out/"

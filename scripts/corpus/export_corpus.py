@@ -162,7 +162,7 @@ def tokens(vocab=30522, with_mask=True, with_type_ids=False):
 
 class Entry:
     def __init__(self, name, family, build, example, input_names, opset, dynamic_batch=True, output_names=None,
-                 wrapper=None):
+                 wrapper=None, graphable=True):
         self.name = name
         self.family = family
         self.build = build
@@ -172,6 +172,8 @@ class Entry:
         self.dynamic_batch = dynamic_batch
         self.output_names = output_names or ["output"]
         self.wrapper = wrapper
+        # False where the outputs' sizes depend on the data (NMS): no CUDA graph can replay the model.
+        self.graphable = graphable
 
 
 def _tv(name, **kwargs):
@@ -315,10 +317,10 @@ def entries():
         Entry("tv_mnasnet1_0", tv, _tv("mnasnet1_0"), image(), ["input"], 14),
         Entry("tv_ssdlite320_mobilenet_v3_large", "torchvision-detection",
               _tv_detection("ssdlite320_mobilenet_v3_large"), image(320), ["images"], 17, dynamic_batch=False,
-              output_names=["boxes", "scores", "labels"], wrapper=DetectionOutputs),
+              output_names=["boxes", "scores", "labels"], wrapper=DetectionOutputs, graphable=False),
         Entry("tv_fasterrcnn_mobilenet_v3_large_320_fpn", "torchvision-detection",
               _tv_detection("fasterrcnn_mobilenet_v3_large_320_fpn"), image(320), ["images"], 17,
-              dynamic_batch=False, output_names=["boxes", "scores", "labels"], wrapper=DetectionOutputs),
+              dynamic_batch=False, output_names=["boxes", "scores", "labels"], wrapper=DetectionOutputs, graphable=False),
         Entry("tv_deeplabv3_mobilenet_v3_large", "torchvision-segmentation",
               _tv_segmentation("deeplabv3_mobilenet_v3_large", aux_loss=False), image(320), ["input"], 16,
               wrapper=lambda m: FirstOutput(m, "out")),

@@ -124,7 +124,7 @@ stage_layers() {
 # bench/torch_vs_pytorch.py: exports the corpus (scripts/corpus/export_corpus.py's models), then per model
 # PyTorch's CUDA-graph replay of the nn.Module and the torch backend's GPU compute, fp16, batch 1 and 32.
 stage_torch_vs_pytorch() {
-    python3 "$root/bench/torch_vs_pytorch.py" --inferbench "$inferbench" --out "$out/torch-vs-pytorch" \
+    python3 "$root/bench/torch_vs_pytorch.py" --check --inferbench "$inferbench" --out "$out/torch-vs-pytorch" \
         --json "$out/torch-vs-pytorch.json" 2> >(tee "$out/torch-vs-pytorch.log" >&2) | tee "$out/torch-vs-pytorch.md"
 }
 

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "core/error.hpp"
+
 namespace inferbench {
 
 std::string_view to_string(DType t) {
@@ -48,6 +50,10 @@ void Backend::run_own_loop(const LoopSettings& /*settings*/, IterationSink& /*si
 }
 
 std::vector<LayerTime> Backend::profile_layers(const std::atomic<std::int32_t>& /*stop*/) { return {}; }
+
+std::vector<HostTensor> Backend::last_outputs() const {
+    throw UserError(fmt::format("backend {} does not hand back its outputs, so they cannot be checked", name()));
+}
 
 std::optional<std::string> Backend::unsupported_reason(const BenchmarkSpec& spec) const {
     const Capabilities caps = capabilities();

@@ -105,11 +105,17 @@ public:
     // returns one row per node in the order the nodes first ran. `stop` is the harness's Ctrl-C flag
     // (nonzero: stop early). Empty when not asked for; the default returns nothing.
     virtual std::vector<LayerTime> profile_layers(const std::atomic<std::int32_t>& stop);
+
+    // The outputs of the last prepare() or infer(), in host memory, in the model's output order, each
+    // with its name, element type and shape: what `models check` compares between two backends. The
+    // default throws UserError: a backend that cannot hand its outputs back says so.
+    virtual std::vector<HostTensor> last_outputs() const;
 };
 
 // Shared-library backend modules export one C function returning this descriptor. The version changes
-// with the Backend class's layout (2: profile_layers), so a module built against another is refused.
-inline constexpr int kBackendApiVersion = 2;
+// with the Backend class's layout (2: profile_layers, 3: last_outputs), so a module built against
+// another is refused.
+inline constexpr int kBackendApiVersion = 3;
 
 struct BackendModule {
     int api_version;

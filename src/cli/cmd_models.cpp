@@ -1,4 +1,4 @@
-// `inferbench models list|export|inspect`: the zoo, and a static cost report of any ONNX file
+// `inferbench models list|export|inspect` (`models check`: cmd_models_check.cpp): the zoo, and a static cost report of any ONNX file
 // (shapes, parameters, MACs, FLOPs, bytes, intensity, tensor-core pitfalls).
 #include <filesystem>
 #include <iostream>
@@ -290,7 +290,7 @@ void add_export(CLI::App& models_cmd, CommandContext& context) {
 }  // namespace
 
 void add_models_command(CLI::App& app, CommandContext& context) {
-    CLI::App* models_cmd = app.add_subcommand("models", "the model zoo and a static cost report of any ONNX file");
+    CLI::App* models_cmd = app.add_subcommand("models", "the model zoo, a static cost report of any ONNX file, and output checks between backends");
     models_cmd->require_subcommand(1);
     auto list_output = std::make_shared<OutputOptions>();
     CLI::App* list = models_cmd->add_subcommand("list", "list the zoo models (same as `list models`)");
@@ -303,6 +303,7 @@ void add_models_command(CLI::App& app, CommandContext& context) {
     });
     add_export(*models_cmd, context);
     add_inspect(*models_cmd, context);
+    add_models_check(*models_cmd, context);
 }
 
 }  // namespace inferbench::cli

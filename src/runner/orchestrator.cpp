@@ -17,9 +17,9 @@
 #include "core/model_metrics.hpp"
 #include "core/process_identity.hpp"
 #include "models/inference_cost.hpp"
-#include "models/zoo.hpp"
 #include "runner/environment.hpp"
 #include "runner/interrupt.hpp"
+#include "runner/model_path.hpp"
 #include "runner/process.hpp"
 #include "runner/telemetry_recorder.hpp"
 #include "runner/trace_buffer.hpp"
@@ -88,29 +88,6 @@ void check_backend_options(const Plan& plan, CapabilityCache& cache) {
             }
         }
     }
-}
-
-struct Resolved {
-    std::string model_path;
-    std::optional<std::string> skip_reason;
-};
-
-Resolved resolve_model(const BenchmarkSpec& spec, const Capabilities& caps) {
-    if (!caps.needs_model_file) return {};
-    if (spec.model == "null") return {"", "the null model runs only on the null backend"};
-    const auto formats = caps.model_formats;
-    if (models::find_zoo_model(spec.model)) {
-        if (caps.builds_zoo_models) return {spec.model, std::nullopt};
-        if (std::find(formats.begin(), formats.end(), "onnx") == formats.end())
-            return {"", fmt::format("backend {} does not read ONNX, the format zoo models are exported in; give a "
-                                    "model file it reads ({})", spec.backend, join(formats, ", "))};
-        return {models::export_onnx(spec.model, spec.model_cache_dir, spec.seed).string(), std::nullopt};
-    }
-    const std::string extension = std::filesystem::path(spec.model).extension().string();
-    const std::string format = extension.empty() ? "" : extension.substr(1);
-    if (std::find(formats.begin(), formats.end(), format) == formats.end())
-        return {"", fmt::format("backend {} does not read .{} files; it reads: {}", spec.backend, format, join(formats, ", "))};
-    return {spec.model, std::nullopt};
 }
 
 store::BenchmarkRecord base_record(std::int64_t run_id, std::size_t ordinal, const BenchmarkSpec& spec) {
@@ -352,7 +329,7 @@ private:
         std::string problem;
         const Backend* backend = cache_.get(spec.backend, problem);
         std::optional<std::string> skip = cell_problem(backend, problem, spec);
-        Resolved model;
+        ResolvedModel model;
         if (!skip) {
             model = resolve_model(spec, backend->capabilities());
             skip = model.skip_reason;

@@ -136,6 +136,85 @@ TEST(ModelsCli, ExportsAFixedBatch) {
 #endif
 }
 
+#if INFERBENCH_HAVE_ONNXRUNTIME
+// `models check` needs the torch module beside ONNX Runtime's; a build without LibTorch has none.
+bool torch_usable(const ScratchDir& dir) {
+    const auto list = nlohmann::json::parse(dir.run("list backends --json").out);
+    return std::ranges::any_of(list.at("rows"), [](const auto& row) {
+        return row.at("name") == "torch" && row.at("usable").template get<bool>();
+    });
+}
+
+// The torch backend's outputs against ONNX Runtime's on the same seeded inputs: a zoo model at fp32
+// and bf16, and a real PyTorch 2.11 dynamo export (weights in an external data file).
+TEST(ModelsCli, ChecksOneBackendsOutputsAgainstAnother) {
+    ScratchDir dir;
+    if (!torch_usable(dir)) GTEST_SKIP() << "no usable torch backend in this build";
+    const auto fp32 = dir.run("models check mobilenet");
+    ASSERT_EQ(fp32.exit_code, 0) << fp32.err << fp32.out;
+    EXPECT_NE(fp32.out.find("against onnxruntime"), std::string::npos) << fp32.out;
+    EXPECT_NE(fp32.out.find("outputs agree"), std::string::npos) << fp32.out;
+    EXPECT_EQ(fp32.out.find("says little"), std::string::npos) << fp32.out;  // softmax outputs: up to 1
+
+    const auto bf16 = dir.run("models check mobilenet --precision bf16 --json");
+    ASSERT_EQ(bf16.exit_code, 0) << bf16.err;
+    const auto doc = nlohmann::json::parse(bf16.out);
+    EXPECT_TRUE(doc.at("agree").get<bool>());
+    const auto& row = doc.at("rows").at(0);
+    EXPECT_EQ(row.at("dtype"), "bfloat16");
+    EXPECT_EQ(row.at("shape"), "[1,1000]");
+    // bf16 keeps 8 bits of mantissa: visibly off, within its tolerance.
+    EXPECT_GT(row.at("relative_error").get<double>(), 1e-5);
+    EXPECT_LT(row.at("relative_error").get<double>(), row.at("tolerance").get<double>());
+
+    const auto strict = dir.run("models check mobilenet --precision bf16 --tolerance 1e-9");
+    EXPECT_EQ(strict.exit_code, 1) << strict.err;
+    EXPECT_NE(strict.out.find("outputs DIFFER"), std::string::npos) << strict.out;
+
+    const std::string bert = std::string(INFERBENCH_SOURCE_DIR) + "/tests/data/exports/hf_bert_base.dynamo.onnx";
+    const auto real = dir.run("models check " + bert + " --batch 2 --json");
+    ASSERT_EQ(real.exit_code, 0) << real.err << real.out;
+    const auto real_doc = nlohmann::json::parse(real.out);
+    EXPECT_TRUE(real_doc.at("agree").get<bool>()) << real.out;
+    EXPECT_EQ(real_doc.at("rows").at(0).at("shape").get<std::string>().substr(0, 3), "[2,");
+    EXPECT_GT(real_doc.at("rows").at(0).at("reference_max").get<double>(), 1e-3);
+    EXPECT_TRUE(real_doc.at("nearly_zero_outputs").empty());
+}
+
+// Outputs that are all nearly zero agree within any tolerance: the check says so instead of
+// letting "agree" stand alone.
+TEST(ModelsCli, CheckSaysWhenTheReferenceOutputsAreNearlyZero) {
+    ScratchDir dir;
+    if (!torch_usable(dir)) GTEST_SKIP() << "no usable torch backend in this build";
+    models::GraphBuilder g("tiny", 1);
+    g.add_input("x", models::OnnxElemType::float32, {models::OnnxDim::fixed(2), models::OnnxDim::fixed(8)});
+    g.add_initializer({"scale", {}, {1e-6F}, false});
+    g.add_node({"Mul", "shrink", {"x", "scale"}, {"y"}, {}});
+    g.add_output("y", models::OnnxElemType::float32, {models::OnnxDim::fixed(2), models::OnnxDim::fixed(8)});
+    dir.write("tiny.onnx", g.serialize());
+    const auto text = dir.run("models check tiny.onnx --batch 2");
+    ASSERT_EQ(text.exit_code, 0) << text.err;
+    EXPECT_NE(text.out.find("note: every reference value of y is below 0.001 in magnitude"), std::string::npos)
+        << text.out;
+    const auto json = nlohmann::json::parse(dir.run("models check tiny.onnx --batch 2 --json").out);
+    EXPECT_EQ(json.at("nearly_zero_outputs"), nlohmann::json({"y"}));
+    EXPECT_LE(json.at("rows").at(0).at("reference_max").get<double>(), 1e-6);
+}
+
+TEST(ModelsCli, CheckRejectsBadInputWithOneLine) {
+    ScratchDir dir;
+    const auto device = dir.run("models check mobilenet --device tpu");
+    EXPECT_EQ(device.exit_code, 2);
+    EXPECT_EQ(device.err, "inferbench: error: --device tpu: expected cpu or cuda:N\n");
+    const auto option = dir.run("models check mobilenet --option threads");
+    EXPECT_EQ(option.exit_code, 2);
+    EXPECT_NE(option.err.find("--option threads: expected KEY=VALUE"), std::string::npos) << option.err;
+    const auto unknown = dir.run("models check mobilenet --reference nosuch");
+    EXPECT_EQ(unknown.exit_code, 2) << unknown.err;
+    EXPECT_NE(unknown.err.find("reference side"), std::string::npos) << unknown.err;
+}
+#endif
+
 // Every zoo model through the inspector, by name (built in memory as `models export` would write
 // it: no file): parameters, MACs, FLOPs, bytes and intensity, every node's shapes known.
 TEST(ModelsCli, InspectsEveryZooModelByName) {

@@ -55,6 +55,13 @@ ONNXTensorElementDataType to_onnx(DType dtype) {
     throw std::logic_error("every DType has an ONNX element type");
 }
 
+std::optional<DType> from_onnx(ONNXTensorElementDataType type) {
+    for (const auto& t : kElementTypes) {
+        if (t.onnx == type) return t.dtype;
+    }
+    return std::nullopt;
+}
+
 // Why the CUDA execution provider cannot be used, or nothing when it can; found once per process.
 // ORT lists CUDA among its providers even when its provider library is missing, so only appending
 // the provider tells.
@@ -309,6 +316,23 @@ std::vector<LayerTime> OnnxRuntimeBackend::profile_layers(const std::atomic<std:
 std::vector<Ort::Value> OnnxRuntimeBackend::outputs() const {
     if (!binding_) return {};
     return binding_.GetOutputValues();
+}
+
+std::vector<HostTensor> OnnxRuntimeBackend::last_outputs() const {
+    std::vector<HostTensor> out;
+    const std::vector<Ort::Value> values = outputs();
+    for (std::size_t i = 0; i < values.size() && i < output_names_.size(); ++i) {
+        const auto info = values[i].GetTensorTypeAndShapeInfo();
+        const auto dtype = from_onnx(info.GetElementType());
+        if (!dtype)
+            throw UserError(fmt::format("output {} of {} is of {}, which inferbench cannot compare", output_names_[i],
+                                        model_path_, element_type_name(info.GetElementType())));
+        HostTensor& t = out.emplace_back();
+        t.info = {output_names_[i], *dtype, info.GetShape()};
+        const auto* bytes = static_cast<const std::byte*>(values[i].GetTensorRawData());
+        t.data.assign(bytes, bytes + t.info.byte_size());
+    }
+    return out;
 }
 
 void OnnxRuntimeBackend::reset() {

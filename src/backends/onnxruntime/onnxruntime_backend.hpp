@@ -35,6 +35,8 @@ public:
     // each node's op type, provider, calls and total time. The measured session never profiles.
     std::vector<LayerTime> profile_layers(const std::atomic<std::int32_t>& stop) override;
 
+    std::vector<HostTensor> last_outputs() const override;
+
     // The outputs of the last infer(), in host memory; for tests and result checks.
     std::vector<Ort::Value> outputs() const;
 

@@ -174,6 +174,25 @@ public:
         outputs_ = model_->forward(host_inputs_);
     }
 
+    std::vector<HostTensor> last_outputs() const override {
+#if INFERBENCH_TORCH_CUDA
+        const std::vector<torch::Tensor>& tensors = cuda_execution_ ? cuda_execution_->host_outputs() : outputs_;
+#else
+        const std::vector<torch::Tensor>& tensors = outputs_;
+#endif
+        const std::vector<std::string> names = model_->output_names();
+        std::vector<HostTensor> out;
+        for (std::size_t i = 0; i < tensors.size(); ++i) {
+            const torch::Tensor t = tensors[i].to(torch::kCPU).contiguous();
+            HostTensor& host = out.emplace_back();
+            host.info = {i < names.size() ? names[i] : fmt::format("output{}", i), from_torch(t.scalar_type()),
+                         t.sizes().vec()};
+            const auto* bytes = static_cast<const std::byte*>(t.data_ptr());
+            host.data.assign(bytes, bytes + host.info.byte_size());
+        }
+        return out;
+    }
+
     std::vector<LayerTime> profile_layers(const std::atomic<std::int32_t>& stop) override {
         if (options_.layer_profile == 0) return {};
         const torch_onnx::OnnxProgram& program = *model_->program();  // checked at load

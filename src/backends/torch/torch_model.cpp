@@ -149,6 +149,11 @@ public:
     }
     void specialize(const std::vector<torch::Tensor>& inputs) override { program_.specialize(inputs); }
     const torch_onnx::OnnxProgram* program() const override { return &program_; }
+    std::vector<std::string> output_names() const override {
+        std::vector<std::string> names;
+        for (const auto& output : program_.outputs()) names.push_back(output.name);
+        return names;
+    }
 
 private:
     torch_onnx::OnnxProgram program_;
@@ -179,6 +184,14 @@ torch::ScalarType to_torch(DType type) {
             return torch::kBool;
     }
     return torch::kFloat;
+}
+
+DType from_torch(torch::ScalarType type) {
+    for (const DType d : {DType::f32, DType::f16, DType::bf16, DType::f64, DType::i8, DType::u8, DType::i32, DType::i64,
+                          DType::boolean}) {
+        if (to_torch(d) == type) return d;
+    }
+    throw UserError(fmt::format("an output of type {} has no inferbench element type", c10::toString(type)));
 }
 
 void check_cuda_graph_capturable(const TorchModel& model, const std::string& model_path) {

@@ -19,6 +19,8 @@ public:
     // Declared inputs, batch resolved; dtype is the model's own (before any precision conversion).
     virtual std::vector<TensorInfo> inputs() const = 0;
     virtual std::vector<torch::Tensor> forward(const std::vector<torch::Tensor>& inputs) = 0;
+    // The names of forward()'s outputs, in order, where the file names them (ONNX); empty otherwise.
+    virtual std::vector<std::string> output_names() const { return {}; }
     // Fixes the input shapes to those of `inputs` where the model can use them (the interpreter
     // folds its shape arithmetic into constants: see OnnxProgram::specialize); forward() then takes
     // inputs of these shapes only.
@@ -39,6 +41,8 @@ struct TorchModelConfig {
 std::unique_ptr<TorchModel> load_torch_model(const std::string& path, const TorchModelConfig& config);
 
 torch::ScalarType to_torch(DType type);
+// The DType of a tensor forward() gave; throws UserError for a type inferbench has none for.
+DType from_torch(torch::ScalarType type);
 
 // For cuda_graph=true, after specialize(): throws UserError naming the first node a captured graph
 // cannot replay — an If whose condition is computed at run time (a graph replays one branch), or
