@@ -179,7 +179,7 @@ void TrtexecBackend::load(const std::string& model_path, const BenchmarkSpec& sp
 void TrtexecBackend::build_engine(const std::string& model_path, const BenchmarkSpec& spec) {
     const std::vector<OnnxInput> inputs = command_inputs(models::onnx::read_onnx_signature(model_path));
     const bool own_shapes = has_flag(options_.extra_args, "--minShapes") || has_flag(options_.extra_args, "--optShapes");
-    shapes_ = own_shapes ? std::string() : shapes_for_batch(inputs, spec.batch_size);
+    shapes_ = own_shapes ? std::string() : shapes_for_batch(inputs, spec.batch_size, model_path);
     const std::string gpu = probe_gpu_name(device_);
     const std::filesystem::path cache_dir = std::filesystem::path(spec.model_cache_dir) / "trtexec-engines";
     std::filesystem::create_directories(cache_dir);
