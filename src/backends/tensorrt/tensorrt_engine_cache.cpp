@@ -11,13 +11,13 @@
 #include <fmt/format.h>
 
 #include "core/file_hash.hpp"
+#include "core/fnv1a.hpp"
 
 namespace inferbench {
 namespace {
 
 // Bumped when inferbench changes how it builds engines (flags, profiles), which the key cannot see.
 constexpr std::string_view kCacheFormat = "inferbench-tensorrt-engine 1";
-constexpr std::uint64_t kFnvPrime = 0x100000001b3ULL;
 
 }  // namespace
 
@@ -42,7 +42,7 @@ EngineCachePaths engine_cache_paths(const std::filesystem::path& dir, const std:
     const std::string stem = fmt::format(
         "{}.{}.b{}.{}.sm{}.trt{}.{}", slug(std::filesystem::path(model_path).stem().string()), to_string(key.precision),
         key.batch_size, slug(key.gpu_name), key.compute_capability.value(), key.tensorrt_version,
-        hex64(fnv1a64(std::span<const char>(text.data(), text.size()))));
+        hex64(fnv1a64(text)));
     return {dir / (stem + ".engine"), dir / (stem + ".key")};
 }
 
@@ -55,14 +55,6 @@ std::filesystem::path resolve_cache_dir(const std::string& option, const std::st
     if (!option.empty()) return option;
     if (!model_cache_dir.empty()) return std::filesystem::path(model_cache_dir) / "tensorrt";
     return std::filesystem::temp_directory_path() / "inferbench-tensorrt";
-}
-
-std::uint64_t fnv1a64(std::span<const char> bytes, std::uint64_t state) {
-    for (char c : bytes) {
-        state ^= static_cast<unsigned char>(c);
-        state *= kFnvPrime;
-    }
-    return state;
 }
 
 std::string hex64(std::uint64_t value) { return fmt::format("{:016x}", value); }

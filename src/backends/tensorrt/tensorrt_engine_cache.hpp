@@ -46,8 +46,6 @@ std::filesystem::path timing_cache_path(const std::filesystem::path& dir, std::s
 // The option when given, else <model cache dir>/tensorrt, else a folder in the temporary directory.
 std::filesystem::path resolve_cache_dir(const std::string& option, const std::string& model_cache_dir);
 
-inline constexpr std::uint64_t kFnvOffsetBasis = 0xcbf29ce484222325ULL;
-std::uint64_t fnv1a64(std::span<const char> bytes, std::uint64_t state = kFnvOffsetBasis);
 std::string hex64(std::uint64_t value);  // 16 lowercase hex digits
 std::string hash_file(const std::filesystem::path& path);  // hex64(hash_file_contents(path)); throws runtime_error
 std::string slug(std::string_view text);  // "NVIDIA H100 80GB HBM3" -> "nvidia-h100-80gb-hbm3"
