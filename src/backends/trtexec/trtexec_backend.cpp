@@ -92,34 +92,6 @@ std::vector<IterationRecord> read_times(const std::filesystem::path& path, bool 
 
 }  // namespace
 
-std::vector<BackendOption> trtexec_option_list() {
-    return {
-        {"trtexec", "", "path to trtexec; empty: trtexec on PATH, then /usr/src/tensorrt/bin/trtexec"},
-        {"extra_args", "",
-         "more trtexec arguments, separated by spaces, given to the engine build and to the run "
-         "(e.g. --useCudaGraph, or --calib=CACHE for int8)"},
-    };
-}
-
-TrtexecOptions parse_trtexec_options(const OptionMap& options) {
-    TrtexecOptions parsed;
-    for (const auto& [key, value] : options) {
-        if (key == "trtexec") {
-            parsed.trtexec = std::string(trim(value));
-        } else if (key == "extra_args") {
-            std::string_view rest = trim(value);
-            while (!rest.empty()) {
-                const auto space = rest.find(' ');
-                parsed.extra_args.emplace_back(rest.substr(0, space));
-                rest = space == std::string_view::npos ? std::string_view{} : trim(rest.substr(space));
-            }
-        } else {
-            throw UserError(fmt::format("unknown trtexec option '{}' (valid: trtexec, extra_args)", key));
-        }
-    }
-    return parsed;
-}
-
 std::optional<std::filesystem::path> find_trtexec(const TrtexecOptions& options) {
     if (!options.trtexec.empty()) {
         if (is_executable(options.trtexec)) return std::filesystem::path(options.trtexec);

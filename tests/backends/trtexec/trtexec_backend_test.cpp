@@ -276,8 +276,13 @@ TEST(TrtexecOptions, ParsedAndChecked) {
         parse_trtexec_options({{"trtexec", " /opt/trt/trtexec "}, {"extra_args", " --useCudaGraph  --noDataTransfers"}});
     EXPECT_EQ(options.trtexec, "/opt/trt/trtexec");
     EXPECT_EQ(options.extra_args, (std::vector<std::string>{"--useCudaGraph", "--noDataTransfers"}));
-    EXPECT_THROW(parse_trtexec_options({{"threads", "2"}}), UserError);
     EXPECT_EQ(trtexec_option_list().size(), 2u);
+    const TrtexecOptions defaults = parse_trtexec_options({});
+    EXPECT_EQ(defaults.trtexec, "");
+    EXPECT_TRUE(defaults.extra_args.empty());
+    // The same one-line error as every backend's (backends/options.hpp).
+    EXPECT_THAT([] { parse_trtexec_options({{"threads", "2"}}); },
+                ::testing::ThrowsMessage<UserError>("unknown trtexec option 'threads'; valid options: trtexec, extra_args"));
 }
 
 TEST(TrtexecModule, LoadsThroughTheRegistry) {
