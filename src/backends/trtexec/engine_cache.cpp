@@ -7,14 +7,14 @@
 
 #include <fmt/format.h>
 
-#include "backends/trtexec/process.hpp"
 #include "backends/trtexec/trtexec_log.hpp"
+#include "core/subprocess.hpp"
 #include "core/units.hpp"
 
 namespace inferbench::trtexec {
 namespace {
 
-constexpr std::int64_t kProbeTimeoutNs = 30'000'000'000;
+constexpr int kProbeTimeoutMs = 30'000;
 
 std::string proc_gpu_name(int index) {
     std::error_code ec;
@@ -57,11 +57,11 @@ std::string timing_cache_file_name(const std::string& gpu_name, const std::strin
 }
 
 std::string probe_gpu_name(int index) {
-    const auto smi = capture_output({"nvidia-smi", "--query-gpu=name", "--format=csv,noheader", "-i",
-                                     std::to_string(index)},
-                                    kProbeTimeoutNs);
-    if (smi) {
-        const std::string_view name = trim(std::string_view(*smi).substr(0, smi->find('\n')));
+    const CapturedRun smi = run_captured(
+        {"nvidia-smi", "--query-gpu=name", "--format=csv,noheader", "-i", std::to_string(index)}, std::nullopt,
+        kProbeTimeoutMs);
+    if (smi.status.success() && !smi.timed_out) {
+        const std::string_view name = trim(std::string_view(smi.out).substr(0, smi.out.find('\n')));
         if (!name.empty()) return std::string(name);
     }
     const std::string from_proc = proc_gpu_name(index);
@@ -71,8 +71,9 @@ std::string probe_gpu_name(int index) {
 std::string probe_tensorrt_version(const std::filesystem::path& trtexec) {
     // --help exists in every trtexec and prints the banner with the version first; its exit code
     // differs between versions, so any is accepted.
-    const auto text = capture_output({trtexec.string(), "--help"}, kProbeTimeoutNs, false);
-    const std::string version = text ? find_tensorrt_version(*text) : std::string();
+    const CapturedRun help = run_captured({trtexec.string(), "--help"}, std::nullopt, kProbeTimeoutMs);
+    const bool answered = help.status.exited && !help.timed_out;
+    const std::string version = answered ? find_tensorrt_version(help.out + help.err) : std::string();
     return version.empty() ? "unknown" : version;
 }
 

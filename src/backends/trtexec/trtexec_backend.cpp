@@ -1,5 +1,6 @@
 #include "backends/trtexec/trtexec_backend.hpp"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -7,12 +8,12 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "backends/trtexec/engine_cache.hpp"
-#include "backends/trtexec/process.hpp"
 #include "backends/trtexec/trtexec_command.hpp"
 #include "backends/trtexec/trtexec_log.hpp"
 #include "backends/trtexec/trtexec_times.hpp"
@@ -20,6 +21,7 @@
 #include "core/error.hpp"
 #include "core/file_hash.hpp"
 #include "core/subprocess.hpp"
+#include "core/supervise.hpp"
 #include "core/temp_dir.hpp"
 #include "core/units.hpp"
 #include "models/onnx_reader.hpp"
@@ -53,6 +55,23 @@ std::vector<OnnxInput> command_inputs(const models::onnx::OnnxGraphSignature& si
         inputs.push_back(std::move(input));
     }
     return inputs;
+}
+
+// A stop (Ctrl-C) reaches trtexec as SIGINT first, so that it can still write the times it measured.
+StopPolicy stop_policy(const std::function<bool()>& should_stop) {
+    StopPolicy policy;
+    policy.should_stop = should_stop;
+    policy.signals = {SIGINT, SIGTERM, SIGKILL};
+    policy.grace_ns = 2'000'000'000;
+    return policy;
+}
+
+// The text of a log trtexec wrote; empty when there is none.
+std::string read_text_file(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
 }
 
 // The last `count` lines of a tool's output, for one-line failure reasons.
@@ -174,12 +193,12 @@ void TrtexecBackend::build_engine(const std::string& model_path, const Benchmark
     const CommandLine command = engine_build_command(build);
     for (const auto& note : command.notes) std::fprintf(stderr, "trtexec: note: %s\n", note.c_str());
     const std::filesystem::path log_path = engine_path_.string() + ".build.log";
-    const ProcessResult result = run_process(command.argv, log_path);
+    const Supervised result = run_logged(command.argv, log_path, stop_policy({}));
     std::error_code ec;
-    if (!result.ok() || !std::filesystem::is_regular_file(partial, ec)) {
+    if (!result.status.success() || !std::filesystem::is_regular_file(partial, ec)) {
         std::filesystem::remove(partial, ec);
         throw std::runtime_error(fmt::format("trtexec could not build an engine from {} ({}; log {}): {}", model_path,
-                                             result.describe(), log_path.string(),
+                                             result.status.describe(), log_path.string(),
                                              last_lines(read_text_file(log_path), 5)));
     }
     std::filesystem::rename(partial, engine_path_);
@@ -197,14 +216,13 @@ void TrtexecBackend::run_own_loop(const LoopSettings& settings, IterationSink& s
     const EngineRun run{trtexec_.string(), engine_path_.string(), (dir.path() / "times.json").string(),
                         settings.warmup_ns, settings.duration_ns, settings.min_iterations, shapes_, device_,
                         options_.extra_args};
-    ProcessOptions process;
-    process.should_stop = [&sink] { return sink.stop_requested(); };
-    const ProcessResult result = run_process(engine_run_command(run), dir.path() / "trtexec.log", process);
+    const Supervised result = run_logged(engine_run_command(run), dir.path() / "trtexec.log",
+                                         stop_policy([&sink] { return sink.stop_requested(); }));
     const std::int64_t exit_ns = monotonic_ns();
     const std::string log_text = read_text_file(dir.path() / "trtexec.log");
     const TrtexecLog log = parse_trtexec_log(log_text);
-    if (!result.stopped && (!result.ok() || log.passed == false))
-        throw std::runtime_error(fmt::format("trtexec {}: {}", result.describe(), last_lines(log_text, 5)));
+    if (!result.stopped && (!result.status.success() || log.passed == false))
+        throw std::runtime_error(fmt::format("trtexec failed ({}): {}", result.status.describe(), last_lines(log_text, 5)));
     for (const auto& warning : log.warnings) std::fprintf(stderr, "trtexec: warning: %s\n", warning.c_str());
     std::vector<IterationRecord> records = read_times(dir.path() / "times.json", result.stopped);
     anchor_to_exit(records, exit_ns);

@@ -8,10 +8,10 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "backends/registry.hpp"
-#include "backends/trtexec/process.hpp"
 #include "common/scratch_dir.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"
@@ -161,7 +161,8 @@ TEST_F(TrtexecBackendTest, LoadBuildsTheEngineOnceThenReusesIt) {
     EXPECT_EQ(first.version(), "10.9.0");
     EXPECT_EQ(first.engine_path().parent_path(), scratch_.path() / "cache" / "trtexec-engines");
     EXPECT_THAT(first.engine_path().filename().string(), HasSubstr("-fp16-b4-nvidia-h200-trt10.9.0.engine"));
-    EXPECT_EQ(read_text_file(first.engine_path()), "serialized engine\n");
+    std::ifstream engine(first.engine_path());
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(engine), {}), "serialized engine\n");
     ASSERT_EQ(builds(), 1u);
     const auto lines = calls();
     const std::string build = *std::find_if(lines.begin(), lines.end(), [](const std::string& line) {
@@ -242,7 +243,7 @@ TEST_F(TrtexecBackendTest, FailingRunIsAnErrorWithTrtexecsLastLines) {
         backend.run_own_loop(settings(), sink);
         FAIL() << "trtexec failed";
     } catch (const std::runtime_error& e) {
-        EXPECT_THAT(e.what(), HasSubstr("trtexec exited with code 1: [E] Error[1]: IRuntime::deserializeCudaEngine"));
+        EXPECT_THAT(e.what(), HasSubstr("trtexec failed (exit code 1): [E] Error[1]: IRuntime::deserializeCudaEngine"));
         EXPECT_THAT(e.what(), HasSubstr("&&&& FAILED"));
     }
     EXPECT_TRUE(sink.records.empty());
