@@ -13,13 +13,13 @@
 
 #include <fmt/format.h>
 
-#include "backends/trtexec/engine_cache.hpp"
+#include "backends/tensorrt/tensorrt_engine_cache.hpp"
 #include "backends/trtexec/trtexec_command.hpp"
 #include "backends/trtexec/trtexec_log.hpp"
+#include "backends/trtexec/trtexec_probe.hpp"
 #include "backends/trtexec/trtexec_times.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"
-#include "core/file_hash.hpp"
 #include "core/subprocess.hpp"
 #include "core/supervise.hpp"
 #include "core/temp_dir.hpp"
@@ -55,6 +55,21 @@ std::vector<OnnxInput> command_inputs(const models::onnx::OnnxGraphSignature& si
         inputs.push_back(std::move(input));
     }
     return inputs;
+}
+
+// The key of the shared TensorRT engine cache; trtexec asks no CUDA API, so the compute capability is
+// not known, and the extra arguments are what else changes the engine.
+EngineKey engine_key(const std::string& model_path, const BenchmarkSpec& spec, const std::string& gpu,
+                     const std::string& tensorrt_version, const std::vector<std::string>& extra_args) {
+    EngineKey key;
+    key.model_hash = hash_file(model_path);
+    key.model_size_bytes = std::filesystem::file_size(model_path);
+    key.precision = spec.precision;
+    key.batch_size = spec.batch_size;
+    key.gpu_name = gpu;
+    key.tensorrt_version = tensorrt_version;
+    key.build_settings = fmt::format("builder=trtexec extra_args=[{}]", join(extra_args, " "));
+    return key;
 }
 
 // A stop (Ctrl-C) reaches trtexec as SIGINT first, so that it can still write the times it measured.
@@ -174,12 +189,10 @@ void TrtexecBackend::build_engine(const std::string& model_path, const Benchmark
     const std::string gpu = probe_gpu_name(device_);
     const std::filesystem::path cache_dir = std::filesystem::path(spec.model_cache_dir) / "trtexec-engines";
     std::filesystem::create_directories(cache_dir);
-    const std::string joined_args = join(options_.extra_args, " ");
-    const EngineKey key{std::filesystem::path(model_path).stem().string(), hash_file_contents(model_path), spec.precision,
-                        spec.batch_size, gpu, tensorrt_version_,
-                        joined_args.empty() ? 0 : hash_bytes(std::as_bytes(std::span(joined_args)))};
-    engine_path_ = cache_dir / engine_file_name(key);
-    if (std::filesystem::exists(engine_path_)) {
+    const EngineKey key = engine_key(model_path, spec, gpu, tensorrt_version_, options_.extra_args);
+    const EngineCachePaths paths = engine_cache_paths(cache_dir, model_path, key);
+    engine_path_ = paths.engine;
+    if (cached_engine_matches(paths, key)) {
         engine_was_cached_ = true;
         std::fprintf(stderr, "trtexec: reusing the cached engine %s\n", engine_path_.c_str());
         return;
@@ -187,7 +200,7 @@ void TrtexecBackend::build_engine(const std::string& model_path, const Benchmark
     // Built under a private name and renamed: a concurrent or interrupted build never leaves half an engine.
     const std::string partial = engine_path_.string() + fmt::format(".partial-{}", getpid());
     const EngineBuild build{trtexec_.string(), model_path, partial,
-                            (cache_dir / timing_cache_file_name(gpu, tensorrt_version_)).string(),
+                            timing_cache_path(cache_dir, gpu, {}, tensorrt_version_).string(),
                             spec.precision, spec.batch_size, inputs, device_, tensorrt_version_,
                             options_.extra_args};
     const CommandLine command = engine_build_command(build);
@@ -202,6 +215,7 @@ void TrtexecBackend::build_engine(const std::string& model_path, const Benchmark
                                              last_lines(read_text_file(log_path), 5)));
     }
     std::filesystem::rename(partial, engine_path_);
+    write_engine_key(paths, key);  // after the engine: a crash between the two leaves an entry that is rebuilt
     std::fprintf(stderr, "trtexec: built %s for %s with TensorRT %s\n", engine_path_.c_str(), gpu.c_str(),
                  tensorrt_version_.c_str());
 }

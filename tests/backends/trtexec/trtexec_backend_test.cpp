@@ -22,6 +22,7 @@ namespace {
 
 using ::testing::Contains;
 using ::testing::HasSubstr;
+using ::testing::MatchesRegex;
 
 // What the fake trtexec does after its argument loop, besides building engines.
 constexpr const char* kMeasure = "cat '" INFERBENCH_FIXTURES_DIR "/trtexec/trt10-resnet50-summary.log'\nwrite_times\n";
@@ -160,7 +161,9 @@ TEST_F(TrtexecBackendTest, LoadBuildsTheEngineOnceThenReusesIt) {
     EXPECT_FALSE(first.engine_was_cached());
     EXPECT_EQ(first.version(), "10.9.0");
     EXPECT_EQ(first.engine_path().parent_path(), scratch_.path() / "cache" / "trtexec-engines");
-    EXPECT_THAT(first.engine_path().filename().string(), HasSubstr("-fp16-b4-nvidia-h200-trt10.9.0.engine"));
+    EXPECT_THAT(first.engine_path().filename().string(),
+                MatchesRegex(".*\\.fp16\\.b4\\.nvidia-h200\\.trt10-9-0\\.[0-9a-f]{16}\\.engine"));
+    EXPECT_TRUE(std::filesystem::is_regular_file(std::filesystem::path(first.engine_path()).replace_extension(".key")));
     std::ifstream engine(first.engine_path());
     EXPECT_EQ(std::string(std::istreambuf_iterator<char>(engine), {}), "serialized engine\n");
     ASSERT_EQ(builds(), 1u);
@@ -171,7 +174,7 @@ TEST_F(TrtexecBackendTest, LoadBuildsTheEngineOnceThenReusesIt) {
     EXPECT_THAT(build, HasSubstr("--onnx=" + model_.string()));
     EXPECT_THAT(build, HasSubstr(" --fp16 --minShapes=image:4x3x8x8 --optShapes=image:4x3x8x8 "
                                  "--maxShapes=image:4x3x8x8 --timingCacheFile="));
-    EXPECT_THAT(build, HasSubstr("timing-nvidia-h200-trt10.9.0.cache --device=0 --skipInference"));
+    EXPECT_THAT(build, HasSubstr("timing.nvidia-h200.trt10-9-0.cache --device=0 --skipInference"));
 
     TrtexecBackend second;
     second.load(model_.string(), spec());
@@ -185,6 +188,24 @@ TEST_F(TrtexecBackendTest, LoadBuildsTheEngineOnceThenReusesIt) {
     third.load(model_.string(), other_batch);
     EXPECT_FALSE(third.engine_was_cached());
     EXPECT_EQ(builds(), 2u) << "another batch is another engine";
+
+    BenchmarkSpec other_args = spec();
+    other_args.backend_options = {{"extra_args", "--useCudaGraph"}};
+    TrtexecBackend fourth;
+    fourth.load(model_.string(), other_args);
+    EXPECT_FALSE(fourth.engine_was_cached());
+    EXPECT_NE(fourth.engine_path(), first.engine_path()) << "other arguments build another engine";
+    EXPECT_EQ(builds(), 3u);
+}
+
+TEST_F(TrtexecBackendTest, AnEngineWhoseKeyDoesNotMatchIsRebuilt) {
+    TrtexecBackend first;
+    first.load(model_.string(), spec());
+    std::ofstream(std::filesystem::path(first.engine_path()).replace_extension(".key"), std::ios::app) << "stale\n";
+    TrtexecBackend second;
+    second.load(model_.string(), spec());
+    EXPECT_FALSE(second.engine_was_cached());
+    EXPECT_EQ(builds(), 2u);
 }
 
 TEST_F(TrtexecBackendTest, RunOwnLoopDeliversEveryQueryOnTheMonotonicClock) {

@@ -1,11 +1,8 @@
-#include "backends/trtexec/engine_cache.hpp"
+#include "backends/trtexec/trtexec_probe.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <fstream>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "backends/trtexec/trtexec_log.hpp"
 #include "core/subprocess.hpp"
@@ -32,29 +29,6 @@ std::string proc_gpu_name(int index) {
 }
 
 }  // namespace
-
-std::string file_name_slug(const std::string& text) {
-    std::string slug;
-    for (const char c : text) {
-        const auto u = static_cast<unsigned char>(c);
-        if (std::isalnum(u) || c == '.' || c == '_') slug += static_cast<char>(std::tolower(u));
-        else if (!slug.empty() && slug.back() != '-') slug += '-';
-    }
-    while (slug.ends_with('-')) slug.pop_back();
-    return slug.empty() ? "unnamed" : slug;
-}
-
-std::string engine_file_name(const EngineKey& key) {
-    std::string name = fmt::format("{}-{:016x}-{}-b{}-{}-trt{}", file_name_slug(key.model_stem), key.model_hash,
-                                   to_string(key.precision), key.batch_size, file_name_slug(key.gpu_name),
-                                   file_name_slug(key.tensorrt_version));
-    if (key.extra_args_hash != 0) name += fmt::format("-a{:08x}", key.extra_args_hash & 0xffffffffu);
-    return name + ".engine";
-}
-
-std::string timing_cache_file_name(const std::string& gpu_name, const std::string& tensorrt_version) {
-    return fmt::format("timing-{}-trt{}.cache", file_name_slug(gpu_name), file_name_slug(tensorrt_version));
-}
 
 std::string probe_gpu_name(int index) {
     const CapturedRun smi = run_captured(
