@@ -14,9 +14,8 @@ std::string symbol_of(const DeclaredShape& declared, std::size_t d) {
 
 }  // namespace
 
-std::vector<std::int64_t> resolve_batch_shape(const DeclaredShape& declared, std::int64_t batch,
-                                              std::string_view model, std::string_view input,
-                                              std::string_view other_fix) {
+std::vector<std::int64_t> resolve_batch_shape(const DeclaredShape& declared, std::int64_t batch, std::string_view model,
+                                              std::string_view input, std::string_view other_fix) {
     std::vector<std::int64_t> shape = declared.dims;
     if (shape.empty()) return shape;
     for (std::size_t d = 1; d < shape.size(); ++d) {

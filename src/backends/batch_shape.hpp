@@ -22,9 +22,8 @@ struct DeclaredShape {
 // dimension. A dynamic dimension after the first, or a fixed batch other than `batch`, is a UserError
 // naming the input, the model and the dimension, and saying how to export the model instead.
 // `other_fix` is a backend's own way around a dynamic dimension, said after that ("or ...").
-std::vector<std::int64_t> resolve_batch_shape(const DeclaredShape& declared, std::int64_t batch,
-                                              std::string_view model, std::string_view input,
-                                              std::string_view other_fix = {});
+std::vector<std::int64_t> resolve_batch_shape(const DeclaredShape& declared, std::int64_t batch, std::string_view model,
+                                              std::string_view input, std::string_view other_fix = {});
 std::vector<std::int64_t> resolve_batch_shape(std::span<const std::int64_t> declared, std::int64_t batch,
                                               std::string_view model, std::string_view input,
                                               std::string_view other_fix = {});

@@ -19,8 +19,10 @@ namespace {
 constexpr int kPollMs = 20;
 
 void send(const Child& child, const StopPolicy& policy, int signal_number) {
-    if (policy.whole_group) child.signal_group(signal_number);
-    else child.signal(signal_number);
+    if (policy.whole_group)
+        child.signal_group(signal_number);
+    else
+        child.signal(signal_number);
 }
 
 }  // namespace
@@ -40,21 +42,24 @@ Supervised supervise(Child& child, const StopPolicy& policy, const std::function
             result.timed_out = policy.timeout_ns > 0 && now - start_ns >= policy.timeout_ns;
             result.stopped = result.timed_out || (policy.should_stop && policy.should_stop());
         }
-        const bool signal_due = result.stopped && sent < policy.signals.size() &&
-                                (sent == 0 || now - last_signal_ns >= policy.grace_ns);
+        const bool signal_due =
+            result.stopped && sent < policy.signals.size() && (sent == 0 || now - last_signal_ns >= policy.grace_ns);
         if (signal_due) {
             send(child, policy, policy.signals[sent++]);
             last_signal_ns = now;
         }
-        if (between) between(kPollMs);
-        else std::this_thread::sleep_for(std::chrono::milliseconds(kPollMs));
+        if (between)
+            between(kPollMs);
+        else
+            std::this_thread::sleep_for(std::chrono::milliseconds(kPollMs));
     }
 }
 
 Supervised run_logged(const std::vector<std::string>& argv, const std::filesystem::path& log,
                       const StopPolicy& policy) {
     if (argv.empty()) throw std::logic_error("run_logged: empty argv");
-    if (!find_program(argv[0])) throw EnvironmentError(fmt::format("cannot run {}: not found or not executable", argv[0]));
+    if (!find_program(argv[0]))
+        throw EnvironmentError(fmt::format("cannot run {}: not found or not executable", argv[0]));
     const UniqueFd file(open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
     if (!file) throw EnvironmentError(fmt::format("cannot write {}: {}", log.string(), std::strerror(errno)));
     SpawnOptions options;

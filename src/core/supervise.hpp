@@ -17,11 +17,11 @@
 namespace inferbench {
 
 struct StopPolicy {
-    std::function<bool()> should_stop;   // polled; true starts the stop
-    std::int64_t timeout_ns = 0;         // counted from supervise(); 0: none. Reaching it starts the stop too
-    std::vector<int> signals{SIGKILL};   // the stop: the first at once, each next one grace_ns later
+    std::function<bool()> should_stop;  // polled; true starts the stop
+    std::int64_t timeout_ns = 0;        // counted from supervise(); 0: none. Reaching it starts the stop too
+    std::vector<int> signals{SIGKILL};  // the stop: the first at once, each next one grace_ns later
     std::int64_t grace_ns = 2'000'000'000;
-    bool whole_group = false;            // to the child's process group (spawned with new_process_group)
+    bool whole_group = false;  // to the child's process group (spawned with new_process_group)
 };
 
 struct Supervised {

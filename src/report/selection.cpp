@@ -149,7 +149,8 @@ std::vector<BenchmarkGroup> group_benchmarks(const std::vector<store::BenchmarkR
                               sanitize_file_part(b.precision) +
                               (b.variant.empty() ? "" : "-" + sanitize_file_part(b.variant));
             // File names stay well under 255 bytes whatever the swept options; a hash keeps them apart.
-            if (key.size() > kMaxKey) key = fmt::format("{}-{:08x}", key.substr(0, kMaxKey - 9), fnv1a64(key) & 0xffffffffU);
+            if (key.size() > kMaxKey)
+                key = fmt::format("{}-{:08x}", key.substr(0, kMaxKey - 9), fnv1a64(key) & 0xffffffffU);
             // Different texts may sanitize alike ("cuda:0", "cuda_0"); file names must stay apart.
             const std::string base = key;
             for (int n = 2; keys.contains(key); ++n) key = fmt::format("{}-{}", base, n);

@@ -84,7 +84,8 @@ TEST(RunLogged, BothStreamsGoToTheLog) {
 // A child that closes its output early still meets the timeout (it used to be waited for without one).
 TEST(RunCaptured, TheTimeoutHoldsForAChildThatClosedItsOutput) {
     const std::int64_t begin = monotonic_ns();
-    const CapturedRun run = run_captured({"/bin/sh", "-c", "echo early; exec >/dev/null 2>&1; sleep 30"}, std::nullopt, 200);
+    const CapturedRun run =
+        run_captured({"/bin/sh", "-c", "echo early; exec >/dev/null 2>&1; sleep 30"}, std::nullopt, 200);
     EXPECT_TRUE(run.timed_out);
     EXPECT_EQ(run.out, "early\n");
     EXPECT_LT(monotonic_ns() - begin, 10'000 * kMs);

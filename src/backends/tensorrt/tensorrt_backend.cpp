@@ -140,10 +140,8 @@ std::unique_ptr<nvinfer1::ICudaEngine> TensorRtBackend::engine_for(const std::st
                      paths.engine.c_str(), logger_.take_last_error().c_str());
         remove_cached_engine(paths);
     }
-    const EngineBuildRequest request{model,   spec.batch_size,
-                                     plan,    options,
-                                     timing_cache_path(dir, gpu.name, gpu.compute_capability, to_string(library_version())),
-                                     spec.seed};
+    const auto timing_cache = timing_cache_path(dir, gpu.name, gpu.compute_capability, to_string(library_version()));
+    const EngineBuildRequest request{model, spec.batch_size, plan, options, timing_cache, spec.seed};
     const std::int64_t begin = monotonic_ns();
     const std::vector<char> bytes = build_engine(request, logger_);
     std::fprintf(stderr, "tensorrt: built the %s engine (%s) in %.1f s\n", std::string(to_string(spec.precision)).c_str(),

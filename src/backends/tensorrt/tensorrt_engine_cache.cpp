@@ -45,15 +45,15 @@ std::string build_settings_text(const TensorRtOptions& options, const BuildFlags
 
 EngineCachePaths engine_cache_paths(const std::filesystem::path& dir, const std::string& model_path, const EngineKey& key) {
     const std::string text = to_text(key);
-    const std::string stem = fmt::format(
-        "{}.{}.b{}.{}{}.trt{}.{}", slug(std::filesystem::path(model_path).stem().string()), to_string(key.precision),
-        key.batch_size, slug(key.gpu_name), sm_part(key.compute_capability), slug(key.tensorrt_version),
-        hex64(fnv1a64(text)));
+    const std::string stem =
+        fmt::format("{}.{}.b{}.{}{}.trt{}.{}", slug(std::filesystem::path(model_path).stem().string()),
+                    to_string(key.precision), key.batch_size, slug(key.gpu_name), sm_part(key.compute_capability),
+                    slug(key.tensorrt_version), hex64(fnv1a64(text)));
     return {dir / (stem + ".engine"), dir / (stem + ".key")};
 }
 
-std::filesystem::path timing_cache_path(const std::filesystem::path& dir, std::string_view gpu_name, ComputeCapability cc,
-                                        std::string_view tensorrt_version) {
+std::filesystem::path timing_cache_path(const std::filesystem::path& dir, std::string_view gpu_name,
+                                        ComputeCapability cc, std::string_view tensorrt_version) {
     return dir / fmt::format("timing.{}{}.trt{}.cache", slug(gpu_name), sm_part(cc), slug(tensorrt_version));
 }
 

@@ -43,8 +43,8 @@ struct EngineCachePaths {
 // other's engine.
 EngineCachePaths engine_cache_paths(const std::filesystem::path& dir, const std::string& model_path, const EngineKey& key);
 // Timing caches hold kernel timings of one GPU model and one TensorRT version; any model may share them.
-std::filesystem::path timing_cache_path(const std::filesystem::path& dir, std::string_view gpu_name, ComputeCapability cc,
-                                        std::string_view tensorrt_version);
+std::filesystem::path timing_cache_path(const std::filesystem::path& dir, std::string_view gpu_name,
+                                        ComputeCapability cc, std::string_view tensorrt_version);
 // The option when given, else <model cache dir>/tensorrt, else a folder in the temporary directory.
 std::filesystem::path resolve_cache_dir(const std::string& option, const std::string& model_cache_dir);
 

@@ -199,10 +199,9 @@ void TrtexecBackend::build_engine(const std::string& model_path, const Benchmark
     }
     // Built under a private name and renamed: a concurrent or interrupted build never leaves half an engine.
     const std::string partial = engine_path_.string() + fmt::format(".partial-{}", getpid());
-    const EngineBuild build{trtexec_.string(), model_path, partial,
-                            timing_cache_path(cache_dir, gpu, {}, tensorrt_version_).string(),
-                            spec.precision, spec.batch_size, inputs, device_, tensorrt_version_,
-                            options_.extra_args};
+    const std::string timing_cache = timing_cache_path(cache_dir, gpu, {}, tensorrt_version_).string();
+    const EngineBuild build{trtexec_.string(), model_path, partial, timing_cache,      spec.precision,
+                            spec.batch_size,   inputs,     device_, tensorrt_version_, options_.extra_args};
     const CommandLine command = engine_build_command(build);
     for (const auto& note : command.notes) std::fprintf(stderr, "trtexec: note: %s\n", note.c_str());
     const std::filesystem::path log_path = engine_path_.string() + ".build.log";
@@ -236,7 +235,8 @@ void TrtexecBackend::run_own_loop(const LoopSettings& settings, IterationSink& s
     const std::string log_text = read_text_file(dir.path() / "trtexec.log");
     const TrtexecLog log = parse_trtexec_log(log_text);
     if (!result.stopped && (!result.status.success() || log.passed == false))
-        throw std::runtime_error(fmt::format("trtexec failed ({}): {}", result.status.describe(), last_lines(log_text, 5)));
+        throw std::runtime_error(
+            fmt::format("trtexec failed ({}): {}", result.status.describe(), last_lines(log_text, 5)));
     for (const auto& warning : log.warnings) std::fprintf(stderr, "trtexec: warning: %s\n", warning.c_str());
     std::vector<IterationRecord> records = read_times(dir.path() / "times.json", result.stopped);
     anchor_to_exit(records, exit_ns);

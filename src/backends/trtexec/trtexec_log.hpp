@@ -70,7 +70,8 @@ struct TrtexecLog {
 
 TrtexecLog parse_trtexec_log(std::string_view text);
 
-// The version from "[TensorRT vNNNN]" (decoded as getInferLibVersion(), backends/tensorrt/tensorrt_platform) or "TensorRT version: X.Y.Z" in the first matching line; empty if none.
+// The version from "[TensorRT vNNNN]" (decoded as getInferLibVersion(), backends/tensorrt/tensorrt_platform) or
+// "TensorRT version: X.Y.Z" in the first matching line; empty if none.
 std::string find_tensorrt_version(std::string_view text);
 
 // The flags of one command line. `text` is trtexec's argv joined by spaces, as it prints it.

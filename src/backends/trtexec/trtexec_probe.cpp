@@ -31,9 +31,9 @@ std::string proc_gpu_name(int index) {
 }  // namespace
 
 std::string probe_gpu_name(int index) {
-    const CapturedRun smi = run_captured(
-        {"nvidia-smi", "--query-gpu=name", "--format=csv,noheader", "-i", std::to_string(index)}, std::nullopt,
-        kProbeTimeoutMs);
+    const CapturedRun smi =
+        run_captured({"nvidia-smi", "--query-gpu=name", "--format=csv,noheader", "-i", std::to_string(index)},
+                     std::nullopt, kProbeTimeoutMs);
     if (smi.status.success() && !smi.timed_out) {
         const std::string_view name = trim(std::string_view(smi.out).substr(0, smi.out.find('\n')));
         if (!name.empty()) return std::string(name);

@@ -47,7 +47,9 @@ TEST(TensorRtEngineCache, EveryFieldChangesTheKeyAndTheFileName) {
         [](EngineKey& k) { k.precision = Precision::int8; },
         [](EngineKey& k) { k.batch_size = 16; },
         [](EngineKey& k) { k.gpu_name = "NVIDIA H100 80GB HBM3"; },
-        [](EngineKey& k) { k.compute_capability = {8, 9}; },
+        [](EngineKey& k) {
+            k.compute_capability = {8, 9};
+        },
         [](EngineKey& k) { k.tensorrt_version = "10.3.1"; },
         [](EngineKey& k) {
             TensorRtOptions options;
@@ -82,7 +84,8 @@ TEST(TensorRtEngineCache, FileNamesAreReadableAndCarryADigest) {
                 MatchesRegex("resnet-50\\.fp16\\.b8\\.nvidia-h200\\.sm90\\.trt10-3-0\\.[0-9a-f]{16}\\.engine"));
     EXPECT_EQ(paths.key.stem(), paths.engine.stem());
     EXPECT_EQ(paths.key.extension(), ".key");
-    EXPECT_EQ(timing_cache_path("/cache", "NVIDIA H200", {9, 0}, "10.3.0"), "/cache/timing.nvidia-h200.sm90.trt10-3-0.cache");
+    EXPECT_EQ(timing_cache_path("/cache", "NVIDIA H200", {9, 0}, "10.3.0"),
+              "/cache/timing.nvidia-h200.sm90.trt10-3-0.cache");
 }
 
 // trtexec asks no CUDA API: its engines are keyed without a compute capability, and named without one.

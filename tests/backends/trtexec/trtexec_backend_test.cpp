@@ -303,8 +303,11 @@ TEST(TrtexecOptions, ParsedAndChecked) {
     EXPECT_EQ(defaults.trtexec, "");
     EXPECT_TRUE(defaults.extra_args.empty());
     // The same one-line error as every backend's (backends/options.hpp).
-    EXPECT_THAT([] { parse_trtexec_options({{"threads", "2"}}); },
-                ::testing::ThrowsMessage<UserError>("unknown trtexec option 'threads'; valid options: trtexec, extra_args"));
+    EXPECT_THAT(
+        [] {
+            parse_trtexec_options({{"threads", "2"}});
+        },
+        ::testing::ThrowsMessage<UserError>("unknown trtexec option 'threads'; valid options: trtexec, extra_args"));
 }
 
 TEST(TrtexecModule, LoadsThroughTheRegistry) {

@@ -101,7 +101,8 @@ TEST(TrtexecCommand, ShapesThatCannotBeBuilt) {
         shapes_for_batch({{"input", 1, {1, 3, 224, 224}}}, 8, "m.onnx");
         FAIL() << "a fixed batch of 1 cannot run batch 8";
     } catch (const UserError& e) {
-        EXPECT_THAT(e.what(), HasSubstr("input input of model m.onnx has a fixed batch size of 1; to run batch size 8"));
+        EXPECT_THAT(e.what(),
+                    HasSubstr("input input of model m.onnx has a fixed batch size of 1; to run batch size 8"));
     }
     try {
         shapes_for_batch({{"ids", 7, {-1, -1}}}, 8, "m.onnx");
