@@ -17,6 +17,7 @@
 
 #include "core/clock.hpp"
 #include "core/error.hpp"
+#include "core/supervise.hpp"
 
 extern char** environ;
 
@@ -24,6 +25,11 @@ namespace inferbench {
 namespace {
 
 using FdMapping = SpawnOptions::FdMapping;
+
+// After the child ended: how long run_captured still reads what its pipes hold (they end at once,
+// unless something that left the child's group keeps them open).
+constexpr std::int64_t kFinalReadNs = 1'000'000'000;
+constexpr int kFinalReadPollMs = 20;
 
 // Everything the child needs, prepared before fork: between fork and exec only async-signal-safe
 // calls are allowed, so nothing there allocates.
@@ -347,22 +353,20 @@ CapturedRun run_captured(const std::vector<std::string>& argv, std::optional<std
     options.kill_with_parent = true;
     Child child = spawn(argv, options);
     CapturedRun run;
-    const auto append_out = [&run](std::string_view data) { run.out += data; };
-    const auto append_err = [&run](std::string_view data) { run.err += data; };
-    const std::int64_t deadline = timeout_ms > 0 ? child.started_ns() + std::int64_t{timeout_ms} * 1'000'000 : 0;
-    while (child.stdout_pipe() || child.stderr_pipe()) {
-        const std::int64_t now = monotonic_ns();
-        if (deadline > 0 && now >= deadline) {
-            run.timed_out = true;
-            child.signal_group(SIGKILL);
-            break;
-        }
-        const int wait_ms = deadline > 0 ? static_cast<int>(std::min<std::int64_t>((deadline - now) / 1'000'000 + 1, 100)) : 100;
+    const auto read_both = [&](int wait_ms) {
         wait_readable({child.stdout_pipe().get(), child.stderr_pipe().get()}, wait_ms);
-        drain(child.stdout_pipe(), append_out);
-        drain(child.stderr_pipe(), append_err);
-    }
-    run.status = child.wait();
+        drain(child.stdout_pipe(), [&run](std::string_view data) { run.out += data; });
+        drain(child.stderr_pipe(), [&run](std::string_view data) { run.err += data; });
+    };
+    StopPolicy policy;
+    policy.timeout_ns = std::int64_t{timeout_ms} * 1'000'000;
+    policy.whole_group = true;
+    const Supervised supervised = supervise(child, policy, read_both);
+    // What the child wrote just before it ended is still in the pipes; its group is gone, so they end.
+    const std::int64_t give_up_ns = monotonic_ns() + kFinalReadNs;
+    while ((child.stdout_pipe() || child.stderr_pipe()) && monotonic_ns() < give_up_ns) read_both(kFinalReadPollMs);
+    run.status = supervised.status;
+    run.timed_out = supervised.timed_out;
     return run;
 }
 

@@ -1,7 +1,7 @@
 // The one way inferbench starts a child process: fork and exec with the stdio and extra descriptors
-// the caller asks for, nothing else inherited, optionally in a process group of its own. Supervision
-// policy (timeouts, stop signals, what to do with the output) stays with the callers; this file only
-// gives them the pieces: non-blocking pipes, try_wait, group signals, a tail buffer.
+// the caller asks for, nothing else inherited, optionally in a process group of its own. This file
+// gives the pieces (non-blocking pipes, try_wait, group signals, a tail buffer); waiting for a child
+// under a timeout or a stop request is core/supervise.hpp.
 #pragma once
 
 #include <sys/types.h>

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "core/fnv1a.hpp"
+
 namespace inferbench::models {
 
 std::uint64_t splitmix64(std::uint64_t& state) {
@@ -11,15 +13,6 @@ std::uint64_t splitmix64(std::uint64_t& state) {
     z = (z ^ (z >> 30U)) * 0xBF58476D1CE4E5B9ULL;
     z = (z ^ (z >> 27U)) * 0x94D049BB133111EBULL;
     return z ^ (z >> 31U);
-}
-
-std::uint64_t fnv1a64(std::string_view text) {
-    std::uint64_t hash = 0xCBF29CE484222325ULL;
-    for (const char c : text) {
-        hash ^= static_cast<unsigned char>(c);
-        hash *= 0x100000001B3ULL;
-    }
-    return hash;
 }
 
 std::uint64_t tensor_seed(std::uint64_t model_seed, std::string_view tensor_name) {

@@ -14,9 +14,6 @@ namespace inferbench::models {
 // One step of splitmix64 (Steele, Lea, Flood 2014): advances `state` and returns the next output.
 std::uint64_t splitmix64(std::uint64_t& state);
 
-// FNV-1a 64-bit hash of a name; stable across platforms, unlike std::hash.
-std::uint64_t fnv1a64(std::string_view text);
-
 // The seed of one tensor's generator: derived from the model seed and the tensor's name, so a
 // tensor's values do not depend on the order the graph was built in.
 std::uint64_t tensor_seed(std::uint64_t model_seed, std::string_view tensor_name);

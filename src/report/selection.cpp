@@ -9,6 +9,7 @@
 
 #include "analysis/default_run.hpp"
 #include "core/error.hpp"
+#include "core/fnv1a.hpp"
 #include "core/units.hpp"
 
 namespace inferbench::report {
@@ -28,12 +29,6 @@ std::string id_ranges(std::vector<std::int64_t> ids) {
 }
 
 constexpr std::size_t kMaxKey = 160;
-
-std::uint32_t fnv1a(std::string_view text) {
-    std::uint32_t hash = 2166136261u;
-    for (const char c : text) hash = (hash ^ static_cast<unsigned char>(c)) * 16777619u;
-    return hash;
-}
 
 std::vector<std::int64_t> selected_runs(const store::ResultsStore& results, const std::string& spec) {
     const auto runs = results.runs();
@@ -154,7 +149,8 @@ std::vector<BenchmarkGroup> group_benchmarks(const std::vector<store::BenchmarkR
                               sanitize_file_part(b.precision) +
                               (b.variant.empty() ? "" : "-" + sanitize_file_part(b.variant));
             // File names stay well under 255 bytes whatever the swept options; a hash keeps them apart.
-            if (key.size() > kMaxKey) key = fmt::format("{}-{:08x}", key.substr(0, kMaxKey - 9), fnv1a(key));
+            if (key.size() > kMaxKey)
+                key = fmt::format("{}-{:08x}", key.substr(0, kMaxKey - 9), fnv1a64(key) & 0xffffffffU);
             // Different texts may sanitize alike ("cuda:0", "cuda_0"); file names must stay apart.
             const std::string base = key;
             for (int n = 2; keys.contains(key); ++n) key = fmt::format("{}-{}", base, n);

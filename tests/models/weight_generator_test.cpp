@@ -17,12 +17,6 @@ TEST(WeightGenerator, SplitMix64ReferenceValues) {
     EXPECT_EQ(splitmix64(state), 0x06C45D188009454FULL);
 }
 
-TEST(WeightGenerator, Fnv1aReferenceValues) {
-    EXPECT_EQ(fnv1a64(""), 0xCBF29CE484222325ULL);
-    EXPECT_EQ(fnv1a64("a"), 0xAF63DC4C8601EC8CULL);
-    EXPECT_EQ(fnv1a64("foobar"), 0x85944171F73967E8ULL);
-}
-
 TEST(WeightGenerator, TensorSeedsDependOnSeedAndName) {
     EXPECT_EQ(tensor_seed(1, "conv1.weight"), tensor_seed(1, "conv1.weight"));
     EXPECT_NE(tensor_seed(1, "conv1.weight"), tensor_seed(2, "conv1.weight"));

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/fnv1a.hpp"
 #include "models/weight_generator.hpp"
 #include "models/zoo.hpp"
 #include "models/zoo_builders.hpp"

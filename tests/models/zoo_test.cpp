@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
+#include "core/fnv1a.hpp"
 #include "models/onnx_reader.hpp"
 #include "models/shape_inference.hpp"
 #include "models/weight_generator.hpp"

@@ -3,11 +3,12 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string_view>
 #include <utility>
 
-#include "core/clock.hpp"
+#include "core/supervise.hpp"
 
 namespace inferbench::external {
 namespace {
@@ -15,7 +16,6 @@ namespace {
 constexpr std::size_t kStderrKeepBytes = 16384;
 constexpr std::size_t kMaxLineBytes = 16U << 20U;  // a runner that never ends a line is broken
 constexpr std::size_t kTailLineBytes = 300;
-constexpr int kWaitPollMs = 20;
 
 Child start_runner(const std::vector<std::string>& argv, const std::string& input) {
     SpawnOptions options;
@@ -66,22 +66,17 @@ bool ChildProcess::read_lines(int timeout_ms, std::vector<std::string>& lines) {
 void ChildProcess::kill_group() const { child_.signal_group(SIGKILL); }
 
 ExitStatus ChildProcess::wait(std::int64_t timeout_ns) {
-    const std::int64_t deadline = monotonic_ns() + timeout_ns;
-    bool killed = false;
-    while (true) {
-        if (auto status = child_.try_wait()) {
-            drain_stderr();
-            return *status;
-        }
-        if (!killed && monotonic_ns() >= deadline) {
-            kill_group();
-            killed = true;
-        }
-        // Keep reading: a runner blocked on a full pipe would otherwise never end.
-        wait_readable({child_.stderr_pipe().get(), child_.stdout_pipe().get()}, kWaitPollMs);
+    StopPolicy policy;
+    policy.timeout_ns = std::max<std::int64_t>(timeout_ns, 1);  // 0 here means now, not never
+    policy.whole_group = true;
+    // Keep reading: a runner blocked on a full pipe would otherwise never end.
+    const Supervised supervised = supervise(child_, policy, [this](int wait_ms) {
+        wait_readable({child_.stderr_pipe().get(), child_.stdout_pipe().get()}, wait_ms);
         drain_stderr();
         drain_stdout();
-    }
+    });
+    drain_stderr();
+    return supervised.status;
 }
 
 std::string ChildProcess::stderr_tail(std::size_t max_lines) const {

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "backends/batch_shape.hpp"
 #include "backends/onnxruntime/onnxruntime_options.hpp"
 #include "backends/onnxruntime/ort_profile.hpp"
 #include "core/error.hpp"
@@ -116,31 +117,13 @@ std::string load_error(const std::string& path, const Ort::Exception& e) {
     return fmt::format("cannot load ONNX model {}: {}", path, e.what());
 }
 
-// The shape the harness feeds: a dynamic first dimension becomes the batch size; every other
-// dimension must be static, as the harness has no way to choose it.
-std::vector<std::int64_t> resolve_shape(const std::string& model, const std::string& input,
-                                        const Ort::ConstTensorTypeAndShapeInfo& info, std::int64_t batch) {
-    std::vector<std::int64_t> shape = info.GetShape();
-    std::vector<const char*> symbols(shape.size(), nullptr);
+// The declared shape with the exporter's names of its dynamic dimensions, for the batch rule.
+DeclaredShape declared_shape(const Ort::ConstTensorTypeAndShapeInfo& info) {
+    DeclaredShape declared{info.GetShape(), {}};
+    std::vector<const char*> symbols(declared.dims.size(), nullptr);
     info.GetSymbolicDimensions(symbols.data(), symbols.size());
-    for (std::size_t d = 0; d < shape.size(); ++d) {
-        if (shape[d] >= 0) continue;
-        if (d == 0) {
-            shape[d] = batch;
-            continue;
-        }
-        const std::string symbol = symbols[d] != nullptr && *symbols[d] != '\0' ? symbols[d] : "?";
-        throw std::runtime_error(fmt::format(
-            "input {} of model {} has a dynamic dimension {} ('{}'); only the first (batch) dimension may "
-            "be dynamic, so export the model with static shapes for the others",
-            input, model, d, symbol));
-    }
-    if (!shape.empty() && shape[0] != batch)
-        throw std::runtime_error(fmt::format(
-            "model {} has a fixed batch size of {} (input {}); export it with a dynamic batch dimension "
-            "to run batch size {}",
-            model, shape[0], input, batch));
-    return shape;
+    for (const char* symbol : symbols) declared.symbols.emplace_back(symbol != nullptr ? symbol : "");
+    return declared;
 }
 
 TensorInfo read_input(const Ort::Session& session, std::size_t index, const std::string& model,
@@ -162,7 +145,7 @@ TensorInfo read_input(const Ort::Session& session, std::size_t index, const std:
                                              "cannot feed",
                                              info.name, model, element_type_name(onnx_type)));
     info.dtype = *known->dtype;
-    info.shape = resolve_shape(model, info.name, tensor, batch);
+    info.shape = resolve_batch_shape(declared_shape(tensor), batch, model, info.name);
     return info;
 }
 

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "backends/batch_shape.hpp"
 #include "backends/tensorflow/tensorflow_config.hpp"
 #include "core/error.hpp"
 
@@ -47,23 +48,6 @@ std::string list_or_none(const std::vector<std::string>& names) {
     const std::size_t shown = std::min(names.size(), kMaxListedNodes);
     return fmt::format("{}{}", fmt::join(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(shown), ", "),
                        names.size() > shown ? fmt::format(" and {} more", names.size() - shown) : "");
-}
-
-// A dynamic (-1) first dimension becomes the batch size; every other dimension must be known.
-std::vector<std::int64_t> resolve_shape(std::vector<std::int64_t> shape, std::int64_t batch, const std::string& input,
-                                        const std::string& model) {
-    for (std::size_t d = 1; d < shape.size(); ++d) {
-        if (shape[d] < 0)
-            throw std::runtime_error(fmt::format("input {} of {} has an unknown dimension {}; only the first (batch) "
-                                                 "dimension may be unknown, so freeze the graph with static shapes",
-                                                 input, model, d));
-    }
-    if (!shape.empty() && shape[0] < 0) shape[0] = batch;
-    else if (!shape.empty() && shape[0] != batch)
-        throw std::runtime_error(fmt::format("{} has a fixed batch size of {} (input {}); freeze it with an unknown "
-                                             "batch dimension to run batch size {}",
-                                             model, shape[0], input, batch));
-    return shape;
 }
 
 std::vector<char> read_bytes(const std::string& path) {
@@ -219,7 +203,7 @@ void TensorFlowBackend::resolve_inputs(const std::vector<TensorName>& names, std
         std::vector<std::int64_t> shape(static_cast<std::size_t>(rank));
         TF_GraphGetTensorShape(graph_.get(), port, shape.data(), rank, status.get());
         status.check(fmt::format("cannot read the shape of input {}", name.text()));
-        inputs_.push_back({name.text(), *dtype, resolve_shape(std::move(shape), batch, name.text(), model_path_)});
+        inputs_.push_back({name.text(), *dtype, resolve_batch_shape(shape, batch, model_path_, name.text())});
         input_ports_.push_back(port);
     }
 }

@@ -39,7 +39,7 @@ EngineKey engine_key(const std::string& model, const BenchmarkSpec& spec, const 
     key.batch_size = spec.batch_size;
     key.gpu_name = gpu.name;
     key.compute_capability = gpu.compute_capability;
-    key.tensorrt_version = getInferLibVersion();
+    key.tensorrt_version = to_string(library_version());
     const std::string calibration =
         plan.needs_calibrator ? calibration_identity(options.calibration_dir, spec.seed) : std::string();
     key.build_settings = build_settings_text(options, plan.flags, calibration);
@@ -140,10 +140,8 @@ std::unique_ptr<nvinfer1::ICudaEngine> TensorRtBackend::engine_for(const std::st
                      paths.engine.c_str(), logger_.take_last_error().c_str());
         remove_cached_engine(paths);
     }
-    const EngineBuildRequest request{model,   spec.batch_size,
-                                     plan,    options,
-                                     timing_cache_path(dir, gpu.name, gpu.compute_capability, getInferLibVersion()),
-                                     spec.seed};
+    const auto timing_cache = timing_cache_path(dir, gpu.name, gpu.compute_capability, to_string(library_version()));
+    const EngineBuildRequest request{model, spec.batch_size, plan, options, timing_cache, spec.seed};
     const std::int64_t begin = monotonic_ns();
     const std::vector<char> bytes = build_engine(request, logger_);
     std::fprintf(stderr, "tensorrt: built the %s engine (%s) in %.1f s\n", std::string(to_string(spec.precision)).c_str(),

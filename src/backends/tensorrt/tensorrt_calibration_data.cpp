@@ -11,6 +11,7 @@
 
 #include "backends/tensorrt/tensorrt_engine_cache.hpp"
 #include "core/error.hpp"
+#include "core/fnv1a.hpp"
 
 namespace inferbench {
 namespace {
@@ -122,13 +123,13 @@ std::vector<std::filesystem::path> calibration_files(const std::filesystem::path
 std::string calibration_identity(const std::string& dir, std::uint64_t seed) {
     if (dir.empty()) return fmt::format("random seed={} batches={}", seed, kRandomCalibrationBatches);
     const std::vector<std::filesystem::path> files = calibration_files(dir);
-    std::uint64_t digest = kFnvOffsetBasis;
+    std::uint64_t digest = kFnv1aOffsetBasis;
     for (const auto& file : files) {
         std::error_code ec;
         const auto size = std::filesystem::file_size(file, ec);
         const auto modified = std::filesystem::last_write_time(file, ec).time_since_epoch().count();
         const std::string entry = fmt::format("{}\t{}\t{}\n", file.filename().string(), size, modified);
-        digest = fnv1a64(std::span<const char>(entry.data(), entry.size()), digest);
+        digest = fnv1a64(entry, digest);
     }
     return fmt::format("dir={} files={} listing={}", std::filesystem::absolute(dir).string(), files.size(), hex64(digest));
 }

@@ -9,9 +9,9 @@
 
 #include <fmt/format.h>
 
+#include "backends/batch_shape.hpp"
 #include "backends/tensorrt/tensorrt_calibrator.hpp"
 #include "backends/tensorrt/tensorrt_engine_cache.hpp"
-#include "backends/tensorrt/tensorrt_shapes.hpp"
 #include "backends/tensorrt/tensorrt_types.hpp"
 
 namespace inferbench {
@@ -82,7 +82,7 @@ std::vector<NetworkInput> network_inputs(const nvinfer1::INetworkDefinition& net
             throw std::runtime_error(fmt::format("input {} of {} has element type {}, which inferbench cannot feed", name,
                                                  r.model_path, data_type_name(tensor->getType())));
         const std::vector<std::int64_t> declared = to_shape(dims);
-        inputs.push_back({TensorInfo{name, *dtype, resolve_batch(declared, r.batch_size, name, r.model_path)},
+        inputs.push_back({TensorInfo{name, *dtype, resolve_batch_shape(declared, r.batch_size, r.model_path, name)},
                           has_dynamic_batch(declared)});
     }
     return inputs;

@@ -11,23 +11,29 @@
 #include <fmt/format.h>
 
 #include "core/file_hash.hpp"
+#include "core/fnv1a.hpp"
 
 namespace inferbench {
 namespace {
 
 // Bumped when inferbench changes how it builds engines (flags, profiles), which the key cannot see.
 constexpr std::string_view kCacheFormat = "inferbench-tensorrt-engine 1";
-constexpr std::uint64_t kFnvPrime = 0x100000001b3ULL;
+
+std::string compute_capability_text(ComputeCapability cc) {
+    return cc.value() == 0 ? std::string("unknown") : fmt::format("{}.{}", cc.major, cc.minor);
+}
+
+// ".sm89", or nothing where the compute capability is not known.
+std::string sm_part(ComputeCapability cc) { return cc.value() == 0 ? std::string() : fmt::format(".sm{}", cc.value()); }
 
 }  // namespace
 
 std::string to_text(const EngineKey& key) {
     return fmt::format(
-        "format={}\nmodel_hash={}\nmodel_size_bytes={}\nprecision={}\nbatch_size={}\ngpu={}\ncompute_capability={}.{}\n"
-        "tensorrt_version={} ({})\nbuild_settings={}\n",
+        "format={}\nmodel_hash={}\nmodel_size_bytes={}\nprecision={}\nbatch_size={}\ngpu={}\ncompute_capability={}\n"
+        "tensorrt_version={}\nbuild_settings={}\n",
         kCacheFormat, key.model_hash, key.model_size_bytes, to_string(key.precision), key.batch_size, key.gpu_name,
-        key.compute_capability.major, key.compute_capability.minor, key.tensorrt_version,
-        to_string(decode_tensorrt_version(key.tensorrt_version)), key.build_settings);
+        compute_capability_text(key.compute_capability), key.tensorrt_version, key.build_settings);
 }
 
 std::string build_settings_text(const TensorRtOptions& options, const BuildFlags& flags, std::string_view calibration) {
@@ -39,30 +45,22 @@ std::string build_settings_text(const TensorRtOptions& options, const BuildFlags
 
 EngineCachePaths engine_cache_paths(const std::filesystem::path& dir, const std::string& model_path, const EngineKey& key) {
     const std::string text = to_text(key);
-    const std::string stem = fmt::format(
-        "{}.{}.b{}.{}.sm{}.trt{}.{}", slug(std::filesystem::path(model_path).stem().string()), to_string(key.precision),
-        key.batch_size, slug(key.gpu_name), key.compute_capability.value(), key.tensorrt_version,
-        hex64(fnv1a64(std::span<const char>(text.data(), text.size()))));
+    const std::string stem =
+        fmt::format("{}.{}.b{}.{}{}.trt{}.{}", slug(std::filesystem::path(model_path).stem().string()),
+                    to_string(key.precision), key.batch_size, slug(key.gpu_name), sm_part(key.compute_capability),
+                    slug(key.tensorrt_version), hex64(fnv1a64(text)));
     return {dir / (stem + ".engine"), dir / (stem + ".key")};
 }
 
-std::filesystem::path timing_cache_path(const std::filesystem::path& dir, std::string_view gpu_name, ComputeCapability cc,
-                                        std::int32_t tensorrt_version) {
-    return dir / fmt::format("timing.{}.sm{}.trt{}.cache", slug(gpu_name), cc.value(), tensorrt_version);
+std::filesystem::path timing_cache_path(const std::filesystem::path& dir, std::string_view gpu_name,
+                                        ComputeCapability cc, std::string_view tensorrt_version) {
+    return dir / fmt::format("timing.{}{}.trt{}.cache", slug(gpu_name), sm_part(cc), slug(tensorrt_version));
 }
 
 std::filesystem::path resolve_cache_dir(const std::string& option, const std::string& model_cache_dir) {
     if (!option.empty()) return option;
     if (!model_cache_dir.empty()) return std::filesystem::path(model_cache_dir) / "tensorrt";
     return std::filesystem::temp_directory_path() / "inferbench-tensorrt";
-}
-
-std::uint64_t fnv1a64(std::span<const char> bytes, std::uint64_t state) {
-    for (char c : bytes) {
-        state ^= static_cast<unsigned char>(c);
-        state *= kFnvPrime;
-    }
-    return state;
 }
 
 std::string hex64(std::uint64_t value) { return fmt::format("{:016x}", value); }
@@ -112,10 +110,16 @@ void write_file_atomically(const std::filesystem::path& path, std::span<const ch
     }
 }
 
-std::optional<std::vector<char>> read_cached_engine(const EngineCachePaths& paths, const EngineKey& key) {
+bool cached_engine_matches(const EngineCachePaths& paths, const EngineKey& key) {
     const auto stored_key = read_file(paths.key);
-    const std::string wanted = to_text(key);
-    if (!stored_key || std::string_view(stored_key->data(), stored_key->size()) != wanted) return std::nullopt;
+    if (!stored_key || std::string_view(stored_key->data(), stored_key->size()) != to_text(key)) return false;
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(paths.engine, ec);
+    return !ec && size > 0;
+}
+
+std::optional<std::vector<char>> read_cached_engine(const EngineCachePaths& paths, const EngineKey& key) {
+    if (!cached_engine_matches(paths, key)) return std::nullopt;
     auto engine = read_file(paths.engine);
     if (!engine || engine->empty()) return std::nullopt;
     return engine;
@@ -125,6 +129,10 @@ void write_cached_engine(const EngineCachePaths& paths, const EngineKey& key, st
     std::error_code ec;
     std::filesystem::remove(paths.key, ec);  // until the new engine is complete, the entry is invalid
     write_file_atomically(paths.engine, engine);
+    write_engine_key(paths, key);
+}
+
+void write_engine_key(const EngineCachePaths& paths, const EngineKey& key) {
     const std::string text = to_text(key);
     write_file_atomically(paths.key, std::span<const char>(text.data(), text.size()));
 }

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "backends/tensorrt/tensorrt_shapes.hpp"
+#include "backends/batch_shape.hpp"
 #include "backends/tensorrt/tensorrt_timing.hpp"
 #include "backends/tensorrt/tensorrt_types.hpp"
 #include "core/clock.hpp"
@@ -43,7 +43,8 @@ void TensorRtExecution::bind_tensors(std::int64_t batch_size) {
             outputs.push_back(name);  // their shapes are known once every input shape is set
             continue;
         }
-        std::vector<std::int64_t> shape = resolve_batch(to_shape(engine_->getTensorShape(name)), batch_size, name, model_);
+        std::vector<std::int64_t> shape =
+            resolve_batch_shape(to_shape(engine_->getTensorShape(name)), batch_size, model_, name);
         if (!context_->setInputShape(name, to_dims(shape)))
             throw std::runtime_error(fmt::format("TensorRT refuses shape [{}] for input {}: {}", fmt::join(shape, ","),
                                                  name, logger_.take_last_error()));

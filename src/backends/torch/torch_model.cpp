@@ -4,10 +4,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <string_view>
+#include <variant>
 
 #include <fmt/format.h>
 #include <torch/script.h>
 
+#include "backends/batch_shape.hpp"
 #include "backends/torch/onnx_program.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
@@ -106,29 +108,21 @@ DType dtype_of(models::onnx::DataType type, const std::string& input, const std:
                                 static_cast<int>(type)));
 }
 
-// The batch dimension (the first, symbolic or unknown) becomes the cell's batch size; any other
-// dynamic dimension cannot be guessed.
-TensorInfo resolve_input(const models::onnx::OnnxValueInfo& input, std::int64_t batch_size, const std::string& path) {
-    TensorInfo info{input.name, dtype_of(input.elem_type, input.name, path), {}};
-    for (std::size_t i = 0; i < input.dims.size(); ++i) {
-        const auto* fixed = std::get_if<std::int64_t>(&input.dims[i]);
-        if (i == 0) {
-            if (fixed && *fixed > 0 && *fixed != batch_size)
-                throw UserError(
-                    fmt::format("{}: input {} has a fixed batch size of {}; export the model with a "
-                                "dynamic batch dimension to run batch {}",
-                                path, input.name, *fixed, batch_size));
-            info.shape.push_back(batch_size);
-        } else if (fixed && *fixed > 0) {
-            info.shape.push_back(*fixed);
-        } else {
-            throw UserError(
-                fmt::format("{}: input {} has dynamic dimension {}; inferbench needs static shapes "
-                            "besides the batch",
-                            path, input.name, i));
-        }
+// A symbolic or unknown dimension (and a fixed 0, which no exporter writes for a real size) is dynamic.
+DeclaredShape declared_shape(const models::onnx::OnnxValueInfo& input) {
+    DeclaredShape declared;
+    for (const auto& dim : input.dims) {
+        const auto* fixed = std::get_if<std::int64_t>(&dim);
+        declared.dims.push_back(fixed && *fixed > 0 ? *fixed : -1);
+        const auto* symbol = std::get_if<std::string>(&dim);
+        declared.symbols.push_back(symbol ? *symbol : std::string());
     }
-    return info;
+    return declared;
+}
+
+TensorInfo resolve_input(const models::onnx::OnnxValueInfo& input, std::int64_t batch_size, const std::string& path) {
+    return {input.name, dtype_of(input.elem_type, input.name, path),
+            resolve_batch_shape(declared_shape(input), batch_size, path, input.name)};
 }
 
 class InterpretedOnnxModel final : public TorchModel {

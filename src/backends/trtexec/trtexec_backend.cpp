@@ -1,5 +1,6 @@
 #include "backends/trtexec/trtexec_backend.hpp"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -7,19 +8,20 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
-#include "backends/trtexec/engine_cache.hpp"
-#include "backends/trtexec/process.hpp"
+#include "backends/tensorrt/tensorrt_engine_cache.hpp"
 #include "backends/trtexec/trtexec_command.hpp"
 #include "backends/trtexec/trtexec_log.hpp"
+#include "backends/trtexec/trtexec_probe.hpp"
 #include "backends/trtexec/trtexec_times.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"
-#include "core/file_hash.hpp"
 #include "core/subprocess.hpp"
+#include "core/supervise.hpp"
 #include "core/temp_dir.hpp"
 #include "core/units.hpp"
 #include "models/onnx_reader.hpp"
@@ -53,6 +55,38 @@ std::vector<OnnxInput> command_inputs(const models::onnx::OnnxGraphSignature& si
         inputs.push_back(std::move(input));
     }
     return inputs;
+}
+
+// The key of the shared TensorRT engine cache; trtexec asks no CUDA API, so the compute capability is
+// not known, and the extra arguments are what else changes the engine.
+EngineKey engine_key(const std::string& model_path, const BenchmarkSpec& spec, const std::string& gpu,
+                     const std::string& tensorrt_version, const std::vector<std::string>& extra_args) {
+    EngineKey key;
+    key.model_hash = hash_file(model_path);
+    key.model_size_bytes = std::filesystem::file_size(model_path);
+    key.precision = spec.precision;
+    key.batch_size = spec.batch_size;
+    key.gpu_name = gpu;
+    key.tensorrt_version = tensorrt_version;
+    key.build_settings = fmt::format("builder=trtexec extra_args=[{}]", join(extra_args, " "));
+    return key;
+}
+
+// A stop (Ctrl-C) reaches trtexec as SIGINT first, so that it can still write the times it measured.
+StopPolicy stop_policy(const std::function<bool()>& should_stop) {
+    StopPolicy policy;
+    policy.should_stop = should_stop;
+    policy.signals = {SIGINT, SIGTERM, SIGKILL};
+    policy.grace_ns = 2'000'000'000;
+    return policy;
+}
+
+// The text of a log trtexec wrote; empty when there is none.
+std::string read_text_file(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
 }
 
 // The last `count` lines of a tool's output, for one-line failure reasons.
@@ -91,34 +125,6 @@ std::vector<IterationRecord> read_times(const std::filesystem::path& path, bool 
 }
 
 }  // namespace
-
-std::vector<BackendOption> trtexec_option_list() {
-    return {
-        {"trtexec", "", "path to trtexec; empty: trtexec on PATH, then /usr/src/tensorrt/bin/trtexec"},
-        {"extra_args", "",
-         "more trtexec arguments, separated by spaces, given to the engine build and to the run "
-         "(e.g. --useCudaGraph, or --calib=CACHE for int8)"},
-    };
-}
-
-TrtexecOptions parse_trtexec_options(const OptionMap& options) {
-    TrtexecOptions parsed;
-    for (const auto& [key, value] : options) {
-        if (key == "trtexec") {
-            parsed.trtexec = std::string(trim(value));
-        } else if (key == "extra_args") {
-            std::string_view rest = trim(value);
-            while (!rest.empty()) {
-                const auto space = rest.find(' ');
-                parsed.extra_args.emplace_back(rest.substr(0, space));
-                rest = space == std::string_view::npos ? std::string_view{} : trim(rest.substr(space));
-            }
-        } else {
-            throw UserError(fmt::format("unknown trtexec option '{}' (valid: trtexec, extra_args)", key));
-        }
-    }
-    return parsed;
-}
 
 std::optional<std::filesystem::path> find_trtexec(const TrtexecOptions& options) {
     if (!options.trtexec.empty()) {
@@ -179,38 +185,36 @@ void TrtexecBackend::load(const std::string& model_path, const BenchmarkSpec& sp
 void TrtexecBackend::build_engine(const std::string& model_path, const BenchmarkSpec& spec) {
     const std::vector<OnnxInput> inputs = command_inputs(models::onnx::read_onnx_signature(model_path));
     const bool own_shapes = has_flag(options_.extra_args, "--minShapes") || has_flag(options_.extra_args, "--optShapes");
-    shapes_ = own_shapes ? std::string() : shapes_for_batch(inputs, spec.batch_size);
+    shapes_ = own_shapes ? std::string() : shapes_for_batch(inputs, spec.batch_size, model_path);
     const std::string gpu = probe_gpu_name(device_);
     const std::filesystem::path cache_dir = std::filesystem::path(spec.model_cache_dir) / "trtexec-engines";
     std::filesystem::create_directories(cache_dir);
-    const std::string joined_args = join(options_.extra_args, " ");
-    const EngineKey key{std::filesystem::path(model_path).stem().string(), hash_file_contents(model_path), spec.precision,
-                        spec.batch_size, gpu, tensorrt_version_,
-                        joined_args.empty() ? 0 : hash_bytes(std::as_bytes(std::span(joined_args)))};
-    engine_path_ = cache_dir / engine_file_name(key);
-    if (std::filesystem::exists(engine_path_)) {
+    const EngineKey key = engine_key(model_path, spec, gpu, tensorrt_version_, options_.extra_args);
+    const EngineCachePaths paths = engine_cache_paths(cache_dir, model_path, key);
+    engine_path_ = paths.engine;
+    if (cached_engine_matches(paths, key)) {
         engine_was_cached_ = true;
         std::fprintf(stderr, "trtexec: reusing the cached engine %s\n", engine_path_.c_str());
         return;
     }
     // Built under a private name and renamed: a concurrent or interrupted build never leaves half an engine.
     const std::string partial = engine_path_.string() + fmt::format(".partial-{}", getpid());
-    const EngineBuild build{trtexec_.string(), model_path, partial,
-                            (cache_dir / timing_cache_file_name(gpu, tensorrt_version_)).string(),
-                            spec.precision, spec.batch_size, inputs, device_, tensorrt_version_,
-                            options_.extra_args};
+    const std::string timing_cache = timing_cache_path(cache_dir, gpu, {}, tensorrt_version_).string();
+    const EngineBuild build{trtexec_.string(), model_path, partial, timing_cache,      spec.precision,
+                            spec.batch_size,   inputs,     device_, tensorrt_version_, options_.extra_args};
     const CommandLine command = engine_build_command(build);
     for (const auto& note : command.notes) std::fprintf(stderr, "trtexec: note: %s\n", note.c_str());
     const std::filesystem::path log_path = engine_path_.string() + ".build.log";
-    const ProcessResult result = run_process(command.argv, log_path);
+    const Supervised result = run_logged(command.argv, log_path, stop_policy({}));
     std::error_code ec;
-    if (!result.ok() || !std::filesystem::is_regular_file(partial, ec)) {
+    if (!result.status.success() || !std::filesystem::is_regular_file(partial, ec)) {
         std::filesystem::remove(partial, ec);
         throw std::runtime_error(fmt::format("trtexec could not build an engine from {} ({}; log {}): {}", model_path,
-                                             result.describe(), log_path.string(),
+                                             result.status.describe(), log_path.string(),
                                              last_lines(read_text_file(log_path), 5)));
     }
     std::filesystem::rename(partial, engine_path_);
+    write_engine_key(paths, key);  // after the engine: a crash between the two leaves an entry that is rebuilt
     std::fprintf(stderr, "trtexec: built %s for %s with TensorRT %s\n", engine_path_.c_str(), gpu.c_str(),
                  tensorrt_version_.c_str());
 }
@@ -225,14 +229,14 @@ void TrtexecBackend::run_own_loop(const LoopSettings& settings, IterationSink& s
     const EngineRun run{trtexec_.string(), engine_path_.string(), (dir.path() / "times.json").string(),
                         settings.warmup_ns, settings.duration_ns, settings.min_iterations, shapes_, device_,
                         options_.extra_args};
-    ProcessOptions process;
-    process.should_stop = [&sink] { return sink.stop_requested(); };
-    const ProcessResult result = run_process(engine_run_command(run), dir.path() / "trtexec.log", process);
+    const Supervised result = run_logged(engine_run_command(run), dir.path() / "trtexec.log",
+                                         stop_policy([&sink] { return sink.stop_requested(); }));
     const std::int64_t exit_ns = monotonic_ns();
     const std::string log_text = read_text_file(dir.path() / "trtexec.log");
     const TrtexecLog log = parse_trtexec_log(log_text);
-    if (!result.stopped && (!result.ok() || log.passed == false))
-        throw std::runtime_error(fmt::format("trtexec {}: {}", result.describe(), last_lines(log_text, 5)));
+    if (!result.stopped && (!result.status.success() || log.passed == false))
+        throw std::runtime_error(
+            fmt::format("trtexec failed ({}): {}", result.status.describe(), last_lines(log_text, 5)));
     for (const auto& warning : log.warnings) std::fprintf(stderr, "trtexec: warning: %s\n", warning.c_str());
     std::vector<IterationRecord> records = read_times(dir.path() / "times.json", result.stopped);
     anchor_to_exit(records, exit_ns);

@@ -11,17 +11,10 @@
 #include <vector>
 
 #include "backends/backend.hpp"
+#include "backends/trtexec/trtexec_options.hpp"
 
 namespace inferbench::trtexec {
 
-struct TrtexecOptions {
-    std::string trtexec;                  // empty: PATH, then /usr/src/tensorrt/bin/trtexec
-    std::vector<std::string> extra_args;  // split at spaces; given to both the build and the run
-};
-
-std::vector<BackendOption> trtexec_option_list();
-// Throws UserError naming the option for an unknown key.
-TrtexecOptions parse_trtexec_options(const OptionMap& options);
 // The configured path if it is executable, else trtexec on PATH, else /usr/src/tensorrt/bin/trtexec.
 std::optional<std::filesystem::path> find_trtexec(const TrtexecOptions& options);
 

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "backends/batch_shape.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
 
@@ -62,28 +63,17 @@ bool has_flag(const std::vector<std::string>& args, std::string_view flag) {
     });
 }
 
-std::string shapes_for_batch(const std::vector<OnnxInput>& inputs, std::int64_t batch_size) {
-    const bool dynamic = std::any_of(inputs.begin(), inputs.end(), [](const OnnxInput& input) {
-        return std::find(input.dims.begin(), input.dims.end(), -1) != input.dims.end();
-    });
+std::string shapes_for_batch(const std::vector<OnnxInput>& inputs, std::int64_t batch_size, std::string_view model) {
+    constexpr std::string_view kOwnShapes =
+        "give every shape in backend_options.trtexec.extra_args (--minShapes, --optShapes, --maxShapes and --shapes)";
+    bool dynamic = false;
     std::vector<std::string> specs;
     for (const OnnxInput& input : inputs) {
-        if (input.dims.empty()) continue;  // a scalar has no shape to give
-        if (input.dims[0] > 0 && input.dims[0] != batch_size) {
-            throw UserError(fmt::format("model input '{}' has a fixed batch of {}; batch {} needs a model with a "
-                                        "dynamic first dimension",
-                                        input.name, input.dims[0], batch_size));
-        }
-        std::vector<std::string> dims{std::to_string(batch_size)};
-        for (std::size_t i = 1; i < input.dims.size(); ++i) {
-            if (input.dims[i] < 0) {
-                throw UserError(fmt::format("model input '{}' has a dynamic dimension {} besides the batch; give "
-                                            "the shapes yourself in backend_options.trtexec.extra_args "
-                                            "(--minShapes=.. --optShapes=.. --maxShapes=.. and --shapes=..)",
-                                            input.name, i));
-            }
-            dims.push_back(std::to_string(input.dims[i]));
-        }
+        const auto shape = resolve_batch_shape(input.dims, batch_size, model, input.name, kOwnShapes);
+        if (shape.empty()) continue;  // a scalar has no shape to give
+        dynamic = dynamic || has_dynamic_batch(input.dims);
+        std::vector<std::string> dims;
+        for (const std::int64_t d : shape) dims.push_back(std::to_string(d));
         specs.push_back(shape_name(input.name) + ":" + join(dims, "x"));
     }
     return dynamic ? join(specs, ",") : std::string();
@@ -95,7 +85,8 @@ CommandLine engine_build_command(const EngineBuild& build) {
     add_precision(command, build);
     const bool own_shapes = has_flag(build.extra_args, "--minShapes") || has_flag(build.extra_args, "--optShapes");
     if (!own_shapes) {
-        if (const std::string shapes = shapes_for_batch(build.inputs, build.batch_size); !shapes.empty()) {
+        const std::string shapes = shapes_for_batch(build.inputs, build.batch_size, build.onnx_path);
+        if (!shapes.empty()) {
             for (const char* flag : {"--minShapes=", "--optShapes=", "--maxShapes="})
                 command.argv.push_back(flag + shapes);
         }

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/spec.hpp"
@@ -56,10 +57,10 @@ CommandLine engine_build_command(const EngineBuild& build);
 // --useSpinWait.
 std::vector<std::string> engine_run_command(const EngineRun& run);
 
-// "input:8x3x224x224,mask:8x128": each input with its batch (first) dimension set to batch_size;
-// empty when every dimension is fixed. Throws UserError for a fixed batch other than batch_size, and
-// for an input with a dynamic dimension besides the batch (give those shapes in extra_args).
-std::string shapes_for_batch(const std::vector<OnnxInput>& inputs, std::int64_t batch_size);
+// "input:8x3x224x224,mask:8x128": each input of `model` with its batch (first) dimension set to
+// batch_size; empty when no batch is dynamic. The shapes follow backends/batch_shape.hpp, whose
+// UserError also names extra_args as the way to give the shapes of other dynamic dimensions.
+std::string shapes_for_batch(const std::vector<OnnxInput>& inputs, std::int64_t batch_size, std::string_view model);
 
 // True when `args` hold the flag, as "--flag" or "--flag=...".
 bool has_flag(const std::vector<std::string>& args, std::string_view flag);

@@ -2,9 +2,11 @@
 
 #include <cctype>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
+#include "backends/tensorrt/tensorrt_platform.hpp"
 #include "core/units.hpp"
 
 namespace inferbench::trtexec {
@@ -324,12 +326,6 @@ TrtexecLog parse_trtexec_log(std::string_view text) {
     return log;
 }
 
-std::string decode_tensorrt_version(std::int64_t encoded) {
-    if (encoded >= 10000)
-        return fmt::format("{}.{}.{}", encoded / 10000, encoded / 100 % 100, encoded % 100);
-    return fmt::format("{}.{}.{}", encoded / 1000, encoded / 100 % 10, encoded % 100);
-}
-
 std::string find_tensorrt_version(std::string_view text) {
     constexpr std::string_view kTag = "[TensorRT v";
     constexpr std::string_view kLine = "TensorRT version: ";
@@ -337,7 +333,9 @@ std::string find_tensorrt_version(std::string_view text) {
     const auto line = text.find(kLine);
     if (tag != npos && (line == npos || tag < line)) {
         const std::string_view rest = text.substr(tag + kTag.size());
-        if (const auto encoded = parse_int(rest.substr(0, rest.find(']')))) return decode_tensorrt_version(*encoded);
+        const auto encoded = parse_int(rest.substr(0, rest.find(']')));
+        if (encoded && *encoded > 0 && *encoded <= std::numeric_limits<std::int32_t>::max())
+            return to_string(decode_tensorrt_version(static_cast<std::int32_t>(*encoded)));
     }
     if (line != npos) {
         const std::string_view rest = text.substr(line + kLine.size());

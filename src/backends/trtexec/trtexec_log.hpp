@@ -70,10 +70,8 @@ struct TrtexecLog {
 
 TrtexecLog parse_trtexec_log(std::string_view text);
 
-// trtexec's "[TensorRT vNNNN]": 8601 -> "8.6.1" (TensorRT 8: M*1000 + m*100 + p), 100900 -> "10.9.0"
-// (TensorRT 10: M*10000 + m*100 + p).
-std::string decode_tensorrt_version(std::int64_t encoded);
-// The version from "[TensorRT vNNNN]" or "TensorRT version: X.Y.Z" in the first matching line; empty if none.
+// The version from "[TensorRT vNNNN]" (decoded as getInferLibVersion(), backends/tensorrt/tensorrt_platform) or
+// "TensorRT version: X.Y.Z" in the first matching line; empty if none.
 std::string find_tensorrt_version(std::string_view text);
 
 // The flags of one command line. `text` is trtexec's argv joined by spaces, as it prints it.

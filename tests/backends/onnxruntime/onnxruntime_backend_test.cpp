@@ -262,7 +262,7 @@ TEST_F(OnnxRuntimeBackendTest, PrepareChecksTheInputData) {
 TEST_F(OnnxRuntimeBackendTest, FixedBatchSizeMustMatch) {
     const std::string path = write("fixed.onnx", add_model({{1, ""}, {4, ""}}));
     EXPECT_THAT(load_error(path), AllOf(HasSubstr(path), HasSubstr("fixed batch size of 1"),
-                                        HasSubstr("export it with a dynamic batch dimension")));
+                                        HasSubstr("export the model with a dynamic first (batch) dimension")));
     spec_.batch_size = 1;
     backend_.load(path, spec_);
     EXPECT_THAT(backend_.inputs()[0].shape, ElementsAre(1, 4));

@@ -197,7 +197,7 @@ TEST_F(TensorFlowBackendTest, OnlyTheBatchDimensionMayBeUnknown) {
     EXPECT_THAT(load_error(write("r.pb", "fake-graphdef\nnode x Placeholder float *\nnode y Add float * x\n")),
                 AllOf(HasSubstr("input x"), HasSubstr("unknown shape")));
     EXPECT_THAT(load_error(write("d.pb", "fake-graphdef\nnode x Placeholder float ?,?\nnode y Add float ?,? x\n")),
-                AllOf(HasSubstr("unknown dimension 1"), HasSubstr("static shapes")));
+                AllOf(HasSubstr("dynamic dimension 1"), HasSubstr("static shapes")));
     EXPECT_THAT(load_error(write("f.pb", "fake-graphdef\nnode x Placeholder float 1,4\nnode y Add float 1,4 x\n")),
                 AllOf(HasSubstr("fixed batch size of 1"), HasSubstr("batch size 3")));
     backend_.load(write("s.pb", "fake-graphdef\nnode x Placeholder float -\nnode y Add float - x\n"), spec_);

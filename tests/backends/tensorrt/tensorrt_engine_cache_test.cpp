@@ -24,7 +24,7 @@ EngineKey sample_key() {
     key.batch_size = 8;
     key.gpu_name = "NVIDIA H200";
     key.compute_capability = {9, 0};
-    key.tensorrt_version = 100300;
+    key.tensorrt_version = "10.3.0";
     key.build_settings = build_settings_text(TensorRtOptions{}, BuildFlags{BuildFlag::fp16}, "");
     return key;
 }
@@ -34,7 +34,7 @@ std::span<const char> bytes_of(const std::string& text) { return {text.data(), t
 TEST(TensorRtEngineCache, KeyTextNamesEveryField) {
     const std::string text = to_text(sample_key());
     for (const char* part : {"model_hash=0123456789abcdef", "model_size_bytes=1234", "precision=fp16", "batch_size=8",
-                             "gpu=NVIDIA H200", "compute_capability=9.0", "tensorrt_version=100300 (10.3.0)",
+                             "gpu=NVIDIA H200", "compute_capability=9.0", "tensorrt_version=10.3.0",
                              "flags=fp16 workspace_mb=0 builder_optimization_level=3"}) {
         EXPECT_THAT(text, HasSubstr(part));
     }
@@ -47,8 +47,10 @@ TEST(TensorRtEngineCache, EveryFieldChangesTheKeyAndTheFileName) {
         [](EngineKey& k) { k.precision = Precision::int8; },
         [](EngineKey& k) { k.batch_size = 16; },
         [](EngineKey& k) { k.gpu_name = "NVIDIA H100 80GB HBM3"; },
-        [](EngineKey& k) { k.compute_capability = {8, 9}; },
-        [](EngineKey& k) { k.tensorrt_version = 100301; },
+        [](EngineKey& k) {
+            k.compute_capability = {8, 9};
+        },
+        [](EngineKey& k) { k.tensorrt_version = "10.3.1"; },
         [](EngineKey& k) {
             TensorRtOptions options;
             options.builder_optimization_level = 5;
@@ -79,10 +81,21 @@ TEST(TensorRtEngineCache, FileNamesAreReadableAndCarryADigest) {
     const EngineCachePaths paths = engine_cache_paths("/cache", "/models/ResNet 50.onnx", sample_key());
     EXPECT_EQ(paths.engine.parent_path(), "/cache");
     EXPECT_THAT(paths.engine.filename().string(),
-                MatchesRegex("resnet-50\\.fp16\\.b8\\.nvidia-h200\\.sm90\\.trt100300\\.[0-9a-f]{16}\\.engine"));
+                MatchesRegex("resnet-50\\.fp16\\.b8\\.nvidia-h200\\.sm90\\.trt10-3-0\\.[0-9a-f]{16}\\.engine"));
     EXPECT_EQ(paths.key.stem(), paths.engine.stem());
     EXPECT_EQ(paths.key.extension(), ".key");
-    EXPECT_EQ(timing_cache_path("/cache", "NVIDIA H200", {9, 0}, 100300), "/cache/timing.nvidia-h200.sm90.trt100300.cache");
+    EXPECT_EQ(timing_cache_path("/cache", "NVIDIA H200", {9, 0}, "10.3.0"),
+              "/cache/timing.nvidia-h200.sm90.trt10-3-0.cache");
+}
+
+// trtexec asks no CUDA API: its engines are keyed without a compute capability, and named without one.
+TEST(TensorRtEngineCache, AnUnknownComputeCapabilityIsSaidAndLeftOutOfTheNames) {
+    EngineKey key = sample_key();
+    key.compute_capability = {};
+    EXPECT_THAT(to_text(key), HasSubstr("compute_capability=unknown\n"));
+    EXPECT_THAT(engine_cache_paths("/c", "m.onnx", key).engine.filename().string(),
+                MatchesRegex("m\\.fp16\\.b8\\.nvidia-h200\\.trt10-3-0\\.[0-9a-f]{16}\\.engine"));
+    EXPECT_EQ(timing_cache_path("/c", "NVIDIA H200", {}, "10.3.0"), "/c/timing.nvidia-h200.trt10-3-0.cache");
 }
 
 TEST(TensorRtEngineCache, CacheDirFallsBackToTheModelCache) {
@@ -95,10 +108,8 @@ TEST(TensorRtEngineCache, SlugsAndHashes) {
     EXPECT_EQ(slug("NVIDIA H100 80GB HBM3"), "nvidia-h100-80gb-hbm3");
     EXPECT_EQ(slug("  Tesla T4 (PCIe)  "), "tesla-t4-pcie");
     EXPECT_EQ(slug("***"), "unnamed");
-    // FNV-1a 64 reference values.
-    EXPECT_EQ(hex64(fnv1a64(bytes_of(""))), "cbf29ce484222325");
-    EXPECT_EQ(hex64(fnv1a64(bytes_of("a"))), "af63dc4c8601ec8c");
-    EXPECT_EQ(hex64(fnv1a64(bytes_of("foobar"))), "85944171f73967e8");
+    EXPECT_EQ(hex64(0xcbf29ce484222325ULL), "cbf29ce484222325");
+    EXPECT_EQ(hex64(42), "000000000000002a");
 }
 
 TEST(TensorRtEngineCache, HashFileHashesTheContentsAcrossChunks) {
@@ -121,7 +132,7 @@ TEST(TensorRtEngineCache, EngineIsReusedOnlyForTheSameKey) {
     EXPECT_EQ(std::string(cached->data(), cached->size()), engine);
 
     EngineKey other = sample_key();
-    other.tensorrt_version = 100400;
+    other.tensorrt_version = "10.4.0";
     EXPECT_FALSE(read_cached_engine(paths, other)) << "a key that differs in any field is a miss";
     remove_cached_engine(paths);
     EXPECT_FALSE(std::filesystem::exists(paths.engine));
@@ -135,6 +146,11 @@ TEST(TensorRtEngineCache, AnEngineWithoutItsKeyIsNotUsed) {
     EXPECT_FALSE(read_cached_engine(paths, sample_key()));
     write_file_atomically(paths.key, bytes_of(to_text(sample_key()) + "tampered"));
     EXPECT_FALSE(read_cached_engine(paths, sample_key()));
+    // An engine another program wrote, with its key written after it: now a hit.
+    write_engine_key(paths, sample_key());
+    EXPECT_TRUE(cached_engine_matches(paths, sample_key()));
+    write_file_atomically(paths.engine, bytes_of(""));
+    EXPECT_FALSE(cached_engine_matches(paths, sample_key())) << "an empty engine is no engine";
 }
 
 TEST(TensorRtEngineCache, AtomicWritesLeaveNoTemporaryFiles) {

@@ -22,6 +22,8 @@ TEST(TensorRtPlatform, DecodesBothVersionEncodings) {
     EXPECT_EQ(to_string(decode_tensorrt_version(101307)), "10.13.7");
     EXPECT_EQ(to_string(decode_tensorrt_version(8601)), "8.6.1");
     EXPECT_EQ(to_string(decode_tensorrt_version(9200)), "9.2.0");
+    EXPECT_EQ(to_string(decode_tensorrt_version(7103)), "7.1.3");
+    EXPECT_EQ(to_string(decode_tensorrt_version(100130)), "10.1.30");
 }
 
 TEST(TensorRtPlatform, FeatureTableFollowsComputeCapability) {

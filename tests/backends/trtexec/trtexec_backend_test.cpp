@@ -8,10 +8,10 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "backends/registry.hpp"
-#include "backends/trtexec/process.hpp"
 #include "common/scratch_dir.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"
@@ -22,6 +22,7 @@ namespace {
 
 using ::testing::Contains;
 using ::testing::HasSubstr;
+using ::testing::MatchesRegex;
 
 // What the fake trtexec does after its argument loop, besides building engines.
 constexpr const char* kMeasure = "cat '" INFERBENCH_FIXTURES_DIR "/trtexec/trt10-resnet50-summary.log'\nwrite_times\n";
@@ -160,8 +161,11 @@ TEST_F(TrtexecBackendTest, LoadBuildsTheEngineOnceThenReusesIt) {
     EXPECT_FALSE(first.engine_was_cached());
     EXPECT_EQ(first.version(), "10.9.0");
     EXPECT_EQ(first.engine_path().parent_path(), scratch_.path() / "cache" / "trtexec-engines");
-    EXPECT_THAT(first.engine_path().filename().string(), HasSubstr("-fp16-b4-nvidia-h200-trt10.9.0.engine"));
-    EXPECT_EQ(read_text_file(first.engine_path()), "serialized engine\n");
+    EXPECT_THAT(first.engine_path().filename().string(),
+                MatchesRegex(".*\\.fp16\\.b4\\.nvidia-h200\\.trt10-9-0\\.[0-9a-f]{16}\\.engine"));
+    EXPECT_TRUE(std::filesystem::is_regular_file(std::filesystem::path(first.engine_path()).replace_extension(".key")));
+    std::ifstream engine(first.engine_path());
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(engine), {}), "serialized engine\n");
     ASSERT_EQ(builds(), 1u);
     const auto lines = calls();
     const std::string build = *std::find_if(lines.begin(), lines.end(), [](const std::string& line) {
@@ -170,7 +174,7 @@ TEST_F(TrtexecBackendTest, LoadBuildsTheEngineOnceThenReusesIt) {
     EXPECT_THAT(build, HasSubstr("--onnx=" + model_.string()));
     EXPECT_THAT(build, HasSubstr(" --fp16 --minShapes=image:4x3x8x8 --optShapes=image:4x3x8x8 "
                                  "--maxShapes=image:4x3x8x8 --timingCacheFile="));
-    EXPECT_THAT(build, HasSubstr("timing-nvidia-h200-trt10.9.0.cache --device=0 --skipInference"));
+    EXPECT_THAT(build, HasSubstr("timing.nvidia-h200.trt10-9-0.cache --device=0 --skipInference"));
 
     TrtexecBackend second;
     second.load(model_.string(), spec());
@@ -184,6 +188,24 @@ TEST_F(TrtexecBackendTest, LoadBuildsTheEngineOnceThenReusesIt) {
     third.load(model_.string(), other_batch);
     EXPECT_FALSE(third.engine_was_cached());
     EXPECT_EQ(builds(), 2u) << "another batch is another engine";
+
+    BenchmarkSpec other_args = spec();
+    other_args.backend_options = {{"extra_args", "--useCudaGraph"}};
+    TrtexecBackend fourth;
+    fourth.load(model_.string(), other_args);
+    EXPECT_FALSE(fourth.engine_was_cached());
+    EXPECT_NE(fourth.engine_path(), first.engine_path()) << "other arguments build another engine";
+    EXPECT_EQ(builds(), 3u);
+}
+
+TEST_F(TrtexecBackendTest, AnEngineWhoseKeyDoesNotMatchIsRebuilt) {
+    TrtexecBackend first;
+    first.load(model_.string(), spec());
+    std::ofstream(std::filesystem::path(first.engine_path()).replace_extension(".key"), std::ios::app) << "stale\n";
+    TrtexecBackend second;
+    second.load(model_.string(), spec());
+    EXPECT_FALSE(second.engine_was_cached());
+    EXPECT_EQ(builds(), 2u);
 }
 
 TEST_F(TrtexecBackendTest, RunOwnLoopDeliversEveryQueryOnTheMonotonicClock) {
@@ -242,7 +264,7 @@ TEST_F(TrtexecBackendTest, FailingRunIsAnErrorWithTrtexecsLastLines) {
         backend.run_own_loop(settings(), sink);
         FAIL() << "trtexec failed";
     } catch (const std::runtime_error& e) {
-        EXPECT_THAT(e.what(), HasSubstr("trtexec exited with code 1: [E] Error[1]: IRuntime::deserializeCudaEngine"));
+        EXPECT_THAT(e.what(), HasSubstr("trtexec failed (exit code 1): [E] Error[1]: IRuntime::deserializeCudaEngine"));
         EXPECT_THAT(e.what(), HasSubstr("&&&& FAILED"));
     }
     EXPECT_TRUE(sink.records.empty());
@@ -276,8 +298,16 @@ TEST(TrtexecOptions, ParsedAndChecked) {
         parse_trtexec_options({{"trtexec", " /opt/trt/trtexec "}, {"extra_args", " --useCudaGraph  --noDataTransfers"}});
     EXPECT_EQ(options.trtexec, "/opt/trt/trtexec");
     EXPECT_EQ(options.extra_args, (std::vector<std::string>{"--useCudaGraph", "--noDataTransfers"}));
-    EXPECT_THROW(parse_trtexec_options({{"threads", "2"}}), UserError);
     EXPECT_EQ(trtexec_option_list().size(), 2u);
+    const TrtexecOptions defaults = parse_trtexec_options({});
+    EXPECT_EQ(defaults.trtexec, "");
+    EXPECT_TRUE(defaults.extra_args.empty());
+    // The same one-line error as every backend's (backends/options.hpp).
+    EXPECT_THAT(
+        [] {
+            parse_trtexec_options({{"threads", "2"}});
+        },
+        ::testing::ThrowsMessage<UserError>("unknown trtexec option 'threads'; valid options: trtexec, extra_args"));
 }
 
 TEST(TrtexecModule, LoadsThroughTheRegistry) {

@@ -93,24 +93,26 @@ TEST(TrtexecCommand, OwnShapesInExtraArgsReplaceTheProfile) {
 TEST(TrtexecCommand, ShapesForSeveralInputs) {
     const std::vector<OnnxInput> inputs = {
         {"input_ids", 7, {-1, 128}}, {"attention:mask", 7, {-1, 128}}, {"scale", 1, {}}};
-    EXPECT_EQ(shapes_for_batch(inputs, 4), "input_ids:4x128,'attention:mask':4x128");
+    EXPECT_EQ(shapes_for_batch(inputs, 4, "m.onnx"), "input_ids:4x128,'attention:mask':4x128");
 }
 
 TEST(TrtexecCommand, ShapesThatCannotBeBuilt) {
     try {
-        shapes_for_batch({{"input", 1, {1, 3, 224, 224}}}, 8);
+        shapes_for_batch({{"input", 1, {1, 3, 224, 224}}}, 8, "m.onnx");
         FAIL() << "a fixed batch of 1 cannot run batch 8";
     } catch (const UserError& e) {
-        EXPECT_THAT(e.what(), HasSubstr("fixed batch of 1; batch 8 needs a model with a dynamic first dimension"));
+        EXPECT_THAT(e.what(),
+                    HasSubstr("input input of model m.onnx has a fixed batch size of 1; to run batch size 8"));
     }
     try {
-        shapes_for_batch({{"ids", 7, {-1, -1}}}, 8);
+        shapes_for_batch({{"ids", 7, {-1, -1}}}, 8, "m.onnx");
         FAIL() << "a dynamic sequence length has no value to give";
     } catch (const UserError& e) {
-        EXPECT_THAT(e.what(), HasSubstr("'ids' has a dynamic dimension 1 besides the batch"));
+        EXPECT_THAT(e.what(), HasSubstr("input ids of model m.onnx has a dynamic dimension 1;"));
+        EXPECT_THAT(e.what(), HasSubstr("or give every shape in backend_options.trtexec.extra_args"));
     }
-    EXPECT_EQ(shapes_for_batch({{"input", 1, {4, 3}}}, 4), "");
-    EXPECT_EQ(shapes_for_batch({}, 4), "");
+    EXPECT_EQ(shapes_for_batch({{"input", 1, {4, 3}}}, 4, "m.onnx"), "");
+    EXPECT_EQ(shapes_for_batch({}, 4, "m.onnx"), "");
 }
 
 TEST(TrtexecCommand, RunCommand) {

@@ -1,0 +1,44 @@
+// The one supervisor of a child process (core/subprocess.hpp): it waits for the child to end, and on a
+// stop request or at a timeout ends it with a sequence of signals one grace period apart, so that a
+// tool that handles SIGINT can still write what it measured. The callers say what to do with the
+// child's output in between: read pipes (run_captured, external runners) or nothing (a log file).
+#pragma once
+
+#include <signal.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/subprocess.hpp"
+
+namespace inferbench {
+
+struct StopPolicy {
+    std::function<bool()> should_stop;  // polled; true starts the stop
+    std::int64_t timeout_ns = 0;        // counted from supervise(); 0: none. Reaching it starts the stop too
+    std::vector<int> signals{SIGKILL};  // the stop: the first at once, each next one grace_ns later
+    std::int64_t grace_ns = 2'000'000'000;
+    bool whole_group = false;  // to the child's process group (spawned with new_process_group)
+};
+
+struct Supervised {
+    ExitStatus status;
+    bool stopped = false;    // a stop was started: should_stop asked for it, or the timeout passed
+    bool timed_out = false;  // the timeout passed
+};
+
+// Returns once the child has ended. `between(wait_ms)` runs between two looks at the child and waits at
+// most wait_ms (for output to read, say); without it the supervisor sleeps that long.
+Supervised supervise(Child& child, const StopPolicy& policy, const std::function<void(int wait_ms)>& between = {});
+
+// Runs argv with stdout and stderr into `log` (truncated) and stdin from /dev/null, supervised under
+// `policy`. The child stays in our process group, so a kill of our group takes it too, and is killed
+// when the spawning thread ends (PR_SET_PDEATHSIG), for a SIGKILL that gives us no chance to.
+// Throws EnvironmentError when argv[0] is not found or `log` cannot be written.
+Supervised run_logged(const std::vector<std::string>& argv, const std::filesystem::path& log,
+                      const StopPolicy& policy = {});
+
+}  // namespace inferbench

@@ -1,0 +1,95 @@
+// The one supervisor: a child that ends by itself, a stop that escalates through its signals, the
+// timeout, a log file, and run_captured on top of it.
+#include "core/supervise.hpp"
+
+#include <signal.h>
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+#include <thread>
+
+#include "common/scratch_dir.hpp"
+#include "core/clock.hpp"
+#include "core/error.hpp"
+
+namespace inferbench {
+namespace {
+
+constexpr std::int64_t kMs = 1'000'000;
+
+Child shell(const std::string& script, bool own_group = false) {
+    SpawnOptions options;
+    options.new_process_group = own_group;
+    return spawn({"/bin/sh", "-c", script}, options);
+}
+
+TEST(Supervise, AChildThatEndsByItselfIsNotStopped) {
+    Child child = shell("exit 4");
+    const Supervised result = supervise(child, {});
+    EXPECT_TRUE(result.status.exited);
+    EXPECT_EQ(result.status.code, 4);
+    EXPECT_FALSE(result.stopped);
+    EXPECT_FALSE(result.timed_out);
+}
+
+TEST(Supervise, AStopRequestSendsTheFirstSignalAndTheChildMayStillExitCleanly) {
+    Child child = shell("trap 'exit 3' INT; while :; do sleep 0.05; done");
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the trap is set
+    StopPolicy policy;
+    policy.should_stop = [] { return true; };
+    policy.signals = {SIGINT, SIGKILL};
+    policy.grace_ns = 10'000 * kMs;
+    const Supervised result = supervise(child, policy);
+    EXPECT_TRUE(result.stopped);
+    EXPECT_FALSE(result.timed_out);
+    EXPECT_TRUE(result.status.exited) << result.status.describe();
+    EXPECT_EQ(result.status.code, 3);
+}
+
+TEST(Supervise, TheTimeoutEscalatesToTheNextSignalAfterTheGrace) {
+    const std::int64_t begin = monotonic_ns();
+    Child child = shell("trap '' INT; sleep 30", true);
+    StopPolicy policy;
+    policy.timeout_ns = 100 * kMs;
+    policy.signals = {SIGINT, SIGKILL};
+    policy.grace_ns = 200 * kMs;
+    policy.whole_group = true;  // the sleep goes too
+    int polls = 0;
+    const Supervised result = supervise(child, policy, [&polls](int wait_ms) {
+        ++polls;
+        std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
+    });
+    EXPECT_TRUE(result.stopped);
+    EXPECT_TRUE(result.timed_out);
+    EXPECT_FALSE(result.status.exited);
+    EXPECT_EQ(result.status.signal, SIGKILL);
+    EXPECT_GE(monotonic_ns() - begin, 300 * kMs) << "SIGKILL only one grace after SIGINT";
+    EXPECT_LT(monotonic_ns() - begin, 10'000 * kMs);
+    EXPECT_GT(polls, 0) << "the caller's work runs between the looks at the child";
+}
+
+TEST(RunLogged, BothStreamsGoToTheLog) {
+    const testing::ScratchDir dir;
+    const auto log = dir.path() / "tool.log";
+    const Supervised result = run_logged({"/bin/sh", "-c", "echo out; echo err >&2; exit 2"}, log);
+    EXPECT_EQ(result.status.code, 2);
+    std::ifstream in(log);
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "out\nerr\n");
+    EXPECT_THROW(run_logged({"inferbench-no-such-program"}, log), EnvironmentError);
+    EXPECT_THROW(run_logged({"/bin/true"}, dir.path() / "no-such-dir" / "tool.log"), EnvironmentError);
+}
+
+// A child that closes its output early still meets the timeout (it used to be waited for without one).
+TEST(RunCaptured, TheTimeoutHoldsForAChildThatClosedItsOutput) {
+    const std::int64_t begin = monotonic_ns();
+    const CapturedRun run =
+        run_captured({"/bin/sh", "-c", "echo early; exec >/dev/null 2>&1; sleep 30"}, std::nullopt, 200);
+    EXPECT_TRUE(run.timed_out);
+    EXPECT_EQ(run.out, "early\n");
+    EXPECT_LT(monotonic_ns() - begin, 10'000 * kMs);
+}
+
+}  // namespace
+}  // namespace inferbench
