@@ -169,22 +169,24 @@ std::string last_line(const std::string& text) {
     return newline == std::string::npos ? text : text.substr(newline + 1);
 }
 
+namespace wp = worker_protocol;
+
 std::string_view phase_reached(const WorkerOutcome& outcome) {
-    if (!outcome.find_event("loaded")) return "load";
-    if (!outcome.find_event("warmup")) return "warm-up";
+    if (!outcome.find_event<wp::Loaded>()) return "load";
+    if (!outcome.find_event<wp::WarmupDone>()) return "warm-up";
     return "measurement";
 }
 
 void fill_from_outcome(store::BenchmarkRecord& record, const WorkerOutcome& outcome) {
     record.stderr_tail = outcome.output_tail;
-    if (const auto* loaded = outcome.find_event("loaded")) {
-        record.load_ns = loaded->value("load_ns", std::int64_t{0});
-        record.backend_version = loaded->value("backend_version", "");
+    if (const auto* loaded = outcome.find_event<wp::Loaded>()) {
+        record.load_ns = loaded->load_ns;
+        record.backend_version = loaded->backend_version;
     }
-    if (const auto* warmup = outcome.find_event("warmup")) record.warmup_iterations = warmup->value("iterations", std::int64_t{0});
-    const auto* measured = outcome.find_event("measured");
-    if (measured) record.measured_wall_ns = measured->value("wall_ns", std::int64_t{0});
-    const auto* error = outcome.find_event("error");
+    if (const auto* warmup = outcome.find_event<wp::WarmupDone>()) record.warmup_iterations = warmup->iterations;
+    const auto* measured = outcome.find_event<wp::Measured>();
+    if (measured) record.measured_wall_ns = measured->wall_ns;
+    const auto* error = outcome.find_event<wp::Error>();
     const bool clean_exit = outcome.exited && outcome.exit_code == 0 && !outcome.timed_out;
     if (clean_exit && measured) {
         record.status = outcome.stop_requested ? "interrupted" : "ok";
@@ -192,7 +194,7 @@ void fill_from_outcome(store::BenchmarkRecord& record, const WorkerOutcome& outc
             record.reason = fmt::format("stopped by {}; iterations measured so far are kept", interrupt_name());
     } else if (error) {
         record.status = "failed";
-        record.reason = fmt::format("{} failed: {}", error->value("phase", "?"), error->value("message", ""));
+        record.reason = fmt::format("{} failed: {}", error->phase, error->message);
     } else if (outcome.stop_requested && termination_requested()) {
         record.status = "interrupted";
         record.reason = fmt::format("stopped by {}: the worker was killed (during {}); iterations measured so far are kept",
@@ -204,16 +206,10 @@ void fill_from_outcome(store::BenchmarkRecord& record, const WorkerOutcome& outc
     }
 }
 
-// The per-layer times of the worker's "layers" event (a backend's separate profiled run), in its order.
+// The per-layer times of the worker's Layers event (a backend's separate profiled run), in its order.
 std::vector<LayerTime> layer_times(const WorkerOutcome& outcome) {
-    std::vector<LayerTime> layers;
-    const auto* event = outcome.find_event("layers");
-    if (!event) return layers;
-    for (const auto& row : event->at("layers"))
-        layers.push_back({row.at("node").get<std::string>(), row.at("op_type").get<std::string>(),
-                          row.at("provider").get<std::string>(), row.at("calls").get<std::int64_t>(),
-                          row.at("total_ns").get<std::int64_t>()});
-    return layers;
+    const auto* event = outcome.find_event<wp::Layers>();
+    return event ? event->layers : std::vector<LayerTime>{};
 }
 
 class PlanRunner {
@@ -367,8 +363,8 @@ private:
             record.model_size_bytes = static_cast<std::int64_t>(std::filesystem::file_size(model.model_path, ec));
         TraceBuffer trace = TraceBuffer::create(spec.max_iterations > 0 ? spec.max_iterations : kUnlimitedCapacity);
         const WorkerLaunch launch{options_.worker_executable,
-                                  {std::string(worker_protocol::kWorkerCommand)},
-                                  nlohmann::json{{"spec", spec_to_json(spec)}, {"model_path", model.model_path}}.dump(),
+                                  {std::string(wp::kWorkerCommand)},
+                                  wp::to_json(wp::Request{spec, model.model_path}).dump(),
                                   trace.fd(),
                                   spec.timeout_ns};
         SuperviseHooks hooks;
@@ -376,7 +372,7 @@ private:
         hooks.end_now = termination_requested;
         hooks.request_stop = [&trace] { trace.header().stop_requested.store(1, std::memory_order_relaxed); };
         hooks.on_started = [&](int pid) { telemetry_.worker_started(pid, spec.warmup_ns + spec.duration_ns + kLoadAndTeardownNs); };
-        hooks.on_event = [&](const nlohmann::json& event) { telemetry_.worker_event(event); };
+        hooks.on_event = [&](const wp::Event& event) { telemetry_.worker_event(event); };
         hooks.on_tick = [&] {
             ProgressEvent tick{ProgressEvent::Kind::tick, k + 1, 0, &spec};
             tick.iterations_so_far = static_cast<std::int64_t>(trace.published().size());

@@ -32,6 +32,8 @@ TEST(Cli, NullBenchmarkIsStoredAndSummarised) {
     for (const auto& b : benchmarks) {
         EXPECT_EQ(b.status, "ok");
         EXPECT_TRUE(b.load_ns.has_value());
+        EXPECT_GE(b.warmup_iterations.value_or(0), 1) << "the worker said when warm-up was done, and how long it ran";
+        EXPECT_TRUE(b.measured_wall_ns.has_value());
         const auto iterations = store.iterations(b.benchmark_id);
         EXPECT_GE(iterations.size(), 10u);
         EXPECT_GE(iterations.back().start_ns, iterations.front().start_ns);
