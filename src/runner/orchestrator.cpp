@@ -189,18 +189,18 @@ void fill_from_outcome(store::BenchmarkRecord& record, const WorkerOutcome& outc
     const auto* error = outcome.find_event<wp::Error>();
     const bool clean_exit = outcome.exited && outcome.exit_code == 0 && !outcome.timed_out;
     if (clean_exit && measured) {
-        record.status = outcome.stop_requested ? "interrupted" : "ok";
+        record.status = outcome.stop_requested ? BenchmarkStatus::interrupted : BenchmarkStatus::ok;
         if (outcome.stop_requested)
             record.reason = fmt::format("stopped by {}; iterations measured so far are kept", interrupt_name());
     } else if (error) {
-        record.status = "failed";
+        record.status = BenchmarkStatus::failed;
         record.reason = fmt::format("{} failed: {}", error->phase, error->message);
     } else if (outcome.stop_requested && termination_requested()) {
-        record.status = "interrupted";
+        record.status = BenchmarkStatus::interrupted;
         record.reason = fmt::format("stopped by {}: the worker was killed (during {}); iterations measured so far are kept",
                                     interrupt_name(), phase_reached(outcome));
     } else {
-        record.status = outcome.stop_requested ? "interrupted" : "failed";
+        record.status = outcome.stop_requested ? BenchmarkStatus::interrupted : BenchmarkStatus::failed;
         record.reason = fmt::format("{} (during {})", outcome.describe_ending(), phase_reached(outcome));
         if (auto line = last_line(outcome.output_tail); !line.empty()) record.reason += "; last output: " + line;
     }
@@ -287,7 +287,9 @@ private:
     }
 
     void end_run() {
-        const std::string_view status = result_.store_failure ? "failed" : result_.interrupted ? "interrupted" : "completed";
+        const RunStatus status = result_.store_failure ? RunStatus::failed
+                                 : result_.interrupted ? RunStatus::interrupted
+                                                       : RunStatus::completed;
         const std::string reason = result_.store_failure ? result_.store_failure->reason
                                    : result_.interrupted ? fmt::format("stopped by {}", interrupt_name())
                                                          : std::string();
@@ -326,7 +328,7 @@ private:
         try {
             measure_cell(spec, record, iterations, layers, k);
         } catch (const std::exception& e) {
-            record.status = "failed";
+            record.status = BenchmarkStatus::failed;
             record.reason = e.what();
         }
         record.ended_unix_ms = unix_ms();
@@ -335,8 +337,8 @@ private:
         keep({std::move(record), std::move(iterations), std::move(metrics), std::move(telemetry.gpu),
               std::move(telemetry.cpu), std::move(telemetry.sources), std::move(layers)});
         const store::BenchmarkRecord& kept = result_.benchmarks.back();
-        if (kept.status == "interrupted" || interrupt_requested()) result_.interrupted = true;
-        if (kept.status != "skipped") {
+        if (kept.status == BenchmarkStatus::interrupted || interrupt_requested()) result_.interrupted = true;
+        if (kept.status != BenchmarkStatus::skipped) {
             finished_ns_ += monotonic_ns() - cell_begin;
             ++finished_;
         }
@@ -354,7 +356,7 @@ private:
             skip = model.skip_reason;
         }
         if (skip) {
-            record.status = "skipped";
+            record.status = BenchmarkStatus::skipped;
             record.reason = *skip;
             return;
         }
@@ -407,7 +409,7 @@ void check_backend_options(const Plan& plan, const BackendRegistry& registry) {
     check_backend_options(plan, cache);
 }
 
-int RunResult::count(std::string_view status) const {
+int RunResult::count(BenchmarkStatus status) const {
     int n = 0;
     for (const auto& b : benchmarks) n += b.status == status ? 1 : 0;
     return n;
