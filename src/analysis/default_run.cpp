@@ -14,7 +14,7 @@ DefaultRun default_run(const store::ResultsStore& results) {
     for (auto run = runs.rbegin(); run != runs.rend(); ++run) {
         if (results.benchmarks(run->run_id).empty()) continue;
         if (run == runs.rbegin()) return {run->run_id, {}};
-        const bool running = latest.status == "running";
+        const bool running = latest.status == RunStatus::running;
         return {run->run_id, fmt::format("run {} has no results{}; showing run {}", latest.run_id,
                                          running ? " yet" : "", run->run_id)};
     }

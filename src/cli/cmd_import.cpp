@@ -104,7 +104,7 @@ store::BenchmarkRecord record_of(const ParsedLog& parsed, const ImportArgs& args
     record.device = args.device.empty() ? fmt::format("cuda:{}", device) : args.device;
     record.precision = log.command ? trtexec::precision_label(*log.command) : "fp32";
     record.batch_size = log.command ? log.command->batch.value_or(1) : 1;
-    record.status = log.passed == false ? "failed" : "ok";
+    record.status = log.passed == false ? BenchmarkStatus::failed : BenchmarkStatus::ok;
     if (log.passed == false) record.reason = "trtexec reported FAILED";
     record.started_unix_ms = record.ended_unix_ms = unix_ms();
     if (log.command) record.model_path = log.command->onnx.empty() ? log.command->load_engine : log.command->onnx;
@@ -145,7 +145,7 @@ int execute(const ImportArgs& args) {
         const auto series = series_of(parsed[i].log);
         results.add_benchmark(record, store::BenchmarkData{.metrics = metrics, .series = series});
     }
-    results.end_run(run_id, unix_ms(), "completed");
+    results.end_run(run_id, unix_ms(), RunStatus::completed);
     fmt::print("imported {} trtexec log{} into {} (run {}); see `inferbench summary --db {} --run {}`\n",
                parsed.size(), parsed.size() == 1 ? "" : "s", path, run_id, path, run_id);
     return kExitOk;
@@ -206,7 +206,7 @@ store::BenchmarkRecord record_of(const ParsedSmiLog& parsed, const SmiImportArgs
     record.backend = "nvidia-smi-log";
     record.backend_version = log.driver_version;
     record.device = device_of(parsed, args);
-    record.status = "ok";
+    record.status = BenchmarkStatus::ok;
     const std::int64_t span = span_ns(log);
     record.started_unix_ms = log.first_unix_ms.value_or(unix_ms());
     record.ended_unix_ms = record.started_unix_ms + span / 1'000'000;
@@ -296,7 +296,7 @@ int execute_smi(const SmiImportArgs& args) {
         print_warnings(parsed[i]);
         fmt::print("{}\n", summary_line(parsed[i]));
     }
-    results.end_run(run_id, unix_ms(), "completed");
+    results.end_run(run_id, unix_ms(), RunStatus::completed);
     fmt::print("imported {} nvidia-smi log{} into {} (run {}); see `inferbench summary --db {} --run {}`\n",
                parsed.size(), parsed.size() == 1 ? "" : "s", path, run_id, path, run_id);
     return kExitOk;

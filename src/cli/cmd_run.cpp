@@ -155,7 +155,8 @@ int run_and_report(const RunArgs& args, store::ResultsStore& results, const Runn
     const RunResult run = runner(options);
     print_table(report::summary_table(run_summaries(results, run)), args.output);
     fmt::print(stderr, "results: {} (run {}{}): {} ok, {} failed, {} skipped{}{}\n", results.path().string(), run.run_id,
-               args.resume.empty() ? "" : ", resumed", run.count("ok"), run.count("failed"), run.count("skipped"),
+               args.resume.empty() ? "" : ", resumed", run.count(BenchmarkStatus::ok),
+               run.count(BenchmarkStatus::failed), run.count(BenchmarkStatus::skipped),
                run.unstored.empty() ? "" : fmt::format(", {} not stored there", run.unstored.size()),
                run.interrupted ? fmt::format(", interrupted by {}", interrupt_name()) : "");
     if (run.store_failure) {
@@ -163,8 +164,8 @@ int run_and_report(const RunArgs& args, store::ResultsStore& results, const Runn
         return kExitNotStored;
     }
     if (run.interrupted) return interrupt_exit_code();
-    if (run.count("failed") > 0) return kExitFailure;
-    if (run.count("ok") == 0) {
+    if (run.count(BenchmarkStatus::failed) > 0) return kExitFailure;
+    if (run.count(BenchmarkStatus::ok) == 0) {
         fmt::print(stderr, "inferbench: nothing was measured: {}\n",
                    run.benchmarks.empty() ? "the exclude rules remove every benchmark"
                                           : "every benchmark was skipped (reasons above)");

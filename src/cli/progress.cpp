@@ -17,8 +17,8 @@ std::string clock_text(std::int64_t ns) {
 }
 
 std::string outcome_text(const store::BenchmarkRecord& r) {
-    if (r.status == "ok") return "ok";
-    return fmt::format("{}: {}", r.status, r.reason);
+    if (r.status == BenchmarkStatus::ok) return std::string(to_string(r.status));
+    return fmt::format("{}: {}", to_string(r.status), r.reason);
 }
 
 }  // namespace

@@ -357,8 +357,8 @@ RooflineSet roofline_points(const store::ResultsStore& results, std::span<const 
         std::string label = fmt::format("{} b{} {}", b.model, b.batch_size, b.precision);
         if (!b.variant.empty()) label += " " + b.variant;
         const std::string who = fmt::format("benchmark {} ({} on {}, {})", b.benchmark_id, label, b.device, b.backend);
-        if (b.status != "ok") {
-            set.skipped.push_back(fmt::format("{}: status {}", who, b.status));
+        if (b.status != BenchmarkStatus::ok) {
+            set.skipped.push_back(fmt::format("{}: status {}", who, to_string(b.status)));
             continue;
         }
         const analysis::BenchmarkSummary* summary = summaries.find(b);

@@ -26,7 +26,7 @@ std::string json_string(const nlohmann::json& object, const char* key) {
     return object[key].get<std::string>();
 }
 
-bool measured(const analysis::BenchmarkSummary& s) { return s.benchmark.status == "ok" && s.e2e.count > 0; }
+bool measured(const analysis::BenchmarkSummary& s) { return s.benchmark.status == BenchmarkStatus::ok && s.e2e.count > 0; }
 
 ComparisonKey key_of(const store::BenchmarkRecord& b) {
     return {b.model, b.backend, b.variant, b.precision, b.batch_size};

@@ -70,7 +70,7 @@ void write_summary_sheet(XlsxWorkbook& book, const LoadedGroup& group) {
         const auto& s = b.summary;
         sheet.number(row, 0, static_cast<double>(s.benchmark.batch_size));
         sheet.text(row, 1, b.label);
-        sheet.text(row, 2, s.benchmark.status);
+        sheet.text(row, 2, to_string(s.benchmark.status));
         if (s.e2e.count > 0) sheet.number(row, 3, static_cast<double>(s.e2e.count));
         for (std::size_t m = 0; m < metrics.size(); ++m) {
             const auto value = metrics[m].value(s);

@@ -63,7 +63,7 @@ Table overview_table(const ReportData& data) {
             b.precision,
             b.batch_size,
             b.variant,
-            b.status,
+            std::string(to_string(b.status)),
             timing(s.e2e.mean),
             timing(s.e2e.p50),
             timing(s.e2e.p99),
@@ -112,8 +112,8 @@ std::vector<std::string> warning_lines(const ReportData& data) {
     for (const auto& entry : data.benchmarks) {
         const auto& s = entry.summary;
         const std::string name = benchmark_name(s.benchmark, several_runs);
-        if (s.benchmark.status != "ok")
-            add(fmt::format("{}{}", s.benchmark.status, s.benchmark.reason.empty() ? "" : ": " + s.benchmark.reason),
+        if (s.benchmark.status != BenchmarkStatus::ok)
+            add(fmt::format("{}{}", to_string(s.benchmark.status), s.benchmark.reason.empty() ? "" : ": " + s.benchmark.reason),
                 name);
         for (const auto& warning : s.warnings) add(warning, name);
         for (const auto& source : s.telemetry.sources)
@@ -133,7 +133,7 @@ void runs_part(HtmlPage& page, const ReportData& data) {
         if (data.runs.size() > 1) page.heading(3, fmt::format("Run {} {}", run.run_id, run.name));
         std::vector<std::pair<std::string, std::string>> entries = {
             {"run", fmt::format("{}{}", run.run_id, run.name.empty() ? "" : " (" + run.name + ")")},
-            {"status", run.status},
+            {"status", std::string(to_string(run.status))},
             {"started", format_utc(run.started_unix_ms)},
         };
         if (run.ended_unix_ms) entries.emplace_back("ended", format_utc(*run.ended_unix_ms));

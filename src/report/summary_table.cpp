@@ -157,7 +157,7 @@ Table summary_table(const std::vector<analysis::BenchmarkSummary>& summaries) {
         const auto& b = s.benchmark;
         const bool measured = s.e2e.count > 0;
         const auto timing = [&](double ns) { return analysis::has_latency(s) ? Cell{Duration{ns}} : Cell{Null{}}; };
-        std::vector<Cell> row = {b.model, b.backend, b.device, b.precision, b.batch_size, b.variant, b.status,
+        std::vector<Cell> row = {b.model, b.backend, b.device, b.precision, b.batch_size, b.variant, std::string(to_string(b.status)),
                               measured ? Cell{s.e2e.count} : Cell{Null{}}, timing(s.e2e.mean), timing(s.e2e.p50),
                               timing(s.e2e.p90), timing(s.e2e.p99), measured ? Cell{s.e2e.cv_pct} : Cell{Null{}},
                               device_time(s.compute, &TimingSummary::p50), device_time(s.h2d, &TimingSummary::mean),
@@ -186,7 +186,7 @@ Table runs_table(const std::vector<store::RunRecord>& runs) {
                      {"host", "host", 2, Fit::wrap},
                      {"git_commit", "commit", 2, Fit::keep, 1}};
     for (const auto& r : runs) {
-        table.rows.push_back({r.run_id, r.name, r.status, utc_text(r.started_unix_ms), r.host, r.git_commit});
+        table.rows.push_back({r.run_id, r.name, std::string(to_string(r.status)), utc_text(r.started_unix_ms), r.host, r.git_commit});
     }
     return table;
 }

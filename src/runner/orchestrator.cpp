@@ -146,51 +146,47 @@ std::string last_line(const std::string& text) {
     return newline == std::string::npos ? text : text.substr(newline + 1);
 }
 
+namespace wp = worker_protocol;
+
 std::string_view phase_reached(const WorkerOutcome& outcome) {
-    if (!outcome.find_event("loaded")) return "load";
-    if (!outcome.find_event("warmup")) return "warm-up";
+    if (!outcome.find_event<wp::Loaded>()) return "load";
+    if (!outcome.find_event<wp::WarmupDone>()) return "warm-up";
     return "measurement";
 }
 
 void fill_from_outcome(store::BenchmarkRecord& record, const WorkerOutcome& outcome) {
     record.stderr_tail = outcome.output_tail;
-    if (const auto* loaded = outcome.find_event("loaded")) {
-        record.load_ns = loaded->value("load_ns", std::int64_t{0});
-        record.backend_version = loaded->value("backend_version", "");
+    if (const auto* loaded = outcome.find_event<wp::Loaded>()) {
+        record.load_ns = loaded->load_ns;
+        record.backend_version = loaded->backend_version;
     }
-    if (const auto* warmup = outcome.find_event("warmup")) record.warmup_iterations = warmup->value("iterations", std::int64_t{0});
-    const auto* measured = outcome.find_event("measured");
-    if (measured) record.measured_wall_ns = measured->value("wall_ns", std::int64_t{0});
-    const auto* error = outcome.find_event("error");
+    if (const auto* warmup = outcome.find_event<wp::WarmupDone>()) record.warmup_iterations = warmup->iterations;
+    const auto* measured = outcome.find_event<wp::Measured>();
+    if (measured) record.measured_wall_ns = measured->wall_ns;
+    const auto* error = outcome.find_event<wp::Error>();
     const bool clean_exit = outcome.exited && outcome.exit_code == 0 && !outcome.timed_out;
     if (clean_exit && measured) {
-        record.status = outcome.stop_requested ? "interrupted" : "ok";
+        record.status = outcome.stop_requested ? BenchmarkStatus::interrupted : BenchmarkStatus::ok;
         if (outcome.stop_requested)
             record.reason = fmt::format("stopped by {}; iterations measured so far are kept", interrupt_name());
     } else if (error) {
-        record.status = "failed";
-        record.reason = fmt::format("{} failed: {}", error->value("phase", "?"), error->value("message", ""));
+        record.status = BenchmarkStatus::failed;
+        record.reason = fmt::format("{} failed: {}", error->phase, error->message);
     } else if (outcome.stop_requested && termination_requested()) {
-        record.status = "interrupted";
+        record.status = BenchmarkStatus::interrupted;
         record.reason = fmt::format("stopped by {}: the worker was killed (during {}); iterations measured so far are kept",
                                     interrupt_name(), phase_reached(outcome));
     } else {
-        record.status = outcome.stop_requested ? "interrupted" : "failed";
+        record.status = outcome.stop_requested ? BenchmarkStatus::interrupted : BenchmarkStatus::failed;
         record.reason = fmt::format("{} (during {})", outcome.describe_ending(), phase_reached(outcome));
         if (auto line = last_line(outcome.output_tail); !line.empty()) record.reason += "; last output: " + line;
     }
 }
 
-// The per-layer times of the worker's "layers" event (a backend's separate profiled run), in its order.
+// The per-layer times of the worker's Layers event (a backend's separate profiled run), in its order.
 std::vector<LayerTime> layer_times(const WorkerOutcome& outcome) {
-    std::vector<LayerTime> layers;
-    const auto* event = outcome.find_event("layers");
-    if (!event) return layers;
-    for (const auto& row : event->at("layers"))
-        layers.push_back({row.at("node").get<std::string>(), row.at("op_type").get<std::string>(),
-                          row.at("provider").get<std::string>(), row.at("calls").get<std::int64_t>(),
-                          row.at("total_ns").get<std::int64_t>()});
-    return layers;
+    const auto* event = outcome.find_event<wp::Layers>();
+    return event ? event->layers : std::vector<LayerTime>{};
 }
 
 class PlanRunner {
@@ -268,7 +264,9 @@ private:
     }
 
     void end_run() {
-        const std::string_view status = result_.store_failure ? "failed" : result_.interrupted ? "interrupted" : "completed";
+        const RunStatus status = result_.store_failure ? RunStatus::failed
+                                 : result_.interrupted ? RunStatus::interrupted
+                                                       : RunStatus::completed;
         const std::string reason = result_.store_failure ? result_.store_failure->reason
                                    : result_.interrupted ? fmt::format("stopped by {}", interrupt_name())
                                                          : std::string();
@@ -307,7 +305,7 @@ private:
         try {
             measure_cell(spec, record, iterations, layers, k);
         } catch (const std::exception& e) {
-            record.status = "failed";
+            record.status = BenchmarkStatus::failed;
             record.reason = e.what();
         }
         record.ended_unix_ms = unix_ms();
@@ -316,8 +314,8 @@ private:
         keep({std::move(record), std::move(iterations), std::move(metrics), std::move(telemetry.gpu),
               std::move(telemetry.cpu), std::move(telemetry.sources), std::move(layers)});
         const store::BenchmarkRecord& kept = result_.benchmarks.back();
-        if (kept.status == "interrupted" || interrupt_requested()) result_.interrupted = true;
-        if (kept.status != "skipped") {
+        if (kept.status == BenchmarkStatus::interrupted || interrupt_requested()) result_.interrupted = true;
+        if (kept.status != BenchmarkStatus::skipped) {
             finished_ns_ += monotonic_ns() - cell_begin;
             ++finished_;
         }
@@ -335,7 +333,7 @@ private:
             skip = model.skip_reason;
         }
         if (skip) {
-            record.status = "skipped";
+            record.status = BenchmarkStatus::skipped;
             record.reason = *skip;
             return;
         }
@@ -344,8 +342,8 @@ private:
             record.model_size_bytes = static_cast<std::int64_t>(std::filesystem::file_size(model.model_path, ec));
         TraceBuffer trace = TraceBuffer::create(spec.max_iterations > 0 ? spec.max_iterations : kUnlimitedCapacity);
         const WorkerLaunch launch{options_.worker_executable,
-                                  {std::string(worker_protocol::kWorkerCommand)},
-                                  nlohmann::json{{"spec", spec_to_json(spec)}, {"model_path", model.model_path}}.dump(),
+                                  {std::string(wp::kWorkerCommand)},
+                                  wp::to_json(wp::Request{spec, model.model_path}).dump(),
                                   trace.fd(),
                                   spec.timeout_ns};
         SuperviseHooks hooks;
@@ -353,7 +351,7 @@ private:
         hooks.end_now = termination_requested;
         hooks.request_stop = [&trace] { trace.header().stop_requested.store(1, std::memory_order_relaxed); };
         hooks.on_started = [&](int pid) { telemetry_.worker_started(pid, spec.warmup_ns + spec.duration_ns + kLoadAndTeardownNs); };
-        hooks.on_event = [&](const nlohmann::json& event) { telemetry_.worker_event(event); };
+        hooks.on_event = [&](const wp::Event& event) { telemetry_.worker_event(event); };
         hooks.on_tick = [&] {
             ProgressEvent tick{ProgressEvent::Kind::tick, k + 1, 0, &spec};
             tick.iterations_so_far = static_cast<std::int64_t>(trace.published().size());
@@ -388,7 +386,7 @@ void check_backend_options(const Plan& plan, const BackendRegistry& registry) {
     check_backend_options(plan, cache);
 }
 
-int RunResult::count(std::string_view status) const {
+int RunResult::count(BenchmarkStatus status) const {
     int n = 0;
     for (const auto& b : benchmarks) n += b.status == status ? 1 : 0;
     return n;

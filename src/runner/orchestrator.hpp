@@ -38,7 +38,7 @@ struct RunnerOptions {
 // plan stopped there, and what the store lacks is kept in memory and in a recovery file.
 struct StoreFailure {
     std::string reason;             // "disk full: results database '...': ...", naming the file
-    bool run_marked_failed = false;  // the store took the run's status 'failed'; else it says 'running'
+    bool run_marked_failed = false;  // the store took the run's status failed; else it says running
     store::RecoveryFile recovery;   // where the unstored benchmarks went (none where `unstored` is empty)
 };
 
@@ -48,7 +48,7 @@ struct RunResult {
     std::vector<store::MeasuredBenchmark> unstored;  // those the store could not take (benchmark_id 0)
     std::optional<StoreFailure> store_failure;
     bool interrupted = false;
-    int count(std::string_view status) const;
+    int count(BenchmarkStatus status) const;
 };
 
 // Throws UserError naming the first backend option its backend does not know (a backend that cannot

@@ -4,6 +4,8 @@
 
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
 #include <fmt/format.h>
 
 #include "core/clock.hpp"
@@ -35,15 +37,21 @@ long oom_kill_count() {
     return -1;
 }
 
-// Complete lines of the events pipe, one JSON object each; others are ignored.
+// Complete lines of the events pipe, one event each. A line that is not an event can only come from a
+// worker gone wrong, whose ending and output say more than the line would: it is left out.
 class EventParser {
 public:
-    void add(std::string_view data, std::vector<nlohmann::json>& out) {
+    void add(std::string_view data, std::vector<worker_protocol::Event>& out) {
         pending_.append(data);
         std::size_t newline;
         while ((newline = pending_.find('\n')) != std::string::npos) {
-            auto event = nlohmann::json::parse(pending_.substr(0, newline), nullptr, false);
-            if (!event.is_discarded()) out.push_back(std::move(event));
+            const auto json = nlohmann::json::parse(pending_.substr(0, newline), nullptr, false);
+            if (!json.is_discarded()) {
+                try {
+                    out.push_back(worker_protocol::event_from_json(json));
+                } catch (const worker_protocol::ProtocolError&) {
+                }
+            }
             pending_.erase(0, newline + 1);
         }
     }
@@ -63,7 +71,7 @@ Child start_worker(const WorkerLaunch& launch, const UniqueFd& events_write) {
     SpawnOptions options;
     options.input = launch.request;
     options.stderr_mode = Output::merge;
-    options.fds = {{3, launch.trace_fd}, {4, events_write.get()}};
+    options.fds = {{worker_protocol::kTraceFd, launch.trace_fd}, {worker_protocol::kEventFd, events_write.get()}};
     options.new_process_group = true;
     options.kill_with_parent = true;
     return spawn(argv, options);
@@ -76,13 +84,6 @@ std::string trimmed_tail(const TailBuffer& tail) {
 }
 
 }  // namespace
-
-const nlohmann::json* WorkerOutcome::find_event(std::string_view name) const {
-    for (const auto& event : events) {
-        if (event.value("event", "") == name) return &event;
-    }
-    return nullptr;
-}
 
 std::string WorkerOutcome::describe_ending() const {
     if (timed_out) return fmt::format("timed out after {}; the worker and its children were killed", format_duration(timeout_ns));

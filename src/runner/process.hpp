@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "runner/worker_protocol.hpp"
 
 namespace inferbench {
 
@@ -27,7 +27,7 @@ struct SuperviseHooks {
     std::function<bool()> end_now;        // polled; true kills the worker's group at once (stop_requested)
     std::function<void()> request_stop;   // asks the worker to stop measuring
     std::function<void(int pid)> on_started;                // right after the worker was started
-    std::function<void(const nlohmann::json&)> on_event;    // each event as it arrives
+    std::function<void(const worker_protocol::Event&)> on_event;  // each event as it arrives
     std::int64_t stop_grace_ns = 5'000'000'000;
 };
 
@@ -38,14 +38,20 @@ struct WorkerOutcome {
     bool timed_out = false;    // killed by us after the timeout
     bool oom_killed = false;   // the kernel's OOM killer ended a process of our cgroup meanwhile
     bool stop_requested = false;
-    std::vector<nlohmann::json> events;
+    std::vector<worker_protocol::Event> events;
     std::string output_tail;   // last lines of stdout and stderr
     std::int64_t wall_ns = 0;
     std::int64_t timeout_ns = 0;
 
     // One line saying how a failed worker ended, e.g. "killed by signal 9 (SIGKILL)".
     std::string describe_ending() const;
-    const nlohmann::json* find_event(std::string_view name) const;
+    // The first event of kind E the worker sent, or null.
+    template <typename E>
+    const E* find_event() const {
+        for (const auto& event : events)
+            if (const auto* found = std::get_if<E>(&event)) return found;
+        return nullptr;
+    }
 };
 
 WorkerOutcome run_worker(const WorkerLaunch& launch, const SuperviseHooks& hooks);

@@ -25,7 +25,7 @@ store::RunRecord find_run(const store::ResultsStore& results, std::string_view w
 }
 
 void require_not_being_written(const store::RunRecord& run) {
-    if (run.status != "running") return;
+    if (run.status != RunStatus::running) return;
     if (!run.orchestrator)
         throw UserError(fmt::format("--resume {}: the run is marked running and its orchestrator was not recorded "
                                     "(an older inferbench); it cannot be told whether it still runs",
@@ -67,7 +67,7 @@ ResumePoint find_resume_point(const store::ResultsStore& results, std::string_vi
     require_same_cells(point.run, cells, records);
     std::set<std::size_t> ok;
     for (const auto& record : records)
-        if (record.status == "ok") ok.insert(static_cast<std::size_t>(record.ordinal));
+        if (record.status == BenchmarkStatus::ok) ok.insert(static_cast<std::size_t>(record.ordinal));
     point.cells = cells.size();
     for (std::size_t i = 0; i < cells.size(); ++i)
         if (!ok.contains(i)) point.pending.push_back(i);

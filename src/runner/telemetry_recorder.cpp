@@ -27,12 +27,18 @@ void TelemetryRecorder::worker_started(int pid, std::int64_t expected_ns) {
     }
 }
 
-void TelemetryRecorder::worker_event(const nlohmann::json& event) {
+std::optional<SamplePhase> phase_after(const worker_protocol::Event& event) {
+    namespace wp = worker_protocol;
+    if (std::holds_alternative<wp::Loaded>(event)) return SamplePhase::warmup;
+    if (std::holds_alternative<wp::WarmupDone>(event)) return SamplePhase::measure;
+    if (std::holds_alternative<wp::Measured>(event) || std::holds_alternative<wp::Error>(event))
+        return SamplePhase::teardown;
+    return std::nullopt;
+}
+
+void TelemetryRecorder::worker_event(const worker_protocol::Event& event) {
     if (!sampler_) return;
-    const std::string name = event.value("event", "");
-    if (name == "loaded") sampler_->set_phase(SamplePhase::warmup);
-    else if (name == "warmup") sampler_->set_phase(SamplePhase::measure);
-    else if (name == "measured" || name == "error") sampler_->set_phase(SamplePhase::teardown);
+    if (const auto phase = phase_after(event)) sampler_->set_phase(*phase);
 }
 
 BenchmarkTelemetry TelemetryRecorder::finish(std::span<const IterationRecord> iterations) {

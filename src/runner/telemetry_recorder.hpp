@@ -10,11 +10,10 @@
 #include <span>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "core/samples.hpp"
 #include "core/settings.hpp"
 #include "core/spec.hpp"
+#include "runner/worker_protocol.hpp"
 #include "telemetry/sampler.hpp"
 
 namespace inferbench {
@@ -25,6 +24,9 @@ struct BenchmarkTelemetry {
     std::vector<TelemetrySource> sources;
 };
 
+// The phase a benchmark's samples are in once its worker sent `event`; nullopt: the phase stays.
+std::optional<SamplePhase> phase_after(const worker_protocol::Event& event);
+
 class TelemetryRecorder {
 public:
     explicit TelemetryRecorder(const RunSettings& settings);
@@ -32,8 +34,8 @@ public:
 
     // The worker of a benchmark expected to last about `expected_ns` was started as `pid`.
     void worker_started(int pid, std::int64_t expected_ns);
-    // One of the worker's events ("loaded", "warmup", "measured", "error").
-    void worker_event(const nlohmann::json& event);
+    // One of the worker's events, as it arrives: the sampler's phase follows it.
+    void worker_event(const worker_protocol::Event& event);
     // Stops the benchmark's sampler (if one was started) and hands over its samples.
     BenchmarkTelemetry finish(std::span<const IterationRecord> iterations);
 

@@ -16,7 +16,6 @@
 
 #include "backends/registry.hpp"
 #include "core/clock.hpp"
-#include "core/spec_json.hpp"
 #include "runner/measure_loop.hpp"
 #include "runner/random_inputs.hpp"
 #include "runner/trace_buffer.hpp"
@@ -27,8 +26,8 @@ namespace {
 
 namespace wp = worker_protocol;
 
-void send_event(const nlohmann::json& event) {
-    const std::string line = event.dump() + "\n";
+void send_event(const wp::Event& event) {
+    const std::string line = wp::to_json(event).dump() + "\n";
     std::size_t written = 0;
     while (written < line.size()) {
         const ssize_t n = write(wp::kEventFd, line.data() + written, line.size() - written);
@@ -37,26 +36,15 @@ void send_event(const nlohmann::json& event) {
     }
 }
 
-nlohmann::json describe_inputs(const std::vector<TensorInfo>& inputs) {
-    nlohmann::json list = nlohmann::json::array();
-    for (const auto& input : inputs)
-        list.push_back({{"name", input.name}, {"dtype", to_string(input.dtype)}, {"shape", input.shape}});
-    return list;
-}
-
 // After the measured loop (never during it): the backend's per-layer times, where its options ask for
-// them, as one "layers" event. Nothing when the measurement was stopped.
+// them, as one Layers event. Nothing when the measurement was stopped.
 void send_layer_times(Backend& backend, const TraceBuffer& trace, std::string& phase) {
     const auto& stop = trace.header().stop_requested;
     if (stop.load(std::memory_order_relaxed) != 0) return;
     phase = "layer profile";
-    const std::vector<LayerTime> layers = backend.profile_layers(stop);
+    std::vector<LayerTime> layers = backend.profile_layers(stop);
     if (layers.empty()) return;
-    nlohmann::json rows = nlohmann::json::array();
-    for (const LayerTime& layer : layers)
-        rows.push_back({{"node", layer.node}, {"op_type", layer.op_type}, {"provider", layer.provider},
-                        {"calls", layer.calls}, {"total_ns", layer.total_ns}});
-    send_event({{"event", "layers"}, {"layers", std::move(rows)}});
+    send_event(wp::Layers{std::move(layers)});
 }
 
 // Measured iterations expected from the warm-up's pace, with headroom: their pages are touched
@@ -108,9 +96,8 @@ int run_external_loop(Backend& backend, const LoopLimits& limits, TraceBuffer& t
     const auto records = trace.published();
     const std::int64_t wall_ns =
         records.empty() ? 0 : records.back().start_ns + records.back().e2e_ns - records.front().start_ns;
-    send_event({{"event", "warmup"}, {"iterations", 0}, {"elapsed_ns", 0}});
-    send_event({{"event", "measured"}, {"iterations", static_cast<std::int64_t>(records.size())}, {"wall_ns", wall_ns},
-                {"stopped", sink.stop_requested()}});
+    send_event(wp::WarmupDone{0, 0});
+    send_event(wp::Measured{static_cast<std::int64_t>(records.size()), wall_ns, sink.stop_requested()});
     send_layer_times(backend, trace, phase);
     return 0;
 }
@@ -128,27 +115,25 @@ int run_benchmark(const BenchmarkSpec& spec, const std::string& model_path, Trac
         const auto input_infos = backend->inputs();
         const auto inputs = make_random_inputs(input_infos, spec.seed);
         backend->prepare(inputs);
-        send_event({{"event", "loaded"}, {"load_ns", load_ns}, {"backend_version", backend->version()},
-                    {"inputs", describe_inputs(input_infos)}});
+        send_event(wp::Loaded{load_ns, backend->version(), input_infos});
 
         const LoopLimits limits = loop_limits(spec, trace.capacity());
         if (backend->capabilities().runs_own_loop) return run_external_loop(*backend, limits, trace, phase);
 
         phase = "warm-up";
         const WarmupResult warmup = run_warmup(*backend, limits, trace.header().stop_requested);
-        send_event({{"event", "warmup"}, {"iterations", warmup.iterations}, {"elapsed_ns", warmup.elapsed_ns}});
+        send_event(wp::WarmupDone{warmup.iterations, warmup.elapsed_ns});
         trace.prefault(expected_iterations(warmup, limits));
 
         phase = "measure";
         const MeasureResult measured =
             run_measured(*backend, limits, TraceSink{trace.records(), &trace.header().published},
                          trace.header().stop_requested);
-        send_event({{"event", "measured"}, {"iterations", measured.iterations}, {"wall_ns", measured.wall_ns},
-                    {"stopped", measured.stopped}});
+        send_event(wp::Measured{measured.iterations, measured.wall_ns, measured.stopped});
         send_layer_times(*backend, trace, phase);
         return 0;
     } catch (const std::exception& e) {
-        send_event({{"event", "error"}, {"phase", phase}, {"message", e.what()}});
+        send_event(wp::Error{phase, e.what()});
         std::fprintf(stderr, "inferbench worker: %s failed: %s\n", phase.c_str(), e.what());
         return wp::kExitBenchmarkError;
     }
@@ -157,22 +142,19 @@ int run_benchmark(const BenchmarkSpec& spec, const std::string& model_path, Trac
 }  // namespace
 
 int worker_main() {
-    BenchmarkSpec spec;
-    std::string model_path;
+    wp::Request request;
     try {
-        const std::string request{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
-        const auto json = nlohmann::json::parse(request);
-        spec = spec_from_json(json.at("spec"));
-        model_path = json.at("model_path").get<std::string>();
+        const std::string text{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
+        request = wp::request_from_json(nlohmann::json::parse(text));
     } catch (const std::exception& e) {
         std::fprintf(stderr, "inferbench worker: bad request (this command is started by inferbench run): %s\n",
                      e.what());
         return wp::kExitProtocolError;
     }
-    keep_own_deadline(spec.timeout_ns);
+    keep_own_deadline(request.spec.timeout_ns);
     try {
         TraceBuffer trace = TraceBuffer::attach(wp::kTraceFd);
-        return run_benchmark(spec, model_path, trace);
+        return run_benchmark(request.spec, request.model_path, trace);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "inferbench worker: %s\n", e.what());
         return wp::kExitProtocolError;

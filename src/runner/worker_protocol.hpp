@@ -1,13 +1,26 @@
 // How an orchestrator and its worker process talk. The worker is this same executable started as
 // `inferbench __worker`, with:
-//   fd 0: the request (one JSON document: the spec and the resolved model path), then EOF
+//   fd 0: the request (one JSON document, Request), then EOF
 //   fd 1, 2: a pipe the orchestrator keeps the last lines of (failure reasons)
 //   fd 3: the iteration trace (memfd, see trace_buffer.hpp)
-//   fd 4: events, one JSON object per line: loaded, warmup, measured, layers (per-layer times from the
-//         backend's separate profiled run, when its options ask for one), error
+//   fd 4: events, one JSON object per line, in this order: Loaded, WarmupDone, Measured, then Layers
+//         (where the backend's options ask for a per-layer profile); Error instead of whatever did not
+//         happen.
+// Every message is one struct below; its JSON form is written and read here alone. Both ends are the
+// same binary and nothing of the events is stored, so the wire format has no older versions to read.
 #pragma once
 
+#include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <string_view>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "backends/backend.hpp"
+#include "core/spec.hpp"
 
 namespace inferbench::worker_protocol {
 
@@ -19,5 +32,67 @@ inline constexpr int kEventFd = 4;
 // Worker exit codes besides 0.
 inline constexpr int kExitBenchmarkError = 3;  // an error event was sent
 inline constexpr int kExitProtocolError = 4;   // started wrongly
+
+// What to measure: the cell, and the model file the orchestrator resolved for it (exported zoo model,
+// or the user's file; empty for backends that need none).
+struct Request {
+    BenchmarkSpec spec;
+    std::string model_path;
+};
+
+// The model is loaded (load_ns timed) and its inputs prepared; warm-up begins.
+struct Loaded {
+    static constexpr std::string_view kName = "loaded";
+    std::int64_t load_ns = 0;
+    std::string backend_version;
+    std::vector<TensorInfo> inputs;
+};
+
+// Warm-up has ended; the measured loop begins. A backend that runs its own loop sends zeros.
+struct WarmupDone {
+    static constexpr std::string_view kName = "warmup_done";
+    std::int64_t iterations = 0;
+    std::int64_t elapsed_ns = 0;
+};
+
+// The measured loop has ended; `stopped` where the orchestrator asked it to stop early.
+struct Measured {
+    static constexpr std::string_view kName = "measured";
+    std::int64_t iterations = 0;
+    std::int64_t wall_ns = 0;
+    bool stopped = false;
+};
+
+// The backend's per-layer times, from a separate profiled run after the measured loop.
+struct Layers {
+    static constexpr std::string_view kName = "layers";
+    std::vector<LayerTime> layers;
+};
+
+// The benchmark failed in `phase` ("load", "prepare", "warm-up", "measure", ...); the worker then exits
+// with kExitBenchmarkError.
+struct Error {
+    static constexpr std::string_view kName = "error";
+    std::string phase;
+    std::string message;
+};
+
+using Event = std::variant<Loaded, WarmupDone, Measured, Layers, Error>;
+
+// The event's name on the wire ("loaded", "warmup_done", ...).
+std::string_view event_name(const Event& event);
+
+// Readers throw ProtocolError naming the event and the field at fault.
+class ProtocolError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+nlohmann::json to_json(const Request& request);
+Request request_from_json(const nlohmann::json& message);
+
+// {"event": <name>, <fields>...}
+nlohmann::json to_json(const Event& event);
+Event event_from_json(const nlohmann::json& message);
 
 }  // namespace inferbench::worker_protocol

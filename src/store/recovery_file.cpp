@@ -32,7 +32,7 @@ std::filesystem::path write_into(const std::filesystem::path& path, const RunRec
         record.run_id = run_id;
         store.add_benchmark(record, benchmark.data());
     }
-    store.end_run(run_id, unix_ms(), "failed");
+    store.end_run(run_id, unix_ms(), RunStatus::failed);
     return path;
 }
 

@@ -33,7 +33,7 @@ constexpr std::string_view kBenchmarkColumns =
 constexpr std::string_view kInsertRun =
     "INSERT INTO runs (name, started_unix_ms, status, plan_json, environment_json, host, "
     "git_commit, inferbench_version, orchestrator_pid, orchestrator_start_ticks, orchestrator_boot_id, "
-    "orchestrator_pid_namespace) VALUES (?1, ?2, 'running', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
+    "orchestrator_pid_namespace) VALUES (?1, ?2, ?12, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
 
 constexpr std::string_view kInsertBenchmark =
     "INSERT INTO benchmarks (run_id, ordinal, model, backend, backend_version, device, precision, "
@@ -89,13 +89,34 @@ void bind_device_time(Statement& statement, int index, std::int64_t value_ns) {
     }
 }
 
-RunRecord read_run(const Statement& row) {
+// A status this inferbench does not know (another program's, or a newer inferbench's) is an error, not a
+// guess: reading it as any known one would misreport the run.
+[[noreturn]] void unknown_status(const std::filesystem::path& file, std::string_view what, std::int64_t id,
+                                 std::string_view text, const std::string& known) {
+    throw EnvironmentError(fmt::format("results database '{}': {} {} has status '{}', which this inferbench does not "
+                                       "know (it knows {}); the file was written by another program or a newer "
+                                       "inferbench",
+                                       file.string(), what, id, text, known));
+}
+
+RunStatus stored_run_status(const std::filesystem::path& file, std::int64_t run_id, const std::string& text) {
+    if (const auto status = parse_run_status(text)) return *status;
+    unknown_status(file, "run", run_id, text, known_run_statuses());
+}
+
+BenchmarkStatus stored_benchmark_status(const std::filesystem::path& file, std::int64_t benchmark_id,
+                                        const std::string& text) {
+    if (const auto status = parse_benchmark_status(text)) return *status;
+    unknown_status(file, "benchmark", benchmark_id, text, known_benchmark_statuses());
+}
+
+RunRecord read_run(const std::filesystem::path& file, const Statement& row) {
     RunRecord run;
     run.run_id = row.column_int64(0);
     run.name = row.column_text(1);
     run.started_unix_ms = row.column_int64(2);
     run.ended_unix_ms = row.column_optional_int64(3);
-    run.status = row.column_text(4);
+    run.status = stored_run_status(file, run.run_id, row.column_text(4));
     run.plan_json = row.column_text(5);
     run.environment_json = row.column_text(6);
     run.host = row.column_text(7);
@@ -110,7 +131,7 @@ RunRecord read_run(const Statement& row) {
     return run;
 }
 
-BenchmarkRecord read_benchmark(const Statement& row) {
+BenchmarkRecord read_benchmark(const std::filesystem::path& file, const Statement& row) {
     BenchmarkRecord b;
     b.benchmark_id = row.column_int64(0);
     b.run_id = row.column_int64(1);
@@ -121,7 +142,7 @@ BenchmarkRecord read_benchmark(const Statement& row) {
     b.device = row.column_text(6);
     b.precision = row.column_text(7);
     b.batch_size = row.column_int64(8);
-    b.status = row.column_text(9);
+    b.status = stored_benchmark_status(file, b.benchmark_id, row.column_text(9));
     b.reason = row.column_text(10);
     b.started_unix_ms = row.column_int64(11);
     b.ended_unix_ms = row.column_int64(12);
@@ -150,7 +171,7 @@ void bind_benchmark(Statement& insert, const BenchmarkRecord& b) {
     insert.bind_int64(1, b.run_id).bind_int64(2, b.ordinal);
     insert.bind_text(3, b.model).bind_text(4, b.backend).bind_text(5, b.backend_version);
     insert.bind_text(6, b.device).bind_text(7, b.precision).bind_int64(8, b.batch_size);
-    insert.bind_text(9, b.status);
+    insert.bind_text(9, to_string(b.status));
     bind_optional_text(insert, 10, b.reason);
     insert.bind_int64(11, b.started_unix_ms).bind_int64(12, b.ended_unix_ms);
     insert.bind_optional_int64(13, b.load_ns);
@@ -431,7 +452,7 @@ struct ResultsStore::Impl {
         Statement select = db.prepare(concat({"SELECT ", kRunColumns, " FROM runs WHERE run_id = ?1"}));
         select.bind_int64(1, run_id);
         if (!select.step()) return std::nullopt;
-        return read_run(select);
+        return read_run(db.path(), select);
     }
 
     // Writes down what readers conclude anyway: a run whose orchestrator is gone is interrupted. Only where
@@ -440,17 +461,19 @@ struct ResultsStore::Impl {
     void close_abandoned_runs() noexcept {
         try {
             std::vector<RunRecord> abandoned;
-            Statement select = db.prepare(concat({"SELECT ", kRunColumns, " FROM runs WHERE status = 'running'"}));
+            Statement select = db.prepare(concat({"SELECT ", kRunColumns, " FROM runs WHERE status = ?1"}));
+            select.bind_text(1, to_string(RunStatus::running));
             while (select.step()) {
-                RunRecord run = read_run(select);
-                if (run.status == "interrupted") abandoned.push_back(std::move(run));
+                RunRecord run = read_run(db.path(), select);
+                if (run.status == RunStatus::interrupted) abandoned.push_back(std::move(run));
             }
             for (const RunRecord& run : abandoned) {
                 Statement update = db.prepare(
-                    "UPDATE runs SET status = 'interrupted', end_reason = ?1 WHERE run_id = ?2 AND status = 'running' "
+                    "UPDATE runs SET status = ?5, end_reason = ?1 WHERE run_id = ?2 AND status = ?6 "
                     "AND orchestrator_pid = ?3 AND orchestrator_start_ticks = ?4");
                 update.bind_text(1, run.end_reason).bind_int64(2, run.run_id);
                 update.bind_int64(3, run.orchestrator->pid).bind_int64(4, run.orchestrator->start_ticks);
+                update.bind_text(5, to_string(run.status)).bind_text(6, to_string(RunStatus::running));
                 update.run();
             }
         } catch (const std::exception&) {
@@ -494,15 +517,16 @@ std::int64_t ResultsStore::begin_run(const RunRecord& run) {
     insert.bind_text(3, run.plan_json).bind_text(4, run.environment_json).bind_text(5, run.host);
     insert.bind_text(6, run.git_commit).bind_text(7, run.inferbench_version);
     bind_orchestrator(insert, 8, run.orchestrator);
+    insert.bind_text(12, to_string(RunStatus::running));
     insert.run();
     return impl_->db.last_insert_rowid();
 }
 
-void ResultsStore::end_run(std::int64_t run_id, std::int64_t ended_unix_ms, std::string_view status,
+void ResultsStore::end_run(std::int64_t run_id, std::int64_t ended_unix_ms, RunStatus status,
                            std::string_view end_reason) {
     Statement update = impl_->db.prepare(
         "UPDATE runs SET ended_unix_ms = ?1, status = ?2, end_reason = ?3 WHERE run_id = ?4");
-    update.bind_int64(1, ended_unix_ms).bind_text(2, status);
+    update.bind_int64(1, ended_unix_ms).bind_text(2, to_string(status));
     bind_optional_text(update, 3, end_reason);
     update.bind_int64(4, run_id);
     update.run();
@@ -521,16 +545,16 @@ void ResultsStore::reopen_run(std::int64_t run_id, const ProcessIdentity& orches
     Transaction transaction(impl_->db);  // the write lock first: two resumes of one run cannot both pass
     const auto run = impl_->find_run(run_id);
     if (!run) throw EnvironmentError(fmt::format("results database '{}': no run with id {}", path().string(), run_id));
-    if (run->status == "running") {
+    if (run->status == RunStatus::running) {
         throw EnvironmentError(fmt::format(
             "run {} is still being written by inferbench (pid {} on {}); wait for it to end, or stop it first", run_id,
             run->orchestrator ? run->orchestrator->pid : 0, run->host));
     }
     Statement update = impl_->db.prepare(
-        "UPDATE runs SET status = 'running', ended_unix_ms = NULL, end_reason = NULL, orchestrator_pid = ?1, "
+        "UPDATE runs SET status = ?6, ended_unix_ms = NULL, end_reason = NULL, orchestrator_pid = ?1, "
         "orchestrator_start_ticks = ?2, orchestrator_boot_id = ?3, orchestrator_pid_namespace = ?4 WHERE run_id = ?5");
     bind_orchestrator(update, 1, orchestrator);
-    update.bind_int64(5, run_id);
+    update.bind_int64(5, run_id).bind_text(6, to_string(RunStatus::running));
     update.run();
     transaction.commit();
 }
@@ -572,7 +596,7 @@ std::int64_t ResultsStore::Impl::store_benchmark(const BenchmarkRecord& benchmar
 std::vector<RunRecord> ResultsStore::runs() const {
     Statement select = impl_->db.prepare(concat({"SELECT ", kRunColumns, " FROM runs", kRunOrder}));
     std::vector<RunRecord> result;
-    while (select.step()) result.push_back(read_run(select));
+    while (select.step()) result.push_back(read_run(path(), select));
     return result;
 }
 
@@ -580,7 +604,7 @@ std::optional<RunRecord> ResultsStore::latest_run() const {
     Statement select = impl_->db.prepare(concat(
         {"SELECT ", kRunColumns, " FROM runs ORDER BY started_unix_ms DESC, run_id DESC LIMIT 1"}));
     if (!select.step()) return std::nullopt;
-    return read_run(select);
+    return read_run(path(), select);
 }
 
 std::optional<RunRecord> ResultsStore::find_run(std::int64_t run_id) const { return impl_->find_run(run_id); }
@@ -593,7 +617,7 @@ std::vector<BenchmarkRecord> ResultsStore::benchmarks(std::optional<std::int64_t
                 filter, kBenchmarkOrder}));
     if (run_id) select.bind_int64(1, *run_id);
     std::vector<BenchmarkRecord> result;
-    while (select.step()) result.push_back(read_benchmark(select));
+    while (select.step()) result.push_back(read_benchmark(path(), select));
     return result;
 }
 

@@ -15,18 +15,19 @@
 #include "core/process_identity.hpp"
 #include "core/samples.hpp"
 #include "core/spec.hpp"
+#include "core/status.hpp"
 
 namespace inferbench::store {
 
-// One invocation of `inferbench run` (and the `run --resume` that went on with it). status: 'running',
-// 'completed', 'interrupted' or 'failed'. A 'running' run whose orchestrator is known to be gone is read
-// back as 'interrupted' with the reason why; opening a store for writing records that in the file.
+// One invocation of `inferbench run` (and the `run --resume` that went on with it). A running run whose
+// orchestrator is known to be gone is read back as interrupted with the reason why; opening a store for
+// writing records that in the file.
 struct RunRecord {
     std::int64_t run_id = 0;
     std::string name;
     std::int64_t started_unix_ms = 0;
     std::optional<std::int64_t> ended_unix_ms;  // unset while running
-    std::string status;
+    RunStatus status = RunStatus::running;
     std::string plan_json;
     std::string environment_json;
     std::string host;
@@ -37,8 +38,7 @@ struct RunRecord {
     std::string end_reason;  // why it ended as it did, where it did not complete; empty otherwise
 };
 
-// One cell of the matrix as it ran. status: 'ok', 'failed', 'skipped' or 'interrupted'.
-// Empty reason / model_path / stderr_tail are stored as NULL and read back as empty.
+// One cell of the matrix as it ran. Empty reason / model_path / stderr_tail are stored as NULL and read back as empty.
 struct BenchmarkRecord {
     std::int64_t benchmark_id = 0;
     std::int64_t run_id = 0;
@@ -46,7 +46,7 @@ struct BenchmarkRecord {
     std::string model, backend, backend_version, device, precision;
     std::int64_t batch_size = 1;
     std::string variant;  // swept backend options of this cell, e.g. "cuda_graph=true"
-    std::string status;
+    BenchmarkStatus status = BenchmarkStatus::failed;  // until the benchmark is judged
     std::string reason;  // why it failed or was skipped
     std::int64_t started_unix_ms = 0, ended_unix_ms = 0;
     std::optional<std::int64_t> load_ns;
@@ -139,13 +139,13 @@ public:
     // Ends a wait for another writer with an error when `give_up` says so (e.g. on Ctrl-C).
     void give_up_waiting_when(std::function<bool()> give_up);
 
-    // Returns run_id; the run is stored with status 'running' (run.run_id, .status, .ended_unix_ms and
-    // .end_reason are ignored).
+    // Returns run_id; the run is stored as running (run.run_id, .status, .ended_unix_ms and .end_reason
+    // are ignored).
     std::int64_t begin_run(const RunRecord& run);
-    // Throws if run_id does not exist or status is not one of the run statuses.
-    void end_run(std::int64_t run_id, std::int64_t ended_unix_ms, std::string_view status,
+    // Throws if run_id does not exist.
+    void end_run(std::int64_t run_id, std::int64_t ended_unix_ms, RunStatus status,
                  std::string_view end_reason = {});
-    // Sets an ended run 'running' again, written by `orchestrator` (to resume it). Throws
+    // Sets an ended run running again, written by `orchestrator` (to resume it). Throws
     // EnvironmentError if there is no such run or if another orchestrator may still be writing it.
     void reopen_run(std::int64_t run_id, const ProcessIdentity& orchestrator);
 

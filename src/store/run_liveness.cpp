@@ -5,7 +5,7 @@
 namespace inferbench::store {
 
 std::optional<std::string> abandoned_reason(const RunRecord& run) {
-    if (run.status != "running" || !run.orchestrator) return std::nullopt;
+    if (run.status != RunStatus::running || !run.orchestrator) return std::nullopt;
     ProcessIdentity identity = *run.orchestrator;
     identity.host = run.host;
     if (process_state(identity) != ProcessState::gone) return std::nullopt;
@@ -16,7 +16,7 @@ std::optional<std::string> abandoned_reason(const RunRecord& run) {
 
 void judge_run(RunRecord& run) {
     if (auto reason = abandoned_reason(run)) {
-        run.status = "interrupted";
+        run.status = RunStatus::interrupted;
         run.end_reason = std::move(*reason);
     }
 }

@@ -50,7 +50,7 @@ protected:
         b.device = device;
         b.precision = precision;
         b.batch_size = batch;
-        b.status = "ok";
+        b.status = BenchmarkStatus::ok;
         b.settings_json = "{}";
         b.measured_wall_ns = wall_ns;
         return b;
@@ -66,7 +66,7 @@ protected:
     // `iterations` iterations of a batch in wall_ns: throughput = batch x iterations / wall.
     std::int64_t benchmark(std::int64_t run_id, const std::string& device, const std::string& precision,
                            std::int64_t batch, std::optional<double> flops, std::optional<double> bytes,
-                           const std::string& status = "ok", int count = 100, std::int64_t wall_ns = 1'000'000'000,
+                           BenchmarkStatus status = BenchmarkStatus::ok, int count = 100, std::int64_t wall_ns = 1'000'000'000,
                            std::vector<store::Metric> extra = {}) {
         store::BenchmarkRecord b = record(run_id, device, precision, batch, wall_ns);
         b.status = status;

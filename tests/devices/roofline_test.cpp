@@ -68,11 +68,11 @@ TEST_F(RooflineDb, ABenchmarkWhoseCostIsNotATotalIsNotPlaced) {
     const auto metric = [](std::string_view name, double value) {
         return std::vector<store::Metric>{{std::string(name), value, "count"}};
     };
-    benchmark(r, "cuda:0", "bf16", 8, 8.2e9, 1e8, "ok", 100, 1'000'000'000,
+    benchmark(r, "cuda:0", "bf16", 8, 8.2e9, 1e8, BenchmarkStatus::ok, 100, 1'000'000'000,
               metric(model_metrics::kCostUnknownNodes, 0));  // complete: placed
-    benchmark(r, "cuda:0", "bf16", 8, 0.48e9, 1e8, "ok", 100, 1'000'000'000,
+    benchmark(r, "cuda:0", "bf16", 8, 0.48e9, 1e8, BenchmarkStatus::ok, 100, 1'000'000'000,
               metric(model_metrics::kCostUnknownNodes, 642));
-    benchmark(r, "cuda:0", "bf16", 8, 5.75e9, 1e8, "ok", 100, 1'000'000'000,
+    benchmark(r, "cuda:0", "bf16", 8, 5.75e9, 1e8, BenchmarkStatus::ok, 100, 1'000'000'000,
               metric(model_metrics::kCostDataDependentNodes, 277));
     const auto set = roofline_points(*store_, store_->benchmarks(), catalog_);
     ASSERT_EQ(set.points.size(), 1u);
@@ -92,7 +92,7 @@ TEST_F(RooflineDb, BenchmarksArePlacedUnderBothRoofs) {
     const auto bf16 = benchmark(r, "cuda:0", "bf16", 8, 8.2e9, 1e8);  // 82 FLOP/B, 800 inferences/s
     const auto int8 = benchmark(r, "cuda:0", "int8", 8, 8.2e9, 1e7);  // 820 OP/B
     benchmark(r, "cuda:0", "fp16", 8, std::nullopt, std::nullopt);    // no model cost: skipped
-    benchmark(r, "cuda:0", "fp16", 8, 8.2e9, 1e8, "failed");          // skipped
+    benchmark(r, "cuda:0", "fp16", 8, 8.2e9, 1e8, BenchmarkStatus::failed);  // skipped
     probe("h200-sxm", "gemm_bf16", 800, "TFLOP/s");
     probe("h200-sxm", "gemm_int8", 1600, "TOPS");
     probe("h200-sxm", "dram_copy", 4200, "GB/s");

@@ -20,7 +20,7 @@ TEST(Cli, NullBenchmarkIsStoredAndSummarised) {
     const auto store = store::ResultsStore::open(dir.file("r.db"));
     const auto runs = store.runs();
     ASSERT_EQ(runs.size(), 1u);
-    EXPECT_EQ(runs[0].status, "completed");
+    EXPECT_EQ(runs[0].status, RunStatus::completed);
     const auto env = nlohmann::json::parse(runs[0].environment_json);
     EXPECT_FALSE(env.at("host").get<std::string>().empty());
     EXPECT_GT(env.at("cpu_cores").get<int>(), 0);
@@ -30,8 +30,10 @@ TEST(Cli, NullBenchmarkIsStoredAndSummarised) {
     const auto benchmarks = store.benchmarks();
     ASSERT_EQ(benchmarks.size(), 2u);
     for (const auto& b : benchmarks) {
-        EXPECT_EQ(b.status, "ok");
+        EXPECT_EQ(b.status, BenchmarkStatus::ok);
         EXPECT_TRUE(b.load_ns.has_value());
+        EXPECT_GE(b.warmup_iterations.value_or(0), 1) << "the worker said when warm-up was done, and how long it ran";
+        EXPECT_TRUE(b.measured_wall_ns.has_value());
         const auto iterations = store.iterations(b.benchmark_id);
         EXPECT_GE(iterations.size(), 10u);
         EXPECT_GE(iterations.back().start_ns, iterations.front().start_ns);
@@ -58,8 +60,8 @@ TEST(Cli, CellsThatCannotRunAreSkippedWithTheReason) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto benchmarks = store::ResultsStore::open(dir.file("r.db")).benchmarks();
     ASSERT_EQ(benchmarks.size(), 2u);
-    EXPECT_EQ(benchmarks[0].status, "ok");
-    EXPECT_EQ(benchmarks[1].status, "skipped");
+    EXPECT_EQ(benchmarks[0].status, BenchmarkStatus::ok);
+    EXPECT_EQ(benchmarks[1].status, BenchmarkStatus::skipped);
     EXPECT_NE(benchmarks[1].reason.find("tensorrt is not built"), std::string::npos) << benchmarks[1].reason;
 }
 
@@ -126,7 +128,7 @@ TEST(Cli, RealNetworkOnOnnxRuntime) {
     const auto store = store::ResultsStore::open(dir.file("r.db"));
     const auto benchmarks = store.benchmarks();
     ASSERT_EQ(benchmarks.size(), 2u);
-    EXPECT_EQ(benchmarks[0].status, "ok") << benchmarks[0].reason;
+    EXPECT_EQ(benchmarks[0].status, BenchmarkStatus::ok) << benchmarks[0].reason;
     EXPECT_FALSE(benchmarks[0].backend_version.empty());
     EXPECT_GT(benchmarks[0].model_size_bytes.value_or(0), 16'000'000);
     EXPECT_GE(store.iterations(benchmarks[0].benchmark_id).size(), 2u);
@@ -138,7 +140,7 @@ TEST(Cli, RealNetworkOnOnnxRuntime) {
     EXPECT_GT(metrics["model_bytes_per_inference"], 0);
     const auto summary = dir.run("summary --db r.db --format csv");
     EXPECT_NE(summary.out.find("parameters_m,gflops_per_inference"), std::string::npos) << summary.out;
-    EXPECT_EQ(benchmarks[1].status, "skipped");
+    EXPECT_EQ(benchmarks[1].status, BenchmarkStatus::skipped);
     EXPECT_NE(benchmarks[1].reason.find("fp16"), std::string::npos);
 }
 #endif

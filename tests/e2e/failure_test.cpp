@@ -30,7 +30,7 @@ std::vector<store::BenchmarkRecord> run_fault_plan(const ScratchDir& dir, const 
     auto benchmarks = store::ResultsStore::open(dir.file("r.db")).benchmarks();
     EXPECT_EQ(benchmarks.size(), 2u);
     if (benchmarks.size() == 2) {
-        EXPECT_EQ(benchmarks[1].status, "ok") << "the plan must go on after a failure";
+        EXPECT_EQ(benchmarks[1].status, BenchmarkStatus::ok) << "the plan must go on after a failure";
     }
     return benchmarks;
 }
@@ -39,7 +39,7 @@ TEST(Failures, SigkillDuringLoad) {
     ScratchDir dir;
     const auto b = run_fault_plan(dir, fault_plan("sigkill", "load"), 1);
     ASSERT_EQ(b.size(), 2u);
-    EXPECT_EQ(b[0].status, "failed");
+    EXPECT_EQ(b[0].status, BenchmarkStatus::failed);
     EXPECT_NE(b[0].reason.find("killed by signal 9 (KILL) (during load)"), std::string::npos) << b[0].reason;
     EXPECT_NE(b[0].reason.find("last output: fault backend: striking with sigkill"), std::string::npos) << b[0].reason;
     EXPECT_NE(b[0].stderr_tail.find("striking with sigkill"), std::string::npos);
@@ -49,7 +49,7 @@ TEST(Failures, SigkillDuringMeasurementKeepsTheIterationsMeasured) {
     ScratchDir dir;
     const auto b = run_fault_plan(dir, fault_plan("sigkill", "measure", "warmup_iterations: 0\n"), 1);
     ASSERT_EQ(b.size(), 2u);
-    EXPECT_EQ(b[0].status, "failed");
+    EXPECT_EQ(b[0].status, BenchmarkStatus::failed);
     EXPECT_NE(b[0].reason.find("(during measurement)"), std::string::npos) << b[0].reason;
     const auto iterations = store::ResultsStore::open(dir.file("r.db")).iterations(b[0].benchmark_id);
     EXPECT_EQ(iterations.size(), 49u) << "the 49 iterations before the 50th inference died are kept";
@@ -82,7 +82,7 @@ TEST(Failures, HangPastTheTimeoutIsKilledWithItsChildren) {
     const auto b = run_fault_plan(dir, fault_plan("hang_with_child", "load", "timeout: 1s\n"), 1);
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
     ASSERT_EQ(b.size(), 2u);
-    EXPECT_EQ(b[0].status, "failed");
+    EXPECT_EQ(b[0].status, BenchmarkStatus::failed);
     EXPECT_NE(b[0].reason.find("timed out after 1s; the worker and its children were killed (during load)"),
               std::string::npos)
         << b[0].reason;
@@ -118,10 +118,10 @@ TEST(Failures, CtrlCStopsTheBenchmarkKeepsItsIterationsAndEndsThePlan) {
     ASSERT_TRUE(WIFEXITED(status));
     EXPECT_EQ(WEXITSTATUS(status), 130);
     const auto store = store::ResultsStore::open(dir.file("r.db"));
-    EXPECT_EQ(store.runs().at(0).status, "interrupted");
+    EXPECT_EQ(store.runs().at(0).status, RunStatus::interrupted);
     const auto b = store.benchmarks();
     ASSERT_EQ(b.size(), 1u) << "the plan does not go on after Ctrl-C";
-    EXPECT_EQ(b[0].status, "interrupted");
+    EXPECT_EQ(b[0].status, BenchmarkStatus::interrupted);
     EXPECT_GT(store.iterations(b[0].benchmark_id).size(), 10u);
 }
 

@@ -68,7 +68,7 @@ TEST(Import, TrtexecLogsAreSummarisedWithTheirOwnFigures) {
     const auto runs = store.runs();
     ASSERT_EQ(runs.size(), 1u);
     EXPECT_EQ(runs[0].name, "import");
-    EXPECT_EQ(runs[0].status, "completed");
+    EXPECT_EQ(runs[0].status, RunStatus::completed);
     const auto benchmarks = store.benchmarks();
     ASSERT_EQ(benchmarks.size(), 2u);
     EXPECT_EQ(benchmarks[1].backend_version, "10.9.0");
@@ -201,14 +201,14 @@ TEST(Import, NvidiaSmiLogsBecomeGpuTelemetry) {
     const auto runs = store.runs();
     ASSERT_EQ(runs.size(), 1u);
     EXPECT_EQ(runs[0].name, "import nvidia-smi h200-load-query-200ms.csv h200-load-q-5x1s.txt");
-    EXPECT_EQ(runs[0].status, "completed");
+    EXPECT_EQ(runs[0].status, RunStatus::completed);
     const auto benchmarks = store.benchmarks();
     ASSERT_EQ(benchmarks.size(), 2u);
     const auto& csv = benchmarks[0];
     EXPECT_EQ(csv.model, "h200-load-query-200ms");
     EXPECT_EQ(csv.backend, "nvidia-smi-log");
     EXPECT_EQ(csv.device, "cuda:0");
-    EXPECT_EQ(csv.status, "ok");
+    EXPECT_EQ(csv.status, BenchmarkStatus::ok);
     EXPECT_EQ(csv.started_unix_ms, 1796004044465);  // 2026/11/30 02:00:44.465 as UTC
     EXPECT_EQ(csv.measured_wall_ns, 1'808'000'000);
     EXPECT_TRUE(store.iterations(csv.benchmark_id).empty());

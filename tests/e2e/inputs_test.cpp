@@ -154,7 +154,7 @@ TEST(CliInputs, ListBackendsSaysWhatRunWouldSay) {
         EXPECT_EQ(run.exit_code, 3) << run.err;
         const auto benchmarks = store::ResultsStore::open(dir.file("r.db")).benchmarks();
         ASSERT_EQ(benchmarks.size(), 1u);
-        EXPECT_EQ(benchmarks[0].status, "skipped");
+        EXPECT_EQ(benchmarks[0].status, BenchmarkStatus::skipped);
         EXPECT_EQ(benchmarks[0].reason, row.at("problem").get<std::string>());
     }
     EXPECT_TRUE(saw_trtexec) << listed.out;

@@ -130,7 +130,7 @@ TEST(ModelsCli, ExportsAFixedBatch) {
     EXPECT_EQ(at2.exit_code, 1) << at2.err;
     const auto benchmarks = store::ResultsStore::open(dir.file("r.db")).benchmarks();
     ASSERT_EQ(benchmarks.size(), 2U);
-    EXPECT_EQ(benchmarks[0].status, "ok") << benchmarks[0].reason;
+    EXPECT_EQ(benchmarks[0].status, BenchmarkStatus::ok) << benchmarks[0].reason;
     EXPECT_EQ(benchmarks[0].batch_size, 3);
     EXPECT_NE(benchmarks[1].reason.find("fixed batch size of 3"), std::string::npos) << benchmarks[1].reason;
 #endif

@@ -81,7 +81,7 @@ TEST(Resume, AWorkerDiesWithinASecondOfItsKilledOrchestrator) {
     kill_all(tagged_workers(tag));
     const auto store = store::ResultsStore::open(dir.file("r.db"));
     const auto run = store.runs().at(0);
-    EXPECT_EQ(run.status, "interrupted") << "a run whose orchestrator is gone is not left running";
+    EXPECT_EQ(run.status, RunStatus::interrupted) << "a run whose orchestrator is gone is not left running";
     EXPECT_THAT(run.end_reason, HasSubstr("orchestrator killed"));
 }
 
@@ -102,11 +102,11 @@ void expect_stopped_by(int signal_number, const std::string& name) {
     kill_all(tagged_workers(tag));
     const auto store = store::ResultsStore::open(dir.file("r.db"));
     const auto run = store.runs().at(0);
-    EXPECT_EQ(run.status, "interrupted");
+    EXPECT_EQ(run.status, RunStatus::interrupted);
     EXPECT_EQ(run.end_reason, "stopped by " + name);
     const auto benchmarks = store.benchmarks();
     ASSERT_EQ(benchmarks.size(), 1u) << "the plan does not go on";
-    EXPECT_EQ(benchmarks[0].status, "interrupted");
+    EXPECT_EQ(benchmarks[0].status, BenchmarkStatus::interrupted);
     EXPECT_THAT(benchmarks[0].reason, HasSubstr("stopped by " + name + ": the worker was killed (during measurement)"));
     EXPECT_GT(store.iterations(benchmarks[0].benchmark_id).size(), 10u) << "what was measured is kept";
 }
@@ -133,7 +133,7 @@ TEST(Resume, AWorkerOfAStoppedOrchestratorStillEndsAtItsTimeout) {
     EXPECT_EQ(exit_code(cli.wait()), 1);
     const auto benchmarks = store::ResultsStore::open(dir.file("r.db")).benchmarks();
     ASSERT_EQ(benchmarks.size(), 1u);
-    EXPECT_EQ(benchmarks[0].status, "failed");
+    EXPECT_EQ(benchmarks[0].status, BenchmarkStatus::failed);
     EXPECT_THAT(benchmarks[0].reason, HasSubstr("timed out after 1s"));
 }
 
@@ -151,8 +151,8 @@ TEST(Resume, RunsOnlyTheCellsWithoutAnOkResultIntoTheSameRun) {
     }
     const auto before = store::ResultsStore::open(dir.file("r.db")).benchmarks(1);
     ASSERT_EQ(before.size(), 2u);
-    ASSERT_EQ(before[0].status, "ok");
-    ASSERT_EQ(before[1].status, "interrupted");
+    ASSERT_EQ(before[0].status, BenchmarkStatus::ok);
+    ASSERT_EQ(before[1].status, BenchmarkStatus::interrupted);
 
     const auto listed = dir.run("run --resume latest --db r.db --dry-run");
     EXPECT_EQ(listed.exit_code, 0) << listed.err;
@@ -167,13 +167,13 @@ TEST(Resume, RunsOnlyTheCellsWithoutAnOkResultIntoTheSameRun) {
     EXPECT_THAT(resumed.err, HasSubstr("(run 1, resumed): 2 ok, 0 failed, 0 skipped"));
     const auto store = store::ResultsStore::open(dir.file("r.db"));
     ASSERT_EQ(store.runs().size(), 1u) << "into the same run";
-    EXPECT_EQ(store.runs()[0].status, "completed");
+    EXPECT_EQ(store.runs()[0].status, RunStatus::completed);
     EXPECT_TRUE(store.runs()[0].end_reason.empty());
     const auto after = store.benchmarks(1);
     ASSERT_EQ(after.size(), 3u) << "the interrupted attempt is replaced";
     for (std::size_t i = 0; i < after.size(); ++i) {
         EXPECT_EQ(after[i].ordinal, static_cast<std::int64_t>(i));
-        EXPECT_EQ(after[i].status, "ok");
+        EXPECT_EQ(after[i].status, BenchmarkStatus::ok);
     }
     EXPECT_EQ(after[0].benchmark_id, before[0].benchmark_id) << "an ok cell is not run again";
 
@@ -227,11 +227,11 @@ constexpr int kKills = 20;
 // Each run's records: one per cell, every one ok.
 void expect_measured_exactly_once(const store::ResultsStore& store) {
     for (const auto& run : store.runs()) {
-        EXPECT_EQ(run.status, "completed") << "run " << run.run_id;
+        EXPECT_EQ(run.status, RunStatus::completed) << "run " << run.run_id;
         std::map<std::int64_t, int> per_ordinal;
         for (const auto& b : store.benchmarks(run.run_id)) {
             ++per_ordinal[b.ordinal];
-            EXPECT_EQ(b.status, "ok") << "run " << run.run_id << " cell " << b.ordinal << ": " << b.reason;
+            EXPECT_EQ(b.status, BenchmarkStatus::ok) << "run " << run.run_id << " cell " << b.ordinal << ": " << b.reason;
         }
         EXPECT_EQ(per_ordinal.size(), kKillPlanCells) << "run " << run.run_id;
         for (const auto& [ordinal, count] : per_ordinal)
@@ -263,7 +263,7 @@ TEST(Resume, KillingTheOrchestratorAtRandomPointsLosesNothingAndLeavesNoOrphan) 
         using Us = std::chrono::microseconds;
         const Us delay = i % 2 == 0 ? std::chrono::duration_cast<Us>(whole_run * (2 * (i / 2) + jitter(random) * 2) / kKills)
                                     : std::chrono::duration_cast<Us>(500ms * jitter(random));
-        const bool resuming = store::ResultsStore::open(dir.file("r.db")).latest_run()->status != "completed";
+        const bool resuming = store::ResultsStore::open(dir.file("r.db")).latest_run()->status != RunStatus::completed;
         BackgroundCli cli(dir, resuming ? resume : new_run, tag, "kill");
         if (i % 2 == 1) wait_until([&] { return !tagged_workers(tag).empty(); }, 5s);
         std::this_thread::sleep_for(delay);
@@ -277,7 +277,7 @@ TEST(Resume, KillingTheOrchestratorAtRandomPointsLosesNothingAndLeavesNoOrphan) 
         ASSERT_EQ(integrity(dir.file("r.db")), "ok") << "after kill " << i << " at " << delay.count() << " us";
     }
     for (const auto& run : store::ResultsStore::open(dir.file("r.db")).runs()) {
-        if (run.status == "completed") continue;
+        if (run.status == RunStatus::completed) continue;
         const auto finished = dir.run("run --resume " + std::to_string(run.run_id) + " --db r.db --quiet");
         EXPECT_EQ(finished.exit_code, 0) << finished.err;
     }

@@ -49,11 +49,11 @@ void expect_every_run_complete(const std::string& db, std::size_t runs, std::siz
     auto store = store::ResultsStore::open(db, store::ResultsStore::Access::read);
     ASSERT_EQ(store.runs().size(), runs);
     for (const auto& run : store.runs()) {
-        EXPECT_EQ(run.status, "completed") << "run " << run.run_id;
+        EXPECT_EQ(run.status, RunStatus::completed) << "run " << run.run_id;
         const auto benchmarks = store.benchmarks(run.run_id);
         EXPECT_EQ(benchmarks.size(), cells_per_run) << "run " << run.run_id;
         for (const auto& b : benchmarks) {
-            EXPECT_EQ(b.status, "ok");
+            EXPECT_EQ(b.status, BenchmarkStatus::ok);
             EXPECT_GT(store.iterations(b.benchmark_id).size(), 0u);
         }
     }
@@ -149,14 +149,14 @@ TEST_F(SmallDisk, DiskFullDuringARunKeepsTheMeasuredBenchmark) {
     auto kept = store::ResultsStore::open(recovery, store::ResultsStore::Access::read);
     const auto benchmarks = kept.benchmarks();
     ASSERT_EQ(benchmarks.size(), 1u);
-    EXPECT_EQ(benchmarks[0].status, "ok");
+    EXPECT_EQ(benchmarks[0].status, BenchmarkStatus::ok);
     EXPECT_EQ(benchmarks[0].batch_size, 1);
     EXPECT_EQ(kept.iterations(benchmarks[0].benchmark_id).size(), 200000u);
 
     std::filesystem::remove(mount_point_ / "filler");
     auto full = store::ResultsStore::open(dir_.file("small/r.db"), store::ResultsStore::Access::read);
     ASSERT_EQ(full.runs().size(), 2u);
-    EXPECT_EQ(full.runs()[1].status, "failed");
+    EXPECT_EQ(full.runs()[1].status, RunStatus::failed);
     EXPECT_TRUE(full.benchmarks(full.runs()[1].run_id).empty());
 }
 

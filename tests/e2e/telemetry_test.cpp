@@ -48,7 +48,7 @@ TEST(Telemetry, FakeNvmlSamplesEveryPhaseAndTheSummaryShowsPower) {
     const auto store = store::ResultsStore::open(dir.file("r.db"));
     const auto benchmarks = store.benchmarks();
     ASSERT_EQ(benchmarks.size(), 1u);
-    EXPECT_EQ(benchmarks[0].status, "ok");
+    EXPECT_EQ(benchmarks[0].status, BenchmarkStatus::ok);
     const auto gpu = store.gpu_samples(benchmarks[0].benchmark_id);
     std::map<SamplePhase, int> phases;
     for (const auto& s : gpu) ++phases[s.phase];
@@ -94,7 +94,7 @@ TEST(Telemetry, WithoutNvmlTheBenchmarkRunsAndTheSourcesSayWhy) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto store = store::ResultsStore::open(dir.file("r.db"));
     const auto b = store.benchmarks().at(0);
-    EXPECT_EQ(b.status, "ok");
+    EXPECT_EQ(b.status, BenchmarkStatus::ok);
     EXPECT_TRUE(store.gpu_samples(b.benchmark_id).empty());
     EXPECT_FALSE(store.cpu_samples(b.benchmark_id).empty());
     const auto sources = store.telemetry_sources(b.benchmark_id);

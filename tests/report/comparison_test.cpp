@@ -49,7 +49,7 @@ std::vector<ComparisonSource> two_hosts() {
                       summary("cuda:0", "resnet50", "fp16", 32, 5.10, 600),
                       summary("cuda:0", "bert", "fp16", 8, 12.0, 650)};
     auto failed = summary("cuda:0", "bert", "fp32", 8, 30.0, 700);
-    failed.benchmark.status = "failed";
+    failed.benchmark.status = BenchmarkStatus::failed;
     h100.summaries.push_back(failed);
     auto h200 = source("h200.db", 7, "node-b", "NVIDIA H200");
     h200.summaries = {
@@ -129,7 +129,7 @@ TEST(Comparison, Baselines) {
 TEST(Comparison, NothingMeasuredIsAnError) {
     auto sources = two_hosts();
     for (auto& s : sources)
-        for (auto& b : s.summaries) b.benchmark.status = "skipped";
+        for (auto& b : s.summaries) b.benchmark.status = BenchmarkStatus::skipped;
     EXPECT_THROW(build_comparison(sources, ""), UserError);
 }
 

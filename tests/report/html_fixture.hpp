@@ -83,7 +83,7 @@ inline store::BenchmarkRecord fixture_record(std::int64_t run_id, const std::str
     b.device = device;
     b.precision = precision;
     b.batch_size = batch;
-    b.status = "ok";
+    b.status = BenchmarkStatus::ok;
     b.started_unix_ms = b.ended_unix_ms = 1'700'000'000'000;
     b.model_size_bytes = 102'000'000;
     b.settings_json = "{}";
@@ -134,10 +134,10 @@ inline std::int64_t write_html_fixture(const std::filesystem::path& db) {
     }
     auto failed = fixture_record(run_id, kImgModel, "tensorrt", "cuda:0", "int8", 1);
     failed.ordinal = ordinal++;
-    failed.status = "failed";
+    failed.status = BenchmarkStatus::failed;
     failed.reason = "worker crashed: <b>boom</b> & \"more\"";
     results.add_benchmark(failed);
-    results.end_run(run_id, 1'700'000'100'000, "completed");
+    results.end_run(run_id, 1'700'000'100'000, RunStatus::completed);
     return run_id;
 }
 

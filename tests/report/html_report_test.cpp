@@ -139,7 +139,7 @@ TEST(ReportData, SummariesCarryTelemetry) {
     ASSERT_TRUE(b8.summary.telemetry.mean_power_w.has_value());
     EXPECT_NEAR(*b8.summary.telemetry.mean_power_w, 380, 25);
     EXPECT_TRUE(b8.summary.telemetry.inferences_per_joule.has_value());
-    EXPECT_EQ(data.benchmarks[5].summary.benchmark.status, "failed");
+    EXPECT_EQ(data.benchmarks[5].summary.benchmark.status, BenchmarkStatus::failed);
     const auto kept = load_report_data(results, {results.benchmarks()[0]}, true);
     EXPECT_EQ(kept.benchmarks[0].iterations.size(), 400u);
     EXPECT_EQ(kept.benchmarks[0].gpu_samples.size(), 120u);

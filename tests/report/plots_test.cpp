@@ -145,7 +145,7 @@ TEST_F(Plots, AGroupWithoutMeasurementsDrawsNothingAndSaysSo) {
     LoadedGroup group;
     group.key = "cpu-m-b-fp32";
     group.benchmarks.push_back({});
-    group.benchmarks[0].summary.benchmark.status = "failed";
+    group.benchmarks[0].summary.benchmark.status = BenchmarkStatus::failed;
     const auto files = write_group_plots(group, scratch_.path(), options_);
     EXPECT_TRUE(files.written.empty());
     ASSERT_EQ(files.skipped.size(), 1u);

@@ -26,7 +26,7 @@ inline LoadedBenchmark benchmark(std::int64_t id, std::int64_t batch, int iterat
     b.summary.benchmark.device = "cuda:0";
     b.summary.benchmark.precision = "fp16";
     b.summary.benchmark.batch_size = batch;
-    b.summary.benchmark.status = "ok";
+    b.summary.benchmark.status = BenchmarkStatus::ok;
     b.label = "batch " + std::to_string(batch);
     // One iteration every 40 ms, e2e 1.5 ms x batch; device times on every other iteration only.
     for (int i = 0; i < iterations; ++i) {

@@ -46,11 +46,11 @@ protected:
             b.device = c.device;
             b.precision = c.precision;
             b.batch_size = c.batch;
-            b.status = "ok";
+            b.status = BenchmarkStatus::ok;
             b.settings_json = "{}";
             store_->add_benchmark(b);
         }
-        store_->end_run(id, started + 1000, "completed");
+        store_->end_run(id, started + 1000, RunStatus::completed);
     }
 
     std::string error_of(const ReportFilter& filter) const {

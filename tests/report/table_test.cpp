@@ -22,7 +22,7 @@ std::vector<analysis::BenchmarkSummary> sample_summaries() {
     ok.benchmark.device = "cpu";
     ok.benchmark.precision = "fp32";
     ok.benchmark.batch_size = 8;
-    ok.benchmark.status = "ok";
+    ok.benchmark.status = BenchmarkStatus::ok;
     ok.benchmark.load_ns = 312'400'000;
     ok.benchmark.model_size_bytes = 102'530'000;
     ok.model.parameters = 25'557'032;
@@ -41,7 +41,7 @@ std::vector<analysis::BenchmarkSummary> sample_summaries() {
     skipped.benchmark.device = "cuda:0";
     skipped.benchmark.precision = "int8";
     skipped.benchmark.batch_size = 1;
-    skipped.benchmark.status = "skipped";
+    skipped.benchmark.status = BenchmarkStatus::skipped;
     skipped.benchmark.reason = "backend tensorrt is not built";
 
     analysis::BenchmarkSummary null_run = ok;

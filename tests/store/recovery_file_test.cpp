@@ -31,7 +31,7 @@ TEST_F(RecoveryFileTest, HoldsTheRunAndEveryMeasuredBenchmark) {
 
     ResultsStore kept = ResultsStore::open(file.path, ResultsStore::Access::read);
     ASSERT_EQ(kept.runs().size(), 1u);
-    EXPECT_EQ(kept.runs()[0].status, "failed");
+    EXPECT_EQ(kept.runs()[0].status, RunStatus::failed);
     EXPECT_EQ(kept.runs()[0].plan_json, run.plan_json);
     const auto benchmarks = kept.benchmarks();
     ASSERT_EQ(benchmarks.size(), 1u);

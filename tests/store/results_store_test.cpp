@@ -51,7 +51,7 @@ protected:
         b.device = "cuda:0";
         b.precision = "fp16";
         b.batch_size = 8;
-        b.status = "ok";
+        b.status = BenchmarkStatus::ok;
         b.started_unix_ms = 1'700'000'000'100;
         b.ended_unix_ms = 1'700'000'009'100;
         const nlohmann::json settings = {{"warmup_ns", 1'000'000'000}, {"options", {{"a", "b"}}}};
@@ -88,7 +88,7 @@ TEST_F(ResultsStoreTest, RunRoundTrip) {
     EXPECT_EQ(store.latest_run(), std::nullopt);
 
     RunRecord run = sample_run();
-    run.status = "completed";  // ignored: a new run is always 'running'
+    run.status = RunStatus::completed;  // ignored: a new run is always 'running'
     const std::int64_t run_id = store.begin_run(run);
     std::optional<RunRecord> stored = store.latest_run();
     ASSERT_TRUE(stored);
@@ -96,18 +96,18 @@ TEST_F(ResultsStoreTest, RunRoundTrip) {
     EXPECT_EQ(stored->name, run.name);
     EXPECT_EQ(stored->started_unix_ms, run.started_unix_ms);
     EXPECT_EQ(stored->ended_unix_ms, std::nullopt);
-    EXPECT_EQ(stored->status, "running");
+    EXPECT_EQ(stored->status, RunStatus::running);
     EXPECT_EQ(stored->plan_json, run.plan_json);
     EXPECT_EQ(stored->environment_json, run.environment_json);
     EXPECT_EQ(stored->host, run.host);
     EXPECT_EQ(stored->git_commit, run.git_commit);
     EXPECT_EQ(stored->inferbench_version, run.inferbench_version);
 
-    store.end_run(run_id, 1'700'000'123'456, "completed");
+    store.end_run(run_id, 1'700'000'123'456, RunStatus::completed);
     stored = store.latest_run();
     ASSERT_TRUE(stored);
     EXPECT_EQ(stored->ended_unix_ms, 1'700'000'123'456);
-    EXPECT_EQ(stored->status, "completed");
+    EXPECT_EQ(stored->status, RunStatus::completed);
 }
 
 TEST_F(ResultsStoreTest, RunsAreOldestFirstAndLatestIsTheNewest) {
@@ -123,24 +123,103 @@ TEST_F(ResultsStoreTest, RunsAreOldestFirstAndLatestIsTheNewest) {
     EXPECT_EQ(store.latest_run()->run_id, third);
 }
 
-TEST_F(ResultsStoreTest, EndRunRejectsUnknownRunsAndStatuses) {
+TEST_F(ResultsStoreTest, EndRunRejectsUnknownRuns) {
     ResultsStore store = ResultsStore::open(db_path_);
     const std::int64_t run_id = store.begin_run(sample_run());
-    EXPECT_THROW(store.end_run(run_id + 1, 5, "completed"), EnvironmentError);
-    try {
-        store.end_run(run_id, 5, "finished");
-        FAIL() << "expected an EnvironmentError";
-    } catch (const EnvironmentError& error) {
-        EXPECT_THAT(error.what(), HasSubstr("CHECK constraint failed"));
+    EXPECT_THROW(store.end_run(run_id + 1, 5, RunStatus::completed), EnvironmentError);
+    EXPECT_EQ(store.latest_run()->status, RunStatus::running);
+}
+
+// The words the file holds are those every earlier inferbench wrote (and the schema's CHECKs list):
+// each status is stored as exactly that text and read back as itself.
+TEST_F(ResultsStoreTest, EveryStatusIsStoredAsItsTextAndReadBack) {
+    const std::vector<std::pair<BenchmarkStatus, std::string>> benchmark_texts = {
+        {BenchmarkStatus::ok, "ok"},
+        {BenchmarkStatus::failed, "failed"},
+        {BenchmarkStatus::skipped, "skipped"},
+        {BenchmarkStatus::interrupted, "interrupted"}};
+    const std::vector<std::pair<RunStatus, std::string>> run_texts = {{RunStatus::completed, "completed"},
+                                                                      {RunStatus::interrupted, "interrupted"},
+                                                                      {RunStatus::failed, "failed"}};
+    ASSERT_EQ(benchmark_texts.size(), std::size(kAllBenchmarkStatuses));
+    ASSERT_EQ(run_texts.size() + 1, std::size(kAllRunStatuses)) << "running: a begun run, below";
+    ResultsStore store = ResultsStore::open(db_path_);
+    const std::int64_t run_id = store.begin_run(sample_run());
+    for (std::size_t i = 0; i < benchmark_texts.size(); ++i) {
+        BenchmarkRecord b = sample_benchmark(run_id, static_cast<std::int64_t>(i));
+        b.status = benchmark_texts[i].first;
+        store.add_benchmark(b);
     }
-    EXPECT_EQ(store.latest_run()->status, "running");
+    std::vector<std::int64_t> ended;
+    for (const auto& [status, text] : run_texts) {
+        ended.push_back(store.begin_run(sample_run()));
+        store.end_run(ended.back(), 5, status);
+    }
+
+    const Database db = Database::open(db_path_, SQLITE_OPEN_READONLY);
+    Statement benchmarks = db.prepare("SELECT status FROM benchmarks ORDER BY ordinal");
+    for (const auto& [status, text] : benchmark_texts) {
+        ASSERT_TRUE(benchmarks.step());
+        EXPECT_EQ(benchmarks.column_text(0), text);
+    }
+    Statement runs = db.prepare("SELECT status FROM runs ORDER BY run_id");
+    ASSERT_TRUE(runs.step());
+    EXPECT_EQ(runs.column_text(0), "running");
+    for (const auto& [status, text] : run_texts) {
+        ASSERT_TRUE(runs.step());
+        EXPECT_EQ(runs.column_text(0), text);
+    }
+
+    const auto back = store.benchmarks(run_id);
+    ASSERT_EQ(back.size(), benchmark_texts.size());
+    for (std::size_t i = 0; i < back.size(); ++i) EXPECT_EQ(back[i].status, benchmark_texts[i].first) << i;
+    EXPECT_EQ(store.find_run(run_id)->status, RunStatus::running);
+    for (std::size_t i = 0; i < ended.size(); ++i) EXPECT_EQ(store.find_run(ended[i])->status, run_texts[i].first);
+}
+
+// Text no inferbench writes (another program's, or a status of a later version) is refused by name, not
+// read as some status it is not.
+TEST_F(ResultsStoreTest, AnUnknownStoredStatusIsAClearError) {
+    std::int64_t run_id = 0;
+    std::int64_t benchmark_id = 0;
+    {
+        ResultsStore store = ResultsStore::open(db_path_);
+        run_id = store.begin_run(sample_run());
+        benchmark_id = store.add_benchmark(sample_benchmark(run_id, 0));
+    }
+    {
+        Database db = Database::open(db_path_, SQLITE_OPEN_READWRITE);
+        db.exec("PRAGMA ignore_check_constraints = ON; UPDATE benchmarks SET status = 'paused';");
+    }
+    const ResultsStore store = ResultsStore::open(db_path_, ResultsStore::Access::read);
+    try {
+        store.benchmarks(run_id);
+        FAIL() << "an unknown benchmark status was read";
+    } catch (const EnvironmentError& error) {
+        EXPECT_EQ(std::string(error.what()),
+                  "results database '" + db_path_.string() + "': benchmark " + std::to_string(benchmark_id) +
+                      " has status 'paused', which this inferbench does not know (it knows ok, failed, skipped, "
+                      "interrupted); the file was written by another program or a newer inferbench");
+    }
+    {
+        Database db = Database::open(db_path_, SQLITE_OPEN_READWRITE);
+        db.exec("PRAGMA ignore_check_constraints = ON; UPDATE runs SET status = 'done';");
+    }
+    try {
+        store.runs();
+        FAIL() << "an unknown run status was read";
+    } catch (const EnvironmentError& error) {
+        EXPECT_THAT(error.what(), HasSubstr("run " + std::to_string(run_id) + " has status 'done', which this "
+                                            "inferbench does not know (it knows running, completed, interrupted, "
+                                            "failed)"));
+    }
 }
 
 TEST_F(ResultsStoreTest, BenchmarkRoundTripWithAllFieldsSet) {
     ResultsStore store = ResultsStore::open(db_path_);
     const std::int64_t run_id = store.begin_run(sample_run());
     BenchmarkRecord b = sample_benchmark(run_id, 3);
-    b.status = "failed";
+    b.status = BenchmarkStatus::failed;
     b.reason = "out of memory";
     b.load_ns = 123'456'789;
     b.model_path = "/models/resnet50.onnx";
@@ -280,7 +359,7 @@ TEST_F(ResultsStoreTest, HostileTextRoundTripsVerbatim) {
     b.reason = hostile;
     b.stderr_tail = hostile;
     store.add_benchmark(b);
-    store.end_run(run_id, 9, "completed");
+    store.end_run(run_id, 9, RunStatus::completed);
 
     const RunRecord stored_run = store.runs().at(0);
     EXPECT_EQ(stored_run.name, hostile);

@@ -56,14 +56,14 @@ TEST_F(RunLivenessTest, AVersionFiveFileGainsTheColumnsAndItsRunningRunIsNotJudg
     EXPECT_EQ(store.schema_version(), known_schema_version());
     const auto run = store.find_run(id);
     EXPECT_FALSE(run->orchestrator.has_value());
-    EXPECT_EQ(run->status, "running") << "without a recorded orchestrator nothing can be told";
+    EXPECT_EQ(run->status, RunStatus::running) << "without a recorded orchestrator nothing can be told";
 }
 
 TEST_F(RunLivenessTest, ARunOfThisLiveProcessStaysRunning) {
     auto store = ResultsStore::open(db_path_);
     const auto id = add_run_by(store, current_process_identity());
-    EXPECT_EQ(store.find_run(id)->status, "running");
-    EXPECT_EQ(ResultsStore::open(db_path_).find_run(id)->status, "running");
+    EXPECT_EQ(store.find_run(id)->status, RunStatus::running);
+    EXPECT_EQ(ResultsStore::open(db_path_).find_run(id)->status, RunStatus::running);
     EXPECT_EQ(stored_status(id), "running");
 }
 
@@ -74,7 +74,7 @@ TEST_F(RunLivenessTest, AReusedPidMeansTheOrchestratorIsGone) {
         auto store = ResultsStore::open(db_path_);
         const auto run_id = add_run_by(store, reused);
         const auto run = store.find_run(run_id);
-        EXPECT_EQ(run->status, "interrupted");
+        EXPECT_EQ(run->status, RunStatus::interrupted);
         EXPECT_THAT(run->end_reason, HasSubstr("orchestrator killed"));
         EXPECT_THAT(run->end_reason, HasSubstr("--resume " + std::to_string(run_id)));
         EXPECT_EQ(stored_status(run_id), "running") << "judged on reading, written down on the next open";
@@ -82,15 +82,15 @@ TEST_F(RunLivenessTest, AReusedPidMeansTheOrchestratorIsGone) {
     }();
     const auto reopened = ResultsStore::open(db_path_);
     EXPECT_EQ(stored_status(id), "interrupted");
-    EXPECT_EQ(reopened.runs().at(0).status, "interrupted");
-    EXPECT_EQ(reopened.latest_run()->status, "interrupted");
+    EXPECT_EQ(reopened.runs().at(0).status, RunStatus::interrupted);
+    EXPECT_EQ(reopened.latest_run()->status, RunStatus::interrupted);
 }
 
 TEST_F(RunLivenessTest, AnotherBootOfThisHostMeansTheOrchestratorIsGone) {
     ProcessIdentity before_reboot = current_process_identity();
     before_reboot.boot_id = "00000000-0000-0000-0000-000000000000";
     auto store = ResultsStore::open(db_path_);
-    EXPECT_EQ(store.find_run(add_run_by(store, before_reboot))->status, "interrupted");
+    EXPECT_EQ(store.find_run(add_run_by(store, before_reboot))->status, RunStatus::interrupted);
 }
 
 TEST_F(RunLivenessTest, ARunWrittenOnAnotherHostOrPidNamespaceIsNotJudged) {
@@ -104,8 +104,8 @@ TEST_F(RunLivenessTest, ARunWrittenOnAnotherHostOrPidNamespaceIsNotJudged) {
     const auto a = add_run_by(store, elsewhere);
     const auto b = add_run_by(store, container);
     const auto reopened = ResultsStore::open(db_path_);
-    EXPECT_EQ(reopened.find_run(a)->status, "running");
-    EXPECT_EQ(reopened.find_run(b)->status, "running");
+    EXPECT_EQ(reopened.find_run(a)->status, RunStatus::running);
+    EXPECT_EQ(reopened.find_run(b)->status, RunStatus::running);
 }
 
 TEST_F(RunLivenessTest, EndedRunsKeepTheirStatusAndReason) {
@@ -113,9 +113,9 @@ TEST_F(RunLivenessTest, EndedRunsKeepTheirStatusAndReason) {
     gone.start_ticks += 1;
     auto store = ResultsStore::open(db_path_);
     const auto id = add_run_by(store, gone);
-    store.end_run(id, 1'700'000'100'000, "interrupted", "stopped by SIGTERM");
+    store.end_run(id, 1'700'000'100'000, RunStatus::interrupted, "stopped by SIGTERM");
     const auto run = ResultsStore::open(db_path_).find_run(id);
-    EXPECT_EQ(run->status, "interrupted");
+    EXPECT_EQ(run->status, RunStatus::interrupted);
     EXPECT_EQ(run->end_reason, "stopped by SIGTERM");
     EXPECT_EQ(run->ended_unix_ms, 1'700'000'100'000);
 }
@@ -134,7 +134,7 @@ TEST_F(RunLivenessTest, ReopenRefusesARunALiveOrchestratorWritesAndTakesOverAGon
     const auto killed = add_run_by(store, gone);
     store.reopen_run(killed, current_process_identity());
     const auto run = store.find_run(killed);
-    EXPECT_EQ(run->status, "running");
+    EXPECT_EQ(run->status, RunStatus::running);
     EXPECT_EQ(run->orchestrator->start_ticks, current_process_identity().start_ticks);
     EXPECT_TRUE(run->end_reason.empty());
     EXPECT_THROW(store.reopen_run(killed + 100, current_process_identity()), EnvironmentError);
@@ -145,14 +145,14 @@ TEST_F(RunLivenessTest, ReplaceBenchmarkLeavesOneRecordPerOrdinal) {
     const auto run_id = add_run(store);
     BenchmarkRecord failed = benchmark(run_id);
     failed.ordinal = 1;
-    failed.status = "interrupted";
+    failed.status = BenchmarkStatus::interrupted;
     const std::vector<IterationRecord> some(5, IterationRecord{1, 2, 3, 4, 5, 6});
     store.add_benchmark(failed, some);
     BenchmarkRecord other = benchmark(run_id);
     other.ordinal = 0;
     store.add_benchmark(other);
     BenchmarkRecord ok = failed;
-    ok.status = "ok";
+    ok.status = BenchmarkStatus::ok;
     const std::vector<IterationRecord> more(7, IterationRecord{1, 2, 3, 4, 5, 6});
     const auto id = store.replace_benchmark(ok, BenchmarkData{.iterations = more});
     EXPECT_EQ(records_of(run_id, 1), 1);
@@ -160,7 +160,7 @@ TEST_F(RunLivenessTest, ReplaceBenchmarkLeavesOneRecordPerOrdinal) {
     const auto benchmarks = store.benchmarks(run_id);
     ASSERT_EQ(benchmarks.size(), 2u);
     EXPECT_EQ(benchmarks[1].benchmark_id, id);
-    EXPECT_EQ(benchmarks[1].status, "ok");
+    EXPECT_EQ(benchmarks[1].status, BenchmarkStatus::ok);
     EXPECT_EQ(store.iterations(id).size(), 7u);
     const Database db = Database::open(db_path_, SQLITE_OPEN_READONLY);
     Statement rows = db.prepare("SELECT count(*) FROM iterations");

@@ -60,7 +60,7 @@ protected:
         b.backend = "null";
         b.device = "cpu";
         b.precision = "fp32";
-        b.status = "ok";
+        b.status = BenchmarkStatus::ok;
         b.settings_json = "{}";
         return b;
     }

@@ -36,7 +36,7 @@ protected:
         b.backend = backend;
         b.device = "cuda:0";
         b.precision = "fp16";
-        b.status = "ok";
+        b.status = BenchmarkStatus::ok;
         b.settings_json = "{}";
         return b;
     }

@@ -29,7 +29,7 @@ TEST(ExternalE2E, TorchEagerMobilenetIsMeasuredAndStored) {
     ASSERT_EQ(benchmarks.size(), 2u);
 
     const auto& eager = benchmarks[0];
-    ASSERT_EQ(eager.status, "ok") << eager.reason;
+    ASSERT_EQ(eager.status, BenchmarkStatus::ok) << eager.reason;
     EXPECT_EQ(eager.precision, "fp32");
     EXPECT_FALSE(eager.backend_version.empty());
     EXPECT_GT(eager.load_ns.value_or(0), 0) << "interpreter start, import and model build";
@@ -48,11 +48,11 @@ TEST(ExternalE2E, TorchEagerMobilenetIsMeasuredAndStored) {
 
     // PyTorch before 2.x has no fp16 convolution on the CPU: the runner's --describe finds that out, and
     // the cell is skipped with its words before any worker starts.
-    if (benchmarks[1].status == "skipped") {
+    if (benchmarks[1].status == BenchmarkStatus::skipped) {
         EXPECT_NE(benchmarks[1].reason.find("cannot run fp16 convolutions on cpu"), std::string::npos)
             << benchmarks[1].reason;
     } else {
-        EXPECT_EQ(benchmarks[1].status, "ok") << benchmarks[1].reason;
+        EXPECT_EQ(benchmarks[1].status, BenchmarkStatus::ok) << benchmarks[1].reason;
     }
 }
 

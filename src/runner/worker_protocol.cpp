@@ -1,0 +1,139 @@
+#include "runner/worker_protocol.hpp"
+
+#include <fmt/format.h>
+
+#include "core/spec_json.hpp"
+
+namespace inferbench::worker_protocol {
+namespace {
+
+using nlohmann::json;
+
+// `json[key]` as T, or a ProtocolError saying which message and field.
+template <typename T>
+T field(const json& message, std::string_view what, const char* key) {
+    const auto it = message.find(key);
+    if (it == message.end()) throw ProtocolError(fmt::format("worker {}: no field '{}'", what, key));
+    try {
+        return it->get<T>();
+    } catch (const json::exception& e) {
+        throw ProtocolError(fmt::format("worker {}: field '{}': {}", what, key, e.what()));
+    }
+}
+
+// The inverse of backends' to_string(DType), over every value that has a name.
+DType parse_dtype(std::string_view text) {
+    for (int i = 0;; ++i) {
+        const auto dtype = static_cast<DType>(i);
+        const std::string_view name = to_string(dtype);
+        if (name == "?") break;
+        if (name == text) return dtype;
+    }
+    throw ProtocolError(fmt::format("worker event loaded: unknown input dtype '{}'", text));
+}
+
+json fields(const Loaded& e) {
+    json inputs = json::array();
+    for (const TensorInfo& input : e.inputs)
+        inputs.push_back({{"name", input.name}, {"dtype", to_string(input.dtype)}, {"shape", input.shape}});
+    return {{"load_ns", e.load_ns}, {"backend_version", e.backend_version}, {"inputs", std::move(inputs)}};
+}
+
+json fields(const WarmupDone& e) { return {{"iterations", e.iterations}, {"elapsed_ns", e.elapsed_ns}}; }
+
+json fields(const Measured& e) {
+    return {{"iterations", e.iterations}, {"wall_ns", e.wall_ns}, {"stopped", e.stopped}};
+}
+
+json fields(const Layers& e) {
+    json rows = json::array();
+    for (const LayerTime& layer : e.layers)
+        rows.push_back({{"node", layer.node}, {"op_type", layer.op_type}, {"provider", layer.provider},
+                        {"calls", layer.calls}, {"total_ns", layer.total_ns}});
+    return {{"layers", std::move(rows)}};
+}
+
+json fields(const Error& e) { return {{"phase", e.phase}, {"message", e.message}}; }
+
+Loaded read_loaded(const json& j) {
+    constexpr std::string_view what = "event loaded";
+    Loaded e;
+    e.load_ns = field<std::int64_t>(j, what, "load_ns");
+    e.backend_version = field<std::string>(j, what, "backend_version");
+    for (const json& input : field<json>(j, what, "inputs")) {
+        constexpr std::string_view input_what = "event loaded, input";
+        e.inputs.push_back({field<std::string>(input, input_what, "name"),
+                            parse_dtype(field<std::string>(input, input_what, "dtype")),
+                            field<std::vector<std::int64_t>>(input, input_what, "shape")});
+    }
+    return e;
+}
+
+WarmupDone read_warmup_done(const json& j) {
+    constexpr std::string_view what = "event warmup_done";
+    return {field<std::int64_t>(j, what, "iterations"), field<std::int64_t>(j, what, "elapsed_ns")};
+}
+
+Measured read_measured(const json& j) {
+    constexpr std::string_view what = "event measured";
+    return {field<std::int64_t>(j, what, "iterations"), field<std::int64_t>(j, what, "wall_ns"),
+            field<bool>(j, what, "stopped")};
+}
+
+Layers read_layers(const json& j) {
+    Layers e;
+    for (const json& row : field<json>(j, "event layers", "layers")) {
+        constexpr std::string_view what = "event layers, layer";
+        e.layers.push_back({field<std::string>(row, what, "node"), field<std::string>(row, what, "op_type"),
+                            field<std::string>(row, what, "provider"), field<std::int64_t>(row, what, "calls"),
+                            field<std::int64_t>(row, what, "total_ns")});
+    }
+    return e;
+}
+
+Error read_error(const json& j) {
+    constexpr std::string_view what = "event error";
+    return {field<std::string>(j, what, "phase"), field<std::string>(j, what, "message")};
+}
+
+}  // namespace
+
+std::string_view event_name(const Event& event) {
+    return std::visit([](const auto& e) { return std::decay_t<decltype(e)>::kName; }, event);
+}
+
+json to_json(const Request& request) {
+    return {{"spec", spec_to_json(request.spec)}, {"model_path", request.model_path}};
+}
+
+Request request_from_json(const json& message) {
+    Request request;
+    try {
+        request.spec = spec_from_json(field<json>(message, "request", "spec"));
+    } catch (const ProtocolError&) {
+        throw;
+    } catch (const std::exception& e) {
+        throw ProtocolError(fmt::format("worker request: field 'spec': {}", e.what()));
+    }
+    request.model_path = field<std::string>(message, "request", "model_path");
+    return request;
+}
+
+json to_json(const Event& event) {
+    json message = std::visit([](const auto& e) { return fields(e); }, event);
+    message["event"] = event_name(event);
+    return message;
+}
+
+Event event_from_json(const json& message) {
+    if (!message.is_object()) throw ProtocolError("worker event: not a JSON object");
+    const auto name = field<std::string>(message, "event", "event");
+    if (name == Loaded::kName) return read_loaded(message);
+    if (name == WarmupDone::kName) return read_warmup_done(message);
+    if (name == Measured::kName) return read_measured(message);
+    if (name == Layers::kName) return read_layers(message);
+    if (name == Error::kName) return read_error(message);
+    throw ProtocolError(fmt::format("worker event: unknown event '{}'", name));
+}
+
+}  // namespace inferbench::worker_protocol
