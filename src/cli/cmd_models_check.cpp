@@ -94,10 +94,12 @@ std::string headline(const CheckArgs& args, const OutputCheckResult& result, dou
 // are (random weights can shrink a network's logits to 1e-14): said, not hidden.
 constexpr double kNearlyZero = 1e-3;
 
+// Outputs that agree trivially: empty on both sides (a detector that keeps no box), or with every
+// reference value nearly zero.
 std::vector<std::string> nearly_zero_outputs(const OutputCheckResult& result) {
     std::vector<std::string> names;
     for (const auto& o : result.outputs) {
-        if (o.problem.empty() && o.elements > 0 && o.reference_max < kNearlyZero) names.push_back(o.name);
+        if (o.problem.empty() && o.reference_max < kNearlyZero) names.push_back(o.name);
     }
     return names;
 }
@@ -131,9 +133,9 @@ int check(const CheckArgs& args) {
         if (!args.output.quiet) print_wrapped(headline(args, result, tolerance, agree));
         print_table(table, args.output);
         if (const auto tiny = nearly_zero_outputs(result); !tiny.empty())
-            print_wrapped(fmt::format("note: every reference value of {} is below {:g} in magnitude, so their "
-                                      "agreement says little about this model (random weights can shrink its "
-                                      "outputs to nearly zero)",
+            print_wrapped(fmt::format("note: every reference value of {} is below {:g} in magnitude (or there is "
+                                      "none), so their agreement says little about this model (random weights can "
+                                      "shrink its outputs to nearly zero, or leave a detector no box)",
                                       fmt::join(tiny, ", "), kNearlyZero));
         if (!args.output.quiet)
             print_wrapped("relative = max |checked - reference| / max(1, max |ref|) over the output's finite "
