@@ -307,9 +307,8 @@ bool fuse_linear(Matcher& m, const OnnxNode& matmul) {
 // Reshape -> Transpose -> Reshape with the intermediate values read by the chain alone (exporters'
 // attention head split and merge): one ViewChain, a view where the first Reshape alone would copy.
 bool fuse_view_chain(Matcher& m, const OnnxNode& reshape) {
-    const auto plain = [&m](const OnnxNode& r) {
-        return r.inputs.size() == 2 && attribute<std::int64_t>(r, "allowzero", 0) == 0 && m.opset() >= 5;
-    };
+    // allowzero (which the dynamo exporter writes on most reshapes) travels with the chain.
+    const auto plain = [&m](const OnnxNode& r) { return r.inputs.size() == 2 && m.opset() >= 5; };
     if (!plain(reshape)) return false;
     const OnnxNode* transpose = m.sole_consumer(reshape.outputs[0], "Transpose");
     const auto perm = transpose != nullptr ? attribute<std::vector<std::int64_t>>(*transpose, "perm", {}) : std::nullopt;
@@ -319,6 +318,8 @@ bool fuse_view_chain(Matcher& m, const OnnxNode& reshape) {
     OnnxNode chain = fused_node(*second, "ViewChain", std::string(kFusedDomain),
                                 {reshape.inputs[0], reshape.inputs[1], second->inputs[1]});
     chain.attributes.emplace("perm", *perm);
+    chain.attributes.insert_or_assign("allowzero_first", attribute<std::int64_t>(reshape, "allowzero", 0).value_or(0));
+    chain.attributes.insert_or_assign("allowzero_second", attribute<std::int64_t>(*second, "allowzero", 0).value_or(0));
     m.replace({&reshape, transpose, second}, std::move(chain));
     return true;
 }

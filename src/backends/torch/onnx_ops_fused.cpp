@@ -119,26 +119,30 @@ Kernel make_attention(const NodeContext& ctx) {
 }
 
 // A Reshape's target for an input of `sizes`: 0 keeps the input's dimension, -1 is inferred.
-std::vector<std::int64_t> reshape_target(std::vector<std::int64_t> target, c10::IntArrayRef sizes, std::int64_t numel) {
-    for (std::size_t d = 0; d < target.size(); ++d) {
+// Reshape's target with ONNX's meaning of 0: the input's dimension, or (allowzero) an empty one.
+std::vector<std::int64_t> reshape_target(std::vector<std::int64_t> target, c10::IntArrayRef sizes, std::int64_t numel,
+                                         bool allow_zero) {
+    for (std::size_t d = 0; d < target.size() && !allow_zero; ++d) {
         if (target[d] == 0 && d < sizes.size()) target[d] = sizes[d];
     }
     return at::infer_size(target, numel);
 }
 
-// ViewChain(x, shape1, shape2; perm) = Reshape(Transpose(Reshape(x, shape1), perm), shape2), as one
-// view where it can be (onnx_view_chain.hpp).
+// ViewChain(x, shape1, shape2; perm, allowzero_first, allowzero_second) =
+// Reshape(Transpose(Reshape(x, shape1), perm), shape2), as one view where it can be (onnx_view_chain.hpp).
 Kernel make_view_chain(const NodeContext& ctx) {
     ctx.expect_inputs(3, 3);
     const IntListInput first(ctx, 1);
     const IntListInput second(ctx, 2);
     const std::vector<std::int64_t> perm = ctx.ints_attribute("perm");
-    return single_output([first, second, perm](const RunContext&, std::span<const torch::Tensor> in) {
+    const bool zero1 = ctx.int_attribute("allowzero_first", 0) != 0;
+    const bool zero2 = ctx.int_attribute("allowzero_second", 0) != 0;
+    return single_output([first, second, perm, zero1, zero2](const RunContext&, std::span<const torch::Tensor> in) {
         const torch::Tensor& x = in[0];
-        const std::vector<std::int64_t> shape1 = reshape_target(first.get(in), x.sizes(), x.numel());
+        const std::vector<std::int64_t> shape1 = reshape_target(first.get(in), x.sizes(), x.numel(), zero1);
         std::vector<std::int64_t> permuted;
         for (const std::int64_t p : perm) permuted.push_back(shape1.at(static_cast<std::size_t>(normalize_axis(p, static_cast<std::int64_t>(shape1.size())))));
-        const std::vector<std::int64_t> shape2 = reshape_target(second.get(in), permuted, x.numel());
+        const std::vector<std::int64_t> shape2 = reshape_target(second.get(in), permuted, x.numel(), zero2);
         const ViewStep steps[] = {{ViewStep::Kind::reshape, shape1}, {ViewStep::Kind::permute, perm},
                                   {ViewStep::Kind::reshape, shape2}};
         if (auto chained = apply_view_chain(x, steps)) return *chained;

@@ -175,6 +175,10 @@ public:
     }
 
     std::vector<HostTensor> last_outputs() const override {
+        if (options_.device_resident)
+            throw UserError(
+                "torch option device_resident=true leaves the outputs on the GPU, never copied back; check the "
+                "outputs without it");
 #if INFERBENCH_TORCH_CUDA
         const std::vector<torch::Tensor>& tensors = cuda_execution_ ? cuda_execution_->host_outputs() : outputs_;
 #else

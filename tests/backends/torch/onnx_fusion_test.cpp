@@ -446,6 +446,30 @@ TEST(OnnxFusion, HeadSplitReshapeTransposeReshapeBecomesOneViewChain) {
     EXPECT_THAT(op_types(expect_same_results(shared, {input})), ElementsAre("Transpose", "Reshape", "Transpose", "Reshape"));
 }
 
+// The dynamo exporter writes allowzero=1 on its reshapes: the chain fuses the same, and a 0 in a
+// target keeps its allowzero meaning (an empty dimension, not the input's).
+TEST(OnnxFusion, AllowZeroReshapesFuseIntoAViewChainThatKeepsTheirMeaning) {
+    Graph g;
+    const std::string x = g.op("Transpose", {g.input("x")}, {{"perm", Ints{1, 0, 2}}});
+    const std::string split =
+        g.op("Reshape", {x, g.init(torch::tensor(Ints{5, 12, 2}, torch::kLong))}, {{"allowzero", std::int64_t{1}}});
+    const std::string heads = g.op("Transpose", {split}, {{"perm", Ints{1, 0, 2}}});
+    g.output(g.op("Reshape", {heads, g.init(torch::tensor(Ints{3, 4, 5, 2}, torch::kLong))}, {{"allowzero", std::int64_t{1}}}));
+    const torch::Tensor input = torch::randn({3, 5, 8});
+    const OnnxProgram fused = expect_same_results(g, {input});
+    EXPECT_THAT(op_types(fused), ElementsAre("Transpose", "ViewChain"));
+    EXPECT_EQ(fused.run({input})[0].storage().data(), input.storage().data());  // a view, no copy
+
+    Graph empty;  // [4, 0] -> [0, 2, 2] with allowzero: the 0 is a size (without it, 4: no fit), and the chain says so
+    const std::string first =
+        empty.op("Reshape", {empty.input("x"), empty.init(torch::tensor(Ints{0, 2, 2}, torch::kLong))}, {{"allowzero", std::int64_t{1}}});
+    const std::string swapped = empty.op("Transpose", {first}, {{"perm", Ints{0, 2, 1}}});
+    empty.output(empty.op("Reshape", {swapped, empty.init(torch::tensor(Ints{0, 4}, torch::kLong))}, {{"allowzero", std::int64_t{1}}}));
+    const OnnxProgram fused_empty = OnnxProgram::from_model(empty.model, "t.onnx", true);
+    EXPECT_THAT(op_types(fused_empty), ElementsAre("ViewChain"));
+    EXPECT_EQ(fused_empty.run({torch::zeros({4, 0})})[0].sizes(), (Ints{0, 4}));
+}
+
 // --- The fused domain ---
 
 TEST(OnnxFusion, FusedOperatorsInAFileAreCheckedLikeAnyOther) {
