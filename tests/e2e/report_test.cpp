@@ -111,6 +111,12 @@ TEST(CliReport, ImageFormatNamesTheFiguresAndTheOldSpellingStillWorksWithAWarnin
     EXPECT_NE(bad_old.err.find("inferbench: error: --format gif: unknown image format"), std::string::npos)
         << bad_old.err;
 
+    // roofline draws figures too and takes both spellings the same way.
+    EXPECT_EQ(dir.run("roofline --db r.db --image-format svg").err, "");
+    EXPECT_EQ(dir.run("roofline --db r.db --format svg").err,
+              "inferbench: warning: roofline --format is now --image-format; the old spelling still works for "
+              "figures but will go away\n");
+
     const auto help = dir.run("report --help");
     EXPECT_NE(help.out.find("--image-format"), std::string::npos) << help.out;
     EXPECT_EQ(help.out.find("--format"), std::string::npos) << "the old spelling is not offered: " << help.out;
