@@ -20,7 +20,7 @@ struct ReportArgs {
     std::string out;
     report::ReportFilter filter;
     std::vector<std::string> batches;
-    std::vector<std::string> formats = {"png", "svg"};
+    ImageFormatArgs formats;
     int width = report::PlotSize{}.width_px;
     int height = report::PlotSize{}.height_px;
     int dpi = report::PlotSize{}.dpi;
@@ -32,7 +32,7 @@ struct ReportArgs {
 report::ReportOptions options_from(const ReportArgs& args) {
     report::ReportOptions options;
     options.filter = cleaned_filter(args.filter, args.batches);
-    options.plot.formats = image_formats(args.formats);
+    options.plot.formats = image_formats(args.formats, "report");
     const auto check_range = [](std::string_view flag, int value, int low, int high) {
         if (value < low || value > high)
             throw UserError(fmt::format("{} {}: must be between {} and {}", flag, value, low, high));
@@ -105,7 +105,7 @@ void add_report_command(CLI::App& app, CommandContext& context) {
     cmd->add_option("--backend,--frameworks,--framework", args->filter.backends, "only these backends")->delimiter(',');
     cmd->add_option("--precision,--precisions", args->filter.precisions, "only these precisions")->delimiter(',');
     cmd->add_option("--batch,--batches", args->batches, "only these batch sizes, e.g. 1,8")->delimiter(',');
-    cmd->add_option("--format", args->formats, "figure formats: png, svg")->delimiter(',')->capture_default_str();
+    add_image_format_option(*cmd, args->formats);
     cmd->add_option("--width", args->width, "figure width, pixels")->capture_default_str();
     cmd->add_option("--height", args->height, "figure height, pixels")->capture_default_str();
     cmd->add_option("--dpi", args->dpi, "figure resolution (scales fonts and lines; 96 = 1:1)")->capture_default_str();

@@ -30,7 +30,7 @@ struct RooflineArgs {
     std::vector<std::string> batches;
     std::string roofs;
     std::string out;
-    std::vector<std::string> formats = {"png", "svg"};
+    ImageFormatArgs formats;
     bool json = false;
     bool layers = false;
     bool quiet = false;
@@ -46,7 +46,7 @@ nlohmann::ordered_json rows_json(const report::Table& table) {
 
 int execute(const RooflineArgs& args) {
     const auto filter = cleaned_filter(args.filter, args.batches);
-    const auto formats = image_formats(args.formats);
+    const auto formats = image_formats(args.formats, "roofline");
     const std::string path = args.db.empty() ? resolved_db_path(RunSettings{}) : args.db;
     if (!std::filesystem::exists(path))
         throw UserError(
@@ -162,7 +162,7 @@ void add_roofline_command(CLI::App& app, CommandContext& context) {
         "--roofs", args->roofs,
         "catalog entry (see `inferbench devices`) for GPU benchmarks of runs that did not record their GPU");
     cmd->add_option("--out", args->out, "folder for the figures (roofline-<device>.png/.svg); none without it");
-    cmd->add_option("--format", args->formats, "figure formats: png, svg")->delimiter(',')->capture_default_str();
+    add_image_format_option(*cmd, args->formats);
     cmd->add_flag("--layers", args->layers,
                   "per layer too, for benchmarks with stored layer times (a backend's layer_profile option): a "
                   "table of the slowest layers and, with --out, one figure per benchmark");

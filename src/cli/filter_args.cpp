@@ -1,5 +1,6 @@
 #include "cli/filter_args.hpp"
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "core/error.hpp"
@@ -35,15 +36,34 @@ report::ReportFilter cleaned_filter(const report::ReportFilter& raw, const std::
     return filter;
 }
 
-std::vector<report::ImageFormat> image_formats(const std::vector<std::string>& names) {
+void add_image_format_option(CLI::App& cmd, ImageFormatArgs& args) {
+    cmd.add_option("--image-format", args.names, "figure formats: png, svg")->delimiter(',')->default_str("png,svg");
+    // Hidden: help shows only the new spelling.
+    cmd.add_option("--format", args.old_spelling, "")->delimiter(',')->group("");
+}
+
+std::vector<report::ImageFormat> image_formats(const ImageFormatArgs& args, std::string_view command) {
+    if (!args.old_spelling.empty()) {
+        if (!args.names.empty())
+            throw UserError(fmt::format("{} --format and --image-format: both name the figure formats; give only "
+                                        "--image-format",
+                                        command));
+        fmt::print(stderr, "inferbench: warning: {} --format is now --image-format; the old spelling still works "
+                           "for figures but will go away\n",
+                   command);
+    }
+    const bool old = !args.old_spelling.empty();
+    const std::string_view flag = old ? "--format" : "--image-format";
+    const auto& given = old ? args.old_spelling : args.names;
+    if (given.empty()) return {report::ImageFormat::png, report::ImageFormat::svg};
     std::vector<report::ImageFormat> formats;
-    for (const auto& name : list_items(names, "--format")) {
+    for (const auto& name : list_items(given, flag)) {
         if (name == "png")
             formats.push_back(report::ImageFormat::png);
         else if (name == "svg")
             formats.push_back(report::ImageFormat::svg);
         else
-            throw UserError(fmt::format("--format {}: unknown image format; valid choices: png, svg", name));
+            throw UserError(fmt::format("{} {}: unknown image format; valid choices: png, svg", flag, name));
     }
     return formats;
 }

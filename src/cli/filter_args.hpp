@@ -8,6 +8,10 @@
 #include "report/gnuplot.hpp"
 #include "report/selection.hpp"
 
+namespace CLI {
+class App;
+}
+
 namespace inferbench::cli {
 
 // CLI11 splits at commas; "1, 8" leaves spaces, and an empty item says something was mistyped:
@@ -17,7 +21,16 @@ std::vector<std::string> list_items(const std::vector<std::string>& values, std:
 // `raw`'s lists cleaned, plus `batches` ("--batch" texts) parsed; runs kept as given.
 report::ReportFilter cleaned_filter(const report::ReportFilter& raw, const std::vector<std::string>& batches);
 
-// "png", "svg" (--format); UserError for anything else.
-std::vector<report::ImageFormat> image_formats(const std::vector<std::string>& names);
+// The figure formats of a command that draws: `--image-format png,svg`. `--format` names the table
+// format everywhere, so its old use for figures is still taken here, with one deprecation line.
+struct ImageFormatArgs {
+    std::vector<std::string> names;         // --image-format; none given means png and svg
+    std::vector<std::string> old_spelling;  // --format
+};
+void add_image_format_option(CLI::App& cmd, ImageFormatArgs& args);
+
+// "png", "svg"; UserError for anything else or for both spellings at once. `command` names the
+// subcommand in the deprecation line on stderr.
+std::vector<report::ImageFormat> image_formats(const ImageFormatArgs& args, std::string_view command);
 
 }  // namespace inferbench::cli

@@ -57,7 +57,7 @@ TEST_F(ReportFiles, AFullDiskLeavesOnlyWholeFilesAndNamesTheOneThatFailed) {
         const fs::path out = dir_.path() / ("rep-" + size + flags);
         testing::SmallTmpfs disk(out, size);
         if (!disk.mounted()) GTEST_SKIP() << disk.reason();
-        const auto r = dir_.run("report --db r.db --out '" + out.string() + "' --format png,svg " + flags);
+        const auto r = dir_.run("report --db r.db --out '" + out.string() + "' --image-format png,svg " + flags);
         for (const auto& entry : fs::directory_iterator(out))
             EXPECT_EQ(problem_of(entry.path()), "") << entry.path();
         if (r.exit_code == 0) continue;
@@ -85,7 +85,7 @@ TEST_F(ReportFiles, LinksPlantedInTheFolderAreReplacedNotWrittenThrough) {
         dir_.write("victim-" + name, "precious\n");
         fs::create_symlink(dir_.path() / ("victim-" + name), dir_.path() / "rep" / name);
     }
-    const auto r = dir_.run("report --db r.db --out rep --format png");
+    const auto r = dir_.run("report --db r.db --out rep --image-format png");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     for (const auto& name : planted) {
         EXPECT_EQ(testing::read_file(dir_.path() / ("victim-" + name)), "precious\n") << name;

@@ -23,7 +23,7 @@ TEST(CliReport, WritesTablesWorkbooksFiguresAndThePage) {
         "run --backend null --model null --batch 1,2 --duration 300ms --warmup 10ms "
         "--max-iterations 5000 --db r.db");
     ASSERT_EQ(run.exit_code, 0) << run.err;
-    const auto r = dir.run("report --db r.db --out rep --format png,svg --width 800 --height 500");
+    const auto r = dir.run("report --db r.db --out rep --image-format png,svg --width 800 --height 500");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     // Where the files went and a headline: the table is in them, not printed again.
     EXPECT_EQ(r.out.find("null   null"), std::string::npos) << r.out;
@@ -77,6 +77,51 @@ TEST(CliReport, FiltersNarrowAndPartsCanBeLeftOut) {
     EXPECT_FALSE(std::filesystem::exists(dir.path() / "rep/report.html"));
 }
 
+// --format names the table format everywhere; report's figures moved to --image-format, and the old
+// spelling still draws them, with one line saying so.
+TEST(CliReport, ImageFormatNamesTheFiguresAndTheOldSpellingStillWorksWithAWarning) {
+    if (!find_program("gnuplot")) GTEST_SKIP() << "gnuplot not installed (scripts/setup.sh installs gnuplot-nox)";
+    ScratchDir dir;
+    ASSERT_EQ(dir.run("run --backend null --model null --batch 1 --duration 20ms --warmup 0s --max-iterations 100 "
+                      "--db r.db")
+                  .exit_code,
+              0);
+    const std::string figure = "/throughput-vs-batch-cpu-null-null-fp32";
+    const auto svg = dir.run("report --db r.db --out new --image-format svg --no-excel --no-html");
+    ASSERT_EQ(svg.exit_code, 0) << svg.err;
+    EXPECT_EQ(svg.err, "");
+    EXPECT_GT(size_of(dir, "new" + figure + ".svg"), 0u);
+    EXPECT_FALSE(std::filesystem::exists(dir.path() / ("new" + figure + ".png")));
+
+    const auto old = dir.run("report --db r.db --out old --format png --no-excel --no-html");
+    ASSERT_EQ(old.exit_code, 0) << old.err;
+    EXPECT_EQ(old.err,
+              "inferbench: warning: report --format is now --image-format; the old spelling still works for "
+              "figures but will go away\n");
+    EXPECT_GT(size_of(dir, "old" + figure + ".png"), 0u);
+    EXPECT_FALSE(std::filesystem::exists(dir.path() / ("old" + figure + ".svg")));
+
+    const auto both = dir.run("report --db r.db --out both --format png --image-format svg");
+    EXPECT_EQ(both.exit_code, 2);
+    EXPECT_EQ(both.err,
+              "inferbench: error: report --format and --image-format: both name the figure formats; give only "
+              "--image-format\n");
+    const auto bad_old = dir.run("report --db r.db --out bad --format gif");
+    EXPECT_EQ(bad_old.exit_code, 2);
+    EXPECT_NE(bad_old.err.find("inferbench: error: --format gif: unknown image format"), std::string::npos)
+        << bad_old.err;
+
+    // roofline draws figures too and takes both spellings the same way.
+    EXPECT_EQ(dir.run("roofline --db r.db --image-format svg").err, "");
+    EXPECT_EQ(dir.run("roofline --db r.db --format svg").err,
+              "inferbench: warning: roofline --format is now --image-format; the old spelling still works for "
+              "figures but will go away\n");
+
+    const auto help = dir.run("report --help");
+    EXPECT_NE(help.out.find("--image-format"), std::string::npos) << help.out;
+    EXPECT_EQ(help.out.find("--format"), std::string::npos) << "the old spelling is not offered: " << help.out;
+}
+
 TEST(CliReport, BadFiltersGiveOneLineAndExitCodeTwo) {
     ScratchDir dir;
     ASSERT_EQ(dir.run("run --backend null --model null --batch 1 --duration 20ms --warmup 0s --max-iterations 100 "
@@ -91,9 +136,9 @@ TEST(CliReport, BadFiltersGiveOneLineAndExitCodeTwo) {
     EXPECT_EQ(run.err,
               "inferbench: error: --run 9: r.db has no run 9; it has runs 1 (`inferbench summary --runs` "
               "lists them)\n");
-    const auto format = dir.run("report --db r.db --out rep --format gif");
+    const auto format = dir.run("report --db r.db --out rep --image-format gif");
     EXPECT_EQ(format.exit_code, 2);
-    EXPECT_EQ(format.err, "inferbench: error: --format gif: unknown image format; valid choices: png, svg\n");
+    EXPECT_EQ(format.err, "inferbench: error: --image-format gif: unknown image format; valid choices: png, svg\n");
     const auto batch = dir.run("report --db r.db --out rep --batch 0");
     EXPECT_EQ(batch.exit_code, 2);
     EXPECT_EQ(batch.err, "inferbench: error: --batch 0: '0' is not a batch size (a whole number >= 1)\n");

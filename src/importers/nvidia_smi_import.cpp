@@ -1,0 +1,78 @@
+#include "importers/nvidia_smi_import.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/file_io.hpp"
+
+namespace inferbench::importers {
+namespace {
+
+std::string device_of(const telemetry::NvidiaSmiLog& log, const ImportOverrides& overrides) {
+    if (!overrides.device.empty()) return overrides.device;
+    const auto gpus = gpu_indices(log);
+    return gpus.size() == 1 ? fmt::format("cuda:{}", *gpus.begin()) : "gpu";
+}
+
+store::BenchmarkRecord record_of(const std::string& file, const telemetry::NvidiaSmiLog& log,
+                                 const ImportOverrides& overrides) {
+    store::BenchmarkRecord record;
+    record.model = overrides.model.empty() ? std::filesystem::path(file).stem().string() : overrides.model;
+    record.backend = "nvidia-smi-log";
+    record.backend_version = log.driver_version;
+    record.device = device_of(log, overrides);
+    record.status = BenchmarkStatus::ok;
+    const std::int64_t span = span_ns(log);
+    record.started_unix_ms = log.first_unix_ms.value_or(unix_ms_now());
+    record.ended_unix_ms = record.started_unix_ms + span / 1'000'000;
+    if (span > 0) record.measured_wall_ns = span;
+    record.settings_json = nlohmann::json{{"imported_from", std::filesystem::absolute(file).string()},
+                                          {"nvidia_smi_format", log.format},
+                                          {"gpu_names", log.gpu_names},
+                                          {"driver_version", log.driver_version},
+                                          {"cuda_version", log.cuda_version},
+                                          {"nvidia_smi_warnings", log.warnings}}
+                               .dump();
+    return record;
+}
+
+}  // namespace
+
+std::set<int> gpu_indices(const telemetry::NvidiaSmiLog& log) {
+    std::set<int> indices;
+    for (const auto& sample : log.samples) indices.insert(sample.gpu_index);
+    return indices;
+}
+
+std::int64_t span_ns(const telemetry::NvidiaSmiLog& log) {
+    const auto [first, last] = std::minmax_element(log.samples.begin(), log.samples.end(),
+                                                   [](const auto& a, const auto& b) { return a.t_ns < b.t_ns; });
+    return first == log.samples.end() ? 0 : last->t_ns - first->t_ns;
+}
+
+ImportedSmiLog nvidia_smi_benchmark(const std::string& file, std::string_view text, const ImportOverrides& overrides,
+                                    const std::vector<std::string>& headerless_csv_fields) {
+    ImportedSmiLog imported;
+    imported.file = file;
+    imported.log = telemetry::parse_nvidia_smi_log(text, file, headerless_csv_fields);
+    auto& benchmark = imported.benchmark;
+    benchmark.record = record_of(file, imported.log, overrides);
+    benchmark.gpu_samples = imported.log.samples;
+    benchmark.telemetry_sources = {
+        {"nvidia-smi", "ok", fmt::format("imported from {} ({})", file, imported.log.format)}};
+    return imported;
+}
+
+std::vector<ImportedSmiLog> read_nvidia_smi_logs(const std::vector<std::string>& files,
+                                                 const ImportOverrides& overrides,
+                                                 const std::vector<std::string>& headerless_csv_fields) {
+    std::vector<ImportedSmiLog> imported;
+    for (const auto& file : files)
+        imported.push_back(nvidia_smi_benchmark(file, read_regular_file(file), overrides, headerless_csv_fields));
+    return imported;
+}
+
+}  // namespace inferbench::importers

@@ -1,0 +1,36 @@
+// nvidia-smi logs (-q text, -q -x XML, --query-gpu CSV, dmon) as benchmarks: one per file, its
+// samples as the measure phase's GPU telemetry.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "importers/imported_run.hpp"
+#include "telemetry/nvidia_smi.hpp"
+
+namespace inferbench::importers {
+
+struct ImportedSmiLog {
+    std::string file;
+    telemetry::NvidiaSmiLog log;
+    ImportedBenchmark benchmark;
+};
+
+// The GPU indices the log watched, and the time from its first sample to its last.
+std::set<int> gpu_indices(const telemetry::NvidiaSmiLog& log);
+std::int64_t span_ns(const telemetry::NvidiaSmiLog& log);
+
+// The log `text`, read from `file`, as one benchmark: the model is the file's name and the device
+// cuda:N for one GPU, "gpu" for several, unless `overrides` say otherwise. `headerless_csv_fields`
+// are the columns of a --query-gpu CSV written without header.
+ImportedSmiLog nvidia_smi_benchmark(const std::string& file, std::string_view text, const ImportOverrides& overrides,
+                                    const std::vector<std::string>& headerless_csv_fields);
+
+// Every file read and parsed before any is returned: a bad one leaves the database alone.
+std::vector<ImportedSmiLog> read_nvidia_smi_logs(const std::vector<std::string>& files,
+                                                 const ImportOverrides& overrides,
+                                                 const std::vector<std::string>& headerless_csv_fields);
+
+}  // namespace inferbench::importers

@@ -1,0 +1,38 @@
+// nvidia-smi logs as stored benchmarks, on the real logs in shared/fixtures/nvidia-smi.
+#include "importers/nvidia_smi_import.hpp"
+
+#include <gtest/gtest.h>
+
+#include "core/file_io.hpp"
+
+namespace inferbench::importers {
+namespace {
+
+const std::string kLoadCsv = std::string(INFERBENCH_FIXTURES_DIR) + "/nvidia-smi/h200-load-query-200ms.csv";
+
+TEST(NvidiaSmiImport, OneGpuSLogIsOneBenchmarkOfItsSamples) {
+    const auto imported = nvidia_smi_benchmark(kLoadCsv, read_regular_file(kLoadCsv), {}, {});
+    const auto& record = imported.benchmark.record;
+    EXPECT_EQ(record.model, "h200-load-query-200ms");
+    EXPECT_EQ(record.backend, "nvidia-smi-log");
+    EXPECT_EQ(record.device, "cuda:0");
+    EXPECT_EQ(record.status, BenchmarkStatus::ok);
+    EXPECT_EQ(record.started_unix_ms, 1796004044465);  // 2026/11/30 02:00:44.465 as UTC
+    EXPECT_EQ(record.measured_wall_ns, 1'808'000'000);
+    EXPECT_EQ(span_ns(imported.log), 1'808'000'000);
+    EXPECT_EQ(gpu_indices(imported.log), std::set<int>{0});
+    EXPECT_EQ(imported.benchmark.gpu_samples.size(), 10u);
+    ASSERT_EQ(imported.benchmark.telemetry_sources.size(), 1u);
+    EXPECT_EQ(imported.benchmark.telemetry_sources[0].source, "nvidia-smi");
+    EXPECT_EQ(imported.benchmark.telemetry_sources[0].detail, "imported from " + kLoadCsv + " (query-csv)");
+}
+
+TEST(NvidiaSmiImport, TheCommandLineNamesModelAndDevice) {
+    const auto imported =
+        nvidia_smi_benchmark(kLoadCsv, read_regular_file(kLoadCsv), {.model = "resnet50", .device = "cuda:2"}, {});
+    EXPECT_EQ(imported.benchmark.record.model, "resnet50");
+    EXPECT_EQ(imported.benchmark.record.device, "cuda:2");
+}
+
+}  // namespace
+}  // namespace inferbench::importers
