@@ -5,13 +5,6 @@
 namespace inferbench::analysis {
 namespace {
 
-// "cuda" -> 0, "cuda:3" -> 3; nothing for other devices.
-std::optional<std::int64_t> cuda_index(const std::string& device) {
-    if (device == "cuda") return 0;
-    if (!device.starts_with("cuda:")) return std::nullopt;
-    return parse_int(std::string_view(device).substr(5));
-}
-
 std::string json_string(const nlohmann::json& object, const char* key) {
     if (!object.is_object() || !object.contains(key) || !object[key].is_string()) return "";
     return object[key].get<std::string>();
@@ -36,14 +29,10 @@ std::optional<std::int64_t> integer(const nlohmann::json& object, const char* ke
 }  // namespace
 
 std::string device_name(const nlohmann::json& environment, const store::BenchmarkRecord& b) {
-    if (const auto index = cuda_index(b.device)) {
+    if (const auto device = parse_device(b.device); device && device->kind == DeviceKind::cuda) {
         // An imported log names its GPU(s); a run's environment lists the GPUs of its host.
-        const auto settings = nlohmann::json::parse(b.settings_json, nullptr, false);
-        if (auto name = json_string(settings, "gpu_name"); !name.empty()) return name;
-        if (settings.is_object() && settings.contains("gpu_names") && settings["gpu_names"].is_array())
-            for (const auto& name : settings["gpu_names"])
-                if (name.is_string() && !name.get<std::string>().empty()) return name.get<std::string>();
-        if (auto name = gpu_name(environment, *index); !name.empty()) return name;
+        if (const auto imported = cell_settings(b).gpu_names; !imported.empty()) return imported.front();
+        if (auto name = gpu_name(environment, device->index); !name.empty()) return name;
     }
     if (b.device == "cpu") {
         if (auto cpu = json_string(environment, "cpu_model"); !cpu.empty()) return cpu;
@@ -68,8 +57,21 @@ CellSettings cell_settings(const store::BenchmarkRecord& benchmark) {
     settings.duration_ns = integer(json, "duration_ns");
     settings.min_iterations = integer(json, "min_iterations");
     settings.max_iterations = integer(json, "max_iterations");
-    if (json.is_object() && json.contains("backend_options") && !json["backend_options"].empty())
-        settings.backend_options = json["backend_options"].dump();
+    if (!json.is_object()) return settings;
+    if (const auto options = json.find("backend_options"); options != json.end() && options->is_object() &&
+                                                            !options->empty()) {
+        settings.backend_options = options->dump();
+        for (const auto& [key, value] : options->items())
+            settings.backend_option_values.emplace(key, value.is_string() ? value.get<std::string>() : value.dump());
+    }
+    if (auto name = json_string(json, "gpu_name"); !name.empty()) settings.gpu_names.push_back(std::move(name));
+    const auto strings = [&json](const char* key, std::vector<std::string>& out) {
+        if (const auto it = json.find(key); it != json.end() && it->is_array())
+            for (const auto& item : *it)
+                if (item.is_string() && !item.get<std::string>().empty()) out.push_back(item.get<std::string>());
+    };
+    strings("gpu_names", settings.gpu_names);
+    strings("trtexec_warnings", settings.imported_warnings);
     return settings;
 }
 

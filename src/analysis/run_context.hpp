@@ -6,9 +6,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "core/spec.hpp"
 #include "store/results_store.hpp"
 
 namespace inferbench::analysis {
@@ -19,11 +21,14 @@ struct RunContext {
     std::string device_name;  // "NVIDIA H200", the CPU model, else the device string
 };
 
-// The measurement settings of one cell as stored with it; unset where the cell did not store them
-// (imported logs).
+// The settings of one cell as stored with it (benchmarks.settings_json, read here only); unset where
+// the cell did not store them (imported logs).
 struct CellSettings {
     std::optional<std::int64_t> warmup_ns, warmup_iterations, duration_ns, min_iterations, max_iterations;
     std::string backend_options;  // compact JSON, empty when none
+    OptionMap backend_option_values;           // the same, by option
+    std::vector<std::string> gpu_names;        // an imported log's GPU(s)
+    std::vector<std::string> imported_warnings;  // what the importing tool warned of (trtexec's warnings)
 };
 
 // The device a benchmark ran on, by name: for cuda devices the GPU's name (from an imported log's

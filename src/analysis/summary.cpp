@@ -10,8 +10,6 @@
 #include "core/model_metrics.hpp"
 #include "core/units.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -76,11 +74,8 @@ BenchmarkSummary summarize_from_metrics(const store::BenchmarkRecord& benchmark,
     summary.throughput_per_s = std::isfinite(qps) ? qps * static_cast<double>(benchmark.batch_size) : 0.0;
     summary.warnings.push_back(fmt::format("imported from a {} log: statistics as {} computed them",
                                            benchmark.backend, benchmark.backend));
-    const auto settings = nlohmann::json::parse(benchmark.settings_json, nullptr, false);
-    if (settings.is_object() && settings.contains("trtexec_warnings")) {
-        for (const auto& warning : settings["trtexec_warnings"])
-            if (warning.is_string()) summary.warnings.push_back(warning.get<std::string>());
-    }
+    summary.warnings.insert(summary.warnings.end(), summary.settings.imported_warnings.begin(),
+                            summary.settings.imported_warnings.end());
     return summary;
 }
 

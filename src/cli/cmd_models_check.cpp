@@ -68,10 +68,7 @@ report::Table outputs_table(const OutputCheckResult& result, double tolerance) {
                          {"problem", "problem", 0, report::Fit::footnote}},
                         {}};
     for (const OutputAgreement& o : result.outputs) {
-        std::string shape = "[";
-        for (std::size_t i = 0; i < o.shape.size(); ++i) shape += (i ? "," : "") + std::to_string(o.shape[i]);
-        shape += "]";
-        table.rows.push_back({o.name, shape, std::string(to_string(o.dtype)),
+        table.rows.push_back({o.name, fmt::format("[{}]", fmt::join(o.shape, ",")), std::string(to_string(o.dtype)),
                               report::Annotated{o.max_abs_error, scientific(o.max_abs_error)},
                               report::Annotated{o.reference_max, fmt::format("{:.3g}", o.reference_max)},
                               report::Annotated{o.relative_error(), scientific(o.relative_error())}, o.mismatched,

@@ -7,8 +7,8 @@
 #include <set>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
+#include "analysis/run_context.hpp"
 #include "core/units.hpp"
 #include "devices/quantities.hpp"
 
@@ -325,10 +325,9 @@ std::string roofline_benchmark_title(const devices::RooflinePoint& point) {
 std::vector<std::string> roofline_layer_notes(const devices::RooflinePoint& point, const devices::LayerSet& layers) {
     std::vector<std::string> notes = layers.notes;
     if (layers.uncosted > 0 && point.benchmark.backend == "onnxruntime") {
-        const auto settings = nlohmann::json::parse(point.benchmark.settings_json, nullptr, false);
-        const nlohmann::json options =
-            settings.is_object() ? settings.value("backend_options", nlohmann::json::object()) : nlohmann::json::object();
-        const std::string level = options.is_object() ? options.value("graph_optimization", "all") : "all";
+        const OptionMap options = analysis::cell_settings(point.benchmark).backend_option_values;
+        const auto it = options.find("graph_optimization");
+        const std::string level = it != options.end() ? it->second : "all";
         if (level != "basic" && level != "disable")
             notes.push_back(fmt::format("ONNX Runtime ran it at graph_optimization {}, which fuses and renames "
                                         "nodes; at basic (--set backend_options.onnxruntime.graph_optimization=basic) "
