@@ -200,14 +200,15 @@ def _last_line(text):
 
 
 def inferbench_flops(exe, path):
-    """(2 x MACs, unknown node count) of one inference at batch 1, or (None, reason): the reference's
+    """(2 x MACs, unknown node count, data-dependent node count) of one inference at batch 1, or
+    (None, reason, None): the reference's
     convention (convolutions, matrix products and attention), not inspect's total, which adds every
     element-wise op."""
     p = _tool([exe, "models", "inspect", path, "--json", "--batch", "1"], 300)
     if p.returncode != 0:
-        return None, _last_line(p.stderr)
+        return None, _last_line(p.stderr), None
     totals = json.loads(p.stdout)["totals"]
-    return 2 * totals["macs"], totals["unknown_nodes"]
+    return 2 * totals["macs"], totals["unknown_nodes"], totals.get("data_dependent_nodes", 0)
 
 
 def inferbench_times(exe, path, name, batches, args, graph):
@@ -301,10 +302,10 @@ def measure(entry, record, batches, args):
     row["inferbench_ms"].update({b: "fixed batch" for b in batches if b not in runnable})
     if args.check:
         row["check_error"], row["check"] = output_check(args.inferbench, path, args)
-    flops, unknown = inferbench_flops(args.inferbench, path)
+    flops, unknown, data_dependent = inferbench_flops(args.inferbench, path)
     if flops is None:
         row["reasons"].append(f"inspect: {unknown}")
-    row["inferbench_flops"], row["unknown_nodes"] = flops, unknown
+    row["inferbench_flops"], row["unknown_nodes"], row["data_dependent_nodes"] = flops, unknown, data_dependent
     for side in ("pytorch_ms", "inferbench_ms"):
         row["reasons"] += [f"b{b}: {v}" for b, v in row[side].items() if isinstance(v, str) and v != "fixed batch"]
     return row
@@ -319,7 +320,10 @@ def _gflop(row):
     if flops is None:
         return "-"
     shown = f"{flops / 1e9:.2f}"
-    return f">={shown} ({row['unknown_nodes']} nodes unknown)" if row["unknown_nodes"] else shown
+    if row["unknown_nodes"]:
+        return f">={shown} ({row['unknown_nodes']} nodes unknown)"
+    # Sizes the data decides (NMS, RoiAlign's boxes) taken at their largest: an upper bound.
+    return f"<={shown}" if row.get("data_dependent_nodes") else shown
 
 
 def _check(row):
@@ -358,6 +362,8 @@ def markdown(rows, batches, args):
                  f"{args.precision}, {args.device}, "
                  f"torch {torch.__version__}, inferbench cells of {args.duration} after {args.warmup} warm-up, "
                  f"PyTorch median of {args.replays} {'replays' if cuda else 'calls (a tenth of --replays, >= 3)'}.")
+    if any(row.get("data_dependent_nodes") for row in rows):
+        lines.append("<=: an upper bound, sizes the data decides (NMS, RoiAlign's boxes) taken at their largest.")
     if args.check:
         lines.append("Outputs: `inferbench models check` at batch 1, the largest max |ours - ORT| / max(1, max |ORT|) "
                      f"over the outputs, against ONNX Runtime fp32 on the CPU (tolerance for {args.precision}: "
