@@ -10,6 +10,7 @@
 
 #include "core/clock.hpp"
 #include "core/subprocess.hpp"
+#include "core/supervise.hpp"
 #include "core/units.hpp"
 
 namespace inferbench {
@@ -83,6 +84,23 @@ std::string trimmed_tail(const TailBuffer& tail) {
     return text;
 }
 
+// How the worker is stopped: Ctrl-C asks it (the trace buffer's flag) and kills its group one grace
+// later; the timeout and a termination kill the group at once.
+StopPolicy worker_stop_policy(const WorkerLaunch& launch, const SuperviseHooks& hooks, std::int64_t started_ns) {
+    StopPolicy policy;
+    policy.should_stop = hooks.interrupted;
+    policy.kill_now = hooks.end_now;
+    policy.ask = hooks.request_stop;
+    policy.signals = {SIGKILL};
+    policy.grace_ns = hooks.stop_grace_ns;
+    policy.timeout_ns = launch.timeout_ns;
+    policy.timeout_from_ns = started_ns;
+    policy.timeout_kills = true;
+    policy.whole_group = true;
+    policy.poll_ms = kPollMs;
+    return policy;
+}
+
 }  // namespace
 
 std::string WorkerOutcome::describe_ending() const {
@@ -107,55 +125,39 @@ WorkerOutcome run_worker(const WorkerLaunch& launch, const SuperviseHooks& hooks
     outcome.timeout_ns = launch.timeout_ns;
     TailBuffer tail(kTailBytes);
     EventParser parser;
-    const auto on_output = [&](std::string_view data) { tail.append(data); };
-    const auto on_events = [&](std::string_view data) {
-        const std::size_t before = outcome.events.size();
-        parser.add(data, outcome.events);
-        if (hooks.on_event)
-            for (std::size_t i = before; i < outcome.events.size(); ++i) hooks.on_event(outcome.events[i]);
+    const auto read_pipes = [&] {
+        drain(child.stdout_pipe(), [&](std::string_view data) { tail.append(data); });
+        drain(events.read, [&](std::string_view data) {
+            const std::size_t before = outcome.events.size();
+            parser.add(data, outcome.events);
+            if (hooks.on_event)
+                for (std::size_t i = before; i < outcome.events.size(); ++i) hooks.on_event(outcome.events[i]);
+        });
     };
     const std::int64_t begin = child.started_ns();
-    const std::int64_t deadline = launch.timeout_ns > 0 ? begin + launch.timeout_ns : INT64_MAX;
-    std::int64_t kill_at = INT64_MAX;
     std::int64_t next_tick = begin + kTickNs;
-    std::optional<ExitStatus> status;
-    while (!(status = child.try_wait())) {
+    const Supervised supervised = supervise(child, worker_stop_policy(launch, hooks, begin), [&](int wait_ms) {
         // Both pipes at end of file: the worker is ending, and poll would only sleep; look again soon.
         const bool any_open = child.stdout_pipe() || events.read;
-        wait_readable({child.stdout_pipe().get(), events.read.get()}, any_open ? kPollMs : kEndingPollMs);
-        drain(child.stdout_pipe(), on_output);
-        drain(events.read, on_events);
-        const std::int64_t now = monotonic_ns();
-        if (now >= deadline && !outcome.timed_out) {
-            outcome.timed_out = true;
-            child.signal_group(SIGKILL);
-        }
-        if (!outcome.stop_requested && hooks.end_now && hooks.end_now()) {
-            outcome.stop_requested = true;
-            child.signal_group(SIGKILL);
-        }
-        if (!outcome.stop_requested && hooks.interrupted && hooks.interrupted()) {
-            outcome.stop_requested = true;
-            if (hooks.request_stop) hooks.request_stop();
-            kill_at = now + hooks.stop_grace_ns;
-        }
-        if (now >= kill_at) child.signal_group(SIGKILL);
-        if (now >= next_tick && hooks.on_tick) {
+        wait_readable({child.stdout_pipe().get(), events.read.get()}, any_open ? wait_ms : kEndingPollMs);
+        read_pipes();
+        if (const std::int64_t now = monotonic_ns(); now >= next_tick && hooks.on_tick) {
             hooks.on_tick();
             next_tick = now + kTickNs;
         }
-    }
-    // try_wait killed whatever the worker left in its group; what it wrote is still in the pipes.
-    drain(child.stdout_pipe(), on_output);
-    drain(events.read, on_events);
+    });
+    // Reaping killed whatever the worker left in its group; what it wrote is still in the pipes.
+    read_pipes();
     outcome.wall_ns = monotonic_ns() - begin;
+    const ExitStatus& status = supervised.status;
     // The worker keeps its own deadline a little after ours (for when we were stopped and could not
     // act): a SIGKILL past the timeout is that deadline.
-    if (launch.timeout_ns > 0 && outcome.wall_ns >= launch.timeout_ns && status->signal == SIGKILL)
-        outcome.timed_out = true;
-    outcome.exited = status->exited;
-    outcome.exit_code = status->code;
-    outcome.signal = status->signal;
+    outcome.timed_out = supervised.timed_out ||
+                        (launch.timeout_ns > 0 && outcome.wall_ns >= launch.timeout_ns && status.signal == SIGKILL);
+    outcome.stop_requested = supervised.stop_requested;
+    outcome.exited = status.exited;
+    outcome.exit_code = status.code;
+    outcome.signal = status.signal;
     outcome.oom_killed = oom_before >= 0 && oom_kill_count() > oom_before;
     outcome.output_tail = trimmed_tail(tail);
     return outcome;
