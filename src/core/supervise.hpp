@@ -26,7 +26,8 @@ struct StopPolicy {
     // The stop's first step, if set: a request the child reads without a signal (a flag in shared
     // memory), so that it can end by itself; the signals follow it, the first one grace_ns later.
     std::function<void()> ask;
-    std::vector<int> signals{SIGKILL};  // the stop: the first at once (after `ask`: one grace later), each next one grace_ns later
+    // The stop's signals: the first at once (after `ask`: one grace later), each next one grace_ns later.
+    std::vector<int> signals{SIGKILL};
     std::int64_t grace_ns = 2'000'000'000;
     bool whole_group = false;  // to the child's process group (spawned with new_process_group)
     int poll_ms = 20;          // how often the child and the requests are looked at
