@@ -29,9 +29,14 @@ TEST(HostProbes, TheCpuIsIdentifiedAndOnlyTheSelectedProbesAreKept) {
 
 TEST(HostProbes, NoGpuTargetedProbesNoGpu) {
     std::vector<std::string> notes;
-    EXPECT_TRUE(probe_gpus({.cpu = true}, {}, Catalog{}, notes).empty());
-    EXPECT_TRUE(probe_gpus({.all_gpus = true}, {.probes = {"no_gpu_probe"}}, Catalog{}, notes).empty())
-        << "a selection without a GPU probe";
+    ProbeTargets cpu_only;
+    cpu_only.cpu = true;
+    EXPECT_TRUE(probe_gpus(cpu_only, {}, Catalog{}, notes).empty());
+    ProbeTargets every_gpu;
+    every_gpu.all_gpus = true;
+    ProbeSettings no_gpu_probe;
+    no_gpu_probe.probes = {"no_gpu_probe"};
+    EXPECT_TRUE(probe_gpus(every_gpu, no_gpu_probe, Catalog{}, notes).empty()) << "a selection without a GPU probe";
     EXPECT_TRUE(notes.empty());
 }
 
