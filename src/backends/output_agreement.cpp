@@ -105,6 +105,24 @@ std::vector<OutputAgreement> compare_outputs(std::span<const HostTensor> checked
     return rows;
 }
 
+bool all_agree(const std::vector<OutputAgreement>& outputs, double tolerance) {
+    return !outputs.empty() && std::ranges::all_of(outputs, [&](const auto& o) { return o.within(tolerance); });
+}
+
+double largest_relative_error(const std::vector<OutputAgreement>& outputs) {
+    double worst = 0;
+    for (const auto& o : outputs) worst = std::max(worst, o.relative_error());
+    return worst;
+}
+
+std::vector<std::string> nearly_zero_outputs(const std::vector<OutputAgreement>& outputs) {
+    std::vector<std::string> names;
+    for (const auto& o : outputs) {
+        if (o.problem.empty() && o.reference_max < kNearlyZeroReference) names.push_back(o.name);
+    }
+    return names;
+}
+
 double default_output_tolerance(Precision precision) {
     switch (precision) {
         case Precision::fp32:

@@ -33,6 +33,18 @@ struct OutputAgreement {
 // Output i against reference output i (a missing or extra output is a problem of its own row).
 std::vector<OutputAgreement> compare_outputs(std::span<const HostTensor> checked, std::span<const HostTensor> reference);
 
+// The verdict on a whole model: at least one output, and every output within the tolerance.
+bool all_agree(const std::vector<OutputAgreement>& outputs, double tolerance);
+// The largest relative_error() of the outputs; 0 for none.
+double largest_relative_error(const std::vector<OutputAgreement>& outputs);
+
+// Outputs whose reference values are all this small agree within any tolerance however wrong they
+// are (random weights can shrink a network's logits to 1e-14): said, not hidden.
+inline constexpr double kNearlyZeroReference = 1e-3;
+// The outputs that agree trivially: compared, with every reference value (if any: a detector that
+// keeps no box) below kNearlyZeroReference in magnitude.
+std::vector<std::string> nearly_zero_outputs(const std::vector<OutputAgreement>& outputs);
+
 // The default tolerance on relative_error() for outputs computed at `precision` against an fp32
 // reference: fp32 2e-3 (cuDNN convolutions run on TF32 tensor cores), fp16 2e-2, bf16 8e-2 (8 bits of
 // mantissa, through a whole network), int8 and fp8 2e-1.

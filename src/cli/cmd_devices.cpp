@@ -202,21 +202,26 @@ nlohmann::ordered_json catalog_json(const devices::Catalog& catalog, const Prese
     return doc;
 }
 
+// `devices KEY`: every figure of one entry.
+void show_entry(const DevicesArgs& args, const devices::Catalog& catalog) {
+    const auto* spec = catalog.find(args.key);
+    if (!spec) {
+        std::vector<std::string> keys;
+        for (const auto& d : catalog.devices) keys.push_back(d.key);
+        throw UserError(fmt::format("no catalog entry '{}'; valid keys: {}", args.key, join(keys, ", ")));
+    }
+    if (args.output.resolved() == "json") {
+        std::cout << spec_json(*spec).dump(2) << "\n";
+    } else {
+        print_wrapped(fmt::format("{} ({})", spec->name, catalog.origin));
+        print_table(entry_table(catalog, *spec), args.output);
+    }
+}
+
 int execute(const DevicesArgs& args) {
     const auto catalog = devices::load_catalog();
     if (!args.key.empty()) {
-        const auto* spec = catalog.find(args.key);
-        if (!spec) {
-            std::vector<std::string> keys;
-            for (const auto& d : catalog.devices) keys.push_back(d.key);
-            throw UserError(fmt::format("no catalog entry '{}'; valid keys: {}", args.key, join(keys, ", ")));
-        }
-        if (args.output.resolved() == "json") {
-            std::cout << spec_json(*spec).dump(2) << "\n";
-        } else {
-            print_wrapped(fmt::format("{} ({})", spec->name, catalog.origin));
-            print_table(entry_table(catalog, *spec), args.output);
-        }
+        show_entry(args, catalog);
         return kExitOk;
     }
     const Present present = present_devices(catalog);

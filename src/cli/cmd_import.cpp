@@ -59,23 +59,14 @@ std::vector<std::string> headerless_fields(const SmiImportArgs& args) {
 }
 
 std::string power_text(const telemetry::NvidiaSmiLog& log) {
-    std::vector<double> instant, average;
-    for (const auto& s : log.samples) {
-        if (s.power_w) instant.push_back(*s.power_w);
-        if (s.power_avg_w) average.push_back(*s.power_avg_w);
-    }
-    const auto& values = instant.empty() ? average : instant;
-    if (values.empty()) return "no power readings";
-    double sum = 0;
-    for (const double v : values) sum += v;
-    return fmt::format("{}power mean {:.1f} W, max {} W", instant.empty() ? "1 s average " : "",
-                       sum / static_cast<double>(values.size()), *std::max_element(values.begin(), values.end()));
+    const auto power = importers::power_of(log);
+    if (!power) return "no power readings";
+    return fmt::format("{}power mean {:.1f} W, max {} W", power->one_second_average ? "1 s average " : "",
+                       power->mean_w, power->max_w);
 }
 
 std::string reasons_text(const telemetry::NvidiaSmiLog& log) {
-    std::optional<std::uint64_t> seen;
-    for (const auto& s : log.samples)
-        if (s.clock_event_reasons) seen = seen.value_or(0) | *s.clock_event_reasons;
+    const auto seen = importers::clock_event_reasons_seen(log);
     return seen ? "clock event reasons: " + clock_event::describe(*seen) : "no clock event reasons in the log";
 }
 
@@ -83,9 +74,7 @@ std::string reasons_text(const telemetry::NvidiaSmiLog& log) {
 std::string summary_line(const importers::ImportedSmiLog& parsed) {
     const auto& log = parsed.log;
     const auto gpus = importers::gpu_indices(log);
-    std::vector<std::string> names;
-    for (const auto& name : log.gpu_names)
-        if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    const auto names = importers::distinct_gpu_names(log);
     const std::int64_t span = importers::span_ns(log);
     return fmt::format("{}: {}, {} sample{}, {} GPU{}{}, {}, {}, {}", parsed.file, log.format, log.samples.size(),
                        log.samples.size() == 1 ? "" : "s", gpus.size(), gpus.size() == 1 ? "" : "s",
@@ -104,16 +93,10 @@ void print_warnings(const importers::ImportedSmiLog& parsed) {
         fmt::print(stderr, "{}: warning: {} more lines skipped or left out\n", parsed.file, warnings.size() - kShown);
 }
 
-std::string default_run_name(const std::vector<std::string>& files) {
-    std::vector<std::string> names;
-    for (const auto& file : files) names.push_back(std::filesystem::path(file).filename().string());
-    return "import nvidia-smi " + join(names, " ");
-}
-
 int execute_smi(const SmiImportArgs& args) {
     const auto fields = headerless_fields(args);
-    const auto run = importers::import_run("nvidia-smi", args.name.empty() ? default_run_name(args.logs) : args.name,
-                                           args.logs);
+    const std::string name = args.name.empty() ? importers::default_run_name(args.logs) : args.name;
+    const auto run = importers::import_run("nvidia-smi", name, args.logs);
     const auto parsed = importers::read_nvidia_smi_logs(args.logs, {.model = args.model, .device = args.device}, fields);
     const std::string path = args.db.empty() ? resolved_db_path(RunSettings{}) : args.db;
     auto results = store::ResultsStore::open(path);

@@ -1,12 +1,12 @@
-#include <filesystem>
-#include <fstream>
 #include <thread>
 
 #include <fmt/format.h>
 
 #include "backends/registry.hpp"
 #include "cli/commands.hpp"
+#include "core/driver_gpus.hpp"
 #include "core/error.hpp"
+#include "devices/cpu_peaks.hpp"
 #include "models/zoo.hpp"
 #include "report/table.hpp"
 
@@ -29,30 +29,17 @@ report::Table backends_table() {
     return table;
 }
 
-std::string cpu_model() {
-    std::ifstream in("/proc/cpuinfo");
-    std::string line;
-    while (std::getline(in, line)) {
-        if (line.starts_with("model name")) return line.substr(line.find(':') + 2);
-    }
-    return "unknown CPU";
-}
-
 // GPUs the NVIDIA driver reports in /proc; telemetry through NVML comes with the telemetry module.
 report::Table devices_table() {
     report::Table table{"devices", {{"device", "device"}, {"name", "name", 2, report::Fit::wrap},
                                     {"detail", "detail", 2, report::Fit::wrap}}, {}};
-    table.rows.push_back({std::string("cpu"), cpu_model(),
+    const std::string cpu = devices::host_cpuinfo().model_name;
+    table.rows.push_back({std::string("cpu"), cpu.empty() ? std::string("unknown CPU") : cpu,
                           fmt::format("{} logical cores", std::thread::hardware_concurrency())});
-    std::error_code ec;
     std::int64_t index = 0;
-    for (const auto& gpu : std::filesystem::directory_iterator("/proc/driver/nvidia/gpus", ec)) {
-        std::ifstream info(gpu.path() / "information");
-        std::string line, model = "NVIDIA GPU";
-        while (std::getline(info, line)) {
-            if (line.starts_with("Model:")) model = line.substr(line.find_first_not_of(" \t", 6));
-        }
-        table.rows.push_back({fmt::format("cuda:{}", index++), model, "PCI " + gpu.path().filename().string()});
+    for (const auto& gpu : driver_gpus()) {
+        const std::string model = gpu.model.empty() ? std::string("NVIDIA GPU") : gpu.model;
+        table.rows.push_back({fmt::format("cuda:{}", index++), model, "PCI " + gpu.pci_address});
     }
     return table;
 }

@@ -2,7 +2,6 @@
 // (shapes, parameters, MACs, FLOPs, bytes, intensity, tensor-core pitfalls).
 #include <filesystem>
 #include <iostream>
-#include <span>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -133,26 +132,40 @@ std::optional<std::string> incomplete_line(const ModelCost& cost) {
     return fmt::format("{}; {} nodes in all", *reason, cost.totals.nodes);
 }
 
+nlohmann::ordered_json node_json(const models::NodeCost& n) {
+    nlohmann::ordered_json shapes = nlohmann::ordered_json::array();
+    for (const auto& s : n.outputs) shapes.push_back(s.known ? nlohmann::ordered_json(s.dims) : nullptr);
+    return {{"name", n.name},
+            {"op", n.op_type},
+            {"output_shapes", shapes},
+            {"parameters", n.parameters},
+            {"macs", n.macs},
+            {"flops", n.flops},
+            {"bytes_read", n.bytes_read},
+            {"bytes_written", n.bytes_written},
+            {"intensity_flops_per_byte", n.intensity()},
+            {"flags", n.flags},
+            {"unknown", n.unknown},
+            {"data_dependent", n.data_dependent}};
+}
+
+nlohmann::ordered_json totals_json(const models::CostTotals& t) {
+    return {{"nodes", t.nodes},
+            {"unknown_nodes", t.unknown_nodes},
+            {"data_dependent_nodes", t.data_dependent_nodes},
+            {"parameters", t.parameters},
+            {"batch_norm_statistics", t.batch_norm_statistics},
+            {"macs", t.macs},
+            {"flops", t.flops},
+            {"bytes_read", t.bytes_read},
+            {"bytes_written", t.bytes_written},
+            {"intensity_flops_per_byte", t.intensity()}};
+}
+
 nlohmann::ordered_json json_document(const InspectArgs& args, const ModelCost& cost, std::int64_t file_bytes,
                                      const std::vector<std::string>& warnings) {
-    const auto& t = cost.totals;
     nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
-    for (const auto& n : cost.nodes) {
-        nlohmann::ordered_json shapes = nlohmann::ordered_json::array();
-        for (const auto& s : n.outputs) shapes.push_back(s.known ? nlohmann::ordered_json(s.dims) : nullptr);
-        nodes.push_back({{"name", n.name},
-                         {"op", n.op_type},
-                         {"output_shapes", shapes},
-                         {"parameters", n.parameters},
-                         {"macs", n.macs},
-                         {"flops", n.flops},
-                         {"bytes_read", n.bytes_read},
-                         {"bytes_written", n.bytes_written},
-                         {"intensity_flops_per_byte", n.intensity()},
-                         {"flags", n.flags},
-                         {"unknown", n.unknown},
-                         {"data_dependent", n.data_dependent}});
-    }
+    for (const auto& n : cost.nodes) nodes.push_back(node_json(n));
     nlohmann::ordered_json doc;
     doc["schema_version"] = report::kJsonSchemaVersion;
     doc["file"] = args.file;
@@ -162,16 +175,7 @@ nlohmann::ordered_json json_document(const InspectArgs& args, const ModelCost& c
     doc["cost_status"] = incomplete_line(cost).value_or("total: every node costed at concrete sizes");
     doc["conventions"] = kConventions;
     doc["batch_norm_folded"] = args.fold_bn;
-    doc["totals"] = {{"nodes", t.nodes},
-                     {"unknown_nodes", t.unknown_nodes},
-                     {"data_dependent_nodes", t.data_dependent_nodes},
-                     {"parameters", t.parameters},
-                     {"batch_norm_statistics", t.batch_norm_statistics},
-                     {"macs", t.macs},
-                     {"flops", t.flops},
-                     {"bytes_read", t.bytes_read},
-                     {"bytes_written", t.bytes_written},
-                     {"intensity_flops_per_byte", t.intensity()}};
+    doc["totals"] = totals_json(cost.totals);
     doc["histogram"] = cost.histogram;
     doc["flags"] = cost.flags;
     doc["warnings"] = warnings;
@@ -190,28 +194,9 @@ models::ShapeInferenceOptions shape_options(const InspectArgs& args) {
     return options;
 }
 
-struct LoadedModel {
-    models::onnx::OnnxModel model;
-    std::int64_t file_bytes = 0;
-};
-
-// A zoo name (as `run --model` takes them, before paths) is built in memory at its published size,
-// as the file `models export` would write: no file, no cache. Anything else is a file.
-LoadedModel load_model(const std::string& file) {
-    if (models::find_zoo_model(file) != nullptr) {
-        const std::string bytes = models::zoo_model_bytes(file, default_seed());
-        return {models::onnx::read_onnx(std::as_bytes(std::span(bytes.data(), bytes.size())), file),
-                static_cast<std::int64_t>(bytes.size())};
-    }
-    std::error_code ec;
-    const auto file_bytes = static_cast<std::int64_t>(fs::file_size(file, ec));
-    if (ec) throw UserError(fmt::format("{}: cannot read this file: {}", file, ec.message()));
-    return {models::onnx::read_onnx_file(file), file_bytes};
-}
-
 int inspect(const InspectArgs& args) {
     const auto format = report::parse_format(args.csv ? "csv" : args.output.resolved());
-    const auto [model, file_bytes] = load_model(args.file);
+    const auto [model, file_bytes] = models::read_zoo_or_file(args.file, default_seed());
     const auto shapes = models::infer_shapes(model, shape_options(args));
     const auto cost = models::estimate_cost(model, shapes, {args.fold_bn});
     if (format == report::Format::json) {

@@ -79,31 +79,14 @@ report::Table outputs_table(const OutputCheckResult& result, double tolerance) {
 }
 
 std::string headline(const CheckArgs& args, const OutputCheckResult& result, double tolerance, bool agree) {
-    double worst = 0;
-    for (const auto& o : result.outputs) worst = std::max(worst, o.relative_error());
     return fmt::format("{} {} {} against {} {} {}, {} at batch {}: {} (largest relative error {}, tolerance {})",
                        result.checked_version, args.device, args.precision, result.reference_version,
                        args.reference_device, args.reference_precision, args.model, args.batch,
-                       agree ? "outputs agree" : "outputs DIFFER", scientific(worst), scientific(tolerance));
+                       agree ? "outputs agree" : "outputs DIFFER", scientific(largest_relative_error(result.outputs)),
+                       scientific(tolerance));
 }
 
-// Outputs whose reference values are all this small agree within any tolerance however wrong they
-// are (random weights can shrink a network's logits to 1e-14): said, not hidden.
-constexpr double kNearlyZero = 1e-3;
-
-// Outputs that agree trivially: empty on both sides (a detector that keeps no box), or with every
-// reference value nearly zero.
-std::vector<std::string> nearly_zero_outputs(const OutputCheckResult& result) {
-    std::vector<std::string> names;
-    for (const auto& o : result.outputs) {
-        if (o.problem.empty() && o.reference_max < kNearlyZero) names.push_back(o.name);
-    }
-    return names;
-}
-
-int check(const CheckArgs& args) {
-    if (args.batch < 1) throw UserError(fmt::format("--batch {}: expected a whole number >= 1", args.batch));
-    const auto format = report::parse_format(args.output.resolved());
+OutputCheckRequest check_request(const CheckArgs& args) {
     OutputCheckRequest request;
     request.model = args.model;
     request.batch_size = args.batch;
@@ -112,33 +95,47 @@ int check(const CheckArgs& args) {
     request.checked = side(args.backend, args.device, args.precision, args.options, "");
     request.reference = side(args.reference, args.reference_device, args.reference_precision, args.reference_options,
                              "reference-");
+    return request;
+}
+
+void print_json(const CheckArgs& args, const OutputCheckResult& result, const report::Table& table, bool agree) {
+    auto doc = nlohmann::json::parse(report::render(table, report::Format::json));
+    doc["checked"] = result.checked_version;
+    doc["reference"] = result.reference_version;
+    doc["model"] = args.model;
+    doc["batch_size"] = args.batch;
+    doc["agree"] = agree;
+    doc["nearly_zero_outputs"] = nearly_zero_outputs(result.outputs);
+    std::cout << doc.dump(2) << '\n';
+}
+
+void print_text(const CheckArgs& args, const OutputCheckResult& result, const report::Table& table, double tolerance,
+                bool agree) {
+    if (!args.output.quiet) print_wrapped(headline(args, result, tolerance, agree));
+    print_table(table, args.output);
+    if (const auto tiny = nearly_zero_outputs(result.outputs); !tiny.empty())
+        print_wrapped(fmt::format("note: every reference value of {} is below {:g} in magnitude (or there is "
+                                  "none), so their agreement says little about this model (random weights can "
+                                  "shrink its outputs to nearly zero, or leave a detector no box)",
+                                  fmt::join(tiny, ", "), kNearlyZeroReference));
+    if (!args.output.quiet)
+        print_wrapped("relative = max |checked - reference| / max(1, max |ref|) over the output's finite "
+                      "elements (absolute where max |ref| < 1); mismatched: elements NaN or infinite on one side "
+                      "only, or unequal integers");
+}
+
+int check(const CheckArgs& args) {
+    if (args.batch < 1) throw UserError(fmt::format("--batch {}: expected a whole number >= 1", args.batch));
+    const auto format = report::parse_format(args.output.resolved());
+    const OutputCheckRequest request = check_request(args);
     const double tolerance = args.tolerance >= 0 ? args.tolerance : default_output_tolerance(request.checked.precision);
     const OutputCheckResult result = check_outputs(request);
-    const bool agree =
-        !result.outputs.empty() && std::ranges::all_of(result.outputs, [&](const auto& o) { return o.within(tolerance); });
+    const bool agree = all_agree(result.outputs, tolerance);
     const report::Table table = outputs_table(result, tolerance);
-    if (format == report::Format::json) {
-        auto doc = nlohmann::json::parse(report::render(table, format));
-        doc["checked"] = result.checked_version;
-        doc["reference"] = result.reference_version;
-        doc["model"] = args.model;
-        doc["batch_size"] = args.batch;
-        doc["agree"] = agree;
-        doc["nearly_zero_outputs"] = nearly_zero_outputs(result);
-        std::cout << doc.dump(2) << '\n';
-    } else {
-        if (!args.output.quiet) print_wrapped(headline(args, result, tolerance, agree));
-        print_table(table, args.output);
-        if (const auto tiny = nearly_zero_outputs(result); !tiny.empty())
-            print_wrapped(fmt::format("note: every reference value of {} is below {:g} in magnitude (or there is "
-                                      "none), so their agreement says little about this model (random weights can "
-                                      "shrink its outputs to nearly zero, or leave a detector no box)",
-                                      fmt::join(tiny, ", "), kNearlyZero));
-        if (!args.output.quiet)
-            print_wrapped("relative = max |checked - reference| / max(1, max |ref|) over the output's finite "
-                          "elements (absolute where max |ref| < 1); mismatched: elements NaN or infinite on one side "
-                          "only, or unequal integers");
-    }
+    if (format == report::Format::json)
+        print_json(args, result, table, agree);
+    else
+        print_text(args, result, table, tolerance, agree);
     return agree ? kExitOk : kExitFailure;
 }
 

@@ -2,8 +2,6 @@
 // the CUDA probe module) and stores them per device, for the roofline to draw beside the datasheet's.
 #include <chrono>
 #include <iostream>
-#include <optional>
-#include <set>
 
 #include <fmt/format.h>
 
@@ -13,15 +11,11 @@
 #include "core/spec.hpp"
 #include "core/units.hpp"
 #include "devices/catalog.hpp"
-#include "devices/cpu_peaks.hpp"
-#include "devices/cublaslt_search.hpp"
-#include "devices/match.hpp"
-#include "devices/probe.hpp"
+#include "devices/host_probes.hpp"
 #include "devices/quantities.hpp"
 #include "devices/roofline.hpp"
 #include "report/table.hpp"
 #include "store/results_store.hpp"
-#include "telemetry/gpu_inventory.hpp"
 
 namespace inferbench::cli {
 namespace {
@@ -38,14 +32,8 @@ struct ProbeArgs {
     OutputOptions output;
 };
 
-struct Targets {
-    bool cpu = false;
-    bool all_gpus = false;  // every GPU there is, if any (no error when there is none)
-    std::set<int> gpus;     // asked for by index: an error when they cannot be probed
-};
-
-Targets parse_targets(const ProbeArgs& args) {
-    Targets t;
+devices::ProbeTargets parse_targets(const ProbeArgs& args) {
+    devices::ProbeTargets t;
     if (args.cpu_only) {
         t.cpu = true;
         return t;
@@ -84,104 +72,27 @@ std::vector<std::string> selected_probes(const ProbeArgs& args) {
     return names;
 }
 
-bool wants(const std::vector<std::string>& probes, std::string_view name) {
-    return std::find(probes.begin(), probes.end(), "all") != probes.end() ||
-           std::find(probes.begin(), probes.end(), name) != probes.end();
-}
-
 std::int64_t size_option(const std::string& text, const char* flag) {
+    if (text.empty()) return 0;  // the default
     std::string why;
     const auto bytes = devices::parse_byte_size(text, &why);
     if (!bytes) throw UserError(fmt::format("{} {}", flag, why));
     return *bytes;
 }
 
-struct DeviceProbes {
-    std::string key, name, uuid, identified;
-    const devices::DeviceSpec* spec = nullptr;
-    std::optional<devices::DeviceSpec> computed;  // the CPU's entry
-    std::vector<devices::ProbeMeasurement> results;
-};
-
-DeviceProbes probe_cpu(const ProbeArgs& args, const std::vector<std::string>& probes) {
-    DeviceProbes d;
-    const auto info = devices::host_cpuinfo();
-    d.key = devices::cpu_device_key(info.model_name);
-    d.name = info.model_name;
-    d.identified = "/proc/cpuinfo; FMA kernel " + devices::cpu_probe_isa();
-    d.computed = devices::cpu_device_spec(info, devices::estimate_cpu_peaks(info, devices::host_max_freq_khz()));
-    devices::CpuProbeOptions options;
-    options.array_bytes =
-        args.memory_size.empty() ? devices::default_cpu_array_bytes() : size_option(args.memory_size, "--memory-size");
-    if (args.repetitions > 0) options.repetitions = args.repetitions;
-    options.fma = wants(probes, "fma_fp32") || wants(probes, "fma_fp64");
-    options.memory = wants(probes, "dram_copy") || wants(probes, "dram_triad");
-    for (auto& m : devices::probe_cpu(options)) {
-        if (wants(probes, m.name)) d.results.push_back(std::move(m));
-    }
-    return d;
+devices::ProbeSettings parse_settings(const ProbeArgs& args) {
+    devices::ProbeSettings settings;
+    settings.probes = selected_probes(args);
+    if (args.gemm_size < 256 || args.gemm_size > 65536)
+        throw UserError(fmt::format("--gemm-size {}: must be between 256 and 65536", args.gemm_size));
+    settings.memory_bytes = size_option(args.memory_size, "--memory-size");
+    settings.l2_bytes = size_option(args.l2_size, "--l2-size");
+    settings.gemm_size = args.gemm_size;
+    settings.repetitions = args.repetitions;
+    return settings;
 }
 
-std::vector<DeviceProbes> probe_gpus(const ProbeArgs& args, const Targets& targets,
-                                     const std::vector<std::string>& probes, const devices::Catalog& catalog,
-                                     std::vector<std::string>& notes) {
-    std::vector<std::string> gpu_probes;
-    for (const auto& name : devices::gpu_probe_names()) {
-        if (wants(probes, name)) gpu_probes.push_back(name);
-    }
-    if (gpu_probes.empty() || (!targets.all_gpus && targets.gpus.empty())) return {};
-    std::unique_ptr<devices::CudaProbeModule> module;
-    int count = 0;
-    try {
-        module = devices::CudaProbeModule::open(devices::CudaProbeModule::default_candidates());
-        count = module->device_count();
-    } catch (const EnvironmentError& e) {
-        if (!targets.gpus.empty()) throw;
-        notes.push_back(fmt::format("GPUs not probed: {}", e.what()));
-        return {};
-    }
-    std::set<int> indices = targets.gpus;
-    if (targets.all_gpus) {
-        for (int i = 0; i < count; ++i) indices.insert(i);
-    }
-    devices::GpuProbeRequest request;
-    request.probes = join(gpu_probes, ",");
-    if (std::any_of(gpu_probes.begin(), gpu_probes.end(), [](const auto& n) { return n.starts_with("gemm_"); })) {
-        const auto choice = devices::find_cublaslt(devices::host_cublaslt_search());
-        request.cublaslt_library = choice.library;
-        notes.push_back(fmt::format("cuBLASLt: {} (found through {})",
-                                    choice.library.empty() ? "libcublasLt.so.13 / .so.12" : choice.library,
-                                    choice.how));
-    }
-    if (!args.memory_size.empty()) request.dram_bytes = size_option(args.memory_size, "--memory-size");
-    if (!args.l2_size.empty()) request.l2_bytes = size_option(args.l2_size, "--l2-size");
-    request.gemm_size = args.gemm_size;
-    request.repetitions = args.repetitions;
-    const auto inventory = telemetry::list_gpus();
-    std::vector<DeviceProbes> all;
-    for (const int index : indices) {
-        if (index >= count)
-            throw UserError(fmt::format("--device {}: this machine has {} CUDA device(s)", index, count));
-        const auto identity = module->device(index);
-        std::optional<std::uint32_t> pci;
-        for (const auto& gpu : inventory.gpus) {
-            if (gpu.uuid == identity.uuid) pci = gpu.pci_device_id;
-        }
-        const auto match = devices::match_gpu(catalog, identity.name, pci);
-        DeviceProbes d;
-        d.spec = match.device;
-        d.key = match.device ? match.device->key : "gpu:" + devices::normalize_gpu_name(identity.name);
-        d.name = identity.name;
-        d.uuid = identity.uuid;
-        d.identified = match.device ? match.how : devices::no_match_message(identity.name, pci);
-        request.device = index;
-        d.results = module->run(request);
-        all.push_back(std::move(d));
-    }
-    return all;
-}
-
-report::Table results_table(const std::vector<DeviceProbes>& probed) {
+report::Table results_table(const std::vector<devices::DeviceProbes>& probed) {
     report::Table table{"probes",
                         {{"device", "device"},
                          {"probe", "probe"},
@@ -207,7 +118,7 @@ report::Table results_table(const std::vector<DeviceProbes>& probed) {
     return table;
 }
 
-std::size_t store_results(const std::string& path, const std::vector<DeviceProbes>& probed) {
+std::size_t store_results(const std::string& path, const std::vector<devices::DeviceProbes>& probed) {
     const auto now =
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
             .count();
@@ -225,14 +136,12 @@ std::size_t store_results(const std::string& path, const std::vector<DeviceProbe
 }
 
 int execute(const ProbeArgs& args) {
-    const Targets targets = parse_targets(args);
-    const auto probes = selected_probes(args);
-    if (args.gemm_size < 256 || args.gemm_size > 65536)
-        throw UserError(fmt::format("--gemm-size {}: must be between 256 and 65536", args.gemm_size));
+    const devices::ProbeTargets targets = parse_targets(args);
+    const devices::ProbeSettings settings = parse_settings(args);
     const auto catalog = devices::load_catalog();
     std::vector<std::string> notes;
-    std::vector<DeviceProbes> probed = probe_gpus(args, targets, probes, catalog, notes);
-    if (targets.cpu) probed.push_back(probe_cpu(args, probes));
+    std::vector<devices::DeviceProbes> probed = devices::probe_gpus(targets, settings, catalog, notes);
+    if (targets.cpu) probed.push_back(devices::probe_host_cpu(settings));
     const auto format = report::parse_format(args.output.resolved());
     std::cout << report::render(results_table(probed), format);
     const std::string path = args.db.empty() ? resolved_db_path(RunSettings{}) : args.db;

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "core/splitmix64.hpp"
+
 namespace inferbench {
 namespace {
 
@@ -16,15 +18,6 @@ constexpr std::uint64_t kPrime2 = 0xC2B2AE3D27D4EB4Full;
 constexpr std::size_t kChunkBytes = std::size_t{1} << 20;  // a multiple of 8: chunks hash like the whole
 
 std::uint64_t round(std::uint64_t acc, std::uint64_t word) { return std::rotl(acc + word * kPrime2, 31) * kPrime1; }
-
-// The avalanche of splitmix64: every input bit reaches every output bit.
-std::uint64_t finish(std::uint64_t h) {
-    h ^= h >> 30;
-    h *= 0xBF58476D1CE4E5B9ull;
-    h ^= h >> 27;
-    h *= 0x94D049BB133111EBull;
-    return h ^ (h >> 31);
-}
 
 // Hashes the whole 8-byte words of `data` into acc; returns how many bytes it consumed.
 std::size_t absorb_words(std::uint64_t& acc, std::span<const std::byte> data) {
@@ -40,7 +33,7 @@ std::size_t absorb_words(std::uint64_t& acc, std::span<const std::byte> data) {
 std::uint64_t finish_tail(std::uint64_t acc, std::span<const std::byte> tail) {
     std::uint64_t word = 0;
     std::memcpy(&word, tail.data(), tail.size());
-    return finish(round(acc, word));
+    return splitmix64_mix(round(acc, word));  // every input bit reaches every output bit
 }
 
 }  // namespace

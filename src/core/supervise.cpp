@@ -16,42 +16,80 @@
 namespace inferbench {
 namespace {
 
-constexpr int kPollMs = 20;
+// The stop's steps (`ask`, then each signal) as they come due, one grace apart; a kill ends them.
+class StopSequence {
+public:
+    StopSequence(const Child& child, const StopPolicy& policy)
+        : child_(child), policy_(policy), steps_((policy.ask ? 1 : 0) + policy.signals.size()) {}
 
-void send(const Child& child, const StopPolicy& policy, int signal_number) {
-    if (policy.whole_group)
-        child.signal_group(signal_number);
-    else
-        child.signal(signal_number);
-}
+    bool started() const { return started_ || killed_; }
+    bool killed() const { return killed_; }
+    void start() { started_ = true; }
+    void kill() {
+        send(SIGKILL);
+        killed_ = true;
+        next_ = steps_;
+    }
+    void advance(std::int64_t now) {
+        if (!started_ || next_ >= steps_ || (next_ > 0 && now - last_step_ns_ < policy_.grace_ns)) return;
+        if (policy_.ask && next_ == 0)
+            policy_.ask();
+        else
+            send(policy_.signals[next_ - (policy_.ask ? 1 : 0)]);
+        ++next_;
+        last_step_ns_ = now;
+    }
+
+private:
+    void send(int signal_number) const {
+        if (policy_.whole_group)
+            child_.signal_group(signal_number);
+        else
+            child_.signal(signal_number);
+    }
+
+    const Child& child_;
+    const StopPolicy& policy_;
+    std::size_t steps_;
+    std::size_t next_ = 0;
+    bool started_ = false;
+    bool killed_ = false;
+    std::int64_t last_step_ns_ = 0;
+};
 
 }  // namespace
 
 Supervised supervise(Child& child, const StopPolicy& policy, const std::function<void(int wait_ms)>& between) {
-    const std::int64_t start_ns = monotonic_ns();
+    const std::int64_t timeout_from = policy.timeout_from_ns > 0 ? policy.timeout_from_ns : monotonic_ns();
     Supervised result;
-    std::size_t sent = 0;
-    std::int64_t last_signal_ns = 0;
+    StopSequence stop(child, policy);
     while (true) {
         if (const auto status = child.try_wait()) {
             result.status = *status;
+            result.stopped = stop.started();
             return result;
         }
         const std::int64_t now = monotonic_ns();
-        if (!result.stopped) {
-            result.timed_out = policy.timeout_ns > 0 && now - start_ns >= policy.timeout_ns;
-            result.stopped = result.timed_out || (policy.should_stop && policy.should_stop());
+        if (!result.timed_out && policy.timeout_ns > 0 && now - timeout_from >= policy.timeout_ns) {
+            result.timed_out = true;
+            if (policy.timeout_kills)
+                stop.kill();
+            else
+                stop.start();
         }
-        const bool signal_due =
-            result.stopped && sent < policy.signals.size() && (sent == 0 || now - last_signal_ns >= policy.grace_ns);
-        if (signal_due) {
-            send(child, policy, policy.signals[sent++]);
-            last_signal_ns = now;
+        if (!result.stop_requested && policy.should_stop && policy.should_stop()) {
+            result.stop_requested = true;
+            stop.start();
         }
+        if (!stop.killed() && policy.kill_now && policy.kill_now()) {
+            result.stop_requested = true;
+            stop.kill();
+        }
+        stop.advance(now);
         if (between)
-            between(kPollMs);
+            between(policy.poll_ms);
         else
-            std::this_thread::sleep_for(std::chrono::milliseconds(kPollMs));
+            std::this_thread::sleep_for(std::chrono::milliseconds(policy.poll_ms));
     }
 }
 

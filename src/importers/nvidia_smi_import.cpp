@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/file_io.hpp"
+#include "core/units.hpp"
 
 namespace inferbench::importers {
 namespace {
@@ -51,6 +52,40 @@ std::int64_t span_ns(const telemetry::NvidiaSmiLog& log) {
     const auto [first, last] = std::minmax_element(log.samples.begin(), log.samples.end(),
                                                    [](const auto& a, const auto& b) { return a.t_ns < b.t_ns; });
     return first == log.samples.end() ? 0 : last->t_ns - first->t_ns;
+}
+
+std::vector<std::string> distinct_gpu_names(const telemetry::NvidiaSmiLog& log) {
+    std::vector<std::string> names;
+    for (const auto& name : log.gpu_names)
+        if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    return names;
+}
+
+std::optional<SmiPower> power_of(const telemetry::NvidiaSmiLog& log) {
+    std::vector<double> instant, average;
+    for (const auto& s : log.samples) {
+        if (s.power_w) instant.push_back(*s.power_w);
+        if (s.power_avg_w) average.push_back(*s.power_avg_w);
+    }
+    const auto& values = instant.empty() ? average : instant;
+    if (values.empty()) return std::nullopt;
+    double sum = 0;
+    for (const double v : values) sum += v;
+    return SmiPower{instant.empty(), sum / static_cast<double>(values.size()),
+                    *std::max_element(values.begin(), values.end())};
+}
+
+std::optional<std::uint64_t> clock_event_reasons_seen(const telemetry::NvidiaSmiLog& log) {
+    std::optional<std::uint64_t> seen;
+    for (const auto& s : log.samples)
+        if (s.clock_event_reasons) seen = seen.value_or(0) | *s.clock_event_reasons;
+    return seen;
+}
+
+std::string default_run_name(const std::vector<std::string>& files) {
+    std::vector<std::string> names;
+    for (const auto& file : files) names.push_back(std::filesystem::path(file).filename().string());
+    return "import nvidia-smi " + join(names, " ");
 }
 
 ImportedSmiLog nvidia_smi_benchmark(const std::string& file, std::string_view text, const ImportOverrides& overrides,

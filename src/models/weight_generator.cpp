@@ -7,24 +7,10 @@
 
 namespace inferbench::models {
 
-std::uint64_t splitmix64(std::uint64_t& state) {
-    state += 0x9E3779B97F4A7C15ULL;
-    std::uint64_t z = state;
-    z = (z ^ (z >> 30U)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27U)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31U);
-}
-
 std::uint64_t tensor_seed(std::uint64_t model_seed, std::string_view tensor_name) {
     // Mixing once more keeps seeds s and s ^ 1 from giving related streams.
     std::uint64_t state = model_seed ^ fnv1a64(tensor_name);
     return splitmix64(state);
-}
-
-float WeightGenerator::next_signed_unit() {
-    // The top 24 bits as a signed integer in [-2^23, 2^23), scaled by 2^-23: exact in float.
-    const auto bits = static_cast<std::int32_t>(next_u64() >> 40U);
-    return static_cast<float>(bits - (1 << 23)) * 0x1p-23F;
 }
 
 float WeightGenerator::uniform(float lo, float hi) {

@@ -1,6 +1,7 @@
 // Deterministic pseudo-random weights: the same seed gives the same bytes with every compiler,
-// standard library and CPU. That is why std:: distributions (implementation-defined algorithms)
-// are not used, and why every float is produced by at most one rounding (see uniform()).
+// standard library and CPU. That is why they come from core/splitmix64 and not from std::
+// distributions (implementation-defined algorithms), and why every float is produced by at most one
+// rounding (see uniform()).
 #pragma once
 
 #include <cstddef>
@@ -9,10 +10,9 @@
 #include <string_view>
 #include <vector>
 
-namespace inferbench::models {
+#include "core/splitmix64.hpp"
 
-// One step of splitmix64 (Steele, Lea, Flood 2014): advances `state` and returns the next output.
-std::uint64_t splitmix64(std::uint64_t& state);
+namespace inferbench::models {
 
 // The seed of one tensor's generator: derived from the model seed and the tensor's name, so a
 // tensor's values do not depend on the order the graph was built in.
@@ -24,7 +24,7 @@ public:
 
     std::uint64_t next_u64() { return splitmix64(state_); }
     // Uniform in [-1, 1) on a grid of 2^-23: every value is an exact float.
-    float next_signed_unit();
+    float next_signed_unit() { return signed_unit_float(next_u64()); }
     // Uniform in [-bound, bound): one multiplication, so one rounding.
     float symmetric(float bound) { return bound * next_signed_unit(); }
     // Uniform in [lo, hi): std::fma rounds once, where `a * b + c` might round once or twice

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cerrno>
 #include <fstream>
+#include <span>
 #include <stdexcept>
 #include <system_error>
 
@@ -398,6 +399,18 @@ GraphBuilder build_zoo_model(std::string_view name, std::uint64_t seed, const Zo
 
 std::string zoo_model_bytes(std::string_view name, std::uint64_t seed) {
     return build_zoo_model(name, seed).serialize();
+}
+
+ReadModel read_zoo_or_file(const std::string& name_or_path, std::uint64_t seed) {
+    if (find_zoo_model(name_or_path) != nullptr) {
+        const std::string bytes = zoo_model_bytes(name_or_path, seed);
+        return {onnx::read_onnx(std::as_bytes(std::span(bytes.data(), bytes.size())), name_or_path),
+                static_cast<std::int64_t>(bytes.size())};
+    }
+    std::error_code ec;
+    const auto file_bytes = static_cast<std::int64_t>(fs::file_size(name_or_path, ec));
+    if (ec) throw UserError(fmt::format("{}: cannot read this file: {}", name_or_path, ec.message()));
+    return {onnx::read_onnx_file(name_or_path), file_bytes};
 }
 
 fs::path export_onnx(std::string_view name, const fs::path& cache_dir, std::uint64_t seed, std::int64_t batch) {

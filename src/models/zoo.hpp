@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "models/onnx_reader.hpp"
+
 namespace inferbench::models {
 
 struct ZooModel {
@@ -49,5 +51,14 @@ std::filesystem::path export_onnx(std::string_view name, const std::filesystem::
 // The bytes export_onnx() writes (batch symbolic), built in memory, for reading a model without
 // a file. The same errors as export_onnx() for names.
 std::string zoo_model_bytes(std::string_view name, std::uint64_t seed);
+
+struct ReadModel {
+    onnx::OnnxModel model;
+    std::int64_t file_bytes = 0;  // of the file, or of the zoo model's bytes
+};
+// A zoo model name (as `run --model` takes them, before paths) built in memory at its published
+// size, as the file export_onnx() writes: no file, no cache. Anything else is read as an ONNX file;
+// one that cannot be read throws UserError.
+ReadModel read_zoo_or_file(const std::string& name_or_path, std::uint64_t seed);
 
 }  // namespace inferbench::models

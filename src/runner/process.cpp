@@ -10,6 +10,7 @@
 
 #include "core/clock.hpp"
 #include "core/subprocess.hpp"
+#include "core/supervise.hpp"
 #include "core/units.hpp"
 
 namespace inferbench {
@@ -77,10 +78,72 @@ Child start_worker(const WorkerLaunch& launch, const UniqueFd& events_write) {
     return spawn(argv, options);
 }
 
-std::string trimmed_tail(const TailBuffer& tail) {
-    std::string text = tail.text();
-    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-    return text;
+// What the worker writes, read as it comes: the last lines of its output, its events (each handed to
+// on_event as it arrives), and the progress ticks in between.
+class WorkerOutput {
+public:
+    WorkerOutput(Child& child, UniqueFd events, const SuperviseHooks& hooks, std::vector<worker_protocol::Event>& out)
+        : child_(child),
+          events_(std::move(events)),
+          hooks_(hooks),
+          out_(out),
+          next_tick_(child.started_ns() + kTickNs) {
+        set_nonblocking(events_);
+    }
+
+    // Between two looks at the worker: waits at most wait_ms for output, reads it, ticks when due.
+    void wait_and_read(int wait_ms) {
+        // Both pipes at end of file: the worker is ending, and poll would only sleep; look again soon.
+        const bool any_open = child_.stdout_pipe() || events_;
+        wait_readable({child_.stdout_pipe().get(), events_.get()}, any_open ? wait_ms : kEndingPollMs);
+        read();
+        if (const std::int64_t now = monotonic_ns(); now >= next_tick_ && hooks_.on_tick) {
+            hooks_.on_tick();
+            next_tick_ = now + kTickNs;
+        }
+    }
+
+    void read() {
+        drain(child_.stdout_pipe(), [this](std::string_view data) { tail_.append(data); });
+        drain(events_, [this](std::string_view data) {
+            const std::size_t before = out_.size();
+            parser_.add(data, out_);
+            if (hooks_.on_event)
+                for (std::size_t i = before; i < out_.size(); ++i) hooks_.on_event(out_[i]);
+        });
+    }
+
+    std::string tail() const {
+        std::string text = tail_.text();
+        while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+        return text;
+    }
+
+private:
+    Child& child_;
+    UniqueFd events_;
+    const SuperviseHooks& hooks_;
+    std::vector<worker_protocol::Event>& out_;
+    TailBuffer tail_{kTailBytes};
+    EventParser parser_;
+    std::int64_t next_tick_;
+};
+
+// How the worker is stopped: Ctrl-C asks it (the trace buffer's flag) and kills its group one grace
+// later; the timeout and a termination kill the group at once.
+StopPolicy worker_stop_policy(const WorkerLaunch& launch, const SuperviseHooks& hooks, std::int64_t started_ns) {
+    StopPolicy policy;
+    policy.should_stop = hooks.interrupted;
+    policy.kill_now = hooks.end_now;
+    policy.ask = hooks.request_stop;
+    policy.signals = {SIGKILL};
+    policy.grace_ns = hooks.stop_grace_ns;
+    policy.timeout_ns = launch.timeout_ns;
+    policy.timeout_from_ns = started_ns;
+    policy.timeout_kills = true;
+    policy.whole_group = true;
+    policy.poll_ms = kPollMs;
+    return policy;
 }
 
 }  // namespace
@@ -102,62 +165,25 @@ WorkerOutcome run_worker(const WorkerLaunch& launch, const SuperviseHooks& hooks
     Child child = start_worker(launch, events.write);
     events.write.reset();
     if (hooks.on_started) hooks.on_started(child.pid());
-    set_nonblocking(events.read);
     WorkerOutcome outcome;
     outcome.timeout_ns = launch.timeout_ns;
-    TailBuffer tail(kTailBytes);
-    EventParser parser;
-    const auto on_output = [&](std::string_view data) { tail.append(data); };
-    const auto on_events = [&](std::string_view data) {
-        const std::size_t before = outcome.events.size();
-        parser.add(data, outcome.events);
-        if (hooks.on_event)
-            for (std::size_t i = before; i < outcome.events.size(); ++i) hooks.on_event(outcome.events[i]);
-    };
+    WorkerOutput output(child, std::move(events.read), hooks, outcome.events);
     const std::int64_t begin = child.started_ns();
-    const std::int64_t deadline = launch.timeout_ns > 0 ? begin + launch.timeout_ns : INT64_MAX;
-    std::int64_t kill_at = INT64_MAX;
-    std::int64_t next_tick = begin + kTickNs;
-    std::optional<ExitStatus> status;
-    while (!(status = child.try_wait())) {
-        // Both pipes at end of file: the worker is ending, and poll would only sleep; look again soon.
-        const bool any_open = child.stdout_pipe() || events.read;
-        wait_readable({child.stdout_pipe().get(), events.read.get()}, any_open ? kPollMs : kEndingPollMs);
-        drain(child.stdout_pipe(), on_output);
-        drain(events.read, on_events);
-        const std::int64_t now = monotonic_ns();
-        if (now >= deadline && !outcome.timed_out) {
-            outcome.timed_out = true;
-            child.signal_group(SIGKILL);
-        }
-        if (!outcome.stop_requested && hooks.end_now && hooks.end_now()) {
-            outcome.stop_requested = true;
-            child.signal_group(SIGKILL);
-        }
-        if (!outcome.stop_requested && hooks.interrupted && hooks.interrupted()) {
-            outcome.stop_requested = true;
-            if (hooks.request_stop) hooks.request_stop();
-            kill_at = now + hooks.stop_grace_ns;
-        }
-        if (now >= kill_at) child.signal_group(SIGKILL);
-        if (now >= next_tick && hooks.on_tick) {
-            hooks.on_tick();
-            next_tick = now + kTickNs;
-        }
-    }
-    // try_wait killed whatever the worker left in its group; what it wrote is still in the pipes.
-    drain(child.stdout_pipe(), on_output);
-    drain(events.read, on_events);
+    const Supervised supervised = supervise(child, worker_stop_policy(launch, hooks, begin),
+                                            [&output](int wait_ms) { output.wait_and_read(wait_ms); });
+    output.read();  // reaping killed whatever the worker left in its group; what it wrote is still in the pipes
     outcome.wall_ns = monotonic_ns() - begin;
+    const ExitStatus& status = supervised.status;
     // The worker keeps its own deadline a little after ours (for when we were stopped and could not
     // act): a SIGKILL past the timeout is that deadline.
-    if (launch.timeout_ns > 0 && outcome.wall_ns >= launch.timeout_ns && status->signal == SIGKILL)
-        outcome.timed_out = true;
-    outcome.exited = status->exited;
-    outcome.exit_code = status->code;
-    outcome.signal = status->signal;
+    outcome.timed_out = supervised.timed_out ||
+                        (launch.timeout_ns > 0 && outcome.wall_ns >= launch.timeout_ns && status.signal == SIGKILL);
+    outcome.stop_requested = supervised.stop_requested;
+    outcome.exited = status.exited;
+    outcome.exit_code = status.code;
+    outcome.signal = status.signal;
     outcome.oom_killed = oom_before >= 0 && oom_kill_count() > oom_before;
-    outcome.output_tail = trimmed_tail(tail);
+    outcome.output_tail = output.tail();
     return outcome;
 }
 

@@ -1,6 +1,6 @@
-// Starts a worker process in its own process group and supervises it: timeout, interruption,
-// the last lines of its output, its events, and how it ended. The whole group is killed at the end
-// so nothing it started outlives it.
+// Starts a worker process in its own process group and supervises it with core/supervise: timeout,
+// interruption, the last lines of its output, its events, and how it ended. The whole group is killed
+// at the end so nothing it started outlives it.
 #pragma once
 
 #include <cstdint>

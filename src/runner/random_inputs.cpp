@@ -4,24 +4,10 @@
 #include <cstring>
 #include <string_view>
 
+#include "core/splitmix64.hpp"
+
 namespace inferbench {
 namespace {
-
-// splitmix64: tiny, fast and identical on every platform (std:: distributions are not).
-class SplitMix64 {
-public:
-    explicit SplitMix64(std::uint64_t seed) : state_(seed) {}
-    std::uint64_t next() {
-        std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-        return z ^ (z >> 31);
-    }
-    float uniform_pm1() { return static_cast<float>(next() >> 40) * (2.0f / 16777216.0f) - 1.0f; }
-
-private:
-    std::uint64_t state_;
-};
 
 std::uint16_t to_bf16(float value) { return static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(value) >> 16); }
 
@@ -54,10 +40,10 @@ void fill(HostTensor& tensor, SplitMix64& rng) {
     const std::string_view name = tensor.info.name;
     for (std::int64_t i = 0; i < n; ++i) {
         switch (tensor.info.dtype) {
-            case DType::f32: put(data, i, rng.uniform_pm1()); break;
-            case DType::f64: put(data, i, static_cast<double>(rng.uniform_pm1())); break;
-            case DType::f16: put(data, i, to_f16(rng.uniform_pm1())); break;
-            case DType::bf16: put(data, i, to_bf16(rng.uniform_pm1())); break;
+            case DType::f32: put(data, i, rng.next_signed_unit()); break;
+            case DType::f64: put(data, i, static_cast<double>(rng.next_signed_unit())); break;
+            case DType::f16: put(data, i, to_f16(rng.next_signed_unit())); break;
+            case DType::bf16: put(data, i, to_bf16(rng.next_signed_unit())); break;
             case DType::i64: put(data, i, integer_value(name, rng)); break;
             case DType::i32: put(data, i, static_cast<std::int32_t>(integer_value(name, rng))); break;
             case DType::i8: put(data, i, static_cast<std::int8_t>(static_cast<int>(rng.next() % 256) - 128)); break;

@@ -93,6 +93,19 @@ TEST(OutputAgreement, ReadsHalfAndBfloat16Exactly) {
     EXPECT_NEAR(compare_outputs(got, want)[0].relative_error(), 1.0 / 1024 / 1.0009765625, 1e-12);
 }
 
+// A model agrees when it has outputs and each agrees; outputs with a nearly zero reference are named.
+TEST(OutputAgreement, TheVerdictOfAModelAndItsNearlyZeroOutputs) {
+    const std::vector<HostTensor> got{floats({1, 2}), tensor<float>("tiny", DType::f32, {1}, {2e-4F})};
+    const std::vector<HostTensor> want{floats({1, 2.002F}), tensor<float>("tiny", DType::f32, {1}, {1e-4F})};
+    const auto rows = compare_outputs(got, want);
+    EXPECT_NEAR(largest_relative_error(rows), 0.002 / 2.002, 1e-6);
+    EXPECT_TRUE(all_agree(rows, 2e-3));
+    EXPECT_FALSE(all_agree(rows, 1e-4));
+    EXPECT_FALSE(all_agree({}, 1)) << "no output, no agreement";
+    EXPECT_EQ(largest_relative_error({}), 0);
+    EXPECT_EQ(nearly_zero_outputs(rows), std::vector<std::string>{"tiny"});
+}
+
 TEST(OutputAgreement, DefaultToleranceGrowsAsPrecisionShrinks) {
     EXPECT_LT(default_output_tolerance(Precision::fp32), default_output_tolerance(Precision::fp16));
     EXPECT_LT(default_output_tolerance(Precision::fp16), default_output_tolerance(Precision::bf16));

@@ -30,6 +30,13 @@ TEST(FileHash, SeesEveryByteAndTheLength) {
     EXPECT_NE(hash_bytes({}), hash_bytes(std::vector<std::byte>(1, std::byte{0})));
 }
 
+// Engine caches are keyed by this hash: a change would rebuild every cached engine.
+TEST(FileHash, TheHashOfGivenBytesIsPinned) {
+    const std::string text = "inferbench model bytes";
+    EXPECT_EQ(hash_bytes(std::as_bytes(std::span(text))), 0xEB42E3FAC3FA2217ULL);
+    EXPECT_EQ(hash_bytes({}), 0xF7E7FE24ED633A36ULL);
+}
+
 TEST(FileHash, AFileHashesLikeItsBytesAcrossChunks) {
     const testing::ScratchDir dir;
     // Sizes around the 1 MiB read chunk, and one not a multiple of 8.

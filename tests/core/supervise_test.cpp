@@ -1,5 +1,5 @@
-// The one supervisor: a child that ends by itself, a stop that escalates through its signals, the
-// timeout, a log file, and run_captured on top of it.
+// The one supervisor: a child that ends by itself, a stop that escalates through its steps (a request,
+// then signals), a kill request, the timeout, a log file, and run_captured on top of it.
 #include "core/supervise.hpp"
 
 #include <signal.h>
@@ -68,6 +68,61 @@ TEST(Supervise, TheTimeoutEscalatesToTheNextSignalAfterTheGrace) {
     EXPECT_GE(monotonic_ns() - begin, 300 * kMs) << "SIGKILL only one grace after SIGINT";
     EXPECT_LT(monotonic_ns() - begin, 10'000 * kMs);
     EXPECT_GT(polls, 0) << "the caller's work runs between the looks at the child";
+}
+
+TEST(Supervise, AStopWithAnAskStepAsksFirstAndSignalsOneGraceLater) {
+    const std::int64_t begin = monotonic_ns();
+    Child child = shell("sleep 30", true);
+    StopPolicy policy;
+    policy.should_stop = [] { return true; };
+    std::int64_t asked_ns = 0;
+    policy.ask = [&asked_ns] { asked_ns = monotonic_ns(); };
+    policy.grace_ns = 1'000 * kMs;
+    policy.whole_group = true;
+    const Supervised result = supervise(child, policy);
+    EXPECT_GT(asked_ns, 0);
+    EXPECT_LT(asked_ns - begin, 500 * kMs) << "the request comes at once";
+    EXPECT_GE(monotonic_ns() - asked_ns, 1'000 * kMs) << "SIGKILL only one grace after the request";
+    EXPECT_EQ(result.status.signal, SIGKILL);
+    EXPECT_TRUE(result.stop_requested);
+    EXPECT_TRUE(result.stopped);
+}
+
+TEST(Supervise, AKillRequestSkipsTheGrace) {
+    const std::int64_t begin = monotonic_ns();
+    Child child = shell("trap '' INT; sleep 30", true);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the trap is set
+    StopPolicy policy;
+    policy.should_stop = [] { return true; };
+    policy.signals = {SIGINT, SIGKILL};
+    policy.grace_ns = 10'000 * kMs;
+    int polls = 0;
+    policy.kill_now = [&polls] { return ++polls > 3; };  // a termination after the stop began
+    policy.whole_group = true;
+    const Supervised result = supervise(child, policy);
+    EXPECT_EQ(result.status.signal, SIGKILL);
+    EXPECT_TRUE(result.stop_requested);
+    EXPECT_FALSE(result.timed_out);
+    EXPECT_LT(monotonic_ns() - begin, 5'000 * kMs) << "no grace once a kill is asked for";
+}
+
+TEST(Supervise, ATimeoutThatKillsCountsFromTheGivenStartAndSkipsTheSequence) {
+    const std::int64_t begin = monotonic_ns();
+    Child child = shell("trap '' INT; sleep 30", true);
+    StopPolicy policy;
+    policy.timeout_ns = 2'100 * kMs;
+    policy.timeout_from_ns = begin - 2'000 * kMs;  // the child has already had most of its time
+    policy.timeout_kills = true;
+    policy.signals = {SIGINT, SIGKILL};
+    policy.grace_ns = 10'000 * kMs;
+    policy.whole_group = true;
+    policy.poll_ms = 5;
+    const Supervised result = supervise(child, policy);
+    EXPECT_TRUE(result.timed_out);
+    EXPECT_TRUE(result.stopped);
+    EXPECT_FALSE(result.stop_requested);
+    EXPECT_EQ(result.status.signal, SIGKILL);
+    EXPECT_LT(monotonic_ns() - begin, 1'500 * kMs) << "the timeout counts from timeout_from_ns";
 }
 
 TEST(RunLogged, BothStreamsGoToTheLog) {

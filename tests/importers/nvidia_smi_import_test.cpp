@@ -34,5 +34,21 @@ TEST(NvidiaSmiImport, TheCommandLineNamesModelAndDevice) {
     EXPECT_EQ(imported.benchmark.record.device, "cuda:2");
 }
 
+// What `import nvidia-smi` says of each log: its GPUs' names, its power and its clock event reasons.
+TEST(NvidiaSmiImport, PowerReasonsAndNamesOfALog) {
+    const auto imported = nvidia_smi_benchmark(kLoadCsv, read_regular_file(kLoadCsv), {}, {});
+    EXPECT_EQ(distinct_gpu_names(imported.log), std::vector<std::string>{"NVIDIA H200"});
+    const auto power = power_of(imported.log);
+    ASSERT_TRUE(power.has_value());
+    EXPECT_FALSE(power->one_second_average);
+    EXPECT_NEAR(power->mean_w, 691.5, 0.05);
+    EXPECT_DOUBLE_EQ(power->max_w, 692.9);
+    EXPECT_EQ(clock_event_reasons_seen(imported.log), std::optional<std::uint64_t>{0x4});
+    telemetry::NvidiaSmiLog empty;
+    EXPECT_FALSE(power_of(empty).has_value());
+    EXPECT_FALSE(clock_event_reasons_seen(empty).has_value());
+    EXPECT_EQ(default_run_name({"logs/a.csv", "b.txt"}), "import nvidia-smi a.csv b.txt");
+}
+
 }  // namespace
 }  // namespace inferbench::importers

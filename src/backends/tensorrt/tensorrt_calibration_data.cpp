@@ -12,21 +12,10 @@
 #include "backends/tensorrt/tensorrt_engine_cache.hpp"
 #include "core/error.hpp"
 #include "core/fnv1a.hpp"
+#include "core/splitmix64.hpp"
 
 namespace inferbench {
 namespace {
-
-// splitmix64: a tiny generator whose output is the same on every platform (std distributions are not).
-std::uint64_t splitmix64(std::uint64_t& state) {
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-float unit_float(std::uint64_t bits) {  // uniform in [-1, 1), 24 random bits: exact in a float
-    return static_cast<float>(bits >> 40) * (2.0f / 16777216.0f) - 1.0f;
-}
 
 template <typename T>
 void put(std::vector<std::byte>& out, std::size_t index, T value) {
@@ -36,10 +25,10 @@ void put(std::vector<std::byte>& out, std::size_t index, T value) {
 void put_random(std::vector<std::byte>& out, DType dtype, std::size_t index, std::uint64_t bits) {
     const auto small_int = static_cast<std::int64_t>(bits % 100);
     switch (dtype) {
-        case DType::f32: put(out, index, unit_float(bits)); break;
-        case DType::f64: put(out, index, static_cast<double>(unit_float(bits))); break;
-        case DType::f16: put(out, index, float_to_half(unit_float(bits))); break;
-        case DType::bf16: put(out, index, float_to_bfloat16(unit_float(bits))); break;
+        case DType::f32: put(out, index, signed_unit_float(bits)); break;
+        case DType::f64: put(out, index, static_cast<double>(signed_unit_float(bits))); break;
+        case DType::f16: put(out, index, float_to_half(signed_unit_float(bits))); break;
+        case DType::bf16: put(out, index, float_to_bfloat16(signed_unit_float(bits))); break;
         case DType::i8: put(out, index, static_cast<std::int8_t>(small_int)); break;
         case DType::u8: put(out, index, static_cast<std::uint8_t>(small_int)); break;
         case DType::i32: put(out, index, static_cast<std::int32_t>(small_int)); break;

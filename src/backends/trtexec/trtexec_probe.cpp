@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "backends/trtexec/trtexec_log.hpp"
+#include "core/driver_gpus.hpp"
 #include "core/subprocess.hpp"
 #include "core/units.hpp"
 
@@ -14,18 +15,9 @@ namespace {
 constexpr int kProbeTimeoutMs = 30'000;
 
 std::string proc_gpu_name(int index) {
-    std::error_code ec;
-    std::vector<std::filesystem::path> gpus;
-    for (const auto& entry : std::filesystem::directory_iterator("/proc/driver/nvidia/gpus", ec))
-        gpus.push_back(entry.path());
-    std::sort(gpus.begin(), gpus.end());  // by PCI address, the order CUDA enumerates by default
+    const std::vector<DriverGpu> gpus = driver_gpus();
     if (index < 0 || static_cast<std::size_t>(index) >= gpus.size()) return {};
-    std::ifstream info(gpus[static_cast<std::size_t>(index)] / "information");
-    std::string line;
-    while (std::getline(info, line)) {
-        if (line.starts_with("Model:")) return std::string(trim(std::string_view(line).substr(6)));
-    }
-    return {};
+    return gpus[static_cast<std::size_t>(index)].model;
 }
 
 }  // namespace

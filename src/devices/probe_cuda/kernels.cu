@@ -127,7 +127,10 @@ __global__ void l2_read_kernel(const float4* __restrict__ in, std::size_t n, int
     out[blockIdx.x * blockDim.x + threadIdx.x] = s0.x + s0.y + s0.z + s0.w + s1.x + s1.y + s1.z + s1.w;
 }
 
-// splitmix32-style hash of (seed, index) -> [-1, 1).
+// A 32-bit hash of (seed, index) -> [-1, 1), not core/splitmix64: each thread needs the value of its
+// own element without stepping a sequence, the values only have to be non-constant (they fill the
+// probes' operands, nobody compares them), and 32-bit multiplies are native on the GPU where every
+// 64-bit one takes several instructions, which the fill of a GiB-sized operand would pay per element.
 __device__ __forceinline__ float hashed_unit(unsigned seed, std::size_t index) {
     unsigned x = static_cast<unsigned>(index) * 0x9E3779B9u ^ (static_cast<unsigned>(index >> 32) + seed * 0x85EBCA6Bu);
     x ^= x >> 16;

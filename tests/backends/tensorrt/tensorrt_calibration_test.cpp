@@ -8,6 +8,7 @@
 
 #include "common/scratch_dir.hpp"
 #include "core/error.hpp"
+#include "core/fnv1a.hpp"
 
 namespace inferbench {
 namespace {
@@ -56,6 +57,16 @@ TEST(TensorRtCalibration, RandomBatchesAreSeeded) {
     EXPECT_NE(a.batch(0)[0].data, a.batch(1)[0].data) << "batches differ";
     EXPECT_NE(a.batch(0)[0].data, b.batch(0)[0].data) << "seeds differ";
     EXPECT_NE(a.batch(1)[0].data, b.batch(0)[0].data) << "seed s batch 1 is not seed s+1 batch 0";
+}
+
+// Calibrating with the same seed gives the same engine: the bytes of a seed are pinned.
+TEST(TensorRtCalibration, RandomBytesOfASeedArePinned) {
+    std::uint64_t digest = kFnv1aOffsetBasis;
+    for (const TensorInfo& info : {kImage, kTokens, TensorInfo{"h", DType::f16, {16}}}) {
+        const std::vector<std::byte> bytes = random_tensor_bytes(info, 11);
+        digest = fnv1a64({reinterpret_cast<const char*>(bytes.data()), bytes.size()}, digest);
+    }
+    EXPECT_EQ(digest, 0xE33649A448D94510ULL);
 }
 
 TEST(TensorRtCalibration, RandomValuesOfEveryType) {
