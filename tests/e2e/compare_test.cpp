@@ -81,7 +81,9 @@ TEST_F(Compare, GpuNamedFromTheRunEnvironmentWithPowerAndEfficiency) {
     // The fake libnvidia-ml of tests/telemetry: two "Fake H200" GPUs at 300 W.
     setenv("INFERBENCH_NVML_LIBRARY", FAKE_NVML, 1);
     const auto r = dir.run(
-        "run --backend null --model null --device cuda:0 --batch 1,4 --duration 30ms --warmup 5ms "
+        // 150 ms at 100 Hz: samples inside each measured phase even when other load delays the sampler
+        // (30 ms at 100 Hz left a cell of a loaded machine with none, and its power unknown).
+        "run --backend null --model null --device cuda:0 --batch 1,4 --duration 150ms --warmup 5ms "
         "--max-iterations 0 --set telemetry_rate_hz=100 --db gpu.db");
     unsetenv("INFERBENCH_NVML_LIBRARY");
     ASSERT_EQ(r.exit_code, 0) << r.err;
