@@ -22,14 +22,14 @@ void BM_MeasuredLoopNullBackend(benchmark::State& state) {
     auto backend = make_null_backend();
     TraceBuffer trace = TraceBuffer::create(n);
     trace.prefault(n);
-    LoopLimits limits;
-    limits.duration_ns = 3'600'000'000'000;
-    limits.min_iterations = 1;
-    limits.max_iterations = n;
+    LoopSettings loop;
+    loop.duration_ns = 3'600'000'000'000;
+    loop.min_iterations = 1;
+    loop.max_iterations = n;
     std::int64_t total = 0;
     for (auto _ : state) {
         trace.header().published.store(0);
-        const auto result = run_measured(*backend, limits, {trace.records(), &trace.header().published},
+        const auto result = run_measured(*backend, loop, {trace.records(), &trace.header().published},
                                          trace.header().stop_requested);
         total += result.iterations;
         benchmark::DoNotOptimize(trace.records());
@@ -48,11 +48,11 @@ void BM_MeasuredLoopColdTrace(benchmark::State& state) {
     for (auto _ : state) {
         state.PauseTiming();
         TraceBuffer trace = TraceBuffer::create(n);
-        LoopLimits limits;
-        limits.duration_ns = 3'600'000'000'000;
-        limits.max_iterations = n;
+        LoopSettings loop;
+        loop.duration_ns = 3'600'000'000'000;
+        loop.max_iterations = n;
         state.ResumeTiming();
-        total += run_measured(*backend, limits, {trace.records(), &trace.header().published},
+        total += run_measured(*backend, loop, {trace.records(), &trace.header().published},
                               trace.header().stop_requested)
                      .iterations;
     }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/loop_settings.hpp"
 #include "core/spec.hpp"
 
 namespace inferbench {
@@ -45,15 +46,6 @@ struct Capabilities {
     bool cuda_graphs = false;
     bool device_timing = false;  // fills DeviceTimes
     bool runs_own_loop = false;  // an external tool runs the iterations: see Backend::run_own_loop
-};
-
-// What a backend that runs its own loop must honour; same meaning as the plan's settings.
-struct LoopSettings {
-    std::int64_t warmup_ns = 0;
-    std::int64_t warmup_iterations = 0;
-    std::int64_t duration_ns = 0;
-    std::int64_t min_iterations = 1;
-    std::int64_t max_iterations = 1;  // the sink's capacity
 };
 
 // Where a backend that runs its own loop delivers its per-iteration records, as it gets them.
@@ -96,8 +88,8 @@ public:
     virtual void infer(DeviceTimes& times) = 0;
 
     // For backends whose capabilities say runs_own_loop (trtexec, external runners): run warm-up and
-    // measurement in the external tool under `settings` and deliver every measured iteration to
-    // `sink`, start_ns mapped onto CLOCK_MONOTONIC. The default throws: in-process backends don't.
+    // measurement in the external tool under `settings` (the cell's loop settings, max_iterations the
+    // sink's capacity) and deliver every measured iteration to `sink`, start_ns mapped onto CLOCK_MONOTONIC. The default throws: in-process backends don't.
     virtual void run_own_loop(const LoopSettings& settings, IterationSink& sink);
 
     // Per-layer times, where the backend's options ask for them (onnxruntime's layer_profile): called

@@ -59,13 +59,21 @@ constexpr FlagKey kFlagKeys[] = {
     {"--db", "db", "results database path"},
 };
 
+// An axis's values as the plan file writes them.
+template <typename T>
+std::string axis_text(const std::vector<T>& values) {
+    std::vector<std::string> texts;
+    for (const T& value : values) texts.emplace_back(to_string(value));
+    return join(texts, ", ");
+}
+
 std::string settings_help() {
     std::string text = "\nPlan keys (YAML, or --set KEY=VALUE) and their defaults:\n";
     const Plan defaults;
     text += fmt::format("  {:<18} {:<10} {}\n", "models", "list", join(defaults.models, ", "));
     text += fmt::format("  {:<18} {:<10} {}\n", "backends", "list", join(defaults.backends, ", "));
-    text += fmt::format("  {:<18} {:<10} {}\n", "devices", "list", join(defaults.devices, ", "));
-    text += fmt::format("  {:<18} {:<10} {}\n", "precisions", "list", join(defaults.precisions, ", "));
+    text += fmt::format("  {:<18} {:<10} {}\n", "devices", "list", axis_text(defaults.devices));
+    text += fmt::format("  {:<18} {:<10} {}\n", "precisions", "list", axis_text(defaults.precisions));
     text += fmt::format("  {:<18} {:<10} {}\n", "batch_sizes", "list", fmt::format("{}", fmt::join(defaults.batch_sizes, ", ")));
     for (const auto& field : setting_fields()) {
         std::string value = setting_text(defaults.settings, field);

@@ -53,11 +53,7 @@ double cells_before_exclusions(const Plan& plan) {
 BenchmarkSpec spec_with_settings(const Plan& plan) {
     const RunSettings& s = plan.settings;
     BenchmarkSpec spec;
-    spec.warmup_ns = s.warmup_ns;
-    spec.warmup_iterations = s.warmup_iterations;
-    spec.duration_ns = s.duration_ns;
-    spec.min_iterations = s.min_iterations;
-    spec.max_iterations = s.max_iterations;
+    spec.loop = s.loop;
     spec.timeout_ns = s.timeout_ns;
     spec.seed = static_cast<std::uint64_t>(s.seed);
     spec.model_cache_dir = resolved_model_cache(s);
@@ -75,15 +71,15 @@ std::vector<BenchmarkSpec> expand_matrix(const Plan& plan) {
     const BenchmarkSpec base = spec_with_settings(plan);
     for (const auto& model : plan.models) {
         for (const auto& backend : plan.backends) {
-            for (const auto& device : plan.devices) {
-                for (const auto& precision : plan.precisions) {
+            for (const Device device : plan.devices) {
+                for (const Precision precision : plan.precisions) {
                     for (const auto& variant : option_variants(plan, backend)) {
                         for (const auto batch : plan.batch_sizes) {
                             BenchmarkSpec spec = base;
                             spec.model = model;
                             spec.backend = backend;
-                            spec.device = parse_device(device).value_or(Device{});
-                            spec.precision = parse_precision(precision).value_or(Precision::fp32);
+                            spec.device = device;
+                            spec.precision = precision;
                             spec.batch_size = batch;
                             spec.backend_options = variant.options;
                             spec.variant = variant.label;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 
@@ -17,8 +18,12 @@
 namespace inferbench {
 namespace {
 
+UserError error_at(std::string_view source, const YAML::Mark& mark, const std::string& what) {
+    return UserError(fmt::format("{}:{}:{}: {}", source, mark.line + 1, mark.column + 1, what));
+}
+
 [[noreturn]] void fail_at(std::string_view source, const YAML::Mark& mark, const std::string& what) {
-    throw UserError(fmt::format("{}:{}:{}: {}", source, mark.line + 1, mark.column + 1, what));
+    throw error_at(source, mark, what);
 }
 
 // Names and paths end up in JSON, which must be UTF-8: a plan file that is not is refused where it
@@ -121,45 +126,114 @@ void reject_duplicate_keys(const YAML::Node& map, std::string_view source, std::
     }
 }
 
-// The form an axis compares values in: "cuda" and "cuda:0" are one device, "8" and "08" one batch size.
-std::string axis_identity(std::string_view axis, const std::string& value) {
-    if (const auto device = parse_device(value); axis == "devices" && device) return to_string(*device);
-    if (const auto batch = parse_int(value); axis == "batch_sizes" && batch) return std::to_string(*batch);
-    return value;
-}
-
-// The positions (first, repeat) of the first value listed twice, or nothing: a repeated value would
-// measure the same cells twice.
-std::optional<std::pair<std::size_t, std::size_t>> find_repeat(std::string_view axis,
-                                                               const std::vector<std::string>& values) {
-    std::map<std::string, std::size_t> seen;
-    for (std::size_t i = 0; i < values.size(); ++i) {
-        const auto [first, added] = seen.emplace(axis_identity(axis, values[i]), i);
-        if (!added) return std::make_pair(first->second, i);
-    }
-    return std::nullopt;
-}
-
 std::string repeat_message(std::string_view list, const std::string& value) {
     return fmt::format("{} lists '{}' twice; list each value once", list, value);
 }
 
-void reject_repeats(std::string_view axis, std::string_view list,
-                    const std::vector<std::pair<std::string, YAML::Mark>>& items, std::string_view source) {
-    std::vector<std::string> values;
-    for (const auto& item : items) values.push_back(item.first);
-    const auto repeat = find_repeat(axis, values);
-    if (!repeat) return;
-    const YAML::Mark& first = items[repeat->first].second;
-    fail_at(source, items[repeat->second].second,
-            fmt::format("{} (first at {}:{})", repeat_message(list, values[repeat->second]), first.line + 1,
-                        first.column + 1));
+// The one reading of a value from its text: the typed value, or nothing with `why` saying what is
+// wrong and how to fix it. Plan files, --set, the run flags and stored plans all read through these.
+template <typename T>
+using Reader = std::optional<T> (*)(std::string_view text, const PlanVocabulary& vocabulary, std::string& why);
+
+std::optional<std::string> read_model(std::string_view text, const PlanVocabulary& vocabulary, std::string& why) {
+    if (contains(vocabulary.models, text)) return std::string(text);
+    if (looks_like_path(text) || is_special_file(text)) {
+        const auto problem = model_file_problem(text, vocabulary);
+        if (!problem) return std::string(text);
+        why = *problem;
+        return std::nullopt;
+    }
+    why = fmt::format("unknown model '{}'; valid choices: {}, or a path to a model file", text,
+                      join(vocabulary.models, ", "));
+    return std::nullopt;
 }
 
+std::optional<std::string> read_backend(std::string_view text, const PlanVocabulary& vocabulary, std::string& why) {
+    if (contains(vocabulary.backends, text)) return std::string(text);
+    why = fmt::format("unknown backend '{}'; valid choices: {}", text, join(vocabulary.backends, ", "));
+    return std::nullopt;
+}
+
+std::optional<Device> read_device(std::string_view text, const PlanVocabulary& /*vocabulary*/, std::string& why) {
+    const auto device = parse_device(text);
+    if (!device) why = fmt::format("unknown device '{}'; valid choices: cpu, cuda, cuda:N", text);
+    return device;
+}
+
+std::optional<Precision> read_precision(std::string_view text, const PlanVocabulary& /*vocabulary*/, std::string& why) {
+    const auto precision = parse_precision(text);
+    if (!precision)
+        why = fmt::format("unknown precision '{}'; valid choices: {}", text, join(precision_names(), ", "));
+    return precision;
+}
+
+std::optional<std::int64_t> read_batch(std::string_view text, const PlanVocabulary& /*vocabulary*/, std::string& why) {
+    const auto batch = parse_int(text);
+    if (batch && *batch >= 1 && *batch <= kMaxBatchSize) return batch;
+    why = fmt::format("batch size '{}' must be a whole number from 1 to {}", text, kMaxBatchSize);
+    return std::nullopt;
+}
+
+// A backend option's value stays text: the backend reads it (backends/options).
+std::optional<std::string> read_option_value(std::string_view text, const PlanVocabulary& /*vocabulary*/,
+                                             std::string& /*why*/) {
+    return std::string(text);
+}
+
+// What is wrong with a list, at which item; for a repeat also the item that listed the value first.
+struct ListProblem {
+    std::size_t at = 0;
+    std::string what;
+    std::optional<std::size_t> first;
+};
+
+// Turns a problem into the error of where the list came from (a plan file's positions, a flag).
+using ListFailure = std::function<UserError(const ListProblem&)>;
+
+// Reads every item of a list once, then refuses a value listed twice: a repeat would measure the same
+// cells twice. Values compare as their type, so cuda and cuda:0, or 8 and 08, are one value.
+template <typename T>
+std::vector<T> read_list(std::string_view list, const std::vector<std::string>& texts, Reader<T> read,
+                         const PlanVocabulary& vocabulary, const ListFailure& fail) {
+    std::vector<T> values;
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+        std::string why;
+        auto value = read(texts[i], vocabulary, why);
+        if (!value) throw fail({i, why, std::nullopt});
+        values.push_back(std::move(*value));
+    }
+    std::map<T, std::size_t> seen;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        const auto [first, added] = seen.emplace(values[i], i);
+        if (!added) throw fail({i, repeat_message(list, texts[i]), first->second});
+    }
+    return values;
+}
+
+void read_axis(Plan& plan, std::string_view axis, const std::vector<std::string>& texts,
+               const PlanVocabulary& vocabulary, const ListFailure& fail) {
+    if (axis == "models") plan.models = read_list(axis, texts, read_model, vocabulary, fail);
+    else if (axis == "backends") plan.backends = read_list(axis, texts, read_backend, vocabulary, fail);
+    else if (axis == "devices") plan.devices = read_list(axis, texts, read_device, vocabulary, fail);
+    else if (axis == "precisions") plan.precisions = read_list(axis, texts, read_precision, vocabulary, fail);
+    else plan.batch_sizes = read_list(axis, texts, read_batch, vocabulary, fail);
+}
+
+// One value at a plan file's position, read once.
+template <typename T>
+T read_at(Reader<T> read, const std::string& text, const PlanVocabulary& vocabulary, std::string_view source,
+          const YAML::Mark& mark) {
+    std::string why;
+    auto value = read(text, vocabulary, why);
+    if (!value) fail_at(source, mark, why);
+    return std::move(*value);
+}
+
+using ScalarItems = std::vector<std::pair<std::string, YAML::Mark>>;
+
 // Accepts a list of scalars, or one scalar as a list of one.
-std::vector<std::pair<std::string, YAML::Mark>> scalar_list(const YAML::Node& node, std::string_view key,
-                                                            std::string_view source) {
-    std::vector<std::pair<std::string, YAML::Mark>> items;
+ScalarItems scalar_list(const YAML::Node& node, std::string_view key, std::string_view source) {
+    ScalarItems items;
     if (node.IsScalar()) {
         items.emplace_back(node.Scalar(), node.Mark());
     } else if (node.IsSequence()) {
@@ -176,27 +250,33 @@ std::vector<std::pair<std::string, YAML::Mark>> scalar_list(const YAML::Node& no
     return items;
 }
 
-void assign_axis(Plan& plan, std::string_view axis, const std::vector<std::string>& values) {
-    if (axis == "models") plan.models = values;
-    else if (axis == "backends") plan.backends = values;
-    else if (axis == "devices") plan.devices = values;
-    else if (axis == "precisions") plan.precisions = values;
-    else {
-        plan.batch_sizes.clear();
-        for (const auto& v : values) plan.batch_sizes.push_back(*parse_int(v));
-    }
+std::vector<std::string> texts_of(const ScalarItems& items) {
+    std::vector<std::string> texts;
+    for (const auto& item : items) texts.push_back(item.first);
+    return texts;
+}
+
+// A list's problem at its item's position in the plan file (a repeat also says where it came first).
+ListFailure at_items(const ScalarItems& items, std::string_view source) {
+    return [&items, source](const ListProblem& problem) {
+        std::string what = problem.what;
+        if (problem.first) {
+            const YAML::Mark& first = items[*problem.first].second;
+            what += fmt::format(" (first at {}:{})", first.line + 1, first.column + 1);
+        }
+        return error_at(source, items[problem.at].second, what);
+    };
+}
+
+// A list's problem after the flag that gave it.
+ListFailure after_origin(std::string_view origin) {
+    return [origin](const ListProblem& problem) { return UserError(fmt::format("{}: {}", origin, problem.what)); };
 }
 
 void parse_axis(Plan& plan, std::string_view axis, const YAML::Node& node, std::string_view source,
                 const PlanVocabulary& vocabulary) {
-    std::vector<std::string> values;
-    const auto items = scalar_list(node, axis, source);
-    for (const auto& [value, mark] : items) {
-        if (auto why = check_axis_value(axis, value, vocabulary)) fail_at(source, mark, *why);
-        values.push_back(value);
-    }
-    reject_repeats(axis, axis, items, source);
-    assign_axis(plan, axis, values);
+    const ScalarItems items = scalar_list(node, axis, source);
+    read_axis(plan, axis, texts_of(items), vocabulary, at_items(items, source));
 }
 
 ExcludeRule parse_exclude_rule(const YAML::Node& node, std::string_view source, const PlanVocabulary& vocabulary) {
@@ -214,12 +294,12 @@ ExcludeRule parse_exclude_rule(const YAML::Node& node, std::string_view source, 
                     fmt::format("unknown exclude key '{}'; valid keys: model, backend, device, precision, batch_size",
                                 key));
         }
-        if (auto why = check_axis_value(axis, *value, vocabulary)) fail_at(source, entry.second.Mark(), *why);
-        if (key == "model") rule.model = *value;
-        else if (key == "backend") rule.backend = *value;
-        else if (key == "device") rule.device = *value;
-        else if (key == "precision") rule.precision = *value;
-        else rule.batch_size = parse_int(*value);
+        const YAML::Mark& mark = entry.second.Mark();
+        if (key == "model") rule.model = read_at(read_model, *value, vocabulary, source, mark);
+        else if (key == "backend") rule.backend = read_at(read_backend, *value, vocabulary, source, mark);
+        else if (key == "device") rule.device = read_at(read_device, *value, vocabulary, source, mark);
+        else if (key == "precision") rule.precision = read_at(read_precision, *value, vocabulary, source, mark);
+        else rule.batch_size = read_at(read_batch, *value, vocabulary, source, mark);
     }
     return rule;
 }
@@ -230,18 +310,16 @@ void parse_backend_options(Plan& plan, const YAML::Node& node, std::string_view 
         fail_at(source, node.Mark(), "backend_options must map a backend to its options, e.g. onnxruntime: {threads: 2}");
     reject_duplicate_keys(node, source, "backend_options.");
     for (const auto& entry : node) {
-        const std::string backend = scalar_text(entry.first).value_or("");
-        if (auto why = check_axis_value("backends", backend, vocabulary)) fail_at(source, entry.first.Mark(), *why);
+        const std::string backend =
+            read_at(read_backend, scalar_text(entry.first).value_or(""), vocabulary, source, entry.first.Mark());
         if (!entry.second.IsMap())
             fail_at(source, entry.second.Mark(), fmt::format("backend_options.{} must be a map of options", backend));
         reject_duplicate_keys(entry.second, source, fmt::format("backend_options.{}.", backend));
         for (const auto& option : entry.second) {
             const std::string key = fmt::format("backend_options.{}.{}", backend, option.first.Scalar());
-            auto& values = plan.backend_options[backend][option.first.Scalar()];
-            values.clear();
-            const auto items = scalar_list(option.second, key, source);
-            for (const auto& [value, mark] : items) values.push_back(value);
-            reject_repeats(key, key, items, source);
+            const ScalarItems items = scalar_list(option.second, key, source);
+            plan.backend_options[backend][option.first.Scalar()] =
+                read_list(key, texts_of(items), read_option_value, vocabulary, at_items(items, source));
         }
     }
 }
@@ -269,34 +347,8 @@ void parse_entry(Plan& plan, const std::string& key, const YAML::Node& key_node,
 
 bool ExcludeRule::matches(const BenchmarkSpec& spec) const {
     return (!model || *model == spec.model) && (!backend || *backend == spec.backend) &&
-           (!device || parse_device(*device) == spec.device) &&
-           (!precision || *precision == to_string(spec.precision)) && (!batch_size || *batch_size == spec.batch_size);
-}
-
-std::optional<std::string> check_axis_value(std::string_view axis, std::string_view value,
-                                            const PlanVocabulary& vocabulary) {
-    if (axis == "models") {
-        if (contains(vocabulary.models, value)) return std::nullopt;
-        if (looks_like_path(value) || is_special_file(value)) return model_file_problem(value, vocabulary);
-        return fmt::format("unknown model '{}'; valid choices: {}, or a path to a model file", value,
-                           join(vocabulary.models, ", "));
-    }
-    if (axis == "backends") {
-        if (contains(vocabulary.backends, value)) return std::nullopt;
-        return fmt::format("unknown backend '{}'; valid choices: {}", value, join(vocabulary.backends, ", "));
-    }
-    if (axis == "devices") {
-        if (parse_device(value)) return std::nullopt;
-        return fmt::format("unknown device '{}'; valid choices: cpu, cuda, cuda:N", value);
-    }
-    if (axis == "precisions") {
-        if (parse_precision(value)) return std::nullopt;
-        return fmt::format("unknown precision '{}'; valid choices: {}", value, join(precision_names(), ", "));
-    }
-    const auto batch = parse_int(value);
-    if (!batch || *batch < 1 || *batch > kMaxBatchSize)
-        return fmt::format("batch size '{}' must be a whole number from 1 to {}", value, kMaxBatchSize);
-    return std::nullopt;
+           (!device || *device == spec.device) && (!precision || *precision == spec.precision) &&
+           (!batch_size || *batch_size == spec.batch_size);
 }
 
 Plan parse_plan(std::string_view yaml_text, std::string_view source, const PlanVocabulary& vocabulary) {
@@ -345,15 +397,10 @@ void apply_override(Plan& plan, std::string_view key, std::string_view value, st
         throw UserError(fmt::format("{}: the value is {}; names and paths must be UTF-8 (rename the file or folder)",
                                     escape_invalid_utf8(origin), *why));
     if (is_axis(key)) {
-        const auto axis = key;
-        const auto values = split_list(value);
-        for (const auto& item : values) {
+        const auto texts = split_list(value);
+        for (const auto& item : texts)
             if (item.empty()) throw UserError(fmt::format("{}: empty item in the list", origin));
-            if (auto why = check_axis_value(axis, item, vocabulary)) throw UserError(fmt::format("{}: {}", origin, *why));
-        }
-        if (const auto repeat = find_repeat(axis, values))
-            throw UserError(fmt::format("{}: {}", origin, repeat_message(axis, values[repeat->second])));
-        assign_axis(plan, axis, values);
+        read_axis(plan, key, texts, vocabulary, after_origin(origin));
         return;
     }
     if (key.starts_with("backend_options.")) {
@@ -361,12 +408,11 @@ void apply_override(Plan& plan, std::string_view key, std::string_view value, st
         const auto dot = rest.find('.');
         if (dot == std::string_view::npos || dot == 0 || dot + 1 == rest.size())
             throw UserError(fmt::format("{}: write backend_options.BACKEND.OPTION=VALUE[,VALUE...]", origin));
-        const std::string backend(rest.substr(0, dot));
-        if (auto why = check_axis_value("backends", backend, vocabulary)) throw UserError(fmt::format("{}: {}", origin, *why));
-        const auto values = split_list(value);
-        if (const auto repeat = find_repeat(key, values))
-            throw UserError(fmt::format("{}: {}", origin, repeat_message(key, values[repeat->second])));
-        plan.backend_options[backend][std::string(rest.substr(dot + 1))] = values;
+        std::string why;
+        const auto backend = read_backend(rest.substr(0, dot), vocabulary, why);
+        if (!backend) throw UserError(fmt::format("{}: {}", origin, why));
+        plan.backend_options[*backend][std::string(rest.substr(dot + 1))] =
+            read_list(key, split_list(value), read_option_value, vocabulary, after_origin(origin));
         return;
     }
     const SettingField* field = find_setting(key);
@@ -378,10 +424,11 @@ void apply_override(Plan& plan, std::string_view key, std::string_view value, st
 
 void check_plan(const Plan& plan) {
     const RunSettings& settings = plan.settings;
-    if (settings.max_iterations != 0 && settings.min_iterations > settings.max_iterations)
+    const LoopSettings& loop = settings.loop;
+    if (loop.max_iterations != 0 && loop.min_iterations > loop.max_iterations)
         throw UserError(fmt::format("{}: min_iterations {} is above max_iterations {}; lower min_iterations or raise "
                                     "max_iterations (0: no limit)",
-                                    plan.source, settings.min_iterations, settings.max_iterations));
+                                    plan.source, loop.min_iterations, loop.max_iterations));
     // The cache folder may come from XDG_CACHE_HOME or HOME, which no plan check has seen.
     const std::string cache = resolved_model_cache(settings);
     if (const auto why = utf8_problem(cache))
@@ -394,16 +441,18 @@ std::string plan_to_json(const Plan& plan) {
     json["source"] = plan.source;
     json["models"] = plan.models;
     json["backends"] = plan.backends;
-    json["devices"] = plan.devices;
-    json["precisions"] = plan.precisions;
+    json["devices"] = nlohmann::ordered_json::array();
+    for (const Device& device : plan.devices) json["devices"].push_back(to_string(device));
+    json["precisions"] = nlohmann::ordered_json::array();
+    for (const Precision precision : plan.precisions) json["precisions"].push_back(to_string(precision));
     json["batch_sizes"] = plan.batch_sizes;
     json["exclude"] = nlohmann::ordered_json::array();
     for (const auto& rule : plan.exclude) {
         nlohmann::ordered_json r = nlohmann::ordered_json::object();
         if (rule.model) r["model"] = *rule.model;
         if (rule.backend) r["backend"] = *rule.backend;
-        if (rule.device) r["device"] = *rule.device;
-        if (rule.precision) r["precision"] = *rule.precision;
+        if (rule.device) r["device"] = to_string(*rule.device);
+        if (rule.precision) r["precision"] = to_string(*rule.precision);
         if (rule.batch_size) r["batch_size"] = *rule.batch_size;
         json["exclude"].push_back(r);
     }

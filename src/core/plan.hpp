@@ -1,5 +1,7 @@
 // A benchmark plan: sweep axes (each a list; the matrix is their Cartesian product), exclusion
-// rules, run settings and per-backend options. Read from YAML, overridden from the command line.
+// rules, run settings and per-backend options. Read from YAML, overridden from the command line. Every
+// value is read into its type here, once (devices as Device, precisions as Precision, batch sizes as
+// integers); the text form comes back only where a plan is written out (plan_to_json, --help).
 #pragma once
 
 #include <cstdint>
@@ -16,7 +18,9 @@ namespace inferbench {
 
 // A rule drops every cell whose named fields all match.
 struct ExcludeRule {
-    std::optional<std::string> model, backend, device, precision;
+    std::optional<std::string> model, backend;
+    std::optional<Device> device;
+    std::optional<Precision> precision;
     std::optional<std::int64_t> batch_size;
 
     bool matches(const BenchmarkSpec& spec) const;
@@ -28,8 +32,8 @@ struct Plan {
     std::string source = "<default plan>";
     std::vector<std::string> models = {"mobilenet", "resnet50"};
     std::vector<std::string> backends = {"onnxruntime"};
-    std::vector<std::string> devices = {"cpu"};
-    std::vector<std::string> precisions = {"fp32"};
+    std::vector<Device> devices = {Device{DeviceKind::cpu, 0}};
+    std::vector<Precision> precisions = {Precision::fp32};
     std::vector<std::int64_t> batch_sizes = {1, 2, 8};
     std::vector<ExcludeRule> exclude;
     // backend -> option -> values; an option with several values is a sweep axis of that backend.
@@ -48,16 +52,12 @@ inline constexpr std::int64_t kMaxBatchSize = 65536;
 
 inline constexpr std::string_view kAxisKeys[] = {"models", "backends", "devices", "precisions", "batch_sizes"};
 
-// What is wrong with one value of an axis, or nothing.
-std::optional<std::string> check_axis_value(std::string_view axis, std::string_view value,
-                                            const PlanVocabulary& vocabulary);
-
 // Throws UserError "SOURCE:LINE:COL: what is wrong; valid choices ..." on any problem.
 Plan parse_plan(std::string_view yaml_text, std::string_view source, const PlanVocabulary& vocabulary);
 Plan load_plan_file(const std::string& path, const PlanVocabulary& vocabulary);
 
-// Applies one command-line override (an axis as a comma list, or a setting); `origin` names the
-// flag for error messages. Throws UserError.
+// Applies one command-line override (an axis as a comma list, or a setting), read with the same
+// rules and messages as a plan file; `origin` names the flag for error messages. Throws UserError.
 void apply_override(Plan& plan, std::string_view key, std::string_view value, std::string_view origin,
                     const PlanVocabulary& vocabulary);
 

@@ -26,6 +26,15 @@ std::optional<bool> parse_flag(std::string_view text) {
     return std::nullopt;
 }
 
+// The number a count or duration field names, in RunSettings or in its loop settings; `Settings` is
+// RunSettings or const RunSettings.
+template <typename Settings>
+auto& number_of(Settings& settings, const SettingField& field) {
+    if (const auto* loop_member = std::get_if<std::int64_t LoopSettings::*>(&field.member))
+        return settings.loop.*(*loop_member);
+    return settings.*std::get<std::int64_t RunSettings::*>(field.member);
+}
+
 bool is_choice(std::string_view choices, std::string_view text) {
     for (const auto& choice : split_list(choices))
         if (choice == text) return true;
@@ -37,16 +46,16 @@ bool is_choice(std::string_view choices, std::string_view text) {
 const std::vector<SettingField>& setting_fields() {
     static const std::vector<SettingField> fields = {
         {"name", FieldType::text, "test id stored with the run", &RunSettings::name},
-        {"warmup", FieldType::duration, "minimum warm-up time before measuring (up to 1h)", &RunSettings::warmup_ns,
+        {"warmup", FieldType::duration, "minimum warm-up time before measuring (up to 1h)", &LoopSettings::warmup_ns,
          0, kMaxWarmupNs},
         {"warmup_iterations", FieldType::count, "minimum warm-up iterations (up to 100000000)",
-         &RunSettings::warmup_iterations, 0, kMaxIterations},
+         &LoopSettings::warmup_iterations, 0, kMaxIterations},
         {"duration", FieldType::duration, "minimum measured time per benchmark (up to 24h)",
-         &RunSettings::duration_ns, 1, kMaxDurationNs},
+         &LoopSettings::duration_ns, 1, kMaxDurationNs},
         {"min_iterations", FieldType::count, "minimum measured iterations per benchmark (up to max_iterations)",
-         &RunSettings::min_iterations, 1, kMaxIterations},
+         &LoopSettings::min_iterations, 1, kMaxIterations},
         {"max_iterations", FieldType::count, "measured iterations stop here (0: no limit; up to 100000000)",
-         &RunSettings::max_iterations, 0, kMaxIterations},
+         &LoopSettings::max_iterations, 0, kMaxIterations},
         {"timeout", FieldType::duration, "a benchmark still running after this is killed and failed (up to 168h)",
          &RunSettings::timeout_ns, 1, kMaxTimeoutNs},
         {"seed", FieldType::count, "seed of the random inputs and zoo weights", &RunSettings::seed},
@@ -96,7 +105,6 @@ std::optional<std::string> set_setting(RunSettings& settings, const SettingField
         settings.*(*text_member) = std::string(text);
         return std::nullopt;
     }
-    const auto member = std::get<std::int64_t RunSettings::*>(field.member);
     std::optional<std::int64_t> value;
     std::string why;
     if (field.type == FieldType::duration) {
@@ -116,7 +124,7 @@ std::optional<std::string> set_setting(RunSettings& settings, const SettingField
                            field.type == FieldType::duration ? format_duration(field.max_value)
                                                              : std::to_string(field.max_value));
     }
-    settings.*member = *value;
+    number_of(settings, field) = *value;
     return std::nullopt;
 }
 
@@ -125,7 +133,7 @@ std::string setting_text(const RunSettings& settings, const SettingField& field)
         return settings.*(*flag_member) ? "true" : "false";
     if (const auto* text_member = std::get_if<std::string RunSettings::*>(&field.member))
         return settings.*(*text_member);
-    const std::int64_t value = settings.*std::get<std::int64_t RunSettings::*>(field.member);
+    const std::int64_t value = number_of(settings, field);
     return field.type == FieldType::duration ? format_duration(value) : std::to_string(value);
 }
 

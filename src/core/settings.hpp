@@ -9,15 +9,13 @@
 #include <variant>
 #include <vector>
 
+#include "core/loop_settings.hpp"
+
 namespace inferbench {
 
 struct RunSettings {
     std::string name = "inferbench";                 // test id, stored with the run
-    std::int64_t warmup_ns = 1'000'000'000;          // warm-up lasts at least this long ...
-    std::int64_t warmup_iterations = 1;              // ... and at least this many iterations
-    std::int64_t duration_ns = 5'000'000'000;        // measured phase lasts at least this long ...
-    std::int64_t min_iterations = 10;                // ... and at least this many iterations
-    std::int64_t max_iterations = 1'000'000;         // ... but stops here (bounds memory and database)
+    LoopSettings loop;                               // warm-up and measured loop, the same struct every cell carries
     std::int64_t timeout_ns = 600'000'000'000;       // per benchmark, load included; then it is killed
     std::int64_t seed = 42;                          // random inputs and zoo weights
     std::string output_dir = "inferbench-results";   // results database and reports
@@ -34,7 +32,10 @@ struct SettingField {
     std::string_view key;
     FieldType type;
     std::string_view help;
-    std::variant<std::int64_t RunSettings::*, std::string RunSettings::*, bool RunSettings::*> member;
+    // A loop setting is a member of RunSettings::loop, the others of RunSettings itself.
+    std::variant<std::int64_t RunSettings::*, std::int64_t LoopSettings::*, std::string RunSettings::*,
+                 bool RunSettings::*>
+        member;
     std::int64_t min_value = 0;  // for counts and durations
     std::int64_t max_value = INT64_MAX;
     std::string_view choices = {};  // for choices: "a, b, c"

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/loop_settings.hpp"
+
 namespace inferbench {
 
 enum class Precision { fp32, fp16, bf16, int8, fp8 };
@@ -26,7 +28,7 @@ struct Device {
     DeviceKind kind = DeviceKind::cpu;
     int index = 0;
 
-    friend bool operator==(const Device&, const Device&) = default;
+    friend auto operator<=>(const Device&, const Device&) = default;
 };
 
 std::string to_string(const Device& d);
@@ -44,11 +46,7 @@ struct BenchmarkSpec {
     std::int64_t batch_size = 1;
     std::string variant;  // the backend options swept in this cell, "key=value key=value"; else empty
 
-    std::int64_t warmup_ns = 0;
-    std::int64_t warmup_iterations = 0;
-    std::int64_t duration_ns = 0;
-    std::int64_t min_iterations = 0;
-    std::int64_t max_iterations = 0;
+    LoopSettings loop;  // the plan's, as it is
     std::int64_t timeout_ns = 0;
     std::uint64_t seed = 0;
     std::string model_cache_dir;

@@ -1,8 +1,31 @@
 #include "core/spec_json.hpp"
 
 #include <stdexcept>
+#include <utility>
 
 namespace inferbench {
+namespace {
+
+// The loop settings sit beside the cell's other keys (the stored settings_json has always had them there).
+constexpr std::pair<const char*, std::int64_t LoopSettings::*> kLoopKeys[] = {
+    {"warmup_ns", &LoopSettings::warmup_ns},
+    {"warmup_iterations", &LoopSettings::warmup_iterations},
+    {"duration_ns", &LoopSettings::duration_ns},
+    {"min_iterations", &LoopSettings::min_iterations},
+    {"max_iterations", &LoopSettings::max_iterations},
+};
+
+void write_loop(const LoopSettings& loop, nlohmann::json& json) {
+    for (const auto& [key, member] : kLoopKeys) json[key] = loop.*member;
+}
+
+LoopSettings read_loop(const nlohmann::json& json) {
+    LoopSettings loop;
+    for (const auto& [key, member] : kLoopKeys) loop.*member = json.at(key).get<std::int64_t>();
+    return loop;
+}
+
+}  // namespace
 
 nlohmann::json spec_to_json(const BenchmarkSpec& spec) {
     nlohmann::json json;
@@ -12,11 +35,7 @@ nlohmann::json spec_to_json(const BenchmarkSpec& spec) {
     json["precision"] = to_string(spec.precision);
     json["batch_size"] = spec.batch_size;
     json["variant"] = spec.variant;
-    json["warmup_ns"] = spec.warmup_ns;
-    json["warmup_iterations"] = spec.warmup_iterations;
-    json["duration_ns"] = spec.duration_ns;
-    json["min_iterations"] = spec.min_iterations;
-    json["max_iterations"] = spec.max_iterations;
+    write_loop(spec.loop, json);
     json["timeout_ns"] = spec.timeout_ns;
     json["seed"] = spec.seed;
     json["model_cache_dir"] = spec.model_cache_dir;
@@ -35,11 +54,7 @@ BenchmarkSpec spec_from_json(const nlohmann::json& json) {
     spec.precision = *precision;
     spec.batch_size = json.at("batch_size").get<std::int64_t>();
     spec.variant = json.value("variant", "");
-    spec.warmup_ns = json.at("warmup_ns").get<std::int64_t>();
-    spec.warmup_iterations = json.at("warmup_iterations").get<std::int64_t>();
-    spec.duration_ns = json.at("duration_ns").get<std::int64_t>();
-    spec.min_iterations = json.at("min_iterations").get<std::int64_t>();
-    spec.max_iterations = json.at("max_iterations").get<std::int64_t>();
+    spec.loop = read_loop(json);
     spec.timeout_ns = json.at("timeout_ns").get<std::int64_t>();
     spec.seed = json.at("seed").get<std::uint64_t>();
     spec.model_cache_dir = json.at("model_cache_dir").get<std::string>();

@@ -6,22 +6,19 @@
 
 namespace inferbench {
 
-LoopLimits loop_limits(const BenchmarkSpec& spec, std::int64_t capacity) {
-    LoopLimits limits;
-    limits.warmup_ns = spec.warmup_ns;
-    limits.warmup_iterations = spec.warmup_iterations;
-    limits.duration_ns = spec.duration_ns;
-    limits.max_iterations = capacity;
-    limits.min_iterations = std::clamp<std::int64_t>(spec.min_iterations, 1, capacity);
-    return limits;
+LoopSettings within_capacity(const LoopSettings& loop, std::int64_t capacity) {
+    LoopSettings bounded = loop;
+    bounded.max_iterations = capacity;
+    bounded.min_iterations = std::clamp<std::int64_t>(loop.min_iterations, 1, capacity);
+    return bounded;
 }
 
-WarmupResult run_warmup(Backend& backend, const LoopLimits& limits, const std::atomic<std::int32_t>& stop) {
+WarmupResult run_warmup(Backend& backend, const LoopSettings& loop, const std::atomic<std::int32_t>& stop) {
     const std::int64_t begin = monotonic_ns();
     WarmupResult result;
     while (!stop.load(std::memory_order_relaxed)) {
         result.elapsed_ns = monotonic_ns() - begin;
-        if (result.elapsed_ns >= limits.warmup_ns && result.iterations >= limits.warmup_iterations) break;
+        if (result.elapsed_ns >= loop.warmup_ns && result.iterations >= loop.warmup_iterations) break;
         DeviceTimes times;
         backend.infer(times);
         ++result.iterations;
@@ -29,10 +26,10 @@ WarmupResult run_warmup(Backend& backend, const LoopLimits& limits, const std::a
     return result;
 }
 
-MeasureResult run_measured(Backend& backend, const LoopLimits& limits, TraceSink sink,
+MeasureResult run_measured(Backend& backend, const LoopSettings& loop, TraceSink sink,
                            const std::atomic<std::int32_t>& stop) {
     MeasureResult result;
-    const std::int64_t deadline = monotonic_ns() + limits.duration_ns;
+    const std::int64_t deadline = monotonic_ns() + loop.duration_ns;
     std::int64_t first_start = 0;
     std::int64_t last_end = 0;
     std::int64_t i = 0;
@@ -50,7 +47,7 @@ MeasureResult run_measured(Backend& backend, const LoopLimits& limits, TraceSink
         last_end = end;
         ++i;
         sink.published->store(i, std::memory_order_release);
-        if (i >= limits.max_iterations || (end >= deadline && i >= limits.min_iterations)) break;
+        if (i >= loop.max_iterations || (end >= deadline && i >= loop.min_iterations)) break;
     }
     result.iterations = i;
     result.wall_ns = i > 0 ? last_end - first_start : 0;

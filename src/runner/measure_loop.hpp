@@ -6,19 +6,14 @@
 #include <cstdint>
 
 #include "backends/backend.hpp"
+#include "core/loop_settings.hpp"
 #include "core/spec.hpp"
 
 namespace inferbench {
 
-struct LoopLimits {
-    std::int64_t warmup_ns = 0;
-    std::int64_t warmup_iterations = 0;
-    std::int64_t duration_ns = 0;
-    std::int64_t min_iterations = 1;
-    std::int64_t max_iterations = 0;  // the record buffer's capacity; must be >= 1
-};
-
-LoopLimits loop_limits(const BenchmarkSpec& spec, std::int64_t capacity);
+// The cell's loop settings as the worker runs them: max_iterations becomes the record buffer's
+// capacity (>= 1; the plan's 0, no limit, included) and min_iterations is kept within 1..capacity.
+LoopSettings within_capacity(const LoopSettings& loop, std::int64_t capacity);
 
 struct WarmupResult {
     std::int64_t iterations = 0;
@@ -37,10 +32,10 @@ struct MeasureResult {
 };
 
 // Runs until both the warm-up time and the warm-up iteration count are reached, or a stop request.
-WarmupResult run_warmup(Backend& backend, const LoopLimits& limits, const std::atomic<std::int32_t>& stop);
+WarmupResult run_warmup(Backend& backend, const LoopSettings& loop, const std::atomic<std::int32_t>& stop);
 
 // Runs until (duration reached and min_iterations done) or max_iterations, or a stop request.
-MeasureResult run_measured(Backend& backend, const LoopLimits& limits, TraceSink sink,
+MeasureResult run_measured(Backend& backend, const LoopSettings& loop, TraceSink sink,
                            const std::atomic<std::int32_t>& stop);
 
 }  // namespace inferbench

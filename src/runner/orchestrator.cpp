@@ -288,7 +288,7 @@ private:
     // Remaining cells times the mean time of finished ones (or the planned time before any).
     std::int64_t estimate_remaining(std::size_t index) const {
         const std::int64_t per_cell = finished_ > 0 ? finished_ns_ / finished_
-                                                    : plan_.settings.warmup_ns + plan_.settings.duration_ns;
+                                                    : plan_.settings.loop.warmup_ns + plan_.settings.loop.duration_ns;
         const auto left = static_cast<std::int64_t>(ordinals_.size() - index);
         return per_cell * left;
     }
@@ -340,7 +340,7 @@ private:
         record.model_path = model.model_path;
         if (std::error_code ec; std::filesystem::is_regular_file(model.model_path, ec))
             record.model_size_bytes = static_cast<std::int64_t>(std::filesystem::file_size(model.model_path, ec));
-        TraceBuffer trace = TraceBuffer::create(spec.max_iterations > 0 ? spec.max_iterations : kUnlimitedCapacity);
+        TraceBuffer trace = TraceBuffer::create(spec.loop.max_iterations > 0 ? spec.loop.max_iterations : kUnlimitedCapacity);
         const WorkerLaunch launch{options_.worker_executable,
                                   {std::string(wp::kWorkerCommand)},
                                   wp::to_json(wp::Request{spec, model.model_path}).dump(),
@@ -350,7 +350,7 @@ private:
         hooks.interrupted = interrupt_requested;
         hooks.end_now = termination_requested;
         hooks.request_stop = [&trace] { trace.header().stop_requested.store(1, std::memory_order_relaxed); };
-        hooks.on_started = [&](int pid) { telemetry_.worker_started(pid, spec.warmup_ns + spec.duration_ns + kLoadAndTeardownNs); };
+        hooks.on_started = [&](int pid) { telemetry_.worker_started(pid, spec.loop.warmup_ns + spec.loop.duration_ns + kLoadAndTeardownNs); };
         hooks.on_event = [&](const wp::Event& event) { telemetry_.worker_event(event); };
         hooks.on_tick = [&] {
             ProgressEvent tick{ProgressEvent::Kind::tick, k + 1, 0, &spec};

@@ -49,11 +49,11 @@ void send_layer_times(Backend& backend, const TraceBuffer& trace, std::string& p
 
 // Measured iterations expected from the warm-up's pace, with headroom: their pages are touched
 // before measuring so the loop takes no page faults.
-std::int64_t expected_iterations(const WarmupResult& warmup, const LoopLimits& limits) {
-    if (warmup.iterations == 0 || warmup.elapsed_ns <= 0) return limits.min_iterations;
+std::int64_t expected_iterations(const WarmupResult& warmup, const LoopSettings& loop) {
+    if (warmup.iterations == 0 || warmup.elapsed_ns <= 0) return loop.min_iterations;
     const double per_iteration = static_cast<double>(warmup.elapsed_ns) / static_cast<double>(warmup.iterations);
-    const double expected = 1.5 * static_cast<double>(limits.duration_ns) / std::max(per_iteration, 1.0);
-    return std::max(limits.min_iterations, static_cast<std::int64_t>(std::min(expected, 1e12)));
+    const double expected = 1.5 * static_cast<double>(loop.duration_ns) / std::max(per_iteration, 1.0);
+    return std::max(loop.min_iterations, static_cast<std::int64_t>(std::min(expected, 1e12)));
 }
 
 // Records from a backend's own loop go into the shared trace exactly as the harness's loop writes them.
@@ -87,12 +87,10 @@ void keep_own_deadline(std::int64_t timeout_ns) {
     }).detach();
 }
 
-int run_external_loop(Backend& backend, const LoopLimits& limits, TraceBuffer& trace, std::string& phase) {
+int run_external_loop(Backend& backend, const LoopSettings& loop, TraceBuffer& trace, std::string& phase) {
     phase = "external loop";
     TraceSinkAdapter sink(trace);
-    const LoopSettings settings{limits.warmup_ns, limits.warmup_iterations, limits.duration_ns, limits.min_iterations,
-                                limits.max_iterations};
-    backend.run_own_loop(settings, sink);
+    backend.run_own_loop(loop, sink);
     const auto records = trace.published();
     const std::int64_t wall_ns =
         records.empty() ? 0 : records.back().start_ns + records.back().e2e_ns - records.front().start_ns;
@@ -117,17 +115,17 @@ int run_benchmark(const BenchmarkSpec& spec, const std::string& model_path, Trac
         backend->prepare(inputs);
         send_event(wp::Loaded{load_ns, backend->version(), input_infos});
 
-        const LoopLimits limits = loop_limits(spec, trace.capacity());
-        if (backend->capabilities().runs_own_loop) return run_external_loop(*backend, limits, trace, phase);
+        const LoopSettings loop = within_capacity(spec.loop, trace.capacity());
+        if (backend->capabilities().runs_own_loop) return run_external_loop(*backend, loop, trace, phase);
 
         phase = "warm-up";
-        const WarmupResult warmup = run_warmup(*backend, limits, trace.header().stop_requested);
+        const WarmupResult warmup = run_warmup(*backend, loop, trace.header().stop_requested);
         send_event(wp::WarmupDone{warmup.iterations, warmup.elapsed_ns});
-        trace.prefault(expected_iterations(warmup, limits));
+        trace.prefault(expected_iterations(warmup, loop));
 
         phase = "measure";
         const MeasureResult measured =
-            run_measured(*backend, limits, TraceSink{trace.records(), &trace.header().published},
+            run_measured(*backend, loop, TraceSink{trace.records(), &trace.header().published},
                          trace.header().stop_requested);
         send_event(wp::Measured{measured.iterations, measured.wall_ns, measured.stopped});
         send_layer_times(*backend, trace, phase);

@@ -9,8 +9,8 @@ TEST(Matrix, IsTheCartesianProductWithBatchInnermost) {
     Plan plan;
     plan.models = {"a", "b"};
     plan.backends = {"x"};
-    plan.devices = {"cpu", "cuda:1"};
-    plan.precisions = {"fp32"};
+    plan.devices = {Device{DeviceKind::cpu, 0}, Device{DeviceKind::cuda, 1}};
+    plan.precisions = {Precision::fp32};
     plan.batch_sizes = {1, 8};
     const auto cells = expand_matrix(plan);
     ASSERT_EQ(cells.size(), 8u);
@@ -18,7 +18,7 @@ TEST(Matrix, IsTheCartesianProductWithBatchInnermost) {
     EXPECT_EQ(cells[1].label(), "a x cpu fp32 b8");
     EXPECT_EQ(cells[2].label(), "a x cuda:1 fp32 b1");
     EXPECT_EQ(cells[7].label(), "b x cuda:1 fp32 b8");
-    EXPECT_EQ(cells[0].duration_ns, plan.settings.duration_ns);
+    EXPECT_EQ(cells[0].loop, plan.settings.loop);
 }
 
 TEST(Matrix, ExcludeRulesDropMatchingCells) {
@@ -32,6 +32,21 @@ TEST(Matrix, ExcludeRulesDropMatchingCells) {
     const auto cells = expand_matrix(plan);
     ASSERT_EQ(cells.size(), 3u);
     EXPECT_EQ(cells[2].label(), "b onnxruntime cpu fp32 b1");
+}
+
+TEST(Matrix, ExcludeRulesMatchTypedDevicesAndPrecisions) {
+    Plan plan;
+    plan.models = {"a"};
+    plan.devices = {Device{DeviceKind::cpu, 0}, Device{DeviceKind::cuda, 0}};
+    plan.precisions = {Precision::fp32, Precision::fp16};
+    plan.batch_sizes = {1};
+    ExcludeRule rule;
+    rule.device = Device{DeviceKind::cuda, 0};
+    rule.precision = Precision::fp16;
+    plan.exclude.push_back(rule);
+    const auto cells = expand_matrix(plan);
+    ASSERT_EQ(cells.size(), 3u);
+    EXPECT_EQ(cells[2].label(), "a onnxruntime cuda:0 fp32 b1");
 }
 
 TEST(Matrix, CarriesBackendOptionsOfItsBackend) {

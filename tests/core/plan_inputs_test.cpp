@@ -111,9 +111,9 @@ TEST(PlanInputs, MinIterationsAboveMaxIterationsIsRefused) {
     EXPECT_EQ(check_error(plan),
               "plan.yaml: min_iterations 100 is above max_iterations 10; lower min_iterations or raise max_iterations "
               "(0: no limit)");
-    plan.settings.max_iterations = 0;  // no limit
+    plan.settings.loop.max_iterations = 0;  // no limit
     EXPECT_EQ(check_error(plan), "");
-    plan.settings.max_iterations = 100;
+    plan.settings.loop.max_iterations = 100;
     EXPECT_EQ(check_error(plan), "");
 }
 
@@ -138,12 +138,13 @@ TEST(PlanInputs, AModelThatIsADirectoryOrAFifoSaysSo) {
     ASSERT_EQ(::mkfifo(dir.file("pipe.onnx").c_str(), 0600), 0);
     std::filesystem::create_directory(dir.path() / "plain");
     const std::string zoo = "give a model file or a zoo model (resnet50, mobilenet, null)";
-    EXPECT_EQ(check_axis_value("models", dir.file("model.onnx"), kVocabulary),
-              "model '" + dir.file("model.onnx") + "' is a directory; " + zoo);
-    EXPECT_EQ(check_axis_value("models", dir.file("pipe.onnx"), kVocabulary),
-              "model '" + dir.file("pipe.onnx") + "' is not a regular file (a FIFO); " + zoo);
-    EXPECT_EQ(check_axis_value("models", dir.file("plain"), kVocabulary),
-              "model '" + dir.file("plain") + "' is a directory; " + zoo);
+    EXPECT_EQ(error_of("models: [" + dir.file("model.onnx") + "]\n"),
+              "plan.yaml:1:10: model '" + dir.file("model.onnx") + "' is a directory; " + zoo);
+    EXPECT_EQ(override_error("models", dir.file("pipe.onnx")),
+              "--flag " + dir.file("pipe.onnx") + ": model '" + dir.file("pipe.onnx") + "' is not a regular file (a FIFO); " +
+                  zoo);
+    EXPECT_EQ(error_of("exclude:\n  - {model: " + dir.file("plain") + "}\n"),
+              "plan.yaml:2:13: model '" + dir.file("plain") + "' is a directory; " + zoo);
 }
 
 TEST(PlanInputs, APlanFileThatIsNotAFileSaysSo) {

@@ -44,6 +44,43 @@ TEST(PlanJson, TheDefaultPlanReadsBack) {
     EXPECT_EQ(plan_to_json(plan_from_json(plan_to_json(plan), "run 1", kVocabulary)), plan_to_json(plan));
 }
 
+// Stored plans are read back by resume, also those of older versions: the form is pinned.
+TEST(PlanJson, TheStoredFormIsPinned) {
+    const Plan plan = parse_plan(R"(
+name: compare
+models: [null]
+backends: [null]
+devices: [cpu, "cuda:1"]
+precisions: [fp32, fp16]
+batch_sizes: [1, 08]
+duration: 20ms
+warmup: 5ms
+min_iterations: 2
+max_iterations: 0
+exclude:
+  - {device: "cuda:1", precision: fp16, batch_size: 8}
+)",
+                                 "plan.yaml", kVocabulary);
+    EXPECT_EQ(plan_to_json(plan),
+              R"({"source":"plan.yaml","models":["null"],"backends":["null"],"devices":["cpu","cuda:1"],)"
+              R"("precisions":["fp32","fp16"],"batch_sizes":[1,8],)"
+              R"("exclude":[{"device":"cuda:1","precision":"fp16","batch_size":8}],"backend_options":{},)"
+              R"("name":"compare","warmup":"5ms","warmup_iterations":"1","duration":"20ms","min_iterations":"2",)"
+              R"("max_iterations":"0","timeout":"10m","seed":"42","output_dir":"inferbench-results","db":"",)"
+              R"("model_cache":"","telemetry_enabled":"true","telemetry_rate_hz":"10","telemetry_gpu":"auto"})");
+}
+
+// Older versions stored a device as it was spelled ("cuda", "gpu:1"); such a plan reads back as the same devices.
+TEST(PlanJson, AnOlderStoredSpellingReadsBack) {
+    const Plan plan = plan_from_json(R"({"source":"p.yaml","devices":["cuda","gpu:1"],"batch_sizes":[1,8],)"
+                                     R"("exclude":[{"device":"gpu"}]})",
+                                     "run 5", kVocabulary);
+    EXPECT_EQ(plan.devices, (std::vector<Device>{{DeviceKind::cuda, 0}, {DeviceKind::cuda, 1}}));
+    ASSERT_EQ(plan.exclude.size(), 1u);
+    EXPECT_EQ(plan.exclude[0].device, (Device{DeviceKind::cuda, 0}));
+    EXPECT_EQ(plan.batch_sizes, (std::vector<std::int64_t>{1, 8}));
+}
+
 TEST(PlanJson, AStoredPlanThatIsNotAnObjectIsAUserError) {
     try {
         plan_from_json("[1, 2]", "the plan stored with run 4", kVocabulary);

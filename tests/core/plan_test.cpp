@@ -39,11 +39,12 @@ backend_options:
                                  "plan.yaml", kVocabulary);
     EXPECT_EQ(plan.settings.name, "nightly");
     EXPECT_EQ(plan.models, (std::vector<std::string>{"resnet50", "mobilenet"}));
-    EXPECT_EQ(plan.devices, (std::vector<std::string>{"cpu", "cuda:1"}));
+    EXPECT_EQ(plan.devices, (std::vector<Device>{{DeviceKind::cpu, 0}, {DeviceKind::cuda, 1}}));
+    EXPECT_EQ(plan.precisions, (std::vector<Precision>{Precision::fp32, Precision::fp16}));
     EXPECT_EQ(plan.batch_sizes, (std::vector<std::int64_t>{1, 8, 32}));
-    EXPECT_EQ(plan.settings.duration_ns, 10'000'000'000);
-    EXPECT_EQ(plan.settings.warmup_ns, 500'000'000);
-    EXPECT_EQ(plan.settings.max_iterations, 0);
+    EXPECT_EQ(plan.settings.loop.duration_ns, 10'000'000'000);
+    EXPECT_EQ(plan.settings.loop.warmup_ns, 500'000'000);
+    EXPECT_EQ(plan.settings.loop.max_iterations, 0);
     EXPECT_EQ(plan.settings.seed, 7);
     ASSERT_EQ(plan.exclude.size(), 1u);
     EXPECT_EQ(plan.exclude[0].model, "mobilenet");
@@ -61,7 +62,7 @@ TEST(Plan, MissingKeysKeepTheDocumentedDefaults) {
     const Plan defaults;
     EXPECT_EQ(plan.backends, defaults.backends);
     EXPECT_EQ(plan.batch_sizes, defaults.batch_sizes);
-    EXPECT_EQ(plan.settings.duration_ns, RunSettings{}.duration_ns);
+    EXPECT_EQ(plan.settings.loop, RunSettings{}.loop);
 }
 
 TEST(Plan, TheWordNullNamesTheNullModelAndBackend) {
@@ -149,7 +150,7 @@ TEST(PlanOverrides, AxesAndSettingsFromTheCommandLine) {
     apply_override(plan, "duration", "10s", "--duration 10s", kVocabulary);
     apply_override(plan, "db", "/tmp/x.db", "--set db=/tmp/x.db", kVocabulary);
     EXPECT_EQ(plan.batch_sizes, (std::vector<std::int64_t>{1, 8, 32}));
-    EXPECT_EQ(plan.settings.duration_ns, 10'000'000'000);
+    EXPECT_EQ(plan.settings.loop.duration_ns, 10'000'000'000);
     EXPECT_EQ(resolved_db_path(plan.settings), "/tmp/x.db");
 }
 

@@ -38,11 +38,11 @@ struct Buffer {
 TEST(MeasureLoop, StopsAtMaxIterations) {
     CountingBackend backend;
     Buffer buffer(100);
-    LoopLimits limits;
-    limits.duration_ns = 60'000'000'000;
-    limits.max_iterations = 100;
+    LoopSettings loop;
+    loop.duration_ns = 60'000'000'000;
+    loop.max_iterations = 100;
     std::atomic<std::int32_t> stop{0};
-    const auto result = run_measured(backend, limits, buffer.sink(), stop);
+    const auto result = run_measured(backend, loop, buffer.sink(), stop);
     EXPECT_EQ(result.iterations, 100);
     EXPECT_EQ(buffer.published.load(), 100);
     EXPECT_EQ(backend.calls, 100);
@@ -56,24 +56,24 @@ TEST(MeasureLoop, StopsAtMaxIterations) {
 TEST(MeasureLoop, RunsAtLeastMinIterationsEvenPastTheDuration) {
     CountingBackend backend;
     Buffer buffer(1000);
-    LoopLimits limits;
-    limits.duration_ns = 0;
-    limits.min_iterations = 25;
-    limits.max_iterations = 1000;
+    LoopSettings loop;
+    loop.duration_ns = 0;
+    loop.min_iterations = 25;
+    loop.max_iterations = 1000;
     std::atomic<std::int32_t> stop{0};
-    EXPECT_EQ(run_measured(backend, limits, buffer.sink(), stop).iterations, 25);
+    EXPECT_EQ(run_measured(backend, loop, buffer.sink(), stop).iterations, 25);
 }
 
 TEST(MeasureLoop, RunsForTheDuration) {
     CountingBackend backend;
     backend.sleep_us = 1000;
     Buffer buffer(100000);
-    LoopLimits limits;
-    limits.duration_ns = 50'000'000;
-    limits.min_iterations = 1;
-    limits.max_iterations = 100000;
+    LoopSettings loop;
+    loop.duration_ns = 50'000'000;
+    loop.min_iterations = 1;
+    loop.max_iterations = 100000;
     std::atomic<std::int32_t> stop{0};
-    const auto result = run_measured(backend, limits, buffer.sink(), stop);
+    const auto result = run_measured(backend, loop, buffer.sink(), stop);
     EXPECT_GE(result.wall_ns, 50'000'000);
     EXPECT_GE(buffer.records[0].e2e_ns, 1'000'000);  // each inference slept 1 ms
 }
@@ -81,37 +81,51 @@ TEST(MeasureLoop, RunsForTheDuration) {
 TEST(MeasureLoop, AStopRequestEndsTheLoopAndKeepsRecords) {
     CountingBackend backend;
     Buffer buffer(10);
-    LoopLimits limits;
-    limits.duration_ns = 60'000'000'000;
-    limits.max_iterations = 10;
+    LoopSettings loop;
+    loop.duration_ns = 60'000'000'000;
+    loop.max_iterations = 10;
     std::atomic<std::int32_t> stop{1};
-    const auto result = run_measured(backend, limits, buffer.sink(), stop);
+    const auto result = run_measured(backend, loop, buffer.sink(), stop);
     EXPECT_TRUE(result.stopped);
     EXPECT_EQ(result.iterations, 0);
 }
 
 TEST(MeasureLoop, WarmupNeedsBothTimeAndIterations) {
     CountingBackend backend;
-    LoopLimits limits;
-    limits.warmup_ns = 0;
-    limits.warmup_iterations = 7;
+    LoopSettings loop;
+    loop.warmup_ns = 0;
+    loop.warmup_iterations = 7;
     std::atomic<std::int32_t> stop{0};
-    EXPECT_EQ(run_warmup(backend, limits, stop).iterations, 7);
-    limits.warmup_ns = 20'000'000;
-    limits.warmup_iterations = 1;
-    const auto warm = run_warmup(backend, limits, stop);
+    EXPECT_EQ(run_warmup(backend, loop, stop).iterations, 7);
+    loop.warmup_ns = 20'000'000;
+    loop.warmup_iterations = 1;
+    const auto warm = run_warmup(backend, loop, stop);
     EXPECT_GE(warm.elapsed_ns, 20'000'000);
     EXPECT_GE(warm.iterations, 1);
+}
+
+TEST(MeasureLoop, TheCellsSettingsRunWithinTheTraceCapacity) {
+    LoopSettings cell;
+    cell.warmup_ns = 7;
+    cell.max_iterations = 0;  // no limit: the trace's capacity is the limit
+    cell.min_iterations = 50;
+    LoopSettings bounded = within_capacity(cell, 20);
+    EXPECT_EQ(bounded.max_iterations, 20);
+    EXPECT_EQ(bounded.min_iterations, 20) << "never more than the buffer holds";
+    EXPECT_EQ(bounded.warmup_ns, 7);
+    EXPECT_EQ(bounded.duration_ns, cell.duration_ns);
+    cell.min_iterations = 0;
+    EXPECT_EQ(within_capacity(cell, 20).min_iterations, 1) << "at least one iteration";
 }
 
 TEST(MeasureLoop, NullBackendRecordsEveryIteration) {
     auto backend = make_null_backend();
     Buffer buffer(10000);
-    LoopLimits limits;
-    limits.duration_ns = 60'000'000'000;
-    limits.max_iterations = 10000;
+    LoopSettings loop;
+    loop.duration_ns = 60'000'000'000;
+    loop.max_iterations = 10000;
     std::atomic<std::int32_t> stop{0};
-    EXPECT_EQ(run_measured(*backend, limits, buffer.sink(), stop).iterations, 10000);
+    EXPECT_EQ(run_measured(*backend, loop, buffer.sink(), stop).iterations, 10000);
     EXPECT_GE(buffer.records[9999].e2e_ns, 0);
 }
 

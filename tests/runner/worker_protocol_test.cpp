@@ -76,8 +76,8 @@ TEST(WorkerProtocol, RequestRoundTripsTheSpecAndModelPath) {
     spec.precision = Precision::bf16;
     spec.batch_size = 32;
     spec.variant = "cuda_graph=true";
-    spec.warmup_ns = 1;
-    spec.duration_ns = 2;
+    spec.loop.warmup_ns = 1;
+    spec.loop.duration_ns = 2;
     spec.timeout_ns = 3;
     spec.seed = 18'446'744'073'709'551'615u;
     spec.backend_options = {{"cuda_graph", "true"}};

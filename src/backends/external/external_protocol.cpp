@@ -131,19 +131,20 @@ RunnerLine parse_runner_line(std::string_view line) {
 json make_request(const std::string& model, const BenchmarkSpec& spec) {
     json options = json::object();
     for (const auto& [key, value] : spec.backend_options) options[key] = value;
-    // As the harness's own loop (loop_limits): at least one iteration, and never more than the cap.
-    std::int64_t min_iterations = std::max<std::int64_t>(spec.min_iterations, 1);
-    if (spec.max_iterations > 0) min_iterations = std::min(min_iterations, spec.max_iterations);
+    // As the harness's own loop (within_capacity): at least one iteration, and never more than the cap.
+    const LoopSettings& loop = spec.loop;
+    std::int64_t min_iterations = std::max<std::int64_t>(loop.min_iterations, 1);
+    if (loop.max_iterations > 0) min_iterations = std::min(min_iterations, loop.max_iterations);
     return json{{"protocol_version", kProtocolVersion},
                 {"model", model},
                 {"batch_size", spec.batch_size},
                 {"precision", to_string(spec.precision)},
                 {"device", to_string(spec.device)},
-                {"warmup_ns", spec.warmup_ns},
-                {"warmup_iterations", spec.warmup_iterations},
-                {"duration_ns", spec.duration_ns},
+                {"warmup_ns", loop.warmup_ns},
+                {"warmup_iterations", loop.warmup_iterations},
+                {"duration_ns", loop.duration_ns},
                 {"min_iterations", min_iterations},
-                {"max_iterations", spec.max_iterations},
+                {"max_iterations", loop.max_iterations},
                 {"seed", spec.seed},
                 {"options", options}};
 }

@@ -41,8 +41,7 @@ BenchmarkSpec fake_spec(const std::string& scenario) {
     BenchmarkSpec spec;
     spec.model = "mobilenet";
     spec.backend = "external";
-    spec.min_iterations = 4;
-    spec.max_iterations = 100;
+    spec.loop = {.warmup_ns = 0, .warmup_iterations = 0, .duration_ns = 0, .min_iterations = 4, .max_iterations = 100};
     spec.seed = 7;
     spec.backend_options = {{"command", "'" INFERBENCH_TEST_PYTHON "' '" INFERBENCH_FAKE_RUNNER "' " + scenario}};
     return spec;

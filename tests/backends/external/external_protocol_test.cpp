@@ -95,11 +95,11 @@ TEST(Request, CarriesTheCellAndTheLoopSettings) {
     spec.device = {DeviceKind::cuda, 1};
     spec.precision = Precision::bf16;
     spec.batch_size = 8;
-    spec.warmup_ns = 1'000'000'000;
-    spec.warmup_iterations = 3;
-    spec.duration_ns = 5'000'000'000;
-    spec.min_iterations = 0;
-    spec.max_iterations = 1000;
+    spec.loop.warmup_ns = 1'000'000'000;
+    spec.loop.warmup_iterations = 3;
+    spec.loop.duration_ns = 5'000'000'000;
+    spec.loop.min_iterations = 0;
+    spec.loop.max_iterations = 1000;
     spec.seed = 18'000'000'000'000'000'000ULL;
     spec.backend_options = {{"channels_last", "true"}};
     const auto request = make_request("resnet50", spec);
@@ -116,9 +116,9 @@ TEST(Request, CarriesTheCellAndTheLoopSettings) {
     EXPECT_EQ(request.at("seed").get<std::uint64_t>(), 18'000'000'000'000'000'000ULL) << "seeds are unsigned";
     EXPECT_EQ(request.at("options"), nlohmann::json({{"channels_last", "true"}}));
 
-    spec.min_iterations = 5000;
+    spec.loop.min_iterations = 5000;
     EXPECT_EQ(make_request("m.pt", spec).at("min_iterations"), 1000) << "never above max_iterations";
-    spec.max_iterations = 0;
+    spec.loop.max_iterations = 0;
     EXPECT_EQ(make_request("m.pt", spec).at("min_iterations"), 5000) << "0: no maximum";
     EXPECT_EQ(make_request("m.pt", spec).at("options").size(), 1u);
 }
