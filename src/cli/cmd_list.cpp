@@ -30,10 +30,10 @@ std::string devices_text(const BackendEntry& entry) {
 report::Table backends_table() {
     report::Table table{"backends", {{"name", "name"}, {"usable", "usable"},
                                      {"description", "description", 2, report::Fit::wrap},
-                                     {"version", "version", 2, report::Fit::wrap, 1},
+                                     {"version", "version", 2, report::Fit::wrap, 3},
                                      {"origin", "origin", 2, report::Fit::wrap, 1},
                                      {"problem", "problem", 2, report::Fit::wrap},
-                                     {"devices", "devices", 2, report::Fit::wrap}}, {}};
+                                     {"devices", "devices", 2, report::Fit::wrap, 2}}, {}};
     const auto registry = BackendRegistry::discover(BackendRegistry::default_search_dirs());
     for (const auto& e : registry.entries())
         table.rows.push_back({e.name, e.usable(), e.description, e.version, e.origin, e.problem, devices_text(e)});
