@@ -131,11 +131,11 @@ std::optional<std::string> visible_gpu_problem(int device) {
 }
 
 Attachment attach(const OrtRuntime& runtime, GpuProvider provider, int device) {
+    runtime.use();  // an Attachment holds C++ API objects, released through the runtime's API even when empty
     Attachment attachment;
     attachment.problem = missing_library_problem(required_libraries(provider), open_library);
     if (!attachment.problem) attachment.problem = visible_gpu_problem(device);
     if (attachment.problem) return attachment;
-    runtime.use();
     if (const auto answer = built_in_answer(provider)) {
         attachment.built_in = true;
         if (!answer->empty()) {
