@@ -94,12 +94,9 @@ std::optional<std::string> attach_plugin(const OrtRuntime& runtime, GpuProvider 
     // The provider library resolves Provider_GetHost from it: it must be global before registering.
     if (dlopen(shared.c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr)
         return fmt::format("cannot load {}: {}", shared.string(), dlerror());
-    void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle == nullptr) return fmt::format("cannot load {}: {}", library.string(), dlerror());
-    if (dlsym(handle, "CreateEpFactories") == nullptr)
-        return fmt::format("{} is not a plugin execution provider (no CreateEpFactories) and ONNX Runtime {} has "
-                           "no {} built in; {}",
-                           library.string(), runtime.description(), provider_name(provider), how_to_get(provider));
+    // Not opened here to look at its entry points first: the provider library's initialisers ask for the
+    // host interface that ONNX Runtime sets up while registering it, and crash without it (seen on the H200).
+    // ONNX Runtime's own error names a library that is not a plugin.
     static std::set<std::pair<const OrtRuntime*, GpuProvider>> registered;
     try {
         if (registered.insert({&runtime, provider}).second)
@@ -112,7 +109,8 @@ std::optional<std::string> attach_plugin(const OrtRuntime& runtime, GpuProvider 
         attachment.ep_device = *ep_device;
         attachment.memory = ep_device->GetMemoryInfo(OrtDeviceMemoryType_DEFAULT);
     } catch (const Ort::Exception& e) {
-        return fmt::format("ONNX Runtime cannot register {}: {}", library.string(), e.what());
+        return fmt::format("ONNX Runtime {} cannot register {}: {}; {}", runtime.description(), library.string(),
+                           e.what(), how_to_get(provider));
     }
     if (attachment.memory == nullptr)
         return fmt::format("{} names no device memory for GPU {}", provider_name(provider), device);
