@@ -1,4 +1,5 @@
-# ONNX Runtime as the imported target onnxruntime::onnxruntime; sets INFERBENCH_HAVE_ONNXRUNTIME ON/OFF.
+# ONNX Runtime's headers as the imported target onnxruntime::headers and the library the backend falls back
+# to as INFERBENCH_ONNXRUNTIME_LIBRARY; sets INFERBENCH_HAVE_ONNXRUNTIME ON/OFF.
 # INFERBENCH_ONNXRUNTIME_ROOT may be what scripts/fetch-onnxruntime.sh provisions (the default), an
 # official release tarball (include/ + lib/), or any folder holding libonnxruntime.so.1[.x.y] (e.g. a
 # Python wheel's onnxruntime/capi/), the headers then given by INFERBENCH_ONNXRUNTIME_INCLUDE_DIR.
@@ -36,27 +37,17 @@ foreach(_d IN ITEMS "${_ort_root}/lib" "${_ort_root}/lib64" "${_ort_root}")
 endforeach()
 
 if(_ort_inc AND _ort_lib)
-  # The executables record the SONAME libonnxruntime.so.1: if only libonnxruntime.so.1.x.y exists (a wheel),
-  # link through a libonnxruntime.so.1 link in the build tree so that the build-tree RPATH finds it.
-  get_filename_component(_ort_name "${_ort_lib}" NAME)
-  set(_ort_real "")
-  if(NOT _ort_name STREQUAL "libonnxruntime.so.1")
-    file(MAKE_DIRECTORY "${PROJECT_BINARY_DIR}/onnxruntime")
-    file(CREATE_LINK "${_ort_lib}" "${PROJECT_BINARY_DIR}/onnxruntime/libonnxruntime.so.1" SYMBOLIC)
-    set(_ort_real " -> ${_ort_lib}")
-    set(_ort_lib "${PROJECT_BINARY_DIR}/onnxruntime/libonnxruntime.so.1")
+  # The backend opens the library at run time (src/backends/onnxruntime/ort_runtime): nothing links it, the
+  # headers are all the build takes; this library is the last place the backend looks.
+  if(NOT TARGET onnxruntime::headers)
+    add_library(onnxruntime::headers INTERFACE IMPORTED)
+    set_target_properties(onnxruntime::headers PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${_ort_inc}")
   endif()
-  if(NOT TARGET onnxruntime::onnxruntime)
-    add_library(onnxruntime::onnxruntime SHARED IMPORTED)
-    set_target_properties(onnxruntime::onnxruntime PROPERTIES
-      IMPORTED_LOCATION "${_ort_lib}"
-      IMPORTED_SONAME "libonnxruntime.so.1"
-      INTERFACE_INCLUDE_DIRECTORIES "${_ort_inc}")
-  endif()
+  set(INFERBENCH_ONNXRUNTIME_LIBRARY "${_ort_lib}")
   file(STRINGS "${_ort_inc}/onnxruntime_c_api.h" _ort_api REGEX "^#define ORT_API_VERSION [0-9]+")
   string(REGEX REPLACE "[^0-9]" "" _ort_api "${_ort_api}")
   set(INFERBENCH_HAVE_ONNXRUNTIME ON)
-  message(STATUS "ONNX Runtime: ${_ort_lib}${_ort_real} (headers ${_ort_inc}, ORT_API_VERSION ${_ort_api})")
+  message(STATUS "ONNX Runtime: ${_ort_lib} (headers ${_ort_inc}, ORT_API_VERSION ${_ort_api})")
 else()
   set(_ort_missing "")
   if(NOT _ort_inc)
@@ -70,6 +61,6 @@ else()
                  "the ONNX Runtime backend is off. To get it, run scripts/fetch-onnxruntime.sh, or point "
                  "INFERBENCH_ONNXRUNTIME_ROOT (and INFERBENCH_ONNXRUNTIME_INCLUDE_DIR) at an ONNX Runtime install.")
 endif()
-foreach(_v IN ITEMS _ort_root _ort_inc _ort_lib _ort_api _ort_candidates _ort_found _ort_name _ort_real _ort_missing _d)
+foreach(_v IN ITEMS _ort_root _ort_inc _ort_lib _ort_api _ort_candidates _ort_found _ort_missing _d)
   unset(${_v})
 endforeach()

@@ -15,7 +15,7 @@ rm -rf "$out"
 mkdir -p "$out/lib" "$out/backends" "$out/include"
 cp "$build/inferbench" "$out/"
 # Left out: the torch module (built there against the LibTorch that has CUDA). The ONNX Runtime module
-# comes with its runtime (44 MB), the CPU reference of `models check` there.
+# comes with its runtime (below), the CPU reference of `models check` there.
 find "$build/backends" -maxdepth 1 -name 'libinferbench_backend_*.so' ! -name '*_torch.so' -exec cp {} "$out/backends/" \;
 # The CUDA probe module (built where nvcc is found; the CUDA runtime inside, cuBLASLt opened at run time).
 [ -f "$build/libinferbench_probe_cuda.so" ] && cp "$build/libinferbench_probe_cuda.so" "$out/"
@@ -29,5 +29,20 @@ for binary in "$out/inferbench" "$out"/backends/*.so "$out"/libinferbench_probe_
     [[ $name =~ $system_libs ]] || [ -e "$out/lib/$name" ] || cp -L "$path" "$out/lib/$name"
   done
 done
+# ONNX Runtime, which the module opens at run time (it looks in ../lib): the CPU core (28 MB) and, where
+# scripts/fetch-onnxruntime.sh --with-cuda fetched them, the CUDA and TensorRT provider libraries (230 MB),
+# each a file of its own under lib/ so that a transfer can send them apart.
+ort_root=$(sed -n 's/^INFERBENCH_ONNXRUNTIME_ROOT:PATH=//p' "$build/CMakeCache.txt" 2>/dev/null)
+ort_lib=${ort_root:-$root/third_party/onnxruntime}/lib
+if [ -f "$build/backends/libinferbench_backend_onnxruntime.so" ]; then
+  [ -f "$ort_lib/libonnxruntime.so.1" ] || { echo "bundle: no $ort_lib/libonnxruntime.so.1; run scripts/fetch-onnxruntime.sh" >&2; exit 1; }
+  for lib in libonnxruntime.so.1 libonnxruntime_providers_shared.so libonnxruntime_providers_cuda.so \
+             libonnxruntime_providers_tensorrt.so; do
+    if [ -f "$ort_lib/$lib" ]; then cp -L "$ort_lib/$lib" "$out/lib/"; fi
+  done
+  if [ -f "$out/lib/libonnxruntime_providers_cuda.so" ]; then
+    echo "bundle: with ONNX Runtime's CUDA provider: $out/lib/libonnxruntime_providers_*.so"
+  fi
+fi
 cp -r /usr/include/fmt "$out/include/"
 echo "bundle: $out ($(du -sh "$out" | cut -f1)); run with LD_LIBRARY_PATH=$out/lib $out/inferbench"

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "analysis/default_run.hpp"
+#include "analysis/placement.hpp"
 #include "core/error.hpp"
 #include "core/model_metrics.hpp"
 #include "core/units.hpp"
@@ -175,6 +176,8 @@ BenchmarkSummary summarize_measured(const store::MeasuredBenchmark& measured) {
                                    : summarize_benchmark(measured.record, measured.iterations);
     summary.model = model_figures(measured.metrics);
     add_telemetry(measured.gpu_samples, measured.cpu_samples, measured.telemetry_sources, summary);
+    if (auto placement = placement_warning(measured.record.device, measured.layer_times))
+        summary.warnings.push_back(std::move(*placement));
     return summary;
 }
 
@@ -187,7 +190,8 @@ std::vector<BenchmarkSummary> summarize_run(const store::ResultsStore& results, 
                                           results.metrics(benchmark.benchmark_id),
                                           results.gpu_samples(benchmark.benchmark_id),
                                           results.cpu_samples(benchmark.benchmark_id),
-                                          results.telemetry_sources(benchmark.benchmark_id), {}};
+                                          results.telemetry_sources(benchmark.benchmark_id),
+                                          results.layer_times(benchmark.benchmark_id)};
         BenchmarkSummary summary = summarize_measured(measured);
         const auto run = std::find_if(runs.begin(), runs.end(), [&](const auto& r) { return r.run_id == benchmark.run_id; });
         if (run != runs.end()) summary.run = run_context(*run, benchmark);

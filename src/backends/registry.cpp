@@ -88,6 +88,20 @@ BenchmarkSpec default_cell(const Backend& backend) {
     return spec;
 }
 
+// The backend's version and its default cell's answer on each device kind, for `list backends`.
+void describe_devices(const Backend& backend, BackendEntry& entry) {
+    try {
+        entry.version = backend.version();
+        for (const Device device : {Device{DeviceKind::cpu, 0}, Device{DeviceKind::cuda, 0}}) {
+            BenchmarkSpec spec = default_cell(backend);
+            spec.device = device;
+            entry.devices.push_back({to_string(device), cell_problem(&backend, "", spec).value_or("")});
+        }
+    } catch (const std::exception& e) {
+        entry.devices.push_back({"", e.what()});
+    }
+}
+
 const KnownBackend* find_known(std::string_view name) {
     for (const auto& known : kKnownBackends) {
         if (known.name == name) return &known;
@@ -167,12 +181,14 @@ std::vector<std::string> BackendRegistry::names() const {
 
 std::vector<BackendEntry> BackendRegistry::entries() const {
     std::lock_guard lock(impl_->mutex);
-    std::vector<BackendEntry> entries = {{"null", "does nothing: measures the harness's own overhead", "built-in", ""}};
+    std::vector<BackendEntry> entries = {
+        {"null", "does nothing: measures the harness's own overhead", "built-in", "", "", {}}};
+    describe_devices(*make_null_backend(), entries.back());
     for (auto& slot : impl_->modules) {
         open_module(slot);
         std::string problem = slot.problem;
+        std::unique_ptr<Backend> backend;
         if (slot.module) {
-            std::unique_ptr<Backend> backend;
             try {
                 backend.reset(slot.module->create());
             } catch (const std::exception& e) {
@@ -181,12 +197,15 @@ std::vector<BackendEntry> BackendRegistry::entries() const {
             problem = cell_problem(backend.get(), problem, backend ? default_cell(*backend) : BenchmarkSpec{})
                           .value_or("");
         }
-        entries.push_back({slot.name, slot.module ? slot.module->description : "", slot.path.string(), problem});
+        BackendEntry& entry =
+            entries.emplace_back(BackendEntry{slot.name, slot.module ? slot.module->description : "", slot.path.string(),
+                                              problem, "", {}});
+        if (backend) describe_devices(*backend, entry);
     }
     for (const auto& known : kKnownBackends) {
         if (impl_->find(known.name)) continue;
         entries.push_back({std::string(known.name), std::string(known.description), "not built",
-                           fmt::format("not built; {}", known.how_to_get)});
+                           fmt::format("not built; {}", known.how_to_get), "", {}});
     }
     return entries;
 }

@@ -15,11 +15,19 @@
 
 namespace inferbench {
 
+// Whether a backend's default cell runs on one device here.
+struct DeviceUsability {
+    std::string device;   // "cpu", "cuda:0"
+    std::string problem;  // cell_problem()'s answer on that device; empty if usable
+};
+
 struct BackendEntry {
     std::string name;
     std::string description;
     std::string origin;   // "built-in", a module path, or "not built"
     std::string problem;  // why it cannot be used here (and how to fix that); empty if usable
+    std::string version;  // the backend's own version (which library it runs, where it says so); empty if not created
+    std::vector<DeviceUsability> devices;  // its default cell on cpu and on cuda:0; empty if not created
     bool usable() const { return problem.empty(); }
 };
 
@@ -45,7 +53,8 @@ public:
     // Every backend a plan may name, usable or not (unusable ones are skipped with their problem).
     std::vector<std::string> names() const;
     // Opens modules to read their descriptions, and asks each backend about its default cell (see
-    // default_cell()) as `run` would: the problem found, if any, is recorded in the entry.
+    // default_cell()) as `run` would: the problem found, if any, is recorded in the entry, and so is the
+    // answer for that cell on cpu and on cuda:0.
     std::vector<BackendEntry> entries() const;
     // Throws EnvironmentError with the entry's problem when the backend cannot be used here.
     std::unique_ptr<Backend> create(std::string_view name) const;

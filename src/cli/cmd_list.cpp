@@ -1,6 +1,7 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "backends/registry.hpp"
 #include "cli/commands.hpp"
@@ -18,14 +19,24 @@ struct ListArgs {
     OutputOptions output;
 };
 
+// "cpu: usable; cuda:0: <why not>", from the backend's default cell on each device.
+std::string devices_text(const BackendEntry& entry) {
+    std::vector<std::string> parts;
+    for (const auto& d : entry.devices)
+        parts.push_back(d.device.empty() ? d.problem : fmt::format("{}: {}", d.device, d.problem.empty() ? "usable" : d.problem));
+    return fmt::format("{}", fmt::join(parts, "; "));
+}
+
 report::Table backends_table() {
     report::Table table{"backends", {{"name", "name"}, {"usable", "usable"},
                                      {"description", "description", 2, report::Fit::wrap},
+                                     {"version", "version", 2, report::Fit::wrap, 3},
                                      {"origin", "origin", 2, report::Fit::wrap, 1},
-                                     {"problem", "problem", 2, report::Fit::wrap}}, {}};
+                                     {"problem", "problem", 2, report::Fit::wrap},
+                                     {"devices", "devices", 2, report::Fit::wrap, 2}}, {}};
     const auto registry = BackendRegistry::discover(BackendRegistry::default_search_dirs());
     for (const auto& e : registry.entries())
-        table.rows.push_back({e.name, e.usable(), e.description, e.origin, e.problem});
+        table.rows.push_back({e.name, e.usable(), e.description, e.version, e.origin, e.problem, devices_text(e)});
     return table;
 }
 

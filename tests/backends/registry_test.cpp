@@ -31,6 +31,12 @@ TEST(Registry, FindsModulesInTheSearchPath) {
             listed = true;
             EXPECT_TRUE(entry.problem.empty()) << entry.problem;
             EXPECT_EQ(entry.description, "test backend that fails on purpose");
+            EXPECT_EQ(entry.version, registry.create("fault")->version());
+            ASSERT_EQ(entry.devices.size(), 2u);
+            EXPECT_EQ(entry.devices[0].device, "cpu");
+            EXPECT_EQ(entry.devices[0].problem, "");
+            EXPECT_EQ(entry.devices[1].device, "cuda:0");
+            EXPECT_EQ(entry.devices[1].problem, "backend fault does not run on cuda:0");
         }
     }
     EXPECT_TRUE(listed);

@@ -7,9 +7,11 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "backends/batch_shape.hpp"
 #include "backends/onnxruntime/onnxruntime_options.hpp"
+#include "backends/onnxruntime/ort_gpu_provider.hpp"
 #include "backends/onnxruntime/ort_profile.hpp"
 #include "core/error.hpp"
 #include "core/temp_dir.hpp"
@@ -63,21 +65,13 @@ std::optional<DType> from_onnx(ONNXTensorElementDataType type) {
     return std::nullopt;
 }
 
-// Why the CUDA execution provider cannot be used, or nothing when it can; found once per process.
-// ORT lists CUDA among its providers even when its provider library is missing, so only appending
-// the provider tells.
-const std::optional<std::string>& cuda_provider_problem() {
-    static const std::optional<std::string> problem = []() -> std::optional<std::string> {
-        try {
-            Ort::Env env(ORT_LOGGING_LEVEL_FATAL, "inferbench-probe");
-            Ort::SessionOptions options;
-            options.AppendExecutionProvider_CUDA(OrtCUDAProviderOptions{});
-            return std::nullopt;
-        } catch (const Ort::Exception& e) {
-            return e.what();
-        }
-    }();
-    return problem;
+// Why GPU `device` cannot run cells with the default runtime and provider, or nothing.
+std::optional<std::string> default_gpu_problem(int device) {
+    try {
+        return GpuProviderSetup::problem(OrtRuntime::open(""), GpuProvider::cuda, device);
+    } catch (const EnvironmentError& e) {
+        return e.what();
+    }
 }
 
 std::string precision_reason(Precision precision) {
@@ -97,16 +91,21 @@ std::string precision_reason(Precision precision) {
         to_string(precision), needs);
 }
 
-Ort::SessionOptions make_session_options(const OnnxRuntimeOptions& options, const Device& device) {
+// The session's options; on a GPU the execution provider is appended, computing on `stream` (its
+// user_compute_stream), and `device_memory` says where its device tensors live.
+Ort::SessionOptions make_session_options(const OnnxRuntimeOptions& options, const Device& device,
+                                         const OrtRuntime& runtime, const std::string& stream,
+                                         const OrtMemoryInfo** device_memory) {
     Ort::SessionOptions session_options;
     session_options.SetIntraOpNumThreads(options.intra_op_threads);
     session_options.SetInterOpNumThreads(options.inter_op_threads);
     session_options.SetGraphOptimizationLevel(options.graph_optimization);
     session_options.SetExecutionMode(options.execution_mode);
     if (device.kind == DeviceKind::cuda) {
-        OrtCUDAProviderOptions cuda{};
-        cuda.device_id = device.index;
-        session_options.AppendExecutionProvider_CUDA(cuda);
+        ProviderOptions provider = gpu_provider_options(options.gpu);
+        provider["has_user_compute_stream"] = "1";
+        provider["user_compute_stream"] = stream;
+        *device_memory = GpuProviderSetup::append(session_options, runtime, options.gpu.provider, device.index, provider);
     }
     return session_options;
 }
@@ -163,39 +162,44 @@ const HostTensor& find_input(std::span<const HostTensor> given, const TensorInfo
 
 }  // namespace
 
-OnnxRuntimeBackend::OnnxRuntimeBackend() {
-    // The C++ API is initialised by hand (ORT_API_MANUAL_INIT) so that an ONNX Runtime older than
-    // the headers gives this message instead of a null pointer dereference.
-    static const OrtApi* const api = OrtGetApiBase()->GetApi(ORT_API_VERSION);
-    if (api == nullptr)
-        throw EnvironmentError(fmt::format(
-            "ONNX Runtime {} is older than the headers inferbench was built with (API version {}); "
-            "use ONNX Runtime 1.{} or newer",
-            OrtGetApiBase()->GetVersionString(), ORT_API_VERSION, ORT_API_VERSION));
-    Ort::InitApi(api);
-}
+OnnxRuntimeBackend::OnnxRuntimeBackend() : runtime_(&OrtRuntime::open("")) { runtime_->use(); }
 
-std::string OnnxRuntimeBackend::version() const { return OrtGetApiBase()->GetVersionString(); }
+OnnxRuntimeBackend::~OnnxRuntimeBackend() { reset(); }
+
+std::string OnnxRuntimeBackend::version() const { return runtime_->description(); }
 
 Capabilities OnnxRuntimeBackend::capabilities() const {
     Capabilities caps;
     caps.devices = {DeviceKind::cpu};
-    if (!cuda_provider_problem()) caps.devices.push_back(DeviceKind::cuda);
+    const bool gpu = !default_gpu_problem(0);
+    if (gpu) caps.devices.push_back(DeviceKind::cuda);
     caps.precisions = {Precision::fp32};
     caps.model_formats = {"onnx"};
     caps.dynamic_batch = true;
-    caps.device_timing = false;
+    caps.cuda_graphs = gpu;
+    caps.device_timing = gpu;
     return caps;
 }
 
 std::vector<BackendOption> OnnxRuntimeBackend::options() const { return onnxruntime_option_list(); }
 
 std::optional<std::string> OnnxRuntimeBackend::unsupported_reason(const BenchmarkSpec& spec) const {
-    if (spec.device.kind == DeviceKind::cuda && cuda_provider_problem())
-        return fmt::format("onnxruntime has no working CUDA execution provider here ({}; it needs "
-                           "libonnxruntime_providers_cuda.so next to libonnxruntime.so.1, and CUDA and cuDNN)",
-                           *cuda_provider_problem());
+    const OnnxRuntimeOptions options = parse_onnxruntime_options(spec.backend_options);
+    const std::string where = fmt::format("onnxruntime on {}", to_string(spec.device));
+    const OrtRuntime* runtime = nullptr;
+    try {
+        runtime = &OrtRuntime::open(options.runtime);
+    } catch (const EnvironmentError& e) {
+        return fmt::format("{}: {}", where, e.what());
+    }
+    if (spec.device.kind == DeviceKind::cuda) {
+        if (auto problem = GpuProviderSetup::problem(*runtime, options.gpu.provider, spec.device.index))
+            return fmt::format("{}: {}", where, *problem);
+    } else if (const auto given = gpu_options_given(options); !given.empty()) {
+        return fmt::format("{}: the option(s) {} apply to cuda devices only", where, fmt::join(given, ", "));
+    }
     if (spec.precision != Precision::fp32) return precision_reason(spec.precision);
+    if (spec.device.kind == DeviceKind::cuda) return std::nullopt;  // answered above, whatever capabilities() say
     return Backend::unsupported_reason(spec);
 }
 
@@ -205,10 +209,17 @@ void OnnxRuntimeBackend::load(const std::string& model_path, const BenchmarkSpec
     if (!std::filesystem::exists(model_path, ec))
         throw std::runtime_error(fmt::format("cannot load ONNX model {}: no such file", model_path));
     reset();
+    runtime_ = &OrtRuntime::open(options.runtime);
+    runtime_->use();
+    if (spec.device.kind == DeviceKind::cuda) {
+        if (auto problem = GpuProviderSetup::problem(*runtime_, options.gpu.provider, spec.device.index))
+            throw EnvironmentError(fmt::format("onnxruntime on {}: {}", to_string(spec.device), *problem));
+        cuda_ = std::make_unique<OrtCudaExecution>(spec.device.index, options.gpu.device_resident);
+    }
     try {
-        env_ = Ort::Env(ORT_LOGGING_LEVEL_WARNING, "inferbench");
-        const Ort::SessionOptions session_options = make_session_options(options, spec.device);
-        session_ = Ort::Session(env_, model_path.c_str(), session_options);
+        const Ort::SessionOptions session_options =
+            make_session_options(options, spec.device, *runtime_, cuda_ ? cuda_->stream_option() : "", &device_memory_);
+        session_ = Ort::Session(runtime_->env(), model_path.c_str(), session_options);
     } catch (const Ort::Exception& e) {
         throw std::runtime_error(load_error(model_path, e));
     }
@@ -219,6 +230,7 @@ void OnnxRuntimeBackend::load(const std::string& model_path, const BenchmarkSpec
 }
 
 void OnnxRuntimeBackend::read_model_io(std::int64_t batch_size) {
+    runtime_->use();
     try {
         for (std::size_t i = 0; i < session_.GetInputCount(); ++i)
             inputs_.push_back(read_input(session_, i, model_path_, batch_size));
@@ -232,6 +244,7 @@ void OnnxRuntimeBackend::read_model_io(std::int64_t batch_size) {
 
 void OnnxRuntimeBackend::prepare(std::span<const HostTensor> inputs) {
     if (!session_) throw std::logic_error("OnnxRuntimeBackend::prepare() before load()");
+    runtime_->use();
     binding_ = Ort::IoBinding(nullptr);  // it refers to the buffers freed next
     input_values_.clear();
     input_buffers_.clear();
@@ -252,38 +265,51 @@ void OnnxRuntimeBackend::prepare(std::span<const HostTensor> inputs) {
         for (const std::string& name : output_names_) binding.BindOutput(name.c_str(), cpu);
         run_options_ = Ort::RunOptions();
         binding_ = std::move(binding);
+        if (cuda_) cuda_->prepare(session_, device_memory_, inputs_, input_buffers_, output_names_);
     } catch (const Ort::Exception& e) {
         throw std::runtime_error(fmt::format("cannot bind the inputs of ONNX model {}: {}", model_path_, e.what()));
     }
 }
 
-void OnnxRuntimeBackend::infer(DeviceTimes& /*times*/) {
+void OnnxRuntimeBackend::infer(DeviceTimes& times) {
     if (!binding_) throw std::logic_error("OnnxRuntimeBackend::infer() before prepare()");
+    runtime_->use();
     try {
-        session_.Run(run_options_, binding_);
+        if (cuda_)
+            cuda_->run(session_, times);
+        else
+            session_.Run(run_options_, binding_);
     } catch (const Ort::Exception& e) {
         throw std::runtime_error(fmt::format("ONNX Runtime failed to run model {}: {}", model_path_, e.what()));
     }
 }
 
 std::vector<LayerTime> OnnxRuntimeBackend::profile_layers(const std::atomic<std::int32_t>& stop) {
-    if (options_.layer_profile == 0) return {};
+    // On a GPU one profiled run at least: its events say which provider ran each node (the placement).
+    const std::int64_t runs = cuda_ ? std::max<std::int64_t>(options_.layer_profile, 1) : options_.layer_profile;
+    if (runs == 0) return {};
     if (!binding_) throw std::logic_error("OnnxRuntimeBackend::profile_layers() before prepare()");
+    runtime_->use();
     // ONNX Runtime names the file itself (prefix + date) and writes it at the latest when the session
     // goes: a private folder, declared first so that it is removed last, takes it whatever happens.
     const TempDir folder("onnxruntime-profile");
     std::string profile;
     try {
-        Ort::SessionOptions session_options = make_session_options(options_, device_);
+        // A CUDA graph would hide the nodes from the profile.
+        OnnxRuntimeOptions profiled = options_;
+        profiled.gpu.enable_cuda_graph = false;
+        const OrtMemoryInfo* device_memory = nullptr;
+        Ort::SessionOptions session_options = make_session_options(
+            profiled, device_, *runtime_, cuda_ ? cuda_->stream_option() : "", &device_memory);
         session_options.EnableProfiling((folder.path() / "profile").c_str());
-        Ort::Session session(env_, model_path_.c_str(), session_options);
+        Ort::Session session(runtime_->env(), model_path_.c_str(), session_options);
         Ort::IoBinding binding(session);
         for (std::size_t i = 0; i < inputs_.size(); ++i) binding.BindInput(inputs_[i].name.c_str(), input_values_[i]);
         const auto cpu = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
         for (const std::string& name : output_names_) binding.BindOutput(name.c_str(), cpu);
         const Ort::RunOptions run_options;
         // One warm-up run (allocations, thread start-up), left out of the times by the parser.
-        for (std::int64_t i = 0; i <= options_.layer_profile; ++i) {
+        for (std::int64_t i = 0; i <= runs; ++i) {
             if (stop.load(std::memory_order_relaxed) != 0) return {};
             session.Run(run_options, binding);
         }
@@ -298,6 +324,8 @@ std::vector<LayerTime> OnnxRuntimeBackend::profile_layers(const std::atomic<std:
 
 std::vector<Ort::Value> OnnxRuntimeBackend::outputs() const {
     if (!binding_) return {};
+    runtime_->use();
+    if (cuda_) return cuda_->host_outputs();
     return binding_.GetOutputValues();
 }
 
@@ -319,12 +347,16 @@ std::vector<HostTensor> OnnxRuntimeBackend::last_outputs() const {
 }
 
 void OnnxRuntimeBackend::reset() {
+    runtime_->use();
+    if (cuda_) cuda_->unbind();  // the binding refers to the session
     binding_ = Ort::IoBinding(nullptr);
     input_values_.clear();
     input_buffers_.clear();
     output_names_.clear();
     inputs_.clear();
     session_ = Ort::Session(nullptr);
+    cuda_.reset();  // ONNX Runtime computed on its stream until the session went
+    device_memory_ = nullptr;
     model_path_.clear();
 }
 

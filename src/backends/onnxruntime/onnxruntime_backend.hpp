@@ -1,6 +1,7 @@
 // The ONNX Runtime backend: runs an .onnx file through ONNX Runtime's C++ API on the CPU execution
-// provider (and the CUDA one where ONNX Runtime really has it). Built into the module
-// libinferbench_backend_onnxruntime.so; tests construct it directly.
+// provider, or on a GPU through the CUDA or TensorRT one (ort_gpu_provider, ort_cuda_execution), with the
+// ONNX Runtime library ort_runtime opens. Built into the module libinferbench_backend_onnxruntime.so;
+// tests construct it directly.
 #pragma once
 
 #include <onnxruntime_cxx_api.h>
@@ -12,13 +13,19 @@
 
 #include "backends/backend.hpp"
 #include "backends/onnxruntime/onnxruntime_options.hpp"
+#include "backends/onnxruntime/ort_cuda_execution.hpp"
+#include "backends/onnxruntime/ort_runtime.hpp"
 
 namespace inferbench {
 
 class OnnxRuntimeBackend final : public Backend {
 public:
-    // Throws EnvironmentError when the ONNX Runtime library is older than the headers built against.
+    // Opens the default ONNX Runtime (ort_runtime); throws EnvironmentError when there is none, or when it
+    // is older than the headers built against. A cell's option runtime may name another at load().
     OnnxRuntimeBackend();
+    ~OnnxRuntimeBackend() override;
+    OnnxRuntimeBackend(const OnnxRuntimeBackend&) = delete;
+    OnnxRuntimeBackend& operator=(const OnnxRuntimeBackend&) = delete;
 
     std::string name() const override { return "onnxruntime"; }
     std::string version() const override;
@@ -32,23 +39,27 @@ public:
     void infer(DeviceTimes& times) override;
     // With layer_profile N > 0: a second session of the same options with ONNX Runtime's profiler on runs
     // one warm-up and N iterations on the prepared inputs; its profile (a temporary file, deleted) gives
-    // each node's op type, provider, calls and total time. The measured session never profiles.
+    // each node's op type, provider, calls and total time. The measured session never profiles. On a
+    // GPU N is at least 1: the providers of the nodes are the cell's placement (CPU fallbacks shown).
     std::vector<LayerTime> profile_layers(const std::atomic<std::int32_t>& stop) override;
 
     std::vector<HostTensor> last_outputs() const override;
 
-    // The outputs of the last infer(), in host memory; for tests and result checks.
+    // The outputs of the last infer(), in host memory (copied back from a GPU); for tests and result checks.
     std::vector<Ort::Value> outputs() const;
 
 private:
     void reset();
     void read_model_io(std::int64_t batch_size);
 
+    const OrtRuntime* runtime_;  // kept for the process (ort_runtime)
     std::string model_path_;
     OnnxRuntimeOptions options_;
     Device device_;
-    // Declared before the session and values so that they are destroyed after them.
-    Ort::Env env_{nullptr};
+    // On a GPU: the stream, buffers and events, and where the provider's device tensors live. reset()
+    // releases its binding before the session and its stream after it.
+    std::unique_ptr<OrtCudaExecution> cuda_;
+    const OrtMemoryInfo* device_memory_ = nullptr;
     Ort::Session session_{nullptr};
     std::vector<TensorInfo> inputs_;
     std::vector<std::string> output_names_;

@@ -6,7 +6,7 @@ namespace {
 inferbench::Backend* create_backend() { return inferbench::make_onnxruntime_backend().release(); }
 
 constexpr inferbench::BackendModule kModule{inferbench::kBackendApiVersion, "onnxruntime",
-                                            "ONNX Runtime (C/C++ API), CPU execution provider", &create_backend};
+                                            "ONNX Runtime (C/C++ API): CPU, and CUDA or TensorRT execution providers on cuda devices", &create_backend};
 
 }  // namespace
 

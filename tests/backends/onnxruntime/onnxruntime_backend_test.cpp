@@ -135,15 +135,18 @@ protected:
 
 TEST_F(OnnxRuntimeBackendTest, DescribesItself) {
     EXPECT_EQ(backend_.name(), "onnxruntime");
-    EXPECT_EQ(backend_.version(), OrtGetApiBase()->GetVersionString());
-    EXPECT_THAT(backend_.version(), ::testing::MatchesRegex("[0-9]+\\.[0-9]+\\.[0-9]+.*"));
+    // The version says which library runs: "1.29.0 (/path/libonnxruntime.so.1, built with)".
+    EXPECT_EQ(backend_.version(), OrtRuntime::open("").description());
+    EXPECT_THAT(backend_.version(), ::testing::MatchesRegex("[0-9]+\\.[0-9]+\\.[0-9]+ \\(.*libonnxruntime.*\\)"));
     const Capabilities caps = backend_.capabilities();
     EXPECT_EQ(caps.devices.front(), DeviceKind::cpu);
     EXPECT_THAT(caps.precisions, ElementsAre(Precision::fp32));
     EXPECT_THAT(caps.model_formats, ElementsAre("onnx"));
     EXPECT_TRUE(caps.dynamic_batch);
-    EXPECT_FALSE(caps.device_timing);
-    EXPECT_EQ(backend_.options().size(), 5u);
+    const bool gpu = std::find(caps.devices.begin(), caps.devices.end(), DeviceKind::cuda) != caps.devices.end();
+    EXPECT_EQ(caps.device_timing, gpu);
+    EXPECT_EQ(caps.cuda_graphs, gpu);
+    EXPECT_EQ(backend_.options().size(), 14u);
     EXPECT_EQ(make_onnxruntime_backend()->name(), "onnxruntime");
 }
 
@@ -162,7 +165,48 @@ TEST_F(OnnxRuntimeBackendTest, RunsFp32OnCpuOnly) {
     spec_.device = Device{DeviceKind::cuda, 0};
     const auto& devices = backend_.capabilities().devices;
     if (std::find(devices.begin(), devices.end(), DeviceKind::cuda) == devices.end()) {
-        EXPECT_THAT(backend_.unsupported_reason(spec_).value_or(""), HasSubstr("no working CUDA execution provider"));
+        EXPECT_THAT(backend_.unsupported_reason(spec_).value_or(""), ::testing::StartsWith("onnxruntime on cuda:0: "));
+        EXPECT_THROW(backend_.load(write("add.onnx", add_model({{-1, "batch"}, {4, ""}})), spec_), EnvironmentError);
+    }
+}
+
+TEST_F(OnnxRuntimeBackendTest, GpuOptionsOnACpuCellAreASkipReason) {
+    spec_.backend_options = {{"enable_cuda_graph", "true"}, {"use_tf32", "false"}};
+    EXPECT_EQ(backend_.unsupported_reason(spec_),
+              "onnxruntime on cpu: the option(s) enable_cuda_graph, use_tf32 apply to cuda devices only");
+    spec_.backend_options = {{"enable_cuda_graph", "false"}};  // a sweep's default value runs
+    EXPECT_EQ(backend_.unsupported_reason(spec_), std::nullopt);
+}
+
+TEST_F(OnnxRuntimeBackendTest, AMissingRuntimeIsACellsSkipReason) {
+    spec_.backend_options = {{"runtime", (dir_ / "no-such-runtime").string()}};
+    EXPECT_THAT(backend_.unsupported_reason(spec_).value_or(""),
+                AllOf(::testing::StartsWith("onnxruntime on cpu: no ONNX Runtime library"), HasSubstr("no-such-runtime")));
+}
+
+TEST_F(OnnxRuntimeBackendTest, RunsOnTheGpuWithDeviceTimesWhereOneIs) {
+    spec_.device = Device{DeviceKind::cuda, 0};
+    if (auto reason = backend_.unsupported_reason(spec_)) GTEST_SKIP() << *reason;
+    for (const bool resident : {false, true}) {
+        spec_.backend_options = {{"device_resident", resident ? "true" : "false"}};
+        backend_.load(write("add.onnx", add_model({{-1, "batch"}, {4, ""}})), spec_);
+        std::vector<float> values(12);
+        for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i);
+        backend_.prepare(std::vector<HostTensor>{float_tensor(backend_.inputs()[0], values)});
+        DeviceTimes times;
+        backend_.infer(times);
+        EXPECT_GT(times.compute_ns, 0);
+        EXPECT_EQ(times.h2d_ns != kNotMeasured, !resident);
+        EXPECT_EQ(times.d2h_ns != kNotMeasured, !resident);
+        const auto outputs = backend_.last_outputs();
+        ASSERT_EQ(outputs.size(), 1u);
+        EXPECT_EQ(outputs[0].info.shape, (std::vector<std::int64_t>{3, 4}));
+        std::vector<float> y(values.size());
+        ASSERT_EQ(outputs[0].data.size(), y.size() * sizeof(float));
+        std::memcpy(y.data(), outputs[0].data.data(), outputs[0].data.size());
+        for (std::size_t i = 0; i < y.size(); ++i) EXPECT_FLOAT_EQ(y[i], 2 * values[i]) << "element " << i;
+        const auto layers = backend_.profile_layers(std::atomic<std::int32_t>{0});
+        EXPECT_FALSE(layers.empty()) << "a cuda cell records its placement";
     }
 }
 
@@ -308,7 +352,7 @@ TEST_F(OnnxRuntimeBackendTest, ModuleEntryPointCreatesAWorkingBackend) {
     {
         std::unique_ptr<Backend> backend(module->create());
         EXPECT_EQ(backend->name(), "onnxruntime");
-        EXPECT_EQ(backend->version(), OrtGetApiBase()->GetVersionString());
+        EXPECT_EQ(backend->version(), backend_.version());
         backend->load(write("add.onnx", add_model({{-1, "batch"}, {4, ""}})), spec_);
         backend->prepare(std::vector<HostTensor>{float_tensor(backend->inputs()[0], std::vector<float>(12))});
         DeviceTimes times;

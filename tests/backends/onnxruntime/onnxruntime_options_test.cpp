@@ -85,11 +85,58 @@ TEST(OnnxRuntimeOptions, BadChoicesListTheValidValues) {
 
 TEST(OnnxRuntimeOptions, ListsEveryOptionWithItsDefault) {
     const std::vector<BackendOption> list = onnxruntime_option_list();
-    ASSERT_EQ(list.size(), 5u);
+    ASSERT_EQ(list.size(), 14u);
     for (const BackendOption& option : list) {
         EXPECT_NO_THROW(parse_onnxruntime_options({{option.name, option.default_value}})) << option.name;
         EXPECT_FALSE(option.help.empty());
     }
+}
+
+TEST(OnnxRuntimeOptions, GpuDefaultsAreOnnxRuntimesOwn) {
+    const OnnxRuntimeOptions parsed = parse_onnxruntime_options({});
+    EXPECT_EQ(parsed.runtime, "");
+    EXPECT_EQ(parsed.gpu, OrtGpuOptions{});
+    EXPECT_EQ(parsed.gpu.provider, GpuProvider::cuda);
+    EXPECT_TRUE(gpu_options_given(parsed).empty());
+    EXPECT_EQ(gpu_provider_options(parsed.gpu),
+              (ProviderOptions{{"arena_extend_strategy", "kNextPowerOfTwo"}, {"cudnn_conv_algo_search", "EXHAUSTIVE"},
+                               {"enable_cuda_graph", "0"}, {"prefer_nhwc", "0"}, {"use_tf32", "1"}}));
+}
+
+TEST(OnnxRuntimeOptions, GpuOptionsBecomeProviderOptions) {
+    const OnnxRuntimeOptions parsed = parse_onnxruntime_options({{"runtime", "/opt/onnxruntime-gpu/capi"},
+                                                                 {"cudnn_conv_algo_search", "heuristic"},
+                                                                 {"arena_extend_strategy", "same_as_requested"},
+                                                                 {"gpu_mem_limit", "8589934592"},
+                                                                 {"enable_cuda_graph", "true"},
+                                                                 {"use_tf32", "false"},
+                                                                 {"prefer_nhwc", "on"},
+                                                                 {"device_resident", "yes"}});
+    EXPECT_EQ(parsed.runtime, "/opt/onnxruntime-gpu/capi");
+    EXPECT_TRUE(parsed.gpu.device_resident);
+    EXPECT_EQ(gpu_provider_options(parsed.gpu),
+              (ProviderOptions{{"arena_extend_strategy", "kSameAsRequested"}, {"cudnn_conv_algo_search", "HEURISTIC"},
+                               {"enable_cuda_graph", "1"}, {"gpu_mem_limit", "8589934592"}, {"prefer_nhwc", "1"},
+                               {"use_tf32", "0"}}));
+    EXPECT_THAT(gpu_options_given(parsed),
+                ::testing::ElementsAre("cudnn_conv_algo_search", "arena_extend_strategy", "gpu_mem_limit",
+                                       "enable_cuda_graph", "use_tf32", "prefer_nhwc", "device_resident"));
+}
+
+TEST(OnnxRuntimeOptions, TensorRtTakesItsOwnCudaGraphOption) {
+    const OnnxRuntimeOptions parsed =
+        parse_onnxruntime_options({{"execution_provider", "tensorrt"}, {"enable_cuda_graph", "1"}});
+    EXPECT_EQ(parsed.gpu.provider, GpuProvider::tensorrt);
+    EXPECT_EQ(gpu_provider_options(parsed.gpu), (ProviderOptions{{"trt_cuda_graph_enable", "1"}}));
+    EXPECT_THAT(gpu_options_given(parsed), ::testing::ElementsAre("execution_provider", "enable_cuda_graph"));
+}
+
+TEST(OnnxRuntimeOptions, BadGpuValuesNameTheOptionAndTheValidValues) {
+    EXPECT_THAT(parse_error({{"execution_provider", "rocm"}}),
+                AllOf(HasSubstr("execution_provider"), HasSubstr("'rocm'"), HasSubstr("cuda"), HasSubstr("tensorrt")));
+    EXPECT_THAT(parse_error({{"cudnn_conv_algo_search", "EXHAUSTIVE"}}), HasSubstr("exhaustive"));
+    EXPECT_THAT(parse_error({{"enable_cuda_graph", "maybe"}}), HasSubstr("enable_cuda_graph"));
+    EXPECT_THAT(parse_error({{"gpu_mem_limit", "-1"}}), HasSubstr("gpu_mem_limit"));
 }
 
 }  // namespace

@@ -19,6 +19,11 @@ using ::testing::HasSubstr;
 
 const std::filesystem::path kMobileNetProfile =
     std::filesystem::path(INFERBENCH_ORT_FIXTURES_DIR) / "ort-profile-mobilenet-b1.json";
+// Written by hand in ONNX Runtime's format, as its CUDA execution provider profiles a small detector: one
+// warm-up run and one profiled run; Shape and NonMaxSuppression fall back to the CPU, with the copies ONNX
+// Runtime inserts around them (MemcpyToHost / MemcpyFromHost, run by the CUDA provider).
+const std::filesystem::path kCudaFallbackProfile =
+    std::filesystem::path(INFERBENCH_ORT_FIXTURES_DIR) / "ort-profile-cuda-fallback.json";
 
 std::string error_of(std::string_view json, int skip_runs = 0) {
     try {
@@ -131,6 +136,26 @@ TEST(OrtProfile, AnEventWithoutItsTimes) {
                 HasSubstr("test.json: event 0 has no numeric \"dur\""));
     EXPECT_THAT(error_of(R"([{"cat": "Session", "name": "model_run", "ts": "soon", "dur": 4}])"),
                 HasSubstr("event 0 has no numeric \"ts\""));
+}
+
+TEST(OrtProfile, ProvidersOfACudaProfileAfterItsWarmUp) {
+    const auto layers = ort_profile::read_node_times(kCudaFallbackProfile, 1);
+    ASSERT_EQ(layers.size(), 8u);
+    EXPECT_EQ(layers.front().node, "images_MemcpyFromHost");
+    EXPECT_EQ(layers.front().provider, "CUDAExecutionProvider");
+    const LayerTime* nms = find(layers, "/head/NonMaxSuppression");
+    ASSERT_NE(nms, nullptr);
+    EXPECT_EQ(nms->provider, "CPUExecutionProvider");
+    EXPECT_EQ(nms->op_type, "NonMaxSuppression");
+    EXPECT_EQ(nms->calls, 1);
+    EXPECT_EQ(nms->total_ns, 1'302'000);  // the profiled run's, not the warm-up's 1480 us
+    const LayerTime* conv = find(layers, "/backbone/conv1/Conv");
+    ASSERT_NE(conv, nullptr);
+    EXPECT_EQ(conv->op_type, "FusedConv");
+    EXPECT_EQ(conv->provider, "CUDAExecutionProvider");
+    const auto on_cpu = std::count_if(layers.begin(), layers.end(),
+                                      [](const LayerTime& l) { return l.provider == "CPUExecutionProvider"; });
+    EXPECT_EQ(on_cpu, 2);
 }
 
 TEST(OrtProfile, UnreadableFile) {

@@ -1,0 +1,117 @@
+#include "backends/onnxruntime/cuda_runtime.hpp"
+
+#include <dlfcn.h>
+
+#include <cstdint>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace inferbench::cuda {
+namespace {
+
+constexpr unsigned kStreamNonBlocking = 1;  // cudaStreamNonBlocking
+
+template <typename Fn>
+bool resolve(void* handle, const char* symbol, Fn& fn, std::string& problem) {
+    fn = reinterpret_cast<Fn>(dlsym(handle, symbol));
+    if (fn == nullptr && problem.empty()) problem = fmt::format("{} has no {}", kRuntimeLibrary, symbol);
+    return fn != nullptr;
+}
+
+struct Loaded {
+    RuntimeTable table{};
+    std::string problem;
+};
+
+Loaded load() {
+    Loaded loaded;
+    void* handle = dlopen(kRuntimeLibrary, RTLD_NOW | RTLD_GLOBAL);
+    if (handle == nullptr) {
+        loaded.problem = fmt::format("cannot load the CUDA runtime {}: {}", kRuntimeLibrary, dlerror());
+        return loaded;
+    }
+    RuntimeTable& t = loaded.table;
+    std::string& p = loaded.problem;
+    resolve(handle, "cudaGetDeviceCount", t.get_device_count, p);
+    resolve(handle, "cudaSetDevice", t.set_device, p);
+    resolve(handle, "cudaStreamCreateWithFlags", t.stream_create_with_flags, p);
+    resolve(handle, "cudaStreamDestroy", t.stream_destroy, p);
+    resolve(handle, "cudaStreamSynchronize", t.stream_synchronize, p);
+    resolve(handle, "cudaEventCreate", t.event_create, p);
+    resolve(handle, "cudaEventRecord", t.event_record, p);
+    resolve(handle, "cudaEventSynchronize", t.event_synchronize, p);
+    resolve(handle, "cudaEventElapsedTime", t.event_elapsed_time, p);
+    resolve(handle, "cudaEventDestroy", t.event_destroy, p);
+    resolve(handle, "cudaMalloc", t.malloc, p);
+    resolve(handle, "cudaFree", t.free, p);
+    resolve(handle, "cudaMallocHost", t.malloc_host, p);
+    resolve(handle, "cudaFreeHost", t.free_host, p);
+    resolve(handle, "cudaMemcpyAsync", t.memcpy_async, p);
+    resolve(handle, "cudaGetErrorString", t.get_error_string, p);
+    return loaded;
+}
+
+}  // namespace
+
+const RuntimeTable* runtime(std::string& problem) {
+    static const Loaded loaded = load();
+    problem = loaded.problem;
+    return loaded.problem.empty() ? &loaded.table : nullptr;
+}
+
+const RuntimeTable& require_runtime() {
+    std::string problem;
+    const RuntimeTable* table = runtime(problem);
+    if (table == nullptr) throw std::runtime_error(problem);
+    return *table;
+}
+
+void check(const RuntimeTable& cuda, int status, const char* what) {
+    if (status != 0)
+        throw std::runtime_error(fmt::format("CUDA {} failed: {} (error {})", what, cuda.get_error_string(status), status));
+}
+
+StreamHandle::StreamHandle(int device) : cuda_(require_runtime()) {
+    check(cuda_, cuda_.set_device(device), "cudaSetDevice");
+    check(cuda_, cuda_.stream_create_with_flags(&stream_, kStreamNonBlocking), "cudaStreamCreateWithFlags");
+}
+StreamHandle::~StreamHandle() { cuda_.stream_destroy(stream_); }
+void StreamHandle::synchronize() const { check(cuda_, cuda_.stream_synchronize(stream_), "cudaStreamSynchronize"); }
+
+EventHandle::EventHandle() : cuda_(require_runtime()) { check(cuda_, cuda_.event_create(&event_), "cudaEventCreate"); }
+EventHandle::~EventHandle() { cuda_.event_destroy(event_); }
+void EventHandle::record(Stream stream) const { check(cuda_, cuda_.event_record(event_, stream), "cudaEventRecord"); }
+void EventHandle::synchronize() const { check(cuda_, cuda_.event_synchronize(event_), "cudaEventSynchronize"); }
+std::int64_t EventHandle::ns_since(const EventHandle& from) const {
+    float ms = 0;
+    check(cuda_, cuda_.event_elapsed_time(&ms, from.event_, event_), "cudaEventElapsedTime");
+    return static_cast<std::int64_t>(static_cast<double>(ms) * 1e6);
+}
+
+Buffer::Buffer(Kind kind, std::size_t bytes) : cuda_(require_runtime()), kind_(kind), bytes_(bytes) {
+    const std::size_t allocated = bytes == 0 ? 1 : bytes;  // a valid address for an empty tensor too
+    if (kind == Kind::device)
+        check(cuda_, cuda_.malloc(&data_, allocated), "cudaMalloc");
+    else
+        check(cuda_, cuda_.malloc_host(&data_, allocated), "cudaMallocHost");
+}
+Buffer::Buffer(Buffer&& other) noexcept
+    : cuda_(other.cuda_), kind_(other.kind_), bytes_(other.bytes_), data_(other.data_) {
+    other.data_ = nullptr;
+}
+Buffer::~Buffer() {
+    if (data_ == nullptr) return;
+    if (kind_ == Kind::device)
+        cuda_.free(data_);
+    else
+        cuda_.free_host(data_);
+}
+
+void copy_async(void* to, const void* from, std::size_t bytes, CopyKind kind, Stream stream) {
+    if (bytes == 0) return;
+    const RuntimeTable& cuda = require_runtime();
+    check(cuda, cuda.memcpy_async(to, from, bytes, static_cast<int>(kind), stream), "cudaMemcpyAsync");
+}
+
+}  // namespace inferbench::cuda
