@@ -132,21 +132,32 @@ Finding batch_finding(const Group& group, std::span<const Point> points) {
     Finding f;
     f.severity = Severity::info;
     for (const auto& p : points) f.benchmarks.push_back(p.e->id());
-    f.evidence.series = {"throughput", "iterations.e2e", "gpu_samples.energy"};
+    f.evidence.series = {"throughput", "iterations.e2e"};
+    if (std::any_of(points.begin(), points.end(),
+                    [](const Point& p) { return p.e->summary.telemetry.inferences_per_joule.has_value(); }))
+        f.evidence.series.emplace_back("gpu_samples.energy");
+    // The smallest batch that no larger one beats by kBatchGainFraction; at the largest batch measured,
+    // throughput may still grow beyond it.
     std::string plateau;
     for (std::size_t i = 0; i + 1 < points.size(); ++i) {
-        const double gain = points[i + 1].throughput / points[i].throughput - 1;
+        const auto best_after = std::max_element(points.begin() + static_cast<std::ptrdiff_t>(i) + 1, points.end(),
+                                                 [](const Point& a, const Point& c) { return a.throughput < c.throughput; });
+        const double gain = best_after->throughput / points[i].throughput - 1;
         if (gain >= limits::kBatchGainFraction) continue;
         f.id = "batch.plateau";
-        plateau = fmt::format("throughput stops growing at batch {:.0f} ({:.1f}/s): batch {:.0f} gives {:+.1f}% "
-                              "(< {:.0f}%)",
-                              points[i].batch, points[i].throughput, points[i + 1].batch, gain * 100,
-                              limits::kBatchGainFraction * 100);
+        plateau = fmt::format("throughput stops growing at batch {:.0f} ({:.1f}/s): no larger batch measured gives "
+                              "{:.0f}% more (the best of them, batch {:.0f}, {:+.1f}%)",
+                              points[i].batch, points[i].throughput, limits::kBatchGainFraction * 100,
+                              best_after->batch, gain * 100);
         break;
     }
     if (f.id.empty()) {
         f.id = "batch.still_scaling";
-        plateau = fmt::format("throughput still grows at the largest batch measured ({:.0f})", points.back().batch);
+        plateau = fmt::format("throughput still grows at the largest batch measured ({:.0f}: {:.1f}/s, {:+.1f}% over "
+                              "batch {:.0f})",
+                              points.back().batch, points.back().throughput,
+                              (points.back().throughput / points[points.size() - 2].throughput - 1) * 100,
+                              points[points.size() - 2].batch);
     }
     std::string linear;
     for (std::size_t i = 0; i + 1 < points.size(); ++i) {

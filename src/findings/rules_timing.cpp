@@ -87,8 +87,10 @@ std::optional<Finding> drift(const BenchmarkEvidence& e) {
               {{"iterations.e2e"},
                TimeWindow{0, e.iterations.back().start_ns + e.iterations.back().e2e_ns - origin},
                {}},
-              slower ? "check the GPU's temperature and clocks over the run (thermal drift) and the worker's memory"
-                     : "warm-up was too short: raise --warmup until the first iterations match the last"};
+              !slower     ? "warm-up was too short: raise --warmup until the first iterations match the last"
+              : e.on_gpu() ? "check the GPU's temperature and clocks over the run (thermal drift) and the worker's memory"
+                           : "check for other load on the host, the CPU's frequency and temperature over the run, and "
+                             "the worker's memory"};
     if (!e.gpu.empty()) f.evidence.series.emplace_back("gpu_samples.sm_clock_mhz");
     return f;
 }
@@ -138,7 +140,7 @@ std::vector<Finding> instability(const BenchmarkEvidence& e) {
     const WarningThresholds thresholds;
     if (std::isfinite(s.cv_pct) && s.count >= thresholds.min_iterations && s.cv_pct > thresholds.max_cv_pct)
         out.push_back({"instability.high_cv", Severity::warning, {e.id()},
-                       fmt::format("end-to-end latency varies with a CV of {:.1f}% (> {:.0f}%, trtexec's stability "
+                       fmt::format("end-to-end latency varies with a CV of {:.1f}% (> {:.0f}%, the summary's stability "
                                    "limit): p50 {}, p99 {}",
                                    s.cv_pct, thresholds.max_cv_pct, format_latency(s.p50), format_latency(s.p99)),
                        {{"iterations.e2e"}, std::nullopt, {}},
