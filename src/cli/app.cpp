@@ -83,6 +83,7 @@ int main(int argc, char** argv) {
     add_devices_command(app, context);
     add_probe_command(app, context);
     add_roofline_command(app, context);
+    add_explain_command(app, context);
     try {
         app.parse(argc, argv);
         return context.action ? context.action() : kExitOk;

@@ -12,6 +12,7 @@
 #include "core/matrix.hpp"
 #include "core/settings.hpp"
 #include "core/units.hpp"
+#include "findings/findings.hpp"
 #include "models/zoo.hpp"
 #include "report/summary_table.hpp"
 #include "runner/interrupt.hpp"
@@ -152,6 +153,16 @@ std::string store_failure_line(const store::ResultsStore& results, const RunResu
 
 using Runner = std::function<RunResult(const RunnerOptions&)>;
 
+// "3 findings: inferbench explain": what `explain` would say about the run, counted, so that a person
+// who reads only the summary table knows there is more.
+void print_findings_hint(const store::ResultsStore& results, std::int64_t run_id) {
+    const auto found = findings::explain(results, results.benchmarks(run_id));
+    if (found.empty()) return;
+    const bool default_db = std::filesystem::path(resolved_db_path(RunSettings{})) == results.path();
+    fmt::print(stderr, "{} finding{}: inferbench explain{} --run {}\n", found.size(), found.size() == 1 ? "" : "s",
+               default_db ? "" : " --db " + results.path().string(), run_id);
+}
+
 // Runs (a new run or a resumed one), prints the run's summary and says how it went; returns the exit code.
 int run_and_report(const RunArgs& args, store::ResultsStore& results, const Runner& runner) {
     install_interrupt_handler();
@@ -167,6 +178,7 @@ int run_and_report(const RunArgs& args, store::ResultsStore& results, const Runn
                run.count(BenchmarkStatus::failed), run.count(BenchmarkStatus::skipped),
                run.unstored.empty() ? "" : fmt::format(", {} not stored there", run.unstored.size()),
                run.interrupted ? fmt::format(", interrupted by {}", interrupt_name()) : "");
+    if (!args.quiet && !run.store_failure) print_findings_hint(results, run.run_id);
     if (run.store_failure) {
         fmt::print(stderr, "inferbench: error: {}\n", store_failure_line(results, run));
         return kExitNotStored;

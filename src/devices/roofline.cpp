@@ -445,6 +445,7 @@ const models::NodeCost* match_node(const NodeIndex& index, const LayerTime& laye
 void place_layer(LayerPoint& p, const models::NodeCost& node, double bytes_scale, const DeviceRoofs& roofs,
                  std::optional<Precision> precision) {
     p.costed = true;
+    p.flags = node.flags;
     p.flops = static_cast<double>(node.flops);
     p.bytes = static_cast<double>(node.bytes_read + node.bytes_written) * bytes_scale;
     if (p.bytes <= 0) {

@@ -132,6 +132,7 @@ struct LayerPoint {
     double mean_ns = 0;    // per call: total / calls
     double share_pct = 0;  // of the summed time of all the benchmark's layers
     bool costed = false;
+    std::vector<std::string> flags;  // the node's cost-model flags ("depthwise", "1x1", "unaligned"), costed only
     std::string note;      // why it has no cost or no placement; else empty
     double flops = 0;      // per call, the whole batch (costed only)
     double bytes = 0;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "report/cost_figure.hpp"
+#include "report/findings_section.hpp"
 #include "report/xlsx_writer.hpp"
 
 namespace inferbench::report {
@@ -190,6 +191,9 @@ bool write_summary_workbook(const LoadedGroup& group, const std::filesystem::pat
     XlsxWorkbook book(file, {false, {}});
     write_summary_sheet(book, group);
     write_time_sheets(book, group, options);
+    std::vector<std::int64_t> ids;
+    for (const auto& b : group.benchmarks) ids.push_back(b.summary.benchmark.benchmark_id);
+    write_findings_sheet(book, findings_of(options.findings, ids));
     book.close();
     return true;
 }

@@ -11,6 +11,7 @@
 
 #include "core/units.hpp"
 #include "core/version.hpp"
+#include "report/findings_section.hpp"
 #include "devices/catalog.hpp"
 #include "report/cost_figure.hpp"
 #include "report/html_page.hpp"
@@ -263,8 +264,9 @@ ReportData load_report_data(const store::ResultsStore& results, const std::vecto
 }
 
 std::string render_html_report(const ReportData& data, const std::vector<ChartGroup>& groups,
-                               const RooflineSection& roofline) {
+                               const RooflineSection& roofline, const std::vector<findings::Finding>& found) {
     HtmlPage page(page_title(data));
+    findings_section(page, found);
     runs_part(page, data);
 
     page.open_section("Benchmarks", "benchmarks");
@@ -309,7 +311,7 @@ std::vector<ChartGroup> load_chart_groups(const store::ResultsStore& results,
 }
 
 void write_html_report(const store::ResultsStore& results, const std::vector<store::BenchmarkRecord>& selected,
-                       const std::filesystem::path& file) {
+                       const std::filesystem::path& file, const std::vector<findings::Finding>& found) {
     const ReportData data = load_report_data(results, selected, false);
     std::vector<analysis::BenchmarkSummary> summaries;
     for (const auto& entry : data.benchmarks) summaries.push_back(entry.summary);
@@ -320,7 +322,7 @@ void write_html_report(const store::ResultsStore& results, const std::vector<sto
     } catch (const std::exception& e) {  // a broken devices file costs the section, not the report
         roofline.unavailable = e.what();
     }
-    write_text_file(file, render_html_report(data, load_chart_groups(results, selected, summaries), roofline));
+    write_text_file(file, render_html_report(data, load_chart_groups(results, selected, summaries), roofline, found));
 }
 
 }  // namespace inferbench::report

@@ -1,4 +1,4 @@
-// The HTML report: one self-contained page (html_page.hpp) with the runs and their environments, a
+// The HTML report: one self-contained page (html_page.hpp) with the findings, the runs and their environments, a
 // sortable overview of every benchmark, warnings and failure reasons, each benchmark on its device's
 // roofline (roofline_view.hpp), then per (device, model,
 // backend, precision) interactive charts of every time series (latency per iteration, GPU power,
@@ -12,6 +12,7 @@
 #include "analysis/summary.hpp"
 #include "core/samples.hpp"
 #include "devices/roofline.hpp"
+#include "findings/finding.hpp"
 #include "report/html_page.hpp"
 #include "store/results_store.hpp"
 
@@ -56,13 +57,14 @@ struct RooflineSection {
     std::vector<devices::LayerSet> layers = {};  // of the benchmarks with stored per-layer times
 };
 
-// The page, from already loaded data: runs and environments, the overview table, warnings and
-// failures, the roofline (where any benchmark could be placed or was skipped), then the chart groups.
+// The page, from already loaded data: the findings (report/findings_section.hpp), runs and
+// environments, the overview table, warnings and failures, the roofline (where any benchmark could be
+// placed or was skipped), then the chart groups.
 std::string render_html_report(const ReportData& data, const std::vector<ChartGroup>& groups,
-                               const RooflineSection& roofline = {});
+                               const RooflineSection& roofline = {}, const std::vector<findings::Finding>& found = {});
 
-// Writes the report of the selected benchmarks to `file` (usually DIR/report.html).
+// Writes the report of the selected benchmarks to `file` (usually DIR/report.html), with their findings.
 void write_html_report(const store::ResultsStore& results, const std::vector<store::BenchmarkRecord>& selected,
-                       const std::filesystem::path& file);
+                       const std::filesystem::path& file, const std::vector<findings::Finding>& found = {});
 
 }  // namespace inferbench::report

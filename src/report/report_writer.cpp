@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/file_io.hpp"
+#include "findings/findings.hpp"
 #include "report/html_page.hpp"
 #include "report/html_report.hpp"
 #include "report/summary_table.hpp"
@@ -35,17 +36,19 @@ ReportResult write_report(const store::ResultsStore& results, const ReportOption
     }
 
     const auto groups = group_benchmarks(selected);
+    ExcelOptions excel_options = options.excel_options;
+    excel_options.findings = findings::explain(results, selected);
     if (options.excel || options.plots) {
         for (const auto& group : groups) {
             // One group in memory at a time: its iterations may be millions.
             const LoadedGroup loaded = load_group(results, group, summaries, options.clock_from_zero);
-            if (options.excel) result.files.add(write_excel_workbooks(loaded, dir, options.excel_options));
+            if (options.excel) result.files.add(write_excel_workbooks(loaded, dir, excel_options));
             if (options.plots) result.files.add(write_group_plots(loaded, dir, options.plot));
         }
     }
     if (options.plots) result.files.add(write_throughput_latency_plots(groups, summaries, dir, options.plot));
     if (options.html) {
-        write_html_report(results, selected, dir / "report.html");
+        write_html_report(results, selected, dir / "report.html", excel_options.findings);
         result.files.written.push_back(dir / "report.html");
     }
     return result;

@@ -177,3 +177,28 @@ TEST_F(ExcelReport, AFileThatCannotBeWrittenIsAnEnvironmentErrorNamingIt) {
 
 }  // namespace
 }  // namespace inferbench::report
+
+namespace inferbench::report {
+namespace {
+
+TEST(ExcelFindings, TheSummaryWorkbookHasAFindingsSheetWithTheGroupsFindingsOnly) {
+    inferbench::testing::ScratchDir dir;
+    const auto group = testing::sample_group();
+    ExcelOptions options;
+    const auto id = group.benchmarks.front().summary.benchmark.benchmark_id;
+    options.findings = {{"throttling.power_cap", findings::Severity::warning, {id}, "held by the power cap", {}, "lock"},
+                        {"batch.plateau", findings::Severity::info, {id + 1000}, "another group's", {}, "x"}};
+    const auto file = dir.path() / "summary.xlsx";
+    ASSERT_TRUE(write_summary_workbook(group, file, options));
+    EXPECT_NE(zip_member(file, "xl/workbook.xml").find("<sheet name=\"Findings\""), std::string::npos);
+    const auto strings = zip_member(file, "xl/sharedStrings.xml");
+    EXPECT_NE(strings.find("<t>throttling.power_cap</t>"), std::string::npos) << strings;
+    EXPECT_NE(strings.find("<t>held by the power cap</t>"), std::string::npos);
+    EXPECT_EQ(strings.find("another group's"), std::string::npos);
+    // Without findings, no sheet.
+    ASSERT_TRUE(write_summary_workbook(group, file));
+    EXPECT_EQ(zip_member(file, "xl/workbook.xml").find("Findings"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace inferbench::report

@@ -9,6 +9,7 @@
 
 #include "common/scratch_dir.hpp"
 #include "core/subprocess.hpp"
+#include "findings/findings.hpp"
 #include "report/comparison.hpp"
 #include "report/html_fixture.hpp"
 #include "report/html_page.hpp"
@@ -128,6 +129,28 @@ TEST_F(Browser, ReportRendersDrawsAndKeepsHostileNamesAsText) {
     const auto shot = std::filesystem::file_size(dir.path() / "shot.png");
     EXPECT_GT(shot, 20'000u);
     EXPECT_GT(shot, 5 * blank) << "report " << shot << " B, blank page " << blank << " B";
+}
+
+TEST_F(Browser, FindingsComeFirstAndKeepHostileNamesAsText) {
+    write_html_fixture(dir.path() / "r.db");
+    const auto results = store::ResultsStore::open(dir.path() / "r.db");
+    const auto page = dir.path() / "report.html";
+    const auto selected = results.benchmarks();
+    const auto found = findings::explain(results, selected);
+    ASSERT_FALSE(found.empty());
+    write_html_report(results, selected, page, found);
+    const std::string dom = check_rendered(page);
+    const auto findings_at = dom.find("id=\"findings\"");
+    ASSERT_NE(findings_at, std::string::npos);
+    EXPECT_LT(findings_at, dom.find("id=\"runs\"")) << "the Findings section opens the page";
+    EXPECT_LT(findings_at, dom.find("id=\"benchmarks\""));
+    // Every finding is a row of the section's table, its id and severity as text.
+    const std::string section = dom.substr(findings_at, dom.find("</section>", findings_at) - findings_at);
+    EXPECT_EQ(occurrences(section, "<tr>") + occurrences(section, "<tr "), found.size() + 1) << section;
+    for (const auto& f : found) EXPECT_NE(section.find(">" + f.id + "<"), std::string::npos) << f.id;
+    // Statements quote model names: the hostile ones stay text.
+    EXPECT_EQ(section.find("<script>alert"), std::string::npos);
+    EXPECT_EQ(section.find("<img"), std::string::npos);
 }
 
 TEST_F(Browser, HeadingsSortTheTable) {

@@ -1,0 +1,42 @@
+// What the rules read: one benchmark's summary and its stored data, loaded once through the analysis
+// layer (summaries) and the store, so that rules are pure functions without SQL.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "analysis/summary.hpp"
+#include "devices/catalog.hpp"
+#include "devices/roofline.hpp"
+#include "store/results_store.hpp"
+
+namespace inferbench::findings {
+
+// Mean time of each stage of one inference, ns, where measured: from the iterations, else from a
+// tool's own statistics (trtexec's enqueue_mean_ms, h2d_mean_ms, gpu_compute_mean_ms, d2h_mean_ms).
+struct StageTimes {
+    std::optional<double> enqueue_ns, h2d_ns, compute_ns, d2h_ns;
+};
+
+struct BenchmarkEvidence {
+    analysis::BenchmarkSummary summary;
+    std::vector<IterationRecord> iterations;
+    std::vector<GpuSample> gpu;  // the benchmark's GPU(s) (analysis::benchmark_gpu_samples), every phase
+    std::vector<CpuSample> cpu;
+    StageTimes stages;
+    std::optional<devices::LayerSet> layers;  // the per-layer profile under the device's roofs, where stored
+
+    std::int64_t id() const { return summary.benchmark.benchmark_id; }
+    bool on_gpu() const;
+};
+
+StageTimes stage_times(std::span<const IterationRecord> iterations, std::span<const store::Metric> metrics);
+
+// The ok benchmarks among `benchmarks`, in their order, with everything the rules read.
+std::vector<BenchmarkEvidence> load_evidence(const store::ResultsStore& results,
+                                             std::span<const store::BenchmarkRecord> benchmarks,
+                                             const devices::Catalog& catalog);
+
+}  // namespace inferbench::findings

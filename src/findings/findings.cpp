@@ -1,0 +1,45 @@
+#include "findings/findings.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "findings/rules.hpp"
+
+namespace inferbench::findings {
+
+std::vector<Finding> explain(std::span<const BenchmarkEvidence> evidence) {
+    std::vector<Finding> all;
+    const auto add = [&](std::vector<Finding> found) {
+        all.insert(all.end(), std::make_move_iterator(found.begin()), std::make_move_iterator(found.end()));
+    };
+    using Rule = std::vector<Finding> (*)(const BenchmarkEvidence&);
+    for (const Rule rule : {&throttling, &launch_bound, &transfer_bound, &instability, &cpu_limits, &layer_pitfalls})
+        for (const auto& e : evidence) add(rule(e));
+    add(precision_anomalies(evidence));
+    add(batch_scaling(evidence));
+    add(comparisons(evidence));
+    std::stable_sort(all.begin(), all.end(),
+                     [](const Finding& a, const Finding& b) { return a.severity > b.severity; });
+    return all;
+}
+
+std::vector<Finding> explain(const store::ResultsStore& results, std::span<const store::BenchmarkRecord> benchmarks) {
+    return explain(load_evidence(results, benchmarks, devices::load_catalog()));
+}
+
+nlohmann::ordered_json to_json(const Finding& finding) {
+    nlohmann::ordered_json evidence{{"series", finding.evidence.series}, {"layers", finding.evidence.layers}};
+    if (finding.evidence.window)
+        evidence["window_ms"] = {static_cast<double>(finding.evidence.window->start_ns) / 1e6,
+                                 static_cast<double>(finding.evidence.window->end_ns) / 1e6};
+    return {{"id", finding.id},
+            {"severity", to_string(finding.severity)},
+            {"benchmarks", finding.benchmarks},
+            {"statement", finding.statement},
+            {"evidence", evidence},
+            {"try", finding.try_next}};
+}
+
+}  // namespace inferbench::findings

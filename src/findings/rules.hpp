@@ -1,0 +1,74 @@
+// The rules: each a pure function over loaded evidence (findings/evidence.hpp) that returns zero or
+// more findings, and nothing where its data is missing (or a "not measured" finding where a reader
+// expects the answer). The thresholds are named here, each with where it comes from.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "findings/evidence.hpp"
+#include "findings/finding.hpp"
+
+namespace inferbench::findings {
+
+namespace limits {
+// trtexec: "Throughput may be bound by Enqueue Time" when the enqueue time is >= 80% of GPU compute.
+inline constexpr double kEnqueueBoundRatio = 0.8;
+// trtexec: "may be bound by H2D/D2H transfers" when a copy takes at least as long as the compute.
+inline constexpr double kTransferBoundRatio = 1.0;
+// End-to-end at least twice the GPU's own time: half of every inference is spent on the host
+// (launches, synchronisation, the harness), more than any kernel tuning can win back.
+inline constexpr double kHostBoundRatio = 2.0;
+// Below this mean GPU utilisation the GPU waits for the host more than it works (nvidia-smi's
+// utilisation is the share of time a kernel ran).
+inline constexpr double kLowGpuUtilPct = 50.0;
+// The share of the measured time a throttle reason must hold, and the SM clock drop below the
+// benchmark's highest, before throttling is reported: the same 10% as the summary's warnings.
+inline constexpr double kThrottleShare = 0.10;
+inline constexpr double kClockDropFraction = 0.10;
+// Latency inside vs outside throttled windows: a change under 2% is within what run-to-run noise gives.
+inline constexpr double kLatencyChangeFraction = 0.02;
+// The (and MLPerf's batching practice's) plateau: the next batch size gains under 5% throughput.
+inline constexpr double kBatchGainFraction = 0.05;
+// Latency grows linearly with the batch once doubling the batch costs >= 90% more latency.
+inline constexpr double kLinearLatencyFraction = 0.9;
+// Two latency levels: Ashman's D > 2 separates a two-component mixture cleanly (Ashman et al. 1994);
+// each level holds at least 10% of the iterations, so a few slow ones are outliers instead; the gap
+// between the levels is wider than each level's own spread.
+inline constexpr double kBimodalSeparation = 2.0;
+inline constexpr double kBimodalMinShare = 0.10;
+// Drift: the medians of the first and last tenth of the iterations differ by more than 5%.
+inline constexpr double kDriftFraction = 0.05;
+inline constexpr std::size_t kMinIterationsForShape = 50;  // fewer gives no shape to read
+// An outlier takes at least twice the median iteration (LoadGen and trtexec report p99 and max;
+// twice the median is past any of their tails in a stable run).
+inline constexpr double kOutlierFactor = 2.0;
+// A core counts as full at 95% busy (sampling a fully busy core reads 95-100%).
+inline constexpr double kFullCorePct = 95.0;
+// RSS growth over the measured phase that points to a leak: more than 10% and more than 16 MiB
+// (allocator pools settle well within that).
+inline constexpr double kRssGrowthFraction = 0.10;
+inline constexpr double kRssGrowthMib = 16.0;
+// Per-layer shares worth a finding: memory-bound layers holding half of the time; depthwise, 1x1 or
+// unaligned layers a tenth of it; data-movement ops (copies, reformats, transposes) a fifth.
+inline constexpr double kMemoryBoundSharePct = 50.0;
+inline constexpr double kPitfallSharePct = 10.0;
+inline constexpr double kDataMovementSharePct = 20.0;
+// A non-GPU node in a GPU benchmark's profile is a fallback worth naming from this share on.
+inline constexpr double kFallbackSharePct = 1.0;
+}  // namespace limits
+
+// Per benchmark.
+std::vector<Finding> throttling(const BenchmarkEvidence& e);
+std::vector<Finding> launch_bound(const BenchmarkEvidence& e);
+std::vector<Finding> transfer_bound(const BenchmarkEvidence& e);
+std::vector<Finding> instability(const BenchmarkEvidence& e);
+std::vector<Finding> cpu_limits(const BenchmarkEvidence& e);
+std::vector<Finding> layer_pitfalls(const BenchmarkEvidence& e);
+
+// Across the benchmarks of a selection.
+std::vector<Finding> precision_anomalies(std::span<const BenchmarkEvidence> all);
+std::vector<Finding> batch_scaling(std::span<const BenchmarkEvidence> all);
+std::vector<Finding> comparisons(std::span<const BenchmarkEvidence> all);
+
+}  // namespace inferbench::findings

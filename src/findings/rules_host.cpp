@@ -1,0 +1,101 @@
+// The host side of a benchmark: the worker's cores and its memory over the measured phase.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "findings/rules.hpp"
+
+namespace inferbench::findings {
+
+namespace {
+
+std::vector<const CpuSample*> measure_samples(std::span<const CpuSample> cpu) {
+    std::vector<const CpuSample*> out;
+    for (const auto& s : cpu)
+        if (s.phase == SamplePhase::measure) out.push_back(&s);
+    std::stable_sort(out.begin(), out.end(), [](auto a, auto b) { return a->t_ns < b->t_ns; });
+    return out;
+}
+
+// The busiest core's mean share over the samples, and its index; nothing without per-core shares.
+std::optional<std::pair<std::size_t, double>> busiest_core(std::span<const CpuSample* const> samples) {
+    std::vector<double> sum;
+    std::size_t counted = 0;
+    for (const auto* s : samples) {
+        if (s->process_cpu_pct_per_core.empty()) continue;
+        if (sum.size() < s->process_cpu_pct_per_core.size()) sum.resize(s->process_cpu_pct_per_core.size());
+        for (std::size_t c = 0; c < s->process_cpu_pct_per_core.size(); ++c) sum[c] += s->process_cpu_pct_per_core[c];
+        ++counted;
+    }
+    if (counted == 0) return std::nullopt;
+    const auto it = std::max_element(sum.begin(), sum.end());
+    return std::pair{static_cast<std::size_t>(it - sum.begin()), *it / static_cast<double>(counted)};
+}
+
+std::size_t core_count(std::span<const CpuSample* const> samples) {
+    std::size_t n = 0;
+    for (const auto* s : samples) n = std::max(n, s->process_cpu_pct_per_core.size());
+    return n;
+}
+
+std::optional<Finding> saturated_core(const BenchmarkEvidence& e, std::span<const CpuSample* const> samples) {
+    if (!e.on_gpu()) return std::nullopt;  // on a CPU device busy cores are the work itself
+    const auto core = busiest_core(samples);
+    if (!core || core->second < limits::kFullCorePct) return std::nullopt;
+    return Finding{"cpu.core_saturated", Severity::warning, {e.id()},
+                   fmt::format("the worker kept core {} {:.0f}% busy through the measured phase of a GPU benchmark: "
+                               "one host thread feeds the GPU and is at its limit",
+                               core->first, core->second),
+                   {{"cpu_samples.process_cpu_pct_per_core"}, std::nullopt, {}},
+                   "capture a CUDA graph, batch more per launch, move pre/post-processing off the feeding thread; a "
+                   "spinning synchronisation also reads as busy (blocking sync frees the core)"};
+}
+
+std::optional<Finding> single_core(const BenchmarkEvidence& e, std::span<const CpuSample* const> samples) {
+    if (e.on_gpu()) return std::nullopt;
+    const auto cores = core_count(samples);
+    const auto mean = e.summary.telemetry.mean_process_cpu_pct;
+    // One core's worth, give or take the sampling: under 1.2 cores busy on a host of two or more.
+    constexpr double kOneCorePct = 120.0;
+    if (cores < 2 || !mean || *mean > kOneCorePct || *mean < limits::kFullCorePct) return std::nullopt;
+    return Finding{"cpu.single_core", Severity::info, {e.id()},
+                   fmt::format("the CPU benchmark kept about one core busy (mean {:.0f}% of a core) on a host of {} "
+                               "cores: inference ran on one thread",
+                               *mean, cores),
+                   {{"cpu_samples.process_cpu_pct", "cpu_samples.process_cpu_pct_per_core"}, std::nullopt, {}},
+                   "raise the backend's intra-op thread count where it has one, or run several streams"};
+}
+
+std::optional<Finding> rss_growth(const BenchmarkEvidence& e, std::span<const CpuSample* const> samples) {
+    const CpuSample *first = nullptr, *last = nullptr;
+    for (const auto* s : samples) {
+        if (!s->process_rss_mib) continue;
+        if (!first) first = s;
+        last = s;
+    }
+    if (!first || first == last) return std::nullopt;
+    const double growth = *last->process_rss_mib - *first->process_rss_mib;
+    if (growth <= limits::kRssGrowthMib || growth <= limits::kRssGrowthFraction * *first->process_rss_mib)
+        return std::nullopt;
+    return Finding{"cpu.rss_growth", Severity::warning, {e.id()},
+                   fmt::format("the worker's resident memory grew from {:.0f} MiB to {:.0f} MiB (+{:.0f} MiB, "
+                               "{:+.0f}%) during the measured phase",
+                               *first->process_rss_mib, *last->process_rss_mib, growth,
+                               growth / *first->process_rss_mib * 100),
+                   {{"cpu_samples.process_rss_mib"}, TimeWindow{0, last->t_ns - first->t_ns}, {}},
+                   "look for a leak or an unbounded cache (per-shape plans, profiler buffers); a longer run shows "
+                   "whether it levels off"};
+}
+
+}  // namespace
+
+std::vector<Finding> cpu_limits(const BenchmarkEvidence& e) {
+    const auto samples = measure_samples(e.cpu);
+    if (samples.empty()) return {};
+    std::vector<Finding> out;
+    for (auto f : {saturated_core(e, samples), single_core(e, samples), rss_growth(e, samples)})
+        if (f) out.push_back(std::move(*f));
+    return out;
+}
+
+}  // namespace inferbench::findings

@@ -1,0 +1,100 @@
+// Rules across benchmarks on small stored runs: a lower precision that is not faster, where batching
+// stops paying, and the winner of each objective with its margin.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "findings/findings.hpp"
+#include "findings/rules.hpp"
+#include "findings_fixture.hpp"
+
+namespace inferbench::findings {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using namespace testing;
+
+// `count` iterations of about `ns` (0.5% jitter), at `batch`.
+StoredBenchmark timed(std::string precision, double ns, std::int64_t batch = 1, std::string backend = "tensorrt") {
+    auto b = benchmark("cuda:0", std::move(precision), batch, std::move(backend));
+    b.iterations = iterations(100, [ns](int i) { return ns * (1 + 0.005 * jitter(i)); });
+    return b;
+}
+
+TEST(PrecisionAnomalies, Int8SlowerThanFp16FiresAndSaysTheCauseWasNotMeasured) {
+    const StoredRun run({timed("fp16", 1'000'000), timed("int8", 1'100'000)});
+    const auto found = precision_anomalies(run.evidence());
+    ASSERT_THAT(ids(found), ElementsAre("precision.int8_not_faster_than_fp16"));
+    EXPECT_EQ(found[0].severity, Severity::problem);
+    EXPECT_THAT(found[0].statement, HasSubstr("(+10.0%, beyond the noise (0.3%))"));
+    EXPECT_THAT(found[0].statement, HasSubstr("probable cause not measured: no per-layer profile stored"));
+    EXPECT_THAT(found[0].benchmarks, ElementsAre(run.at(1).id(), run.at(0).id()));
+}
+
+TEST(PrecisionAnomalies, TheLayerProfileNamesReformatLayersAsTheCause) {
+    auto int8 = timed("int8", 1'000'000);
+    int8.layers = {{"conv1", "Conv", "TensorRT", 1, 600'000}, {"reformat_1", "Reformat", "TensorRT", 1, 400'000}};
+    const StoredRun run({timed("fp16", 1'000'000), int8});
+    const auto found = precision_anomalies(run.evidence());
+    ASSERT_THAT(ids(found), ElementsAre("precision.int8_not_faster_than_fp16"));
+    EXPECT_EQ(found[0].severity, Severity::warning);  // as fast, not slower
+    EXPECT_THAT(found[0].statement, HasSubstr("probable cause: 40% of the profiled time is in reformat/quantize layers"));
+    EXPECT_THAT(found[0].evidence.layers, ElementsAre("reformat_1 (Reformat, 40.0%)"));
+}
+
+TEST(PrecisionAnomalies, ALowerPrecisionFasterBeyondNoiseStaysSilent) {
+    const StoredRun run({timed("fp32", 2'000'000), timed("fp16", 1'000'000), timed("int8", 700'000)});
+    EXPECT_THAT(precision_anomalies(run.evidence()), IsEmpty());
+}
+
+TEST(BatchScaling, ThroughputLevellingOffFiresThePlateauWithTheBestBatches) {
+    // batch 1: 1 ms (1000/s), batch 4: 2 ms (2000/s), batch 8: 3.9 ms (2051/s, +2.6%).
+    const StoredRun run({timed("fp16", 1'000'000, 1), timed("fp16", 2'000'000, 4), timed("fp16", 3'900'000, 8)});
+    const auto found = batch_scaling(run.evidence());
+    ASSERT_THAT(ids(found), ElementsAre("batch.plateau"));
+    EXPECT_THAT(found[0].statement, HasSubstr("throughput stops growing at batch 4"));
+    EXPECT_THAT(found[0].statement, HasSubstr("latency grows about linearly with the batch from batch 4 on"));
+    EXPECT_THAT(found[0].statement, HasSubstr("best batch for throughput: batch 8"));
+    EXPECT_THAT(found[0].statement, HasSubstr("inferences per joule not measured"));
+}
+
+TEST(BatchScaling, ThroughputStillGrowingSaysSoAndOneBatchSizeSaysNothing) {
+    const StoredRun growing({timed("fp16", 1'000'000, 1), timed("fp16", 1'200'000, 8)});
+    EXPECT_THAT(ids(batch_scaling(growing.evidence())), ElementsAre("batch.still_scaling"));
+    const StoredRun single({timed("fp16", 1'000'000, 1), timed("fp32", 2'000'000, 1)});
+    EXPECT_THAT(batch_scaling(single.evidence()), IsEmpty());
+}
+
+TEST(Comparisons, TheWinnerOfEachObjectiveWithItsMarginBeyondOrWithinNoise) {
+    const StoredRun run({timed("fp16", 1'000'000, 1, "tensorrt"), timed("fp16", 1'500'000, 1, "onnxruntime")});
+    const auto found = comparisons(run.evidence());
+    ASSERT_THAT(ids(found), ElementsAre("compare.winners"));
+    EXPECT_THAT(found[0].statement, HasSubstr("50.0% ahead of #2 onnxruntime fp16 cuda:0 b1 (1.50 ms"));
+    EXPECT_THAT(found[0].statement, HasSubstr("beyond the noise"));
+    const StoredRun close({timed("fp16", 1'000'000, 1, "tensorrt"), timed("fp16", 1'001'000, 1, "onnxruntime")});
+    EXPECT_THAT(comparisons(close.evidence())[0].statement, HasSubstr("within the noise"));
+}
+
+TEST(Comparisons, ASingleBenchmarkPerModelAndBatchSaysNothing) {
+    const StoredRun run({timed("fp16", 1'000'000, 1), timed("fp16", 2'000'000, 8)});
+    EXPECT_THAT(comparisons(run.evidence()), IsEmpty());
+}
+
+TEST(Explain, ProblemsComeFirst) {
+    auto capped = timed("fp16", 1'000'000);
+    capped.gpu = {gpu_sample(kT0, 1500, clock_event::kSwPowerCap),
+                  gpu_sample(kT0 + 200'000'000, 1500, clock_event::kSwPowerCap)};
+    const StoredRun run({capped, timed("int8", 1'200'000)});
+    const auto found = explain(run.evidence());
+    ASSERT_FALSE(found.empty());
+    EXPECT_EQ(found.front().severity, Severity::problem);
+    EXPECT_EQ(found.front().id, "precision.int8_not_faster_than_fp16");
+    for (std::size_t i = 1; i < found.size(); ++i) EXPECT_LE(found[i].severity, found[i - 1].severity);
+    const auto json = to_json(found.front());
+    EXPECT_EQ(json["severity"], "problem");
+    EXPECT_EQ(json["benchmarks"].size(), 2U);
+}
+
+}  // namespace
+}  // namespace inferbench::findings
