@@ -8,6 +8,7 @@
 #include "analysis/default_run.hpp"
 #include "core/error.hpp"
 #include "core/model_metrics.hpp"
+#include "core/quantization_metrics.hpp"
 #include "core/units.hpp"
 
 #include <fmt/format.h>
@@ -98,8 +99,9 @@ ModelFigures model_figures(std::span<const store::Metric> metrics) {
 
 // Figures a tool's log gave in place of iterations (not the model-cost figures every run stores).
 bool has_tool_figures(std::span<const store::Metric> metrics) {
-    return std::any_of(metrics.begin(), metrics.end(),
-                       [](const store::Metric& m) { return !m.name.starts_with(model_metrics::kPrefix); });
+    return std::any_of(metrics.begin(), metrics.end(), [](const store::Metric& m) {
+        return !m.name.starts_with(model_metrics::kPrefix) && !m.name.starts_with(quantization_metrics::kPrefix);
+    });
 }
 
 // Power, energy, clocks, heat, memory and CPU from the benchmark's telemetry samples, and their warnings.
@@ -174,6 +176,8 @@ BenchmarkSummary summarize_measured(const store::MeasuredBenchmark& measured) {
                                    ? summarize_from_metrics(measured.record, measured.metrics)
                                    : summarize_benchmark(measured.record, measured.iterations);
     summary.model = model_figures(measured.metrics);
+    summary.quantization = {find_metric(measured.metrics, quantization_metrics::kOutputCosine),
+                            find_metric(measured.metrics, quantization_metrics::kTop1Agreement)};
     add_telemetry(measured.gpu_samples, measured.cpu_samples, measured.telemetry_sources, summary);
     return summary;
 }

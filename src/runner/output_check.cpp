@@ -9,7 +9,7 @@
 #include "backends/registry.hpp"
 #include "core/error.hpp"
 #include "runner/model_path.hpp"
-#include "runner/random_inputs.hpp"
+#include "backends/random_inputs.hpp"
 
 namespace inferbench {
 namespace {

@@ -10,6 +10,7 @@
 
 #include "backends/batch_shape.hpp"
 #include "backends/onnxruntime/onnxruntime_options.hpp"
+#include "backends/onnxruntime/ort_model_conversion.hpp"
 #include "backends/onnxruntime/ort_profile.hpp"
 #include "core/error.hpp"
 #include "core/temp_dir.hpp"
@@ -81,20 +82,10 @@ const std::optional<std::string>& cuda_provider_problem() {
 }
 
 std::string precision_reason(Precision precision) {
-    const std::string_view needs = [&] {
-        switch (precision) {
-            case Precision::fp16: return "an fp16 model file";
-            case Precision::bf16: return "a bf16 model file";
-            case Precision::int8: return "a quantized int8 (QDQ) model file";
-            case Precision::fp8: return "an fp8 model file";
-            case Precision::fp32: break;
-        }
-        return "a model file in that precision";
-    }();
     return fmt::format(
-        "onnxruntime runs an ONNX model in its own precision; {} needs {} (the CPU and CUDA execution "
-        "providers do not convert a model's precision)",
-        to_string(precision), needs);
+        "onnxruntime converts models to fp16 and int8 (QDQ) only; {} needs a {} model file, which the CPU and CUDA "
+        "execution providers do not make",
+        to_string(precision), to_string(precision));
 }
 
 Ort::SessionOptions make_session_options(const OnnxRuntimeOptions& options, const Device& device) {
@@ -181,7 +172,7 @@ Capabilities OnnxRuntimeBackend::capabilities() const {
     Capabilities caps;
     caps.devices = {DeviceKind::cpu};
     if (!cuda_provider_problem()) caps.devices.push_back(DeviceKind::cuda);
-    caps.precisions = {Precision::fp32};
+    caps.precisions = {Precision::fp32, Precision::fp16, Precision::int8};  // fp16, int8: converted models
     caps.model_formats = {"onnx"};
     caps.dynamic_batch = true;
     caps.device_timing = false;
@@ -195,8 +186,12 @@ std::optional<std::string> OnnxRuntimeBackend::unsupported_reason(const Benchmar
         return fmt::format("onnxruntime has no working CUDA execution provider here ({}; it needs "
                            "libonnxruntime_providers_cuda.so next to libonnxruntime.so.1, and CUDA and cuDNN)",
                            *cuda_provider_problem());
-    if (spec.precision != Precision::fp32) return precision_reason(spec.precision);
+    if (spec.precision == Precision::bf16 || spec.precision == Precision::fp8) return precision_reason(spec.precision);
     return Backend::unsupported_reason(spec);
+}
+
+ConvertedModel OnnxRuntimeBackend::convert_model(const std::string& model_path, const BenchmarkSpec& spec) {
+    return convert_for_onnxruntime(model_path, spec, parse_onnxruntime_options(spec.backend_options));
 }
 
 void OnnxRuntimeBackend::load(const std::string& model_path, const BenchmarkSpec& spec) {

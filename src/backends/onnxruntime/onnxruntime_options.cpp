@@ -28,7 +28,7 @@ constexpr std::int64_t kMaxThreads = std::numeric_limits<int>::max();
 }  // namespace
 
 std::vector<BackendOption> onnxruntime_option_list() {
-    return {
+    std::vector<BackendOption> list{
         {"intra_op_threads", "0", "threads used inside one operator; 0 = ONNX Runtime's default (physical cores)"},
         {"inter_op_threads", "0", "threads running independent operators (execution_mode parallel); 0 = default"},
         {"graph_optimization", "all", "graph optimization level: disable|basic|extended|all"},
@@ -37,6 +37,8 @@ std::vector<BackendOption> onnxruntime_option_list() {
          "per-layer times: after the measured loop, a separate profiled run of this many iterations (max 1000) "
          "on a second session; 0 = off"},
     };
+    for (BackendOption& option : ort_precision_option_list()) list.push_back(std::move(option));
+    return list;
 }
 
 OnnxRuntimeOptions parse_onnxruntime_options(const OptionMap& options) {
@@ -47,6 +49,7 @@ OnnxRuntimeOptions parse_onnxruntime_options(const OptionMap& options) {
     parsed.graph_optimization = read.choice("graph_optimization", kOptimizationLevels);
     parsed.execution_mode = read.choice("execution_mode", kExecutionModes);
     parsed.layer_profile = read.count("layer_profile", kMaxLayerProfileIterations);
+    parsed.precision = read_ort_precision_options(read);
     return parsed;
 }
 

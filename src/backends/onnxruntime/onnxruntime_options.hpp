@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backends/backend.hpp"
+#include "backends/onnxruntime/ort_precision_options.hpp"
 #include "core/spec.hpp"
 
 namespace inferbench {
@@ -19,6 +20,7 @@ struct OnnxRuntimeOptions {
     // > 0: after the measured loop, a second session with ONNX Runtime's profiler on runs one warm-up and
     // then this many iterations, for per-layer times (`inferbench roofline --layers`); 0: off.
     std::int64_t layer_profile = 0;
+    OrtPrecisionOptions precision;  // how fp16 and int8 models are made
 };
 
 // The most iterations layer_profile takes: ONNX Runtime's profile holds one event per node and run.

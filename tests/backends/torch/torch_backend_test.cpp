@@ -16,7 +16,7 @@
 #include "common/scratch_dir.hpp"
 #include "core/error.hpp"
 #include "models/zoo.hpp"
-#include "runner/random_inputs.hpp"
+#include "backends/random_inputs.hpp"
 
 namespace inferbench {
 namespace {
