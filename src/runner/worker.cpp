@@ -14,10 +14,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "backends/random_inputs.hpp"
 #include "backends/registry.hpp"
 #include "core/clock.hpp"
 #include "runner/measure_loop.hpp"
-#include "backends/random_inputs.hpp"
 #include "runner/trace_buffer.hpp"
 #include "runner/worker_protocol.hpp"
 
