@@ -9,6 +9,7 @@
 #include "analysis/placement.hpp"
 #include "core/error.hpp"
 #include "core/model_metrics.hpp"
+#include "core/quantization_metrics.hpp"
 #include "core/units.hpp"
 
 #include <fmt/format.h>
@@ -99,8 +100,9 @@ ModelFigures model_figures(std::span<const store::Metric> metrics) {
 
 // Figures a tool's log gave in place of iterations (not the model-cost figures every run stores).
 bool has_tool_figures(std::span<const store::Metric> metrics) {
-    return std::any_of(metrics.begin(), metrics.end(),
-                       [](const store::Metric& m) { return !m.name.starts_with(model_metrics::kPrefix); });
+    return std::any_of(metrics.begin(), metrics.end(), [](const store::Metric& m) {
+        return !m.name.starts_with(model_metrics::kPrefix) && !m.name.starts_with(quantization_metrics::kPrefix);
+    });
 }
 
 // Power, energy, clocks, heat, memory and CPU from the benchmark's telemetry samples, and their warnings.
@@ -175,6 +177,8 @@ BenchmarkSummary summarize_measured(const store::MeasuredBenchmark& measured) {
                                    ? summarize_from_metrics(measured.record, measured.metrics)
                                    : summarize_benchmark(measured.record, measured.iterations);
     summary.model = model_figures(measured.metrics);
+    summary.quantization = {find_metric(measured.metrics, quantization_metrics::kOutputCosine),
+                            find_metric(measured.metrics, quantization_metrics::kTop1Agreement)};
     add_telemetry(measured.gpu_samples, measured.cpu_samples, measured.telemetry_sources, summary);
     if (auto placement = placement_warning(measured.record.device, measured.layer_times))
         summary.warnings.push_back(std::move(*placement));

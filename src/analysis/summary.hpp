@@ -28,6 +28,13 @@ struct ModelFigures {
     std::optional<std::string> incomplete_cost_reason() const;
 };
 
+// A model inferbench quantized: its agreement with float32 on the calibration inputs
+// (core/quantization_metrics.hpp), where stored.
+struct QuantizationFigures {
+    std::optional<double> output_cosine;
+    std::optional<double> top1_agreement;
+};
+
 struct BenchmarkSummary {
     store::BenchmarkRecord benchmark;
     RunContext run;                         // set by summarize_run
@@ -39,6 +46,7 @@ struct BenchmarkSummary {
     double throughput_per_s = 0;            // inferences (samples) per second
     TelemetrySummary telemetry;             // empty where no samples were stored
     ModelFigures model;                     // from the stored model-cost metrics, where computed
+    QuantizationFigures quantization;       // int8 models inferbench made
     std::vector<std::string> warnings;
 };
 

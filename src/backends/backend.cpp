@@ -49,6 +49,10 @@ void Backend::run_own_loop(const LoopSettings& /*settings*/, IterationSink& /*si
     throw std::logic_error(fmt::format("backend {} runs in-process and has no loop of its own", name()));
 }
 
+ConvertedModel Backend::convert_model(const std::string& model_path, const BenchmarkSpec& /*spec*/) {
+    return {model_path, {}, {}};
+}
+
 std::vector<LayerTime> Backend::profile_layers(const std::atomic<std::int32_t>& /*stop*/) { return {}; }
 
 std::vector<HostTensor> Backend::last_outputs() const {

@@ -65,6 +65,22 @@ struct BackendOption {
     std::string help;
 };
 
+// A figure a backend measured besides the loop, stored with the benchmark (benchmark_metrics): e.g. an
+// int8 model's agreement with float32 on its calibration inputs.
+struct BackendMetric {
+    std::string name;
+    double value = 0;
+    std::string unit;
+};
+
+// The model file load() is given, and what was measured while making it; or, where the backend found
+// that it cannot run the converted model here (no kernels for its types), why the cell is skipped.
+struct ConvertedModel {
+    std::string model_path;
+    std::vector<BackendMetric> metrics;
+    std::string skip_reason;  // non-empty: skip the cell
+};
+
 class Backend {
 public:
     virtual ~Backend() = default;
@@ -77,6 +93,11 @@ public:
 
     // Why this cell cannot run with this backend, or nothing. The default answers from capabilities().
     virtual std::optional<std::string> unsupported_reason(const BenchmarkSpec& spec) const;
+
+    // Turns the cell's model into the file load() runs, where the backend makes that file itself
+    // (onnxruntime's float16 and int8 QDQ models, from cache or converted); called before load() and not
+    // timed. The default runs the model as it is.
+    virtual ConvertedModel convert_model(const std::string& model_path, const BenchmarkSpec& spec);
 
     // Loads (and compiles, where the framework does) the model. Timed by the harness.
     virtual void load(const std::string& model_path, const BenchmarkSpec& spec) = 0;
@@ -105,9 +126,9 @@ public:
 };
 
 // Shared-library backend modules export one C function returning this descriptor. The version changes
-// with the Backend class's layout (2: profile_layers, 3: last_outputs), so a module built against
-// another is refused.
-inline constexpr int kBackendApiVersion = 3;
+// with the Backend class's layout (2: profile_layers, 3: last_outputs, 4: convert_model), so a module
+// built against another is refused.
+inline constexpr int kBackendApiVersion = 4;
 
 struct BackendModule {
     int api_version;

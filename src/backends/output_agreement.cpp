@@ -138,4 +138,37 @@ double default_output_tolerance(Precision precision) {
     return 2e-3;
 }
 
+void CosineSimilarity::add(std::span<const float> checked, std::span<const float> reference) {
+    const std::size_t n = std::min(checked.size(), reference.size());
+    for (std::size_t i = 0; i < n; ++i) {
+        const double a = checked[i];
+        const double b = reference[i];
+        if (!std::isfinite(a) || !std::isfinite(b)) continue;
+        dot_ += a * b;
+        checked_norm_ += a * a;
+        reference_norm_ += b * b;
+    }
+}
+
+double CosineSimilarity::value() const {
+    if (checked_norm_ == 0 && reference_norm_ == 0) return 1.0;
+    if (checked_norm_ == 0 || reference_norm_ == 0) return 0.0;
+    return dot_ / (std::sqrt(checked_norm_) * std::sqrt(reference_norm_));
+}
+
+std::int64_t top1_matches(std::span<const float> checked, std::span<const float> reference, std::int64_t classes) {
+    if (classes <= 0) return 0;
+    const auto width = static_cast<std::size_t>(classes);
+    const std::size_t rows = std::min(checked.size(), reference.size()) / width;
+    std::int64_t matches = 0;
+    for (std::size_t r = 0; r < rows; ++r) {
+        const auto a = checked.subspan(r * width, width);
+        const auto b = reference.subspan(r * width, width);
+        matches += std::max_element(a.begin(), a.end()) - a.begin() == std::max_element(b.begin(), b.end()) - b.begin()
+                       ? 1
+                       : 0;
+    }
+    return matches;
+}
+
 }  // namespace inferbench

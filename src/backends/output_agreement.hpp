@@ -50,6 +50,22 @@ std::vector<std::string> nearly_zero_outputs(const std::vector<OutputAgreement>&
 // mantissa, through a whole network), int8 and fp8 2e-1.
 double default_output_tolerance(Precision precision);
 
+// Cosine similarity of two float outputs, accumulated over several batches: 1 for outputs that point the
+// same way, whatever their scale; 1 when both are all zeros, 0 when only one is.
+class CosineSimilarity {
+public:
+    void add(std::span<const float> checked, std::span<const float> reference);
+    double value() const;
+
+private:
+    double dot_ = 0;
+    double checked_norm_ = 0;
+    double reference_norm_ = 0;
+};
+
+// Rows of a [rows, classes] output whose largest class is the same on both sides (classifier logits).
+std::int64_t top1_matches(std::span<const float> checked, std::span<const float> reference, std::int64_t classes);
+
 // One element as a double (f16 and bf16 widened exactly).
 double element_as_double(const HostTensor& t, std::int64_t i);
 

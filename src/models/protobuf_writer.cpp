@@ -91,4 +91,8 @@ void ProtoWriter::write_packed_float(std::uint32_t field, std::span<const float>
     write_bytes(field, payload);
 }
 
+void ProtoWriter::write_raw(std::span<const std::byte> encoded) {
+    buffer_.append(reinterpret_cast<const char*>(encoded.data()), encoded.size());
+}
+
 }  // namespace inferbench::models::pb

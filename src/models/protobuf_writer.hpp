@@ -50,6 +50,9 @@ public:
     void write_packed_int64(std::uint32_t field, std::span<const std::int64_t> values);
     void write_packed_float(std::uint32_t field, std::span<const float> values);
 
+    // Appends fields already encoded (a field copied byte for byte from another message).
+    void write_raw(std::span<const std::byte> encoded);
+
     const std::string& bytes() const { return buffer_; }
     std::size_t size() const { return buffer_.size(); }
     std::string take() { return std::move(buffer_); }

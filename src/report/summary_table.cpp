@@ -48,6 +48,11 @@ std::string note(const analysis::BenchmarkSummary& s) {
     for (const auto& reason : clock_event::reasons())
         if (throttle && !warned && reason.name == throttle->reason) notes.push_back(fmt::format("throttled by {}", reason.label));
     if (s.telemetry.energy_source == "integrated power") notes.push_back("energy from integrated power (no energy counter)");
+    if (const auto& q = s.quantization; q.output_cosine) {
+        std::string agreement = fmt::format("int8 vs fp32 on the calibration inputs: cosine {:.4f}", *q.output_cosine);
+        if (q.top1_agreement) agreement += fmt::format(", top-1 {:.1f}%", *q.top1_agreement * 100);
+        notes.push_back(std::move(agreement));
+    }
     return join(notes, "; ");
 }
 

@@ -165,7 +165,10 @@ void fill_from_outcome(store::BenchmarkRecord& record, const WorkerOutcome& outc
     if (measured) record.measured_wall_ns = measured->wall_ns;
     const auto* error = outcome.find_event<wp::Error>();
     const bool clean_exit = outcome.exited && outcome.exit_code == 0 && !outcome.timed_out;
-    if (clean_exit && measured) {
+    if (const auto* skipped = outcome.find_event<wp::Skipped>(); clean_exit && skipped) {
+        record.status = BenchmarkStatus::skipped;
+        record.reason = skipped->reason;
+    } else if (clean_exit && measured) {
         record.status = outcome.stop_requested ? BenchmarkStatus::interrupted : BenchmarkStatus::ok;
         if (outcome.stop_requested)
             record.reason = fmt::format("stopped by {}; iterations measured so far are kept", interrupt_name());
@@ -181,6 +184,14 @@ void fill_from_outcome(store::BenchmarkRecord& record, const WorkerOutcome& outc
         record.reason = fmt::format("{} (during {})", outcome.describe_ending(), phase_reached(outcome));
         if (auto line = last_line(outcome.output_tail); !line.empty()) record.reason += "; last output: " + line;
     }
+}
+
+// What the backend measured while converting the cell's model (the Loaded event's metrics).
+std::vector<store::Metric> conversion_metrics(const WorkerOutcome& outcome) {
+    std::vector<store::Metric> metrics;
+    if (const auto* loaded = outcome.find_event<wp::Loaded>())
+        for (const BackendMetric& m : loaded->metrics) metrics.push_back({m.name, m.value, m.unit});
+    return metrics;
 }
 
 // The per-layer times of the worker's Layers event (a backend's separate profiled run), in its order.
@@ -302,8 +313,9 @@ private:
         store::BenchmarkRecord record = base_record(result_.run_id, i, spec);
         std::vector<IterationRecord> iterations;
         std::vector<LayerTime> layers;
+        std::vector<store::Metric> conversion;
         try {
-            measure_cell(spec, record, iterations, layers, k);
+            measure_cell(spec, record, iterations, layers, conversion, k);
         } catch (const std::exception& e) {
             record.status = BenchmarkStatus::failed;
             record.reason = e.what();
@@ -311,6 +323,7 @@ private:
         record.ended_unix_ms = unix_ms();
         BenchmarkTelemetry telemetry = telemetry_.finish(iterations);
         auto metrics = model_costs_.metrics(record.model_path, spec.batch_size, spec.precision);
+        metrics.insert(metrics.end(), conversion.begin(), conversion.end());
         keep({std::move(record), std::move(iterations), std::move(metrics), std::move(telemetry.gpu),
               std::move(telemetry.cpu), std::move(telemetry.sources), std::move(layers)});
         const store::BenchmarkRecord& kept = result_.benchmarks.back();
@@ -323,7 +336,7 @@ private:
     }
 
     void measure_cell(const BenchmarkSpec& spec, store::BenchmarkRecord& record, std::vector<IterationRecord>& iterations,
-                      std::vector<LayerTime>& layers, std::size_t k) {
+                      std::vector<LayerTime>& layers, std::vector<store::Metric>& conversion, std::size_t k) {
         std::string problem;
         const Backend* backend = cache_.get(spec.backend, problem);
         std::optional<std::string> skip = cell_problem(backend, problem, spec);
@@ -362,6 +375,7 @@ private:
         iterations.assign(published.begin(), published.end());
         fill_from_outcome(record, outcome);
         layers = layer_times(outcome);
+        conversion = conversion_metrics(outcome);
     }
 
     const Plan& plan_;

@@ -6,10 +6,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "backends/random_inputs.hpp"
 #include "backends/registry.hpp"
 #include "core/error.hpp"
 #include "runner/model_path.hpp"
-#include "runner/random_inputs.hpp"
 
 namespace inferbench {
 namespace {

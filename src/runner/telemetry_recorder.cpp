@@ -31,7 +31,8 @@ std::optional<SamplePhase> phase_after(const worker_protocol::Event& event) {
     namespace wp = worker_protocol;
     if (std::holds_alternative<wp::Loaded>(event)) return SamplePhase::warmup;
     if (std::holds_alternative<wp::WarmupDone>(event)) return SamplePhase::measure;
-    if (std::holds_alternative<wp::Measured>(event) || std::holds_alternative<wp::Error>(event))
+    if (std::holds_alternative<wp::Measured>(event) || std::holds_alternative<wp::Error>(event) ||
+        std::holds_alternative<wp::Skipped>(event))
         return SamplePhase::teardown;
     return std::nullopt;
 }

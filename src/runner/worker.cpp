@@ -14,10 +14,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "backends/random_inputs.hpp"
 #include "backends/registry.hpp"
 #include "core/clock.hpp"
 #include "runner/measure_loop.hpp"
-#include "runner/random_inputs.hpp"
 #include "runner/trace_buffer.hpp"
 #include "runner/worker_protocol.hpp"
 
@@ -105,15 +105,22 @@ int run_benchmark(const BenchmarkSpec& spec, const std::string& model_path, Trac
     try {
         const auto registry = BackendRegistry::discover(BackendRegistry::default_search_dirs());
         auto backend = registry.create(spec.backend);
+        phase = "model conversion";
+        ConvertedModel converted = backend->convert_model(model_path, spec);
+        if (!converted.skip_reason.empty()) {
+            send_event(wp::Skipped{std::move(converted.skip_reason)});
+            return 0;
+        }
+        phase = "load";
         const std::int64_t load_begin = monotonic_ns();
-        backend->load(model_path, spec);
+        backend->load(converted.model_path, spec);
         const std::int64_t load_ns = monotonic_ns() - load_begin;
 
         phase = "prepare";
         const auto input_infos = backend->inputs();
         const auto inputs = make_random_inputs(input_infos, spec.seed);
         backend->prepare(inputs);
-        send_event(wp::Loaded{load_ns, backend->version(), input_infos});
+        send_event(wp::Loaded{load_ns, backend->version(), input_infos, std::move(converted.metrics)});
 
         const LoopSettings loop = within_capacity(spec.loop, trace.capacity());
         if (backend->capabilities().runs_own_loop) return run_external_loop(*backend, loop, trace, phase);

@@ -36,7 +36,12 @@ json fields(const Loaded& e) {
     json inputs = json::array();
     for (const TensorInfo& input : e.inputs)
         inputs.push_back({{"name", input.name}, {"dtype", to_string(input.dtype)}, {"shape", input.shape}});
-    return {{"load_ns", e.load_ns}, {"backend_version", e.backend_version}, {"inputs", std::move(inputs)}};
+    json metrics = json::array();
+    for (const BackendMetric& m : e.metrics) metrics.push_back({{"name", m.name}, {"value", m.value}, {"unit", m.unit}});
+    return {{"load_ns", e.load_ns},
+            {"backend_version", e.backend_version},
+            {"inputs", std::move(inputs)},
+            {"metrics", std::move(metrics)}};
 }
 
 json fields(const WarmupDone& e) { return {{"iterations", e.iterations}, {"elapsed_ns", e.elapsed_ns}}; }
@@ -55,6 +60,8 @@ json fields(const Layers& e) {
 
 json fields(const Error& e) { return {{"phase", e.phase}, {"message", e.message}}; }
 
+json fields(const Skipped& e) { return {{"reason", e.reason}}; }
+
 Loaded read_loaded(const json& j) {
     constexpr std::string_view what = "event loaded";
     Loaded e;
@@ -65,6 +72,11 @@ Loaded read_loaded(const json& j) {
         e.inputs.push_back({field<std::string>(input, input_what, "name"),
                             parse_dtype(field<std::string>(input, input_what, "dtype")),
                             field<std::vector<std::int64_t>>(input, input_what, "shape")});
+    }
+    for (const json& metric : field<json>(j, what, "metrics")) {
+        constexpr std::string_view metric_what = "event loaded, metric";
+        e.metrics.push_back({field<std::string>(metric, metric_what, "name"), field<double>(metric, metric_what, "value"),
+                             field<std::string>(metric, metric_what, "unit")});
     }
     return e;
 }
@@ -133,6 +145,7 @@ Event event_from_json(const json& message) {
     if (name == Measured::kName) return read_measured(message);
     if (name == Layers::kName) return read_layers(message);
     if (name == Error::kName) return read_error(message);
+    if (name == Skipped::kName) return Skipped{field<std::string>(message, "event skipped", "reason")};
     throw ProtocolError(fmt::format("worker event: unknown event '{}'", name));
 }
 

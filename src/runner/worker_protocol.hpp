@@ -5,7 +5,7 @@
 //   fd 3: the iteration trace (memfd, see trace_buffer.hpp)
 //   fd 4: events, one JSON object per line, in this order: Loaded, WarmupDone, Measured, then Layers
 //         (where the backend's options ask for a per-layer profile); Error instead of whatever did not
-//         happen.
+//         happen; Skipped alone where the backend cannot run the model it converted for the cell.
 // Every message is one struct below; its JSON form is written and read here alone. Both ends are the
 // same binary and nothing of the events is stored, so the wire format has no older versions to read.
 #pragma once
@@ -46,6 +46,14 @@ struct Loaded {
     std::int64_t load_ns = 0;
     std::string backend_version;
     std::vector<TensorInfo> inputs;
+    std::vector<BackendMetric> metrics = {};  // measured while converting the model (convert_model)
+};
+
+// The backend cannot run the model it converted for this cell here (ConvertedModel::skip_reason); the
+// worker then exits 0 and the cell is recorded as skipped.
+struct Skipped {
+    static constexpr std::string_view kName = "skipped";
+    std::string reason;
 };
 
 // Warm-up has ended; the measured loop begins. A backend that runs its own loop sends zeros.
@@ -77,7 +85,7 @@ struct Error {
     std::string message;
 };
 
-using Event = std::variant<Loaded, WarmupDone, Measured, Layers, Error>;
+using Event = std::variant<Loaded, WarmupDone, Measured, Layers, Error, Skipped>;
 
 // The event's name on the wire ("loaded", "warmup_done", ...).
 std::string_view event_name(const Event& event);

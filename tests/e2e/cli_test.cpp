@@ -122,12 +122,12 @@ TEST(Cli, SummaryWithoutDatabaseSaysWhatToDo) {
 #if INFERBENCH_HAVE_ONNXRUNTIME
 TEST(Cli, RealNetworkOnOnnxRuntime) {
     ScratchDir dir;
-    const auto r = dir.run("run --model mobilenet --backend onnxruntime --precision fp32,fp16 --batch 1 "
+    const auto r = dir.run("run --model mobilenet --backend onnxruntime --precision fp32,fp16,int8 --batch 1 "
                            "--duration 200ms --warmup 0s --min-iterations 2 --db r.db");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto store = store::ResultsStore::open(dir.file("r.db"));
     const auto benchmarks = store.benchmarks();
-    ASSERT_EQ(benchmarks.size(), 2u);
+    ASSERT_EQ(benchmarks.size(), 3u);
     EXPECT_EQ(benchmarks[0].status, BenchmarkStatus::ok) << benchmarks[0].reason;
     EXPECT_FALSE(benchmarks[0].backend_version.empty());
     EXPECT_GT(benchmarks[0].model_size_bytes.value_or(0), 16'000'000);
@@ -140,8 +140,16 @@ TEST(Cli, RealNetworkOnOnnxRuntime) {
     EXPECT_GT(metrics["model_bytes_per_inference"], 0);
     const auto summary = dir.run("summary --db r.db --format csv");
     EXPECT_NE(summary.out.find("parameters_m,gflops_per_inference"), std::string::npos) << summary.out;
+    // fp16: converted, but ONNX Runtime's CPU provider has no float16 Conv here: skipped with that reason.
     EXPECT_EQ(benchmarks[1].status, BenchmarkStatus::skipped);
-    EXPECT_NE(benchmarks[1].reason.find("fp16"), std::string::npos);
+    EXPECT_NE(benchmarks[1].reason.find("fp16 on the CPU"), std::string::npos) << benchmarks[1].reason;
+    // int8: calibrated and quantized to QDQ; its agreement with fp32 is stored and shown beside its speed.
+    EXPECT_EQ(benchmarks[2].status, BenchmarkStatus::ok) << benchmarks[2].reason;
+    std::map<std::string, double> int8;
+    for (const auto& m : store.metrics(benchmarks[2].benchmark_id)) int8[m.name] = m.value;
+    EXPECT_GE(int8["int8_output_cosine"], 0.99);
+    EXPECT_TRUE(int8.contains("int8_top1_agreement"));
+    EXPECT_NE(summary.out.find("int8 vs fp32 on the calibration inputs: cosine"), std::string::npos) << summary.out;
 }
 #endif
 

@@ -38,6 +38,20 @@ TEST(WorkerProtocol, LoadedRoundTripsWithEveryInputDtype) {
     }
 }
 
+TEST(WorkerProtocol, LoadedCarriesTheConversionMetrics) {
+    Loaded sent{1, "onnxruntime 1.22.0", {}, {{"int8_output_cosine", 0.9987, "ratio"}, {"int8_top1_agreement", 1, "ratio"}}};
+    const Loaded back = round_trip(sent);
+    ASSERT_EQ(back.metrics.size(), 2U);
+    EXPECT_EQ(back.metrics[0].name, "int8_output_cosine");
+    EXPECT_DOUBLE_EQ(back.metrics[0].value, 0.9987);
+    EXPECT_EQ(back.metrics[1].unit, "ratio");
+}
+
+TEST(WorkerProtocol, SkippedRoundTripsItsReason) {
+    EXPECT_EQ(round_trip(Skipped{"no float16 Conv kernel on the CPU"}).reason, "no float16 Conv kernel on the CPU");
+    EXPECT_EQ(phase_after(Skipped{}), SamplePhase::teardown);
+}
+
 TEST(WorkerProtocol, WarmupDoneRoundTripsUnderTheNameOfWhatItMarks) {
     const WarmupDone sent{42, 1'000'000'007};
     EXPECT_EQ(to_json(sent).at("event"), "warmup_done");

@@ -33,6 +33,8 @@ public:
     std::vector<BackendOption> options() const override;
     std::optional<std::string> unsupported_reason(const BenchmarkSpec& spec) const override;
 
+    // fp16 and int8: the converted model (ort_model_conversion.hpp); fp32: the model as it is.
+    ConvertedModel convert_model(const std::string& model_path, const BenchmarkSpec& spec) override;
     void load(const std::string& model_path, const BenchmarkSpec& spec) override;
     std::vector<TensorInfo> inputs() const override { return inputs_; }
     void prepare(std::span<const HostTensor> inputs) override;

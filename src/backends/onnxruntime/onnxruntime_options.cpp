@@ -46,7 +46,7 @@ const char* flag(bool value) { return value ? "1" : "0"; }
 }  // namespace
 
 std::vector<BackendOption> onnxruntime_option_list() {
-    return {
+    std::vector<BackendOption> list{
         {"runtime", "",
          "the ONNX Runtime to run: a folder (or its lib/) holding libonnxruntime.so.1, or the library itself; "
          "empty = INFERBENCH_ONNXRUNTIME_ROOT, else the bundled one, else the one built with"},
@@ -69,6 +69,8 @@ std::vector<BackendOption> onnxruntime_option_list() {
         {"device_resident", "false",
          "cuda: inputs and outputs stay on the GPU (no host copies timed per iteration)"},
     };
+    for (BackendOption& option : ort_precision_option_list()) list.push_back(std::move(option));
+    return list;
 }
 
 OnnxRuntimeOptions parse_onnxruntime_options(const OptionMap& options) {
@@ -89,6 +91,7 @@ OnnxRuntimeOptions parse_onnxruntime_options(const OptionMap& options) {
     gpu.use_tf32 = read.flag("use_tf32");
     gpu.prefer_nhwc = read.flag("prefer_nhwc");
     gpu.device_resident = read.flag("device_resident");
+    parsed.precision = read_ort_precision_options(read);
     return parsed;
 }
 

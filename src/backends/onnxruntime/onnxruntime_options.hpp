@@ -9,6 +9,7 @@
 
 #include "backends/backend.hpp"
 #include "backends/onnxruntime/ort_gpu_provider.hpp"
+#include "backends/onnxruntime/ort_precision_options.hpp"
 #include "core/spec.hpp"
 
 namespace inferbench {
@@ -37,6 +38,7 @@ struct OnnxRuntimeOptions {
     // then this many iterations, for per-layer times (`inferbench roofline --layers`); 0: off.
     std::int64_t layer_profile = 0;
     OrtGpuOptions gpu;
+    OrtPrecisionOptions precision;  // how fp16 and int8 models are made
 };
 
 // The most iterations layer_profile takes: ONNX Runtime's profile holds one event per node and run.

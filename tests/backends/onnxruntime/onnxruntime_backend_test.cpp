@@ -140,26 +140,25 @@ TEST_F(OnnxRuntimeBackendTest, DescribesItself) {
     EXPECT_THAT(backend_.version(), ::testing::MatchesRegex("[0-9]+\\.[0-9]+\\.[0-9]+ \\(.*libonnxruntime.*\\)"));
     const Capabilities caps = backend_.capabilities();
     EXPECT_EQ(caps.devices.front(), DeviceKind::cpu);
-    EXPECT_THAT(caps.precisions, ElementsAre(Precision::fp32));
+    EXPECT_THAT(caps.precisions, ElementsAre(Precision::fp32, Precision::fp16, Precision::int8));
     EXPECT_THAT(caps.model_formats, ElementsAre("onnx"));
     EXPECT_TRUE(caps.dynamic_batch);
     const bool gpu = std::find(caps.devices.begin(), caps.devices.end(), DeviceKind::cuda) != caps.devices.end();
     EXPECT_EQ(caps.device_timing, gpu);
     EXPECT_EQ(caps.cuda_graphs, gpu);
-    EXPECT_EQ(backend_.options().size(), 14u);
+    EXPECT_EQ(backend_.options().size(), 21u);
     EXPECT_EQ(make_onnxruntime_backend()->name(), "onnxruntime");
 }
 
-TEST_F(OnnxRuntimeBackendTest, RunsFp32OnCpuOnly) {
-    EXPECT_EQ(backend_.unsupported_reason(spec_), std::nullopt);
-    spec_.precision = Precision::fp16;
-    EXPECT_THAT(backend_.unsupported_reason(spec_).value_or(""),
-                AllOf(HasSubstr("its own precision"), HasSubstr("fp16 needs an fp16 model file")));
-    spec_.precision = Precision::int8;
-    EXPECT_THAT(backend_.unsupported_reason(spec_).value_or(""), HasSubstr("int8 needs a quantized"));
+TEST_F(OnnxRuntimeBackendTest, RunsFp32Fp16AndInt8ModelsItConverts) {
+    for (Precision p : {Precision::fp32, Precision::fp16, Precision::int8}) {
+        spec_.precision = p;
+        EXPECT_EQ(backend_.unsupported_reason(spec_), std::nullopt) << to_string(p);
+    }
     for (Precision p : {Precision::bf16, Precision::fp8}) {
         spec_.precision = p;
-        EXPECT_TRUE(backend_.unsupported_reason(spec_).has_value()) << to_string(p);
+        EXPECT_THAT(backend_.unsupported_reason(spec_).value_or(""),
+                    AllOf(HasSubstr("converts models to fp16 and int8"), HasSubstr(std::string(to_string(p)))));
     }
     spec_.precision = Precision::fp32;
     spec_.device = Device{DeviceKind::cuda, 0};

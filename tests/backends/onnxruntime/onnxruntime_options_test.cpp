@@ -85,7 +85,7 @@ TEST(OnnxRuntimeOptions, BadChoicesListTheValidValues) {
 
 TEST(OnnxRuntimeOptions, ListsEveryOptionWithItsDefault) {
     const std::vector<BackendOption> list = onnxruntime_option_list();
-    ASSERT_EQ(list.size(), 14u);
+    ASSERT_EQ(list.size(), 21u);
     for (const BackendOption& option : list) {
         EXPECT_NO_THROW(parse_onnxruntime_options({{option.name, option.default_value}})) << option.name;
         EXPECT_FALSE(option.help.empty());
@@ -137,6 +137,37 @@ TEST(OnnxRuntimeOptions, BadGpuValuesNameTheOptionAndTheValidValues) {
     EXPECT_THAT(parse_error({{"cudnn_conv_algo_search", "EXHAUSTIVE"}}), HasSubstr("exhaustive"));
     EXPECT_THAT(parse_error({{"enable_cuda_graph", "maybe"}}), HasSubstr("enable_cuda_graph"));
     EXPECT_THAT(parse_error({{"gpu_mem_limit", "-1"}}), HasSubstr("gpu_mem_limit"));
+}
+
+TEST(OnnxRuntimeOptions, PrecisionOptionsDefaultToMinmaxInt8PerChannel) {
+    const OrtPrecisionOptions parsed = parse_onnxruntime_options({}).precision;
+    EXPECT_EQ(parsed.calibration_method, models::quant::CalibrationMethod::minmax);
+    EXPECT_DOUBLE_EQ(parsed.calibration_percentile, 99.999);
+    EXPECT_EQ(parsed.calibration_batches, 4);
+    EXPECT_TRUE(parsed.calibration_data.empty());
+    EXPECT_TRUE(parsed.per_channel);
+    EXPECT_EQ(parsed.activation_type, models::quant::ActivationType::int8);
+    EXPECT_FALSE(parsed.keep_io_types);
+}
+
+TEST(OnnxRuntimeOptions, PrecisionOptionsParseAndRejectBadValues) {
+    const OrtPrecisionOptions parsed = parse_onnxruntime_options({{"calibration_method", "entropy"},
+                                                                  {"calibration_percentile", "99.9"},
+                                                                  {"calibration_batches", "16"},
+                                                                  {"per_channel", "false"},
+                                                                  {"activation_type", "uint8"},
+                                                                  {"keep_io_types", "true"}})
+                                           .precision;
+    EXPECT_EQ(parsed.calibration_method, models::quant::CalibrationMethod::entropy);
+    EXPECT_DOUBLE_EQ(parsed.calibration_percentile, 99.9);
+    EXPECT_EQ(parsed.calibration_batches, 16);
+    EXPECT_FALSE(parsed.per_channel);
+    EXPECT_EQ(parsed.activation_type, models::quant::ActivationType::uint8);
+    EXPECT_TRUE(parsed.keep_io_types);
+    EXPECT_THAT(parse_error({{"calibration_method", "kl"}}), HasSubstr("minmax|percentile|entropy"));
+    EXPECT_THAT(parse_error({{"calibration_percentile", "42"}}), HasSubstr("a percentage above 50"));
+    EXPECT_THAT(parse_error({{"calibration_batches", "0"}}), HasSubstr("calibration_batches"));
+    EXPECT_THAT(parse_error({{"activation_type", "int4"}}), HasSubstr("int8|uint8"));
 }
 
 }  // namespace

@@ -10,13 +10,13 @@
 #include <gtest/gtest.h>
 #include <torch/script.h>
 
+#include "backends/random_inputs.hpp"
 #include "backends/torch/onnx_model_writer.hpp"
 #include "backends/torch/onnx_test_graphs.hpp"
 #include "backends/torch/torch_model.hpp"
 #include "common/scratch_dir.hpp"
 #include "core/error.hpp"
 #include "models/zoo.hpp"
-#include "runner/random_inputs.hpp"
 
 namespace inferbench {
 namespace {

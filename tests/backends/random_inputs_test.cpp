@@ -1,4 +1,4 @@
-#include "runner/random_inputs.hpp"
+#include "backends/random_inputs.hpp"
 
 #include <cstring>
 

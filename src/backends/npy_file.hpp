@@ -1,0 +1,15 @@
+// NumPy's .npy files (format versions 1 to 3), the form users keep calibration data in: one array per file,
+// little-endian, C order. SDK-free.
+#pragma once
+
+#include <filesystem>
+
+#include "backends/backend.hpp"
+
+namespace inferbench {
+
+// The array as a tensor named `name`. Throws UserError naming the file for anything else: not an .npy
+// file, a big-endian or Fortran-order array, or an element type inferbench does not feed.
+HostTensor read_npy_file(const std::filesystem::path& file, const std::string& name);
+
+}  // namespace inferbench

@@ -1,0 +1,79 @@
+#include "backends/onnxruntime/ort_precision_options.hpp"
+
+#include <charconv>
+#include <string_view>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "backends/options.hpp"
+
+namespace inferbench {
+namespace {
+
+using models::quant::ActivationType;
+using models::quant::CalibrationMethod;
+
+constexpr std::pair<std::string_view, CalibrationMethod> kMethods[] = {
+    {"minmax", CalibrationMethod::minmax},
+    {"percentile", CalibrationMethod::percentile},
+    {"entropy", CalibrationMethod::entropy},
+};
+
+constexpr std::pair<std::string_view, ActivationType> kActivationTypes[] = {
+    {"int8", ActivationType::int8},
+    {"uint8", ActivationType::uint8},
+};
+
+double read_percentile(const OptionReader& read) {
+    const std::string text = read.text("calibration_percentile");
+    double value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size() || !(value > 50.0 && value <= 100.0))
+        read.reject("calibration_percentile", text, "a percentage above 50 and at most 100, e.g. 99.999");
+    return value;
+}
+
+}  // namespace
+
+std::vector<BackendOption> ort_precision_option_list() {
+    return {
+        {"calibration_method", "minmax",
+         "int8: how activation ranges are calibrated: minmax|percentile|entropy (KL divergence, as TensorRT)"},
+        {"calibration_percentile", "99.999", "int8, calibration_method percentile: the share of |x| kept, in %"},
+        {"calibration_batches", "4",
+         "int8: seeded random calibration batches (the inputs a benchmark feeds), when calibration_data is not set"},
+        {"calibration_data", "",
+         "int8: a folder of .npy files per model input (NAME.npy, or NAME_0.npy, NAME_1.npy, ...) to calibrate on"},
+        {"per_channel", "true", "int8: one weight scale per output channel (false: one per tensor)"},
+        {"activation_type", "int8", "int8: activations int8 (symmetric, as TensorRT runs them) or uint8 (asymmetric)"},
+        {"keep_io_types", "false", "fp16: keep float32 model inputs and outputs (Casts at the boundary)"},
+    };
+}
+
+OrtPrecisionOptions read_ort_precision_options(const OptionReader& read) {
+    OrtPrecisionOptions parsed;
+    parsed.calibration_method = read.choice("calibration_method", kMethods);
+    parsed.calibration_percentile = read_percentile(read);
+    parsed.calibration_batches = read.count("calibration_batches", kMaxCalibrationBatches);
+    if (parsed.calibration_batches == 0) read.reject("calibration_batches", "0", "a whole number 1..1000");
+    parsed.calibration_data = read.text("calibration_data");
+    parsed.per_channel = read.flag("per_channel");
+    parsed.activation_type = read.choice("activation_type", kActivationTypes);
+    parsed.keep_io_types = read.flag("keep_io_types");
+    return parsed;
+}
+
+std::string fp16_settings_text(const OrtPrecisionOptions& options) {
+    return fmt::format("keep_io_types={}", options.keep_io_types);
+}
+
+std::string int8_settings_text(const OrtPrecisionOptions& options) {
+    std::string text = fmt::format("method={} per_channel={} activation_type={}", to_string(options.calibration_method),
+                                   options.per_channel, to_string(options.activation_type));
+    if (options.calibration_method == models::quant::CalibrationMethod::percentile)
+        text += fmt::format(" percentile={}", options.calibration_percentile);
+    return text;
+}
+
+}  // namespace inferbench

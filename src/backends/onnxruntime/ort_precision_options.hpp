@@ -1,0 +1,36 @@
+// The options of the onnxruntime backend that decide how a float16 or int8 model is made from the cell's
+// float32 model (backend_options.onnxruntime: calibration_method, ...). Part of the backend's one option list.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "backends/backend.hpp"
+#include "backends/options.hpp"
+#include "models/quant_calibration.hpp"
+
+namespace inferbench {
+
+struct OrtPrecisionOptions {
+    models::quant::CalibrationMethod calibration_method = models::quant::CalibrationMethod::minmax;
+    double calibration_percentile = 99.999;  // percentile method: the share of |x| kept, in %
+    std::int64_t calibration_batches = 4;    // seeded random batches, when there is no calibration_data
+    std::string calibration_data;            // a folder of .npy files per input: NAME.npy or NAME_K.npy
+    bool per_channel = true;
+    models::quant::ActivationType activation_type = models::quant::ActivationType::int8;
+    bool keep_io_types = false;  // float16 models: float32 inputs and outputs
+};
+
+inline constexpr std::int64_t kMaxCalibrationBatches = 1000;
+
+std::vector<BackendOption> ort_precision_option_list();
+
+// Throws UserError naming the option for a bad value; `reader` holds the backend's whole option list.
+OrtPrecisionOptions read_ort_precision_options(const OptionReader& reader);
+
+// Every setting that changes the converted file, for the converted-model cache key.
+std::string fp16_settings_text(const OrtPrecisionOptions& options);
+std::string int8_settings_text(const OrtPrecisionOptions& options);
+
+}  // namespace inferbench
