@@ -3,8 +3,10 @@
 // 1 ms each), with GPU and CPU samples at the default 10 Hz, stored through the store API; then the report with
 // every output (summary, Excel workbooks, gnuplot figures, HTML with the roofline). Prints the seconds of
 // ingest and report (wall and CPU) and the peak RSS after each.
-//   build/release/bench/report_scale [BENCHMARKS] [ITERATIONS] [FOLDER]
+//   build/release/bench/report_scale [BENCHMARKS] [ITERATIONS] [FOLDER] [phases]
 // FOLDER (default: the temporary folder) receives report-scale.db and report-scale/, removed at the end.
+// With `phases` last, the report's parts are then timed one by one (each group's rows read and summarized,
+// workbooks, figures, the page's charts, the roofline and the page): where the time goes.
 #include <sys/resource.h>
 
 #include <chrono>
@@ -15,6 +17,8 @@
 #include <vector>
 
 #include "core/model_metrics.hpp"
+#include "report/html_report.hpp"
+#include "report/report_charts.hpp"
 #include "report/report_writer.hpp"
 #include "store/results_store.hpp"
 
@@ -23,17 +27,60 @@ namespace {
 using namespace inferbench;
 
 struct Usage {
-    double cpu_s = 0;
+    double cpu_s = 0;           // this process
+    double children_cpu_s = 0;  // the gnuplot processes that ended
     double peak_rss_mib = 0;
 };
 
 Usage usage() {
-    rusage r{};
-    getrusage(RUSAGE_SELF, &r);
     const auto seconds = [](const timeval& t) {
         return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
     };
-    return {seconds(r.ru_utime) + seconds(r.ru_stime), static_cast<double>(r.ru_maxrss) / 1024.0};  // Linux: KiB
+    rusage self{}, children{};
+    getrusage(RUSAGE_SELF, &self);
+    getrusage(RUSAGE_CHILDREN, &children);
+    return {seconds(self.ru_utime) + seconds(self.ru_stime), seconds(children.ru_utime) + seconds(children.ru_stime),
+            static_cast<double>(self.ru_maxrss) / 1024.0};  // Linux: KiB
+}
+
+// CPU seconds (this process and its ended children) between two usages.
+double cpu_between(const Usage& from, const Usage& to) {
+    return to.cpu_s - from.cpu_s + to.children_cpu_s - from.children_cpu_s;
+}
+
+// The report's parts one by one, each summed over the groups: CPU seconds of each.
+void time_phases(const store::ResultsStore& results, const report::ReportOptions& options) {
+    using report::ReportGroup;
+    const auto selected = report::select_benchmarks(results, options.filter);
+    double excel_s = 0, plots_s = 0, charts_s = 0;
+    Usage mark = usage();
+    const Usage start = mark;
+    const auto lap = [&](double& total) {
+        const Usage now = usage();
+        total += cpu_between(mark, now);
+        mark = now;
+    };
+    double unused = 0;
+    const auto selection = report::load_selection(results, selected, [&](ReportGroup& group) {
+        lap(unused);
+        std::vector<report::ChartGroup> charts;
+        charts.push_back({group.title, report::group_charts(group)});
+        lap(charts_s);
+        report::write_excel_workbooks(group, options.out_dir, options.excel_options);
+        lap(excel_s);
+        report::write_group_plots(group, options.out_dir, options.plot);
+        lap(plots_s);
+    });
+    const double loaded_s = cpu_between(start, usage()) - excel_s - plots_s - charts_s;
+    mark = usage();
+    const auto summaries = selection.summaries();
+    const auto roofline = report::roofline_section(results, summaries);
+    const std::string page = report::render_html_report(selection, {}, roofline);
+    double page_s = 0;
+    lap(page_s);
+    std::printf("phases (CPU s, gnuplot included): read and summarize %.2f, workbooks %.2f, figures %.2f, "
+                "page charts %.2f, roofline and page %.2f\n",
+                loaded_s, excel_s, plots_s, charts_s, page_s);
 }
 
 // Realistic, non-repeating values: about 1 ms per iteration with jitter, a little more for each larger
@@ -128,8 +175,9 @@ int main(int argc, char** argv) {
     const int benchmarks = argc > 1 ? std::atoi(argv[1]) : 10;
     const long iterations = argc > 2 ? std::atol(argv[2]) : 1'000'000;
     const std::filesystem::path dir = argc > 3 ? argv[3] : std::filesystem::temp_directory_path();
-    if (benchmarks <= 0 || benchmarks > 30 || iterations <= 0) {
-        std::fprintf(stderr, "usage: report_scale [BENCHMARKS 1..30] [ITERATIONS > 0] [FOLDER]\n");
+    const bool phases = argc > 4 && std::string(argv[4]) == "phases";
+    if (benchmarks <= 0 || benchmarks > 30 || iterations <= 0 || (argc > 4 && !phases)) {
+        std::fprintf(stderr, "usage: report_scale [BENCHMARKS 1..30] [ITERATIONS > 0] [FOLDER] [phases]\n");
         return 2;
     }
     const auto db = dir / "report-scale.db";
@@ -161,11 +209,12 @@ int main(int argc, char** argv) {
                 benchmarks, iterations, static_cast<double>(benchmarks) * static_cast<double>(iterations) / 1e6);
     std::printf("ingest:      %.2f s wall, %.2f s CPU, peak RSS %.0f MiB\n", ingest_s, ingested.cpu_s - before.cpu_s,
                 ingested.peak_rss_mib);
-    std::printf("report:      %.2f s wall, %.2f s CPU (this process; gnuplot apart), peak RSS %.0f MiB\n", report_s,
-                reported.cpu_s - ingested.cpu_s, reported.peak_rss_mib);
-    std::printf("total:       %.2f s wall\n", ingest_s + report_s);
+    std::printf("report:      %.2f s wall, %.2f s CPU (%.2f s with gnuplot), peak RSS %.0f MiB\n", report_s,
+                reported.cpu_s - ingested.cpu_s, cpu_between(ingested, reported), reported.peak_rss_mib);
+    std::printf("total:       %.2f s wall, %.2f s CPU with gnuplot\n", ingest_s + report_s, cpu_between(before, reported));
     std::printf("files:       %zu written, %zu skipped; database %.0f MB\n", written.files.written.size(),
                 written.files.skipped.size(), static_cast<double>(std::filesystem::file_size(db)) / 1e6);
+    if (phases) time_phases(results, options);
     for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db.string() + suffix, ignored);
     std::filesystem::remove_all(out, ignored);
     return 0;
