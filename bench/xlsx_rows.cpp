@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "usage: xlsx_rows [ROWS > 0] [FOLDER]\n");
         return 2;
     }
-    report::LoadedGroup group;
+    report::ReportGroup group;
     group.key = "bench";
     auto& b = group.benchmarks.emplace_back();
     b.label = "batch 8";

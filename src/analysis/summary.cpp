@@ -185,22 +185,31 @@ BenchmarkSummary summarize_measured(const store::MeasuredBenchmark& measured) {
     return summary;
 }
 
+store::MeasuredBenchmark read_measured(const store::ResultsStore& results, const store::BenchmarkRecord& benchmark) {
+    const auto id = benchmark.benchmark_id;
+    return {benchmark,
+            results.iterations(id),
+            results.metrics(id),
+            results.gpu_samples(id),
+            results.cpu_samples(id),
+            results.telemetry_sources(id),
+            results.layer_times(id)};
+}
+
+BenchmarkSummary summarize_stored(const store::MeasuredBenchmark& measured, std::span<const store::RunRecord> runs) {
+    BenchmarkSummary summary = summarize_measured(measured);
+    const auto& b = measured.record;
+    const auto run = std::find_if(runs.begin(), runs.end(), [&](const auto& r) { return r.run_id == b.run_id; });
+    if (run != runs.end()) summary.run = run_context(*run, b);
+    return summary;
+}
+
 std::vector<BenchmarkSummary> summarize_run(const store::ResultsStore& results, std::optional<std::int64_t> run_id) {
     if (!run_id) run_id = default_run(results).run_id;
     std::vector<BenchmarkSummary> summaries;
     const auto runs = results.runs();
-    for (const auto& benchmark : results.benchmarks(run_id)) {
-        store::MeasuredBenchmark measured{benchmark, results.iterations(benchmark.benchmark_id),
-                                          results.metrics(benchmark.benchmark_id),
-                                          results.gpu_samples(benchmark.benchmark_id),
-                                          results.cpu_samples(benchmark.benchmark_id),
-                                          results.telemetry_sources(benchmark.benchmark_id),
-                                          results.layer_times(benchmark.benchmark_id)};
-        BenchmarkSummary summary = summarize_measured(measured);
-        const auto run = std::find_if(runs.begin(), runs.end(), [&](const auto& r) { return r.run_id == benchmark.run_id; });
-        if (run != runs.end()) summary.run = run_context(*run, benchmark);
-        summaries.push_back(std::move(summary));
-    }
+    for (const auto& benchmark : results.benchmarks(run_id))
+        summaries.push_back(summarize_stored(read_measured(results, benchmark), runs));
     if (summaries.empty() && !results.benchmarks(std::nullopt).empty()) {
         // An unknown run id: say which exist.
         throw UserError(fmt::format("{}: run {} has no benchmarks; list runs with `inferbench summary --runs`",

@@ -61,6 +61,13 @@ BenchmarkSummary summarize_benchmark(const store::BenchmarkRecord& benchmark,
 // A benchmark from what was measured for it (layer times are not summarized), stored or not.
 BenchmarkSummary summarize_measured(const store::MeasuredBenchmark& measured);
 
+// What summarize_measured needs of a stored benchmark, read from `results` once: iterations, metrics, GPU
+// and CPU samples, telemetry sources (not the layer times).
+store::MeasuredBenchmark read_measured(const store::ResultsStore& results, const store::BenchmarkRecord& benchmark);
+
+// A stored benchmark: summarize_measured, with the run context of its run among `runs` (where listed).
+BenchmarkSummary summarize_stored(const store::MeasuredBenchmark& measured, std::span<const store::RunRecord> runs);
+
 // The benchmarks of one run (default: default_run(), the latest with benchmarks), summarized in plan order.
 std::vector<BenchmarkSummary> summarize_run(const store::ResultsStore& results, std::optional<std::int64_t> run_id);
 

@@ -13,7 +13,7 @@
 #include "core/units.hpp"
 #include "report/comparison.hpp"
 #include "report/html_page.hpp"
-#include "report/html_report.hpp"
+#include "report/report_data.hpp"
 #include "report/selection.hpp"
 
 namespace inferbench::cli {
@@ -102,8 +102,7 @@ int execute(const CompareArgs& args) {
         if (selected.empty())
             fmt::print(stderr, "compare: {} run {}: no benchmark matches the filters\n", args.dbs[i], run_id);
         else
-            for (auto& entry : report::load_report_data(stores[i], selected, false).benchmarks)
-                source.summaries.push_back(std::move(entry.summary));
+            source.summaries = report::load_selection(stores[i], selected).summaries();
         sources.push_back(std::move(source));
     }
     const auto comparison = report::build_comparison(std::move(sources), args.baseline);

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "analysis/roofline_placement.hpp"
 #include "cli/commands.hpp"
 #include "cli/filter_args.hpp"
 #include "core/error.hpp"
@@ -15,7 +16,7 @@
 #include "core/units.hpp"
 #include "devices/catalog.hpp"
 #include "devices/quantities.hpp"
-#include "devices/roofline.hpp"
+#include "report/report_data.hpp"
 #include "report/roofline_plot.hpp"
 #include "report/roofline_view.hpp"
 #include "report/selection.hpp"
@@ -54,8 +55,9 @@ int execute(const RooflineArgs& args) {
     const auto results = store::ResultsStore::open(path, store::ResultsStore::Access::read);
     const auto catalog = devices::load_catalog();
     const auto benchmarks = report::select_benchmarks(results, filter);
-    const auto set = devices::roofline_points(results, benchmarks, catalog, {args.roofs});
-    const auto layer_sets = args.layers ? devices::roofline_layers(results, set) : std::vector<devices::LayerSet>{};
+    const auto summaries = report::load_selection(results, benchmarks).summaries();
+    const auto set = analysis::roofline_points(results, summaries, catalog, {args.roofs});
+    const auto layer_sets = args.layers ? analysis::roofline_layers(results, set) : std::vector<analysis::LayerSet>{};
     std::vector<std::filesystem::path> files;
     if (!args.out.empty() && !set.points.empty()) files = report::draw_rooflines(set, args.out, formats);
     if (!args.out.empty() && !layer_sets.empty()) {

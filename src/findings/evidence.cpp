@@ -27,27 +27,6 @@ std::optional<double> metric_ns(std::span<const store::Metric> metrics, std::str
     return std::nullopt;
 }
 
-// The per-layer profile of each benchmark that has one: under its device's roofs where the roofline can
-// place the benchmark (model costs and a throughput stored), else with shares alone.
-std::map<std::int64_t, devices::LayerSet> layer_sets(const store::ResultsStore& results,
-                                                     std::span<const store::BenchmarkRecord> benchmarks,
-                                                     const devices::Catalog& catalog) {
-    std::map<std::int64_t, devices::LayerSet> sets;
-    std::vector<store::BenchmarkRecord> profiled;
-    for (const auto& b : benchmarks)
-        if (!results.layer_times(b.benchmark_id).empty()) profiled.push_back(b);
-    if (profiled.empty()) return sets;
-    const auto placed = devices::roofline_points(results, profiled, catalog);
-    for (auto& set : devices::roofline_layers(results, placed))
-        sets.emplace(placed.points[set.point].benchmark.benchmark_id, std::move(set));
-    for (const auto& b : profiled) {
-        if (sets.contains(b.benchmark_id)) continue;
-        const auto layers = results.layer_times(b.benchmark_id);
-        sets.emplace(b.benchmark_id, devices::place_layers(layers, {}, 1.0, devices::DeviceRoofs{}, std::nullopt));
-    }
-    return sets;
-}
-
 }  // namespace
 
 bool BenchmarkEvidence::on_gpu() const {
@@ -68,34 +47,55 @@ StageTimes stage_times(std::span<const IterationRecord> iterations, std::span<co
     return t;
 }
 
+BenchmarkEvidence make_evidence(analysis::BenchmarkSummary summary, std::vector<IterationRecord> iterations,
+                                std::span<const store::Metric> metrics, std::span<const GpuSample> gpu,
+                                std::vector<CpuSample> cpu) {
+    BenchmarkEvidence e;
+    e.stages = stage_times(iterations, metrics);
+    e.gpu = analysis::benchmark_gpu_samples(gpu, summary.benchmark.device);
+    e.cpu = std::move(cpu);
+    e.iterations = std::move(iterations);
+    e.summary = std::move(summary);
+    return e;
+}
+
+void add_layer_sets(const store::ResultsStore& results, std::span<BenchmarkEvidence> evidence,
+                    const devices::Catalog& catalog) {
+    std::vector<analysis::BenchmarkSummary> profiled;
+    std::map<std::int64_t, std::vector<LayerTime>> layers;
+    for (const auto& e : evidence) {
+        auto stored = results.layer_times(e.id());
+        if (stored.empty()) continue;
+        profiled.push_back(e.summary);
+        layers.emplace(e.id(), std::move(stored));
+    }
+    if (profiled.empty()) return;
+    std::map<std::int64_t, analysis::LayerSet> sets;
+    const auto placed = analysis::roofline_points(results, profiled, catalog);
+    for (auto& set : analysis::roofline_layers(results, placed))
+        sets.emplace(placed.points[set.point].benchmark.benchmark_id, std::move(set));
+    for (auto& e : evidence) {
+        const auto stored = layers.find(e.id());
+        if (stored == layers.end()) continue;
+        if (auto it = sets.find(e.id()); it != sets.end())
+            e.layers = std::move(it->second);
+        else
+            e.layers = analysis::place_layers(stored->second, {}, 1.0, devices::DeviceRoofs{}, std::nullopt);
+    }
+}
+
 std::vector<BenchmarkEvidence> load_evidence(const store::ResultsStore& results,
                                              std::span<const store::BenchmarkRecord> benchmarks,
                                              const devices::Catalog& catalog) {
-    std::vector<store::BenchmarkRecord> ok;
-    std::copy_if(benchmarks.begin(), benchmarks.end(), std::back_inserter(ok),
-                 [](const auto& b) { return b.status == BenchmarkStatus::ok; });
-    auto layers = layer_sets(results, ok, catalog);
     const auto runs = results.runs();
     std::vector<BenchmarkEvidence> out;
-    for (const auto& b : ok) {
-        store::MeasuredBenchmark measured{b,
-                                          results.iterations(b.benchmark_id),
-                                          results.metrics(b.benchmark_id),
-                                          results.gpu_samples(b.benchmark_id),
-                                          results.cpu_samples(b.benchmark_id),
-                                          results.telemetry_sources(b.benchmark_id),
-                                          {}};
-        BenchmarkEvidence e;
-        e.summary = analysis::summarize_measured(measured);
-        const auto run = std::find_if(runs.begin(), runs.end(), [&](const auto& r) { return r.run_id == b.run_id; });
-        if (run != runs.end()) e.summary.run = analysis::run_context(*run, b);
-        e.stages = stage_times(measured.iterations, measured.metrics);
-        e.gpu = analysis::benchmark_gpu_samples(measured.gpu_samples, b.device);
-        e.cpu = std::move(measured.cpu_samples);
-        e.iterations = std::move(measured.iterations);
-        if (auto it = layers.find(b.benchmark_id); it != layers.end()) e.layers = std::move(it->second);
-        out.push_back(std::move(e));
+    for (const auto& b : benchmarks) {
+        if (b.status != BenchmarkStatus::ok) continue;
+        auto measured = analysis::read_measured(results, b);
+        out.push_back(make_evidence(analysis::summarize_stored(measured, runs), std::move(measured.iterations),
+                                    measured.metrics, measured.gpu_samples, std::move(measured.cpu_samples)));
     }
+    add_layer_sets(results, out, catalog);
     return out;
 }
 

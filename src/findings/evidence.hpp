@@ -7,9 +7,9 @@
 #include <span>
 #include <vector>
 
+#include "analysis/roofline_placement.hpp"
 #include "analysis/summary.hpp"
 #include "devices/catalog.hpp"
-#include "devices/roofline.hpp"
 #include "store/results_store.hpp"
 
 namespace inferbench::findings {
@@ -26,13 +26,24 @@ struct BenchmarkEvidence {
     std::vector<GpuSample> gpu;  // the benchmark's GPU(s) (analysis::benchmark_gpu_samples), every phase
     std::vector<CpuSample> cpu;
     StageTimes stages;
-    std::optional<devices::LayerSet> layers;  // the per-layer profile under the device's roofs, where stored
+    std::optional<analysis::LayerSet> layers;  // the per-layer profile under the device's roofs, where stored
 
     std::int64_t id() const { return summary.benchmark.benchmark_id; }
     bool on_gpu() const;
 };
 
 StageTimes stage_times(std::span<const IterationRecord> iterations, std::span<const store::Metric> metrics);
+
+// One benchmark's evidence from rows already read (the report reads each benchmark's rows once and
+// passes them here); its layers are added by add_layer_sets.
+BenchmarkEvidence make_evidence(analysis::BenchmarkSummary summary, std::vector<IterationRecord> iterations,
+                                std::span<const store::Metric> metrics, std::span<const GpuSample> gpu,
+                                std::vector<CpuSample> cpu);
+
+// The per-layer profile of each benchmark that has one in the store: under its device's roofs where the
+// roofline can place it (model costs and a throughput stored), else with shares alone.
+void add_layer_sets(const store::ResultsStore& results, std::span<BenchmarkEvidence> evidence,
+                    const devices::Catalog& catalog);
 
 // The ok benchmarks among `benchmarks`, in their order, with everything the rules read.
 std::vector<BenchmarkEvidence> load_evidence(const store::ResultsStore& results,

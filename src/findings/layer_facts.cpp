@@ -26,7 +26,7 @@ bool is_cpu_node(const LayerTime& layer) {
     return layer.provider.find("CPU") != std::string::npos || layer.provider.find("cpu") != std::string::npos;
 }
 
-bool is_memory_bound(const devices::LayerPoint& layer) {
+bool is_memory_bound(const analysis::LayerPoint& layer) {
     const auto& placement = layer.measured ? layer.measured : layer.datasheet;
     return placement && placement->bound == devices::Bound::memory;
 }
@@ -39,7 +39,7 @@ std::vector<std::string> LayerShare::labels(std::size_t at_most) const {
     return out;
 }
 
-LayerShare share_where(const devices::LayerSet& set, const std::function<bool(const devices::LayerPoint&)>& keep) {
+LayerShare share_where(const analysis::LayerSet& set, const std::function<bool(const analysis::LayerPoint&)>& keep) {
     LayerShare share;
     for (const auto& layer : set.layers) {
         if (!keep(layer)) continue;

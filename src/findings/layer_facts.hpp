@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "devices/roofline.hpp"
+#include "analysis/roofline_placement.hpp"
 
 namespace inferbench::findings {
 
@@ -16,13 +16,13 @@ bool is_data_movement(std::string_view op_type);
 bool is_conversion(std::string_view op_type);
 // A node a GPU benchmark's runtime ran on the CPU.
 bool is_cpu_node(const LayerTime& layer);
-bool is_memory_bound(const devices::LayerPoint& layer);
+bool is_memory_bound(const analysis::LayerPoint& layer);
 
 struct LayerShare {
     double share_pct = 0;                        // of the profiled time
-    std::vector<const devices::LayerPoint*> layers;  // the matching layers, slowest first
+    std::vector<const analysis::LayerPoint*> layers;  // the matching layers, slowest first
     std::vector<std::string> labels(std::size_t at_most = 3) const;  // "conv1 (Conv, 12.3%)"
 };
-LayerShare share_where(const devices::LayerSet& set, const std::function<bool(const devices::LayerPoint&)>& keep);
+LayerShare share_where(const analysis::LayerSet& set, const std::function<bool(const analysis::LayerPoint&)>& keep);
 
 }  // namespace inferbench::findings

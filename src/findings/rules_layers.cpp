@@ -12,7 +12,7 @@ namespace inferbench::findings {
 
 namespace {
 
-bool has_flag(const devices::LayerPoint& layer, std::string_view flag) {
+bool has_flag(const analysis::LayerPoint& layer, std::string_view flag) {
     return std::find(layer.flags.begin(), layer.flags.end(), flag) != layer.flags.end();
 }
 

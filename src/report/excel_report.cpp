@@ -26,10 +26,10 @@ XlsxWorkbook::Options big_workbook(const std::filesystem::path& file, const Exce
 // One sheet per benchmark with rows (continued on "label (2)", ... past the sheet's row limit);
 // `write(sheet, row, item)` fills one row. Returns whether any benchmark had rows.
 template <typename Rows, typename Write>
-bool write_row_sheets(const LoadedGroup& group, const std::filesystem::path& file, const ExcelOptions& options,
+bool write_row_sheets(const ReportGroup& group, const std::filesystem::path& file, const ExcelOptions& options,
                       const std::vector<std::string>& header, Rows rows_of, Write write) {
     const bool any = std::any_of(group.benchmarks.begin(), group.benchmarks.end(),
-                                 [&](const LoadedBenchmark& b) { return !rows_of(b).empty(); });
+                                 [&](const ReportBenchmark& b) { return !rows_of(b).empty(); });
     if (!any) return false;
     XlsxWorkbook book(file, big_workbook(file, options));
     const auto per_sheet = static_cast<std::size_t>(std::max<std::int64_t>(options.max_rows_per_sheet - 1, 1));
@@ -56,7 +56,7 @@ Grid grid_within(const std::vector<std::vector<Point>>& series, double bucket_s,
     return grid;
 }
 
-void write_summary_sheet(XlsxWorkbook& book, const LoadedGroup& group) {
+void write_summary_sheet(XlsxWorkbook& book, const ReportGroup& group) {
     Sheet sheet = book.add_sheet("summary");
     std::vector<std::string> header = {"batch_size", "series", "status", "iterations"};
     const auto& metrics = batch_metrics();
@@ -101,7 +101,7 @@ void write_summary_sheet(XlsxWorkbook& book, const LoadedGroup& group) {
 }
 
 // One sheet per time metric with data: t_s, then one column per benchmark that has the metric.
-void write_time_sheets(XlsxWorkbook& book, const LoadedGroup& group, const ExcelOptions& options) {
+void write_time_sheets(XlsxWorkbook& book, const ReportGroup& group, const ExcelOptions& options) {
     for (const auto& metric : time_metrics()) {
         std::vector<std::vector<Point>> series;
         std::vector<std::string> header = {"t_s"};
@@ -135,11 +135,11 @@ void write_time_sheets(XlsxWorkbook& book, const LoadedGroup& group, const Excel
 
 }  // namespace
 
-bool write_latency_workbook(const LoadedGroup& group, const std::filesystem::path& file, const ExcelOptions& options) {
+bool write_latency_workbook(const ReportGroup& group, const std::filesystem::path& file, const ExcelOptions& options) {
     return write_row_sheets(
         group, file, options, {"t_s", "e2e_ms", "h2d_ms", "compute_ms", "d2h_ms"},
-        [](const LoadedBenchmark& b) -> const std::vector<IterationRecord>& { return b.iterations; },
-        [](Sheet& sheet, lxw_row_t row, const LoadedBenchmark& b, const IterationRecord& it) {
+        [](const ReportBenchmark& b) -> const std::vector<IterationRecord>& { return b.iterations; },
+        [](Sheet& sheet, lxw_row_t row, const ReportBenchmark& b, const IterationRecord& it) {
             sheet.number(row, 0, b.seconds(it.start_ns));
             sheet.number(row, 1, static_cast<double>(it.e2e_ns) / 1e6);
             sheet.number(row, 2, device_ms(it.h2d_ns));
@@ -148,13 +148,13 @@ bool write_latency_workbook(const LoadedGroup& group, const std::filesystem::pat
         });
 }
 
-bool write_gpu_workbook(const LoadedGroup& group, const std::filesystem::path& file, const ExcelOptions& options) {
+bool write_gpu_workbook(const ReportGroup& group, const std::filesystem::path& file, const ExcelOptions& options) {
     return write_row_sheets(
         group, file, options,
         {"t_s", "phase", "gpu", "power_W", "temp_C", "sm_clock_MHz", "mem_clock_MHz", "gpu_util_pct", "mem_util_pct",
          "fb_used_MiB", "throttle_reasons"},
-        [](const LoadedBenchmark& b) -> const std::vector<GpuSample>& { return b.gpu; },
-        [](Sheet& sheet, lxw_row_t row, const LoadedBenchmark& b, const GpuSample& s) {
+        [](const ReportBenchmark& b) -> const std::vector<GpuSample>& { return b.gpu; },
+        [](Sheet& sheet, lxw_row_t row, const ReportBenchmark& b, const GpuSample& s) {
             sheet.number(row, 0, b.seconds(s.t_ns));
             sheet.text(row, 1, to_string(s.phase));
             sheet.number(row, 2, static_cast<double>(s.gpu_index));
@@ -169,11 +169,11 @@ bool write_gpu_workbook(const LoadedGroup& group, const std::filesystem::path& f
         });
 }
 
-bool write_cpu_workbook(const LoadedGroup& group, const std::filesystem::path& file, const ExcelOptions& options) {
+bool write_cpu_workbook(const ReportGroup& group, const std::filesystem::path& file, const ExcelOptions& options) {
     return write_row_sheets(
         group, file, options, {"t_s", "phase", "process_cpu_pct", "rss_MiB", "host_cpu_pct", "host_mem_used_MiB"},
-        [](const LoadedBenchmark& b) -> const std::vector<CpuSample>& { return b.cpu; },
-        [](Sheet& sheet, lxw_row_t row, const LoadedBenchmark& b, const CpuSample& s) {
+        [](const ReportBenchmark& b) -> const std::vector<CpuSample>& { return b.cpu; },
+        [](Sheet& sheet, lxw_row_t row, const ReportBenchmark& b, const CpuSample& s) {
             sheet.number(row, 0, b.seconds(s.t_ns));
             sheet.text(row, 1, to_string(s.phase));
             sheet.number(row, 2, s.process_cpu_pct);
@@ -183,9 +183,9 @@ bool write_cpu_workbook(const LoadedGroup& group, const std::filesystem::path& f
         });
 }
 
-bool write_summary_workbook(const LoadedGroup& group, const std::filesystem::path& file, const ExcelOptions& options) {
+bool write_summary_workbook(const ReportGroup& group, const std::filesystem::path& file, const ExcelOptions& options) {
     const bool any = std::any_of(group.benchmarks.begin(), group.benchmarks.end(),
-                                 [](const LoadedBenchmark& b) { return b.has_data(); });
+                                 [](const ReportBenchmark& b) { return b.has_data(); });
     if (!any) return false;
     // Small (one row per batch size, 100 ms means): in memory, so the charts carry cached values.
     XlsxWorkbook book(file, {false, {}});
@@ -198,9 +198,9 @@ bool write_summary_workbook(const LoadedGroup& group, const std::filesystem::pat
     return true;
 }
 
-ReportFiles write_excel_workbooks(const LoadedGroup& group, const std::filesystem::path& dir,
+ReportFiles write_excel_workbooks(const ReportGroup& group, const std::filesystem::path& dir,
                                   const ExcelOptions& options) {
-    using Writer = bool (*)(const LoadedGroup&, const std::filesystem::path&, const ExcelOptions&);
+    using Writer = bool (*)(const ReportGroup&, const std::filesystem::path&, const ExcelOptions&);
     struct Kind {
         const char* prefix;
         Writer write;

@@ -28,15 +28,15 @@ struct ExcelOptions {
     std::vector<findings::Finding> findings;      // of the selection: the summary workbook's Findings sheet
 };
 
-ReportFiles write_excel_workbooks(const LoadedGroup& group, const std::filesystem::path& dir,
+ReportFiles write_excel_workbooks(const ReportGroup& group, const std::filesystem::path& dir,
                                   const ExcelOptions& options = {});
 
 // Each workbook alone; false (and nothing written) when the group has no such data.
-bool write_latency_workbook(const LoadedGroup& group, const std::filesystem::path& file,
+bool write_latency_workbook(const ReportGroup& group, const std::filesystem::path& file,
                             const ExcelOptions& options = {});
-bool write_gpu_workbook(const LoadedGroup& group, const std::filesystem::path& file, const ExcelOptions& options = {});
-bool write_cpu_workbook(const LoadedGroup& group, const std::filesystem::path& file, const ExcelOptions& options = {});
-bool write_summary_workbook(const LoadedGroup& group, const std::filesystem::path& file,
+bool write_gpu_workbook(const ReportGroup& group, const std::filesystem::path& file, const ExcelOptions& options = {});
+bool write_cpu_workbook(const ReportGroup& group, const std::filesystem::path& file, const ExcelOptions& options = {});
+bool write_summary_workbook(const ReportGroup& group, const std::filesystem::path& file,
                             const ExcelOptions& options = {});
 
 }  // namespace inferbench::report

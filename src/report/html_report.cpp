@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <set>
-#include <unordered_map>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -18,7 +16,6 @@
 #include "report/report_charts.hpp"
 #include "report/report_data.hpp"
 #include "report/roofline_view.hpp"
-#include "report/selection.hpp"
 #include "report/table.hpp"
 
 namespace inferbench::report {
@@ -28,7 +25,7 @@ Cell optional_cell(const std::optional<double>& value, double scale = 1.0) {
     return value ? Cell{*value * scale} : Cell{Null{}};
 }
 
-Table overview_table(const ReportData& data) {
+Table overview_table(const ReportSelection& data, const std::vector<analysis::BenchmarkSummary>& summaries) {
     const bool several_runs = data.runs.size() > 1;
     Table table;
     table.name = "benchmarks";
@@ -50,8 +47,7 @@ Table overview_table(const ReportData& data) {
                                          {"model_size_mb", "size MB", 1},
                                          {"gflops_per_inference", "GFLOP/inf", 2}};
     table.columns.insert(table.columns.end(), columns.begin(), columns.end());
-    for (const auto& entry : data.benchmarks) {
-        const auto& s = entry.summary;
+    for (const auto& s : summaries) {
         const auto& b = s.benchmark;
         const bool measured = s.e2e.count > 0;
         const auto timing = [&](double ns) { return analysis::has_latency(s) ? Cell{Duration{ns}} : Cell{Null{}}; };
@@ -102,7 +98,8 @@ std::string grouped_line(const std::string& text, const std::vector<std::string>
 
 // Failure reasons, warnings (timing, throttling) and unavailable telemetry sources: each text once,
 // with the benchmarks it concerns (a source missing on this host is missing for every benchmark).
-std::vector<std::string> warning_lines(const ReportData& data) {
+std::vector<std::string> warning_lines(const ReportSelection& data,
+                                       const std::vector<analysis::BenchmarkSummary>& summaries) {
     const bool several_runs = data.runs.size() > 1;
     std::vector<std::pair<std::string, std::vector<std::string>>> groups;
     const auto add = [&](const std::string& text, const std::string& name) {
@@ -110,8 +107,7 @@ std::vector<std::string> warning_lines(const ReportData& data) {
         if (it == groups.end()) it = groups.insert(groups.end(), {text, {}});
         it->second.push_back(name);
     };
-    for (const auto& entry : data.benchmarks) {
-        const auto& s = entry.summary;
+    for (const auto& s : summaries) {
         const std::string name = benchmark_name(s.benchmark, several_runs);
         if (s.benchmark.status != BenchmarkStatus::ok)
             add(fmt::format("{}{}", to_string(s.benchmark.status), s.benchmark.reason.empty() ? "" : ": " + s.benchmark.reason),
@@ -128,7 +124,7 @@ std::vector<std::string> warning_lines(const ReportData& data) {
     return lines;
 }
 
-void runs_part(HtmlPage& page, const ReportData& data) {
+void runs_part(HtmlPage& page, const ReportSelection& data) {
     page.open_section(data.runs.size() == 1 ? "Run" : "Runs", "runs");
     for (const auto& run : data.runs) {
         if (data.runs.size() > 1) page.heading(3, fmt::format("Run {} {}", run.run_id, run.name));
@@ -221,7 +217,7 @@ void roofline_part(HtmlPage& page, const RooflineSection& roofline) {
     page.close_section();
 }
 
-std::string page_title(const ReportData& data) {
+std::string page_title(const ReportSelection& data) {
     if (data.runs.size() == 1) {
         const auto& run = data.runs.front();
         return fmt::format("inferbench report: run {}{}", run.run_id, run.name.empty() ? "" : " " + run.name);
@@ -231,58 +227,27 @@ std::string page_title(const ReportData& data) {
 
 }  // namespace
 
-ReportData load_report_data(const store::ResultsStore& results, const std::vector<store::BenchmarkRecord>& selected,
-                            bool keep_series) {
-    ReportData data;
-    data.source = results.path().string();
-    std::set<std::int64_t> run_ids;
-    for (const auto& b : selected) run_ids.insert(b.run_id);
-    for (const auto& run : results.runs())
-        if (run_ids.contains(run.run_id)) data.runs.push_back(run);
-    // summarize_run knows every kind of stored benchmark (measured, imported from a tool's log) and adds
-    // the telemetry and its warnings.
-    std::unordered_map<std::int64_t, analysis::BenchmarkSummary> summaries;
-    for (const auto run_id : run_ids)
-        for (auto& summary : analysis::summarize_run(results, run_id))
-            summaries.emplace(summary.benchmark.benchmark_id, std::move(summary));
-    for (const auto& record : selected) {
-        ReportBenchmark entry;
-        const auto found = summaries.find(record.benchmark_id);
-        if (found != summaries.end())
-            entry.summary = found->second;
-        else
-            entry.summary = analysis::summarize_benchmark(record, results.iterations(record.benchmark_id));
-        if (keep_series) {
-            entry.iterations = results.iterations(record.benchmark_id);
-            entry.gpu_samples = results.gpu_samples(record.benchmark_id);
-            entry.cpu_samples = results.cpu_samples(record.benchmark_id);
-            entry.series = results.series(record.benchmark_id);
-        }
-        data.benchmarks.push_back(std::move(entry));
-    }
-    return data;
-}
-
-std::string render_html_report(const ReportData& data, const std::vector<ChartGroup>& groups,
+std::string render_html_report(const ReportSelection& data, const std::vector<ChartGroup>& groups,
                                const RooflineSection& roofline, const std::vector<findings::Finding>& found) {
+    const auto summaries = data.summaries();
     HtmlPage page(page_title(data));
     findings_section(page, found);
     runs_part(page, data);
 
     page.open_section("Benchmarks", "benchmarks");
-    if (data.benchmarks.empty())
+    if (summaries.empty())
         page.paragraph("No benchmarks selected.", "muted");
     else {
         page.paragraph(
             "Click a column heading to sort. Latencies are end-to-end; power and energy are the GPU's "
             "during the measured iterations.",
             "hint");
-        page.table(overview_table(data));
+        page.table(overview_table(data, summaries));
     }
     page.close_section();
 
     page.open_section("Warnings and failures", "warnings");
-    const auto warnings = warning_lines(data);
+    const auto warnings = warning_lines(data, summaries);
     if (warnings.empty())
         page.paragraph("None.", "muted");
     else
@@ -297,32 +262,25 @@ std::string render_html_report(const ReportData& data, const std::vector<ChartGr
     return page.finish();
 }
 
-std::vector<ChartGroup> load_chart_groups(const store::ResultsStore& results,
-                                          const std::vector<store::BenchmarkRecord>& selected,
-                                          const std::vector<analysis::BenchmarkSummary>& summaries) {
-    std::vector<ChartGroup> out;
-    for (const auto& group : group_benchmarks(selected)) {
-        const LoadedGroup loaded = load_group(results, group, summaries, true);
-        std::vector<std::vector<store::Series>> traces;
-        for (const auto& record : group.benchmarks) traces.push_back(results.series(record.benchmark_id));
-        out.push_back({group.title, group_charts(loaded, traces)});
+RooflineSection roofline_section(const store::ResultsStore& results,
+                                 std::span<const analysis::BenchmarkSummary> summaries) {
+    RooflineSection roofline;
+    try {
+        roofline.set = analysis::roofline_points(results, summaries, devices::load_catalog());
+        roofline.layers = analysis::roofline_layers(results, roofline.set);
+    } catch (const std::exception& e) {  // a broken devices file costs the section, not the report
+        roofline.unavailable = e.what();
     }
-    return out;
+    return roofline;
 }
 
 void write_html_report(const store::ResultsStore& results, const std::vector<store::BenchmarkRecord>& selected,
                        const std::filesystem::path& file, const std::vector<findings::Finding>& found) {
-    const ReportData data = load_report_data(results, selected, false);
-    std::vector<analysis::BenchmarkSummary> summaries;
-    for (const auto& entry : data.benchmarks) summaries.push_back(entry.summary);
-    RooflineSection roofline;
-    try {
-        roofline.set = devices::roofline_points(results, selected, devices::load_catalog());
-        roofline.layers = devices::roofline_layers(results, roofline.set);
-    } catch (const std::exception& e) {  // a broken devices file costs the section, not the report
-        roofline.unavailable = e.what();
-    }
-    write_text_file(file, render_html_report(data, load_chart_groups(results, selected, summaries), roofline, found));
+    std::vector<ChartGroup> charts;
+    const auto selection = load_selection(results, selected, [&](const ReportGroup& group) {
+        charts.push_back({group.title, group_charts(group)});
+    });
+    write_text_file(file, render_html_report(selection, charts, roofline_section(results, selection.summaries()), found));
 }
 
 }  // namespace inferbench::report

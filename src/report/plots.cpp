@@ -145,7 +145,7 @@ std::optional<double> mean_latency(const analysis::BenchmarkSummary& summary) {
     return std::nullopt;
 }
 
-std::vector<double> batch_tics(const LoadedGroup& group) {
+std::vector<double> batch_tics(const ReportGroup& group) {
     std::set<double> sizes;
     for (const auto& b : group.benchmarks) sizes.insert(static_cast<double>(b.summary.benchmark.batch_size));
     return {sizes.begin(), sizes.end()};
@@ -169,7 +169,7 @@ AxisRange fitted_range(const std::vector<double>& values) {
     return range;
 }
 
-ReportFiles write_group_plots(const LoadedGroup& group, const std::filesystem::path& dir, const PlotOptions& options) {
+ReportFiles write_group_plots(const ReportGroup& group, const std::filesystem::path& dir, const PlotOptions& options) {
     std::vector<Figure> figures;
     for (const auto& metric : time_metrics()) {
         Figure figure =

@@ -35,7 +35,7 @@ struct AxisRange {
 };
 AxisRange fitted_range(const std::vector<double>& values);
 
-ReportFiles write_group_plots(const LoadedGroup& group, const std::filesystem::path& dir, const PlotOptions& options);
+ReportFiles write_group_plots(const ReportGroup& group, const std::filesystem::path& dir, const PlotOptions& options);
 
 // One figure per family of `groups` (same run, device and model); `summaries` those of the selection.
 ReportFiles write_throughput_latency_plots(const std::vector<BenchmarkGroup>& groups,

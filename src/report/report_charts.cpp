@@ -32,7 +32,7 @@ void add_if_drawn(std::vector<Chart>& charts, Chart chart) {
 }
 
 // One per-iteration time of every benchmark: end-to-end, or a device time where measured.
-void iteration_chart(std::vector<Chart>& charts, const LoadedGroup& group, std::int64_t IterationRecord::*field,
+void iteration_chart(std::vector<Chart>& charts, const ReportGroup& group, std::int64_t IterationRecord::*field,
                      const char* title) {
     double max_ns = 0;
     for (const auto& b : group.benchmarks)
@@ -71,7 +71,7 @@ struct GpuMetric {
 };
 
 // One series per benchmark and sampled GPU ("batch 8 GPU1" where a benchmark sampled several).
-void gpu_chart(std::vector<Chart>& charts, const LoadedGroup& group, const GpuMetric& metric) {
+void gpu_chart(std::vector<Chart>& charts, const ReportGroup& group, const GpuMetric& metric) {
     Chart chart{.title = metric.title, .x_label = time_axis_label(group.clock_from_zero), .y_label = metric.y_label};
     for (const auto& b : group.benchmarks) {
         std::set<int> gpus;
@@ -93,7 +93,7 @@ struct CpuMetric {
     std::optional<double> CpuSample::*field;
 };
 
-void cpu_chart(std::vector<Chart>& charts, const LoadedGroup& group, const CpuMetric& metric) {
+void cpu_chart(std::vector<Chart>& charts, const ReportGroup& group, const CpuMetric& metric) {
     Chart chart{.title = metric.title, .x_label = time_axis_label(group.clock_from_zero), .y_label = metric.y_label};
     for (const auto& b : group.benchmarks) {
         ChartSeries s{.label = b.label};
@@ -105,17 +105,16 @@ void cpu_chart(std::vector<Chart>& charts, const LoadedGroup& group, const CpuMe
 }
 
 // Stored numbered sequences (trtexec's "Average on N runs" latencies), one chart per name.
-void trace_charts(std::vector<Chart>& charts, const LoadedGroup& group,
-                  const std::vector<std::vector<store::Series>>& traces) {
+void trace_charts(std::vector<Chart>& charts, const ReportGroup& group) {
     std::set<std::string> names;
-    for (const auto& list : traces)
-        for (const auto& series : list) names.insert(series.name);
+    for (const auto& b : group.benchmarks)
+        for (const auto& series : b.series) names.insert(series.name);
     for (const auto& name : names) {
         Chart chart{.title = fmt::format("{} (stored trace)", name), .x_label = "index", .y_label = name};
-        for (std::size_t i = 0; i < traces.size() && i < group.benchmarks.size(); ++i) {
-            for (const auto& series : traces[i]) {
+        for (const auto& b : group.benchmarks) {
+            for (const auto& series : b.series) {
                 if (series.name != name) continue;
-                ChartSeries s{.label = group.benchmarks[i].label};
+                ChartSeries s{.label = b.label};
                 for (std::size_t k = 0; k < series.values.size(); ++k) {
                     s.x.push_back(static_cast<double>(k));
                     s.y.push_back(series.values[k]);
@@ -135,7 +134,7 @@ const BatchMetric& batch_metric(std::string_view key) {
 }
 
 // A figure per batch size (report_data.hpp's definitions), from the group's measured benchmarks.
-ChartSeries sweep_series(const LoadedGroup& group, const BatchMetric& metric, std::string label, double scale = 1.0) {
+ChartSeries sweep_series(const ReportGroup& group, const BatchMetric& metric, std::string label, double scale = 1.0) {
     ChartSeries s{.label = std::move(label)};
     for (const auto& b : group.benchmarks) {
         const double batch = static_cast<double>(b.summary.benchmark.batch_size);
@@ -147,7 +146,7 @@ ChartSeries sweep_series(const LoadedGroup& group, const BatchMetric& metric, st
     return s;
 }
 
-void sweep_charts(std::vector<Chart>& charts, const LoadedGroup& group) {
+void sweep_charts(std::vector<Chart>& charts, const ReportGroup& group) {
     std::set<std::int64_t> batches;
     double max_ns = 0;
     for (const auto& b : group.benchmarks) {
@@ -185,7 +184,7 @@ void sweep_charts(std::vector<Chart>& charts, const LoadedGroup& group) {
 
 }  // namespace
 
-std::vector<Chart> group_charts(const LoadedGroup& group, const std::vector<std::vector<store::Series>>& traces) {
+std::vector<Chart> group_charts(const ReportGroup& group) {
     std::vector<Chart> charts;
     iteration_chart(charts, group, &IterationRecord::e2e_ns, "End-to-end latency per iteration");
     iteration_chart(charts, group, &IterationRecord::compute_ns, "Device compute time per iteration");
@@ -202,7 +201,7 @@ std::vector<Chart> group_charts(const LoadedGroup& group, const std::vector<std:
         {"Resident memory of the benchmark process", "RSS (MiB)", &CpuSample::process_rss_mib},
     };
     for (const auto& metric : cpu_metrics) cpu_chart(charts, group, metric);
-    trace_charts(charts, group, traces);
+    trace_charts(charts, group);
     sweep_charts(charts, group);
     return charts;
 }

@@ -6,16 +6,15 @@
 
 #include "report/html_page.hpp"
 #include "report/report_data.hpp"
-#include "store/results_store.hpp"
 
 namespace inferbench::report {
 
 // Time series first (latency and device compute time per iteration; GPU power, SM clock,
 // temperature, utilisation and memory per sampled GPU; process CPU and RSS; stored traces such as
 // trtexec's), then the sweep (latency p50/p99, throughput, inferences per joule vs batch size) when the
-// group has two or more batch sizes. `traces[i]` are the stored series of group.benchmarks[i] (may be
-// empty). Charts without any value are left out; long series are reduced to kMaxChartPoints.
-std::vector<Chart> group_charts(const LoadedGroup& group, const std::vector<std::vector<store::Series>>& traces);
+// group has two or more batch sizes. Charts without any value are left out; long series are reduced to
+// kMaxChartPoints.
+std::vector<Chart> group_charts(const ReportGroup& group);
 
 // Per-iteration and per-sample series longer than this are drawn from min/max buckets.
 inline constexpr std::size_t kMaxChartPoints = 5000;

@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "core/units.hpp"
 
@@ -22,7 +23,7 @@ std::optional<double> latency_ms(const analysis::BenchmarkSummary& s, double Tim
     return finite(s.e2e.*statistic / 1e6);
 }
 
-std::vector<Point> e2e_points(const LoadedBenchmark& b) {
+std::vector<Point> e2e_points(const ReportBenchmark& b) {
     std::vector<Point> points;
     points.reserve(b.iterations.size());
     for (const auto& it : b.iterations)
@@ -31,7 +32,7 @@ std::vector<Point> e2e_points(const LoadedBenchmark& b) {
 }
 
 template <std::optional<double> GpuSample::*Field>
-std::vector<Point> gpu_points(const LoadedBenchmark& b) {
+std::vector<Point> gpu_points(const ReportBenchmark& b) {
     std::vector<Point> points;
     const auto gpu = primary_gpu(b);
     for (const auto& s : b.gpu) {
@@ -40,7 +41,7 @@ std::vector<Point> gpu_points(const LoadedBenchmark& b) {
     return points;
 }
 
-std::vector<Point> cpu_points(const LoadedBenchmark& b) {
+std::vector<Point> cpu_points(const ReportBenchmark& b) {
     std::vector<Point> points;
     for (const auto& s : b.cpu) {
         if (s.process_cpu_pct) points.push_back({b.seconds(s.t_ns), *s.process_cpu_pct});
@@ -64,7 +65,7 @@ void ReportFiles::add(ReportFiles other) {
     skipped.insert(skipped.end(), other.skipped.begin(), other.skipped.end());
 }
 
-void set_time_origin(LoadedBenchmark& b, bool clock_from_zero) {
+void set_time_origin(ReportBenchmark& b, bool clock_from_zero) {
     b.origin_ns = 0;
     if (!clock_from_zero) return;
     if (!b.iterations.empty()) {
@@ -85,29 +86,62 @@ std::string time_axis_label(bool clock_from_zero) {
     return clock_from_zero ? "time since the first measured iteration (s)" : "time, CLOCK_MONOTONIC (s)";
 }
 
-LoadedGroup load_group(const store::ResultsStore& results, const BenchmarkGroup& group,
-                       const std::vector<analysis::BenchmarkSummary>& summaries, bool clock_from_zero) {
-    LoadedGroup loaded;
-    loaded.key = group.key;
-    loaded.title = group.title;
-    loaded.clock_from_zero = clock_from_zero;
-    for (std::size_t i = 0; i < group.benchmarks.size(); ++i) {
-        const auto& record = group.benchmarks[i];
-        LoadedBenchmark b;
-        b.label = group.labels[i];
-        b.iterations = results.iterations(record.benchmark_id);
-        b.gpu = results.gpu_samples(record.benchmark_id);
-        b.cpu = results.cpu_samples(record.benchmark_id);
-        const auto found = std::find_if(summaries.begin(), summaries.end(),
-                                        [&](const auto& s) { return s.benchmark.benchmark_id == record.benchmark_id; });
-        b.summary = found != summaries.end() ? *found : analysis::summarize_benchmark(record, b.iterations);
-        set_time_origin(b, clock_from_zero);
-        loaded.benchmarks.push_back(std::move(b));
-    }
-    return loaded;
+void set_clock(ReportGroup& group, bool clock_from_zero) {
+    group.clock_from_zero = clock_from_zero;
+    for (auto& b : group.benchmarks) set_time_origin(b, clock_from_zero);
 }
 
-std::optional<int> primary_gpu(const LoadedBenchmark& b) {
+std::vector<analysis::BenchmarkSummary> ReportSelection::summaries() const {
+    std::unordered_map<std::int64_t, const analysis::BenchmarkSummary*> by_id;
+    for (const auto& group : groups)
+        for (const auto& b : group.benchmarks) by_id.emplace(b.summary.benchmark.benchmark_id, &b.summary);
+    std::vector<analysis::BenchmarkSummary> out;
+    out.reserve(order.size());
+    for (const auto id : order)
+        if (const auto it = by_id.find(id); it != by_id.end()) out.push_back(*it->second);
+    return out;
+}
+
+ReportSelection load_selection(const store::ResultsStore& results, const std::vector<store::BenchmarkRecord>& selected,
+                               const std::function<void(ReportGroup&)>& each_group) {
+    ReportSelection selection;
+    selection.source = results.path().string();
+    std::set<std::int64_t> run_ids;
+    for (const auto& b : selected) {
+        run_ids.insert(b.run_id);
+        selection.order.push_back(b.benchmark_id);
+    }
+    for (auto& run : results.runs())
+        if (run_ids.contains(run.run_id)) selection.runs.push_back(std::move(run));
+    for (const auto& group : group_benchmarks(selected)) {
+        ReportGroup& loaded = selection.groups.emplace_back();
+        loaded.key = group.key;
+        loaded.title = group.title;
+        for (std::size_t i = 0; i < group.benchmarks.size(); ++i) {
+            auto measured = analysis::read_measured(results, group.benchmarks[i]);
+            ReportBenchmark& b = loaded.benchmarks.emplace_back();
+            b.summary = analysis::summarize_stored(measured, selection.runs);
+            b.label = group.labels[i];
+            b.iterations = std::move(measured.iterations);
+            b.gpu = std::move(measured.gpu_samples);
+            b.cpu = std::move(measured.cpu_samples);
+            b.series = results.series(group.benchmarks[i].benchmark_id);
+            b.metrics = std::move(measured.metrics);
+        }
+        set_clock(loaded, true);
+        if (each_group) each_group(loaded);
+        for (auto& b : loaded.benchmarks) {
+            b.iterations = {};
+            b.gpu = {};
+            b.cpu = {};
+            b.series = {};
+            b.metrics = {};
+        }
+    }
+    return selection;
+}
+
+std::optional<int> primary_gpu(const ReportBenchmark& b) {
     if (b.gpu.empty()) return std::nullopt;
     std::set<int> sampled;
     for (const auto& s : b.gpu) sampled.insert(s.gpu_index);

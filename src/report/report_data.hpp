@@ -1,10 +1,12 @@
-// What a report draws from: the selected benchmarks with their summaries, iterations and telemetry
-// samples, loaded one group at a time (a group's iterations may be millions), and the metrics that
-// workbooks and figures show, defined once for both.
+// What a report draws from: the selected benchmarks with their summaries, iterations, telemetry samples
+// and series, read from the store once and passed to every output (summary, workbooks, figures, HTML,
+// roofline), one group at a time (a group's iterations may be millions); and the metrics that workbooks
+// and figures show, defined once for both.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -24,12 +26,15 @@ struct ReportFiles {
     void add(ReportFiles other);
 };
 
-struct LoadedBenchmark {
-    analysis::BenchmarkSummary summary;
-    std::string label;  // "batch 8"
+// One benchmark as every part of a report draws it: its summary, and its stored rows as read once.
+struct ReportBenchmark {
+    analysis::BenchmarkSummary summary;  // summary.benchmark is the stored row; telemetry and run context filled
+    std::string label;                   // within its group: "batch 8"
     std::vector<IterationRecord> iterations;
     std::vector<GpuSample> gpu;
     std::vector<CpuSample> cpu;
+    std::vector<store::Series> series;  // imported traces (trtexec's "Average on N runs")
+    std::vector<store::Metric> metrics;  // what the backend or an imported tool reported (the findings' stage times)
     // Time zero of every time axis, CLOCK_MONOTONIC ns: the first measured iteration's start (else the
     // first measure-phase sample, else the first sample) with clock_from_zero, else 0 (absolute clock).
     std::int64_t origin_ns = 0;
@@ -37,18 +42,34 @@ struct LoadedBenchmark {
     bool has_data() const { return !iterations.empty() || !gpu.empty() || !cpu.empty() || summary.e2e.count > 0; }
 };
 
-struct LoadedGroup {
+// One group of the selection (selection.hpp: benchmarks that differ only in batch size).
+struct ReportGroup {
     std::string key, title;
     bool clock_from_zero = true;
-    std::vector<LoadedBenchmark> benchmarks;  // in the group's order
+    std::vector<ReportBenchmark> benchmarks;  // in the group's order
 };
 
-// `summaries`: those of the selection, telemetry included (load_report_data without series), matched
-// by benchmark id; a benchmark without one is summarized from its iterations.
-LoadedGroup load_group(const store::ResultsStore& results, const BenchmarkGroup& group,
-                       const std::vector<analysis::BenchmarkSummary>& summaries, bool clock_from_zero);
+// The selected benchmarks, each read and summarized once (load_selection).
+struct ReportSelection {
+    std::string source;                  // where it came from: the database path
+    std::vector<store::RunRecord> runs;  // the runs of the benchmarks, oldest first
+    std::vector<ReportGroup> groups;     // group_benchmarks' groups; their rows released once seen
+    std::vector<std::int64_t> order;     // benchmark ids as selected
+    // The summaries in the order selected.
+    std::vector<analysis::BenchmarkSummary> summaries() const;
+};
+
+// Reads each selected benchmark's rows once (iterations, GPU and CPU samples, series, metrics, telemetry
+// sources) and summarizes them (analysis::summarize_stored), one group at a time: `each_group` sees a
+// group with its rows, on the clock from zero, and the rows are released after it returns (a group may
+// hold millions of iterations); the selection keeps the summaries and labels.
+ReportSelection load_selection(const store::ResultsStore& results, const std::vector<store::BenchmarkRecord>& selected,
+                               const std::function<void(ReportGroup&)>& each_group = {});
+
 // Sets origin_ns from the benchmark's own data.
-void set_time_origin(LoadedBenchmark& benchmark, bool clock_from_zero);
+void set_time_origin(ReportBenchmark& benchmark, bool clock_from_zero);
+// The group's time axes on the chosen clock: an offset of each benchmark's times, nothing read again.
+void set_clock(ReportGroup& group, bool clock_from_zero);
 // The axis label for times: "s since the first measured iteration" or "s (CLOCK_MONOTONIC)".
 std::string time_axis_label(bool clock_from_zero);
 
@@ -63,7 +84,7 @@ struct TimeMetric {
     std::string_view sheet;                                          // workbook sheet: "e2e latency"
     std::string_view title;                                          // "end-to-end latency"
     std::string_view unit;                                           // "ms"
-    std::vector<Point> (*points)(const LoadedBenchmark& benchmark);  // in time order
+    std::vector<Point> (*points)(const ReportBenchmark& benchmark);  // in time order
 };
 // End-to-end latency, GPU power, SM clock, GPU utilisation, GPU temperature, process CPU.
 const std::vector<TimeMetric>& time_metrics();
@@ -82,7 +103,7 @@ const std::vector<BatchMetric>& batch_metrics();
 
 // The GPU a benchmark ran on, for the per-GPU series: "cuda:N" -> N where sampled, else the lowest
 // sampled index; nothing without GPU samples.
-std::optional<int> primary_gpu(const LoadedBenchmark& benchmark);
+std::optional<int> primary_gpu(const ReportBenchmark& benchmark);
 
 // The mean of the points within each bucket [k w, (k + 1) w), placed at k w; w <= 0 keeps the points.
 std::vector<Point> resample(std::span<const Point> points, double bucket_s);

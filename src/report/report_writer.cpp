@@ -4,12 +4,52 @@
 
 #include "core/error.hpp"
 #include "core/file_io.hpp"
+#include "devices/catalog.hpp"
 #include "findings/findings.hpp"
 #include "report/html_page.hpp"
 #include "report/html_report.hpp"
+#include "report/report_charts.hpp"
 #include "report/summary_table.hpp"
 
 namespace inferbench::report {
+namespace {
+
+// The device catalog the layer rules place layers under; a devices file that cannot be read costs the
+// layers' roofs, not the report.
+std::optional<devices::Catalog> catalog_or_none() {
+    try {
+        return devices::load_catalog();
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
+// The group's ok benchmarks as evidence, their rows moved out of the group (read once, released after
+// the report): appended to `evidence`; returns the index of the first.
+std::size_t add_evidence(const store::ResultsStore& results, ReportGroup& group,
+                         const std::optional<devices::Catalog>& catalog, std::vector<findings::BenchmarkEvidence>& evidence) {
+    const std::size_t first = evidence.size();
+    for (auto& b : group.benchmarks) {
+        if (b.summary.benchmark.status != BenchmarkStatus::ok) continue;
+        evidence.push_back(findings::make_evidence(b.summary, std::move(b.iterations), b.metrics, b.gpu, std::move(b.cpu)));
+    }
+    const std::span<findings::BenchmarkEvidence> added(evidence.begin() + static_cast<std::ptrdiff_t>(first), evidence.end());
+    if (catalog) findings::add_layer_sets(results, added, *catalog);
+    return first;
+}
+
+// The findings of one group, for its workbook's sheet: its evidence is copied, because the group's rows
+// are still drawn after this (workbooks, figures); the copies move into `evidence` for the page.
+std::vector<findings::Finding> group_findings(const store::ResultsStore& results, const ReportGroup& group,
+                                              const std::optional<devices::Catalog>& catalog,
+                                              std::vector<findings::BenchmarkEvidence>& evidence) {
+    ReportGroup copy = group;
+    const std::size_t first = add_evidence(results, copy, catalog, evidence);
+    return findings::explain(std::span<const findings::BenchmarkEvidence>(
+        evidence.begin() + static_cast<std::ptrdiff_t>(first), evidence.end()));
+}
+
+}  // namespace
 
 ReportResult write_report(const store::ResultsStore& results, const ReportOptions& options) {
     const auto selected = select_benchmarks(results, options.filter);
@@ -24,31 +64,40 @@ ReportResult write_report(const store::ResultsStore& results, const ReportOption
         throw EnvironmentError(fmt::format("{}: cannot create the report folder: {}", dir.string(), error.message()));
     remove_stale_staging(dir);
 
+    // One pass over the store: each group's rows are read once and drawn into every output that needs
+    // them (workbooks and figures on the chosen clock, the page's charts from zero), then released.
+    // The findings read the same rows: each group's become the evidence of its ok benchmarks (its
+    // workbook's Findings sheet), and all of them the page's Findings section.
+    ReportFiles group_files;
+    std::vector<ChartGroup> charts;
+    std::vector<findings::BenchmarkEvidence> evidence;
+    const std::optional<devices::Catalog> catalog = catalog_or_none();
+    const auto selection = load_selection(results, selected, [&](ReportGroup& group) {
+        if (options.html) charts.push_back({group.title, group_charts(group)});
+        ExcelOptions excel_options = options.excel_options;
+        if (options.excel) excel_options.findings = group_findings(results, group, catalog, evidence);
+        if (options.excel || options.plots) {
+            set_clock(group, options.clock_from_zero);
+            if (options.excel) group_files.add(write_excel_workbooks(group, dir, excel_options));
+            if (options.plots) group_files.add(write_group_plots(group, dir, options.plot));
+        }
+        if (!options.excel) add_evidence(results, group, catalog, evidence);
+    });
+    const auto summaries = selection.summaries();
+    const std::vector<findings::Finding> found = findings::explain(evidence);
+
     ReportResult result;
-    std::vector<analysis::BenchmarkSummary> summaries;
-    for (auto& entry : load_report_data(results, selected, false).benchmarks)
-        summaries.push_back(std::move(entry.summary));
     result.summary = summary_table(summaries);
     for (const auto& [name, format] : {std::pair{"summary.md", Format::markdown}, std::pair{"summary.csv", Format::csv},
                                        std::pair{"summary.json", Format::json}}) {
         write_text_file(dir / name, render(result.summary, format));
         result.files.written.push_back(dir / name);
     }
-
-    const auto groups = group_benchmarks(selected);
-    ExcelOptions excel_options = options.excel_options;
-    excel_options.findings = findings::explain(results, selected);
-    if (options.excel || options.plots) {
-        for (const auto& group : groups) {
-            // One group in memory at a time: its iterations may be millions.
-            const LoadedGroup loaded = load_group(results, group, summaries, options.clock_from_zero);
-            if (options.excel) result.files.add(write_excel_workbooks(loaded, dir, excel_options));
-            if (options.plots) result.files.add(write_group_plots(loaded, dir, options.plot));
-        }
-    }
-    if (options.plots) result.files.add(write_throughput_latency_plots(groups, summaries, dir, options.plot));
+    result.files.add(std::move(group_files));
+    if (options.plots)
+        result.files.add(write_throughput_latency_plots(group_benchmarks(selected), summaries, dir, options.plot));
     if (options.html) {
-        write_html_report(results, selected, dir / "report.html", excel_options.findings);
+        write_text_file(dir / "report.html", render_html_report(selection, charts, roofline_section(results, summaries), found));
         result.files.written.push_back(dir / "report.html");
     }
     return result;

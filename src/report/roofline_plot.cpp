@@ -120,7 +120,7 @@ std::string legend_below(std::vector<std::string> lines, const PlotSize& size, i
 // Drawn in a layer figure: a cost, FLOPs and a time (a log-log plot has no place for zeros).
 }  // namespace
 
-std::string roofline_script(const devices::RooflineSet& set, std::size_t device, ImageFormat format,
+std::string roofline_script(const analysis::RooflineSet& set, std::size_t device, ImageFormat format,
                             const PlotSize& size, const std::filesystem::path& output) {
     const devices::DeviceRoofs& roofs = set.devices.at(device);
     const auto points = device_points(set, device);
@@ -164,7 +164,7 @@ std::string roofline_script(const devices::RooflineSet& set, std::size_t device,
     return s;
 }
 
-std::vector<std::filesystem::path> draw_rooflines(const devices::RooflineSet& set, const std::filesystem::path& dir,
+std::vector<std::filesystem::path> draw_rooflines(const analysis::RooflineSet& set, const std::filesystem::path& dir,
                                                   std::span<const ImageFormat> formats, const PlotSize& size) {
     std::filesystem::create_directories(dir);
     std::vector<std::filesystem::path> files;
@@ -184,12 +184,12 @@ std::vector<std::filesystem::path> draw_rooflines(const devices::RooflineSet& se
     return files;
 }
 
-std::string layer_roofline_script(const devices::RooflineSet& set, const devices::LayerSet& layers,
+std::string layer_roofline_script(const analysis::RooflineSet& set, const analysis::LayerSet& layers,
                                   std::size_t labelled, ImageFormat format, const PlotSize& size,
                                   const std::filesystem::path& output) {
-    const devices::RooflinePoint& point = set.points.at(layers.point);
+    const analysis::RooflinePoint& point = set.points.at(layers.point);
     const devices::DeviceRoofs& roofs = set.devices.at(point.device);
-    std::vector<const devices::LayerPoint*> placed;
+    std::vector<const analysis::LayerPoint*> placed;
     for (const auto& layer : layers.layers)
         if (drawable_layer(layer)) placed.push_back(&layer);
     const auto drawn = drawn_roofs(roofs, {&point});
@@ -222,11 +222,11 @@ std::string layer_roofline_script(const devices::RooflineSet& set, const devices
     }
     // The slowest layers named; those that fall on one spot (within 10%, as repeated blocks do) share
     // one label with their summed share of the time.
-    std::vector<const devices::LayerPoint*> slowest = placed;
+    std::vector<const analysis::LayerPoint*> slowest = placed;
     std::stable_sort(slowest.begin(), slowest.end(),
                      [](const auto* a, const auto* b) { return a->layer.total_ns > b->layer.total_ns; });
     slowest.resize(std::min(slowest.size(), labelled));
-    std::vector<std::vector<const devices::LayerPoint*>> spots;
+    std::vector<std::vector<const analysis::LayerPoint*>> spots;
     for (const auto& spot : spots_of(slowest)) {
         auto& named = spots.emplace_back();
         for (const auto i : spot) named.push_back(slowest[i]);
@@ -251,8 +251,8 @@ std::string layer_roofline_script(const devices::RooflineSet& set, const devices
     return s;
 }
 
-std::vector<std::filesystem::path> draw_layer_rooflines(const devices::RooflineSet& set,
-                                                        std::span<const devices::LayerSet> layers,
+std::vector<std::filesystem::path> draw_layer_rooflines(const analysis::RooflineSet& set,
+                                                        std::span<const analysis::LayerSet> layers,
                                                         const std::filesystem::path& dir,
                                                         std::span<const ImageFormat> formats, std::size_t labelled,
                                                         const PlotSize& size) {

@@ -33,7 +33,7 @@ struct RateUnit {
 
 RateUnit rate_unit_for(double highest_per_s) { return {highest_per_s >= 1e12 ? 1e12 : 1e9}; }
 
-RateUnit points_unit(const devices::RooflineSet& set) {
+RateUnit points_unit(const analysis::RooflineSet& set) {
     double highest = 0;
     for (const auto& p : set.points) {
         highest = std::max(highest, p.achieved_per_s);
@@ -52,7 +52,7 @@ Cell bound(const std::optional<devices::Placement>& p) {
 }
 
 // The bound under the measured roofs where there are some, else under the datasheet's.
-Cell layer_bound(const devices::LayerPoint& p) {
+Cell layer_bound(const analysis::LayerPoint& p) {
     const auto& placement = p.measured ? p.measured : p.datasheet;
     return placement ? Cell(std::string(devices::bound_name(placement->bound))) : Cell(Null{});
 }
@@ -88,7 +88,7 @@ void add_point(ChartSeries& series, double x, double y, std::string label) {
 
 // Beside a point in the interactive chart, where many points crowd: "b128 36%" (the model too where
 // the device ran several); the colour gives the precision, the table below the rest.
-std::string short_point_label(const devices::RooflinePoint& p, bool with_model) {
+std::string short_point_label(const analysis::RooflinePoint& p, bool with_model) {
     const auto& placement = p.measured ? p.measured : p.datasheet;
     std::string label = fmt::format("{}b{}", with_model ? p.benchmark.model + " " : "", p.benchmark.batch_size);
     if (placement) label += placement->percent < 9.95 ? fmt::format(" {:.1f}%", placement->percent)
@@ -137,15 +137,15 @@ std::string_view precision_colour(Precision precision) {
     return "#000000";
 }
 
-std::vector<const devices::RooflinePoint*> device_points(const devices::RooflineSet& set, std::size_t device) {
-    std::vector<const devices::RooflinePoint*> points;
+std::vector<const analysis::RooflinePoint*> device_points(const analysis::RooflineSet& set, std::size_t device) {
+    std::vector<const analysis::RooflinePoint*> points;
     for (const auto& p : set.points)
         if (p.device == device) points.push_back(&p);
     return points;
 }
 
 std::vector<const devices::ComputeRoof*> drawn_roofs(const devices::DeviceRoofs& roofs,
-                                                     const std::vector<const devices::RooflinePoint*>& points) {
+                                                     const std::vector<const analysis::RooflinePoint*>& points) {
     std::set<Precision> wanted;
     for (const auto* p : points)
         if (p->precision) wanted.insert(*p->precision);
@@ -156,7 +156,7 @@ std::vector<const devices::ComputeRoof*> drawn_roofs(const devices::DeviceRoofs&
 }
 
 RooflineAxes roofline_axes(const devices::DeviceRoofs& roofs, const std::vector<const devices::ComputeRoof*>& drawn,
-                           const std::vector<const devices::RooflinePoint*>& points) {
+                           const std::vector<const analysis::RooflinePoint*>& points) {
     double x_lo = std::numeric_limits<double>::max(), x_hi = 0, y_lo = std::numeric_limits<double>::max(), y_hi = 0;
     const auto take_x = [&](double x) { x_lo = std::min(x_lo, x), x_hi = std::max(x_hi, x); };
     const auto take_y = [&](double y) { y_lo = std::min(y_lo, y), y_hi = std::max(y_hi, y); };
@@ -205,14 +205,14 @@ std::vector<std::string> estimated_roof_notes(const devices::DeviceRoofs& roofs,
     return notes;
 }
 
-std::string point_label(const devices::RooflinePoint& p) {
+std::string point_label(const analysis::RooflinePoint& p) {
     const auto& placement = p.measured ? p.measured : p.datasheet;
     if (!placement) return p.label;
     return fmt::format("{}: {:.0f}% of {} ({})", p.label, placement->percent, devices::origin_name(placement->origin),
                        devices::bound_name(placement->bound));
 }
 
-Table roofline_points_table(const devices::RooflineSet& set) {
+Table roofline_points_table(const analysis::RooflineSet& set) {
     Table table{"roofline",
                 {{"benchmark_id", "id", 0},
                  {"device", "device", 2, Fit::wrap},
@@ -242,7 +242,7 @@ Table roofline_points_table(const devices::RooflineSet& set) {
     return table;
 }
 
-Table roofline_roofs_table(const devices::RooflineSet& set) {
+Table roofline_roofs_table(const analysis::RooflineSet& set) {
     Table table{"roofs",
                 {{"device", "device", 2, Fit::wrap},
                  {"roof", "roof"},
@@ -272,8 +272,8 @@ Table roofline_roofs_table(const devices::RooflineSet& set) {
 }
 
 // The `top` slowest layers (all for 0), slowest first.
-std::vector<const devices::LayerPoint*> slowest_layers(const devices::LayerSet& layers, std::size_t top) {
-    std::vector<const devices::LayerPoint*> rows;
+std::vector<const analysis::LayerPoint*> slowest_layers(const analysis::LayerSet& layers, std::size_t top) {
+    std::vector<const analysis::LayerPoint*> rows;
     for (const auto& layer : layers.layers) rows.push_back(&layer);
     std::stable_sort(rows.begin(), rows.end(),
                      [](const auto* a, const auto* b) { return a->layer.total_ns > b->layer.total_ns; });
@@ -281,7 +281,7 @@ std::vector<const devices::LayerPoint*> slowest_layers(const devices::LayerSet& 
     return rows;
 }
 
-Table roofline_layers_table(const devices::RooflinePoint& point, const devices::LayerSet& layers, std::size_t top) {
+Table roofline_layers_table(const analysis::RooflinePoint& point, const analysis::LayerSet& layers, std::size_t top) {
     Table table{"layers",
                         {{"layer", "#", 0},
                          {"node", "node", 2, Fit::wrap},
@@ -316,13 +316,13 @@ Table roofline_layers_table(const devices::RooflinePoint& point, const devices::
 }
 
 // "benchmark 3, mobilenet b1 fp32 (onnxruntime on cpu)"
-std::string roofline_benchmark_title(const devices::RooflinePoint& point) {
+std::string roofline_benchmark_title(const analysis::RooflinePoint& point) {
     return fmt::format("benchmark {}, {} ({} on {})", point.benchmark.benchmark_id, point.label,
                        point.benchmark.backend, point.benchmark.device);
 }
 
 // What the reader of one benchmark's layers should know: what is left out and why, and how to get more.
-std::vector<std::string> roofline_layer_notes(const devices::RooflinePoint& point, const devices::LayerSet& layers) {
+std::vector<std::string> roofline_layer_notes(const analysis::RooflinePoint& point, const analysis::LayerSet& layers) {
     std::vector<std::string> notes = layers.notes;
     if (layers.uncosted > 0 && point.benchmark.backend == "onnxruntime") {
         const OptionMap options = analysis::cell_settings(point.benchmark).backend_option_values;
@@ -339,9 +339,9 @@ std::vector<std::string> roofline_layer_notes(const devices::RooflinePoint& poin
 }
 
 
-bool drawable_layer(const devices::LayerPoint& p) { return p.costed && p.intensity > 0 && p.achieved_per_s > 0; }
+bool drawable_layer(const analysis::LayerPoint& p) { return p.costed && p.intensity > 0 && p.achieved_per_s > 0; }
 
-std::vector<std::pair<std::string, double>> op_types_by_time(const std::vector<const devices::LayerPoint*>& layers) {
+std::vector<std::pair<std::string, double>> op_types_by_time(const std::vector<const analysis::LayerPoint*>& layers) {
     std::map<std::string, double> share;
     for (const auto* p : layers) share[p->layer.op_type] += p->share_pct;
     std::vector<std::pair<std::string, double>> ops(share.begin(), share.end());
@@ -355,24 +355,24 @@ std::string_view op_colour(std::size_t k) {
     return kOpColours[k % std::size(kOpColours)];
 }
 
-RooflineAxes layer_roofline_axes(const devices::RooflineSet& set, const devices::LayerSet& layers,
-                                 const std::vector<const devices::LayerPoint*>& placed) {
-    const devices::RooflinePoint& point = set.points.at(layers.point);
+RooflineAxes layer_roofline_axes(const analysis::RooflineSet& set, const analysis::LayerSet& layers,
+                                 const std::vector<const analysis::LayerPoint*>& placed) {
+    const analysis::RooflinePoint& point = set.points.at(layers.point);
     const devices::DeviceRoofs& roofs = set.devices.at(point.device);
-    std::vector<devices::RooflinePoint> extent(placed.size());
+    std::vector<analysis::RooflinePoint> extent(placed.size());
     for (std::size_t i = 0; i < placed.size(); ++i) {
         extent[i].intensity = placed[i]->intensity;
         extent[i].achieved_per_s = placed[i]->achieved_per_s;
     }
-    std::vector<const devices::RooflinePoint*> covered = {&point};
+    std::vector<const analysis::RooflinePoint*> covered = {&point};
     for (const auto& e : extent) covered.push_back(&e);
     return roofline_axes(roofs, drawn_roofs(roofs, {&point}), covered);
 }
 
-Chart roofline_layers_chart(const devices::RooflineSet& set, const devices::LayerSet& layers, std::size_t labelled) {
-    const devices::RooflinePoint& point = set.points.at(layers.point);
+Chart roofline_layers_chart(const analysis::RooflineSet& set, const analysis::LayerSet& layers, std::size_t labelled) {
+    const analysis::RooflinePoint& point = set.points.at(layers.point);
     const devices::DeviceRoofs& roofs = set.devices.at(point.device);
-    std::vector<const devices::LayerPoint*> placed;
+    std::vector<const analysis::LayerPoint*> placed;
     for (const auto& layer : layers.layers)
         if (drawable_layer(layer)) placed.push_back(&layer);
     const RooflineAxes axes = layer_roofline_axes(set, layers, placed);
@@ -388,13 +388,13 @@ Chart roofline_layers_chart(const devices::RooflineSet& set, const devices::Laye
                 .y_log = true,
                 .log_base = 10};
     add_roof_series(chart, roofs, drawn_roofs(roofs, {&point}), axes);
-    std::vector<const devices::LayerPoint*> named = placed;
+    std::vector<const analysis::LayerPoint*> named = placed;
     std::stable_sort(named.begin(), named.end(),
                      [](const auto* a, const auto* b) { return a->layer.total_ns > b->layer.total_ns; });
     if (named.size() > labelled) named.resize(labelled);
     const auto ops = op_types_by_time(placed);
     for (std::size_t k = 0; k < ops.size(); ++k) {
-        std::vector<const devices::LayerPoint*> of_op;
+        std::vector<const analysis::LayerPoint*> of_op;
         for (const auto* p : placed)
             if (p->layer.op_type == ops[k].first) of_op.push_back(p);
         std::stable_sort(of_op.begin(), of_op.end(), [](const auto* a, const auto* b) { return a->intensity < b->intensity; });
@@ -411,7 +411,7 @@ Chart roofline_layers_chart(const devices::RooflineSet& set, const devices::Laye
     return chart;
 }
 
-Chart roofline_chart(const devices::RooflineSet& set, std::size_t device) {
+Chart roofline_chart(const analysis::RooflineSet& set, std::size_t device) {
     const devices::DeviceRoofs& roofs = set.devices.at(device);
     const auto points = device_points(set, device);
     const auto drawn = drawn_roofs(roofs, points);
@@ -429,7 +429,7 @@ Chart roofline_chart(const devices::RooflineSet& set, std::size_t device) {
     for (const auto* p : points) models.insert(p->benchmark.model);
     const bool several_models = models.size() > 1;
     std::map<std::string, ChartSeries> by_precision;
-    std::vector<const devices::RooflinePoint*> sorted = points;
+    std::vector<const analysis::RooflinePoint*> sorted = points;
     std::stable_sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) { return a->intensity < b->intensity; });
     for (const auto* p : sorted) {
         const std::string name = p->precision ? std::string(devices::precision_name(*p->precision)) : "other";

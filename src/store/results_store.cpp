@@ -448,6 +448,8 @@ struct ResultsStore::Impl {
           insert_benchmark(db.prepare(kInsertBenchmark)),
           insert_iteration(db.prepare(kInsertIteration)) {}
 
+    ReadCounts reads;
+
     std::optional<RunRecord> find_run(std::int64_t run_id) {
         Statement select = db.prepare(concat({"SELECT ", kRunColumns, " FROM runs WHERE run_id = ?1"}));
         select.bind_int64(1, run_id);
@@ -504,6 +506,8 @@ ResultsStore ResultsStore::open(const std::filesystem::path& path, Access access
 const std::filesystem::path& ResultsStore::path() const { return impl_->db.path(); }
 
 int ResultsStore::schema_version() const { return impl_->version; }
+
+ReadCounts ResultsStore::read_counts() const { return impl_->reads; }
 
 void ResultsStore::give_up_waiting_when(std::function<bool()> give_up) {
     WaitPolicy policy = wait_policy();
@@ -622,6 +626,7 @@ std::vector<BenchmarkRecord> ResultsStore::benchmarks(std::optional<std::int64_t
 }
 
 std::vector<IterationRecord> ResultsStore::iterations(std::int64_t benchmark_id) const {
+    ++impl_->reads.iterations;
     return rows_of(impl_->db, benchmark_id,
                    "SELECT start_ns, e2e_ns, enqueue_ns, h2d_ns, compute_ns, d2h_ns FROM iterations "
                    "WHERE benchmark_id = ?1 ORDER BY iteration",
@@ -644,6 +649,7 @@ std::vector<Metric> ResultsStore::metrics(std::int64_t benchmark_id) const {
 }
 
 std::vector<Series> ResultsStore::series(std::int64_t benchmark_id) const {
+    ++impl_->reads.series;
     Statement select = impl_->db.prepare(
         "SELECT series, value FROM benchmark_series WHERE benchmark_id = ?1 ORDER BY series, seq");
     select.bind_int64(1, benchmark_id);
@@ -657,12 +663,14 @@ std::vector<Series> ResultsStore::series(std::int64_t benchmark_id) const {
 }
 
 std::vector<GpuSample> ResultsStore::gpu_samples(std::int64_t benchmark_id) const {
+    ++impl_->reads.gpu_samples;
     return rows_of(impl_->db, benchmark_id,
                    concat({"SELECT ", kGpuSampleColumns, " FROM gpu_samples WHERE benchmark_id = ?1 ORDER BY seq"}),
                    read_gpu_sample);
 }
 
 std::vector<CpuSample> ResultsStore::cpu_samples(std::int64_t benchmark_id) const {
+    ++impl_->reads.cpu_samples;
     return rows_of(impl_->db, benchmark_id,
                    concat({"SELECT ", kCpuSampleColumns, " FROM cpu_samples WHERE benchmark_id = ?1 ORDER BY seq"}),
                    read_cpu_sample);

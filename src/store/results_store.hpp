@@ -114,6 +114,16 @@ struct ProbeRecord {
     std::string details_json = "{}";
 };
 
+// How many times the per-benchmark row tables were read through one connection: each call of
+// iterations(), gpu_samples(), cpu_samples() or series() counts one, whatever the rows. Readers that
+// should read a benchmark's rows once (a report) are checked against it.
+struct ReadCounts {
+    std::int64_t iterations = 0;
+    std::int64_t gpu_samples = 0;
+    std::int64_t cpu_samples = 0;
+    std::int64_t series = 0;
+};
+
 // One connection to one results file. Movable, not copyable, not for concurrent use from several
 // threads; several stores (in one or several processes) may share one file: readers never wait
 // for the writer (WAL), writers wait for each other as long as it takes (saying so on stderr once
@@ -136,6 +146,7 @@ public:
 
     const std::filesystem::path& path() const;
     int schema_version() const;
+    ReadCounts read_counts() const;
     // Ends a wait for another writer with an error when `give_up` says so (e.g. on Ctrl-C).
     void give_up_waiting_when(std::function<bool()> give_up);
 

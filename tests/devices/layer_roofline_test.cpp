@@ -6,6 +6,7 @@
 
 #include <fstream>
 
+#include "analysis/roofline_placement.hpp"
 #include "devices/roofline.hpp"
 #include "models/onnx_builder.hpp"
 #include "report/roofline_plot.hpp"
@@ -15,6 +16,10 @@ namespace inferbench::devices {
 namespace {
 
 using ::testing::HasSubstr;
+using analysis::LayerSet;
+using analysis::LayerPoint;
+using analysis::place_layers;
+using analysis::roofline_layers;
 using testing_fixture::kH200Environment;
 using testing_fixture::RooflineDb;
 
@@ -192,7 +197,7 @@ TEST_F(LayerRooflineDb, StoredLayersAreCostedFromTheirModelFileAtTheBenchmarksBa
     const std::string model = write_model();
     const std::int64_t with = stored(r, model, kNetLayers);
     stored(r, model, {});  // no layer times: no layer set
-    const auto set = roofline_points(*store_, store_->benchmarks(), catalog_);
+    const auto set = placed();
     ASSERT_EQ(set.points.size(), 2u);
     const auto layers = roofline_layers(*store_, set);
     ASSERT_EQ(layers.size(), 1u);
@@ -215,7 +220,7 @@ TEST_F(LayerRooflineDb, AModelFileThatIsGoneLeavesEveryLayerWithoutACost) {
     const auto r = run(kH200Environment);
     const std::string gone = (scratch_.path() / "deleted.onnx").string();
     stored(r, gone, kNetLayers);
-    const auto set = roofline_points(*store_, store_->benchmarks(), catalog_);
+    const auto set = placed();
     const auto layers = roofline_layers(*store_, set);
     ASSERT_EQ(layers.size(), 1u);
     EXPECT_EQ(layers[0].uncosted, 3u);
@@ -227,7 +232,7 @@ TEST_F(LayerRooflineDb, AModelFileThatIsGoneLeavesEveryLayerWithoutACost) {
 TEST_F(LayerRooflineDb, TheLayerFigureDrawsTheRoofsTheLayersAndTheWholeModel) {
     const auto r = run(kH200Environment);
     stored(r, write_model(), kNetLayers);
-    const auto set = roofline_points(*store_, store_->benchmarks(), catalog_);
+    const auto set = placed();
     const auto layers = roofline_layers(*store_, set);
     ASSERT_EQ(layers.size(), 1u);
     const auto script =

@@ -8,9 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "analysis/roofline_placement.hpp"
 #include "common/scratch_dir.hpp"
 #include "core/model_metrics.hpp"
 #include "devices/catalog.hpp"
+#include "report/report_data.hpp"
 #include "store/results_store.hpp"
 
 namespace inferbench::devices::testing_fixture {
@@ -83,6 +85,13 @@ protected:
     }
 
     testing::ScratchDir scratch_;
+    // The stored benchmarks placed as a report places them: summarized once (report::load_selection),
+    // then analysis::roofline_points over the summaries.
+    analysis::RooflineSet placed(const analysis::RooflineOptions& options = {}) const {
+        const auto summaries = report::load_selection(*store_, store_->benchmarks()).summaries();
+        return analysis::roofline_points(*store_, summaries, catalog_, options);
+    }
+
     Catalog catalog_;
     std::optional<store::ResultsStore> store_;
     std::int64_t clock_ = 0;

@@ -26,7 +26,7 @@ TEST_F(RooflineDb, ScriptDrawsTheRoofsOfThePointsPrecisions) {
     probe("h200-sxm", "gemm_bf16", 800, "TFLOP/s");
     probe("h200-sxm", "dram_copy", 4200, "GB/s");
     probe("h200-sxm", "l2_read", 9000, "GB/s");
-    const auto set = roofline_points(*store_, store_->benchmarks(), catalog_);
+    const auto set = placed();
     const auto script = report::roofline_script(set, 0, report::ImageFormat::svg, {}, scratch_.path() / "r.svg");
     EXPECT_NE(script.find("set logscale xy"), std::string::npos);
     EXPECT_NE(script.find("Roofline: NVIDIA H200 SXM 141GB (datasheet or estimated roofs dashed, measured solid)"),
@@ -53,7 +53,7 @@ TEST_F(RooflineDb, CrowdedPointsAreNumberedAndAnEstimatedRoofSaysSo) {
     const auto r = run(R"({"cpu_model": ")" + host.model_name + R"("})");
     for (const std::int64_t batch : {1, 1, 4}) benchmark(r, "cpu", "fp32", batch, 1e9, 1e8);
     store_->add_probe({0, cpu_device_key(host.model_name), host.model_name, "", 1, "dram_copy", 50, "GB/s", "", "{}"});
-    const auto set = roofline_points(*store_, store_->benchmarks(), catalog_);
+    const auto set = placed();
     const auto script = report::roofline_script(set, 0, report::ImageFormat::svg, {}, scratch_.path() / "c.svg");
     // The two batch-1 benchmarks on one spot, batch 4 four times as fast at the same intensity.
     EXPECT_NE(script.find("set label 10 '1,2' at "), std::string::npos) << script;
@@ -68,7 +68,7 @@ TEST_F(RooflineDb, CrowdedPointsAreNumberedAndAnEstimatedRoofSaysSo) {
 TEST_F(RooflineDb, ScriptSaysWhenADeviceHasNoRoofs) {
     const auto r = run(R"({"gpus": {"source": "nvml", "devices": [{"index": 0, "name": "NVIDIA B200"}]}})");
     benchmark(r, "cuda:0", "bf16", 8, 8.2e9, 1e8);
-    const auto set = roofline_points(*store_, store_->benchmarks(), catalog_);
+    const auto set = placed();
     const auto script = report::roofline_script(set, 0, report::ImageFormat::png, {}, scratch_.path() / "r.png");
     EXPECT_NE(script.find("no roofs for NVIDIA B200: no catalog entry for NVIDIA B200"), std::string::npos) << script;
     EXPECT_NE(script.find(
@@ -83,7 +83,7 @@ TEST_F(RooflineDb, DrawsOnePngAndSvgPerDevice) {
     benchmark(r, "cuda:0", "bf16", 8, 8.2e9, 1e8);
     benchmark(r, "cuda:0", "int8", 8, 8.2e9, 1e7);
     benchmark(r, "cpu", "fp32", 1, 1e9, 1e8);
-    const auto set = roofline_points(*store_, store_->benchmarks(), catalog_);
+    const auto set = placed();
     const std::vector<report::ImageFormat> formats = {report::ImageFormat::png, report::ImageFormat::svg};
     const auto files = report::draw_rooflines(set, scratch_.path() / "plots", formats, {640, 400, 96});
     ASSERT_EQ(files.size(), 4u);

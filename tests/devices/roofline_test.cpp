@@ -2,6 +2,7 @@
 // benchmarks placed from a results database.
 #include <gtest/gtest.h>
 
+#include "analysis/roofline_placement.hpp"
 #include "core/error.hpp"
 #include "devices/cpu_peaks.hpp"
 #include "devices/roofline.hpp"
@@ -74,7 +75,7 @@ TEST_F(RooflineDb, ABenchmarkWhoseCostIsNotATotalIsNotPlaced) {
               metric(model_metrics::kCostUnknownNodes, 642));
     benchmark(r, "cuda:0", "bf16", 8, 5.75e9, 1e8, BenchmarkStatus::ok, 100, 1'000'000'000,
               metric(model_metrics::kCostDataDependentNodes, 277));
-    const auto set = roofline_points(*store_, store_->benchmarks(), catalog_);
+    const auto set = placed();
     ASSERT_EQ(set.points.size(), 1u);
     EXPECT_DOUBLE_EQ(set.points[0].flops_per_inference, 8.2e9);
     ASSERT_EQ(set.skipped.size(), 2u);
@@ -97,7 +98,7 @@ TEST_F(RooflineDb, BenchmarksArePlacedUnderBothRoofs) {
     probe("h200-sxm", "gemm_int8", 1600, "TOPS");
     probe("h200-sxm", "dram_copy", 4200, "GB/s");
     probe("h200-sxm", "dram_triad", 4100, "GB/s");
-    const auto set = roofline_points(*store_, store_->benchmarks(), catalog_);
+    const auto set = placed();
     ASSERT_EQ(set.points.size(), 2u);
     ASSERT_EQ(set.skipped.size(), 2u);
     EXPECT_NE(set.skipped[0].find("no model-cost metrics"), std::string::npos) << set.skipped[0];
@@ -132,7 +133,7 @@ TEST_F(RooflineDb, BenchmarksArePlacedUnderBothRoofs) {
 TEST_F(RooflineDb, Fp32NotesTheTf32RoofAndMissingProbesAreSaid) {
     const auto r = run(kH200Environment);
     benchmark(r, "cuda:0", "fp32", 1, 1e9, 1e7);
-    const auto set = roofline_points(*store_, store_->benchmarks(), catalog_);
+    const auto set = placed();
     ASSERT_EQ(set.points.size(), 1u);
     const auto& p = set.points[0];
     EXPECT_DOUBLE_EQ(p.datasheet->peak_per_s, 67e12);  // CUDA cores
@@ -149,25 +150,25 @@ TEST_F(RooflineDb, Fp32NotesTheTf32RoofAndMissingProbesAreSaid) {
 TEST_F(RooflineDb, AGpuTheRunDidNotRecordNeedsRoofsKey) {
     const auto r = run(R"({"cpu_model": "Test CPU 9000"})");
     benchmark(r, "cuda:0", "bf16", 8, 8.2e9, 1e8);
-    auto set = roofline_points(*store_, store_->benchmarks(), catalog_);
+    auto set = placed();
     ASSERT_EQ(set.points.size(), 1u);
     EXPECT_FALSE(set.points[0].datasheet);
     EXPECT_EQ(set.devices[0].key, "");
     EXPECT_NE(set.devices[0].notes[0].find("did not record which GPU cuda:0 is"), std::string::npos);
     EXPECT_NE(set.devices[0].notes[0].find("pass --roofs KEY"), std::string::npos);
 
-    set = roofline_points(*store_, store_->benchmarks(), catalog_, {"h100-sxm"});
+    set = placed({"h100-sxm"});
     ASSERT_TRUE(set.points[0].datasheet);
     EXPECT_EQ(set.devices[0].identified_by, "--roofs h100-sxm");
     EXPECT_DOUBLE_EQ(set.points[0].datasheet->attainable_per_s, 82 * 3.35e12);
-    EXPECT_THROW(roofline_points(*store_, store_->benchmarks(), catalog_, {"h300"}), UserError);
+    EXPECT_THROW(placed({"h300"}), UserError);
 }
 
 TEST_F(RooflineDb, AGpuOutsideTheCatalogStillShowsItsAchievedRate) {
     const auto r = run(
         R"({"gpus": {"source": "nvml", "devices": [{"index": 0, "name": "NVIDIA B200", "pci_device_id": "0x290110DE"}]}})");
     benchmark(r, "cuda:0", "bf16", 8, 8.2e9, 1e8);
-    const auto set = roofline_points(*store_, store_->benchmarks(), catalog_);
+    const auto set = placed();
     ASSERT_EQ(set.points.size(), 1u);
     EXPECT_DOUBLE_EQ(set.points[0].achieved_per_s, 6.56e12);
     EXPECT_FALSE(set.points[0].datasheet);
@@ -181,7 +182,7 @@ TEST_F(RooflineDb, ACpuOfAnotherMachineHasNoEstimateButItsProbesCount) {
     benchmark(r, "cpu", "fp32", 1, 1e9, 1e8);
     store_->add_probe({0, "cpu:Test CPU 9000", "Test CPU 9000", "", 1, "fma_fp32", 2.0, "TFLOP/s", "fp32", "{}"});
     store_->add_probe({0, "cpu:Test CPU 9000", "Test CPU 9000", "", 1, "dram_triad", 100, "GB/s", "", "{}"});
-    const auto set = roofline_points(*store_, store_->benchmarks(), catalog_);
+    const auto set = placed();
     ASSERT_EQ(set.points.size(), 1u);
     const auto& p = set.points[0];
     EXPECT_FALSE(p.datasheet);
@@ -197,10 +198,10 @@ TEST_F(RooflineDb, ThisHostsCpuIsEstimatedAndPairedWithItsMeasuredBandwidth) {
     ASSERT_TRUE(estimate);
     const auto r = run(R"({"cpu_model": ")" + host.model_name + R"("})");
     benchmark(r, "cpu", "fp32", 1, 1e9, 1e8);
-    auto set = roofline_points(*store_, store_->benchmarks(), catalog_);
+    auto set = placed();
     EXPECT_FALSE(set.points[0].datasheet);  // no bandwidth known yet
     store_->add_probe({0, cpu_device_key(host.model_name), host.model_name, "", 1, "dram_copy", 50, "GB/s", "", "{}"});
-    set = roofline_points(*store_, store_->benchmarks(), catalog_);
+    set = placed();
     const auto& p = set.points[0];
     ASSERT_TRUE(p.datasheet);
     EXPECT_EQ(p.datasheet->origin, RoofOrigin::estimated);

@@ -13,6 +13,8 @@
 namespace inferbench::devices {
 namespace {
 
+using analysis::LayerSet;
+using analysis::LayerPoint;
 using testing_fixture::kH200Environment;
 using testing_fixture::RooflineDb;
 
@@ -30,7 +32,7 @@ TEST_F(RooflineDb, ChartHasTheRoofsAndLabelledPointsOnLogLogAxes) {
     probe("h200-sxm", "gemm_bf16", 800, "TFLOP/s");
     probe("h200-sxm", "dram_copy", 4000, "GB/s");
     probe("h200-sxm", "l2_read", 9000, "GB/s");
-    const auto set = roofline_points(*store_, store_->benchmarks(), catalog_);
+    const auto set = placed();
     const report::Chart chart = report::roofline_chart(set, 0);
     EXPECT_TRUE(chart.x_log);
     EXPECT_TRUE(chart.y_log);
@@ -73,7 +75,7 @@ TEST_F(RooflineDb, ReportSectionDrawsEachDeviceAndListsWhatWasNotPlaced) {
     const auto r = run(kH200Environment);
     benchmark(r, "cuda:0", "bf16", 8, 8.2e9, 1e8);
     benchmark(r, "cuda:0", "fp16", 8, std::nullopt, std::nullopt);  // no model-cost metrics
-    report::RooflineSection section{roofline_points(*store_, store_->benchmarks(), catalog_), ""};
+    report::RooflineSection section{placed(), ""};
     ASSERT_EQ(section.set.points.size(), 1u);
     ASSERT_EQ(section.set.skipped.size(), 1u);
     const std::string page = report::render_html_report({}, {}, section);
@@ -91,7 +93,7 @@ TEST_F(RooflineDb, ReportSectionDrawsEachDeviceAndListsWhatWasNotPlaced) {
 TEST_F(RooflineDb, LayerChartAndSectionOfABenchmarkWithLayerTimes) {
     const auto r = run(kH200Environment);
     benchmark(r, "cuda:0", "bf16", 8, 8.2e9, 1e8);
-    const auto set = roofline_points(*store_, store_->benchmarks(), catalog_);
+    const auto set = placed();
     const auto layer = [](std::string node, std::string op, std::int64_t ns, bool costed, double intensity) {
         LayerPoint p;
         p.layer = {std::move(node), std::move(op), "LibTorch CUDA", 10, ns * 10};
@@ -133,7 +135,7 @@ TEST_F(RooflineDb, RoofsTableFitsANarrowTerminal) {
     benchmark(r, "cuda:0", "bf16", 8, 8.2e9, 1e8);
     probe("h200-sxm", "gemm_bf16", 800, "TFLOP/s");
     probe("h200-sxm", "dram_copy", 4000, "GB/s");
-    const auto set = roofline_points(*store_, store_->benchmarks(), catalog_);
+    const auto set = placed();
     const std::string text = report::render(report::roofline_roofs_table(set), report::Format::text, {{}, 60, true});
     std::istringstream lines(text);
     for (std::string line; std::getline(lines, line);) EXPECT_LE(report::display_width(line), 60U) << line;

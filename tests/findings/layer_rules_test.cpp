@@ -1,5 +1,5 @@
 // Per-layer pitfalls: data movement and CPU fallbacks from stored layer times; memory-bound, depthwise,
-// 1x1 and unaligned layers from layer sets placed under roofs (as devices::roofline_layers places them).
+// 1x1 and unaligned layers from layer sets placed under roofs (as analysis::roofline_layers places them).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -46,8 +46,8 @@ TEST(LayerPitfalls, WithoutALayerProfileNothingIsSaid) {
     EXPECT_THAT(layer_pitfalls(run.at(0)), IsEmpty());
 }
 
-devices::LayerPoint placed(std::string node, double share_pct, std::vector<std::string> flags, devices::Bound bound) {
-    devices::LayerPoint p;
+analysis::LayerPoint placed(std::string node, double share_pct, std::vector<std::string> flags, devices::Bound bound) {
+    analysis::LayerPoint p;
     p.layer = {std::move(node), "Conv", "CUDAExecutionProvider", 1, 1000};
     p.share_pct = share_pct;
     p.costed = true;
@@ -57,11 +57,11 @@ devices::LayerPoint placed(std::string node, double share_pct, std::vector<std::
     return p;
 }
 
-BenchmarkEvidence evidence_with(std::vector<devices::LayerPoint> layers, std::string device = "cuda:0") {
+BenchmarkEvidence evidence_with(std::vector<analysis::LayerPoint> layers, std::string device = "cuda:0") {
     BenchmarkEvidence e;
     e.summary.benchmark.benchmark_id = 7;
     e.summary.benchmark.device = std::move(device);
-    e.layers = devices::LayerSet{};
+    e.layers = analysis::LayerSet{};
     e.layers->layers = std::move(layers);
     return e;
 }

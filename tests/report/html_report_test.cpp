@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "common/scratch_dir.hpp"
 #include "report/html_fixture.hpp"
 #include "report/report_charts.hpp"
@@ -125,29 +127,56 @@ TEST_F(HtmlReport, DrawsEveryTimeSeriesAndTheSweep) {
     EXPECT_EQ(charts_titled("Resident memory of the benchmark process").size(), 2u);
 }
 
-TEST(ReportData, SummariesCarryTelemetry) {
+TEST(ReportSelection, SummariesCarryTelemetryAndGroupsSeeTheirRowsOnce) {
     inferbench::testing::ScratchDir dir;
     write_html_fixture(dir.path() / "r.db");
     const auto results = store::ResultsStore::open(dir.path() / "r.db");
-    const auto data = load_report_data(results, results.benchmarks(), false);
-    ASSERT_EQ(data.benchmarks.size(), 6u);
-    ASSERT_EQ(data.runs.size(), 1u);
-    const auto& b8 = data.benchmarks[1];
-    EXPECT_EQ(b8.summary.benchmark.batch_size, 8);
-    EXPECT_EQ(b8.summary.e2e.count, kLongIterations);
-    EXPECT_TRUE(b8.iterations.empty());  // not kept
-    ASSERT_TRUE(b8.summary.telemetry.mean_power_w.has_value());
-    EXPECT_NEAR(*b8.summary.telemetry.mean_power_w, 380, 25);
-    EXPECT_TRUE(b8.summary.telemetry.inferences_per_joule.has_value());
-    EXPECT_EQ(data.benchmarks[5].summary.benchmark.status, BenchmarkStatus::failed);
-    const auto kept = load_report_data(results, {results.benchmarks()[0]}, true);
-    EXPECT_EQ(kept.benchmarks[0].iterations.size(), 400u);
-    EXPECT_EQ(kept.benchmarks[0].gpu_samples.size(), 120u);
-    EXPECT_EQ(kept.benchmarks[0].cpu_samples.size(), 15u);
+    std::vector<std::size_t> iterations_seen;
+    const auto selection = load_selection(results, results.benchmarks(), [&](const ReportGroup& group) {
+        for (const auto& b : group.benchmarks) iterations_seen.push_back(b.iterations.size());
+        EXPECT_TRUE(group.clock_from_zero);
+    });
+    const auto summaries = selection.summaries();
+    ASSERT_EQ(summaries.size(), 6u);
+    ASSERT_EQ(selection.runs.size(), 1u);
+    EXPECT_EQ(selection.source, (dir.path() / "r.db").string());
+    const auto& b8 = summaries[1];  // in the order selected, not the groups' order
+    EXPECT_EQ(b8.benchmark.batch_size, 8);
+    EXPECT_EQ(b8.e2e.count, kLongIterations);
+    EXPECT_EQ(b8.run.host, "gpu01") << "the run context is set";
+    EXPECT_EQ(b8.run.device_name, "NVIDIA H200");
+    ASSERT_TRUE(b8.telemetry.mean_power_w.has_value());
+    EXPECT_NEAR(*b8.telemetry.mean_power_w, 380, 25);
+    EXPECT_TRUE(b8.telemetry.inferences_per_joule.has_value());
+    EXPECT_EQ(summaries[5].benchmark.status, BenchmarkStatus::failed);
+    EXPECT_EQ(iterations_seen.size(), 6u);
+    EXPECT_NE(std::find(iterations_seen.begin(), iterations_seen.end(), static_cast<std::size_t>(kLongIterations)),
+              iterations_seen.end());
+    for (const auto& group : selection.groups)
+        for (const auto& b : group.benchmarks) {
+            EXPECT_TRUE(b.iterations.empty()) << "rows are released once the group was seen";
+            EXPECT_TRUE(b.gpu.empty());
+        }
+}
+
+TEST(ReportSelection, ASummaryIsTheOneSummarizeRunGives) {
+    inferbench::testing::ScratchDir dir;
+    const auto run_id = write_html_fixture(dir.path() / "r.db");
+    const auto results = store::ResultsStore::open(dir.path() / "r.db");
+    const auto loaded = load_selection(results, results.benchmarks()).summaries();
+    const auto expected = analysis::summarize_run(results, run_id);
+    ASSERT_EQ(loaded.size(), expected.size());
+    for (std::size_t i = 0; i < loaded.size(); ++i) {
+        EXPECT_EQ(loaded[i].benchmark.benchmark_id, expected[i].benchmark.benchmark_id);
+        EXPECT_EQ(loaded[i].e2e.p99, expected[i].e2e.p99);
+        EXPECT_EQ(loaded[i].throughput_per_s, expected[i].throughput_per_s);
+        EXPECT_EQ(loaded[i].telemetry.mean_power_w, expected[i].telemetry.mean_power_w);
+        EXPECT_EQ(loaded[i].warnings, expected[i].warnings);
+    }
 }
 
 TEST(GroupCharts, FromALoadedGroup) {
-    const auto charts = group_charts(sample_group(), {});
+    const auto charts = group_charts(sample_group());
     std::vector<std::string> titles;
     for (const auto& chart : charts) titles.push_back(chart.title);
     const std::vector<std::string> expected = {"End-to-end latency per iteration",
@@ -183,7 +212,7 @@ TEST(GroupCharts, SamplesWithoutTheMetricAreLeftOut) {
     auto& samples = group.benchmarks[1].gpu;
     ASSERT_GE(samples.size(), 3u);
     samples[1].gpu_util_pct.reset();
-    const auto charts = group_charts(group, {});
+    const auto charts = group_charts(group);
     const auto util = std::find_if(charts.begin(), charts.end(), [](const Chart& c) { return c.title == "GPU utilisation"; });
     ASSERT_NE(util, charts.end());
     const auto& series = util->series.at(0);
@@ -193,9 +222,8 @@ TEST(GroupCharts, SamplesWithoutTheMetricAreLeftOut) {
 
 TEST(GroupCharts, TracesOfImportedLogs) {
     auto group = sample_group();
-    std::vector<std::vector<store::Series>> traces(group.benchmarks.size());
-    traces[1].push_back({"gpu_latency_ms", {1.0, 1.1, 0.9}});
-    const auto charts = group_charts(group, traces);
+    group.benchmarks[1].series.push_back({"gpu_latency_ms", {1.0, 1.1, 0.9}});
+    const auto charts = group_charts(group);
     const auto trace = std::find_if(charts.begin(), charts.end(),
                                     [](const Chart& c) { return c.title == "gpu_latency_ms (stored trace)"; });
     ASSERT_NE(trace, charts.end());

@@ -142,7 +142,7 @@ TEST_F(Plots, ThroughputAgainstLatencyHasALinePerBackendAndPrecision) {
 }
 
 TEST_F(Plots, AGroupWithoutMeasurementsDrawsNothingAndSaysSo) {
-    LoadedGroup group;
+    ReportGroup group;
     group.key = "cpu-m-b-fp32";
     group.benchmarks.push_back({});
     group.benchmarks[0].summary.benchmark.status = BenchmarkStatus::failed;

@@ -17,8 +17,8 @@ namespace inferbench::report::testing {
 
 inline constexpr std::int64_t kT0 = 5'000'000'000;  // CLOCK_MONOTONIC of the first measured iteration
 
-inline LoadedBenchmark benchmark(std::int64_t id, std::int64_t batch, int iterations) {
-    LoadedBenchmark b;
+inline ReportBenchmark benchmark(std::int64_t id, std::int64_t batch, int iterations) {
+    ReportBenchmark b;
     b.summary.benchmark.benchmark_id = id;
     b.summary.benchmark.run_id = 1;
     b.summary.benchmark.model = "resnet50";
@@ -61,8 +61,8 @@ inline GpuSample gpu_sample(std::int64_t t_ns, SamplePhase phase, double power_w
 }
 
 // batch 1: iterations and CPU samples; batch 8: also GPU samples (one in the warm-up, before time zero).
-inline LoadedGroup sample_group() {
-    LoadedGroup group;
+inline ReportGroup sample_group() {
+    ReportGroup group;
     group.key = "cuda_0-resnet50-torch-fp16";
     group.title = "resnet50 / torch / fp16 / cuda:0";
     group.benchmarks.push_back(benchmark(1, 1, 10));

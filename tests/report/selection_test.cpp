@@ -160,7 +160,7 @@ TEST(Grouping, RepeatedBatchSizesAndLookalikeNamesStayApart) {
 }
 
 TEST(TimeAxis, ZeroIsTheFirstMeasuredIterationElseTheFirstMeasuredSample) {
-    LoadedBenchmark b;
+    ReportBenchmark b;
     b.gpu.push_back({});
     b.gpu[0].t_ns = 100;
     b.gpu[0].phase = SamplePhase::warmup;
@@ -179,7 +179,7 @@ TEST(TimeAxis, ZeroIsTheFirstMeasuredIterationElseTheFirstMeasuredSample) {
 }
 
 TEST(TimeAxis, PrimaryGpuIsTheDevicesIndexWhereSampled) {
-    LoadedBenchmark b;
+    ReportBenchmark b;
     EXPECT_FALSE(primary_gpu(b));
     b.summary.benchmark.device = "cuda:1";
     for (const int gpu : {0, 1}) {
