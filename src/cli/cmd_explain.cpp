@@ -60,12 +60,7 @@ void add_explain_command(CLI::App& app, CommandContext& context) {
         "nothing, memory-bound layers, batch scaling, instability, CPU limits, winners; each finding with its "
         "numbers, evidence and what to try");
     cmd->add_option("--db", args->db, "results database (default inferbench-results/results.db)");
-    cmd->add_option("--run", args->filter.runs, "run ids (3 or 3,5), latest or all")->capture_default_str();
-    cmd->add_option("--device", args->filter.devices, "only these devices, comma-separated")->delimiter(',');
-    cmd->add_option("--model", args->filter.models, "only these models")->delimiter(',');
-    cmd->add_option("--backend", args->filter.backends, "only these backends")->delimiter(',');
-    cmd->add_option("--precision", args->filter.precisions, "only these precisions")->delimiter(',');
-    cmd->add_option("--batch", args->batches, "only these batch sizes, e.g. 1,8")->delimiter(',');
+    add_selection_options(*cmd, args->filter, args->batches);
     args->output.add_to(*cmd);
     cmd->callback([&context, args] { context.action = [args] { return execute(*args); }; });
 }

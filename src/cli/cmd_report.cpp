@@ -99,12 +99,7 @@ void add_report_command(CLI::App& app, CommandContext& context) {
         "benchmarks into one folder");
     cmd->add_option("--db", args->db, "results database (default inferbench-results/results.db)");
     cmd->add_option("--out", args->out, "report folder (default inferbench-results/report)");
-    cmd->add_option("--run", args->filter.runs, "run ids (3 or 3,5), latest or all")->capture_default_str();
-    cmd->add_option("--device", args->filter.devices, "only these devices, comma-separated")->delimiter(',');
-    cmd->add_option("--model", args->filter.models, "only these models")->delimiter(',');
-    cmd->add_option("--backend,--frameworks,--framework", args->filter.backends, "only these backends")->delimiter(',');
-    cmd->add_option("--precision,--precisions", args->filter.precisions, "only these precisions")->delimiter(',');
-    cmd->add_option("--batch,--batches", args->batches, "only these batch sizes, e.g. 1,8")->delimiter(',');
+    add_selection_options(*cmd, args->filter, args->batches);
     add_image_format_option(*cmd, args->formats);
     cmd->add_option("--width", args->width, "figure width, pixels")->capture_default_str();
     cmd->add_option("--height", args->height, "figure height, pixels")->capture_default_str();

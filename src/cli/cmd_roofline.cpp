@@ -154,12 +154,7 @@ void add_roofline_command(CLI::App& app, CommandContext& context) {
         "place stored benchmarks under their device's roofs (datasheet and measured): intensity, achieved "
         "FLOP/s, % of attainable, memory- or compute-bound; per layer with --layers; figures with --out");
     cmd->add_option("--db", args->db, "results database (default inferbench-results/results.db)");
-    cmd->add_option("--run", args->filter.runs, "run ids (3 or 3,5), latest or all")->capture_default_str();
-    cmd->add_option("--device", args->filter.devices, "only these devices, comma-separated")->delimiter(',');
-    cmd->add_option("--model", args->filter.models, "only these models")->delimiter(',');
-    cmd->add_option("--backend", args->filter.backends, "only these backends")->delimiter(',');
-    cmd->add_option("--precision", args->filter.precisions, "only these precisions")->delimiter(',');
-    cmd->add_option("--batch", args->batches, "only these batch sizes, e.g. 1,8")->delimiter(',');
+    add_selection_options(*cmd, args->filter, args->batches);
     cmd->add_option(
         "--roofs", args->roofs,
         "catalog entry (see `inferbench devices`) for GPU benchmarks of runs that did not record their GPU");

@@ -36,6 +36,15 @@ report::ReportFilter cleaned_filter(const report::ReportFilter& raw, const std::
     return filter;
 }
 
+void add_selection_options(CLI::App& cmd, report::ReportFilter& filter, std::vector<std::string>& batches) {
+    cmd.add_option("--run", filter.runs, "run ids (3 or 3,5), latest or all")->capture_default_str();
+    cmd.add_option("--device", filter.devices, "only these devices, comma-separated")->delimiter(',');
+    cmd.add_option("--model", filter.models, "only these models")->delimiter(',');
+    cmd.add_option("--backend,--frameworks,--framework", filter.backends, "only these backends")->delimiter(',');
+    cmd.add_option("--precision,--precisions", filter.precisions, "only these precisions")->delimiter(',');
+    cmd.add_option("--batch,--batches", batches, "only these batch sizes, e.g. 1,8")->delimiter(',');
+}
+
 void add_image_format_option(CLI::App& cmd, ImageFormatArgs& args) {
     cmd.add_option("--image-format", args.names, "figure formats: png, svg")->delimiter(',')->default_str("png,svg");
     // Hidden: help shows only the new spelling.

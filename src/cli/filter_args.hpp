@@ -21,6 +21,11 @@ std::vector<std::string> list_items(const std::vector<std::string>& values, std:
 // `raw`'s lists cleaned, plus `batches` ("--batch" texts) parsed; runs kept as given.
 report::ReportFilter cleaned_filter(const report::ReportFilter& raw, const std::vector<std::string>& batches);
 
+// --run, --device, --model, --backend, --precision and --batch of a command that reads a selection of
+// stored benchmarks (report, roofline, explain): into `filter`, the batch texts into `batches` for
+// cleaned_filter().
+void add_selection_options(CLI::App& cmd, report::ReportFilter& filter, std::vector<std::string>& batches);
+
 // The figure formats of a command that draws: `--image-format png,svg`. `--format` names the table
 // format everywhere, so its old use for figures is still taken here, with one deprecation line.
 struct ImageFormatArgs {

@@ -92,8 +92,9 @@ std::vector<BenchmarkEvidence> load_evidence(const store::ResultsStore& results,
     for (const auto& b : benchmarks) {
         if (b.status != BenchmarkStatus::ok) continue;
         auto measured = analysis::read_measured(results, b);
-        out.push_back(make_evidence(analysis::summarize_stored(measured, runs), std::move(measured.iterations),
-                                    measured.metrics, measured.gpu_samples, std::move(measured.cpu_samples)));
+        auto summary = analysis::summarize_stored(measured, runs);  // before the rows move into the evidence
+        out.push_back(make_evidence(std::move(summary), std::move(measured.iterations), measured.metrics,
+                                    measured.gpu_samples, std::move(measured.cpu_samples)));
     }
     add_layer_sets(results, out, catalog);
     return out;
