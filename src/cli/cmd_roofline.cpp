@@ -45,7 +45,38 @@ nlohmann::ordered_json rows_json(const report::Table& table) {
     return nlohmann::ordered_json::parse(report::render(table, report::Format::json))["rows"];
 }
 
-int execute(const RooflineArgs& args) {
+// What the roofline computed, for either output.
+struct RooflineResult {
+    analysis::RooflineSet set;
+    std::vector<analysis::LayerSet> layer_sets;
+    std::vector<std::filesystem::path> files;
+    std::vector<std::string> notes;
+};
+
+// The devices' notes, and with --layers which placed benchmarks have no layer times (and how to store them).
+std::vector<std::string> roofline_notes(const RooflineArgs& args, const analysis::RooflineSet& set,
+                                        const std::vector<analysis::LayerSet>& layer_sets) {
+    std::vector<std::string> notes;
+    for (const auto& d : set.devices) {
+        for (const auto& note : d.notes) notes.push_back(fmt::format("{}: {}", d.key.empty() ? d.name : d.key, note));
+    }
+    if (!args.layers) return notes;
+    std::vector<std::string> without_layers;
+    for (const auto& p : set.points) {
+        const bool has = std::any_of(layer_sets.begin(), layer_sets.end(),
+                                     [&](const auto& l) { return &set.points[l.point] == &p; });
+        if (!has) without_layers.push_back(std::to_string(p.benchmark.benchmark_id));
+    }
+    if (!without_layers.empty())
+        notes.push_back(fmt::format("no layer times stored for benchmark(s) {}: a backend stores them when its "
+                                    "layer_profile option asks, e.g. --set "
+                                    "backend_options.onnxruntime.layer_profile=N (N profiled iterations after "
+                                    "the measured ones)",
+                                    join(without_layers, ", ")));
+    return notes;
+}
+
+RooflineResult compute_roofline(const RooflineArgs& args) {
     const auto filter = cleaned_filter(args.filter, args.batches);
     const auto formats = image_formats(args.formats, "roofline");
     const std::string path = args.db.empty() ? resolved_db_path(RunSettings{}) : args.db;
@@ -56,58 +87,64 @@ int execute(const RooflineArgs& args) {
     const auto catalog = devices::load_catalog();
     const auto benchmarks = report::select_benchmarks(results, filter);
     const auto summaries = report::load_selection(results, benchmarks).summaries();
-    const auto set = analysis::roofline_points(results, summaries, catalog, {args.roofs});
-    const auto layer_sets = args.layers ? analysis::roofline_layers(results, set) : std::vector<analysis::LayerSet>{};
-    std::vector<std::filesystem::path> files;
-    if (!args.out.empty() && !set.points.empty()) files = report::draw_rooflines(set, args.out, formats);
-    if (!args.out.empty() && !layer_sets.empty()) {
+    RooflineResult r;
+    r.set = analysis::roofline_points(results, summaries, catalog, {args.roofs});
+    if (args.layers) r.layer_sets = analysis::roofline_layers(results, r.set);
+    if (!args.out.empty() && !r.set.points.empty()) r.files = report::draw_rooflines(r.set, args.out, formats);
+    if (!args.out.empty() && !r.layer_sets.empty()) {
         const std::size_t labelled = std::min(args.top == 0 ? kMaxLabelledLayers : args.top, kMaxLabelledLayers);
-        const auto drawn = report::draw_layer_rooflines(set, layer_sets, args.out, formats, labelled);
-        files.insert(files.end(), drawn.begin(), drawn.end());
+        const auto drawn = report::draw_layer_rooflines(r.set, r.layer_sets, args.out, formats, labelled);
+        r.files.insert(r.files.end(), drawn.begin(), drawn.end());
     }
-    std::vector<std::string> notes;
-    for (const auto& d : set.devices) {
-        for (const auto& note : d.notes) notes.push_back(fmt::format("{}: {}", d.key.empty() ? d.name : d.key, note));
-    }
-    std::vector<std::string> without_layers;
+    r.notes = roofline_notes(args, r.set, r.layer_sets);
+    return r;
+}
+
+void print_json(const RooflineArgs& args, const RooflineResult& r) {
+    nlohmann::ordered_json doc{{"schema_version", report::kJsonSchemaVersion}};
+    doc["points"] = rows_json(report::roofline_points_table(r.set));
+    doc["roofs"] = rows_json(report::roofline_roofs_table(r.set));
     if (args.layers) {
-        for (const auto& p : set.points) {
-            const bool has = std::any_of(layer_sets.begin(), layer_sets.end(),
-                                         [&](const auto& l) { return &set.points[l.point] == &p; });
-            if (!has) without_layers.push_back(std::to_string(p.benchmark.benchmark_id));
+        doc["layers"] = nlohmann::ordered_json::array();
+        for (const auto& l : r.layer_sets) {
+            const auto& point = r.set.points[l.point];
+            doc["layers"].push_back({{"benchmark_id", point.benchmark.benchmark_id},
+                                     {"point", point.label},
+                                     {"layers", l.layers.size()},
+                                     {"profiled_ms", static_cast<double>(l.total_ns) / 1e6},
+                                     {"uncosted", l.uncosted},
+                                     {"uncosted_share_pct", l.uncosted_share_pct},
+                                     {"notes", report::roofline_layer_notes(point, l)},
+                                     {"rows", rows_json(report::roofline_layers_table(point, l, args.top))}});
         }
-        if (!without_layers.empty())
-            notes.push_back(fmt::format("no layer times stored for benchmark(s) {}: a backend stores them when its "
-                                        "layer_profile option asks, e.g. --set "
-                                        "backend_options.onnxruntime.layer_profile=N (N profiled iterations after "
-                                        "the measured ones)",
-                                        join(without_layers, ", ")));
     }
-    if (args.json) {
-        nlohmann::ordered_json doc{{"schema_version", report::kJsonSchemaVersion}};
-        doc["points"] = rows_json(report::roofline_points_table(set));
-        doc["roofs"] = rows_json(report::roofline_roofs_table(set));
-        if (args.layers) {
-            doc["layers"] = nlohmann::ordered_json::array();
-            for (const auto& l : layer_sets) {
-                const auto& point = set.points[l.point];
-                doc["layers"].push_back({{"benchmark_id", point.benchmark.benchmark_id},
-                                         {"point", point.label},
-                                         {"layers", l.layers.size()},
-                                         {"profiled_ms", static_cast<double>(l.total_ns) / 1e6},
-                                         {"uncosted", l.uncosted},
-                                         {"uncosted_share_pct", l.uncosted_share_pct},
-                                         {"notes", report::roofline_layer_notes(point, l)},
-                                         {"rows", rows_json(report::roofline_layers_table(point, l, args.top))}});
-            }
-        }
-        doc["notes"] = notes;
-        doc["skipped"] = set.skipped;
-        doc["files"] = nlohmann::ordered_json::array();
-        for (const auto& f : files) doc["files"].push_back(f.string());
-        std::cout << doc.dump(2) << "\n";
-        return kExitOk;
-    }
+    doc["notes"] = r.notes;
+    doc["skipped"] = r.set.skipped;
+    doc["files"] = nlohmann::ordered_json::array();
+    for (const auto& f : r.files) doc["files"].push_back(f.string());
+    std::cout << doc.dump(2) << "\n";
+}
+
+// One benchmark's slowest layers: a line that says how many of how many, then their table and notes.
+void print_layers(const RooflineArgs& args, const analysis::RooflinePoint& point, const analysis::LayerSet& l,
+                  const OutputOptions& output) {
+    const auto shown = report::slowest_layers(l, args.top);
+    double shown_share = 0;
+    for (const auto* p : shown) shown_share += p->share_pct;
+    double per_run_ns = 0;
+    for (const auto& layer : l.layers) per_run_ns += layer.mean_ns;
+    std::cout << "\n";
+    print_wrapped(fmt::format("layers of {}: {} layers, their mean times sum to {}; {}:",
+                              report::roofline_benchmark_title(point), l.layers.size(), format_latency(per_run_ns),
+                              shown.size() == l.layers.size()
+                                  ? std::string("all of them, slowest first")
+                                  : fmt::format("the {} slowest ({:.1f}% of the time)", shown.size(), shown_share)));
+    print_table(report::roofline_layers_table(point, l, args.top), output);
+    for (const auto& note : report::roofline_layer_notes(point, l)) print_wrapped("note: " + note);
+}
+
+void print_text(const RooflineArgs& args, const RooflineResult& r) {
+    const auto& set = r.set;
     OutputOptions output;  // the terminal's width, every column with a value
     if (set.points.empty()) {
         fmt::print("no benchmark could be placed:\n");
@@ -120,28 +157,21 @@ int execute(const RooflineArgs& args) {
         for (const auto& note : report::estimated_roof_notes(
                  set.devices[d], report::drawn_roofs(set.devices[d], report::device_points(set, d))))
             if (!args.quiet) print_wrapped("note: " + note);
-    for (const auto& l : layer_sets) {
-        const auto& point = set.points[l.point];
-        const auto shown = report::slowest_layers(l, args.top);
-        double shown_share = 0;
-        for (const auto* p : shown) shown_share += p->share_pct;
-        double per_run_ns = 0;
-        for (const auto& layer : l.layers) per_run_ns += layer.mean_ns;
-        std::cout << "\n";
-        print_wrapped(fmt::format("layers of {}: {} layers, their mean times sum to {}; {}:",
-                                  report::roofline_benchmark_title(point), l.layers.size(), format_latency(per_run_ns),
-                                  shown.size() == l.layers.size()
-                                      ? std::string("all of them, slowest first")
-                                      : fmt::format("the {} slowest ({:.1f}% of the time)", shown.size(), shown_share)));
-        print_table(report::roofline_layers_table(point, l, args.top), output);
-        for (const auto& note : report::roofline_layer_notes(point, l)) print_wrapped("note: " + note);
-    }
-    if (!layer_sets.empty()) fmt::print("\n");
-    if (args.quiet) return kExitOk;
-    for (const auto& note : notes) print_wrapped("note: " + note);
+    for (const auto& l : r.layer_sets) print_layers(args, set.points[l.point], l, output);
+    if (!r.layer_sets.empty()) fmt::print("\n");
+    if (args.quiet) return;
+    for (const auto& note : r.notes) print_wrapped("note: " + note);
     for (const auto& skipped : set.skipped) print_wrapped("skipped " + skipped);
-    for (const auto& file : files) fmt::print("wrote {}\n", file.string());
+    for (const auto& file : r.files) fmt::print("wrote {}\n", file.string());
     if (args.out.empty() && !set.points.empty()) fmt::print("add --out DIR to draw the roofline figures\n");
+}
+
+int execute(const RooflineArgs& args) {
+    const RooflineResult r = compute_roofline(args);
+    if (args.json)
+        print_json(args, r);
+    else
+        print_text(args, r);
     return kExitOk;
 }
 
