@@ -24,27 +24,29 @@ std::optional<devices::Catalog> catalog_or_none() {
     }
 }
 
-// The group's ok benchmarks as evidence, their rows moved out of the group (read once, released after
-// the report): appended to `evidence`; returns the index of the first.
+// The group's ok benchmarks as evidence, appended to `evidence`; returns the index of the first. Their
+// rows are moved out of the group (read once, released after the report), or copied with `keep_rows`
+// where the group is still drawn afterwards (workbooks, figures).
 std::size_t add_evidence(const store::ResultsStore& results, ReportGroup& group,
-                         const std::optional<devices::Catalog>& catalog, std::vector<findings::BenchmarkEvidence>& evidence) {
+                         const std::optional<devices::Catalog>& catalog, std::vector<findings::BenchmarkEvidence>& evidence,
+                         bool keep_rows) {
     const std::size_t first = evidence.size();
     for (auto& b : group.benchmarks) {
         if (b.summary.benchmark.status != BenchmarkStatus::ok) continue;
-        evidence.push_back(findings::make_evidence(b.summary, std::move(b.iterations), b.metrics, b.gpu, std::move(b.cpu)));
+        auto iterations = keep_rows ? b.iterations : std::move(b.iterations);
+        auto cpu = keep_rows ? b.cpu : std::move(b.cpu);
+        evidence.push_back(findings::make_evidence(b.summary, std::move(iterations), b.metrics, b.gpu, std::move(cpu)));
     }
     const std::span<findings::BenchmarkEvidence> added(evidence.begin() + static_cast<std::ptrdiff_t>(first), evidence.end());
     if (catalog) findings::add_layer_sets(results, added, *catalog);
     return first;
 }
 
-// The findings of one group, for its workbook's sheet: its evidence is copied, because the group's rows
-// are still drawn after this (workbooks, figures); the copies move into `evidence` for the page.
-std::vector<findings::Finding> group_findings(const store::ResultsStore& results, const ReportGroup& group,
+// The findings of one group, for its workbook's sheet; its evidence stays in `evidence` for the page.
+std::vector<findings::Finding> group_findings(const store::ResultsStore& results, ReportGroup& group,
                                               const std::optional<devices::Catalog>& catalog,
                                               std::vector<findings::BenchmarkEvidence>& evidence) {
-    ReportGroup copy = group;
-    const std::size_t first = add_evidence(results, copy, catalog, evidence);
+    const std::size_t first = add_evidence(results, group, catalog, evidence, true);
     return findings::explain(std::span<const findings::BenchmarkEvidence>(
         evidence.begin() + static_cast<std::ptrdiff_t>(first), evidence.end()));
 }
@@ -81,7 +83,7 @@ ReportResult write_report(const store::ResultsStore& results, const ReportOption
             if (options.excel) group_files.add(write_excel_workbooks(group, dir, excel_options));
             if (options.plots) group_files.add(write_group_plots(group, dir, options.plot));
         }
-        if (!options.excel) add_evidence(results, group, catalog, evidence);
+        if (!options.excel) add_evidence(results, group, catalog, evidence, false);
     });
     const auto summaries = selection.summaries();
     const std::vector<findings::Finding> found = findings::explain(evidence);
