@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/plan.hpp"
 #include "core/units.hpp"
 
 namespace inferbench::cli {
@@ -27,10 +28,10 @@ report::ReportFilter cleaned_filter(const report::ReportFilter& raw, const std::
     filter.precisions = list_items(raw.precisions, "--precision");
     filter.batch_sizes.clear();
     for (const auto& text : list_items(batches, "--batch")) {
-        const auto batch = parse_int(text);
-        if (!batch || *batch < 1)
-            throw UserError(fmt::format("--batch {}: '{}' is not a batch size (a whole number >= 1)",
-                                        join(batches, ","), text));
+        const auto batch = parse_batch_size(text);
+        if (!batch)
+            throw UserError(fmt::format("--batch {}: '{}' is not a batch size (a whole number from 1 to {})",
+                                        join(batches, ","), text, kMaxBatchSize));
         filter.batch_sizes.push_back(*batch);
     }
     return filter;

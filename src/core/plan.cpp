@@ -168,8 +168,7 @@ std::optional<Precision> read_precision(std::string_view text, const PlanVocabul
 }
 
 std::optional<std::int64_t> read_batch(std::string_view text, const PlanVocabulary& /*vocabulary*/, std::string& why) {
-    const auto batch = parse_int(text);
-    if (batch && *batch >= 1 && *batch <= kMaxBatchSize) return batch;
+    if (const auto batch = parse_batch_size(text)) return batch;
     why = fmt::format("batch size '{}' must be a whole number from 1 to {}", text, kMaxBatchSize);
     return std::nullopt;
 }
@@ -470,6 +469,12 @@ Plan plan_from_json(std::string_view json_text, std::string_view origin, const P
     Plan plan = parse_plan(json.dump(), origin, vocabulary);
     plan.source = source;
     return plan;
+}
+
+std::optional<std::int64_t> parse_batch_size(std::string_view text) {
+    const auto batch = parse_int(text);
+    if (batch && *batch >= 1 && *batch <= kMaxBatchSize) return batch;
+    return std::nullopt;
 }
 
 }  // namespace inferbench

@@ -50,6 +50,10 @@ struct PlanVocabulary {
 // Larger batches are surely typos; the bound also keeps input buffers within what a host can hold.
 inline constexpr std::int64_t kMaxBatchSize = 65536;
 
+// A batch size as the plan, the command line and the report filters take it: a whole number from 1 to
+// kMaxBatchSize; else nullopt. The one reading of a batch size's text.
+std::optional<std::int64_t> parse_batch_size(std::string_view text);
+
 inline constexpr std::string_view kAxisKeys[] = {"models", "backends", "devices", "precisions", "batch_sizes"};
 
 // Throws UserError "SOURCE:LINE:COL: what is wrong; valid choices ..." on any problem.

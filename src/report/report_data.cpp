@@ -7,6 +7,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "core/spec.hpp"
 #include "core/units.hpp"
 
 namespace inferbench::report {
@@ -146,12 +147,8 @@ std::optional<int> primary_gpu(const ReportBenchmark& b) {
     std::set<int> sampled;
     for (const auto& s : b.gpu) sampled.insert(s.gpu_index);
     const std::string& device = b.summary.benchmark.device;
-    if (device.starts_with("cuda")) {
-        const auto colon = device.find(':');
-        const auto index =
-            colon == std::string::npos ? std::optional<std::int64_t>(0) : parse_int(device.substr(colon + 1));
-        if (index && sampled.contains(static_cast<int>(*index))) return static_cast<int>(*index);
-    }
+    if (const auto parsed = parse_device(device); parsed && parsed->kind == DeviceKind::cuda)
+        if (sampled.contains(parsed->index)) return parsed->index;
     return *sampled.begin();
 }
 

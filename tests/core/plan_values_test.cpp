@@ -96,5 +96,15 @@ TEST(PlanValues, SpellingsOfOneValueAreOneValue) {
               "plan.yaml:1:18: batch_sizes lists '008' twice; list each value once (first at 1:15)");
 }
 
+TEST(PlanValues, OneReadingOfABatchSize) {
+    EXPECT_EQ(parse_batch_size("1"), 1);
+    EXPECT_EQ(parse_batch_size("65536"), 65536);
+    EXPECT_EQ(parse_batch_size("0"), std::nullopt);
+    EXPECT_EQ(parse_batch_size("65537"), std::nullopt);
+    EXPECT_EQ(parse_batch_size("-4"), std::nullopt);
+    EXPECT_EQ(parse_batch_size("8x"), std::nullopt);
+    EXPECT_EQ(parse_batch_size(""), std::nullopt);
+}
+
 }  // namespace
 }  // namespace inferbench

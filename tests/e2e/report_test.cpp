@@ -141,7 +141,7 @@ TEST(CliReport, BadFiltersGiveOneLineAndExitCodeTwo) {
     EXPECT_EQ(format.err, "inferbench: error: --image-format gif: unknown image format; valid choices: png, svg\n");
     const auto batch = dir.run("report --db r.db --out rep --batch 0");
     EXPECT_EQ(batch.exit_code, 2);
-    EXPECT_EQ(batch.err, "inferbench: error: --batch 0: '0' is not a batch size (a whole number >= 1)\n");
+    EXPECT_EQ(batch.err, "inferbench: error: --batch 0: '0' is not a batch size (a whole number from 1 to 65536)\n");
     const auto missing = dir.run("report --db missing.db");
     EXPECT_EQ(missing.exit_code, 2);
     EXPECT_NE(missing.err.find("missing.db: no results database here"), std::string::npos);
