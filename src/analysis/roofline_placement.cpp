@@ -303,6 +303,10 @@ void place_layer(LayerPoint& p, const models::NodeCost& node, double bytes_scale
         return;
     }
     p.intensity = p.flops / p.bytes;
+    if (p.layer.host_dispatch) {
+        p.note = "its time is the host's dispatch of the GPU work, not the work: no achieved rate";
+        return;
+    }
     if (p.mean_ns <= 0) {
         p.note = "timed as 0 ns (under the profiler's resolution): no achieved rate";
         return;
@@ -385,6 +389,14 @@ LayerSet place_layers(std::span<const LayerTime> layers, std::span<const models:
     }
     set.uncosted_share_pct =
         set.total_ns > 0 ? 100.0 * static_cast<double>(uncosted_ns) / static_cast<double>(set.total_ns) : 0.0;
+    set.host_dispatch = static_cast<std::size_t>(
+        std::count_if(layers.begin(), layers.end(), [](const LayerTime& l) { return l.host_dispatch; }));
+    if (set.host_dispatch > 0)
+        set.notes.push_back(
+            fmt::format("{} of {} layers were timed by the runtime's profiler as the host's dispatch of "
+                        "their GPU work, not its GPU time: not placed, and their shares are of the "
+                        "dispatch time, not of the GPU time",
+                        set.host_dispatch, set.layers.size()));
     if (set.uncosted > 0)
         set.notes.push_back(fmt::format("{} of {} layers ({:.1f}% of the profiled time) have no cost: the runtime "
                                         "fused, renamed or added them (each layer's note says which)",

@@ -76,6 +76,9 @@ struct LayerSet {
     std::int64_t total_ns = 0;       // summed over every layer and call
     std::size_t uncosted = 0;        // layers without a cost
     double uncosted_share_pct = 0;   // their share of total_ns
+    // Layers whose times are the host's dispatch of GPU work (LayerTime::host_dispatch): not placed, and the
+    // set's shares are not shares of GPU time.
+    std::size_t host_dispatch = 0;
     std::vector<std::string> notes;
 };
 

@@ -9,6 +9,7 @@
 #include "analysis/placement.hpp"
 #include "core/error.hpp"
 #include "core/model_metrics.hpp"
+#include "core/profile_metrics.hpp"
 #include "core/quantization_metrics.hpp"
 #include "core/units.hpp"
 
@@ -101,7 +102,8 @@ ModelFigures model_figures(std::span<const store::Metric> metrics) {
 // Figures a tool's log gave in place of iterations (not the model-cost figures every run stores).
 bool has_tool_figures(std::span<const store::Metric> metrics) {
     return std::any_of(metrics.begin(), metrics.end(), [](const store::Metric& m) {
-        return !m.name.starts_with(model_metrics::kPrefix) && !m.name.starts_with(quantization_metrics::kPrefix);
+        return !m.name.starts_with(model_metrics::kPrefix) && !m.name.starts_with(quantization_metrics::kPrefix) &&
+               !m.name.starts_with(profile_metrics::kPrefix);
     });
 }
 
@@ -179,6 +181,10 @@ BenchmarkSummary summarize_measured(const store::MeasuredBenchmark& measured) {
     summary.model = model_figures(measured.metrics);
     summary.quantization = {find_metric(measured.metrics, quantization_metrics::kOutputCosine),
                             find_metric(measured.metrics, quantization_metrics::kTop1Agreement)};
+    summary.profile_check = {find_metric(measured.metrics, profile_metrics::kRuns),
+                             find_metric(measured.metrics, profile_metrics::kRuntimeMedianNs),
+                             find_metric(measured.metrics, profile_metrics::kEventsMedianNs),
+                             find_metric(measured.metrics, profile_metrics::kRuntimeOverEvents)};
     add_telemetry(measured.gpu_samples, measured.cpu_samples, measured.telemetry_sources, summary);
     if (auto placement = placement_warning(measured.record.device, measured.layer_times))
         summary.warnings.push_back(std::move(*placement));

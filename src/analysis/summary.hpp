@@ -35,6 +35,15 @@ struct QuantizationFigures {
     std::optional<double> top1_agreement;
 };
 
+// A profiled run's check of the GPU compute time: the runtime's own profiler beside the backend's CUDA events
+// over the same runs (core/profile_metrics.hpp), where stored.
+struct ProfileCheck {
+    std::optional<double> runs;
+    std::optional<double> runtime_median_ns;
+    std::optional<double> events_median_ns;
+    std::optional<double> runtime_over_events;  // ratio of the totals
+};
+
 struct BenchmarkSummary {
     store::BenchmarkRecord benchmark;
     RunContext run;                         // set by summarize_run
@@ -47,6 +56,7 @@ struct BenchmarkSummary {
     TelemetrySummary telemetry;             // empty where no samples were stored
     ModelFigures model;                     // from the stored model-cost metrics, where computed
     QuantizationFigures quantization;       // int8 models inferbench made
+    ProfileCheck profile_check;             // where a profiled run compared its profiler with CUDA events
     std::vector<std::string> warnings;
 };
 

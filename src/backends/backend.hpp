@@ -118,6 +118,10 @@ public:
     // returns one row per node in the order the nodes first ran. `stop` is the harness's Ctrl-C flag
     // (nonzero: stop early). Empty when not asked for; the default returns nothing.
     virtual std::vector<LayerTime> profile_layers(const std::atomic<std::int32_t>& stop);
+    // What the last profile_layers() measured besides the layers, stored with the benchmark: e.g. the
+    // profiler's own time per run beside the backend's CUDA events over the same runs (core/profile_metrics).
+    // The default returns nothing.
+    virtual std::vector<BackendMetric> profile_metrics() const { return {}; }
 
     // The outputs of the last prepare() or infer(), in host memory, in the model's output order, each
     // with its name, element type and shape: what `models check` compares between two backends. The
@@ -126,9 +130,9 @@ public:
 };
 
 // Shared-library backend modules export one C function returning this descriptor. The version changes
-// with the Backend class's layout (2: profile_layers, 3: last_outputs, 4: convert_model), so a module
-// built against another is refused.
-inline constexpr int kBackendApiVersion = 4;
+// with the Backend class's layout (2: profile_layers, 3: last_outputs, 4: convert_model, 5: profile_metrics), so
+// a module built against another is refused.
+inline constexpr int kBackendApiVersion = 5;
 
 struct BackendModule {
     int api_version;

@@ -87,6 +87,9 @@ struct LayerTime {
     std::string provider;  // what ran it: "CPUExecutionProvider", "CUDAExecutionProvider"
     std::int64_t calls = 0;     // times it ran over the profiled iterations
     std::int64_t total_ns = 0;  // summed over those calls
+    // The time is the host's dispatch of asynchronous device work (ONNX Runtime's profiler on a GPU provider
+    // times the call that queues the node's kernels), not the work itself: neither a GPU time nor a share of one.
+    bool host_dispatch = false;
 
     friend bool operator==(const LayerTime&, const LayerTime&) = default;
 };

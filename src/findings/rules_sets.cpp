@@ -60,6 +60,18 @@ std::string probable_cause(const BenchmarkEvidence& low, std::vector<std::string
     const auto& set = *low.layers;
     std::vector<std::string> causes;
     const auto fallback = share_where(set, [](const auto& l) { return is_cpu_node(l.layer); });
+    if (set.host_dispatch > 0) {  // the shares are of the host's dispatch time: only counts can be said
+        const auto conversions = share_where(set, [](const auto& l) { return is_conversion(l.layer.op_type); });
+        if (low.on_gpu() && !fallback.layers.empty())
+            causes.push_back(fmt::format("{} nodes fell back to the CPU", fallback.layers.size()));
+        if (!conversions.layers.empty())
+            causes.push_back(fmt::format("{} reformat/quantize layers ran", conversions.layers.size()));
+        for (const auto* share : {&fallback, &conversions})
+            for (auto& l : share->labels(2)) layers.push_back(std::move(l));
+        const std::string unmeasured = "per-layer GPU times not measured (the profiler timed the host's dispatch)";
+        return causes.empty() ? unmeasured
+                              : fmt::format("possible causes: {}; {}", fmt::join(causes, "; "), unmeasured);
+    }
     if (low.on_gpu() && fallback.share_pct >= limits::kFallbackSharePct)
         causes.push_back(fmt::format("{} nodes fell back to the CPU ({:.1f}% of the profiled time)",
                                      fallback.layers.size(), fallback.share_pct));
@@ -136,28 +148,33 @@ Finding batch_finding(const Group& group, std::span<const Point> points) {
     if (std::any_of(points.begin(), points.end(),
                     [](const Point& p) { return p.e->summary.telemetry.inferences_per_joule.has_value(); }))
         f.evidence.series.emplace_back("gpu_samples.energy");
-    // The smallest batch that no larger one beats by kBatchGainFraction; at the largest batch measured,
-    // throughput may still grow beyond it.
+    // The smallest batch that no larger one beats by kBatchGainFraction and beyond the noise of the two; at the
+    // largest batch measured, throughput may still grow beyond it.
     std::string plateau;
     for (std::size_t i = 0; i + 1 < points.size(); ++i) {
         const auto best_after = std::max_element(points.begin() + static_cast<std::ptrdiff_t>(i) + 1, points.end(),
                                                  [](const Point& a, const Point& c) { return a.throughput < c.throughput; });
         const double gain = best_after->throughput / points[i].throughput - 1;
-        if (gain >= limits::kBatchGainFraction) continue;
+        const double n = noise(*points[i].e, *best_after->e);
+        const double needed = std::max(limits::kBatchGainFraction, std::isfinite(n) ? n : 0.0);
+        if (gain >= needed) continue;
         f.id = "batch.plateau";
-        plateau = fmt::format("throughput stops growing at batch {:.0f} ({:.1f}/s): no larger batch measured gives "
-                              "{:.0f}% more (the best of them, batch {:.0f}, {:+.1f}%)",
-                              points[i].batch, points[i].throughput, limits::kBatchGainFraction * 100,
-                              best_after->batch, gain * 100);
+        plateau = fmt::format(
+            "throughput stops growing at batch {:.0f} ({:.1f}/s): no larger batch measured gives "
+            "{:.0f}% more beyond the noise (the best of them, batch {:.0f}, {:+.1f}%, {})",
+            points[i].batch, points[i].throughput, limits::kBatchGainFraction * 100, best_after->batch, gain * 100,
+            noise_text(gain, n));
         break;
     }
     if (f.id.empty()) {
+        const Point& last = points.back();
+        const Point& before = points[points.size() - 2];
+        const double gain = last.throughput / before.throughput - 1;
         f.id = "batch.still_scaling";
-        plateau = fmt::format("throughput still grows at the largest batch measured ({:.0f}: {:.1f}/s, {:+.1f}% over "
-                              "batch {:.0f})",
-                              points.back().batch, points.back().throughput,
-                              (points.back().throughput / points[points.size() - 2].throughput - 1) * 100,
-                              points[points.size() - 2].batch);
+        plateau = fmt::format(
+            "throughput still grows at the largest batch measured ({:.0f}: {:.1f}/s, {:+.1f}% over "
+            "batch {:.0f}, {})",
+            last.batch, last.throughput, gain * 100, before.batch, noise_text(gain, noise(*last.e, *before.e)));
     }
     std::string linear;
     for (std::size_t i = 0; i + 1 < points.size(); ++i) {

@@ -53,6 +53,11 @@ std::string note(const analysis::BenchmarkSummary& s) {
         if (q.top1_agreement) agreement += fmt::format(", top-1 {:.1f}%", *q.top1_agreement * 100);
         notes.push_back(std::move(agreement));
     }
+    if (const auto& p = s.profile_check; p.runs && p.runtime_median_ns && p.events_median_ns && p.runtime_over_events)
+        notes.push_back(fmt::format(
+            "profiled runs: the runtime's profiler {:.3f} ms per run vs CUDA events {:.3f} ms "
+            "over the same {:.0f} runs ({:+.1f}%)",
+            *p.runtime_median_ns / 1e6, *p.events_median_ns / 1e6, *p.runs, (*p.runtime_over_events - 1) * 100));
     return join(notes, "; ");
 }
 

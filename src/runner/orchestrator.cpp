@@ -186,11 +186,15 @@ void fill_from_outcome(store::BenchmarkRecord& record, const WorkerOutcome& outc
     }
 }
 
-// What the backend measured while converting the cell's model (the Loaded event's metrics).
-std::vector<store::Metric> conversion_metrics(const WorkerOutcome& outcome) {
+// What the backend measured besides the loop: while converting the cell's model (the Loaded event's metrics)
+// and while profiling its layers (the Layers event's).
+std::vector<store::Metric> backend_metrics(const WorkerOutcome& outcome) {
     std::vector<store::Metric> metrics;
-    if (const auto* loaded = outcome.find_event<wp::Loaded>())
-        for (const BackendMetric& m : loaded->metrics) metrics.push_back({m.name, m.value, m.unit});
+    const auto add = [&](const std::vector<BackendMetric>& from) {
+        for (const BackendMetric& m : from) metrics.push_back({m.name, m.value, m.unit});
+    };
+    if (const auto* loaded = outcome.find_event<wp::Loaded>()) add(loaded->metrics);
+    if (const auto* layers = outcome.find_event<wp::Layers>()) add(layers->metrics);
     return metrics;
 }
 
@@ -313,9 +317,9 @@ private:
         store::BenchmarkRecord record = base_record(result_.run_id, i, spec);
         std::vector<IterationRecord> iterations;
         std::vector<LayerTime> layers;
-        std::vector<store::Metric> conversion;
+        std::vector<store::Metric> backend_figures;
         try {
-            measure_cell(spec, record, iterations, layers, conversion, k);
+            measure_cell(spec, record, iterations, layers, backend_figures, k);
         } catch (const std::exception& e) {
             record.status = BenchmarkStatus::failed;
             record.reason = e.what();
@@ -323,7 +327,7 @@ private:
         record.ended_unix_ms = unix_ms();
         BenchmarkTelemetry telemetry = telemetry_.finish(iterations);
         auto metrics = model_costs_.metrics(record.model_path, spec.batch_size, spec.precision);
-        metrics.insert(metrics.end(), conversion.begin(), conversion.end());
+        metrics.insert(metrics.end(), backend_figures.begin(), backend_figures.end());
         keep({std::move(record), std::move(iterations), std::move(metrics), std::move(telemetry.gpu),
               std::move(telemetry.cpu), std::move(telemetry.sources), std::move(layers)});
         const store::BenchmarkRecord& kept = result_.benchmarks.back();
@@ -335,8 +339,9 @@ private:
         notify({ProgressEvent::Kind::finished, k + 1, 0, &spec, &result_.benchmarks.back()});
     }
 
-    void measure_cell(const BenchmarkSpec& spec, store::BenchmarkRecord& record, std::vector<IterationRecord>& iterations,
-                      std::vector<LayerTime>& layers, std::vector<store::Metric>& conversion, std::size_t k) {
+    void measure_cell(const BenchmarkSpec& spec, store::BenchmarkRecord& record,
+                      std::vector<IterationRecord>& iterations, std::vector<LayerTime>& layers,
+                      std::vector<store::Metric>& backend_figures, std::size_t k) {
         std::string problem;
         const Backend* backend = cache_.get(spec.backend, problem);
         std::optional<std::string> skip = cell_problem(backend, problem, spec);
@@ -375,7 +380,7 @@ private:
         iterations.assign(published.begin(), published.end());
         fill_from_outcome(record, outcome);
         layers = layer_times(outcome);
-        conversion = conversion_metrics(outcome);
+        backend_figures = backend_metrics(outcome);
     }
 
     const Plan& plan_;

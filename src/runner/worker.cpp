@@ -44,7 +44,7 @@ void send_layer_times(Backend& backend, const TraceBuffer& trace, std::string& p
     phase = "layer profile";
     std::vector<LayerTime> layers = backend.profile_layers(stop);
     if (layers.empty()) return;
-    send_event(wp::Layers{std::move(layers)});
+    send_event(wp::Layers{std::move(layers), backend.profile_metrics()});
 }
 
 // Measured iterations expected from the warm-up's pace, with headroom: their pages are touched

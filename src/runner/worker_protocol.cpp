@@ -32,16 +32,29 @@ DType parse_dtype(std::string_view text) {
     throw ProtocolError(fmt::format("worker event loaded: unknown input dtype '{}'", text));
 }
 
+json metrics_json(const std::vector<BackendMetric>& metrics) {
+    json rows = json::array();
+    for (const BackendMetric& m : metrics) rows.push_back({{"name", m.name}, {"value", m.value}, {"unit", m.unit}});
+    return rows;
+}
+
+std::vector<BackendMetric> read_metrics(const json& j, std::string_view event) {
+    std::vector<BackendMetric> metrics;
+    const std::string what = fmt::format("event {}, metric", event);
+    for (const json& metric : field<json>(j, event, "metrics"))
+        metrics.push_back({field<std::string>(metric, what, "name"), field<double>(metric, what, "value"),
+                           field<std::string>(metric, what, "unit")});
+    return metrics;
+}
+
 json fields(const Loaded& e) {
     json inputs = json::array();
     for (const TensorInfo& input : e.inputs)
         inputs.push_back({{"name", input.name}, {"dtype", to_string(input.dtype)}, {"shape", input.shape}});
-    json metrics = json::array();
-    for (const BackendMetric& m : e.metrics) metrics.push_back({{"name", m.name}, {"value", m.value}, {"unit", m.unit}});
     return {{"load_ns", e.load_ns},
             {"backend_version", e.backend_version},
             {"inputs", std::move(inputs)},
-            {"metrics", std::move(metrics)}};
+            {"metrics", metrics_json(e.metrics)}};
 }
 
 json fields(const WarmupDone& e) { return {{"iterations", e.iterations}, {"elapsed_ns", e.elapsed_ns}}; }
@@ -53,9 +66,13 @@ json fields(const Measured& e) {
 json fields(const Layers& e) {
     json rows = json::array();
     for (const LayerTime& layer : e.layers)
-        rows.push_back({{"node", layer.node}, {"op_type", layer.op_type}, {"provider", layer.provider},
-                        {"calls", layer.calls}, {"total_ns", layer.total_ns}});
-    return {{"layers", std::move(rows)}};
+        rows.push_back({{"node", layer.node},
+                        {"op_type", layer.op_type},
+                        {"provider", layer.provider},
+                        {"calls", layer.calls},
+                        {"total_ns", layer.total_ns},
+                        {"host_dispatch", layer.host_dispatch}});
+    return {{"layers", std::move(rows)}, {"metrics", metrics_json(e.metrics)}};
 }
 
 json fields(const Error& e) { return {{"phase", e.phase}, {"message", e.message}}; }
@@ -73,11 +90,7 @@ Loaded read_loaded(const json& j) {
                             parse_dtype(field<std::string>(input, input_what, "dtype")),
                             field<std::vector<std::int64_t>>(input, input_what, "shape")});
     }
-    for (const json& metric : field<json>(j, what, "metrics")) {
-        constexpr std::string_view metric_what = "event loaded, metric";
-        e.metrics.push_back({field<std::string>(metric, metric_what, "name"), field<double>(metric, metric_what, "value"),
-                             field<std::string>(metric, metric_what, "unit")});
-    }
+    e.metrics = read_metrics(j, "loaded");
     return e;
 }
 
@@ -98,8 +111,9 @@ Layers read_layers(const json& j) {
         constexpr std::string_view what = "event layers, layer";
         e.layers.push_back({field<std::string>(row, what, "node"), field<std::string>(row, what, "op_type"),
                             field<std::string>(row, what, "provider"), field<std::int64_t>(row, what, "calls"),
-                            field<std::int64_t>(row, what, "total_ns")});
+                            field<std::int64_t>(row, what, "total_ns"), field<bool>(row, what, "host_dispatch")});
     }
+    e.metrics = read_metrics(j, "layers");
     return e;
 }
 

@@ -71,10 +71,12 @@ struct Measured {
     bool stopped = false;
 };
 
-// The backend's per-layer times, from a separate profiled run after the measured loop.
+// The backend's per-layer times, from a separate profiled run after the measured loop, and what that run
+// measured besides them (Backend::profile_metrics).
 struct Layers {
     static constexpr std::string_view kName = "layers";
     std::vector<LayerTime> layers;
+    std::vector<BackendMetric> metrics = {};
 };
 
 // The benchmark failed in `phase` ("load", "prepare", "warm-up", "measure", ...); the worker then exits

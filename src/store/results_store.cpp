@@ -230,14 +230,14 @@ void insert_series(Database& db, std::int64_t benchmark_id, std::span<const Seri
 void insert_layer_times(Database& db, std::int64_t benchmark_id, std::span<const LayerTime> layers) {
     if (layers.empty()) return;
     Statement insert = db.prepare(
-        "INSERT INTO layer_times (benchmark_id, layer, node, op_type, provider, calls, total_ns) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+        "INSERT INTO layer_times (benchmark_id, layer, node, op_type, provider, calls, total_ns, host_dispatch) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
     std::int64_t layer = 0;
     for (const LayerTime& row : layers) {
         insert.reset();
         insert.bind_int64(1, benchmark_id).bind_int64(2, layer++);
         insert.bind_text(3, row.node).bind_text(4, row.op_type).bind_text(5, row.provider);
-        insert.bind_int64(6, row.calls).bind_int64(7, row.total_ns);
+        insert.bind_int64(6, row.calls).bind_int64(7, row.total_ns).bind_int64(8, row.host_dispatch ? 1 : 0);
         insert.run();
     }
 }
@@ -686,11 +686,11 @@ std::vector<TelemetrySource> ResultsStore::telemetry_sources(std::int64_t benchm
 
 std::vector<LayerTime> ResultsStore::layer_times(std::int64_t benchmark_id) const {
     return rows_of(impl_->db, benchmark_id,
-                   "SELECT node, op_type, provider, calls, total_ns FROM layer_times WHERE benchmark_id = ?1 "
-                   "ORDER BY layer",
+                   "SELECT node, op_type, provider, calls, total_ns, host_dispatch FROM layer_times "
+                   "WHERE benchmark_id = ?1 ORDER BY layer",
                    [](Statement& select) {
-                       return LayerTime{select.column_text(0), select.column_text(1), select.column_text(2),
-                                        select.column_int64(3), select.column_int64(4)};
+                       return LayerTime{select.column_text(0),  select.column_text(1),  select.column_text(2),
+                                        select.column_int64(3), select.column_int64(4), select.column_int64(5) != 0};
                    });
 }
 

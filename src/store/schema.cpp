@@ -181,6 +181,13 @@ ALTER TABLE runs ADD COLUMN orchestrator_boot_id TEXT;
 ALTER TABLE runs ADD COLUMN orchestrator_pid_namespace TEXT;
 ALTER TABLE runs ADD COLUMN end_reason TEXT;
 )sql",
+    // 7: whether a layer's time is the host's dispatch of asynchronous GPU work rather than the work (ONNX
+    // Runtime's profiler on its GPU providers); rows stored before are marked by their provider.
+    R"sql(
+ALTER TABLE layer_times ADD COLUMN host_dispatch INTEGER NOT NULL DEFAULT 0 CHECK (host_dispatch IN (0, 1));
+UPDATE layer_times SET host_dispatch = 1
+ WHERE provider IN ('CUDAExecutionProvider', 'TensorrtExecutionProvider');
+)sql",
 };
 
 constexpr int kKnownVersion = static_cast<int>(std::size(kMigrations));

@@ -37,5 +37,24 @@ TEST(Summary, SettingsAreReadOnceAndACellCutShortByMaxIterationsSaysSo) {
     EXPECT_FALSE(cut_short(summarize_benchmark(b, iterations(3))));
 }
 
+TEST(Summary, AProfiledRunsCheckIsReadFromItsMetricsAndNotTakenForAToolsFigures) {
+    store::MeasuredBenchmark measured;
+    measured.record.batch_size = 1;
+    measured.iterations = iterations(10);
+    measured.metrics = {{"profile_runs", 20, "count"},
+                        {"profile_runtime_median_ns", 4'910'000, "ns"},
+                        {"profile_events_median_ns", 4'890'000, "ns"},
+                        {"profile_runtime_over_events", 1.004, "ratio"}};
+    const BenchmarkSummary s = summarize_measured(measured);
+    EXPECT_EQ(s.e2e.count, 10) << "the iterations are summarized, not the metrics";
+    EXPECT_EQ(s.profile_check.runs, 20);
+    EXPECT_EQ(s.profile_check.runtime_median_ns, 4'910'000);
+    EXPECT_EQ(s.profile_check.events_median_ns, 4'890'000);
+    EXPECT_EQ(s.profile_check.runtime_over_events, 1.004);
+    measured.iterations.clear();
+    EXPECT_EQ(summarize_measured(measured).e2e.count, 0) << "no tool figures among the profile's metrics";
+    EXPECT_FALSE(summarize_measured(store::MeasuredBenchmark{}).profile_check.runs);
+}
+
 }  // namespace
 }  // namespace inferbench::analysis

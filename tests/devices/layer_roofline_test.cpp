@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "analysis/roofline_placement.hpp"
@@ -15,11 +16,12 @@
 namespace inferbench::devices {
 namespace {
 
-using ::testing::HasSubstr;
-using analysis::LayerSet;
 using analysis::LayerPoint;
+using analysis::LayerSet;
 using analysis::place_layers;
 using analysis::roofline_layers;
+using ::testing::Contains;
+using ::testing::HasSubstr;
 using testing_fixture::kH200Environment;
 using testing_fixture::RooflineDb;
 
@@ -103,6 +105,23 @@ TEST(LayerRoofline, CostedLayersArePlacedUnderTheBenchmarksRoofs) {
     const LayerPoint& fast = find(set, "relu2");
     EXPECT_DOUBLE_EQ(fast.measured->percent, 200);
     EXPECT_THAT(fast.note, HasSubstr("above the bandwidth roof: caches hold part of the traffic"));
+}
+
+TEST(LayerRoofline, HostDispatchTimesAreNotPlaced) {
+    std::vector<LayerTime> dispatched = kLayers;
+    for (auto& layer : dispatched) layer.host_dispatch = layer.provider != "CPUExecutionProvider";
+    const LayerSet set = place_layers(dispatched, kNodes, 0.5, h200_fp16(), Precision::fp16);
+    const LayerPoint& conv = set.layers[0];
+    EXPECT_TRUE(conv.costed);
+    EXPECT_DOUBLE_EQ(conv.intensity, 1000) << "the cost model's figures stay";
+    EXPECT_DOUBLE_EQ(conv.achieved_per_s, 0);
+    EXPECT_FALSE(conv.datasheet || conv.measured);
+    EXPECT_THAT(conv.note, HasSubstr("the host's dispatch of the GPU work, not the work"));
+    EXPECT_EQ(set.host_dispatch,
+              static_cast<std::size_t>(
+                  std::count_if(dispatched.begin(), dispatched.end(), [](const auto& l) { return l.host_dispatch; })));
+    EXPECT_THAT(set.notes, Contains(HasSubstr("not placed, and their shares are of the dispatch time")));
+    EXPECT_EQ(place_layers(kLayers, kNodes, 0.5, h200_fp16(), Precision::fp16).host_dispatch, 0u);
 }
 
 TEST(LayerRoofline, WhatHasNoCostIsCountedAndSaidNeverGuessed) {

@@ -39,6 +39,22 @@ TEST(LayerPitfalls, StoredLayersWithCopiesAndCpuNodesFireAndComputeOnlyLayersSta
     EXPECT_THAT(layer_pitfalls(run.at(1)), IsEmpty());
 }
 
+TEST(LayerPitfalls, HostDispatchTimesGiveCountsNeverShares) {
+    auto b = benchmark("cuda:0", "fp16", 1, "onnxruntime");
+    b.iterations = iterations(50, [](int) { return 1'000'000; });
+    b.layers = {layer("conv1", "FusedConv", "CUDAExecutionProvider", 5'000),
+                layer("transpose_3", "Transpose", "CUDAExecutionProvider", 30'000),
+                layer("nms", "NonMaxSuppression", "CPUExecutionProvider", 200'000)};
+    for (auto& l : b.layers) l.host_dispatch = l.provider == "CUDAExecutionProvider";
+    const StoredRun run({b});
+    const auto found = layer_pitfalls(run.at(0));
+    ASSERT_THAT(ids(found), ElementsAre("layers.gpu_times_not_measured", "layers.cpu_fallback"));
+    EXPECT_THAT(found[0].statement, HasSubstr("host's dispatch of 2 GPU layers"));
+    EXPECT_THAT(found[1].statement, AllOf(HasSubstr("1 layers of this GPU benchmark ran on the CPU"),
+                                          HasSubstr("share of the GPU time is not measured")));
+    EXPECT_THAT(found[1].statement, Not(HasSubstr("%")));
+}
+
 TEST(LayerPitfalls, WithoutALayerProfileNothingIsSaid) {
     auto b = benchmark();
     b.iterations = iterations(50, [](int) { return 1'000'000; });

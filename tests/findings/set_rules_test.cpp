@@ -59,6 +59,41 @@ TEST(BatchScaling, ThroughputLevellingOffFiresThePlateauWithTheBestBatches) {
     EXPECT_THAT(found[0].statement, HasSubstr("inferences per joule not measured"));
 }
 
+StoredBenchmark noisy(double ns, std::int64_t batch, double spread) {
+    auto b = benchmark("cuda:0", "fp16", batch, "tensorrt");
+    b.iterations = iterations(100, [=](int i) { return ns * (1 + spread * ((i % 2) * 2 - 1)); });
+    return b;
+}
+
+TEST(BatchScaling, AGainWithinTheNoiseIsNoGrowth) {
+    // batch 8 gives +8% throughput over batch 4, more than the 5% of a plateau, but the latencies spread by
+    // about 20%: the gain is within the noise, so throughput is not shown to grow past batch 4.
+    const StoredRun run({noisy(1'000'000, 1, 0.2), noisy(2'000'000, 4, 0.2), noisy(3'700'000, 8, 0.2)});
+    const auto found = batch_scaling(run.evidence());
+    ASSERT_THAT(ids(found), ElementsAre("batch.plateau"));
+    EXPECT_THAT(found[0].statement, HasSubstr("throughput stops growing at batch 4"));
+    EXPECT_THAT(found[0].statement, HasSubstr("within the noise"));
+    // The same figures measured steadily: batch 8's +8% is growth.
+    const StoredRun steady({noisy(1'000'000, 1, 0.001), noisy(2'000'000, 4, 0.001), noisy(3'700'000, 8, 0.001)});
+    const auto grown = batch_scaling(steady.evidence());
+    ASSERT_THAT(ids(grown), ElementsAre("batch.still_scaling"));
+    EXPECT_THAT(grown[0].statement, HasSubstr("beyond the noise"));
+}
+
+TEST(PrecisionAnomalies, HostDispatchTimesNameCountsNotShares) {
+    auto int8 = timed("int8", 1'100'000, 1, "onnxruntime");
+    int8.layers = {{"conv1_quant", "QuantizeLinear", "CUDAExecutionProvider", 1, 6'000, true},
+                   {"conv1", "QLinearConv", "CUDAExecutionProvider", 1, 4'000, true},
+                   {"nms", "NonMaxSuppression", "CPUExecutionProvider", 1, 400'000}};
+    const StoredRun run({timed("fp16", 1'000'000, 1, "onnxruntime"), int8});
+    const auto found = precision_anomalies(run.evidence());
+    ASSERT_THAT(ids(found), ElementsAre("precision.int8_not_faster_than_fp16"));
+    EXPECT_THAT(found[0].statement,
+                HasSubstr("possible causes: 1 nodes fell back to the CPU; 1 reformat/quantize layers "
+                          "ran; per-layer GPU times not measured"));
+    EXPECT_THAT(found[0].statement, Not(HasSubstr("% of the profiled time")));
+}
+
 TEST(BatchScaling, ThroughputStillGrowingSaysSoAndOneBatchSizeSaysNothing) {
     const StoredRun growing({timed("fp16", 1'000'000, 1), timed("fp16", 1'200'000, 8)});
     EXPECT_THAT(ids(batch_scaling(growing.evidence())), ElementsAre("batch.still_scaling"));

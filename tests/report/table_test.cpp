@@ -115,6 +115,15 @@ std::string golden(const std::string& name, const std::string& actual) {
     return s.str();
 }
 
+TEST(SummaryTable, AProfiledRunsCheckIsNotedBesideItsBenchmark) {
+    auto summaries = sample_summaries();
+    summaries[0].profile_check = {20, 4'910'000, 4'890'000, 1.004};
+    const auto csv = render(summary_table(summaries), Format::csv);
+    EXPECT_NE(csv.find("the runtime's profiler 4.910 ms per run vs CUDA events 4.890 ms over the same 20 runs (+0.4%)"),
+              std::string::npos)
+        << csv;
+}
+
 TEST(SummaryGolden, Text) {
     const auto text = render(summary_table(sample_summaries()), Format::text);
     EXPECT_EQ(text, golden("summary.txt", text));

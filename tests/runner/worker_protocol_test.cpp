@@ -71,8 +71,15 @@ TEST(WorkerProtocol, MeasuredRoundTrips) {
 
 TEST(WorkerProtocol, LayersRoundTripInTheirOrder) {
     const Layers sent{{{"conv1", "FusedConv", "CPUExecutionProvider", 10, 5'000},
-                       {"reorder_ü", "ReorderOutput", "CUDAExecutionProvider", 1, 7}}};
-    EXPECT_EQ(round_trip(sent).layers, sent.layers);
+                       {"reorder_ü", "ReorderOutput", "CUDAExecutionProvider", 1, 7, true}},
+                      {{"profile_runs", 20, "count"}, {"profile_runtime_over_events", 1.0123, "ratio"}}};
+    const Layers back = round_trip(sent);
+    EXPECT_EQ(back.layers, sent.layers);
+    EXPECT_TRUE(back.layers[1].host_dispatch);
+    ASSERT_EQ(back.metrics.size(), 2u);
+    EXPECT_EQ(back.metrics[1].name, "profile_runtime_over_events");
+    EXPECT_DOUBLE_EQ(back.metrics[1].value, 1.0123);
+    EXPECT_EQ(back.metrics[1].unit, "ratio");
     EXPECT_TRUE(round_trip(Layers{}).layers.empty());
 }
 

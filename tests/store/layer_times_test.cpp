@@ -26,7 +26,7 @@ const std::vector<LayerTime> kLayers = {
     {"conv1", "FusedConv", "CPUExecutionProvider", 20, 41'000'000},
     {"maxpool", "MaxPool", "CPUExecutionProvider", 20, 3'000'000},
     {"ReorderOutput", "ReorderOutput", "CPUExecutionProvider", 20, 0},
-    {"fc", "Gemm", "CUDAExecutionProvider", 40, 9'123'456'789},
+    {"fc", "Gemm", "CUDAExecutionProvider", 40, 9'123'456'789, true},
 };
 
 TEST_F(LayerTimesTest, RoundTripInLayerOrder) {
@@ -92,6 +92,30 @@ TEST_F(LayerTimesTest, AVersionFourFileGainsTheTableAndKeepsItsBenchmarks) {
     const std::int64_t added =
         store.add_benchmark(benchmark(store.runs()[0].run_id), BenchmarkData{.layer_times = kLayers});
     EXPECT_EQ(store.layer_times(added).size(), 4u);
+}
+
+// Step 7: rows stored before it by ONNX Runtime's GPU providers were timed as the host's dispatch of their
+// kernels; every other row was timed as the work itself.
+TEST_F(LayerTimesTest, AVersionSixFileMarksGpuProviderRowsAsHostDispatch) {
+    std::int64_t id = 0;
+    {
+        auto store = ResultsStore::open(db_path_);
+        const std::vector<LayerTime> stored = {{"conv1", "FusedConv", "CUDAExecutionProvider", 2, 10},
+                                               {"nms", "NonMaxSuppression", "CPUExecutionProvider", 2, 20},
+                                               {"gemm", "Gemm", "LibTorch CUDA", 2, 30},
+                                               {"trt", "TRTKernel", "TensorrtExecutionProvider", 2, 40}};
+        id = store.add_benchmark(benchmark(add_run(store)), BenchmarkData{.layer_times = stored});
+        Database db = Database::open(db_path_, SQLITE_OPEN_READWRITE);
+        db.exec(kBackToSchema6);
+    }
+    auto store = ResultsStore::open(db_path_);
+    EXPECT_EQ(store.schema_version(), known_schema_version());
+    const auto layers = store.layer_times(id);
+    ASSERT_EQ(layers.size(), 4u);
+    EXPECT_TRUE(layers[0].host_dispatch);
+    EXPECT_FALSE(layers[1].host_dispatch);
+    EXPECT_FALSE(layers[2].host_dispatch);
+    EXPECT_TRUE(layers[3].host_dispatch);
 }
 
 }  // namespace

@@ -13,7 +13,10 @@ namespace inferbench::store {
 
 // SQL that takes a current file back to schema 5 (before the orchestrator columns of runs), for tests
 // that make an older file out of a new one.
-inline constexpr const char* kBackToSchema5 =
+// SQL that turns a file of the current schema back into one of an older version, for migration tests.
+#define INFERBENCH_BACK_TO_SCHEMA_6 "ALTER TABLE layer_times DROP COLUMN host_dispatch; PRAGMA user_version = 6; "
+inline constexpr const char* kBackToSchema6 = INFERBENCH_BACK_TO_SCHEMA_6;
+inline constexpr const char* kBackToSchema5 = INFERBENCH_BACK_TO_SCHEMA_6
     "ALTER TABLE runs DROP COLUMN orchestrator_pid; ALTER TABLE runs DROP COLUMN orchestrator_start_ticks; "
     "ALTER TABLE runs DROP COLUMN orchestrator_boot_id; ALTER TABLE runs DROP COLUMN orchestrator_pid_namespace; "
     "ALTER TABLE runs DROP COLUMN end_reason; PRAGMA user_version = 5; ";

@@ -101,6 +101,8 @@ Ort::SessionOptions make_session_options(const OnnxRuntimeOptions& options, cons
     return session_options;
 }
 
+constexpr std::string_view kCpuProvider = "CPUExecutionProvider";
+
 std::string load_error(const std::string& path, const Ort::Exception& e) {
     if (e.GetOrtErrorCode() == ORT_INVALID_PROTOBUF || e.GetOrtErrorCode() == ORT_INVALID_GRAPH)
         return fmt::format("cannot load ONNX model {}: not a valid ONNX file (ONNX Runtime: {})", path, e.what());
@@ -283,6 +285,7 @@ void OnnxRuntimeBackend::infer(DeviceTimes& times) {
 }
 
 std::vector<LayerTime> OnnxRuntimeBackend::profile_layers(const std::atomic<std::int32_t>& stop) {
+    profile_metrics_.clear();
     // On a GPU one profiled run at least: its events say which provider ran each node (the placement).
     const std::int64_t runs = cuda_ ? std::max<std::int64_t>(options_.layer_profile, 1) : options_.layer_profile;
     if (runs == 0) return {};
@@ -291,33 +294,81 @@ std::vector<LayerTime> OnnxRuntimeBackend::profile_layers(const std::atomic<std:
     // ONNX Runtime names the file itself (prefix + date) and writes it at the latest when the session
     // goes: a private folder, declared first so that it is removed last, takes it whatever happens.
     const TempDir folder("onnxruntime-profile");
-    std::string profile;
+    ProfiledRuns profiled;
     try {
-        // A CUDA graph would hide the nodes from the profile.
-        OnnxRuntimeOptions profiled = options_;
-        profiled.gpu.enable_cuda_graph = false;
-        const OrtMemoryInfo* device_memory = nullptr;
-        Ort::SessionOptions session_options = make_session_options(
-            profiled, device_, *runtime_, cuda_ ? cuda_->stream_option() : "", &device_memory);
-        session_options.EnableProfiling((folder.path() / "profile").c_str());
-        Ort::Session session(runtime_->env(), model_path_.c_str(), session_options);
-        Ort::IoBinding binding(session);
-        for (std::size_t i = 0; i < inputs_.size(); ++i) binding.BindInput(inputs_[i].name.c_str(), input_values_[i]);
-        const auto cpu = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
-        for (const std::string& name : output_names_) binding.BindOutput(name.c_str(), cpu);
-        const Ort::RunOptions run_options;
-        // One warm-up run (allocations, thread start-up), left out of the times by the parser.
-        for (std::int64_t i = 0; i <= runs; ++i) {
-            if (stop.load(std::memory_order_relaxed) != 0) return {};
-            session.Run(run_options, binding);
-        }
-        Ort::AllocatorWithDefaultOptions allocator;
-        profile = session.EndProfilingAllocated(allocator).get();
+        profiled = cuda_ ? profile_on_gpu(folder.path(), runs, stop) : profile_on_cpu(folder.path(), runs, stop);
     } catch (const Ort::Exception& e) {
         throw std::runtime_error(
             fmt::format("ONNX Runtime failed to profile model {} (layer_profile): {}", model_path_, e.what()));
     }
-    return ort_profile::read_node_times(profile, 1);
+    if (profiled.stopped) return {};
+    const std::string text = ort_profile::read_profile(profiled.file);
+    const std::vector<std::int64_t> run_ns = ort_profile::run_times(text, profiled.file);
+    // The runs before the profiled ones (the preparing runs, a warm-up) are left out.
+    const std::size_t kept = std::min(run_ns.size(), static_cast<std::size_t>(runs));
+    std::vector<LayerTime> layers =
+        ort_profile::node_times(text, profiled.file, static_cast<int>(run_ns.size() - kept));
+    if (cuda_) {
+        for (LayerTime& layer : layers) layer.host_dispatch = layer.provider != kCpuProvider;
+        profile_metrics_ = ort_profile::compare_with_events(std::span(run_ns).last(kept), profiled.event_ns);
+    }
+    return layers;
+}
+
+OnnxRuntimeBackend::ProfiledRuns OnnxRuntimeBackend::profile_on_cpu(const std::filesystem::path& folder,
+                                                                    std::int64_t runs,
+                                                                    const std::atomic<std::int32_t>& stop) {
+    const OrtMemoryInfo* device_memory = nullptr;
+    Ort::SessionOptions session_options = make_session_options(options_, device_, *runtime_, "", &device_memory);
+    session_options.EnableProfiling((folder / "profile").c_str());
+    Ort::Session session(runtime_->env(), model_path_.c_str(), session_options);
+    Ort::IoBinding binding(session);
+    for (std::size_t i = 0; i < inputs_.size(); ++i) binding.BindInput(inputs_[i].name.c_str(), input_values_[i]);
+    const auto cpu = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
+    for (const std::string& name : output_names_) binding.BindOutput(name.c_str(), cpu);
+    const Ort::RunOptions run_options;
+    // One warm-up run (allocations, thread start-up), left out of the times.
+    for (std::int64_t i = 0; i <= runs; ++i) {
+        if (stop.load(std::memory_order_relaxed) != 0) return {{}, {}, true};
+        session.Run(run_options, binding);
+    }
+    Ort::AllocatorWithDefaultOptions allocator;
+    return {session.EndProfilingAllocated(allocator).get(), {}, false};
+}
+
+// The profiled session computes on a stream of its own with the inputs on the GPU, CUDA events around each
+// Run, and each Run synchronising before it returns (ONNX Runtime's default), so that the profiler's time of
+// a run spans its GPU work and can be set beside the events. No CUDA graph: it would hide the nodes.
+OnnxRuntimeBackend::ProfiledRuns OnnxRuntimeBackend::profile_on_gpu(const std::filesystem::path& folder,
+                                                                    std::int64_t runs,
+                                                                    const std::atomic<std::int32_t>& stop) {
+    OnnxRuntimeOptions profiled = options_;
+    profiled.gpu.enable_cuda_graph = false;
+    OrtCudaExecution gpu(device_.index, /*device_resident=*/true);  // outlives the session, as its stream must
+    const OrtMemoryInfo* device_memory = nullptr;
+    Ort::SessionOptions session_options =
+        make_session_options(profiled, device_, *runtime_, gpu.stream_option(), &device_memory);
+    session_options.EnableProfiling((folder / "profile").c_str());
+    Ort::Session session(runtime_->env(), model_path_.c_str(), session_options);
+    ProfiledRuns result;
+    try {
+        gpu.prepare(session, device_memory, inputs_, input_buffers_, output_names_);
+        gpu.synchronize_runs();
+        for (std::int64_t i = 0; i < runs && !result.stopped; ++i) {
+            result.stopped = stop.load(std::memory_order_relaxed) != 0;
+            if (result.stopped) break;
+            DeviceTimes times;
+            gpu.run(session, times);
+            result.event_ns.push_back(times.compute_ns);
+        }
+    } catch (...) {
+        gpu.unbind();  // the binding refers to the session, which goes first
+        throw;
+    }
+    gpu.unbind();
+    Ort::AllocatorWithDefaultOptions allocator;
+    result.file = session.EndProfilingAllocated(allocator).get();
+    return result;
 }
 
 std::vector<Ort::Value> OnnxRuntimeBackend::outputs() const {

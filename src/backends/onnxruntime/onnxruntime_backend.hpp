@@ -7,6 +7,7 @@
 #include <onnxruntime_cxx_api.h>
 
 #include <cstddef>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -43,7 +44,11 @@ public:
     // one warm-up and N iterations on the prepared inputs; its profile (a temporary file, deleted) gives
     // each node's op type, provider, calls and total time. The measured session never profiles. On a
     // GPU N is at least 1: the providers of the nodes are the cell's placement (CPU fallbacks shown).
+    // On a GPU the profiled runs synchronise and are timed with CUDA events too; the GPU nodes' times are
+    // then the host's dispatch of their kernels (LayerTime::host_dispatch), and profile_metrics() holds ONNX
+    // Runtime's own time per run beside the events over the same runs.
     std::vector<LayerTime> profile_layers(const std::atomic<std::int32_t>& stop) override;
+    std::vector<BackendMetric> profile_metrics() const override { return profile_metrics_; }
 
     std::vector<HostTensor> last_outputs() const override;
 
@@ -51,6 +56,15 @@ public:
     std::vector<Ort::Value> outputs() const;
 
 private:
+    struct ProfiledRuns {
+        std::string file;                    // ONNX Runtime's profile
+        std::vector<std::int64_t> event_ns;  // GPU: CUDA events around each profiled Run, in order
+        bool stopped = false;                // Ctrl-C: nothing to keep
+    };
+    ProfiledRuns profile_on_cpu(const std::filesystem::path& folder, std::int64_t runs,
+                                const std::atomic<std::int32_t>& stop);
+    ProfiledRuns profile_on_gpu(const std::filesystem::path& folder, std::int64_t runs,
+                                const std::atomic<std::int32_t>& stop);
     void reset();
     void read_model_io(std::int64_t batch_size);
 
@@ -70,6 +84,7 @@ private:
     std::vector<Ort::Value> input_values_;
     Ort::IoBinding binding_{nullptr};
     Ort::RunOptions run_options_{nullptr};
+    std::vector<BackendMetric> profile_metrics_;  // of the last profile_layers()
 };
 
 std::unique_ptr<Backend> make_onnxruntime_backend();

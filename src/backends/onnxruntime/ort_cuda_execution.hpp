@@ -34,6 +34,10 @@ public:
     // One timed iteration: H2D, Run, D2H on the stream, each between two events.
     void run(Ort::Session& session, DeviceTimes& times);
 
+    // From now on each Run synchronises the stream before it returns (ONNX Runtime's default), so that a
+    // profiler's time of the call spans its GPU work; run() times stay as they are. For profiled runs only.
+    void synchronize_runs() { run_options_ = Ort::RunOptions(); }
+
     // Releases the binding and the tensors bound, before the session goes (the stream and buffers stay until
     // this object goes, after the session).
     void unbind();

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -14,6 +15,9 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "core/profile_metrics.hpp"
+#include "core/statistics.hpp"
 
 namespace inferbench::ort_profile {
 namespace {
@@ -44,28 +48,7 @@ std::string text_field(const nlohmann::json& object, const char* field) {
     return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-// Where the first `skip_runs` runs end (ns on the profile's clock): node events before it are skipped.
-std::int64_t warmup_end(const nlohmann::json& events, std::string_view source, int skip_runs) {
-    std::vector<std::pair<std::int64_t, std::int64_t>> runs;  // start, end
-    for (std::size_t i = 0; i < events.size(); ++i) {
-        const auto& e = events[i];
-        if (text_field(e, "cat") != "Session" || text_field(e, "name") != "model_run") continue;
-        const std::int64_t ts = nanoseconds(e, "ts", i, source);
-        runs.emplace_back(ts, ts + nanoseconds(e, "dur", i, source));
-    }
-    if (skip_runs <= 0) return std::numeric_limits<std::int64_t>::min();
-    if (runs.size() <= static_cast<std::size_t>(skip_runs))
-        throw std::runtime_error(
-            fmt::format("ONNX Runtime profile {} holds {} run(s) (\"model_run\" events); "
-                        "{} warm-up run(s) and at least one profiled run were expected",
-                        source, runs.size(), skip_runs));
-    std::sort(runs.begin(), runs.end());
-    return runs[static_cast<std::size_t>(skip_runs) - 1].second;
-}
-
-}  // namespace
-
-std::vector<LayerTime> node_times(std::string_view json, std::string_view source, int skip_runs) {
+nlohmann::json parse_events(std::string_view json, std::string_view source) {
     nlohmann::json events;
     try {
         events = nlohmann::json::parse(json.begin(), json.end(), kept);
@@ -74,6 +57,44 @@ std::vector<LayerTime> node_times(std::string_view json, std::string_view source
     }
     if (!events.is_array())
         throw std::runtime_error(fmt::format("ONNX Runtime profile {} is not a JSON array of trace events", source));
+    return events;
+}
+
+// Every run's "model_run" event as (start, end), ns on the profile's clock, in the order the runs started.
+std::vector<std::pair<std::int64_t, std::int64_t>> run_windows(const nlohmann::json& events, std::string_view source) {
+    std::vector<std::pair<std::int64_t, std::int64_t>> runs;
+    for (std::size_t i = 0; i < events.size(); ++i) {
+        const auto& e = events[i];
+        if (!e.is_object() || text_field(e, "cat") != "Session" || text_field(e, "name") != "model_run") continue;
+        const std::int64_t ts = nanoseconds(e, "ts", i, source);
+        runs.emplace_back(ts, ts + nanoseconds(e, "dur", i, source));
+    }
+    std::sort(runs.begin(), runs.end());
+    return runs;
+}
+
+// Where the first `skip_runs` runs end (ns on the profile's clock): node events before it are skipped.
+std::int64_t warmup_end(const nlohmann::json& events, std::string_view source, int skip_runs) {
+    const auto runs = run_windows(events, source);
+    if (skip_runs <= 0) return std::numeric_limits<std::int64_t>::min();
+    if (runs.size() <= static_cast<std::size_t>(skip_runs))
+        throw std::runtime_error(
+            fmt::format("ONNX Runtime profile {} holds {} run(s) (\"model_run\" events); "
+                        "{} warm-up run(s) and at least one profiled run were expected",
+                        source, runs.size(), skip_runs));
+    return runs[static_cast<std::size_t>(skip_runs) - 1].second;
+}
+
+}  // namespace
+
+std::vector<std::int64_t> run_times(std::string_view json, std::string_view source) {
+    std::vector<std::int64_t> durations;
+    for (const auto& [start, end] : run_windows(parse_events(json, source), source)) durations.push_back(end - start);
+    return durations;
+}
+
+std::vector<LayerTime> node_times(std::string_view json, std::string_view source, int skip_runs) {
+    const nlohmann::json events = parse_events(json, source);
     const std::int64_t cutoff = warmup_end(events, source, skip_runs);
 
     std::vector<LayerTime> layers;
@@ -106,12 +127,29 @@ std::vector<LayerTime> node_times(std::string_view json, std::string_view source
     return layers;
 }
 
-std::vector<LayerTime> read_node_times(const std::filesystem::path& file, int skip_runs) {
+std::string read_profile(const std::filesystem::path& file) {
     std::ifstream in(file, std::ios::binary);
     if (!in) throw std::runtime_error(fmt::format("cannot read ONNX Runtime profile {}", file.string()));
     std::ostringstream text;
     text << in.rdbuf();
-    return node_times(text.str(), file.string(), skip_runs);
+    return text.str();
+}
+
+std::vector<LayerTime> read_node_times(const std::filesystem::path& file, int skip_runs) {
+    return node_times(read_profile(file), file.string(), skip_runs);
+}
+
+std::vector<BackendMetric> compare_with_events(std::span<const std::int64_t> runtime_ns,
+                                               std::span<const std::int64_t> event_ns) {
+    if (runtime_ns.empty() || runtime_ns.size() != event_ns.size()) return {};
+    const double runtime_total = std::accumulate(runtime_ns.begin(), runtime_ns.end(), 0.0);
+    const double events_total = std::accumulate(event_ns.begin(), event_ns.end(), 0.0);
+    if (events_total <= 0) return {};
+    namespace pm = profile_metrics;
+    return {{std::string(pm::kRuns), static_cast<double>(runtime_ns.size()), "count"},
+            {std::string(pm::kRuntimeMedianNs), summarize(runtime_ns).p50, "ns"},
+            {std::string(pm::kEventsMedianNs), summarize(event_ns).p50, "ns"},
+            {std::string(pm::kRuntimeOverEvents), runtime_total / events_total, "ratio"}};
 }
 
 }  // namespace inferbench::ort_profile

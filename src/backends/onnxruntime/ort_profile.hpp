@@ -5,10 +5,14 @@
 // (older versions' "<node>_fence_before" / "_fence_after") are not kernel time and are skipped.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include "backends/backend.hpp"
 #include "core/spec.hpp"
 
 namespace inferbench::ort_profile {
@@ -21,5 +25,18 @@ std::vector<LayerTime> node_times(std::string_view json, std::string_view source
 
 // The same for a profile file; throws std::runtime_error when it cannot be read.
 std::vector<LayerTime> read_node_times(const std::filesystem::path& file, int skip_runs = 0);
+
+// Each run's duration ("model_run": the whole Run call on the host, ns), in the order the runs started.
+// Throws std::runtime_error naming `source` for text that is not a JSON array of trace events.
+std::vector<std::int64_t> run_times(std::string_view json, std::string_view source);
+
+// A profile file's text; throws std::runtime_error when it cannot be read.
+std::string read_profile(const std::filesystem::path& file);
+
+// ONNX Runtime's own time of each profiled run beside the CUDA events around the same runs, as the figures of
+// core/profile_metrics (runs, both medians, the ratio of the totals); nothing where the counts differ or are
+// zero, since then the runs cannot be paired.
+std::vector<BackendMetric> compare_with_events(std::span<const std::int64_t> runtime_ns,
+                                               std::span<const std::int64_t> event_ns);
 
 }  // namespace inferbench::ort_profile

@@ -103,6 +103,39 @@ TEST(OrtProfile, KernelTimeOnlyAndSummedPerNode) {
     EXPECT_EQ(second[1].calls, 1);
 }
 
+TEST(OrtProfile, RunTimesInTheOrderTheRunsStarted) {
+    EXPECT_EQ(ort_profile::run_times(R"([
+{"cat": "Session", "name": "model_run", "ts": 200, "dur": 7.5, "args": {}},
+{"cat": "Node", "name": "a_kernel_time", "ts": 201, "dur": 1, "args": {"op_name": "Add"}},
+{"cat": "Session", "name": "model_loading_uri", "ts": 0, "dur": 900, "args": {}},
+{"cat": "Session", "name": "model_run", "ts": 100, "dur": 40, "args": {}}
+])",
+                                     "test.json"),
+              (std::vector<std::int64_t>{40'000, 7'500}));
+    // The real profile: one warm-up run and two profiled runs.
+    EXPECT_EQ(ort_profile::run_times(ort_profile::read_profile(kMobileNetProfile), "mobilenet"),
+              (std::vector<std::int64_t>{26'018'000, 28'438'000, 24'510'000}));
+    EXPECT_THROW(ort_profile::run_times("{}", "test.json"), std::runtime_error);
+}
+
+TEST(OrtProfile, ProfilerTimesBesideEventsOverTheSameRuns) {
+    const std::vector<std::int64_t> runtime = {1'010, 2'020, 3'030};
+    const std::vector<std::int64_t> events = {1'000, 2'000, 3'000};
+    const auto metrics = ort_profile::compare_with_events(runtime, events);
+    ASSERT_EQ(metrics.size(), 4u);
+    EXPECT_EQ(metrics[0].name, "profile_runs");
+    EXPECT_EQ(metrics[0].value, 3);
+    EXPECT_EQ(metrics[1].name, "profile_runtime_median_ns");
+    EXPECT_EQ(metrics[1].value, 2'020);
+    EXPECT_EQ(metrics[2].name, "profile_events_median_ns");
+    EXPECT_EQ(metrics[2].value, 2'000);
+    EXPECT_EQ(metrics[3].name, "profile_runtime_over_events");
+    EXPECT_DOUBLE_EQ(metrics[3].value, 6'060.0 / 6'000.0);
+    EXPECT_TRUE(ort_profile::compare_with_events(runtime, std::vector<std::int64_t>{1, 2}).empty())
+        << "runs that cannot be paired are not compared";
+    EXPECT_TRUE(ort_profile::compare_with_events({}, {}).empty());
+}
+
 TEST(OrtProfile, MalformedJsonNamesTheFile) {
     EXPECT_THAT(error_of(R"([{"cat": "Node", "name": "a_kernel_time", "dur": )"),
                 AllOf(HasSubstr("ONNX Runtime profile test.json is not valid JSON"), HasSubstr("parse error")));
