@@ -22,16 +22,7 @@ inferbench=$dist/inferbench
 [[ -f $dist/lib/libonnxruntime_providers_cuda.so ]] \
   || echo "ort_cuda_check: warning: no dist/lib/libonnxruntime_providers_cuda.so: cuda cells will be skipped (fetch with --with-cuda before bundling)"
 
-# pip's CUDA 13 / cuDNN 9 wheels (nvidia-cuda-runtime, nvidia-cublas, nvidia-cudnn-cu13, ...): every lib/ folder.
-nvidia_dirs=$(python3 - <<'PY' 2>/dev/null || true
-import glob, os, site
-roots = site.getsitepackages() + [site.getusersitepackages()]
-dirs = sorted({os.path.dirname(p) for r in roots for p in glob.glob(os.path.join(r, "nvidia", "**", "lib*.so*"), recursive=True)})
-print(":".join(dirs))
-PY
-)
-export LD_LIBRARY_PATH="$dist/lib${nvidia_dirs:+:$nvidia_dirs}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export XDG_CACHE_HOME=${XDG_CACHE_HOME:-/tmp/inferbench-cache}
+source "$root/scripts/gpu/bundle_env.sh"
 echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH" | tee "$out/environment.txt"
 nvidia-smi -L | tee -a "$out/environment.txt" || true
 

@@ -9,22 +9,14 @@
 #   torch      plans/torch-precisions.yaml
 #   report     summary (CSV, Markdown), explain (Markdown, JSON), placement and the profiler check per benchmark
 # CUDA 13 and cuDNN 9 come from the machine or from the lib/ folders of pip's nvidia-* packages (PyTorch's).
-set -euo pipefail
+set -uo pipefail   # a run with a failed cell exits non-zero: the next stage still runs
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 dist=$root/dist
 out=${1:?usage: ort_precisions.sh OUT_DIR STAGE...}
 shift
 mkdir -p "$out"
 inferbench=$dist/inferbench
-nvidia_dirs=$(python3 - <<'PY' 2>/dev/null || true
-import glob, os, site
-roots = site.getsitepackages() + [site.getusersitepackages()]
-dirs = sorted({os.path.dirname(p) for r in roots for p in glob.glob(os.path.join(r, "nvidia", "**", "lib*.so*"), recursive=True)})
-print(":".join(dirs))
-PY
-)
-export LD_LIBRARY_PATH="$dist/lib${nvidia_dirs:+:$nvidia_dirs}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export XDG_CACHE_HOME=${XDG_CACHE_HOME:-/tmp/inferbench-cache}
+source "$root/scripts/gpu/bundle_env.sh"
 
 run_plan() {  # NAME, then inferbench run arguments
     local name=$1

@@ -8,6 +8,7 @@
 #include "analysis/default_run.hpp"
 #include "analysis/placement.hpp"
 #include "core/error.hpp"
+#include "core/host_stage_metrics.hpp"
 #include "core/model_metrics.hpp"
 #include "core/profile_metrics.hpp"
 #include "core/quantization_metrics.hpp"
@@ -103,7 +104,7 @@ ModelFigures model_figures(std::span<const store::Metric> metrics) {
 bool has_tool_figures(std::span<const store::Metric> metrics) {
     return std::any_of(metrics.begin(), metrics.end(), [](const store::Metric& m) {
         return !m.name.starts_with(model_metrics::kPrefix) && !m.name.starts_with(quantization_metrics::kPrefix) &&
-               !m.name.starts_with(profile_metrics::kPrefix);
+               !m.name.starts_with(profile_metrics::kPrefix) && !m.name.starts_with(host_stage_metrics::kPrefix);
     });
 }
 
@@ -127,6 +128,11 @@ void add_telemetry(std::span<const GpuSample> all_gpu, std::span<const CpuSample
 std::optional<double> ModelFigures::achieved_flops_per_s(double throughput_per_s) const {
     if (!flops_per_inference || throughput_per_s <= 0) return std::nullopt;
     return *flops_per_inference * throughput_per_s;
+}
+
+std::optional<double> HostStageFigures::share_pct() const {
+    if (!e2e_mean_ns || *e2e_mean_ns <= 0 || (!pre_mean_ns && !post_mean_ns)) return std::nullopt;
+    return 100 * (pre_mean_ns.value_or(0) + post_mean_ns.value_or(0)) / *e2e_mean_ns;
 }
 
 bool ModelFigures::cost_complete() const {
@@ -185,6 +191,10 @@ BenchmarkSummary summarize_measured(const store::MeasuredBenchmark& measured) {
                              find_metric(measured.metrics, profile_metrics::kRuntimeMedianNs),
                              find_metric(measured.metrics, profile_metrics::kEventsMedianNs),
                              find_metric(measured.metrics, profile_metrics::kRuntimeOverEvents)};
+    summary.host_stages = {find_metric(measured.metrics, host_stage_metrics::kIterations),
+                           find_metric(measured.metrics, host_stage_metrics::kPreMeanNs),
+                           find_metric(measured.metrics, host_stage_metrics::kPostMeanNs),
+                           find_metric(measured.metrics, host_stage_metrics::kE2eMeanNs)};
     add_telemetry(measured.gpu_samples, measured.cpu_samples, measured.telemetry_sources, summary);
     if (auto placement = placement_warning(measured.record.device, measured.layer_times))
         summary.warnings.push_back(std::move(*placement));

@@ -44,6 +44,17 @@ struct ProfileCheck {
     std::optional<double> runtime_over_events;  // ratio of the totals
 };
 
+// The pre- and post-processing a runner reported inside its iterations (core/host_stage_metrics.hpp), where stored:
+// means over the iterations that reported them, beside the end-to-end mean of the same iterations.
+struct HostStageFigures {
+    std::optional<double> iterations;
+    std::optional<double> pre_mean_ns;
+    std::optional<double> post_mean_ns;
+    std::optional<double> e2e_mean_ns;
+    // (pre + post) / e2e in percent, where e2e and at least one stage are known; nullopt otherwise.
+    std::optional<double> share_pct() const;
+};
+
 struct BenchmarkSummary {
     store::BenchmarkRecord benchmark;
     RunContext run;                         // set by summarize_run
@@ -57,6 +68,7 @@ struct BenchmarkSummary {
     ModelFigures model;                     // from the stored model-cost metrics, where computed
     QuantizationFigures quantization;       // int8 models inferbench made
     ProfileCheck profile_check;             // where a profiled run compared its profiler with CUDA events
+    HostStageFigures host_stages;           // where a runner reported pre- and post-processing
     std::vector<std::string> warnings;
 };
 

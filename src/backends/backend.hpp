@@ -118,10 +118,11 @@ public:
     // returns one row per node in the order the nodes first ran. `stop` is the harness's Ctrl-C flag
     // (nonzero: stop early). Empty when not asked for; the default returns nothing.
     virtual std::vector<LayerTime> profile_layers(const std::atomic<std::int32_t>& stop);
-    // What the last profile_layers() measured besides the layers, stored with the benchmark: e.g. the
-    // profiler's own time per run beside the backend's CUDA events over the same runs (core/profile_metrics).
-    // The default returns nothing.
-    virtual std::vector<BackendMetric> profile_metrics() const { return {}; }
+    // Figures the backend measured besides the iterations, asked for once after the measured loop and the
+    // layer profile, stored with the benchmark: a profiled run's own time per run beside the backend's CUDA
+    // events over the same runs (core/profile_metrics), a runner's pre- and post-processing times
+    // (core/host_stage_metrics). The default returns nothing.
+    virtual std::vector<BackendMetric> measured_metrics() const { return {}; }
 
     // The outputs of the last prepare() or infer(), in host memory, in the model's output order, each
     // with its name, element type and shape: what `models check` compares between two backends. The
@@ -130,7 +131,7 @@ public:
 };
 
 // Shared-library backend modules export one C function returning this descriptor. The version changes
-// with the Backend class's layout (2: profile_layers, 3: last_outputs, 4: convert_model, 5: profile_metrics), so
+// with the Backend class's layout (2: profile_layers, 3: last_outputs, 4: convert_model, 5: measured_metrics), so
 // a module built against another is refused.
 inline constexpr int kBackendApiVersion = 5;
 

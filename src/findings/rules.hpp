@@ -45,6 +45,9 @@ inline constexpr std::size_t kMinIterationsForShape = 50;  // fewer gives no sha
 inline constexpr double kOutlierFactor = 2.0;
 // A core counts as full at 95% busy (sampling a fully busy core reads 95-100%).
 inline constexpr double kFullCorePct = 95.0;
+// A full core beside a GPU that copies and computes for at least 80% of each iteration (trtexec's enqueue rule
+// turned around) is the synchronisation spinning while it waits, not a thread at its limit.
+inline constexpr double kGpuBusyShare = 0.8;
 // RSS growth over the measured phase that points to a leak: more than 10% and more than 16 MiB
 // (allocator pools settle well within that).
 inline constexpr double kRssGrowthFraction = 0.10;
@@ -56,6 +59,9 @@ inline constexpr double kPitfallSharePct = 10.0;
 inline constexpr double kDataMovementSharePct = 20.0;
 // A non-GPU node in a GPU benchmark's profile is a fallback worth naming from this share on.
 inline constexpr double kFallbackSharePct = 1.0;
+// Pre- and post-processing worth a finding: a fifth of the end-to-end time, where a model infinitely faster
+// would gain at most 1.25x end to end (Amdahl), so the stages outside it bound what tuning the model buys.
+inline constexpr double kPrePostSharePct = 20.0;
 }  // namespace limits
 
 // Per benchmark.
@@ -64,11 +70,14 @@ std::vector<Finding> launch_bound(const BenchmarkEvidence& e);
 std::vector<Finding> transfer_bound(const BenchmarkEvidence& e);
 std::vector<Finding> instability(const BenchmarkEvidence& e);
 std::vector<Finding> cpu_limits(const BenchmarkEvidence& e);
+std::vector<Finding> pre_post_processing(const BenchmarkEvidence& e);
 std::vector<Finding> layer_pitfalls(const BenchmarkEvidence& e);
 
 // Across the benchmarks of a selection.
 std::vector<Finding> precision_anomalies(std::span<const BenchmarkEvidence> all);
 std::vector<Finding> batch_scaling(std::span<const BenchmarkEvidence> all);
 std::vector<Finding> comparisons(std::span<const BenchmarkEvidence> all);
+// One finding naming every benchmark whose GPU layers were timed as the host's dispatch (LayerTime::host_dispatch).
+std::vector<Finding> unmeasured_layer_times(std::span<const BenchmarkEvidence> all);
 
 }  // namespace inferbench::findings

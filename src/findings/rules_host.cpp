@@ -2,7 +2,9 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "core/units.hpp"
 #include "findings/rules.hpp"
 
 namespace inferbench::findings {
@@ -38,14 +40,32 @@ std::size_t core_count(std::span<const CpuSample* const> samples) {
     return n;
 }
 
+// The GPU's share of an iteration (copies and compute over end to end), where both were measured.
+std::optional<double> gpu_busy_share(const BenchmarkEvidence& e) {
+    const auto& t = e.stages;
+    if (!t.compute_ns || e.summary.e2e.mean <= 0) return std::nullopt;
+    return (*t.compute_ns + t.h2d_ns.value_or(0) + t.d2h_ns.value_or(0)) / e.summary.e2e.mean;
+}
+
 std::optional<Finding> saturated_core(const BenchmarkEvidence& e, std::span<const CpuSample* const> samples) {
     if (!e.on_gpu()) return std::nullopt;  // on a CPU device busy cores are the work itself
     const auto core = busiest_core(samples);
     if (!core || core->second < limits::kFullCorePct) return std::nullopt;
-    return Finding{"cpu.core_saturated", Severity::warning, {e.id()},
-                   fmt::format("the worker kept core {} {:.0f}% busy through the measured phase of a GPU benchmark: "
-                               "one host thread feeds the GPU and is at its limit",
-                               core->first, core->second),
+    const auto busy = gpu_busy_share(e);
+    if (busy && *busy >= limits::kGpuBusyShare) return std::nullopt;  // it waits, spinning, on a busy GPU
+    const std::string why =
+        busy ? fmt::format(
+                   "one host thread feeds the GPU and is at its limit: the GPU copies and computes for only "
+                   "{:.0f}% of each iteration",
+                   *busy * 100)
+             : std::string(
+                   "without GPU times it cannot be told whether the thread feeds the GPU at its limit or "
+                   "spins waiting for it");
+    return Finding{"cpu.core_saturated",
+                   Severity::warning,
+                   {e.id()},
+                   fmt::format("the worker kept core {} {:.0f}% busy through the measured phase of a GPU benchmark: {}",
+                               core->first, core->second, why),
                    {{"cpu_samples.process_cpu_pct_per_core"}, std::nullopt, {}},
                    "capture a CUDA graph, batch more per launch, move pre/post-processing off the feeding thread; a "
                    "spinning synchronisation also reads as busy (blocking sync frees the core)"};
@@ -96,6 +116,28 @@ std::vector<Finding> cpu_limits(const BenchmarkEvidence& e) {
     for (auto f : {saturated_core(e, samples), single_core(e, samples), rss_growth(e, samples)})
         if (f) out.push_back(std::move(*f));
     return out;
+}
+
+// Only where the backend reported the stages (a runner's pre_ns / post_ns): nothing is said of the others.
+std::vector<Finding> pre_post_processing(const BenchmarkEvidence& e) {
+    const auto& st = e.summary.host_stages;
+    const auto share = st.share_pct();
+    if (!share || *share < limits::kPrePostSharePct) return {};
+    std::vector<std::string> parts;
+    if (st.pre_mean_ns) parts.push_back(fmt::format("pre-processing {}", format_latency(*st.pre_mean_ns)));
+    if (st.post_mean_ns) parts.push_back(fmt::format("post-processing {}", format_latency(*st.post_mean_ns)));
+    return {Finding{
+        "host.pre_post_processing",
+        Severity::warning,
+        {e.id()},
+        fmt::format("{:.0f}% of the end-to-end time is spent outside the model ({} of {} per iteration, "
+                    "as the runner reported over {:.0f} iterations): a faster model gains at most {:.2f}x "
+                    "end to end",
+                    *share, fmt::join(parts, " and "), format_latency(*st.e2e_mean_ns), st.iterations.value_or(0),
+                    100 / *share),
+        {{"benchmark_metrics.host_stage_pre_mean_ns", "benchmark_metrics.host_stage_post_mean_ns"}, std::nullopt, {}},
+        "move the pre-processing to the GPU or to other threads (a pipeline that overlaps it with "
+        "inference), batch it, or cache what does not change per request"}};
 }
 
 }  // namespace inferbench::findings

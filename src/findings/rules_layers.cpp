@@ -22,28 +22,17 @@ Finding layer_finding(const BenchmarkEvidence& e, std::string id, Severity sever
             std::move(try_next)};
 }
 
-// A profile whose GPU layers were timed as the host's dispatch of their work: only what counts of layers show.
+// A profile whose GPU layers were timed as the host's dispatch of their work: only counts of layers show.
 std::vector<Finding> dispatch_timed_layers(const BenchmarkEvidence& e) {
-    const auto& set = *e.layers;
-    std::vector<Finding> out;
-    const auto dispatched = share_where(set, [](const auto& l) { return l.layer.host_dispatch; });
-    out.push_back(layer_finding(
-        e, "layers.gpu_times_not_measured", Severity::info, dispatched,
-        fmt::format("per-layer GPU times not measured: the runtime's profiler timed the host's dispatch of {} GPU "
-                    "layers, not their execution, so memory-bound, pitfall and data-movement shares are not shown",
-                    set.host_dispatch),
-        "profile the same model file on the torch backend (backend_options.torch.layer_profile), whose per-layer "
-        "times are CUDA events, or under Nsight Systems"));
-    if (!e.on_gpu()) return out;
-    const auto fallback = share_where(set, [](const auto& l) { return is_cpu_node(l.layer); });
-    if (!fallback.layers.empty())
-        out.push_back(layer_finding(e, "layers.cpu_fallback", Severity::problem, fallback,
-                                    fmt::format("{} layers of this GPU benchmark ran on the CPU, each with copies to "
-                                                "and from the GPU (their share of the GPU time is not measured)",
-                                                fallback.layers.size()),
-                                    "find why the GPU provider rejected them (the runtime's verbose log names the op "
-                                    "and type) and replace or re-export those ops"));
-    return out;
+    const auto fallback = share_where(*e.layers, [](const auto& l) { return is_cpu_node(l.layer); });
+    if (!e.on_gpu() || fallback.layers.empty()) return {};
+    return {
+        layer_finding(e, "layers.cpu_fallback", Severity::problem, fallback,
+                      fmt::format("{} layers of this GPU benchmark ran on the CPU, each with copies to and from the "
+                                  "GPU (their share of the GPU time is not measured)",
+                                  fallback.layers.size()),
+                      "find why the GPU provider rejected them (the runtime's verbose log names the op and type) "
+                      "and replace or re-export those ops")};
 }
 
 }  // namespace
@@ -111,6 +100,26 @@ std::vector<Finding> layer_pitfalls(const BenchmarkEvidence& e) {
                                         "the op and type) and replace or re-export those ops"));
     }
     return out;
+}
+
+std::vector<Finding> unmeasured_layer_times(std::span<const BenchmarkEvidence> all) {
+    Finding f{"layers.gpu_times_not_measured", Severity::info, {}, {}, {{"layer_times"}, std::nullopt, {}}, {}};
+    std::size_t layers = 0;
+    for (const auto& e : all) {
+        if (!e.layers || e.layers->host_dispatch == 0) continue;
+        f.benchmarks.push_back(e.id());
+        layers += e.layers->host_dispatch;
+    }
+    if (f.benchmarks.empty()) return {};
+    f.statement = fmt::format(
+        "per-layer GPU times not measured for {} benchmarks: the runtime's profiler timed the "
+        "host's dispatch of their {} GPU layers, not their execution, so their memory-bound, "
+        "pitfall and data-movement shares are not shown",
+        f.benchmarks.size(), layers);
+    f.try_next =
+        "profile the same model file on the torch backend (backend_options.torch.layer_profile), whose "
+        "per-layer times are CUDA events, or under Nsight Systems";
+    return {std::move(f)};
 }
 
 }  // namespace inferbench::findings

@@ -109,6 +109,12 @@ std::optional<Finding> precision_pair(const BenchmarkEvidence& low, const Benchm
     f.evidence = {{"iterations.e2e", "layer_times"}, std::nullopt, layers};
     f.try_next = "check that the precision was applied (calibration for int8, the engine's layer precisions), "
                  "remove CPU fallbacks, and compare at a larger batch where the math dominates";
+    // What the runtime is known to do, beside what the data shows.
+    if (lb.backend == "onnxruntime" && lb.precision == "int8" && low.on_gpu())
+        f.try_next =
+            "ONNX Runtime's CUDA provider runs a QDQ model's Conv, MatMul and Gemm as dequantize, float kernel, "
+            "quantize (it has no int8 kernels for them), so int8 only adds work there: run the QDQ file on "
+            "the TensorRT provider or trtexec, which fuse QDQ into int8 kernels, or keep fp16 on CUDA";
     return f;
 }
 

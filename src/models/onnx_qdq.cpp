@@ -224,7 +224,8 @@ private:
                 axis = a;
             }
         }
-        if (bias_slot(node, 2) && node.inputs.size() > 2 && !weight_scales.empty()) plan_bias(node, weight_scales, axis);
+        if (settings_.quantize_bias && bias_slot(node, 2) && node.inputs.size() > 2 && !weight_scales.empty())
+            plan_bias(node, weight_scales, axis);
     }
 
     void plan_bias(const OnnxNode& node, const std::vector<float>& weight_scales, std::optional<std::size_t> axis) {

@@ -1,9 +1,10 @@
 // Static int8 quantization of an ONNX model in the QDQ format (QuantizeLinear/DequantizeLinear pairs that
 // ONNX Runtime fuses into integer kernels and TensorRT reads as its explicit quantization): Conv, MatMul and
 // Gemm of the main graph get int8 weights (symmetric, per output channel or per tensor), int32 biases
-// (scale input scale x weight scale), and calibrated per-tensor activations on their inputs and on the
-// outputs that other nodes read. The ranges come from a calibration run (quant_calibration.hpp); the model
-// is rewritten at the wire level (onnx_wire.hpp), tensors kept in external files written inline.
+// (scale input scale x weight scale; or float32 biases, QdqSettings::quantize_bias), and calibrated per-tensor
+// activations on their inputs and on the outputs that other nodes read. The ranges come from a calibration run
+// (quant_calibration.hpp); the model is rewritten at the wire level (onnx_wire.hpp), tensors kept in external files
+// written inline.
 #pragma once
 
 #include <filesystem>
@@ -20,6 +21,10 @@ namespace inferbench::models::onnx {
 struct QdqSettings {
     bool per_channel = true;
     quant::ActivationType activation = quant::ActivationType::int8;
+    // Biases as int32 behind a DequantizeLinear (what ONNX Runtime's CPU provider fuses into integer kernels), or
+    // left float32 (what its CUDA provider can run: it has no int32 DequantizeLinear, so such a bias would run on
+    // the CPU, and TensorRT quantizes biases itself).
+    bool quantize_bias = true;
 };
 
 // The float activations a QDQ quantization of `model` needs ranges for, graph inputs included, in graph order.

@@ -151,7 +151,9 @@ namespace wp = worker_protocol;
 std::string_view phase_reached(const WorkerOutcome& outcome) {
     if (!outcome.find_event<wp::Loaded>()) return "load";
     if (!outcome.find_event<wp::WarmupDone>()) return "warm-up";
-    return "measurement";
+    if (!outcome.find_event<wp::Measured>()) return "measurement";
+    if (!outcome.find_event<wp::Layers>()) return "the layer profile or teardown, after the measurement";
+    return "teardown, after every figure had arrived";
 }
 
 void fill_from_outcome(store::BenchmarkRecord& record, const WorkerOutcome& outcome) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <iterator>
@@ -37,14 +38,24 @@ void send_event(const wp::Event& event) {
 }
 
 // After the measured loop (never during it): the backend's per-layer times, where its options ask for
-// them, as one Layers event. Nothing when the measurement was stopped.
+// them, and the figures it measured besides the iterations, as one Layers event. Nothing when the
+// measurement was stopped.
 void send_layer_times(Backend& backend, const TraceBuffer& trace, std::string& phase) {
     const auto& stop = trace.header().stop_requested;
     if (stop.load(std::memory_order_relaxed) != 0) return;
     phase = "layer profile";
     std::vector<LayerTime> layers = backend.profile_layers(stop);
-    if (layers.empty()) return;
-    send_event(wp::Layers{std::move(layers), backend.profile_metrics()});
+    std::vector<BackendMetric> metrics = backend.measured_metrics();
+    if (layers.empty() && metrics.empty()) return;
+    send_event(wp::Layers{std::move(layers), std::move(metrics)});
+}
+
+// Every event is sent: the worker ends here, without tearing the backend down. Nothing after the last event is
+// measured, and a framework's teardown can crash where its measurement did not (ONNX Runtime 1.29 freeing its
+// pinned host memory at session teardown, CUDA error 800, on an H200), which would fail a complete benchmark.
+[[noreturn]] void end_after_last_event() {
+    std::fflush(nullptr);
+    std::_Exit(0);
 }
 
 // Measured iterations expected from the warm-up's pace, with headroom: their pages are touched
@@ -97,7 +108,7 @@ int run_external_loop(Backend& backend, const LoopSettings& loop, TraceBuffer& t
     send_event(wp::WarmupDone{0, 0});
     send_event(wp::Measured{static_cast<std::int64_t>(records.size()), wall_ns, sink.stop_requested()});
     send_layer_times(backend, trace, phase);
-    return 0;
+    end_after_last_event();
 }
 
 int run_benchmark(const BenchmarkSpec& spec, const std::string& model_path, TraceBuffer& trace) {
@@ -136,7 +147,7 @@ int run_benchmark(const BenchmarkSpec& spec, const std::string& model_path, Trac
                          trace.header().stop_requested);
         send_event(wp::Measured{measured.iterations, measured.wall_ns, measured.stopped});
         send_layer_times(*backend, trace, phase);
-        return 0;
+        end_after_last_event();
     } catch (const std::exception& e) {
         send_event(wp::Error{phase, e.what()});
         std::fprintf(stderr, "inferbench worker: %s failed: %s\n", phase.c_str(), e.what());

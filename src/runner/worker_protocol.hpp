@@ -71,8 +71,8 @@ struct Measured {
     bool stopped = false;
 };
 
-// The backend's per-layer times, from a separate profiled run after the measured loop, and what that run
-// measured besides them (Backend::profile_metrics).
+// After the measured loop: the backend's per-layer times, from a separate profiled run (may be none), and the
+// figures it measured besides the iterations (Backend::measured_metrics).
 struct Layers {
     static constexpr std::string_view kName = "layers";
     std::vector<LayerTime> layers;

@@ -56,5 +56,24 @@ TEST(Summary, AProfiledRunsCheckIsReadFromItsMetricsAndNotTakenForAToolsFigures)
     EXPECT_FALSE(summarize_measured(store::MeasuredBenchmark{}).profile_check.runs);
 }
 
+TEST(Summary, TheStagesARunnerReportedGiveTheirShareOfTheIteration) {
+    store::MeasuredBenchmark measured;
+    measured.record.batch_size = 1;
+    measured.iterations = iterations(10);
+    measured.metrics = {{"host_stage_iterations", 10, "count"},
+                        {"host_stage_e2e_mean_ns", 1'000'000, "ns"},
+                        {"host_stage_pre_mean_ns", 300'000, "ns"},
+                        {"host_stage_post_mean_ns", 100'000, "ns"}};
+    const BenchmarkSummary s = summarize_measured(measured);
+    EXPECT_EQ(s.e2e.count, 10);
+    EXPECT_DOUBLE_EQ(s.host_stages.share_pct().value_or(-1), 40.0);
+    measured.metrics.pop_back();  // pre-processing only
+    EXPECT_DOUBLE_EQ(summarize_measured(measured).host_stages.share_pct().value_or(-1), 30.0);
+    measured.metrics.pop_back();  // no stage: no share
+    EXPECT_FALSE(summarize_measured(measured).host_stages.share_pct());
+    measured.iterations.clear();
+    EXPECT_EQ(summarize_measured(measured).e2e.count, 0) << "no tool figures among the stage metrics";
+}
+
 }  // namespace
 }  // namespace inferbench::analysis

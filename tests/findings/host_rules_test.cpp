@@ -27,7 +27,20 @@ TEST(CpuLimits, AGpuBenchmarksFullFeedingCoreFiresAndAHalfBusyOneStaysSilent) {
     const auto found = cpu_limits(run.at(0));
     ASSERT_THAT(ids(found), ElementsAre("cpu.core_saturated"));
     EXPECT_THAT(found[0].statement, HasSubstr("kept core 1 99% busy"));
+    EXPECT_THAT(found[0].statement, HasSubstr("without GPU times it cannot be told"));
     EXPECT_THAT(cpu_limits(run.at(1)), IsEmpty());
+}
+
+TEST(CpuLimits, AFullCoreBesideABusyGpuIsASpinningWaitAndStaysSilent) {
+    auto busy_gpu = with_cpu("cuda:0", {3, 99, 2, 1}, 800, 800);
+    for (auto& it : busy_gpu.iterations) it.compute_ns = 900'000;  // 90% of each 1 ms iteration
+    auto idle_gpu = busy_gpu;
+    for (auto& it : idle_gpu.iterations) it.compute_ns = 300'000;  // 30%: the thread is the limit
+    const StoredRun run({busy_gpu, idle_gpu});
+    EXPECT_THAT(cpu_limits(run.at(0)), IsEmpty());
+    const auto found = cpu_limits(run.at(1));
+    ASSERT_THAT(ids(found), ElementsAre("cpu.core_saturated"));
+    EXPECT_THAT(found[0].statement, HasSubstr("the GPU copies and computes for only 30% of each iteration"));
 }
 
 TEST(CpuLimits, ACpuBenchmarkOnOneCoreOfSeveralFiresAndOneOnAllCoresStaysSilent) {
@@ -51,6 +64,29 @@ TEST(CpuLimits, WithoutCpuSamplesNothingIsSaid) {
     b.iterations = iterations(50, [](int) { return 1'000'000; });
     const StoredRun run({b});
     EXPECT_THAT(cpu_limits(run.at(0)), IsEmpty());
+}
+
+StoredBenchmark with_stages(double pre_ns, double post_ns) {
+    auto b = benchmark("cuda:0", "fp16", 1, "external");
+    b.iterations = iterations(50, [](int) { return 1'000'000; });
+    b.metrics = {{"host_stage_iterations", 50, "count"},
+                 {"host_stage_e2e_mean_ns", 1'000'000, "ns"},
+                 {"host_stage_pre_mean_ns", pre_ns, "ns"},
+                 {"host_stage_post_mean_ns", post_ns, "ns"}};
+    return b;
+}
+
+TEST(PrePostProcessing, AFifthOfTheIterationOutsideTheModelFiresAndLessStaysSilent) {
+    const StoredRun run({with_stages(300'000, 100'000), with_stages(100'000, 50'000), benchmark()});
+    const auto found = pre_post_processing(run.at(0));
+    ASSERT_THAT(ids(found), ElementsAre("host.pre_post_processing"));
+    EXPECT_THAT(found[0].statement,
+                HasSubstr("40% of the end-to-end time is spent outside the model (pre-processing 300.00 us and "
+                          "post-processing 100.00 us of 1.00 ms per iteration, as the runner reported over 50 "
+                          "iterations): a faster model gains at most 2.50x end to end"));
+    EXPECT_EQ(found[0].severity, Severity::warning);
+    EXPECT_THAT(pre_post_processing(run.at(1)), IsEmpty()) << "15% is under the threshold";
+    EXPECT_THAT(pre_post_processing(run.at(2)), IsEmpty()) << "not reported: nothing said";
 }
 
 }  // namespace

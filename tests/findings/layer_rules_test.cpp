@@ -48,11 +48,20 @@ TEST(LayerPitfalls, HostDispatchTimesGiveCountsNeverShares) {
     for (auto& l : b.layers) l.host_dispatch = l.provider == "CUDAExecutionProvider";
     const StoredRun run({b});
     const auto found = layer_pitfalls(run.at(0));
-    ASSERT_THAT(ids(found), ElementsAre("layers.gpu_times_not_measured", "layers.cpu_fallback"));
-    EXPECT_THAT(found[0].statement, HasSubstr("host's dispatch of 2 GPU layers"));
-    EXPECT_THAT(found[1].statement, AllOf(HasSubstr("1 layers of this GPU benchmark ran on the CPU"),
+    ASSERT_THAT(ids(found), ElementsAre("layers.cpu_fallback")) << "no data-movement share from dispatch times";
+    EXPECT_THAT(found[0].statement, AllOf(HasSubstr("1 layers of this GPU benchmark ran on the CPU"),
                                           HasSubstr("share of the GPU time is not measured")));
-    EXPECT_THAT(found[1].statement, Not(HasSubstr("%")));
+    EXPECT_THAT(found[0].statement, Not(HasSubstr("%")));
+    auto device_timed = b;
+    for (auto& l : device_timed.layers) l.host_dispatch = false;
+    const StoredRun both({b, b, device_timed});
+    const auto unmeasured = unmeasured_layer_times(both.evidence());
+    ASSERT_THAT(ids(unmeasured), ElementsAre("layers.gpu_times_not_measured"));
+    EXPECT_THAT(unmeasured[0].benchmarks, ElementsAre(both.at(0).id(), both.at(1).id()));
+    EXPECT_THAT(unmeasured[0].statement, HasSubstr("for 2 benchmarks: the runtime's profiler timed the host's dispatch "
+                                                   "of their 4 GPU layers"));
+    const StoredRun measured({device_timed});
+    EXPECT_THAT(unmeasured_layer_times(measured.evidence()), IsEmpty());
 }
 
 TEST(LayerPitfalls, WithoutALayerProfileNothingIsSaid) {

@@ -92,6 +92,8 @@ TEST(PrecisionAnomalies, HostDispatchTimesNameCountsNotShares) {
                 HasSubstr("possible causes: 1 nodes fell back to the CPU; 1 reformat/quantize layers "
                           "ran; per-layer GPU times not measured"));
     EXPECT_THAT(found[0].statement, Not(HasSubstr("% of the profiled time")));
+    EXPECT_THAT(found[0].try_next, HasSubstr("ONNX Runtime's CUDA provider runs a QDQ model's Conv, MatMul and Gemm as "
+                                             "dequantize, float kernel, quantize"));
 }
 
 TEST(BatchScaling, ThroughputStillGrowingSaysSoAndOneBatchSizeSaysNothing) {

@@ -107,6 +107,25 @@ TEST_F(QdqTest, QuantizesWeightsPerChannelBiasesToInt32AndActivationsPerTensor) 
     EXPECT_EQ(g.outputs.size(), original.graph.outputs.size());
 }
 
+TEST_F(QdqTest, FloatBiasesStayFloatBesideInt8Weights) {
+    const std::map<std::string, quant::QuantParams, std::less<>> ranges{
+        {"images", {0.01F, 0}}, {"conv", {0.02F, 0}}, {"flat", {0.04F, 0}}};
+    const std::string bytes = quantize_to_qdq(path_, ranges, {.quantize_bias = false});
+    const OnnxGraph g = read_onnx(wire::as_bytes(bytes), "quantized").graph;
+    const OnnxNode* conv = find_node(g, "Conv");
+    ASSERT_NE(conv, nullptr);
+    EXPECT_EQ(producer(g, conv->inputs[1])->op_type, "DequantizeLinear") << "the weight is still int8";
+    EXPECT_EQ(producer(g, conv->inputs[2]), nullptr) << "the bias is read as it was";
+    const OnnxTensor* bias = find_tensor(g, conv->inputs[2]);
+    ASSERT_NE(bias, nullptr);
+    EXPECT_EQ(bias->data_type, DataType::float32);
+    for (const auto& node : g.nodes) {
+        if (node.op_type != "DequantizeLinear") continue;
+        const OnnxTensor* t = find_tensor(g, node.inputs[0]);
+        EXPECT_TRUE(t == nullptr || t->data_type != DataType::int32) << node.name << " dequantizes an int32 tensor";
+    }
+}
+
 TEST_F(QdqTest, PerTensorWeightsAndUint8Activations) {
     const std::map<std::string, quant::QuantParams, std::less<>> ranges{{"images", {0.01F, 128}}};
     const std::string bytes = quantize_to_qdq(path_, ranges, {.per_channel = false, .activation = quant::ActivationType::uint8});

@@ -258,6 +258,7 @@ void ExternalBackend::run_own_loop(const LoopSettings& /*settings*/, IterationSi
     // The settings went out with the request in load(); the sink's capacity is enforced below.
     if (!child_ || !header_) throw std::logic_error("run_own_loop before load");
     LoopState state;
+    stages_ = {};
     std::vector<std::string> lines = std::exchange(pending_lines_, {});
     bool open = true;
     while (true) {
@@ -290,8 +291,9 @@ void ExternalBackend::handle_line(const std::string& text, IterationSink& sink, 
             ++state.received;
             if (state.full) {
                 ++state.dropped;
-            } else if (!sink.add(line.record)) {
-                state.full = true;
+            } else {
+                stages_.add(line);
+                state.full = !sink.add(line.record);
             }
             break;
         case RunnerLine::Kind::done:

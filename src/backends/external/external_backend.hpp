@@ -42,6 +42,8 @@ public:
     void prepare(std::span<const HostTensor> /*inputs*/) override {}
     void infer(DeviceTimes& times) override;
     void run_own_loop(const LoopSettings& settings, IterationSink& sink) override;
+    // The pre- and post-processing times the runner reported for the iterations stored (core/host_stage_metrics).
+    std::vector<BackendMetric> measured_metrics() const override { return stages_.metrics(); }
 
 private:
     struct Described {
@@ -71,6 +73,7 @@ private:
     std::optional<RunnerHeader> header_;
     std::vector<std::string> pending_lines_;  // read together with the header
     std::string error_message_;               // the runner's error line
+    HostStageTotals stages_;                  // of the last run_own_loop's stored iterations
 };
 
 std::unique_ptr<Backend> make_external_backend(std::string_view name);

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/host_stage_metrics.hpp"
 #include "core/units.hpp"
 
 namespace inferbench::external {
@@ -85,6 +86,15 @@ RunnerLine parse_json_line(const json& line) {
     if (type == "iteration") {
         parsed.kind = RunnerLine::Kind::iteration;
         parsed.record = parse_iteration(line);
+        parsed.pre_ns = optional_ns(line, "pre_ns");
+        parsed.post_ns = optional_ns(line, "post_ns");
+        const std::int64_t stages =
+            std::max<std::int64_t>(parsed.pre_ns, 0) + std::max<std::int64_t>(parsed.post_ns, 0);
+        if (stages > parsed.record.e2e_ns)
+            throw ProtocolError(
+                fmt::format("pre_ns + post_ns ({} ns) exceed e2e_ns ({} ns): the stages are parts of "
+                            "the iteration",
+                            stages, parsed.record.e2e_ns));
     } else if (type == "header") {
         parsed.kind = RunnerLine::Kind::header;
         parsed.header = parse_header(line);
@@ -121,8 +131,11 @@ std::string RunnerHeader::refusal(const Device& target, Precision precision, std
 
 RunnerLine parse_runner_line(std::string_view line) {
     const auto first = line.find_first_not_of(" \t\r");
-    if (first == std::string_view::npos || line[first] != '{')
-        return {RunnerLine::Kind::text, {}, {}, 0, std::string(line)};
+    if (first == std::string_view::npos || line[first] != '{') {
+        RunnerLine text;
+        text.text = std::string(line);
+        return text;
+    }
     const json parsed = json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);
     if (parsed.is_discarded()) throw ProtocolError("a line starting with '{' is not valid JSON");
     return parse_json_line(parsed);
@@ -147,6 +160,27 @@ json make_request(const std::string& model, const BenchmarkSpec& spec) {
                 {"max_iterations", loop.max_iterations},
                 {"seed", spec.seed},
                 {"options", options}};
+}
+
+void HostStageTotals::add(const RunnerLine& iteration) {
+    const bool pre = iteration.pre_ns != kNotMeasured;
+    const bool post = iteration.post_ns != kNotMeasured;
+    if (!pre && !post) return;
+    ++iterations_;
+    e2e_sum_ns_ += static_cast<double>(iteration.record.e2e_ns);
+    if (pre) ++pre_count_, pre_sum_ns_ += static_cast<double>(iteration.pre_ns);
+    if (post) ++post_count_, post_sum_ns_ += static_cast<double>(iteration.post_ns);
+}
+
+std::vector<BackendMetric> HostStageTotals::metrics() const {
+    if (iterations_ == 0) return {};
+    namespace sm = host_stage_metrics;
+    const auto n = static_cast<double>(iterations_);
+    std::vector<BackendMetric> out{{std::string(sm::kIterations), n, "count"},
+                                   {std::string(sm::kE2eMeanNs), e2e_sum_ns_ / n, "ns"}};
+    if (pre_count_ == iterations_) out.push_back({std::string(sm::kPreMeanNs), pre_sum_ns_ / n, "ns"});
+    if (post_count_ == iterations_) out.push_back({std::string(sm::kPostMeanNs), post_sum_ns_ / n, "ns"});
+    return out;
 }
 
 }  // namespace inferbench::external

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "backends/backend.hpp"
 #include "core/spec.hpp"
 
 namespace inferbench::external {
@@ -48,8 +49,24 @@ struct RunnerLine {
     Kind kind = Kind::text;
     RunnerHeader header;
     IterationRecord record;
+    // Parts of record.e2e_ns the runner spent before and after the model (kNotMeasured: not reported).
+    std::int64_t pre_ns = kNotMeasured;
+    std::int64_t post_ns = kNotMeasured;
     std::int64_t done_iterations = 0;
     std::string text;  // the error message, or the line itself for text
+};
+
+// The pre- and post-processing the runner reported for the iterations stored, summed, as the figures of
+// core/host_stage_metrics: means over the iterations that reported a stage; a stage some of them left out is not
+// given (its mean would be over other iterations than the end-to-end mean's).
+class HostStageTotals {
+public:
+    void add(const RunnerLine& iteration);
+    std::vector<BackendMetric> metrics() const;
+
+private:
+    std::int64_t iterations_ = 0, pre_count_ = 0, post_count_ = 0;
+    double pre_sum_ns_ = 0, post_sum_ns_ = 0, e2e_sum_ns_ = 0;
 };
 
 // One stdout line (without its newline). A line that does not start with '{' is the runner's own

@@ -45,10 +45,10 @@ public:
     // each node's op type, provider, calls and total time. The measured session never profiles. On a
     // GPU N is at least 1: the providers of the nodes are the cell's placement (CPU fallbacks shown).
     // On a GPU the profiled runs synchronise and are timed with CUDA events too; the GPU nodes' times are
-    // then the host's dispatch of their kernels (LayerTime::host_dispatch), and profile_metrics() holds ONNX
+    // then the host's dispatch of their kernels (LayerTime::host_dispatch), and measured_metrics() holds ONNX
     // Runtime's own time per run beside the events over the same runs.
     std::vector<LayerTime> profile_layers(const std::atomic<std::int32_t>& stop) override;
-    std::vector<BackendMetric> profile_metrics() const override { return profile_metrics_; }
+    std::vector<BackendMetric> measured_metrics() const override { return profile_metrics_; }
 
     std::vector<HostTensor> last_outputs() const override;
 

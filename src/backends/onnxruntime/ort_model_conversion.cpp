@@ -200,15 +200,18 @@ models::ConvertedModelKey key_for(const fs::path& model, std::string conversion,
 
 ConvertedModel convert_int8(const fs::path& model, const BenchmarkSpec& spec, const OnnxRuntimeOptions& options) {
     CalibrationInputs inputs = calibration_inputs(model, spec.seed, options.precision);
-    const auto key = key_for(model, "int8",
-                             fmt::format("{} calibration=[{}] onnxruntime={}", int8_settings_text(options.precision),
-                                         inputs.identity, OrtRuntime::open(options.runtime).version()));
+    const auto key = key_for(
+        model, "int8",
+        fmt::format("{} calibration=[{}] onnxruntime={}", int8_settings_text(options.precision, spec.device.kind),
+                    inputs.identity, OrtRuntime::open(options.runtime).version()));
     const auto paths = models::converted_model_paths(models::converted_model_dir(spec.model_cache_dir), model, key);
     if (const auto figures = models::cached_model_figures(paths, key)) return {paths.model.string(), parse_figures(*figures), {}};
     Ort::Env env(ORT_LOGGING_LEVEL_WARNING, "inferbench-calibration");
     const ParamsMap activations = calibrate(env, model, inputs.batches, options);
-    const std::string quantized = models::onnx::quantize_to_qdq(
-        model, activations, {options.precision.per_channel, options.precision.activation_type});
+    const std::string quantized =
+        models::onnx::quantize_to_qdq(model, activations,
+                                      {options.precision.per_channel, options.precision.activation_type,
+                                       quantize_bias_for(options.precision, spec.device.kind)});
     const std::vector<BackendMetric> metrics = agreement(env, model, quantized, inputs.batches, options);
     models::write_cached_model(paths, key, quantized, figures_text(metrics));
     return {paths.model.string(), metrics, {}};

@@ -47,6 +47,9 @@ std::vector<BackendOption> ort_precision_option_list() {
          "int8: a folder of .npy files per model input (NAME.npy, or NAME_0.npy, NAME_1.npy, ...) to calibrate on"},
         {"per_channel", "true", "int8: one weight scale per output channel (false: one per tensor)"},
         {"activation_type", "int8", "int8: activations int8 (symmetric, as TensorRT runs them) or uint8 (asymmetric)"},
+        {"quantize_bias", "auto",
+         "int8: biases as int32 behind DequantizeLinear (true) or float32 (false); auto: true on the CPU (fused into "
+         "integer kernels), false on a GPU (the CUDA provider has no int32 DequantizeLinear)"},
         {"keep_io_types", "false", "fp16: keep float32 model inputs and outputs (Casts at the boundary)"},
     };
 }
@@ -60,6 +63,8 @@ OrtPrecisionOptions read_ort_precision_options(const OptionReader& read) {
     parsed.calibration_data = read.text("calibration_data");
     parsed.per_channel = read.flag("per_channel");
     parsed.activation_type = read.choice("activation_type", kActivationTypes);
+    if (const std::string bias = read.text("quantize_bias"); bias != "auto")
+        parsed.quantize_bias = read.flag("quantize_bias");
     parsed.keep_io_types = read.flag("keep_io_types");
     return parsed;
 }
@@ -68,9 +73,15 @@ std::string fp16_settings_text(const OrtPrecisionOptions& options) {
     return fmt::format("keep_io_types={}", options.keep_io_types);
 }
 
-std::string int8_settings_text(const OrtPrecisionOptions& options) {
+bool quantize_bias_for(const OrtPrecisionOptions& options, DeviceKind device) {
+    return options.quantize_bias.value_or(device == DeviceKind::cpu);
+}
+
+std::string int8_settings_text(const OrtPrecisionOptions& options, DeviceKind device) {
     std::string text = fmt::format("method={} per_channel={} activation_type={}", to_string(options.calibration_method),
                                    options.per_channel, to_string(options.activation_type));
+    // Only a float bias changes the key, so the int32-bias files made before the option existed stay valid.
+    if (!quantize_bias_for(options, device)) text += " bias=float32";
     if (options.calibration_method == models::quant::CalibrationMethod::percentile)
         text += fmt::format(" percentile={}", options.calibration_percentile);
     return text;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,8 @@ struct OrtPrecisionOptions {
     std::string calibration_data;            // a folder of .npy files per input: NAME.npy or NAME_K.npy
     bool per_channel = true;
     models::quant::ActivationType activation_type = models::quant::ActivationType::int8;
+    // int32 biases behind DequantizeLinear; nothing: the device decides (quantize_bias_for).
+    std::optional<bool> quantize_bias;
     bool keep_io_types = false;  // float16 models: float32 inputs and outputs
 };
 
@@ -29,8 +32,13 @@ std::vector<BackendOption> ort_precision_option_list();
 // Throws UserError naming the option for a bad value; `reader` holds the backend's whole option list.
 OrtPrecisionOptions read_ort_precision_options(const OptionReader& reader);
 
+// Whether an int8 model for `device` gets int32 biases: the option where given, else on a CPU yes (its provider
+// fuses them into integer kernels) and on a GPU no (the CUDA provider has no int32 DequantizeLinear: the bias
+// would run on the CPU, with copies, and rule out CUDA graphs).
+bool quantize_bias_for(const OrtPrecisionOptions& options, DeviceKind device);
+
 // Every setting that changes the converted file, for the converted-model cache key.
 std::string fp16_settings_text(const OrtPrecisionOptions& options);
-std::string int8_settings_text(const OrtPrecisionOptions& options);
+std::string int8_settings_text(const OrtPrecisionOptions& options, DeviceKind device);
 
 }  // namespace inferbench

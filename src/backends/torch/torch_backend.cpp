@@ -131,7 +131,10 @@ public:
         config.batch_size = spec.batch_size;
         config.input_shape = options_.input_shape;
         device_index_ = spec.device.index;
-        if (cuda_) at::globalContext().setBenchmarkCuDNN(options_.cudnn_benchmark);
+        if (cuda_) {
+            at::globalContext().setBenchmarkCuDNN(options_.cudnn_benchmark);
+            at::globalContext().setAllowTF32CuBLAS(options_.tf32_matmul);
+        }
         c10::InferenceMode guard;
         model_ = load_torch_model(model_path, config);
         model_path_ = model_path;

@@ -9,6 +9,9 @@ std::vector<BackendOption> torch_option_list() {
         {"channels_last", "false", "NHWC memory format for 4-D inputs and the model"},
         {"cuda_graph", "false", "capture one inference in a CUDA graph and replay it (cuda only)"},
         {"cudnn_benchmark", "true", "let cuDNN pick its fastest algorithms during warm-up (cuda only)"},
+        {"tf32_matmul", "false",
+         "fp32 matrix products on TF32 tensor cores (cuda only; PyTorch's default is off, its convolutions use TF32; "
+         "onnxruntime's use_tf32 is on)"},
         {"autocast", "false", "keep fp32 weights; autocast runs eligible ops in the plan's fp16/bf16"},
         {"device_resident", "false", "inputs and outputs stay on the device: no transfers, compute only"},
         {"threads", "0", "CPU intra-op threads; 0: one per logical core (as ONNX Runtime)"},
@@ -25,6 +28,7 @@ TorchOptions parse_torch_options(const OptionMap& options) {
     parsed.channels_last = read.flag("channels_last");
     parsed.cuda_graph = read.flag("cuda_graph");
     parsed.cudnn_benchmark = read.flag("cudnn_benchmark");
+    parsed.tf32_matmul = read.flag("tf32_matmul");
     parsed.autocast = read.flag("autocast");
     parsed.device_resident = read.flag("device_resident");
     parsed.threads = read.count("threads");

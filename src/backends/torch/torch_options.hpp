@@ -13,6 +13,9 @@ struct TorchOptions {
     bool channels_last = false;    // NHWC memory format for 4-D inputs and weights
     bool cuda_graph = false;       // capture one inference in a CUDA graph and replay it
     bool cudnn_benchmark = true;   // let cuDNN time its algorithms during warm-up
+    // float32 matrix products (cuBLAS) on TF32 tensor cores. PyTorch's default is off (its convolutions use TF32
+    // by default); ONNX Runtime's CUDA provider's use_tf32 is on: float32 figures of the two differ by this.
+    bool tf32_matmul = false;
     bool autocast = false;         // keep fp32 weights and let autocast pick fp16/bf16 per op
     bool device_resident = false;  // inputs and outputs stay on the device: no H2D/D2H, compute only
     std::int64_t threads = 0;      // CPU intra-op threads; 0: one per logical core

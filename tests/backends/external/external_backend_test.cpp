@@ -87,6 +87,28 @@ TEST(ExternalBackend, HeaderIterationsAndDoneReachTheSink) {
         std::logic_error);
 }
 
+TEST(ExternalBackend, ReportedPreAndPostProcessingBecomeItsMeasuredMetrics) {
+    auto backend = make_generic();
+    EXPECT_TRUE(backend.measured_metrics().empty());
+    const auto spec = fake_spec("stages");
+    backend.load(spec.model, spec);
+    VectorSink sink(100);
+    backend.run_own_loop({0, 0, 0, 4, 100}, sink);
+    ASSERT_EQ(sink.records.size(), 4u);
+    const auto metrics = backend.measured_metrics();
+    ASSERT_EQ(metrics.size(), 4u);
+    EXPECT_EQ(metrics[0].value, 4);
+    EXPECT_EQ(metrics[2].name, "host_stage_pre_mean_ns");
+    EXPECT_EQ(metrics[2].value, 300'000);
+    EXPECT_EQ(metrics[3].value, 100'000);
+    // A runner that reports no stages stores none.
+    const auto plain = fake_spec("ok");
+    backend.load(plain.model, plain);
+    VectorSink ok(100);
+    backend.run_own_loop({0, 0, 0, 4, 100}, ok);
+    EXPECT_TRUE(backend.measured_metrics().empty());
+}
+
 TEST(ExternalBackend, TextLinesAreTheRunnersOwnOutput) {
     VectorSink sink(100);
     EXPECT_EQ(run_scenario("text", sink), "");

@@ -24,6 +24,48 @@ TEST(RunnerLine, IterationWithAndWithoutDeviceTimes) {
     EXPECT_EQ(host_only.record.compute_ns, kNotMeasured) << "absent means not measured";
 }
 
+TEST(RunnerLine, PreAndPostProcessingArePartsOfTheIteration) {
+    const auto both = parse_runner_line(R"({"type":"iteration","start_ns":1,"e2e_ns":100,"pre_ns":30,"post_ns":20})");
+    EXPECT_EQ(both.pre_ns, 30);
+    EXPECT_EQ(both.post_ns, 20);
+    const auto pre_only = parse_runner_line(R"({"type":"iteration","start_ns":1,"e2e_ns":100,"pre_ns":100})");
+    EXPECT_EQ(pre_only.pre_ns, 100);
+    EXPECT_EQ(pre_only.post_ns, kNotMeasured);
+    try {
+        parse_runner_line(R"({"type":"iteration","start_ns":1,"e2e_ns":100,"pre_ns":80,"post_ns":30})");
+        FAIL() << "stages longer than the iteration must be refused";
+    } catch (const ProtocolError& e) {
+        EXPECT_STREQ(e.what(),
+                     "pre_ns + post_ns (110 ns) exceed e2e_ns (100 ns): the stages are parts of the iteration");
+    }
+    EXPECT_THROW(parse_runner_line(R"({"type":"iteration","start_ns":1,"e2e_ns":100,"pre_ns":-1})"), ProtocolError);
+}
+
+TEST(HostStageTotals, MeansOverTheIterationsThatReportedAStage) {
+    HostStageTotals totals;
+    EXPECT_TRUE(totals.metrics().empty()) << "nothing reported, nothing stored";
+    totals.add(parse_runner_line(R"({"type":"iteration","start_ns":1,"e2e_ns":1000,"pre_ns":300,"post_ns":100})"));
+    totals.add(parse_runner_line(R"({"type":"iteration","start_ns":1,"e2e_ns":2000,"pre_ns":500,"post_ns":300})"));
+    totals.add(parse_runner_line(R"({"type":"iteration","start_ns":1,"e2e_ns":9000})"));  // reported none: left out
+    const auto both = totals.metrics();
+    ASSERT_EQ(both.size(), 4u);
+    EXPECT_EQ(both[0].name, "host_stage_iterations");
+    EXPECT_EQ(both[0].value, 2);
+    EXPECT_EQ(both[1].name, "host_stage_e2e_mean_ns");
+    EXPECT_EQ(both[1].value, 1500);
+    EXPECT_EQ(both[2].name, "host_stage_pre_mean_ns");
+    EXPECT_EQ(both[2].value, 400);
+    EXPECT_EQ(both[3].name, "host_stage_post_mean_ns");
+    EXPECT_EQ(both[3].value, 200);
+    // Post-processing reported by one iteration of two: its mean would be over another set than e2e's.
+    HostStageTotals partial;
+    partial.add(parse_runner_line(R"({"type":"iteration","start_ns":1,"e2e_ns":1000,"pre_ns":300,"post_ns":100})"));
+    partial.add(parse_runner_line(R"({"type":"iteration","start_ns":1,"e2e_ns":1000,"pre_ns":300})"));
+    const auto pre_only = partial.metrics();
+    ASSERT_EQ(pre_only.size(), 3u);
+    EXPECT_EQ(pre_only[2].name, "host_stage_pre_mean_ns");
+}
+
 TEST(RunnerLine, IterationTimesMustBeWholeNonNegativeNanoseconds) {
     EXPECT_THROW(parse_runner_line(R"({"type":"iteration","start_ns":1,"e2e_ns":2.5})"), ProtocolError);
     EXPECT_THROW(parse_runner_line(R"({"type":"iteration","start_ns":1,"e2e_ns":-3})"), ProtocolError);

@@ -125,6 +125,20 @@ def scenario_truncated(_request):
     iterations(2)
 
 
+def scenario_stages(request):
+    """Each iteration of about 1 ms reports 300 us of pre-processing and 100 us of post-processing."""
+    header()
+    count = request["min_iterations"]
+    lines = []
+    for _ in range(count):
+        start = time.monotonic_ns()
+        time.sleep(0.001)
+        lines.append(json.dumps({"type": "iteration", "start_ns": start, "e2e_ns": time.monotonic_ns() - start,
+                                 "pre_ns": 300_000, "post_ns": 100_000}))
+    sys.stdout.write("\n".join(lines) + "\n")
+    emit({"type": "done", "iterations": count})
+
+
 def scenario_miscount(_request):
     header()
     iterations(2)

@@ -158,6 +158,35 @@ TEST_F(OrtPrecisionTest, Int8OneOpModelsAgreeWithFloat32) {
     }
 }
 
+// A GPU cell's int8 model keeps its biases float32 (ONNX Runtime's CUDA provider has no int32 DequantizeLinear);
+// a CPU cell's has int32 biases; the option decides where given; each is its own cached file, and agrees.
+TEST_F(OrtPrecisionTest, BiasesAreInt32OnTheCpuAndFloatForAGpu) {
+    const fs::path model = write(conv_model());
+    const auto int32_biases = [](const std::string& path) {
+        const auto g = models::onnx::read_onnx_file(path).graph;
+        return std::count_if(g.nodes.begin(), g.nodes.end(), [&](const auto& n) {
+            return n.op_type == "DequantizeLinear" &&
+                   std::any_of(g.initializers.begin(), g.initializers.end(), [&](const auto& t) {
+                       return t.name == n.inputs[0] && t.data_type == models::onnx::DataType::int32;
+                   });
+        });
+    };
+    const ConvertedModel cpu = convert(model, Precision::int8);
+    EXPECT_EQ(int32_biases(cpu.model_path), 1);
+    spec_.device = Device{DeviceKind::cuda, 0};
+    const ConvertedModel gpu = convert(model, Precision::int8);
+    spec_.device = Device{};
+    EXPECT_NE(gpu.model_path, cpu.model_path);
+    EXPECT_EQ(int32_biases(gpu.model_path), 0);
+    EXPECT_GE(metric(gpu, kInt8CosineMetric), 0.999);
+    const ConvertedModel forced = convert(model, Precision::int8, {{"quantize_bias", "false"}});
+    EXPECT_EQ(forced.model_path, gpu.model_path) << "the same settings give the same cached file";
+    const auto agreement = compare_outputs(run(forced.model_path), run(model.string()));
+    ASSERT_EQ(agreement.size(), 1U);
+    EXPECT_LE(agreement[0].max_abs_error, 0.05 * agreement[0].reference_max);
+    EXPECT_THROW(convert(model, Precision::int8, {{"quantize_bias", "maybe"}}), UserError);
+}
+
 TEST_F(OrtPrecisionTest, EveryCalibrationMethodAndActivationType) {
     const fs::path model = write(residual_model());
     for (const char* method : {"minmax", "percentile", "entropy"}) {
