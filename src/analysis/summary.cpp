@@ -8,6 +8,7 @@
 #include "analysis/default_run.hpp"
 #include "analysis/placement.hpp"
 #include "core/error.hpp"
+#include "core/load_metrics.hpp"
 #include "core/model_metrics.hpp"
 #include "core/quantization_metrics.hpp"
 #include "core/units.hpp"
@@ -101,8 +102,17 @@ ModelFigures model_figures(std::span<const store::Metric> metrics) {
 // Figures a tool's log gave in place of iterations (not the model-cost figures every run stores).
 bool has_tool_figures(std::span<const store::Metric> metrics) {
     return std::any_of(metrics.begin(), metrics.end(), [](const store::Metric& m) {
-        return !m.name.starts_with(model_metrics::kPrefix) && !m.name.starts_with(quantization_metrics::kPrefix);
+        return !m.name.starts_with(model_metrics::kPrefix) && !m.name.starts_with(quantization_metrics::kPrefix) &&
+               !load_metrics::is_load_metric(m.name);
     });
+}
+
+LoadFigures load_figures(std::span<const store::Metric> metrics) {
+    LoadFigures load;
+    load.compile_seconds = find_metric(metrics, load_metrics::kCompileSeconds);
+    if (const auto hit = find_metric(metrics, load_metrics::kCompileCacheHit)) load.compile_cache_hit = *hit != 0;
+    load.cuda_graph_fallback = find_metric(metrics, load_metrics::kCudaGraphFallback).value_or(0) != 0;
+    return load;
 }
 
 // Power, energy, clocks, heat, memory and CPU from the benchmark's telemetry samples, and their warnings.
@@ -125,6 +135,17 @@ void add_telemetry(std::span<const GpuSample> all_gpu, std::span<const CpuSample
 std::optional<double> ModelFigures::achieved_flops_per_s(double throughput_per_s) const {
     if (!flops_per_inference || throughput_per_s <= 0) return std::nullopt;
     return *flops_per_inference * throughput_per_s;
+}
+
+std::vector<std::string> LoadFigures::notes() const {
+    std::vector<std::string> notes;
+    if (compile_cache_hit.value_or(false)) {
+        notes.push_back("compiled file from the cache: its compile is not in the load time");
+    } else if (compile_seconds) {
+        notes.push_back(fmt::format("load includes a {:.1f} s compile", *compile_seconds));
+    }
+    if (cuda_graph_fallback) notes.push_back("no CUDA graph: capture failed, measured without one (see the stored output)");
+    return notes;
 }
 
 bool ModelFigures::cost_complete() const {
@@ -179,6 +200,7 @@ BenchmarkSummary summarize_measured(const store::MeasuredBenchmark& measured) {
     summary.model = model_figures(measured.metrics);
     summary.quantization = {find_metric(measured.metrics, quantization_metrics::kOutputCosine),
                             find_metric(measured.metrics, quantization_metrics::kTop1Agreement)};
+    summary.load = load_figures(measured.metrics);
     add_telemetry(measured.gpu_samples, measured.cpu_samples, measured.telemetry_sources, summary);
     if (auto placement = placement_warning(measured.record.device, measured.layer_times))
         summary.warnings.push_back(std::move(*placement));

@@ -35,6 +35,15 @@ struct QuantizationFigures {
     std::optional<double> top1_agreement;
 };
 
+// How the backend loaded the model (core/load_metrics.hpp), where stored.
+struct LoadFigures {
+    std::optional<double> compile_seconds;  // part of the load time
+    std::optional<bool> compile_cache_hit;
+    bool cuda_graph_fallback = false;  // asked for, not capturable: measured without a graph
+    // "load includes a 41.2 s compile", "compiled file from the cache", "no CUDA graph: ..."; empty: nothing to say.
+    std::vector<std::string> notes() const;
+};
+
 struct BenchmarkSummary {
     store::BenchmarkRecord benchmark;
     RunContext run;                         // set by summarize_run
@@ -47,6 +56,7 @@ struct BenchmarkSummary {
     TelemetrySummary telemetry;             // empty where no samples were stored
     ModelFigures model;                     // from the stored model-cost metrics, where computed
     QuantizationFigures quantization;       // int8 models inferbench made
+    LoadFigures load;                       // a compile counted in the load time, a CUDA graph not captured
     std::vector<std::string> warnings;
 };
 

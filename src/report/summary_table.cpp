@@ -53,6 +53,8 @@ std::string note(const analysis::BenchmarkSummary& s) {
         if (q.top1_agreement) agreement += fmt::format(", top-1 {:.1f}%", *q.top1_agreement * 100);
         notes.push_back(std::move(agreement));
     }
+    const auto load_notes = s.load.notes();
+    notes.insert(notes.end(), load_notes.begin(), load_notes.end());
     return join(notes, "; ");
 }
 
