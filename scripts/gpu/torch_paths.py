@@ -155,23 +155,25 @@ def stage_compile(args, budget):
         while startable and len(running) < args.jobs and budget.left() > args.min_job_s:
             path, argv = startable.pop(0)
             pending.remove((path, argv))
-            log_path = os.path.join(args.out, "logs", os.path.basename(path)[:-5] + ".log")
-            err = open(log_path, "w")
-            running[path] = (subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=err, env=env, text=True),
-                             err, time.monotonic())
+            # Files, not pipes: a compile that prints much must not block on a pipe nobody reads yet.
+            log_path = os.path.join(args.out, "logs", os.path.basename(path)[:-5])
+            out, err = open(log_path + ".out", "w+"), open(log_path + ".log", "w")
+            running[path] = (subprocess.Popen(argv, stdout=out, stderr=err, env=env), (out, err), time.monotonic())
         if not running:
             if pending and budget.left() > args.min_job_s:  # warm-ups whose exports all failed to answer
                 log(f"compile: {len(pending)} warm-ups wait for exports that gave no answer; retried next call")
             break
-        for path, (child, err, began) in list(running.items()):
+        for path, (child, files, began) in list(running.items()):
             if child.poll() is None and budget.left() > TABLES_RESERVE_S:
                 continue
             if child.poll() is None:
                 child.kill()
-            out = child.communicate()[0]
-            err.close()
+            child.wait()
+            files[0].seek(0)
+            answer = last_json(files[0].read())
+            for f in files:
+                f.close()
             del running[path]
-            answer = last_json(out)
             name = os.path.basename(path)[:-5]
             if child.returncode == 0 and answer and "error" not in answer:
                 write_json(path, answer)

@@ -92,7 +92,8 @@ TEST(AotiE2E, WithoutTheModuleListBackendsSaysWhatItNeeds) {
     const auto listed = dir.run("list backends --json");
     ASSERT_EQ(listed.exit_code, 0) << listed.err;
     bool found = false;
-    for (const auto& row : nlohmann::json::parse(listed.out)["rows"]) {
+    const auto doc = nlohmann::json::parse(listed.out);
+    for (const auto& row : doc["rows"]) {
         if (row.value("name", "") != "torch-aoti") continue;
         found = true;
         if (row.dump().find("not built") == std::string::npos) GTEST_SKIP() << "a real torch-aoti module is built here";
