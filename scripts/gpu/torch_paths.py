@@ -33,17 +33,16 @@ import subprocess
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from torch_paths_reference import (BATCHES, MODELS, PRECISIONS, ROOT, cell_name, cells, last_json,  # noqa: E402
+                                   read_json, write_json)
+
+REFERENCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch_paths_reference.py")
 EXPORTER = os.path.join(ROOT, "runners", "torch_export.py")
 CACHE_HOME = os.environ.get("XDG_CACHE_HOME", "/tmp/inferbench-cache")
 MODEL_CACHE = os.path.join(CACHE_HOME, "inferbench", "models")
 PACKAGE_CACHE = os.path.join(MODEL_CACHE, "converted", "torch_export")  # where torch-aoti keeps its packages
 
-# name in the tables -> the model spec every PyTorch path reads.
-MODELS = {"resnet50": "torchvision:resnet50", "bert-large": "hf:bert-large-uncased",
-          "convnext-t": "timm:convnext_tiny", "vit-b16": "torchvision:vit_b_16"}
-PRECISIONS = ("fp16", "bf16")
-BATCHES = (1, 32)
 BACKENDS = ("torch-eager", "torch-compile", "torch-aoti", "torch", "onnxruntime")
 # The path each backend is held against, and whether the comparison is like for like (flagged past 3%).
 REFERENCE_OF = {"torch-eager": ("eager", True), "torch-compile": ("compile", True), "torch-aoti": ("aoti", True),
@@ -62,14 +61,6 @@ class Budget:
 
     def left(self):
         return self.end - time.monotonic()
-
-
-def cells():
-    return [(m, p, b) for m in MODELS for p in PRECISIONS for b in BATCHES]
-
-
-def cell_name(model, precision, batch):
-    return f"{model}-{precision}-b{batch}"
 
 
 # ---------------------------------------------------------------- build
@@ -126,7 +117,7 @@ def compile_jobs(args):
         jobs.append((os.path.join(args.out, "exports", f"onnx-{model}.json"), export_job("onnx", spec, "fp32", "dynamic")))
     for model, precision, batch in cells():
         jobs.append((os.path.join(args.out, "exports", f"warm-{cell_name(model, precision, batch)}.json"),
-                     [sys.executable, os.path.abspath(__file__), args.out, "--warm", model, precision, str(batch)]))
+                     [sys.executable, REFERENCE, args.out, "warm", model, precision, str(batch)]))
     return [(path, argv) for path, argv in jobs if not os.path.exists(path)]
 
 
@@ -189,186 +180,6 @@ def stage_compile(args, budget):
     return not pending and not compile_jobs(args)
 
 
-def last_json(text):
-    for line in reversed((text or "").splitlines()):
-        line = line.strip()
-        if line.startswith("{"):
-            try:
-                return json.loads(line)
-            except ValueError:
-                return None
-    return None
-
-
-def write_json(path, obj):
-    with open(path + ".tmp", "w") as f:
-        json.dump(obj, f, indent=1)
-    os.replace(path + ".tmp", path)
-
-
-def read_json(path):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
-
-
-# ---------------------------------------------------------------- the models as plain PyTorch builds them
-
-def build_model(torch, model):
-    """The nn.Module of `model` with random weights, as the specs name it (no hub access)."""
-    if model == "resnet50":
-        import torchvision
-        return torchvision.models.resnet50(weights=None)
-    if model == "vit-b16":
-        import torchvision
-        return torchvision.models.vit_b_16(weights=None)
-    if model == "convnext-t":
-        import timm
-        return timm.create_model("convnext_tiny", pretrained=False)
-    import transformers
-    config_path = os.path.join(ROOT, "data", "hf_configs", "bert-large-uncased.json")
-    if os.path.exists(config_path):
-        config = transformers.BertConfig.from_json_file(config_path)
-    else:  # the published bert-large-uncased configuration
-        config = transformers.BertConfig(vocab_size=30522, hidden_size=1024, num_hidden_layers=24,
-                                         num_attention_heads=16, intermediate_size=4096, max_position_embeddings=512)
-    return transformers.BertModel(config)
-
-
-def make_inputs(torch, declared, device):
-    """Inputs as the exporter declared them for the package (names, dtypes, shapes), random."""
-    tensors = {}
-    for item in declared:
-        dtype = getattr(torch, item["dtype"])
-        shape = item["shape"]
-        if dtype.is_floating_point:
-            tensors[item["name"]] = torch.randn(shape, device=device).to(dtype)
-        elif "mask" in item["name"]:
-            tensors[item["name"]] = torch.ones(shape, dtype=dtype, device=device)
-        else:
-            tensors[item["name"]] = torch.randint(0, 2 if "type" in item["name"] else 1000, shape, dtype=dtype,
-                                                  device=device)
-    return tensors
-
-
-def call(fn, inputs, positional=False):
-    """An nn.Module by its inputs' names (x, input_ids, attention_mask, ...), else in the declared order."""
-    if positional:
-        return fn(*inputs.values())
-    try:
-        return fn(**inputs)
-    except TypeError:
-        return fn(*inputs.values())
-
-
-def time_calls(torch, fn, inputs, positional=False, warmup=10, iterations=50):
-    """Median, p10 and p90 of CUDA-event times around single calls, in ms."""
-    for _ in range(warmup):
-        call(fn, inputs, positional)
-    torch.cuda.synchronize()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    times = []
-    for _ in range(iterations):
-        start.record()
-        call(fn, inputs, positional)
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    times.sort()
-    return {"median_ms": statistics.median(times), "p10_ms": times[len(times) // 10],
-            "p90_ms": times[(9 * len(times)) // 10], "calls": len(times)}
-
-
-def declared_inputs(out, model, precision, batch):
-    """The inputs the exporter declared for the cell's package; else its ONNX file's, at the cell's batch and
-    precision (so that eager and compiled references do not depend on the package). Raises RuntimeError."""
-    answer = read_json(os.path.join(out, "exports", f"pt2-{cell_name(model, precision, batch)}.json")) or {}
-    if answer.get("inputs"):
-        return answer["inputs"]
-    onnx = read_json(os.path.join(out, "exports", f"onnx-{model}.json")) or {}
-    if not onnx.get("inputs"):
-        raise RuntimeError(f"no inputs declared for {cell_name(model, precision, batch)}: "
-                           f"{answer.get('error') or onnx.get('error') or 'not exported yet'}")
-    inputs = []
-    for item in onnx["inputs"]:
-        floating = item["dtype"].startswith("float")
-        shape = [batch if d == 0 else (n if isinstance(n, int) else 1) for d, n in enumerate(item["shape"])]
-        inputs.append({"name": item["name"], "shape": shape,
-                       "dtype": {"fp16": "float16", "bf16": "bfloat16"}[precision] if floating else item["dtype"]})
-    return inputs
-
-
-def prepared(torch, model, precision):
-    torch.backends.cudnn.benchmark = True
-    dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}[precision]
-    return build_model(torch, model).eval().to(device="cuda", dtype=dtype)
-
-
-def warm(out, model, precision, batch):
-    """Compiles `model` with torch.compile(mode="reduce-overhead") as the reference does, filling Inductor's cache."""
-    import torch
-    began = time.monotonic()
-    try:
-        inputs = make_inputs(torch, declared_inputs(out, model, precision, batch), "cuda")
-    except RuntimeError as error:
-        print(json.dumps({"error": str(error)}))
-        return 1
-    with torch.inference_mode():
-        compiled = torch.compile(prepared(torch, model, precision), mode="reduce-overhead")
-        for _ in range(3):
-            call(compiled, inputs)
-    torch.cuda.synchronize()
-    print(json.dumps({"warmed": cell_name(model, precision, batch), "seconds": round(time.monotonic() - began, 1)}))
-    return 0
-
-
-def reference_cell(torch, out, module, model, precision, batch):
-    """Eager, torch.compile(mode="reduce-overhead") and the package loaded in Python; an error per path."""
-    row = {}
-    inputs = make_inputs(torch, declared_inputs(out, model, precision, batch), "cuda")
-    package = read_json(os.path.join(out, "exports", f"pt2-{cell_name(model, precision, batch)}.json")) or {}
-    paths = {"eager": lambda: (module, False), "compile": lambda: (torch.compile(module, mode="reduce-overhead"), False),
-             "aoti": lambda: (torch._inductor.aoti_load_package(package["path"]), True)}
-    for path, make in paths.items():
-        try:
-            if path == "aoti" and "path" not in package:
-                raise RuntimeError(package.get("error", "no package"))
-            with torch.inference_mode():
-                began = time.monotonic()
-                fn, positional = make()
-                call(fn, inputs, positional)
-                row[f"{path}_first_call_s"] = round(time.monotonic() - began, 2)
-                row[path] = time_calls(torch, fn, inputs, positional)
-        except Exception as error:  # noqa: BLE001 - one path's failure is that path's result
-            row[f"{path}_error"] = f"{type(error).__name__}: {str(error).splitlines()[0][:200] if str(error) else ''}"
-        torch.cuda.empty_cache()
-    return row
-
-
-def reference(out, model):
-    """One model's plain-PyTorch times for every precision and batch: eager, compiled, the AOTI package."""
-    import torch
-    results = {"torch": torch.__version__, "gpu": torch.cuda.get_device_name(0), "cells": {}}
-    for precision in PRECISIONS:
-        module = prepared(torch, model, precision)
-        for batch in BATCHES:
-            name = cell_name(model, precision, batch)
-            try:
-                row = reference_cell(torch, out, module, model, precision, batch)
-            except RuntimeError as error:
-                row = {"error": str(error)}
-            results["cells"][name] = row
-            print(f"reference {name}: " + ", ".join(
-                f"{k} {row[k]['median_ms']:.3f} ms" if k in row else f"{k} {row.get(k + '_error', row.get('error'))}"
-                for k in ("eager", "compile", "aoti")), file=sys.stderr)
-        del module
-        torch.cuda.empty_cache()
-    print(json.dumps(results))
-    return 0
-
-
 def stage_reference(args, budget):
     for model in MODELS:
         path = os.path.join(args.out, "reference", f"{model}.json")
@@ -378,7 +189,7 @@ def stage_reference(args, budget):
             return False
         log(f"reference: {model} (eager, torch.compile reduce-overhead, the AOTI package; CUDA events)")
         with open(os.path.join(args.out, "logs", f"reference-{model}.log"), "w") as err:
-            child = subprocess.Popen([sys.executable, os.path.abspath(__file__), args.out, "--reference", model],
+            child = subprocess.Popen([sys.executable, REFERENCE, args.out, "reference", model],
                                      stdout=subprocess.PIPE, stderr=err, text=True,
                                      env=dict(os.environ, XDG_CACHE_HOME=CACHE_HOME))
             try:
@@ -515,57 +326,71 @@ def figure_cell(row):
     return f"{row['compute_ms']:.3f} ({row['e2e_ms']:.3f})"
 
 
-def stage_tables(args):
-    rows = inferbench_rows(args.out)
-    refs = {m: read_json(os.path.join(args.out, "reference", f"{m}.json")) or {} for m in MODELS}
-    lines = ["# PyTorch's deployment paths through inferbench, and plain PyTorch beside them", "",
-             "GPU compute median in ms (CUDA events around the model's run), end-to-end median in brackets (host "
+HEADER = "| model | precision | batch | "
+
+
+def figures_table(rows):
+    lines = ["GPU compute median in ms (CUDA events around the model's run), end-to-end median in brackets (host "
              "inputs in, host outputs out: H2D + compute + D2H and the host's share).", "",
-             "| model | precision | batch | " + " | ".join(BACKENDS) + " |",
-             "|---|---|---:|" + "---|" * len(BACKENDS)]
+             HEADER + " | ".join(BACKENDS) + " |", "|---|---|---:|" + "---|" * len(BACKENDS)]
     for model, precision, batch in cells():
         lines.append(f"| {model} | {precision} | {batch} | " + " | ".join(
             figure_cell(rows.get((model, precision, batch, b))) for b in BACKENDS) + " |")
-    lines += ["", "## inferbench against plain PyTorch", "",
-              f"inferbench's GPU compute median / the reference's (the same model, precision and batch; CUDA events "
-              f"around single calls, median of 50 after 10 warm-up calls). torch-eager and torch are held against "
-              f"eager PyTorch, torch-compile against torch.compile(mode=\"reduce-overhead\"), torch-aoti against the "
-              f"same .pt2 package loaded in Python (torch._inductor.aoti_load_package); onnxruntime is another "
-              f"runtime, shown against eager for scale and not flagged. ⚠: more than {FLAG_RATIO:.0%} apart.", "",
-              "| model | precision | batch | reference eager / compile / aoti ms | " + " | ".join(BACKENDS) + " |",
-              "|---|---|---:|---|" + "---|" * len(BACKENDS)]
-    flagged = []
+    return lines
+
+
+def ratio_cell(row, ref, backend, name, flagged):
+    path, like_for_like = REFERENCE_OF[backend]
+    if not row or row["compute_ms"] is None or path not in ref:
+        return "–"
+    ratio = row["compute_ms"] / ref[path]["median_ms"]
+    flag = like_for_like and abs(ratio - 1) > FLAG_RATIO
+    if flag:
+        flagged.append(f"{name} {backend}: {ratio:.3f}")
+    return f"{ratio:.3f}{' ⚠' if flag else ''}"
+
+
+def reference_table(rows, refs, flagged):
+    lines = [f"inferbench's GPU compute median / the reference's (the same model, precision and batch; CUDA events "
+             f"around single calls, median of 50 after 10 warm-up calls). torch-eager and torch are held against "
+             f"eager PyTorch, torch-compile against torch.compile(mode=\"reduce-overhead\"), torch-aoti against the "
+             f"same .pt2 package loaded in Python (torch._inductor.aoti_load_package); onnxruntime is another "
+             f"runtime, shown against eager for scale and not flagged. ⚠: more than {FLAG_RATIO:.0%} apart.", "",
+             HEADER + "reference eager / compile / aoti ms | " + " | ".join(BACKENDS) + " |",
+             "|---|---|---:|---|" + "---|" * len(BACKENDS)]
     for model, precision, batch in cells():
-        ref = refs[model].get("cells", {}).get(cell_name(model, precision, batch), {})
+        name = cell_name(model, precision, batch)
+        ref = refs[model].get("cells", {}).get(name, {})
         ref_text = " / ".join(f"{ref[k]['median_ms']:.3f}" if k in ref else "–" for k in ("eager", "compile", "aoti"))
         if "error" in ref or "error" in refs[model]:
             ref_text = short(ref.get("error") or refs[model].get("error"))
-        cols = []
-        for backend in BACKENDS:
-            row = rows.get((model, precision, batch, backend))
-            path, like_for_like = REFERENCE_OF[backend]
-            if not row or row["compute_ms"] is None or path not in ref:
-                cols.append("–")
-                continue
-            ratio = row["compute_ms"] / ref[path]["median_ms"]
-            flag = like_for_like and abs(ratio - 1) > FLAG_RATIO
-            if flag:
-                flagged.append(f"{cell_name(model, precision, batch)} {backend}: {ratio:.3f}")
-            cols.append(f"{ratio:.3f}{' ⚠' if flag else ''}")
+        cols = [ratio_cell(rows.get((model, precision, batch, b)), ref, b, name, flagged) for b in BACKENDS]
         lines.append(f"| {model} | {precision} | {batch} | {ref_text} | " + " | ".join(cols) + " |")
-    lines += ["", "## Load times (s): the worker's load, torch-aoti's including its package compile (or cache lookup)",
-              "", "| model | precision | batch | " + " | ".join(BACKENDS) + " |", "|---|---|---:|" + "---|" * len(BACKENDS)]
-    for model, precision, batch in cells():
-        lines.append(f"| {model} | {precision} | {batch} | " + " | ".join(
-            f"{rows[(model, precision, batch, b)]['load_s']:.1f}"
-            if rows.get((model, precision, batch, b), {}).get("load_s") is not None else "–" for b in BACKENDS) + " |")
+    return lines
+
+
+def load_table(out, rows):
+    lines = [HEADER + " | ".join(BACKENDS) + " |", "|---|---|---:|" + "---|" * len(BACKENDS)]
     packages = []
     for model, precision, batch in cells():
-        answer = read_json(os.path.join(args.out, "exports", f"pt2-{cell_name(model, precision, batch)}.json")) or {}
+        loads = [rows.get((model, precision, batch, b), {}).get("load_s") for b in BACKENDS]
+        lines.append(f"| {model} | {precision} | {batch} | " +
+                     " | ".join("–" if s is None else f"{s:.1f}" for s in loads) + " |")
+        answer = read_json(os.path.join(out, "exports", f"pt2-{cell_name(model, precision, batch)}.json")) or {}
         packages.append(f"{cell_name(model, precision, batch)}: " + (
             f"{answer['seconds']:.1f} s{' (cache hit)' if answer.get('cache_hit') else ''}" if "seconds" in answer
             else short(answer.get("error", "not compiled yet"), 120)))
-    lines += ["", "AOTInductor package compiles (torch_export.py): " + "; ".join(packages), ""]
+    return lines + ["", "AOTInductor package compiles (torch_export.py): " + "; ".join(packages)]
+
+
+def stage_tables(args):
+    rows = inferbench_rows(args.out)
+    refs = {m: read_json(os.path.join(args.out, "reference", f"{m}.json")) or {} for m in MODELS}
+    flagged = []
+    lines = (["# PyTorch's deployment paths through inferbench, and plain PyTorch beside them", ""] + figures_table(rows)
+             + ["", "## inferbench against plain PyTorch", ""] + reference_table(rows, refs, flagged)
+             + ["", "## Load times (s): the worker's load, torch-aoti's with its package compile (or cache lookup)", ""]
+             + load_table(args.out, rows) + [""])
     if flagged:
         lines += [f"Flagged (> {FLAG_RATIO:.0%}): " + "; ".join(flagged), ""]
     text = "\n".join(lines)
@@ -585,18 +410,12 @@ def parse_args():
     p.add_argument("--min-job-s", type=float, default=45, help="do not start a compile or a model with less left")
     p.add_argument("--inferbench", help="the inferbench executable (default: dist/inferbench)")
     p.add_argument("--print-plan", action="store_true", help="print the plan for the exports done so far, and stop")
-    p.add_argument("--warm", nargs=3, metavar=("MODEL", "PRECISION", "BATCH"), help=argparse.SUPPRESS)
-    p.add_argument("--reference", metavar="MODEL", help=argparse.SUPPRESS)
     return p.parse_args()
 
 
 def main():
     args = parse_args()
     args.out = os.path.abspath(args.out)
-    if args.warm:
-        return warm(args.out, args.warm[0], args.warm[1], int(args.warm[2]))
-    if args.reference:
-        return reference(args.out, args.reference)
     for sub in ("exports", "reference", "logs"):
         os.makedirs(os.path.join(args.out, sub), exist_ok=True)
     if args.print_plan:
