@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Packs a built inferbench into one folder that runs on another x86-64 Linux machine without this
 # machine's -dev packages: the executable, its backend modules and runners, the shared libraries it
-# needs beyond the C/C++ runtime (next to it in lib/), and fmt's headers (include/) so that backend
+# needs beyond the C/C++ runtime (next to it in lib/), and fmt's and nlohmann_json's headers (include/) so that backend
 # modules can be compiled there against a framework that exists only there (see scripts/gpu-verify.sh).
 #   scripts/bundle.sh [BUILD_DIR] [OUT_DIR]      defaults: build/release dist
 set -euo pipefail
@@ -14,9 +14,10 @@ out=${2:-$root/dist}
 rm -rf "$out"
 mkdir -p "$out/lib" "$out/backends" "$out/include"
 cp "$build/inferbench" "$out/"
-# Left out: the torch module (built there against the LibTorch that has CUDA). The ONNX Runtime module
-# comes with its runtime (below), the CPU reference of `models check` there.
-find "$build/backends" -maxdepth 1 -name 'libinferbench_backend_*.so' ! -name '*_torch.so' -exec cp {} "$out/backends/" \;
+# Left out: the torch and torch-aoti modules (built there against the LibTorch that has CUDA). The ONNX
+# Runtime module comes with its runtime (below), the CPU reference of `models check` there.
+find "$build/backends" -maxdepth 1 -name 'libinferbench_backend_*.so' ! -name '*_torch.so' ! -name '*_torch-aoti.so' \
+  -exec cp {} "$out/backends/" \;
 # The CUDA probe module (built where nvcc is found; the CUDA runtime inside, cuBLASLt opened at run time).
 [ -f "$build/libinferbench_probe_cuda.so" ] && cp "$build/libinferbench_probe_cuda.so" "$out/"
 [ -d "$build/runners" ] && cp -r "$build/runners" "$out/"
@@ -44,5 +45,5 @@ if [ -f "$build/backends/libinferbench_backend_onnxruntime.so" ]; then
     echo "bundle: with ONNX Runtime's CUDA provider: $out/lib/libonnxruntime_providers_*.so"
   fi
 fi
-cp -r /usr/include/fmt "$out/include/"
+cp -r /usr/include/fmt /usr/include/nlohmann "$out/include/"
 echo "bundle: $out ($(du -sh "$out" | cut -f1)); run with LD_LIBRARY_PATH=$out/lib $out/inferbench"

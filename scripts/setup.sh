@@ -1,41 +1,85 @@
 #!/usr/bin/env bash
-# Sets up inferbench on Debian 12: installs the Debian packages the build, the benchmarks and the
-# tests need (only those missing; LibTorch 1.13 for the torch backend, python3-torch for the PyTorch
-# runner, python3-torchvision and python3-onnx to export the corpus of real-world ONNX files
-# (scripts/corpus/export_corpus.py), libxlsxwriter and gnuplot for reports, unzip for the workbook tests, Chromium for the HTML report's test), provisions ONNX Runtime (scripts/fetch-onnxruntime.sh) and uPlot (scripts/fetch-uplot.sh), then
-# configures and builds. Non-interactive and idempotent: a second run only rebuilds what changed.
+# Sets up inferbench on Debian 12 or Ubuntu 22.04/24.04: installs the distribution packages the build, the
+# benchmarks and the tests need (only those missing; LibTorch 1.13 for the torch backend where no better one
+# is here, python3-torch for the PyTorch runners, python3-torchvision and python3-onnx to export the corpus of
+# real-world ONNX files (scripts/corpus/export_corpus.py), libxlsxwriter and gnuplot for reports, unzip for the
+# workbook tests, Chromium for the HTML report's test), picks the LibTorch the torch and torch-aoti backends
+# build against (scripts/pick-libtorch.sh: python3's PyTorch's own when it has CUDA or is 2.6 or newer, else
+# the system's) and says which, provisions ONNX Runtime (scripts/fetch-onnxruntime.sh) and uPlot
+# (scripts/fetch-uplot.sh), then configures and builds. Non-interactive and idempotent: a second run only
+# rebuilds what changed. Packages an archive lacks (Ubuntu has no libtorch-dev; its chromium is a snap, which
+# only a test needs) are left out with a note: the main job needs none of them.
 #   scripts/setup.sh            release build in build/release
 #   INFERBENCH_PRESET=debug scripts/setup.sh   (or asan)
+#   INFERBENCH_LIBTORCH=/path/to/libtorch scripts/setup.sh   (a LibTorch of your choosing)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 preset=${INFERBENCH_PRESET:-release}
+os_id=$(. /etc/os-release 2>/dev/null && echo "${ID:-unknown}")
 
-packages=(
+# What the build, the benchmarks and the reports need: in Debian 12 and Ubuntu 22.04/24.04 alike.
+required=(
   build-essential cmake ninja-build pkg-config git ca-certificates
   libyaml-cpp-dev libcli11-dev nlohmann-json3-dev libfmt-dev libsqlite3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libtorch-dev python3-torch python3-torchvision python3-onnx
-  libxlsxwriter-dev gnuplot-nox fonts-dejavu-core chromium unzip
+  libxlsxwriter-dev gnuplot-nox fonts-dejavu-core unzip
 )
-command -v npm >/dev/null 2>&1 || packages+=(npm)
+command -v npm >/dev/null 2>&1 || required+=(npm)
+# Wanted where the archive has them: the PyTorch the tests and the corpus use, Chromium for one test.
+optional=(python3-torch python3-torchvision python3-onnx)
+# Ubuntu's chromium package only installs the snap, which a headless server need not carry.
+[ "$os_id" = ubuntu ] || optional+=(chromium)
 
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
+# The LibTorch first: Debian's libtorch-dev is needed only where nothing better is here.
+{ read -r torch_dir; read -r torch_why; } < <("$root/scripts/pick-libtorch.sh")
+case "$torch_dir" in
+  "" | /usr/lib/*) optional=(libtorch-dev "${optional[@]}") ;;
+esac
+
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+missing=() missing_optional=()
+for p in "${required[@]}"; do installed "$p" || missing+=("$p"); done
+for p in "${optional[@]}"; do installed "$p" || missing_optional+=("$p"); done
+if ((${#missing[@]} + ${#missing_optional[@]})); then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  echo "setup: installing ${missing[*]}"
   $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  for p in "${missing_optional[@]}"; do
+    if apt-cache show --no-all-versions "$p" >/dev/null 2>&1; then
+      missing+=("$p")
+    else
+      echo "setup: $p is not in this system's package archive; left out (only tests and the corpus use it)"
+    fi
+  done
+  if ((${#missing[@]})); then
+    echo "setup: installing ${missing[*]}"
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+fi
+# libtorch-dev may just have come: ask again.
+{ read -r torch_dir; read -r torch_why; } < <("$root/scripts/pick-libtorch.sh")
+
+# The presets need CMake 3.25; Ubuntu 22.04 has 3.22: a newer one from pip, where pip is.
+cmake_version=$(cmake --version | sed -n '1s/[^0-9]*\([0-9][0-9.]*\).*/\1/p')
+if [ "$(printf '%s\n' 3.25 "$cmake_version" | sort -V | head -1)" != 3.25 ]; then
+  echo "setup: CMake $cmake_version is older than the 3.25 inferbench needs; installing a newer one with pip (--user)"
+  python3 -m pip install --user --quiet 'cmake>=3.25' ||
+    { echo "setup: could not install CMake >= 3.25; install it (Kitware's apt repository, or pip install cmake) and rerun" >&2; exit 1; }
+  export PATH="$HOME/.local/bin:$PATH"
 fi
 
 "$root/scripts/fetch-onnxruntime.sh"
 "$root/scripts/fetch-uplot.sh"
 
+echo "setup: LibTorch: $torch_why"
+torch_args=()
+[ -z "$torch_dir" ] || torch_args=(-DTorch_DIR="$torch_dir")
 cd "$root"
-cmake --preset "$preset" >/dev/null
+cmake --preset "$preset" "${torch_args[@]}" >/dev/null
 cmake --build --preset "$preset" -j "$(nproc)"
-echo "setup: built build/$preset/inferbench"
+built=()
+for backend in torch torch-aoti; do
+  [ -f "build/$preset/backends/libinferbench_backend_$backend.so" ] && built+=("$backend")
+done
+echo "setup: built build/$preset/inferbench${built:+ with the ${built[*]} backend(s)}"

@@ -3,7 +3,7 @@
 # dependencies: builds the GPU backend modules there against that LibTorch, then measures.
 #   1. here:  scripts/setup.sh && scripts/bundle.sh            (dist/: the CLI and its libraries)
 #   2. there: scripts/gpu/verify.sh OUT_DIR STAGE...
-# Stages: build (the torch module), reference (plain PyTorch figures), resnet50, sweep, bert, compute-check,
+# Stages: build (the torch and torch-aoti modules), reference (plain PyTorch figures), resnet50, sweep, bert, compute-check,
 # overhead, device-times, telemetry, probe (measured ceilings beside PyTorch's), roofline, layers (per-layer
 # times on the roofline), torch-vs-pytorch (every corpus model: the torch backend beside PyTorch's CUDA graph).
 # Every result lands in OUT_DIR (results.db, logs, JSON).
@@ -22,9 +22,15 @@ stage_build() {
     torch_prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')
     cmake -S "$root" -B "$root/build/gpu" -G Ninja -DCMAKE_BUILD_TYPE=Release -DINFERBENCH_MODULES_ONLY=ON \
         -DINFERBENCH_WITH_ONNXRUNTIME=OFF -DINFERBENCH_FMT_INCLUDE_DIR="$dist/include" \
+        -DINFERBENCH_JSON_INCLUDE_DIR="$dist/include" \
         -DCMAKE_PREFIX_PATH="$torch_prefix" >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; return 1; }
     cmake --build "$root/build/gpu" -j "$(nproc)" >"$out/build.log" 2>&1 || { grep -m 20 error "$out/build.log"; return 1; }
-    cp "$root/build/gpu/backends/"libinferbench_backend_*.so "$dist/backends/"
+    # The LibTorch modules (torch, torch-aoti: the latter where this LibTorch has the AOTInductor loader).
+    for module in torch torch-aoti; do
+        if [ -f "$root/build/gpu/backends/libinferbench_backend_$module.so" ]; then
+            cp "$root/build/gpu/backends/libinferbench_backend_$module.so" "$dist/backends/"
+        fi
+    done
     nvidia-smi -q >"$out/nvidia-smi-q.txt"
     "$inferbench" list backends | tee "$out/backends.txt"
 }

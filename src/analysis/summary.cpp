@@ -9,6 +9,7 @@
 #include "analysis/placement.hpp"
 #include "core/error.hpp"
 #include "core/host_stage_metrics.hpp"
+#include "core/load_metrics.hpp"
 #include "core/model_metrics.hpp"
 #include "core/profile_metrics.hpp"
 #include "core/quantization_metrics.hpp"
@@ -104,8 +105,17 @@ ModelFigures model_figures(std::span<const store::Metric> metrics) {
 bool has_tool_figures(std::span<const store::Metric> metrics) {
     return std::any_of(metrics.begin(), metrics.end(), [](const store::Metric& m) {
         return !m.name.starts_with(model_metrics::kPrefix) && !m.name.starts_with(quantization_metrics::kPrefix) &&
-               !m.name.starts_with(profile_metrics::kPrefix) && !m.name.starts_with(host_stage_metrics::kPrefix);
+               !m.name.starts_with(profile_metrics::kPrefix) && !m.name.starts_with(host_stage_metrics::kPrefix) &&
+               !load_metrics::is_load_metric(m.name);
     });
+}
+
+LoadFigures load_figures(std::span<const store::Metric> metrics) {
+    LoadFigures load;
+    load.compile_seconds = find_metric(metrics, load_metrics::kCompileSeconds);
+    if (const auto hit = find_metric(metrics, load_metrics::kCompileCacheHit)) load.compile_cache_hit = *hit != 0;
+    load.cuda_graph_fallback = find_metric(metrics, load_metrics::kCudaGraphFallback).value_or(0) != 0;
+    return load;
 }
 
 // Power, energy, clocks, heat, memory and CPU from the benchmark's telemetry samples, and their warnings.
@@ -133,6 +143,17 @@ std::optional<double> ModelFigures::achieved_flops_per_s(double throughput_per_s
 std::optional<double> HostStageFigures::share_pct() const {
     if (!e2e_mean_ns || *e2e_mean_ns <= 0 || (!pre_mean_ns && !post_mean_ns)) return std::nullopt;
     return 100 * (pre_mean_ns.value_or(0) + post_mean_ns.value_or(0)) / *e2e_mean_ns;
+}
+
+std::vector<std::string> LoadFigures::notes() const {
+    std::vector<std::string> notes;
+    if (compile_cache_hit.value_or(false)) {
+        notes.push_back("compiled file from the cache: its compile is not in the load time");
+    } else if (compile_seconds) {
+        notes.push_back(fmt::format("load includes a {:.1f} s compile", *compile_seconds));
+    }
+    if (cuda_graph_fallback) notes.push_back("no CUDA graph: capture failed, measured without one (see the stored output)");
+    return notes;
 }
 
 bool ModelFigures::cost_complete() const {
@@ -195,6 +216,7 @@ BenchmarkSummary summarize_measured(const store::MeasuredBenchmark& measured) {
                            find_metric(measured.metrics, host_stage_metrics::kPreMeanNs),
                            find_metric(measured.metrics, host_stage_metrics::kPostMeanNs),
                            find_metric(measured.metrics, host_stage_metrics::kE2eMeanNs)};
+    summary.load = load_figures(measured.metrics);
     add_telemetry(measured.gpu_samples, measured.cpu_samples, measured.telemetry_sources, summary);
     if (auto placement = placement_warning(measured.record.device, measured.layer_times))
         summary.warnings.push_back(std::move(*placement));

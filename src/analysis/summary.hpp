@@ -55,6 +55,15 @@ struct HostStageFigures {
     std::optional<double> share_pct() const;
 };
 
+// How the backend loaded the model (core/load_metrics.hpp), where stored.
+struct LoadFigures {
+    std::optional<double> compile_seconds;  // part of the load time
+    std::optional<bool> compile_cache_hit;
+    bool cuda_graph_fallback = false;  // asked for, not capturable: measured without a graph
+    // "load includes a 41.2 s compile", "compiled file from the cache", "no CUDA graph: ..."; empty: nothing to say.
+    std::vector<std::string> notes() const;
+};
+
 struct BenchmarkSummary {
     store::BenchmarkRecord benchmark;
     RunContext run;                         // set by summarize_run
@@ -69,6 +78,7 @@ struct BenchmarkSummary {
     QuantizationFigures quantization;       // int8 models inferbench made
     ProfileCheck profile_check;             // where a profiled run compared its profiler with CUDA events
     HostStageFigures host_stages;           // where a runner reported pre- and post-processing
+    LoadFigures load;                       // a compile counted in the load time, a CUDA graph not captured
     std::vector<std::string> warnings;
 };
 

@@ -24,6 +24,14 @@ std::string_view to_string(DType t) {
     return "?";
 }
 
+std::optional<DType> parse_dtype(std::string_view text) {
+    for (const DType dtype : {DType::f32, DType::f16, DType::bf16, DType::f64, DType::i8, DType::u8, DType::i32,
+                              DType::i64, DType::boolean}) {
+        if (to_string(dtype) == text) return dtype;
+    }
+    return std::nullopt;
+}
+
 std::size_t size_of(DType t) {
     switch (t) {
         case DType::f64:

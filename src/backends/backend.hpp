@@ -19,6 +19,8 @@ namespace inferbench {
 enum class DType { f32, f16, bf16, f64, i8, u8, i32, i64, boolean };
 
 std::string_view to_string(DType t);
+// The inverse of to_string ("float16" -> f16); nothing for a name no DType has.
+std::optional<DType> parse_dtype(std::string_view text);
 std::size_t size_of(DType t);
 
 // A tensor's name, element type and fully resolved shape (batch substituted).
@@ -79,6 +81,10 @@ struct ConvertedModel {
     std::string model_path;
     std::vector<BackendMetric> metrics;
     std::string skip_reason;  // non-empty: skip the cell
+    // Time spent making the file that is part of loading the model (an ahead-of-time compile, which a
+    // framework that compiles in load() would spend there: torch-aoti's package), added to the stored
+    // load time; 0 for a conversion that is not (onnxruntime's fp16 and int8 files).
+    std::int64_t load_ns = 0;
 };
 
 class Backend {
@@ -124,6 +130,11 @@ public:
     // (core/host_stage_metrics). The default returns nothing.
     virtual std::vector<BackendMetric> measured_metrics() const { return {}; }
 
+    // Figures learned while loading and preparing (e.g. that a CUDA graph could not be captured and the
+    // model runs without one), stored with the benchmark beside convert_model()'s. Called once, after
+    // prepare(); the default has none.
+    virtual std::vector<BackendMetric> prepared_metrics() const { return {}; }
+
     // The outputs of the last prepare() or infer(), in host memory, in the model's output order, each
     // with its name, element type and shape: what `models check` compares between two backends. The
     // default throws UserError: a backend that cannot hand its outputs back says so.
@@ -131,8 +142,8 @@ public:
 };
 
 // Shared-library backend modules export one C function returning this descriptor. The version changes
-// with the Backend class's layout (2: profile_layers, 3: last_outputs, 4: convert_model, 5: measured_metrics), so
-// a module built against another is refused.
+// with the Backend class's layout (2: profile_layers, 3: last_outputs, 4: convert_model, 5: ConvertedModel's
+// load_ns, prepared_metrics and measured_metrics), so a module built against another is refused.
 inline constexpr int kBackendApiVersion = 5;
 
 struct BackendModule {

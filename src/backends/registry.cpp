@@ -29,6 +29,9 @@ constexpr KnownBackend kKnownBackends[] = {
     {"onnxruntime", "ONNX Runtime (C/C++ API)",
      "run scripts/fetch-onnxruntime.sh, then rebuild (or set INFERBENCH_ONNXRUNTIME_ROOT)"},
     {"torch", "LibTorch (TorchScript, C++)", "install libtorch-dev (or point CMake at a LibTorch), then rebuild"},
+    {"torch-aoti", "LibTorch AOTInductor (.pt2 packages, C++)",
+     "needs LibTorch >= 2.6 (its AOTIModelPackageLoader; Debian's libtorch-dev 1.13 has none): install PyTorch >= 2.6 "
+     "for python3, then rerun scripts/setup.sh, which builds against PyTorch's own LibTorch"},
     {"tensorrt", "TensorRT (C++ API)", "install the TensorRT SDK, then rebuild"},
     {"tensorflow", "TensorFlow (C API, frozen GraphDef)", "install the TensorFlow C library, then rebuild"},
 };

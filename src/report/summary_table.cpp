@@ -65,6 +65,8 @@ std::string note(const analysis::BenchmarkSummary& s) {
         notes.push_back(fmt::format("{} of {:.3f} ms end to end per iteration ({:.1f}%, as the runner reported)",
                                     join(parts, " and "), *st.e2e_mean_ns / 1e6, *share));
     }
+    const auto load_notes = s.load.notes();
+    notes.insert(notes.end(), load_notes.begin(), load_notes.end());
     return join(notes, "; ");
 }
 

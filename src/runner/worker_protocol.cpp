@@ -21,14 +21,8 @@ T field(const json& message, std::string_view what, const char* key) {
     }
 }
 
-// The inverse of backends' to_string(DType), over every value that has a name.
-DType parse_dtype(std::string_view text) {
-    for (int i = 0;; ++i) {
-        const auto dtype = static_cast<DType>(i);
-        const std::string_view name = to_string(dtype);
-        if (name == "?") break;
-        if (name == text) return dtype;
-    }
+DType read_dtype(std::string_view text) {
+    if (const auto dtype = parse_dtype(text)) return *dtype;
     throw ProtocolError(fmt::format("worker event loaded: unknown input dtype '{}'", text));
 }
 
@@ -87,7 +81,7 @@ Loaded read_loaded(const json& j) {
     for (const json& input : field<json>(j, what, "inputs")) {
         constexpr std::string_view input_what = "event loaded, input";
         e.inputs.push_back({field<std::string>(input, input_what, "name"),
-                            parse_dtype(field<std::string>(input, input_what, "dtype")),
+                            read_dtype(field<std::string>(input, input_what, "dtype")),
                             field<std::vector<std::int64_t>>(input, input_what, "shape")});
     }
     e.metrics = read_metrics(j, "loaded");

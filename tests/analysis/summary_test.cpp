@@ -1,4 +1,5 @@
-// summarize_benchmark: the cell's stored settings, parsed once, and the warning they lead to.
+// summarize_benchmark: the cell's stored settings, parsed once, and the warning they lead to; summarize_measured:
+// how the model was loaded (a compile in the load time, from the cache or not; a CUDA graph not captured).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "analysis/summary.hpp"
+#include "core/load_metrics.hpp"
 
 namespace inferbench::analysis {
 namespace {
@@ -73,6 +75,27 @@ TEST(Summary, TheStagesARunnerReportedGiveTheirShareOfTheIteration) {
     EXPECT_FALSE(summarize_measured(measured).host_stages.share_pct());
     measured.iterations.clear();
     EXPECT_EQ(summarize_measured(measured).e2e.count, 0) << "no tool figures among the stage metrics";
+store::MeasuredBenchmark measured_with(std::vector<store::Metric> metrics) {
+    store::MeasuredBenchmark measured;
+    measured.record.batch_size = 1;
+    measured.iterations = iterations(3);
+    measured.metrics = std::move(metrics);
+    return measured;
+}
+
+TEST(Summary, ACompileInTheLoadTimeIsSaidAndIsNoToolFigure) {
+    const auto compiled = summarize_measured(measured_with({{std::string(load_metrics::kCompileSeconds), 41.25, "s"},
+                                                            {std::string(load_metrics::kCompileCacheHit), 0, "bool"}}));
+    EXPECT_EQ(compiled.load.compile_seconds, 41.25);
+    EXPECT_EQ(compiled.e2e.count, 3) << "the iterations are summarized, not taken for a tool's figures";
+    EXPECT_THAT(compiled.load.notes(), ::testing::ElementsAre("load includes a 41.2 s compile"));
+    const auto cached = summarize_measured(measured_with({{std::string(load_metrics::kCompileSeconds), 0.01, "s"},
+                                                          {std::string(load_metrics::kCompileCacheHit), 1, "bool"}}));
+    EXPECT_THAT(cached.load.notes(),
+                ::testing::ElementsAre("compiled file from the cache: its compile is not in the load time"));
+    const auto fallback = summarize_measured(measured_with({{std::string(load_metrics::kCudaGraphFallback), 1, "bool"}}));
+    EXPECT_THAT(fallback.load.notes(), ::testing::ElementsAre(HasSubstr("no CUDA graph: capture failed")));
+    EXPECT_TRUE(summarize_measured(measured_with({})).load.notes().empty());
 }
 
 }  // namespace

@@ -65,7 +65,7 @@ bool ChildProcess::read_lines(int timeout_ms, std::vector<std::string>& lines) {
 
 void ChildProcess::kill_group() const { child_.signal_group(SIGKILL); }
 
-ExitStatus ChildProcess::wait(std::int64_t timeout_ns) {
+ExitStatus ChildProcess::wait(std::int64_t timeout_ns, bool* timed_out) {
     StopPolicy policy;
     policy.timeout_ns = std::max<std::int64_t>(timeout_ns, 1);  // 0 here means now, not never
     policy.whole_group = true;
@@ -76,6 +76,7 @@ ExitStatus ChildProcess::wait(std::int64_t timeout_ns) {
         drain_stdout();
     });
     drain_stderr();
+    if (timed_out) *timed_out = supervised.timed_out;
     return supervised.status;
 }
 

@@ -26,9 +26,10 @@ public:
     void send_signal(int signal_number) const { child_.signal(signal_number); }
     // SIGKILL to the runner and everything in its process group.
     void kill_group() const;
-    // Waits for the runner to end; after timeout_ns it kills the process group. Kills whatever is left
-    // in the group once the runner has ended.
-    ExitStatus wait(std::int64_t timeout_ns);
+    // Waits for the runner to end, reading its output meanwhile (read_lines hands out what stdout
+    // gave); after timeout_ns it kills the process group, and says so in *timed_out where given.
+    // Kills whatever is left in the group once the runner has ended.
+    ExitStatus wait(std::int64_t timeout_ns, bool* timed_out = nullptr);
 
     // The last `max_lines` non-empty lines of stderr, joined with " | ".
     std::string stderr_tail(std::size_t max_lines) const;

@@ -73,9 +73,7 @@ std::vector<torch::Tensor> host_tensors(std::span<const HostTensor> inputs, torc
                                         bool channels_last) {
     std::vector<torch::Tensor> tensors;
     for (const auto& input : inputs) {
-        auto tensor = torch::from_blob(const_cast<std::byte*>(input.data.data()), input.info.shape,
-                                       torch::TensorOptions().dtype(to_torch(input.info.dtype)))
-                          .clone();
+        auto tensor = to_torch_tensor(input);
         if (tensor.is_floating_point()) tensor = tensor.to(run_type);
         if (channels_last && tensor.dim() == 4) tensor = tensor.contiguous(torch::MemoryFormat::ChannelsLast);
         tensors.push_back(tensor);
@@ -187,17 +185,7 @@ public:
 #else
         const std::vector<torch::Tensor>& tensors = outputs_;
 #endif
-        const std::vector<std::string> names = model_->output_names();
-        std::vector<HostTensor> out;
-        for (std::size_t i = 0; i < tensors.size(); ++i) {
-            const torch::Tensor t = tensors[i].to(torch::kCPU).contiguous();
-            HostTensor& host = out.emplace_back();
-            host.info = {i < names.size() ? names[i] : fmt::format("output{}", i), from_torch(t.scalar_type()),
-                         t.sizes().vec()};
-            const auto* bytes = static_cast<const std::byte*>(t.data_ptr());
-            host.data.assign(bytes, bytes + host.info.byte_size());
-        }
-        return out;
+        return to_host_tensors(tensors, model_->output_names());
     }
 
     std::vector<LayerTime> profile_layers(const std::atomic<std::int32_t>& stop) override {

@@ -48,6 +48,18 @@ private:
     std::size_t steps_ = 0;
 };
 
+// A model that threw while being captured left the stream capturing, which would fail every later call
+// on it (and, in the global capture mode, allocations anywhere): end the capture and drop what it made,
+// so that the caller can run the model without a graph.
+void end_failed_capture(const c10::cuda::CUDAStream& stream) {
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    if (cudaStreamIsCapturing(stream.stream(), &status) == cudaSuccess && status != cudaStreamCaptureStatusNone) {
+        cudaGraph_t partial = nullptr;
+        if (cudaStreamEndCapture(stream.stream(), &partial) == cudaSuccess && partial) cudaGraphDestroy(partial);
+    }
+    (void)cudaGetLastError();  // the capture's error is the model's, already on its way up
+}
+
 }  // namespace
 
 std::unique_ptr<StepClock> make_cuda_step_clock(int device_index) { return std::make_unique<CudaStepClock>(device_index); }
@@ -85,7 +97,13 @@ void CudaExecution::prepare(TorchModel& model, const std::vector<torch::Tensor>&
     if (s.config.cuda_graph) {
         s.graph.emplace();
         s.graph->capture_begin();
-        s.device_outputs = model.forward(s.device_inputs);
+        try {
+            s.device_outputs = model.forward(s.device_inputs);
+        } catch (...) {
+            end_failed_capture(s.stream);
+            s.graph.reset();
+            throw;
+        }
         s.graph->capture_end();
         s.graph->replay();
         s.stream.synchronize();

@@ -156,38 +156,6 @@ private:
 
 }  // namespace
 
-torch::ScalarType to_torch(DType type) {
-    switch (type) {
-        case DType::f32:
-            return torch::kFloat;
-        case DType::f16:
-            return torch::kHalf;
-        case DType::bf16:
-            return torch::kBFloat16;
-        case DType::f64:
-            return torch::kDouble;
-        case DType::i8:
-            return torch::kChar;
-        case DType::u8:
-            return torch::kByte;
-        case DType::i32:
-            return torch::kInt;
-        case DType::i64:
-            return torch::kLong;
-        case DType::boolean:
-            return torch::kBool;
-    }
-    return torch::kFloat;
-}
-
-DType from_torch(torch::ScalarType type) {
-    for (const DType d : {DType::f32, DType::f16, DType::bf16, DType::f64, DType::i8, DType::u8, DType::i32, DType::i64,
-                          DType::boolean}) {
-        if (to_torch(d) == type) return d;
-    }
-    throw UserError(fmt::format("an output of type {} has no inferbench element type", c10::toString(type)));
-}
-
 void check_cuda_graph_capturable(const TorchModel& model, const std::string& model_path) {
     const torch_onnx::OnnxProgram* program = model.program();
     if (program == nullptr) return;  // TorchScript: LibTorch's own capture errors

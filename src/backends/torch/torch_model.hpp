@@ -10,6 +10,7 @@
 
 #include "backends/backend.hpp"
 #include "backends/torch/onnx_program.hpp"
+#include "backends/torch/torch_tensors.hpp"
 
 namespace inferbench {
 
@@ -39,10 +40,6 @@ struct TorchModelConfig {
 
 // Chooses by extension: .pt/.pth/.ts TorchScript, .onnx the ONNX interpreter. Throws on errors.
 std::unique_ptr<TorchModel> load_torch_model(const std::string& path, const TorchModelConfig& config);
-
-torch::ScalarType to_torch(DType type);
-// The DType of a tensor forward() gave; throws UserError for a type inferbench has none for.
-DType from_torch(torch::ScalarType type);
 
 // For cuda_graph=true, after specialize(): throws UserError naming the first node a captured graph
 // cannot replay — an If whose condition is computed at run time (a graph replays one branch), or

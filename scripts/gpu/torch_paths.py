@@ -1,0 +1,434 @@
+#!/usr/bin/env python3
+"""Issue 16's figures on one GPU: ResNet-50, BERT-large, ConvNeXt-T and ViT-B/16 at fp16 and bf16, batch 1 and 32,
+through torch-eager, torch-compile (reduce-overhead), torch-aoti, torch (the model's ONNX file on inferbench's
+LibTorch interpreter) and onnxruntime (CUDA execution provider), in one inferbench plan; the same models timed by
+plain PyTorch (CUDA events around each call, median) as the reference; then one table of inferbench's figures and
+one of inferbench against the reference, path by path (ratio of GPU compute medians, flagged past 3%).
+
+Usage, on the GPU host (PyTorch 2.x with CUDA, timm and transformers importable by this python3), after
+`scripts/setup.sh && scripts/bundle.sh` here and with the folder copied there:
+    python3 scripts/gpu/torch_paths.py OUT [--budget-s 540] [--jobs 6]
+It builds the LibTorch modules there first where dist/ lacks them (scripts/gpu/verify.sh OUT/verify build).
+Resumable: each call does what fits in its budget (default 9 min), prints its progress and what is left, and a
+second call with the same OUT goes on where the first stopped. Exports and compiles are cached under /tmp
+(/tmp/inferbench-cache: packages and ONNX files; /tmp/torchinductor_$USER: torch.compile's kernels), so a warm
+machine does the heavy part once. Everything lands in OUT: figures.md (the tables), figures.json, results.db,
+reference/*.json, exports/*.json, logs/.
+
+Stages, each skipped when done: build; compile (in parallel processes: the .pt2 package of every model, precision
+and batch with runners/torch_export.py, as torch-aoti asks for it, so that its benchmarks find them in the cache;
+one ONNX file per model with a dynamic batch for torch and onnxruntime; torch.compile warm-ups that fill
+Inductor's cache for the reference and the runner); reference (one process per model, nothing else on the GPU);
+inferbench (one plan, resumed with `run --resume` where a call ran out of time); tables.
+CPU check of the plan alone: python3 scripts/gpu/torch_paths.py /tmp/tp --print-plan
+"""
+
+import argparse
+import json
+import os
+import signal
+import sqlite3
+import statistics
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from torch_paths_reference import (BATCHES, MODELS, PRECISIONS, ROOT, cell_name, cells, last_json,  # noqa: E402
+                                   read_json, write_json)
+
+REFERENCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch_paths_reference.py")
+EXPORTER = os.path.join(ROOT, "runners", "torch_export.py")
+CACHE_HOME = os.environ.get("XDG_CACHE_HOME", "/tmp/inferbench-cache")
+MODEL_CACHE = os.path.join(CACHE_HOME, "inferbench", "models")
+PACKAGE_CACHE = os.path.join(MODEL_CACHE, "converted", "torch_export")  # where torch-aoti keeps its packages
+
+BACKENDS = ("torch-eager", "torch-compile", "torch-aoti", "torch", "onnxruntime")
+# The path each backend is held against, and whether the comparison is like for like (flagged past 3%).
+REFERENCE_OF = {"torch-eager": ("eager", True), "torch-compile": ("compile", True), "torch-aoti": ("aoti", True),
+                "torch": ("eager", True), "onnxruntime": ("eager", False)}
+FLAG_RATIO = 0.03
+TABLES_RESERVE_S = 20
+
+
+def log(message):
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+class Budget:
+    def __init__(self, seconds):
+        self.end = time.monotonic() + seconds
+
+    def left(self):
+        return self.end - time.monotonic()
+
+
+# ---------------------------------------------------------------- build
+
+def inferbench_exe(args):
+    return args.inferbench or os.path.join(ROOT, "dist", "inferbench")
+
+
+def stage_build(args, budget):
+    backends = os.path.join(os.path.dirname(inferbench_exe(args)), "backends")
+    wanted = [os.path.join(backends, f"libinferbench_backend_{m}.so") for m in ("torch", "torch-aoti")]
+    if all(os.path.exists(w) for w in wanted):
+        return True
+    log("build: the torch and torch-aoti modules against this PyTorch's LibTorch (scripts/gpu/verify.sh build)")
+    with open(os.path.join(args.out, "logs", "build.log"), "w") as out:
+        code = run_until([os.path.join(ROOT, "scripts", "gpu", "verify.sh"), os.path.join(args.out, "verify"), "build"],
+                         budget.left() - TABLES_RESERVE_S, stdout=out, stderr=subprocess.STDOUT)
+    missing = [w for w in wanted if not os.path.exists(w)]
+    if missing:
+        log(f"build: {', '.join(missing)} not built (exit {code}); see {args.out}/logs/build.log")
+        return False
+    return True
+
+
+def run_until(argv, seconds, **kwargs):
+    """Runs argv; past `seconds` sends SIGINT (inferbench keeps what it measured), then SIGKILL. Its exit code."""
+    child = subprocess.Popen(argv, **kwargs)
+    try:
+        return child.wait(timeout=max(seconds, 1))
+    except subprocess.TimeoutExpired:
+        child.send_signal(signal.SIGINT)
+        try:
+            return child.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            return child.wait()
+
+
+# ---------------------------------------------------------------- compile (parallel)
+
+def export_job(kind, spec, precision, batch):
+    device = "cuda:0" if kind == "pt2" else "cpu"
+    return [sys.executable, EXPORTER, "--spec", spec, "--format", kind, "--precision", precision,
+            "--batch", str(batch), "--device", device, "--cache-dir", PACKAGE_CACHE]
+
+
+def compile_jobs(args):
+    """(result file, argv), the packages and ONNX files first: inferbench needs those, the warm-ups only save time."""
+    jobs = []
+    for model, precision, batch in cells():
+        jobs.append((os.path.join(args.out, "exports", f"pt2-{cell_name(model, precision, batch)}.json"),
+                     export_job("pt2", MODELS[model], precision, batch)))
+    for model, spec in MODELS.items():
+        jobs.append((os.path.join(args.out, "exports", f"onnx-{model}.json"), export_job("onnx", spec, "fp32", "dynamic")))
+    for model, precision, batch in cells():
+        jobs.append((os.path.join(args.out, "exports", f"warm-{cell_name(model, precision, batch)}.json"),
+                     [sys.executable, REFERENCE, args.out, "warm", model, precision, str(batch)]))
+    return [(path, argv) for path, argv in jobs if not os.path.exists(path)]
+
+
+def ready(args, path):
+    """A warm-up takes its inputs from the package's answer (or the ONNX file's): it starts after that one."""
+    name = os.path.basename(path)
+    if not name.startswith("warm-"):
+        return True
+    model = name[len("warm-"):].rsplit("-", 2)[0]
+    exports = os.path.join(args.out, "exports")
+    return (os.path.exists(os.path.join(exports, "pt2-" + name[len("warm-"):]))
+            or os.path.exists(os.path.join(exports, f"onnx-{model}.json")))
+
+
+def stage_compile(args, budget):
+    pending = compile_jobs(args)
+    if not pending:
+        return True
+    threads = max(1, (os.cpu_count() or 2) // args.jobs)
+    env = dict(os.environ, TORCHINDUCTOR_COMPILE_THREADS=str(threads), OMP_NUM_THREADS=str(threads),
+               XDG_CACHE_HOME=CACHE_HOME)
+    log(f"compile: {len(pending)} exports, packages and warm-ups, {args.jobs} at a time")
+    running = {}
+    while pending or running:
+        startable = [job for job in pending if ready(args, job[0])]
+        while startable and len(running) < args.jobs and budget.left() > args.min_job_s:
+            path, argv = startable.pop(0)
+            pending.remove((path, argv))
+            # Files, not pipes: a compile that prints much must not block on a pipe nobody reads yet.
+            log_path = os.path.join(args.out, "logs", os.path.basename(path)[:-5])
+            out, err = open(log_path + ".out", "w+"), open(log_path + ".log", "w")
+            running[path] = (subprocess.Popen(argv, stdout=out, stderr=err, env=env), (out, err), time.monotonic())
+        if not running:
+            if pending and budget.left() > args.min_job_s:  # warm-ups whose exports all failed to answer
+                log(f"compile: {len(pending)} warm-ups wait for exports that gave no answer; retried next call")
+            break
+        for path, (child, files, began) in list(running.items()):
+            if child.poll() is None and budget.left() > TABLES_RESERVE_S:
+                continue
+            if child.poll() is None:
+                child.kill()
+            child.wait()
+            files[0].seek(0)
+            answer = last_json(files[0].read())
+            for f in files:
+                f.close()
+            del running[path]
+            name = os.path.basename(path)[:-5]
+            if child.returncode == 0 and answer and "error" not in answer:
+                write_json(path, answer)
+                log(f"compile: {name} done in {time.monotonic() - began:.0f} s"
+                    f"{' (cache hit)' if answer.get('cache_hit') else ''}")
+            elif child.returncode in (1, 2, 3) and answer:  # the exporter's answer: kept, not retried
+                write_json(path, answer)
+                log(f"compile: {name} exit {child.returncode}: {answer.get('error', '')}")
+            else:
+                log(f"compile: {name} stopped ({'out of time' if child.returncode < 0 else child.returncode}); "
+                    f"retried next call")
+        time.sleep(1)
+    return not pending and not compile_jobs(args)
+
+
+def stage_reference(args, budget):
+    for model in MODELS:
+        path = os.path.join(args.out, "reference", f"{model}.json")
+        if os.path.exists(path):
+            continue
+        if budget.left() < args.min_job_s * 2:
+            return False
+        log(f"reference: {model} (eager, torch.compile reduce-overhead, the AOTI package; CUDA events)")
+        with open(os.path.join(args.out, "logs", f"reference-{model}.log"), "w") as err:
+            child = subprocess.Popen([sys.executable, REFERENCE, args.out, "reference", model],
+                                     stdout=subprocess.PIPE, stderr=err, text=True,
+                                     env=dict(os.environ, XDG_CACHE_HOME=CACHE_HOME))
+            try:
+                out, _ = child.communicate(timeout=max(budget.left() - TABLES_RESERVE_S, 1))
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.communicate()
+                log(f"reference: {model} ran out of time; done next call")
+                return False
+        answer = last_json(out)
+        if child.returncode != 0 or not answer:
+            answer = {"error": f"the reference of {model} failed (exit {child.returncode}); see logs/reference-{model}.log"}
+        write_json(path, answer)
+        log(f"reference: {model} {'failed' if 'error' in answer else 'done'}")
+    return True
+
+
+# ---------------------------------------------------------------- inferbench
+
+def accepted(args, backend, key, value):
+    """Whether `backend` takes option KEY=VALUE (a dry run of one cell)."""
+    probe = subprocess.run([inferbench_exe(args), "run", "--model", "resnet50", "--backend", backend, "--device",
+                            "cuda:0", "--dry-run", "--quiet", "--set", f"backend_options.{backend}.{key}={value}"],
+                           capture_output=True, text=True)
+    return probe.returncode == 0
+
+
+def onnx_files(out):
+    files = {}
+    for model in MODELS:
+        answer = read_json(os.path.join(out, "exports", f"onnx-{model}.json"))
+        if answer and answer.get("path"):
+            files[model] = answer["path"]
+    return files
+
+
+def plan_text(args, compile_mode_key):
+    onnx = onnx_files(args.out)
+    specs = list(MODELS.values())
+    models = specs + list(onnx.values())
+    exclude = [{"model": s, "backend": b} for s in specs for b in ("torch", "onnxruntime")]
+    exclude += [{"model": f, "backend": b} for f in onnx.values() for b in ("torch-eager", "torch-compile", "torch-aoti")]
+    python = sys.executable
+    options = {"torch-eager": {"python": python}, "torch-compile": {"python": python},
+               "torch-aoti": {"python": python}, "onnxruntime": {"execution_provider": "cuda"}}
+    if compile_mode_key:
+        options["torch-compile"][compile_mode_key] = "reduce-overhead"
+    plan = {"name": "torch-paths", "models": models, "backends": list(BACKENDS), "devices": ["cuda:0"],
+            "precisions": list(PRECISIONS), "batch_sizes": list(BATCHES), "exclude": exclude,
+            "warmup": "500ms", "warmup_iterations": 5, "duration": "1500ms", "min_iterations": 20,
+            "timeout": "8m", "model_cache": MODEL_CACHE, "backend_options": options}
+    # JSON is YAML: one line per key keeps the plan readable and exact.
+    return "\n".join(f"{key}: {json.dumps(value)}" for key, value in plan.items()) + "\n"
+
+
+def stage_inferbench(args, budget):
+    done = os.path.join(args.out, "inferbench.done")
+    if os.path.exists(done):
+        return True
+    db = os.path.join(args.out, "results.db")
+    run_id_path = os.path.join(args.out, "run_id")
+    env = dict(os.environ, XDG_CACHE_HOME=CACHE_HOME)
+    if os.path.exists(run_id_path):
+        with open(run_id_path) as f:
+            run_id = f.read().strip()
+        log(f"inferbench: resuming run {run_id}")
+        argv = [inferbench_exe(args), "run", "--resume", run_id, "--db", db]
+    else:
+        mode_key = next((k for k in ("compile_mode", "mode") if accepted(args, "torch-compile", k, "reduce-overhead")),
+                        None)
+        if not mode_key:
+            log("inferbench: torch-compile takes no compile-mode option here; its cells use its default mode")
+        with open(os.path.join(args.out, "plan.yaml"), "w") as f:
+            f.write(plan_text(args, mode_key))
+        argv = [inferbench_exe(args), "run", os.path.join(args.out, "plan.yaml"), "--db", db]
+        log(f"inferbench: {os.path.join(args.out, 'plan.yaml')}")
+    with open(os.path.join(args.out, "logs", "inferbench.log"), "a") as out:
+        code = run_until(argv, budget.left() - TABLES_RESERVE_S, stdout=out, stderr=subprocess.STDOUT, env=env)
+    if not os.path.exists(run_id_path) and os.path.exists(db):
+        with sqlite3.connect(db) as con:
+            row = con.execute("SELECT max(run_id) FROM runs").fetchone()
+        if row and row[0] is not None:
+            with open(run_id_path, "w") as f:
+                f.write(str(row[0]))
+    if code in (0, 1, 3):  # finished: ok, some failed, all skipped
+        open(done, "w").close()
+        log(f"inferbench: finished (exit {code})")
+        return True
+    if code == 2:
+        with open(os.path.join(args.out, "logs", "inferbench.log")) as f:
+            last = [line.strip() for line in f if line.strip()][-1:]
+        log(f"inferbench refused the plan: {last[0] if last else '?'} (fix it, delete {run_id_path} if present, and "
+            f"call again)")
+        return False
+    log(f"inferbench: stopped (exit {code}); the next call resumes it")
+    return False
+
+
+# ---------------------------------------------------------------- tables
+
+def inferbench_rows(out):
+    db = os.path.join(out, "results.db")
+    if not os.path.exists(db):
+        return {}
+    by_path = {path: model for model, path in onnx_files(out).items()}
+    by_spec = {spec: model for model, spec in MODELS.items()}
+    rows = {}
+    with sqlite3.connect(db) as con:
+        for bid, model, backend, precision, batch, status, reason, load_ns in con.execute(
+                "SELECT benchmark_id, model, backend, precision, batch_size, status, reason, load_ns FROM benchmarks"):
+            name = by_spec.get(model) or by_path.get(model)
+            if not name:
+                continue
+            compute = sorted(r[0] for r in con.execute(
+                "SELECT compute_ns FROM iterations WHERE benchmark_id = ? AND compute_ns >= 0", (bid,)))
+            e2e = sorted(r[0] for r in con.execute("SELECT e2e_ns FROM iterations WHERE benchmark_id = ?", (bid,)))
+            rows[(name, precision, batch, backend)] = {
+                "status": status, "reason": reason, "load_s": load_ns / 1e9 if load_ns else None,
+                "compute_ms": statistics.median(compute) / 1e6 if compute else None,
+                "e2e_ms": statistics.median(e2e) / 1e6 if e2e else None, "iterations": len(e2e)}
+    return rows
+
+
+def short(text, width=60):
+    text = (text or "").replace("|", "/")
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def figure_cell(row):
+    if not row:
+        return "not run yet"
+    if row["status"] != "ok" or row["compute_ms"] is None:
+        return f"{row['status']}: {short(row['reason'])}"
+    return f"{row['compute_ms']:.3f} ({row['e2e_ms']:.3f})"
+
+
+HEADER = "| model | precision | batch | "
+
+
+def figures_table(rows):
+    lines = ["GPU compute median in ms (CUDA events around the model's run), end-to-end median in brackets (host "
+             "inputs in, host outputs out: H2D + compute + D2H and the host's share).", "",
+             HEADER + " | ".join(BACKENDS) + " |", "|---|---|---:|" + "---|" * len(BACKENDS)]
+    for model, precision, batch in cells():
+        lines.append(f"| {model} | {precision} | {batch} | " + " | ".join(
+            figure_cell(rows.get((model, precision, batch, b))) for b in BACKENDS) + " |")
+    return lines
+
+
+def ratio_cell(row, ref, backend, name, flagged):
+    path, like_for_like = REFERENCE_OF[backend]
+    if not row or row["compute_ms"] is None or path not in ref:
+        return "–"
+    ratio = row["compute_ms"] / ref[path]["median_ms"]
+    flag = like_for_like and abs(ratio - 1) > FLAG_RATIO
+    if flag:
+        flagged.append(f"{name} {backend}: {ratio:.3f}")
+    return f"{ratio:.3f}{' ⚠' if flag else ''}"
+
+
+def reference_table(rows, refs, flagged):
+    lines = [f"inferbench's GPU compute median / the reference's (the same model, precision and batch; CUDA events "
+             f"around single calls, median of 50 after 10 warm-up calls). torch-eager and torch are held against "
+             f"eager PyTorch, torch-compile against torch.compile(mode=\"reduce-overhead\"), torch-aoti against the "
+             f"same .pt2 package loaded in Python (torch._inductor.aoti_load_package); onnxruntime is another "
+             f"runtime, shown against eager for scale and not flagged. ⚠: more than {FLAG_RATIO:.0%} apart.", "",
+             HEADER + "reference eager / compile / aoti ms | " + " | ".join(BACKENDS) + " |",
+             "|---|---|---:|---|" + "---|" * len(BACKENDS)]
+    for model, precision, batch in cells():
+        name = cell_name(model, precision, batch)
+        ref = refs[model].get("cells", {}).get(name, {})
+        ref_text = " / ".join(f"{ref[k]['median_ms']:.3f}" if k in ref else "–" for k in ("eager", "compile", "aoti"))
+        if "error" in ref or "error" in refs[model]:
+            ref_text = short(ref.get("error") or refs[model].get("error"))
+        cols = [ratio_cell(rows.get((model, precision, batch, b)), ref, b, name, flagged) for b in BACKENDS]
+        lines.append(f"| {model} | {precision} | {batch} | {ref_text} | " + " | ".join(cols) + " |")
+    return lines
+
+
+def load_table(out, rows):
+    lines = [HEADER + " | ".join(BACKENDS) + " |", "|---|---|---:|" + "---|" * len(BACKENDS)]
+    packages = []
+    for model, precision, batch in cells():
+        loads = [rows.get((model, precision, batch, b), {}).get("load_s") for b in BACKENDS]
+        lines.append(f"| {model} | {precision} | {batch} | " +
+                     " | ".join("–" if s is None else f"{s:.1f}" for s in loads) + " |")
+        answer = read_json(os.path.join(out, "exports", f"pt2-{cell_name(model, precision, batch)}.json")) or {}
+        packages.append(f"{cell_name(model, precision, batch)}: " + (
+            f"{answer['seconds']:.1f} s{' (cache hit)' if answer.get('cache_hit') else ''}" if "seconds" in answer
+            else short(answer.get("error", "not compiled yet"), 120)))
+    return lines + ["", "AOTInductor package compiles (torch_export.py): " + "; ".join(packages)]
+
+
+def stage_tables(args):
+    rows = inferbench_rows(args.out)
+    refs = {m: read_json(os.path.join(args.out, "reference", f"{m}.json")) or {} for m in MODELS}
+    flagged = []
+    lines = (["# PyTorch's deployment paths through inferbench, and plain PyTorch beside them", ""] + figures_table(rows)
+             + ["", "## inferbench against plain PyTorch", ""] + reference_table(rows, refs, flagged)
+             + ["", "## Load times (s): the worker's load, torch-aoti's with its package compile (or cache lookup)", ""]
+             + load_table(args.out, rows) + [""])
+    if flagged:
+        lines += [f"Flagged (> {FLAG_RATIO:.0%}): " + "; ".join(flagged), ""]
+    text = "\n".join(lines)
+    with open(os.path.join(args.out, "figures.md"), "w") as f:
+        f.write(text)
+    write_json(os.path.join(args.out, "figures.json"),
+               {"inferbench": [dict(zip(("model", "precision", "batch", "backend"), k), **v) for k, v in rows.items()],
+                "reference": refs, "flagged": flagged})
+    print(text)
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("out", help="the folder for everything this writes; the same folder resumes")
+    p.add_argument("--budget-s", type=float, default=540, help="stop starting work past this many seconds")
+    p.add_argument("--jobs", type=int, default=6, help="compiles at once (each gets cores/jobs compile threads)")
+    p.add_argument("--min-job-s", type=float, default=45, help="do not start a compile or a model with less left")
+    p.add_argument("--inferbench", help="the inferbench executable (default: dist/inferbench)")
+    p.add_argument("--print-plan", action="store_true", help="print the plan for the exports done so far, and stop")
+    return p.parse_args()
+
+
+def main():
+    args = parse_args()
+    args.out = os.path.abspath(args.out)
+    for sub in ("exports", "reference", "logs"):
+        os.makedirs(os.path.join(args.out, sub), exist_ok=True)
+    if args.print_plan:
+        print(plan_text(args, "compile_mode"), end="")
+        return 0
+    budget = Budget(args.budget_s)
+    log(f"out: {args.out}; budget {args.budget_s:.0f} s; caches under {CACHE_HOME}")
+    finished = (stage_build(args, budget) and stage_compile(args, budget) and stage_reference(args, budget)
+                and stage_inferbench(args, budget))
+    stage_tables(args)
+    log("all done" if finished else "NOT DONE: call again with the same OUT to go on where this call stopped")
+    return 0 if finished else 75
+
+
+if __name__ == "__main__":
+    sys.exit(main())
