@@ -211,6 +211,8 @@ def main(runner, argv=None):
         emit({"type": "error", "message": str(error)}, out)
         return EXIT_FRAMEWORK_MISSING
     except RunnerError as error:
+        if error.__cause__ is not None:  # the user's code raised (a model factory): its traceback on stderr
+            traceback.print_exception(type(error.__cause__), error.__cause__, error.__cause__.__traceback__)
         emit({"type": "error", "message": str(error)}, out)
         return EXIT_ERROR
     except Exception as error:  # a framework's own exception: its type and message, the trace on stderr

@@ -45,7 +45,7 @@ std::int64_t TensorInfo::element_count() const {
     return count;
 }
 
-void Backend::run_own_loop(const LoopSettings& /*settings*/, IterationSink& /*sink*/) {
+OwnLoopReport Backend::run_own_loop(const LoopSettings& /*settings*/, IterationSink& /*sink*/) {
     throw std::logic_error(fmt::format("backend {} runs in-process and has no loop of its own", name()));
 }
 

@@ -160,7 +160,8 @@ void fill_from_outcome(store::BenchmarkRecord& record, const WorkerOutcome& outc
         record.load_ns = loaded->load_ns;
         record.backend_version = loaded->backend_version;
     }
-    if (const auto* warmup = outcome.find_event<wp::WarmupDone>()) record.warmup_iterations = warmup->iterations;
+    if (const auto* warmup = outcome.find_event<wp::WarmupDone>(); warmup && warmup->iterations >= 0)
+        record.warmup_iterations = warmup->iterations;
     const auto* measured = outcome.find_event<wp::Measured>();
     if (measured) record.measured_wall_ns = measured->wall_ns;
     const auto* error = outcome.find_event<wp::Error>();
@@ -186,11 +187,14 @@ void fill_from_outcome(store::BenchmarkRecord& record, const WorkerOutcome& outc
     }
 }
 
-// What the backend measured while converting the cell's model (the Loaded event's metrics).
+// What the backend measured besides the iterations: while converting the cell's model (the Loaded event's
+// metrics) and, running its own loop, around it (the Measured event's: compile and capture times).
 std::vector<store::Metric> conversion_metrics(const WorkerOutcome& outcome) {
     std::vector<store::Metric> metrics;
     if (const auto* loaded = outcome.find_event<wp::Loaded>())
         for (const BackendMetric& m : loaded->metrics) metrics.push_back({m.name, m.value, m.unit});
+    if (const auto* measured = outcome.find_event<wp::Measured>())
+        for (const BackendMetric& m : measured->metrics) metrics.push_back({m.name, m.value, m.unit});
     return metrics;
 }
 
@@ -348,6 +352,13 @@ private:
         if (skip) {
             record.status = BenchmarkStatus::skipped;
             record.reason = *skip;
+            record.stderr_tail = model.output_tail;
+            return;
+        }
+        if (model.failure) {  // making the model's file failed (a PyTorch model spec's export)
+            record.status = BenchmarkStatus::failed;
+            record.reason = *model.failure;
+            record.stderr_tail = model.output_tail;
             return;
         }
         record.model_path = model.model_path;

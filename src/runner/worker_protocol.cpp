@@ -32,12 +32,26 @@ DType parse_dtype(std::string_view text) {
     throw ProtocolError(fmt::format("worker event loaded: unknown input dtype '{}'", text));
 }
 
+json metrics_json(const std::vector<BackendMetric>& list) {
+    json metrics = json::array();
+    for (const BackendMetric& m : list) metrics.push_back({{"name", m.name}, {"value", m.value}, {"unit", m.unit}});
+    return metrics;
+}
+
+std::vector<BackendMetric> read_metrics(const json& j, std::string_view what) {
+    std::vector<BackendMetric> metrics;
+    const std::string metric_what = fmt::format("{}, metric", what);
+    for (const json& metric : field<json>(j, what, "metrics"))
+        metrics.push_back({field<std::string>(metric, metric_what, "name"), field<double>(metric, metric_what, "value"),
+                           field<std::string>(metric, metric_what, "unit")});
+    return metrics;
+}
+
 json fields(const Loaded& e) {
     json inputs = json::array();
     for (const TensorInfo& input : e.inputs)
         inputs.push_back({{"name", input.name}, {"dtype", to_string(input.dtype)}, {"shape", input.shape}});
-    json metrics = json::array();
-    for (const BackendMetric& m : e.metrics) metrics.push_back({{"name", m.name}, {"value", m.value}, {"unit", m.unit}});
+    json metrics = metrics_json(e.metrics);
     return {{"load_ns", e.load_ns},
             {"backend_version", e.backend_version},
             {"inputs", std::move(inputs)},
@@ -47,7 +61,8 @@ json fields(const Loaded& e) {
 json fields(const WarmupDone& e) { return {{"iterations", e.iterations}, {"elapsed_ns", e.elapsed_ns}}; }
 
 json fields(const Measured& e) {
-    return {{"iterations", e.iterations}, {"wall_ns", e.wall_ns}, {"stopped", e.stopped}};
+    return {{"iterations", e.iterations}, {"wall_ns", e.wall_ns}, {"stopped", e.stopped},
+            {"metrics", metrics_json(e.metrics)}};
 }
 
 json fields(const Layers& e) {
@@ -73,11 +88,7 @@ Loaded read_loaded(const json& j) {
                             parse_dtype(field<std::string>(input, input_what, "dtype")),
                             field<std::vector<std::int64_t>>(input, input_what, "shape")});
     }
-    for (const json& metric : field<json>(j, what, "metrics")) {
-        constexpr std::string_view metric_what = "event loaded, metric";
-        e.metrics.push_back({field<std::string>(metric, metric_what, "name"), field<double>(metric, metric_what, "value"),
-                             field<std::string>(metric, metric_what, "unit")});
-    }
+    e.metrics = read_metrics(j, what);
     return e;
 }
 
@@ -89,7 +100,7 @@ WarmupDone read_warmup_done(const json& j) {
 Measured read_measured(const json& j) {
     constexpr std::string_view what = "event measured";
     return {field<std::int64_t>(j, what, "iterations"), field<std::int64_t>(j, what, "wall_ns"),
-            field<bool>(j, what, "stopped")};
+            field<bool>(j, what, "stopped"), read_metrics(j, what)};
 }
 
 Layers read_layers(const json& j) {

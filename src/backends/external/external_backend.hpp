@@ -41,7 +41,7 @@ public:
     std::vector<TensorInfo> inputs() const override { return {}; }
     void prepare(std::span<const HostTensor> /*inputs*/) override {}
     void infer(DeviceTimes& times) override;
-    void run_own_loop(const LoopSettings& settings, IterationSink& sink) override;
+    OwnLoopReport run_own_loop(const LoopSettings& settings, IterationSink& sink) override;
 
 private:
     struct Described {

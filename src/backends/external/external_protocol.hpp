@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "backends/backend.hpp"
 #include "core/spec.hpp"
 
 namespace inferbench::external {
@@ -38,9 +39,14 @@ struct RunnerHeader {
     std::map<std::string, std::string> notes;                           // "cpu/fp16" -> why it is missing
     std::map<std::string, std::vector<std::string>> precision_formats;  // "fp16" -> model formats
     std::string unavailable;                                            // set: no cell can run
+    std::vector<std::string> zoo_models;                                // the zoo models it builds; empty: not said
+    std::map<std::string, std::string> missing_libraries;               // spec library ("hf") -> why it is missing
+    std::vector<BackendMetric> metrics;  // measured before the header (model build, compile, capture)
 
     // Why `target` x `precision` cannot run with a model of `format`, or empty.
     std::string refusal(const Device& target, Precision precision, std::string_view format) const;
+    // Why the runner cannot build `model` (a zoo name it lacks, a spec whose library is missing), or empty.
+    std::string model_refusal(const std::string& model) const;
 };
 
 struct RunnerLine {
@@ -50,6 +56,8 @@ struct RunnerLine {
     IterationRecord record;
     std::int64_t done_iterations = 0;
     std::string text;  // the error message, or the line itself for text
+    std::int64_t done_warmup_iterations = kNotMeasured;  // the done line's warm-up, where it says
+    std::int64_t done_warmup_ns = kNotMeasured;
 };
 
 // One stdout line (without its newline). A line that does not start with '{' is the runner's own
