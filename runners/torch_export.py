@@ -10,7 +10,8 @@ format, precision, batch, device kind (for CUDA the GPU's name and compute capab
 key is written beside the file as FILE.key.json, and a file is reused only when that key is the same. Files
 are written under a temporary name and renamed. The option `seed` (default 42) seeds the random weights.
 
-stdout: one JSON line at the end, {"path", "cache_hit", "seconds", "torch_version", "key", "inputs"} or
+stdout: one JSON line at the end, {"path", "cache_hit", "seconds", "torch_version", "key", "inputs"} ("seconds":
+this program's time, PyTorch's import included; on a cache hit the import and the lookup alone) or
 {"error", "traceback_tail"}; the traceback itself goes to stderr. Exit status: 0 done; 2 bad input (unknown
 library or model, bad syntax, a missing file, a .pt2 built for another GPU or PyTorch); 1 a failure while
 exporting (the factory raised, out of memory, ...); 3 this PyTorch cannot do it (no PyTorch, no
@@ -21,6 +22,7 @@ in "inputs" then have -1 for the batch.
 
 import argparse
 import hashlib
+import inspect
 import json
 import os
 import sys
@@ -169,7 +171,7 @@ def export_onnx(torch, module, inputs, names, path, dynamic):
         outputs = [f"output{i}" for i in range(len(flatten(torch, module(*inputs))))]
         axes = {name: {0: "batch"} for name in names + outputs} if dynamic else None
         kwargs = {}
-        if "dynamo" in torch.onnx.export.__code__.co_varnames:
+        if "dynamo" in inspect.signature(torch.onnx.export).parameters:
             kwargs["dynamo"] = False  # the TorchScript-based exporter: dynamic_axes as given
         torch.onnx.export(module, tuple(inputs), path, input_names=names, output_names=outputs, dynamic_axes=axes,
                           opset_version=ONNX_OPSET, do_constant_folding=True, **kwargs)
@@ -288,7 +290,7 @@ def run(argv):
             raise ExportFailed(f"exporting {spec.text} as {args.format} ({args.precision}, batch {args.batch}, "
                                f"{args.device}) failed: {type(error).__name__}: {first}") from error
         write_key(key_path, key, inputs)
-    return {"path": path, "cache_hit": hit, "seconds": round(time.monotonic() - begin, 3) if not hit else 0.0,
+    return {"path": path, "cache_hit": hit, "seconds": round(time.monotonic() - begin, 3),
             "torch_version": torch.__version__, "key": key, "inputs": inputs}
 
 

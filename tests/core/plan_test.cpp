@@ -83,8 +83,8 @@ TEST(PlanErrors, UnknownKey) {
 
 TEST(PlanErrors, UnknownModelNamesTheChoices) {
     EXPECT_EQ(error_of("models: [resnet50, resnet5]\n"),
-              "plan.yaml:1:20: unknown model 'resnet5'; valid choices: resnet50, mobilenet, null, or a path to a "
-              "model file");
+              "plan.yaml:1:20: unknown model 'resnet5'; valid choices: resnet50, mobilenet, null, a path to a model "
+              "file, or a PyTorch model spec (torchvision:NAME, timm:NAME, hf:NAME, python:PATH.py:FACTORY)");
 }
 
 TEST(PlanErrors, MissingModelFile) {

@@ -71,7 +71,7 @@ def load_onnx_weights(test, model, weights):
             if transposed and key in linear_weights:
                 value = value.T  # MatMul's [in, out]
             test.assertEqual(tuple(value.shape), tuple(tensor.shape), f"{key} ({name})")
-            tensor.copy_(torch.from_numpy(np.ascontiguousarray(value)))
+            tensor.copy_(torch.from_numpy(np.array(value, copy=True)))
             used.add(name)
     unused = [n for n, v in weights.items() if n not in used and v.ndim >= 1 and not n.startswith("const.")]
     test.assertEqual(unused, [], "ONNX weights the module has no place for")
@@ -101,7 +101,7 @@ class ZooAgainstOnnx(unittest.TestCase):
         load_onnx_weights(self, model, onnx_weights(path))
         saved = os.path.join(self.folder.name, name)
         inferbench("models", "check", path, "--backend", "onnxruntime", "--save", saved, "--quiet", env=self.env)
-        inputs = [torch.from_numpy(np.load(os.path.join(saved, f"input.{n}.npy")))
+        inputs = [torch.from_numpy(np.array(np.load(os.path.join(saved, f"input.{n}.npy"))))
                   for n, _, _ in torch_models.input_specs(name)]
         with torch.no_grad():
             outputs = model(*inputs)
