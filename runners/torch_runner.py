@@ -16,6 +16,7 @@ import importlib.util
 import os
 import sys
 import time
+import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import runner_protocol as rp  # noqa: E402  (found next to this script)
@@ -61,8 +62,14 @@ def probe_precision(torch, device, precision, precision_mode="convert"):
     try:
         with torch.inference_mode():
             if precision_mode == "autocast" and precision != "fp32":
-                with torch.autocast(device.type, dtype=dtype):
-                    layers(x)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # an unsupported dtype is said below, not as a warning
+                    with torch.autocast(device.type, dtype=dtype):
+                        layers(x)
+                        ran = layers[0](x).dtype
+                if ran != dtype:  # autocast disabled itself: the cell would run fp32 under another name
+                    return (f"PyTorch {torch.__version__}'s autocast on {device.type} does not run {precision} "
+                            f"(a convolution stayed {str(ran).replace('torch.', '')}); use precision_mode=convert")
             else:
                 layers.to(dtype)(x.to(dtype))
     except RuntimeError as error:

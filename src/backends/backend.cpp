@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "backends/model_spec_support.hpp"
 #include "core/error.hpp"
 
 namespace inferbench {
@@ -67,7 +68,7 @@ std::optional<std::string> Backend::unsupported_reason(const BenchmarkSpec& spec
         return fmt::format("backend {} has no {} support", name(), to_string(spec.precision));
     if (!caps.dynamic_batch && spec.batch_size != 1)
         return fmt::format("backend {} runs batch size 1 only", name());
-    return std::nullopt;
+    return model_spec_refusal(name(), caps, spec);
 }
 
 }  // namespace inferbench

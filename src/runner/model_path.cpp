@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "backends/model_spec_support.hpp"
 #include "core/model_spec.hpp"
 #include "core/units.hpp"
 #include "models/zoo.hpp"
@@ -14,20 +15,12 @@ namespace inferbench {
 
 namespace {
 
-bool reads(const std::vector<std::string>& formats, std::string_view format) {
-    return std::find(formats.begin(), formats.end(), format) != formats.end();
-}
-
 // A PyTorch model spec: as it is for a backend that builds models itself, else the ONNX (or TorchScript)
 // file torch_export.py makes of it.
 ResolvedModel resolve_spec(const BenchmarkSpec& spec, const Capabilities& caps) {
     if (caps.builds_zoo_models) return {spec.model, std::nullopt};
-    const std::string format = reads(caps.model_formats, "onnx") ? "onnx" : reads(caps.model_formats, "pt") ? "torchscript" : "";
-    if (format.empty())
-        return {"", fmt::format("backend {} runs {} files; a PyTorch model spec runs on torch-eager, torch-compile, "
-                                "torch-aoti and on backends that read ONNX or TorchScript files",
-                                spec.backend, join(caps.model_formats, ", "))};
-    SpecExport made = export_model_spec(spec, format);
+    if (auto refusal = model_spec_refusal(spec.backend, caps, spec)) return {"", refusal};
+    SpecExport made = export_model_spec(spec, spec_export_format(caps));
     return {made.model_path, made.skip_reason, made.failure, made.output_tail};
 }
 

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "backends/model_spec_support.hpp"
 #include "backends/options.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"
@@ -99,6 +100,7 @@ std::optional<std::string> ExternalBackend::unsupported_reason(const BenchmarkSp
         if (spec.device.kind != DeviceKind::cuda && is_true(option_value(spec.backend_options, flag)))
             return fmt::format("option {}=true needs a cuda device", flag);
     }
+    if (auto refusal = model_spec_refusal(name(), capabilities(), spec)) return refusal;
     const Described& described = describe(spec.backend_options);
     if (!described.header) return described.problem;
     std::string refusal = described.header->refusal(spec.device, spec.precision, model_format(spec.model));
