@@ -94,7 +94,7 @@ TEST(ExternalE2E, ModelSpecsRunOnEveryPathAndBadOnesFailAlone) {
     // python:tiny.py:make on torch-eager, then on onnxruntime through the exported ONNX file.
     ASSERT_EQ(b[0].status, BenchmarkStatus::ok) << b[0].reason;
     EXPECT_TRUE(has_metric(store.metrics(b[0].benchmark_id), "torch_model_build_ns")) << "stored apart from the load";
-    EXPECT_EQ(b[0].warmup_iterations.value_or(-1), 1) << "the runner's warm-up, as its done line says";
+    EXPECT_GE(b[0].warmup_iterations.value_or(-1), 1) << "the runner's warm-up (100 ms, at least one), stored";
     ASSERT_EQ(b[1].status, BenchmarkStatus::ok) << b[1].reason;
     EXPECT_TRUE(b[1].model_path.ends_with(".onnx")) << b[1].model_path;
     EXPECT_NE(b[1].model_path.find("torch_export"), std::string::npos) << "in the model cache";
