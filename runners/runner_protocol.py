@@ -136,6 +136,7 @@ class IterationLog:
 
 
 def warm_up(step, request, stop):
+    """Returns the warm-up's iterations and its duration in ns."""
     begin = time.monotonic_ns()
     iterations = 0
     while not stop.requested:
@@ -143,7 +144,7 @@ def warm_up(step, request, stop):
             break
         step()
         iterations += 1
-    return iterations
+    return iterations, time.monotonic_ns() - begin
 
 
 def measure(step, request, stop, log):
@@ -172,6 +173,7 @@ class Session:
         self.stop = stop
         self._out = out
         self.warmup_iterations = 0
+        self.warmup_ns = 0
         self.iterations = 0
 
     def ready(self, header):
@@ -179,7 +181,7 @@ class Session:
 
     def measure(self, step):
         """step() runs one inference and returns None or a dict of device times in ns."""
-        self.warmup_iterations = warm_up(step, self.request, self.stop)
+        self.warmup_iterations, self.warmup_ns = warm_up(step, self.request, self.stop)
         self.iterations = measure(step, self.request, self.stop, IterationLog(self._out))
 
 
@@ -202,12 +204,15 @@ def main(runner, argv=None):
         session = Session(read_request(sys.stdin), stop, out)
         runner.run(session.request, args, session)
         emit({"type": "done", "iterations": session.iterations,
-              "warmup_iterations": session.warmup_iterations, "stopped": stop.requested}, out)
+              "warmup_iterations": session.warmup_iterations, "warmup_ns": session.warmup_ns,
+              "stopped": stop.requested}, out)
         return 0
     except FrameworkMissing as error:
         emit({"type": "error", "message": str(error)}, out)
         return EXIT_FRAMEWORK_MISSING
     except RunnerError as error:
+        if error.__cause__ is not None:  # the user's code raised (a model factory): its traceback on stderr
+            traceback.print_exception(type(error.__cause__), error.__cause__, error.__cause__.__traceback__)
         emit({"type": "error", "message": str(error)}, out)
         return EXIT_ERROR
     except Exception as error:  # a framework's own exception: its type and message, the trace on stderr

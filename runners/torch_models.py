@@ -1,142 +1,142 @@
-"""inferbench's zoo models built in PyTorch: the same architectures as src/models/zoo_resnet.cpp and
-zoo_mobilenet.cpp (ResNet-50 v1.5, MobileNet v1 1.0 224), with weights drawn from the same
-distributions (He-uniform convolutions, LeCun-uniform classifier, BN near identity), seeded.
+"""inferbench's zoo models built in PyTorch: the same architectures, parameter counts and output order as
+the ONNX zoo (src/models/zoo*.cpp), with weights drawn from the same distributions, seeded. The values
+differ from the ONNX zoo's (another generator), the work per inference does not; tests load the ONNX zoo's
+weights into these modules and compare their outputs with inferbench's own run of the ONNX file
+(tests/runners/zoo_vs_onnx_test.py).
 
-The values differ from the ONNX zoo's (another generator), the work per inference does not.
-torchvision's resnet50 is used when torchvision is importable (it is this architecture); MobileNet v1
-is always built here, since torchvision only has v2, a different network.
+Each entry gives the module, its inputs (name, dtype, per-sample shape) as the ONNX zoo declares them, and
+its outputs' names. MobileNet v1 is always built here (torchvision only has v2, another network); ResNet-50 is
+torchvision's where torchvision is importable (the same architecture).
 """
 
 import math
+from dataclasses import dataclass
 
 import torch
 from torch import nn
 
-ZOO_INPUT_SHAPES = {"resnet50": (3, 224, 224), "mobilenet": (3, 224, 224)}
-# ResNet's last BN of each residual branch, scaled down as in zoo_resnet.cpp (kResidualGamma).
+import torch_zoo_classifiers as classifiers
+import torch_zoo_detectors as detectors
+import torch_zoo_others as others
+
+# See zoo_resnet.cpp's kResidualGamma: with untrained BN statistics, unit scales on every residual
+# branch make activations grow block after block; a small last-BN scale keeps them O(1).
 RESIDUAL_GAMMA = 0.2
-MOBILENET_BLOCKS = ((64, 1), (128, 2), (128, 1), (256, 2), (256, 1), (512, 2), (512, 1), (512, 1),
-                    (512, 1), (512, 1), (512, 1), (1024, 2), (1024, 1))
+BERT_INITIALIZER_RANGE = 0.02
+BERT_SEQUENCE_LENGTH = 384  # MLPerf Inference's SQuAD sequence length, the ONNX zoo's
 
 
-class Bottleneck(nn.Module):
-    """ResNet v1.5 bottleneck: the stride sits on the 3x3 convolution, as in torchvision."""
-
-    expansion = 4
-
-    def __init__(self, in_channels, width, stride):
-        super().__init__()
-        out_channels = width * self.expansion
-        self.conv1 = nn.Conv2d(in_channels, width, 1, bias=False)
-        self.bn1 = nn.BatchNorm2d(width)
-        self.conv2 = nn.Conv2d(width, width, 3, stride=stride, padding=1, bias=False)
-        self.bn2 = nn.BatchNorm2d(width)
-        self.conv3 = nn.Conv2d(width, out_channels, 1, bias=False)
-        self.bn3 = nn.BatchNorm2d(out_channels)
-        self.relu = nn.ReLU(inplace=True)
-        self.downsample = None
-        if stride != 1 or in_channels != out_channels:
-            self.downsample = nn.Sequential(nn.Conv2d(in_channels, out_channels, 1, stride=stride, bias=False),
-                                            nn.BatchNorm2d(out_channels))
-
-    def forward(self, x):
-        y = self.relu(self.bn1(self.conv1(x)))
-        y = self.relu(self.bn2(self.conv2(y)))
-        y = self.bn3(self.conv3(y))
-        shortcut = x if self.downsample is None else self.downsample(x)
-        return self.relu(y + shortcut)
+@dataclass(frozen=True)
+class ZooEntry:
+    build: object                # () -> nn.Module
+    inputs: tuple                # ((name, dtype name, per-sample shape), ...); "seq" marks the sequence length
+    outputs: tuple               # output names, in the module's (and the ONNX graph's) order
+    size_option: str = "image"   # what a reduced size changes: "image" (side), "volume" or "sequence"
 
 
-class ResNet50(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.conv1 = nn.Conv2d(3, 64, 7, stride=2, padding=3, bias=False)
-        self.bn1 = nn.BatchNorm2d(64)
-        self.relu = nn.ReLU(inplace=True)
-        self.maxpool = nn.MaxPool2d(3, stride=2, padding=1)
-        channels = 64
-        for index, (blocks, width, stride) in enumerate(((3, 64, 1), (4, 128, 2), (6, 256, 2), (3, 512, 2))):
-            layer = []
-            for block in range(blocks):
-                layer.append(Bottleneck(channels, width, stride if block == 0 else 1))
-                channels = width * Bottleneck.expansion
-            setattr(self, f"layer{index + 1}", nn.Sequential(*layer))
-        self.avgpool = nn.AdaptiveAvgPool2d(1)
-        self.fc = nn.Linear(channels, 1000)
-
-    def forward(self, x):
-        x = self.maxpool(self.relu(self.bn1(self.conv1(x))))
-        x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
-        return self.fc(torch.flatten(self.avgpool(x), 1))
+def image_input(name, side, channels=3):
+    return ((name, "float32", (channels, side, side)),)
 
 
-def conv_bn_relu6(in_channels, out_channels, kernel, stride, groups):
-    return nn.Sequential(nn.Conv2d(in_channels, out_channels, kernel, stride=stride, padding=kernel // 2,
-                                   groups=groups, bias=False),
-                         nn.BatchNorm2d(out_channels, eps=1e-3), nn.ReLU6(inplace=True))
+BERT_INPUTS = tuple((name, "int64", ("seq",)) for name in ("input_ids", "attention_mask", "token_type_ids"))
+
+ZOO = {
+    "resnet50": ZooEntry(classifiers.resnet50, image_input("input", 224), ("logits",)),
+    "mobilenet": ZooEntry(classifiers.MobileNetV1, image_input("input", 224), ("probabilities",)),
+    "ssd-mobilenet": ZooEntry(detectors.SsdMobilenet, image_input("input", 300), ("boxes", "class_logits")),
+    "ssd-resnet34": ZooEntry(detectors.SsdResnet34, image_input("image", 1200), ("locs", "confs")),
+    "3d-unet": ZooEntry(others.Unet3d, (("input", "float32", (1, 128, 128, 128)),), ("logits",), "volume"),
+    "bert": ZooEntry(lambda: others.Bert(**others.BERT_LARGE), BERT_INPUTS, ("start_logits", "end_logits"),
+                     "sequence"),
+    "bert-base": ZooEntry(lambda: others.Bert(**others.BERT_BASE), BERT_INPUTS, ("start_logits", "end_logits"),
+                          "sequence"),
+    "yolov3": ZooEntry(detectors.YoloV3, image_input("input", 416), ("output_p5", "output_p4", "output_p3")),
+    "yolov3-608": ZooEntry(detectors.YoloV3, image_input("input", 608), ("output_p5", "output_p4", "output_p3")),
+}
+ZOO_NAMES = tuple(ZOO)
 
 
-class MobileNetV1(nn.Module):
-    """TF-slim's mobilenet_v1 layout: BN epsilon 0.001, ReLU6, softmax output."""
-
-    def __init__(self):
-        super().__init__()
-        layers = [conv_bn_relu6(3, 32, 3, 2, 1)]
-        channels = 32
-        for out_channels, stride in MOBILENET_BLOCKS:
-            layers.append(conv_bn_relu6(channels, channels, 3, stride, channels))
-            layers.append(conv_bn_relu6(channels, out_channels, 1, 1, 1))
-            channels = out_channels
-        self.features = nn.Sequential(*layers)
-        self.avgpool = nn.AdaptiveAvgPool2d(1)
-        self.fc = nn.Linear(channels, 1000)
-
-    def forward(self, x):
-        x = torch.flatten(self.avgpool(self.features(x)), 1)
-        return torch.softmax(self.fc(x), dim=1)
+def input_specs(name, size=0):
+    """The zoo model's inputs as (name, dtype, per-sample shape); `size` > 0 replaces the published image side,
+    volume side or sequence length (the same layers and weights), else the published one."""
+    entry = ZOO[name]
+    specs = []
+    for input_name, dtype, shape in entry.inputs:
+        if entry.size_option == "sequence":
+            shape = tuple(size or BERT_SEQUENCE_LENGTH if d == "seq" else d for d in shape)
+        elif size:
+            shape = (shape[0],) + (size,) * (len(shape) - 1)
+        specs.append((input_name, dtype, shape))
+    return specs
 
 
-def init_like_zoo(model, residual_bns=()):
-    """The ONNX zoo's weight distributions, so activations stay O(1) as there (no denormals)."""
-    residual_bns = set(id(bn) for bn in residual_bns)
+def build_zoo_model(name, seed):
+    """The zoo model `name`, in eval mode, with weights seeded by `seed`."""
+    torch.manual_seed(seed)
+    model = ZOO[name].build()
+    if isinstance(model, others.Bert):
+        return init_bert(model).eval()
+    return init_like_zoo(model, getattr(model, "residual_norms", ())).eval()
+
+
+def he_uniform_(weight, fan_in):
+    bound = math.sqrt(6.0 / fan_in)
+    weight.uniform_(-bound, bound)
+
+
+def init_convolution(module):
+    if isinstance(module, nn.ConvTranspose3d):
+        fan_in = module.in_channels  # stride = kernel: one input voxel per channel feeds each output voxel
+    else:
+        fan_in = module.in_channels // module.groups * math.prod(module.kernel_size)
+    he_uniform_(module.weight, fan_in)
+    if module.bias is not None:  # torch.nn's default bias range
+        module.bias.uniform_(-1.0 / math.sqrt(fan_in), 1.0 / math.sqrt(fan_in))
+
+
+def init_like_zoo(model, residual_norms=()):
+    """The ONNX zoo's weight distributions (He-uniform convolutions, LeCun-uniform classifier, norms near the
+    identity), so activations stay O(1) as there (no denormals)."""
+    residual_norms = set(id(norm) for norm in residual_norms)
     with torch.no_grad():
         for module in model.modules():
-            if isinstance(module, nn.Conv2d):
-                fan_in = module.in_channels // module.groups * module.kernel_size[0] * module.kernel_size[1]
-                bound = math.sqrt(6.0 / fan_in)
-                module.weight.uniform_(-bound, bound)
-            elif isinstance(module, nn.BatchNorm2d):
-                gamma = RESIDUAL_GAMMA if id(module) in residual_bns else 1.0
+            if isinstance(module, (nn.Conv2d, nn.Conv3d, nn.ConvTranspose3d)):
+                init_convolution(module)
+            elif isinstance(module, (nn.BatchNorm2d, nn.InstanceNorm3d)):
+                gamma = RESIDUAL_GAMMA if id(module) in residual_norms else 1.0
                 module.weight.uniform_(0.9 * gamma, 1.1 * gamma)
                 module.bias.uniform_(-0.05, 0.05)
-                module.running_mean.uniform_(-0.05, 0.05)
-                module.running_var.uniform_(0.9, 1.1)
+                if module.running_mean is not None:
+                    module.running_mean.uniform_(-0.05, 0.05)
+                    module.running_var.uniform_(0.9, 1.1)
             elif isinstance(module, nn.Linear):
-                module.weight.uniform_(-math.sqrt(3.0 / module.in_features), math.sqrt(3.0 / module.in_features))
+                bound = math.sqrt(3.0 / module.in_features)
+                module.weight.uniform_(-bound, bound)
                 module.bias.uniform_(-1.0 / math.sqrt(module.in_features), 1.0 / math.sqrt(module.in_features))
     return model
 
 
-def resnet50():
-    try:
-        import torchvision  # pylint: disable=import-outside-toplevel
-        model = torchvision.models.resnet50(weights=None)
-    except ImportError:
-        model = ResNet50()
-    residual_bns = [block.bn3 for layer in (model.layer1, model.layer2, model.layer3, model.layer4) for block in layer]
-    return init_like_zoo(model, residual_bns)
-
-
-def mobilenet():
-    return init_like_zoo(MobileNetV1())
-
-
-def build_zoo_model(name, seed):
-    builders = {"resnet50": resnet50, "mobilenet": mobilenet}
-    torch.manual_seed(seed)
-    return builders[name]()
+def init_bert(model):
+    """As zoo_bert.cpp: weights, biases and embeddings ~N(0, 0.02^2) (bounded at 3.46 std there), LayerNorm at
+    the identity."""
+    with torch.no_grad():
+        for module in model.modules():
+            if isinstance(module, (nn.Linear, nn.Embedding)):
+                for tensor in module.parameters():
+                    bound = 3.46 * BERT_INITIALIZER_RANGE
+                    tensor.normal_(0.0, BERT_INITIALIZER_RANGE).clamp_(-bound, bound)
+            elif isinstance(module, nn.LayerNorm):
+                module.weight.fill_(1.0)
+                module.bias.fill_(0.0)
+    return model
 
 
 def parameter_count(model):
-    """As inferbench's zoo counts: weights, biases, BN gamma and beta (not running statistics)."""
+    """As inferbench's zoo counts: weights, biases, norm gamma and beta (not running statistics)."""
     return sum(p.numel() for p in model.parameters())
+
+
+def onnx_tensor_name(model, key):
+    """The ONNX zoo's initializer holding the module's state_dict entry `key`."""
+    rename = getattr(model, "onnx_name", None)
+    return rename(key) if rename else key

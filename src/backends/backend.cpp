@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "backends/model_spec_support.hpp"
 #include "core/error.hpp"
 
 namespace inferbench {
@@ -53,7 +54,7 @@ std::int64_t TensorInfo::element_count() const {
     return count;
 }
 
-void Backend::run_own_loop(const LoopSettings& /*settings*/, IterationSink& /*sink*/) {
+OwnLoopReport Backend::run_own_loop(const LoopSettings& /*settings*/, IterationSink& /*sink*/) {
     throw std::logic_error(fmt::format("backend {} runs in-process and has no loop of its own", name()));
 }
 
@@ -75,7 +76,7 @@ std::optional<std::string> Backend::unsupported_reason(const BenchmarkSpec& spec
         return fmt::format("backend {} has no {} support", name(), to_string(spec.precision));
     if (!caps.dynamic_batch && spec.batch_size != 1)
         return fmt::format("backend {} runs batch size 1 only", name());
-    return std::nullopt;
+    return model_spec_refusal(name(), caps, spec);
 }
 
 }  // namespace inferbench

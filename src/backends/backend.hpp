@@ -43,7 +43,9 @@ struct Capabilities {
     std::vector<Precision> precisions;
     std::vector<std::string> model_formats;  // file extensions without the dot: "onnx", "pt"
     bool needs_model_file = true;
-    bool builds_zoo_models = false;  // given a zoo name as the model path, it builds the network itself
+    // Given a zoo name or a PyTorch model spec (core/model_spec: torchvision:, timm:, hf:, python:) as the
+    // model path, it builds the network itself; other backends get files (a spec exported by torch_export.py).
+    bool builds_zoo_models = false;
     bool dynamic_batch = true;
     bool cuda_graphs = false;
     bool device_timing = false;  // fills DeviceTimes
@@ -73,6 +75,13 @@ struct BackendMetric {
     std::string name;
     double value = 0;
     std::string unit;
+};
+
+// What a backend that runs its own loop says about its warm-up (not measured: both -1); figures measured
+// around the loop (e.g. torch.compile's first call) come through measured_metrics().
+struct OwnLoopReport {
+    std::int64_t warmup_iterations = -1;
+    std::int64_t warmup_ns = -1;
 };
 
 // The model file load() is given, and what was measured while making it; or, where the backend found
@@ -117,7 +126,7 @@ public:
     // For backends whose capabilities say runs_own_loop (trtexec, external runners): run warm-up and
     // measurement in the external tool under `settings` (the cell's loop settings, max_iterations the
     // sink's capacity) and deliver every measured iteration to `sink`, start_ns mapped onto CLOCK_MONOTONIC. The default throws: in-process backends don't.
-    virtual void run_own_loop(const LoopSettings& settings, IterationSink& sink);
+    virtual OwnLoopReport run_own_loop(const LoopSettings& settings, IterationSink& sink);
 
     // Per-layer times, where the backend's options ask for them (onnxruntime's layer_profile): called
     // once after the measured loop, never during it, it runs its own separate profiled iterations and
@@ -143,7 +152,8 @@ public:
 
 // Shared-library backend modules export one C function returning this descriptor. The version changes
 // with the Backend class's layout (2: profile_layers, 3: last_outputs, 4: convert_model, 5: ConvertedModel's
-// load_ns, prepared_metrics and measured_metrics), so a module built against another is refused.
+// load_ns, prepared_metrics, measured_metrics and run_own_loop's report), so a module built against another is
+// refused.
 inline constexpr int kBackendApiVersion = 5;
 
 struct BackendModule {

@@ -45,7 +45,34 @@ std::vector<std::int64_t> parse_shape(std::string_view text, const std::string& 
     return dims;
 }
 
+std::string_view descriptor(DType dtype) {
+    if (dtype == DType::bf16) return "<u2";
+    for (const auto& [text, known] : kDescriptors)
+        if (known == dtype) return text;
+    return "|u1";
+}
+
 }  // namespace
+
+void write_npy_file(const std::filesystem::path& path, const HostTensor& tensor) {
+    std::string shape;
+    for (const auto d : tensor.info.shape) shape += fmt::format("{},", d);
+    if (tensor.info.shape.size() > 1) shape.pop_back();  // (3,) keeps its comma, (2,3) has none at the end
+    std::string header =
+        fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': ({}), }}", descriptor(tensor.info.dtype), shape);
+    // Magic (6) + version (2) + length (2) + header + '\n', padded to a multiple of 64.
+    const std::size_t unpadded = 10 + header.size() + 1;
+    header.append((64 - unpadded % 64) % 64, ' ');
+    header.push_back('\n');
+    std::string bytes = "\x93NUMPY";
+    bytes.push_back('\x01');
+    bytes.push_back('\x00');
+    bytes.push_back(static_cast<char>(header.size() & 0xFFU));
+    bytes.push_back(static_cast<char>((header.size() >> 8U) & 0xFFU));
+    bytes += header;
+    bytes.append(reinterpret_cast<const char*>(tensor.data.data()), tensor.data.size());
+    write_file_atomically(path, bytes);
+}
 
 HostTensor read_npy_file(const std::filesystem::path& path, const std::string& name) {
     const std::string file = path.string();

@@ -12,4 +12,8 @@ namespace inferbench {
 // file, a big-endian or Fortran-order array, or an element type inferbench does not feed.
 HostTensor read_npy_file(const std::filesystem::path& file, const std::string& name);
 
+// Writes the tensor as a version 1 .npy file that numpy.load reads (bfloat16, which NumPy lacks, as its raw
+// 16-bit patterns, '<u2'). Throws EnvironmentError when the file cannot be written.
+void write_npy_file(const std::filesystem::path& file, const HostTensor& tensor);
+
 }  // namespace inferbench

@@ -51,6 +51,8 @@ struct ExportArgs {
     std::string batch = "dynamic";
     std::string out;
     std::uint64_t seed = default_seed();
+    std::int64_t image_size = 0;
+    std::int64_t sequence_length = 0;
 };
 
 std::string dims_text(const models::ValueShape& shape) {
@@ -233,7 +235,11 @@ std::int64_t export_batch(const std::string& text) {
 
 int export_model(const ExportArgs& args) {
     const std::int64_t batch = export_batch(args.batch);
-    const fs::path cached = models::export_onnx(args.name, resolved_model_cache(RunSettings{}), args.seed, batch);
+    if (args.image_size < 0 || args.sequence_length < 0)
+        throw UserError("--image-size and --sequence-length take a whole number >= 1");
+    const models::ZooOptions options{
+        .image_size = args.image_size, .sequence_length = args.sequence_length, .batch = batch};
+    const fs::path cached = models::export_onnx(args.name, resolved_model_cache(RunSettings{}), args.seed, options);
     fs::path written = cached;
     if (!args.out.empty()) {
         std::error_code ec;
@@ -269,6 +275,11 @@ void add_export(CLI::App& models_cmd, CommandContext& context) {
                     "dynamic (default: a symbolic batch dimension) or N (N fixed on every input and output)");
     cmd->add_option("--out", args->out, "copy the model to this file (default: the model cache)");
     cmd->add_option("--seed", args->seed, "weight seed (default 42, as `run`)");
+    cmd->add_option("--image-size", args->image_size,
+                    "a reduced image side (the volume's side for 3d-unet): the same layers and weights, for quick "
+                    "checks; default: the published size");
+    cmd->add_option("--sequence-length", args->sequence_length,
+                    "BERT's tokens instead of the published 384 (the same layers and weights)");
     cmd->callback([&context, args] { context.action = [args] { return export_model(*args); }; });
 }
 

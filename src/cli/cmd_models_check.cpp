@@ -1,5 +1,7 @@
 // `inferbench models check`: does a backend compute what a reference backend computes on the same
 // inputs? (An fp16 run on the GPU against ONNX Runtime's fp32 on the CPU, by default.)
+#include <cctype>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -7,6 +9,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "backends/npy_file.hpp"
 #include "cli/commands.hpp"
 #include "core/error.hpp"
 #include "core/settings.hpp"
@@ -28,6 +31,7 @@ struct CheckArgs {
     std::int64_t batch = 1;
     std::uint64_t seed = static_cast<std::uint64_t>(RunSettings{}.seed);
     double tolerance = -1;  // below 0: the default of the checked precision
+    std::string save_dir;
     OutputOptions output;
 };
 
@@ -124,6 +128,28 @@ void print_text(const CheckArgs& args, const OutputCheckResult& result, const re
                       "only, or unequal integers");
 }
 
+// A tensor's name as a file name: characters other than letters, digits, '.', '_' and '-' become '_'.
+std::string file_part(const std::string& name) {
+    std::string out = name;
+    for (char& c : out)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') c = '_';
+    return out;
+}
+
+// DIR/input.NAME.npy, reference.NAME.npy and checked.NAME.npy: what was fed and what each side returned.
+void save_tensors(const std::string& dir, const OutputCheckResult& result) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) throw EnvironmentError(fmt::format("--save {}: cannot create the folder: {}", dir, ec.message()));
+    const auto save = [&](std::string_view role, const std::vector<HostTensor>& tensors) {
+        for (const HostTensor& t : tensors)
+            write_npy_file(std::filesystem::path(dir) / fmt::format("{}.{}.npy", role, file_part(t.info.name)), t);
+    };
+    save("input", result.input_tensors);
+    save("reference", result.reference_outputs);
+    save("checked", result.checked_outputs);
+}
+
 int check(const CheckArgs& args) {
     if (args.batch < 1) throw UserError(fmt::format("--batch {}: expected a whole number >= 1", args.batch));
     const auto format = report::parse_format(args.output.resolved());
@@ -131,6 +157,7 @@ int check(const CheckArgs& args) {
     const double tolerance = args.tolerance >= 0 ? args.tolerance : default_output_tolerance(request.checked.precision);
     const OutputCheckResult result = check_outputs(request);
     const bool agree = all_agree(result.outputs, tolerance);
+    if (!args.save_dir.empty()) save_tensors(args.save_dir, result);
     const report::Table table = outputs_table(result, tolerance);
     if (format == report::Format::json)
         print_json(args, result, table, agree);
@@ -161,6 +188,9 @@ void add_models_check(CLI::App& models_cmd, CommandContext& context) {
     cmd->add_option("--tolerance", args->tolerance,
                     "largest relative error accepted (default by the checked precision: fp32 2e-3, fp16 2e-2, "
                     "bf16 8e-2, int8/fp8 2e-1)");
+    cmd->add_option("--save", args->save_dir,
+                    "write the inputs and both sides' outputs to this folder as .npy files (input.NAME.npy, "
+                    "reference.NAME.npy, checked.NAME.npy)");
     args->output.add_to(*cmd);
     cmd->callback([&context, args] { context.action = [args] { return check(*args); }; });
 }

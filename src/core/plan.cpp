@@ -12,6 +12,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "core/error.hpp"
+#include "core/model_spec.hpp"
 #include "core/text_checks.hpp"
 #include "core/units.hpp"
 
@@ -137,14 +138,21 @@ using Reader = std::optional<T> (*)(std::string_view text, const PlanVocabulary&
 
 std::optional<std::string> read_model(std::string_view text, const PlanVocabulary& vocabulary, std::string& why) {
     if (contains(vocabulary.models, text)) return std::string(text);
+    if (looks_like_model_spec(text) && !is_special_file(text) && !std::filesystem::exists(std::string(text))) {
+        const auto problem = model_spec_problem(text);
+        if (!problem) return std::string(text);
+        why = *problem;
+        return std::nullopt;
+    }
     if (looks_like_path(text) || is_special_file(text)) {
         const auto problem = model_file_problem(text, vocabulary);
         if (!problem) return std::string(text);
         why = *problem;
         return std::nullopt;
     }
-    why = fmt::format("unknown model '{}'; valid choices: {}, or a path to a model file", text,
-                      join(vocabulary.models, ", "));
+    why = fmt::format("unknown model '{}'; valid choices: {}, a path to a model file, or a PyTorch model spec "
+                      "(torchvision:NAME, timm:NAME, hf:NAME, python:PATH.py:FACTORY)",
+                      text, join(vocabulary.models, ", "));
     return std::nullopt;
 }
 

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cerrno>
 #include <fstream>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <system_error>
@@ -414,20 +415,33 @@ ReadModel read_zoo_or_file(const std::string& name_or_path, std::uint64_t seed) 
 }
 
 fs::path export_onnx(std::string_view name, const fs::path& cache_dir, std::uint64_t seed, std::int64_t batch) {
+    return export_onnx(name, cache_dir, seed, ZooOptions{.batch = batch});
+}
+
+fs::path export_onnx(std::string_view name, const fs::path& cache_dir, std::uint64_t seed, const ZooOptions& options) {
     exportable_entry(name);  // name errors first, before touching the file system
-    if (batch < 0) throw UserError(fmt::format("batch size {} must be >= 1 (or 0: symbolic)", batch));
-    const std::string fixed_batch = batch > 0 ? fmt::format("-b{}", batch) : std::string();
-    const fs::path target = cache_dir / fmt::format("{}-g{}-s{}{}.onnx", name, kGeneratorVersion, seed, fixed_batch);
+    if (options.batch < 0) throw UserError(fmt::format("batch size {} must be >= 1 (or 0: symbolic)", options.batch));
+    std::string suffix;
+    if (options.image_size != 0) suffix += fmt::format("-i{}", options.image_size);
+    if (options.sequence_length != 0) suffix += fmt::format("-t{}", options.sequence_length);
+    if (options.batch > 0) suffix += fmt::format("-b{}", options.batch);
+    const fs::path target = cache_dir / fmt::format("{}-g{}-s{}{}.onnx", name, kGeneratorVersion, seed, suffix);
     std::error_code ec;
     if (fs::is_regular_file(target, ec)) {
         return target;  // complete by construction: only a finished temp file is ever renamed here
+    }
+    std::optional<GraphBuilder> graph;
+    try {
+        graph.emplace(build_zoo_model(name, seed, options));
+    } catch (const std::logic_error& e) {  // a size the architecture cannot take
+        throw UserError(fmt::format("{}; give a size the architecture takes", e.what()));
     }
     if (!cache_dir.empty()) fs::create_directories(cache_dir, ec);  // empty: the working directory
     if (ec) {
         throw EnvironmentError(
             fmt::format("cannot create model cache directory {}: {}", cache_dir.string(), ec.message()));
     }
-    write_model(build_zoo_model(name, seed, {.batch = batch}), target);
+    write_model(*graph, target);
     return target;
 }
 

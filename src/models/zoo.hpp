@@ -47,6 +47,11 @@ std::vector<std::string> zoo_names();
 // a negative batch, EnvironmentError for I/O errors.
 std::filesystem::path export_onnx(std::string_view name, const std::filesystem::path& cache_dir,
                                   std::uint64_t seed, std::int64_t batch = 0);
+// The same at a reduced input size (ZooOptions: the same layers and weights, another image side or
+// sequence length; the file name and the model's metadata say which). Throws UserError for a size the
+// architecture cannot take, as for the names.
+std::filesystem::path export_onnx(std::string_view name, const std::filesystem::path& cache_dir,
+                                  std::uint64_t seed, const ZooOptions& options);
 
 // The bytes export_onnx() writes (batch symbolic), built in memory, for reading a model without
 // a file. The same errors as export_onnx() for names.

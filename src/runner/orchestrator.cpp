@@ -162,7 +162,8 @@ void fill_from_outcome(store::BenchmarkRecord& record, const WorkerOutcome& outc
         record.load_ns = loaded->load_ns;
         record.backend_version = loaded->backend_version;
     }
-    if (const auto* warmup = outcome.find_event<wp::WarmupDone>()) record.warmup_iterations = warmup->iterations;
+    if (const auto* warmup = outcome.find_event<wp::WarmupDone>(); warmup && warmup->iterations >= 0)
+        record.warmup_iterations = warmup->iterations;
     const auto* measured = outcome.find_event<wp::Measured>();
     if (measured) record.measured_wall_ns = measured->wall_ns;
     const auto* error = outcome.find_event<wp::Error>();
@@ -355,6 +356,13 @@ private:
         if (skip) {
             record.status = BenchmarkStatus::skipped;
             record.reason = *skip;
+            record.stderr_tail = model.output_tail;
+            return;
+        }
+        if (model.failure) {  // making the model's file failed (a PyTorch model spec's export)
+            record.status = BenchmarkStatus::failed;
+            record.reason = *model.failure;
+            record.stderr_tail = model.output_tail;
             return;
         }
         record.model_path = model.model_path;

@@ -40,6 +40,7 @@ Side open_side(const BackendRegistry& registry, const OutputCheckRequest& reques
         throw UserError(fmt::format("{} side ({}): {}", role, s.spec.label(), *problem));
     const ResolvedModel model = resolve_model(s.spec, s.backend->capabilities());
     if (model.skip_reason) throw UserError(fmt::format("{} side ({}): {}", role, s.spec.label(), *model.skip_reason));
+    if (model.failure) throw UserError(fmt::format("{} side ({}): {}", role, s.spec.label(), *model.failure));
     s.backend->load(model.model_path, s.spec);
     return s;
 }
@@ -80,12 +81,12 @@ OutputCheckResult check_outputs(const OutputCheckRequest& request) {
                                     request.checked.backend, describe(checked.backend->inputs())));
     // Inputs as the model declares them (fp32 images, int64 token ids); each backend converts them to
     // its precision itself, as in a benchmark.
-    const std::vector<HostTensor> inputs = make_random_inputs(result.inputs, request.seed);
-    const std::vector<HostTensor> expected = run_once(*reference.backend, inputs);
-    const std::vector<HostTensor> got = run_once(*checked.backend, inputs);
+    result.input_tensors = make_random_inputs(result.inputs, request.seed);
+    result.reference_outputs = run_once(*reference.backend, result.input_tensors);
+    result.checked_outputs = run_once(*checked.backend, result.input_tensors);
     result.reference_version = fmt::format("{} {}", reference.backend->name(), reference.backend->version());
     result.checked_version = fmt::format("{} {}", checked.backend->name(), checked.backend->version());
-    result.outputs = compare_outputs(got, expected);
+    result.outputs = compare_outputs(result.checked_outputs, result.reference_outputs);
     return result;
 }
 

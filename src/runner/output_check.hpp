@@ -33,6 +33,10 @@ struct OutputCheckResult {
     std::string reference_version;  // "onnxruntime 1.30.0"
     std::vector<TensorInfo> inputs;
     std::vector<OutputAgreement> outputs;
+    // The tensors themselves, for `models check --save`.
+    std::vector<HostTensor> input_tensors;
+    std::vector<HostTensor> reference_outputs;
+    std::vector<HostTensor> checked_outputs;
 };
 
 // Throws UserError when a side cannot run the model here (the reason `run` would skip it with) or

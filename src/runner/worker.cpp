@@ -101,11 +101,11 @@ void keep_own_deadline(std::int64_t timeout_ns) {
 int run_external_loop(Backend& backend, const LoopSettings& loop, TraceBuffer& trace, std::string& phase) {
     phase = "external loop";
     TraceSinkAdapter sink(trace);
-    backend.run_own_loop(loop, sink);
+    OwnLoopReport report = backend.run_own_loop(loop, sink);
     const auto records = trace.published();
     const std::int64_t wall_ns =
         records.empty() ? 0 : records.back().start_ns + records.back().e2e_ns - records.front().start_ns;
-    send_event(wp::WarmupDone{0, 0});
+    send_event(wp::WarmupDone{report.warmup_iterations, report.warmup_ns});
     send_event(wp::Measured{static_cast<std::int64_t>(records.size()), wall_ns, sink.stop_requested()});
     send_layer_times(backend, trace, phase);
     end_after_last_event();

@@ -56,7 +56,8 @@ struct Skipped {
     std::string reason;
 };
 
-// Warm-up has ended; the measured loop begins. A backend that runs its own loop sends zeros.
+// Warm-up has ended; the measured loop begins. A backend that runs its own loop sends what it reported
+// (OwnLoopReport), -1 where it did not say.
 struct WarmupDone {
     static constexpr std::string_view kName = "warmup_done";
     std::int64_t iterations = 0;

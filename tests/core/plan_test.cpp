@@ -83,8 +83,8 @@ TEST(PlanErrors, UnknownKey) {
 
 TEST(PlanErrors, UnknownModelNamesTheChoices) {
     EXPECT_EQ(error_of("models: [resnet50, resnet5]\n"),
-              "plan.yaml:1:20: unknown model 'resnet5'; valid choices: resnet50, mobilenet, null, or a path to a "
-              "model file");
+              "plan.yaml:1:20: unknown model 'resnet5'; valid choices: resnet50, mobilenet, null, a path to a model "
+              "file, or a PyTorch model spec (torchvision:NAME, timm:NAME, hf:NAME, python:PATH.py:FACTORY)");
 }
 
 TEST(PlanErrors, MissingModelFile) {
@@ -171,7 +171,8 @@ TEST(PlanOverrides, ErrorsNameTheFlag) {
             } catch (const UserError& e) {
                 EXPECT_STREQ(e.what(),
                              "--model resnet50,bogus: unknown model 'bogus'; valid choices: resnet50, "
-                             "mobilenet, null, or a path to a model file");
+                             "mobilenet, null, a path to a model file, or a PyTorch model spec (torchvision:NAME, "
+                             "timm:NAME, hf:NAME, python:PATH.py:FACTORY)");
                 throw;
             }
         },
@@ -185,5 +186,31 @@ TEST(PlanJson, EchoesEverySetting) {
     EXPECT_NE(json.find("\"models\":[\"mobilenet\",\"resnet50\"]"), std::string::npos);
 }
 
+// PyTorch model specs are models of the plan; their syntax is checked where the plan is read.
+TEST(PlanModelSpecs, AcceptedAndCheckedWithTheirPosition) {
+    const Plan plan = parse_plan("models: [resnet50, torchvision:resnet18, \"timm:convnext_tiny\", hf:bert-large-uncased]\n",
+                                 "specs.yaml", kVocabulary);
+    EXPECT_EQ(plan.models, (std::vector<std::string>{"resnet50", "torchvision:resnet18", "timm:convnext_tiny",
+                                                     "hf:bert-large-uncased"}));
+    const auto message = [](const std::string& yaml) {
+        try {
+            parse_plan(yaml, "specs.yaml", kVocabulary);
+        } catch (const UserError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_EQ(message("models: [resnet50, keras:vgg16]\n"),
+              "specs.yaml:1:20: model 'keras:vgg16': unknown model library 'keras'; write torchvision:NAME, "
+              "timm:NAME, hf:NAME or python:PATH.py:FACTORY");
+    EXPECT_EQ(message("models:\n  - \"timm:\"\n"),
+              "specs.yaml:2:5: model 'timm:': the timm model name is missing; write torchvision:NAME, timm:NAME, "
+              "hf:NAME or python:PATH.py:FACTORY");
+    EXPECT_NE(message("models: [\"python:my.py\"]\n").find("write python:PATH.py:FACTORY"), std::string::npos);
+    EXPECT_NE(message("models: [\"python:/no/such/file.py:make_model\"]\n").find("'/no/such/file.py' not found"),
+              std::string::npos);
+}
+
 }  // namespace
 }  // namespace inferbench
+

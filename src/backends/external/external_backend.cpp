@@ -9,9 +9,11 @@
 
 #include <fmt/format.h>
 
+#include "backends/model_spec_support.hpp"
 #include "backends/options.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"
+#include "core/model_spec.hpp"
 #include "core/units.hpp"
 
 namespace inferbench::external {
@@ -30,6 +32,7 @@ bool is_true(std::string_view value) { return value == "true" || value == "yes" 
 
 // The model's format as the orchestrator reads it: the extension without its dot ("" for zoo names).
 std::string model_format(const std::string& model) {
+    if (is_model_spec(model)) return {};
     const std::string extension = std::filesystem::path(model).extension().string();
     return extension.empty() ? std::string() : extension.substr(1);
 }
@@ -44,6 +47,8 @@ struct ExternalBackend::LoopState {
     bool full = false;
     bool done = false;
     std::int64_t done_iterations = 0;
+    std::int64_t warmup_iterations = kNotMeasured;
+    std::int64_t warmup_ns = kNotMeasured;
     bool term_sent = false;
     bool killed = false;
     std::int64_t kill_at_ns = 0;
@@ -95,9 +100,11 @@ std::optional<std::string> ExternalBackend::unsupported_reason(const BenchmarkSp
         if (spec.device.kind != DeviceKind::cuda && is_true(option_value(spec.backend_options, flag)))
             return fmt::format("option {}=true needs a cuda device", flag);
     }
+    if (auto refusal = model_spec_refusal(name(), capabilities(), spec)) return refusal;
     const Described& described = describe(spec.backend_options);
     if (!described.header) return described.problem;
     std::string refusal = described.header->refusal(spec.device, spec.precision, model_format(spec.model));
+    if (refusal.empty() && variant_.builds_zoo_models) refusal = described.header->model_refusal(spec.model);
     if (refusal.empty()) return std::nullopt;
     return refusal;
 }
@@ -254,7 +261,13 @@ void ExternalBackend::infer(DeviceTimes& /*times*/) {
     throw std::logic_error(fmt::format("backend {} runs its own loop; the harness must call run_own_loop", name()));
 }
 
-void ExternalBackend::run_own_loop(const LoopSettings& /*settings*/, IterationSink& sink) {
+std::vector<BackendMetric> ExternalBackend::measured_metrics() const {
+    std::vector<BackendMetric> metrics = header_ ? header_->metrics : std::vector<BackendMetric>{};
+    for (BackendMetric& m : stages_.metrics()) metrics.push_back(std::move(m));
+    return metrics;
+}
+
+OwnLoopReport ExternalBackend::run_own_loop(const LoopSettings& /*settings*/, IterationSink& sink) {
     // The settings went out with the request in load(); the sink's capacity is enforced below.
     if (!child_ || !header_) throw std::logic_error("run_own_loop before load");
     LoopState state;
@@ -269,6 +282,7 @@ void ExternalBackend::run_own_loop(const LoopSettings& /*settings*/, IterationSi
         open = child_->read_lines(kReadPollMs, lines);
     }
     finish(state, child_->wait(timeouts_.stop_grace_ns));
+    return {state.warmup_iterations, state.warmup_ns};
 }
 
 void ExternalBackend::handle_line(const std::string& text, IterationSink& sink, LoopState& state) {
@@ -299,6 +313,8 @@ void ExternalBackend::handle_line(const std::string& text, IterationSink& sink, 
         case RunnerLine::Kind::done:
             state.done = true;
             state.done_iterations = line.done_iterations;
+            state.warmup_iterations = line.done_warmup_iterations;
+            state.warmup_ns = line.done_warmup_ns;
             break;
         case RunnerLine::Kind::error:
             error_message_ = line.text;

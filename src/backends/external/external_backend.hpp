@@ -41,9 +41,10 @@ public:
     std::vector<TensorInfo> inputs() const override { return {}; }
     void prepare(std::span<const HostTensor> /*inputs*/) override {}
     void infer(DeviceTimes& times) override;
-    void run_own_loop(const LoopSettings& settings, IterationSink& sink) override;
-    // The pre- and post-processing times the runner reported for the iterations stored (core/host_stage_metrics).
-    std::vector<BackendMetric> measured_metrics() const override { return stages_.metrics(); }
+    OwnLoopReport run_own_loop(const LoopSettings& settings, IterationSink& sink) override;
+    // What the runner's header reported (build, compile and capture times) and the pre- and post-processing
+    // times it reported for the iterations stored (core/host_stage_metrics).
+    std::vector<BackendMetric> measured_metrics() const override;
 
 private:
     struct Described {

@@ -1,11 +1,13 @@
 #include "backends/external/external_protocol.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <limits>
 
 #include <fmt/format.h>
 
 #include "core/host_stage_metrics.hpp"
+#include "core/model_spec.hpp"
 #include "core/units.hpp"
 
 namespace inferbench::external {
@@ -62,6 +64,12 @@ RunnerHeader parse_header(const json& line) {
         read_optional(line, "notes", header.notes);
         read_optional(line, "precision_formats", header.precision_formats);
         read_optional(line, "unavailable", header.unavailable);
+        read_optional(line, "zoo_models", header.zoo_models);
+        read_optional(line, "missing_libraries", header.missing_libraries);
+        if (const auto it = line.find("metrics"); it != line.end())
+            for (const json& metric : *it)
+                header.metrics.push_back({metric.at("name").get<std::string>(), metric.at("value").get<double>(),
+                                          metric.at("unit").get<std::string>()});
     } catch (const json::exception& e) {
         throw ProtocolError(fmt::format("a header field has the wrong type: {}", e.what()));
     }
@@ -101,6 +109,8 @@ RunnerLine parse_json_line(const json& line) {
     } else if (type == "done") {
         parsed.kind = RunnerLine::Kind::done;
         parsed.done_iterations = required_ns(line, "iterations");
+        parsed.done_warmup_iterations = optional_ns(line, "warmup_iterations");
+        parsed.done_warmup_ns = optional_ns(line, "warmup_ns");
     } else if (type == "error") {
         parsed.kind = RunnerLine::Kind::error;
         parsed.text = required_string(line, "message");
@@ -127,6 +137,18 @@ std::string RunnerHeader::refusal(const Device& target, Precision precision, std
     if (formats != precision_formats.end() && !contains(formats->second, format))
         return fmt::format("{} with {} needs a model file in one of: {}", name, framework, join(formats->second, ", "));
     return {};
+}
+
+std::string RunnerHeader::model_refusal(const std::string& model) const {
+    if (is_model_spec(model)) {
+        const std::string library = model.substr(0, model.find(':'));
+        const auto missing = missing_libraries.find(library);
+        return missing == missing_libraries.end() ? std::string() : fmt::format("{}: {}", model, missing->second);
+    }
+    // A zoo name: no folder and no extension (files are given by path).
+    const bool zoo_name = model.find('/') == std::string::npos && std::filesystem::path(model).extension().empty();
+    if (!zoo_name || zoo_models.empty() || contains(zoo_models, model)) return {};
+    return fmt::format("this runner builds the zoo models {}; not {}", join(zoo_models, ", "), model);
 }
 
 RunnerLine parse_runner_line(std::string_view line) {

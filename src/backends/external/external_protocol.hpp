@@ -39,9 +39,14 @@ struct RunnerHeader {
     std::map<std::string, std::string> notes;                           // "cpu/fp16" -> why it is missing
     std::map<std::string, std::vector<std::string>> precision_formats;  // "fp16" -> model formats
     std::string unavailable;                                            // set: no cell can run
+    std::vector<std::string> zoo_models;                                // the zoo models it builds; empty: not said
+    std::map<std::string, std::string> missing_libraries;               // spec library ("hf") -> why it is missing
+    std::vector<BackendMetric> metrics;  // measured before the header (model build, compile, capture)
 
     // Why `target` x `precision` cannot run with a model of `format`, or empty.
     std::string refusal(const Device& target, Precision precision, std::string_view format) const;
+    // Why the runner cannot build `model` (a zoo name it lacks, a spec whose library is missing), or empty.
+    std::string model_refusal(const std::string& model) const;
 };
 
 struct RunnerLine {
@@ -54,6 +59,8 @@ struct RunnerLine {
     std::int64_t post_ns = kNotMeasured;
     std::int64_t done_iterations = 0;
     std::string text;  // the error message, or the line itself for text
+    std::int64_t done_warmup_iterations = kNotMeasured;  // the done line's warm-up, where it says
+    std::int64_t done_warmup_ns = kNotMeasured;
 };
 
 // The pre- and post-processing the runner reported for the iterations stored, summed, as the figures of

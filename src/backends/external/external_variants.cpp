@@ -18,7 +18,13 @@ std::vector<ExternalVariant> make_variants() {
         kThreadsOption,
         {"channels_last", "false", "model and input in torch.channels_last memory format"},
         {"cuda_graph", "false", "capture the forward pass in a CUDA graph and replay it (cuda only)"},
-        {"input_shape", "3,224,224", "per-sample input shape of a TorchScript file"}};
+        {"input_shape", "3,224,224", "per-sample input shape of a TorchScript file or a torchvision: model"},
+        {"compile_mode", "default",
+         "torch-compile: torch.compile's mode (default|reduce-overhead|max-autotune|max-autotune-no-cudagraphs)"},
+        {"precision_mode", "convert", "convert: weights and inputs in the precision; autocast: fp32 weights under "
+                                      "torch.autocast"},
+        {"seq_len", "384", "tokens of a text model (the zoo's bert, hf: models), capped at its position table"},
+        {"hf_class", "", "the transformers class of an hf: model; empty: the config's architectures[0]"}};
     const std::vector<Precision> torch_precisions = {Precision::fp32, Precision::fp16, Precision::bf16};
     const std::vector<std::string> torch_formats = {"pt", "pth", "ts"};
     return {
@@ -85,12 +91,6 @@ std::vector<ExternalVariant> make_variants() {
     };
 }
 
-std::filesystem::path executable_dir() {
-    std::error_code ec;
-    const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-    return ec ? std::filesystem::current_path() : exe.parent_path();
-}
-
 }  // namespace
 
 const std::vector<ExternalVariant>& all_variants() {
@@ -103,28 +103,6 @@ const ExternalVariant& find_variant(std::string_view name) {
     const auto it = std::find_if(variants.begin(), variants.end(), [&](const auto& v) { return v.name == name; });
     if (it == variants.end()) throw std::logic_error(fmt::format("no external runner variant '{}'", name));
     return *it;
-}
-
-std::vector<std::string> interpreter_candidates(const std::string& python_option) {
-    if (!python_option.empty()) return {python_option};
-    return {"python3", "/usr/bin/python3"};
-}
-
-std::vector<std::filesystem::path> runner_search_dirs() {
-    std::vector<std::filesystem::path> dirs;
-    if (const char* env = std::getenv("INFERBENCH_RUNNER_DIR"); env && *env) dirs.emplace_back(env);
-    const auto exe_dir = executable_dir();
-    dirs.push_back(exe_dir / "runners");
-    dirs.push_back(exe_dir.parent_path() / "share" / "inferbench" / "runners");
-    return dirs;
-}
-
-std::optional<std::filesystem::path> find_runner(std::string_view script) {
-    for (const auto& dir : runner_search_dirs()) {
-        std::error_code ec;
-        if (std::filesystem::is_regular_file(dir / script, ec)) return dir / script;
-    }
-    return std::nullopt;
 }
 
 }  // namespace inferbench::external

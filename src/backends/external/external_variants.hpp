@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backends/backend.hpp"
+#include "backends/python_scripts.hpp"
 
 namespace inferbench::external {
 
@@ -23,7 +24,7 @@ struct ExternalVariant {
     std::vector<std::string> model_formats;
     std::vector<BackendOption> options;
     std::vector<std::string> cuda_only_flags;  // flag options that need a cuda device when true
-    bool builds_zoo_models = false;
+    bool builds_zoo_models = false;  // and reads PyTorch model specs: given the model's text as it is
 
     bool uses_python() const { return !runner.empty(); }
 };
@@ -32,13 +33,9 @@ struct ExternalVariant {
 const ExternalVariant& find_variant(std::string_view name);
 const std::vector<ExternalVariant>& all_variants();
 
-// The interpreters to try, in order: the `python` option alone when set, else python3 on PATH, then
-// Debian's /usr/bin/python3 (on machines where PATH's python3 is a pyenv or venv without the framework).
-std::vector<std::string> interpreter_candidates(const std::string& python_option);
-
-// Where runner scripts are looked for: $INFERBENCH_RUNNER_DIR, <executable dir>/runners (build tree),
-// <executable dir>/../share/inferbench/runners (install tree).
-std::vector<std::filesystem::path> runner_search_dirs();
-std::optional<std::filesystem::path> find_runner(std::string_view script);
+// The Python lookups every Python program of inferbench shares (backends/python_scripts).
+using inferbench::find_runner;
+using inferbench::interpreter_candidates;
+using inferbench::runner_search_dirs;
 
 }  // namespace inferbench::external

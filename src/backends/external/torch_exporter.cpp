@@ -112,10 +112,10 @@ std::string signal_message(const ExportRun& run, const ExportRequest& request) {
     return message;
 }
 
-ExportRun run_once(const std::vector<std::string>& argv, std::int64_t deadline_ns) {
+ExportRun run_once(const std::vector<std::string>& argv, std::int64_t deadline_ns, bool forward_stderr) {
     ExportRun run;
     const std::int64_t begin = monotonic_ns();
-    ChildProcess child(argv, "", /*forward_stderr=*/true);
+    ChildProcess child(argv, "", forward_stderr);
     const std::int64_t limit_ns = deadline_ns > 0 ? std::max<std::int64_t>(deadline_ns - begin, 1) : kNoLimitNs;
     run.status = child.wait(limit_ns, &run.timed_out);
     child.read_lines(0, run.stdout_lines);  // what stdout gave while waiting
@@ -125,11 +125,15 @@ ExportRun run_once(const std::vector<std::string>& argv, std::int64_t deadline_n
 }
 
 // The traceback of a failure, for the worker's stored output (the error line itself becomes the reason).
-void print_traceback(const ExportRun& run) {
+void keep_traceback(const ExportRun& run, std::string* output) {
     const auto tail = export_traceback_tail(run.stdout_lines);
     if (tail.empty()) return;
-    std::fprintf(stderr, "%s traceback (last lines):\n", std::string(kTorchExportScript).c_str());
-    for (const auto& line : tail) std::fprintf(stderr, "  %s\n", line.c_str());
+    std::string text = fmt::format("{} traceback (last lines):\n", kTorchExportScript);
+    for (const auto& line : tail) text += fmt::format("  {}\n", line);
+    if (output)
+        *output += text;
+    else
+        std::fputs(text.c_str(), stderr);
 }
 
 }  // namespace
@@ -208,13 +212,13 @@ ExportOutcome run_torch_export(const ExportRequest& request, const ExportCommand
     for (const auto& interpreter : interpreters) {
         std::vector<std::string> argv = {interpreter, script->string()};
         argv.insert(argv.end(), arguments.begin(), arguments.end());
-        const ExportRun run = run_once(argv, deadline_ns);
+        const ExportRun run = run_once(argv, deadline_ns, command.traceback == nullptr);
         if (run.status.exited && run.status.code == 127) {
             ++not_started;
             unable.push_back(fmt::format("{}: cannot start it ({})", interpreter, run.stderr_tail));
             continue;
         }
-        print_traceback(run);
+        keep_traceback(run, command.traceback);
         ExportOutcome outcome = read_export_outcome(run, request, command.timeout_ns);
         if (outcome.model) return outcome;
         unable.push_back(fmt::format("{}: {}", interpreter, outcome.skip_reason));

@@ -79,13 +79,16 @@ std::vector<std::string> export_traceback_tail(const std::vector<std::string>& s
 struct ExportCommand {
     std::string python;           // a backend's `python` option; empty: python3 on PATH, then /usr/bin/python3
     std::int64_t timeout_ns = 0;  // 0: none
+    // Where a failure's traceback tail goes; nullptr: our stderr, with the exporter's own stderr forwarded
+    // as it comes (a worker's stored output keeps both).
+    std::string* traceback = nullptr;
 };
 
 // Runs torch_export.py (found as the runners are: $INFERBENCH_RUNNER_DIR, beside the executable, the install
 // tree) with each interpreter in turn until one can do it: a Python that cannot start it (127) or whose
 // PyTorch cannot (3) hands over to the next; the reasons of all are the skip reason when none can. The
-// exporter's stderr and the traceback tail of a failure are copied to our stderr, which the benchmark's
-// stored output keeps. Throws as read_export_outcome does, and EnvironmentError when the script is missing.
+// traceback tail of a failure goes to command.traceback, else to our stderr (in a worker, the benchmark's
+// stored output keeps it). Throws as read_export_outcome does, and EnvironmentError when the script is missing.
 ExportOutcome run_torch_export(const ExportRequest& request, const ExportCommand& command);
 
 // The release part of a PyTorch version ("2.11.0+cu130" -> "2.11.0", Debian's "1.13.0a0" -> "1.13.0"), to

@@ -223,7 +223,7 @@ void TrtexecBackend::infer(DeviceTimes& /*times*/) {
     throw std::logic_error("the trtexec backend runs its own loop (run_own_loop); infer() is not called for it");
 }
 
-void TrtexecBackend::run_own_loop(const LoopSettings& settings, IterationSink& sink) {
+OwnLoopReport TrtexecBackend::run_own_loop(const LoopSettings& settings, IterationSink& sink) {
     if (engine_path_.empty()) throw std::logic_error("trtexec: run_own_loop() before load()");
     const TempDir dir("trtexec");
     const EngineRun run{trtexec_.string(), engine_path_.string(), (dir.path() / "times.json").string(),
@@ -243,6 +243,7 @@ void TrtexecBackend::run_own_loop(const LoopSettings& settings, IterationSink& s
     for (const auto& record : records) {
         if (!sink.add(record)) break;
     }
+    return {};  // trtexec's warm-up is not reported per iteration
 }
 
 std::unique_ptr<Backend> make_trtexec_backend() { return std::make_unique<TrtexecBackend>(); }

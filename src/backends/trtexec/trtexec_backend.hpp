@@ -30,7 +30,7 @@ public:
     std::vector<TensorInfo> inputs() const override { return {}; }
     void prepare(std::span<const HostTensor> /*inputs*/) override {}
     void infer(DeviceTimes& times) override;
-    void run_own_loop(const LoopSettings& settings, IterationSink& sink) override;
+    OwnLoopReport run_own_loop(const LoopSettings& settings, IterationSink& sink) override;
 
     const std::filesystem::path& engine_path() const { return engine_path_; }
     bool engine_was_cached() const { return engine_was_cached_; }

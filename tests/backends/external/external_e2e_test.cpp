@@ -1,6 +1,8 @@
 // The real CLI with the torch-eager runner on this machine's PyTorch: iterations measured in Python
 // land in the results database like any backend's, and cells PyTorch cannot run are skipped with why.
 #include <cstdlib>
+#include <string_view>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -54,6 +56,79 @@ TEST(ExternalE2E, TorchEagerMobilenetIsMeasuredAndStored) {
     } else {
         EXPECT_EQ(benchmarks[1].status, BenchmarkStatus::ok) << benchmarks[1].reason;
     }
+}
+
+bool has_metric(const std::vector<store::Metric>& metrics, std::string_view name) {
+    for (const auto& m : metrics)
+        if (m.name == name) return m.value > 0 && m.unit == "ns";
+    return false;
+}
+
+bool transformers_importable() {
+    return std::system("python3 -c 'import transformers' >/dev/null 2>&1") == 0 ||
+           std::system("/usr/bin/python3 -c 'import transformers' >/dev/null 2>&1") == 0;
+}
+
+// PyTorch model specs in a plan mixing backends: torch-eager builds them, onnxruntime runs the ONNX file
+// torch_export.py makes; a factory that raises fails its cells with one line and the traceback's end
+// stored; what this machine cannot build is skipped with the reason; the plan goes on.
+TEST(ExternalE2E, ModelSpecsRunOnEveryPathAndBadOnesFailAlone) {
+    if (!torch_importable()) GTEST_SKIP() << "PyTorch is importable by neither python3 nor /usr/bin/python3";
+    testing::CliScratch dir;
+    dir.write("tiny.py",
+              "import torch\n\n"
+              "def make():\n    return torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3), torch.nn.ReLU()), "
+              "torch.rand(1, 3, 32, 32)\n\n"
+              "def broken():\n    raise ValueError('no weights for this model')\n");
+    dir.write("plan.yaml",
+              "models: [\"python:tiny.py:make\", \"python:tiny.py:broken\", hf:bert-base-uncased, swin-t]\n"
+              "backends: [torch-eager, onnxruntime]\nbatch_sizes: [2]\nwarmup: 100ms\nduration: 300ms\n"
+              "min_iterations: 3\nexclude:\n  - {model: swin-t, backend: onnxruntime}\n"
+              "backend_options:\n  torch-eager: {threads: 2}\n");
+    const auto r = dir.run("run plan.yaml --db r.db");
+    EXPECT_EQ(r.exit_code, 1) << "failed cells: " << r.err;
+    const auto store = store::ResultsStore::open(dir.file("r.db"));
+    const auto b = store.benchmarks();
+    ASSERT_EQ(b.size(), 7u) << "the plan went on past the failures";
+
+    // python:tiny.py:make on torch-eager, then on onnxruntime through the exported ONNX file.
+    ASSERT_EQ(b[0].status, BenchmarkStatus::ok) << b[0].reason;
+    EXPECT_TRUE(has_metric(store.metrics(b[0].benchmark_id), "torch_model_build_ns")) << "stored apart from the load";
+    EXPECT_GE(b[0].warmup_iterations.value_or(-1), 1) << "the runner's warm-up (100 ms, at least one), stored";
+    ASSERT_EQ(b[1].status, BenchmarkStatus::ok) << b[1].reason;
+    EXPECT_TRUE(b[1].model_path.ends_with(".onnx")) << b[1].model_path;
+    EXPECT_NE(b[1].model_path.find("torch_export"), std::string::npos) << "in the model cache";
+
+    // The factory raises: one line each, the traceback's end kept with the benchmark.
+    for (const auto* broken : {&b[2], &b[3]}) {
+        EXPECT_EQ(broken->status, BenchmarkStatus::failed) << broken->backend;
+        EXPECT_NE(broken->reason.find("broken() raised ValueError: no weights for this model"), std::string::npos)
+            << broken->reason;
+        EXPECT_NE(broken->stderr_tail.find("ValueError: no weights for this model"), std::string::npos)
+            << broken->stderr_tail;
+        EXPECT_NE(broken->stderr_tail.find("tiny.py"), std::string::npos) << broken->stderr_tail;
+    }
+    EXPECT_NE(b[3].reason.find("model export for backend onnxruntime failed"), std::string::npos) << b[3].reason;
+
+    if (!transformers_importable()) {
+        for (const auto* hf : {&b[4], &b[5]}) {
+            EXPECT_EQ(hf->status, BenchmarkStatus::skipped) << hf->backend;
+            EXPECT_NE(hf->reason.find("transformers not importable by"), std::string::npos) << hf->reason;
+        }
+    }
+    // A zoo model the runner does not build is skipped, naming the ones it does.
+    EXPECT_EQ(b[6].status, BenchmarkStatus::skipped);
+    EXPECT_NE(b[6].reason.find("not swin-t"), std::string::npos) << b[6].reason;
+    EXPECT_NE(b[6].reason.find("ssd-resnet34"), std::string::npos) << b[6].reason;
+}
+
+TEST(ExternalE2E, AnUnknownModelLibraryIsAPlanError) {
+    testing::CliScratch dir;
+    dir.write("plan.yaml", "models: [resnet50, keras:vgg16]\nbackends: [torch-eager]\n");
+    const auto r = dir.run("run plan.yaml --db r.db --dry-run");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("plan.yaml:1:20: model 'keras:vgg16': unknown model library 'keras'"), std::string::npos)
+        << r.err;
 }
 
 }  // namespace

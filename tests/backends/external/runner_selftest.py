@@ -83,7 +83,7 @@ class ProtocolHelpers(unittest.TestCase):
     def test_loops_follow_the_request(self):
         step = Step()
         request = make_request("m", warmup_iterations=5, min_iterations=7)
-        self.assertEqual(rp.warm_up(step, request, NeverStop()), 5)
+        self.assertEqual(rp.warm_up(step, request, NeverStop())[0], 5)
         self.assertEqual(rp.measure(step, request, NeverStop(), rp.IterationLog(io.StringIO())), 7)
         request["max_iterations"] = 3
         self.assertEqual(rp.measure(step, request, NeverStop(), rp.IterationLog(io.StringIO())), 3)
@@ -127,7 +127,8 @@ class TorchRunner(unittest.TestCase):
     def test_zoo_models_have_the_onnx_zoos_parameter_counts(self):
         import torch  # pylint: disable=import-outside-toplevel
         import torch_models  # pylint: disable=import-outside-toplevel
-        resnet = torch_models.ResNet50()  # the built-in definition, with or without torchvision
+        import torch_zoo_classifiers  # pylint: disable=import-outside-toplevel
+        resnet = torch_zoo_classifiers.ResNet50()  # the built-in definition, with or without torchvision
         self.assertEqual(torch_models.parameter_count(resnet), 25_557_032)
         mobilenet = torch_models.build_zoo_model("mobilenet", 1)
         self.assertEqual(torch_models.parameter_count(mobilenet), 4_231_976)
@@ -144,13 +145,15 @@ class TorchRunner(unittest.TestCase):
         self.assertEqual(code, 0, err)
         self.assertEqual(lines[0]["type"], "header")
         self.assertEqual(lines[0]["framework"], "torch")
-        self.assertEqual(lines[0]["model_source"], "built-in")
+        self.assertEqual(lines[0]["model_source"], "inferbench zoo")
+        self.assertEqual([m["name"] for m in lines[0]["metrics"]], ["torch_model_build_ns"])
         iterations = [line for line in lines if line["type"] == "iteration"]
         self.assertEqual(len(iterations), 3)
         for record in iterations:
             self.assertGreater(record["start_ns"], begin, "time.monotonic_ns() is CLOCK_MONOTONIC")
             self.assertGreater(record["e2e_ns"], 100_000)
             self.assertNotIn("compute_ns", record, "no device times on the CPU")
+        self.assertGreater(lines[-1].pop("warmup_ns"), 0)
         self.assertEqual(lines[-1], {"type": "done", "iterations": 3, "warmup_iterations": 1, "stopped": False})
 
     def test_bf16_and_channels_last(self):
@@ -174,7 +177,11 @@ class TorchRunner(unittest.TestCase):
         import torch  # pylint: disable=import-outside-toplevel
         code, lines, _ = run_runner("torch_runner.py", make_request("vgg16"), ["--mode", "eager"])
         self.assertEqual((code, lines[-1]["type"]), (1, "error"))
-        self.assertIn("neither a zoo model (resnet50, mobilenet) nor a file", lines[-1]["message"])
+        self.assertIn("'vgg16' is neither a zoo model (resnet50, mobilenet, ", lines[-1]["message"])
+        code, lines, _ = run_runner("torch_runner.py", make_request("mobilenet", options={"compile_mode": "fast"}),
+                                    ["--mode", "eager"])
+        self.assertEqual(lines[-1]["message"], "option compile_mode: 'fast' is not valid (use default|reduce-overhead|"
+                                               "max-autotune|max-autotune-no-cudagraphs)")
         code, lines, _ = run_runner("torch_runner.py", make_request("mobilenet", device="cuda:0"),
                                     ["--mode", "eager"])
         if not torch.cuda.is_available():
@@ -187,6 +194,29 @@ class TorchRunner(unittest.TestCase):
             code, lines, _ = run_runner("torch_runner.py", make_request("mobilenet"), ["--mode", "compile"])
             self.assertEqual(code, 1)
             self.assertIn("torch.compile needs PyTorch >= 2.0", lines[-1]["message"])
+
+    def test_autocast_and_python_factories(self):
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "tiny.py")
+            with open(path, "w", encoding="utf-8") as stream:
+                stream.write("import torch\n\ndef make():\n    return torch.nn.Linear(8, 2), torch.rand(1, 8)\n\n"
+                             "def broken():\n    raise ValueError('no weights')\n")
+            request = make_request(f"python:{path}:make", batch_size=4, precision="bf16",
+                                   options={"precision_mode": "autocast"})
+            code, lines, err = run_runner("torch_runner.py", request, ["--mode", "eager"])
+            self.assertEqual(code, 0, err)
+            self.assertEqual((lines[0]["precision_mode"], lines[-1]["iterations"]), ("autocast", 3))
+            code, lines, err = run_runner("torch_runner.py", make_request(f"python:{path}:broken"), ["--mode", "eager"])
+        self.assertEqual(code, 1)
+        self.assertIn("broken() raised ValueError: no weights", lines[-1]["message"])
+        self.assertIn("ValueError: no weights", err, "the traceback on stderr, which inferbench stores")
+
+    def test_describe_names_the_zoo_and_missing_libraries(self):
+        code, lines, err = run_runner("torch_runner.py", {}, ["--describe", "--mode", "eager"])
+        self.assertEqual(code, 0, err)
+        self.assertIn("bert", lines[0]["zoo_models"])
+        if importlib.util.find_spec("transformers") is None:
+            self.assertIn("transformers not importable by", lines[0]["missing_libraries"]["hf"])
 
     def test_describe_matches_what_runs(self):
         code, lines, err = run_runner("torch_runner.py", {}, ["--describe", "--mode", "eager"])
