@@ -2,7 +2,7 @@
 # Sets up inferbench on Debian 12: installs the Debian packages the build, the benchmarks and the
 # tests need (only those missing; LibTorch 1.13 for the torch backend, python3-torch for the PyTorch
 # runner, python3-torchvision and python3-onnx to export the corpus of real-world ONNX files
-# (scripts/corpus/export_corpus.py), libxlsxwriter and gnuplot for reports, unzip for the workbook tests, Chromium for the HTML report's test), provisions ONNX Runtime (scripts/fetch-onnxruntime.sh) and uPlot (scripts/fetch-uplot.sh), then
+# (scripts/corpus/export_corpus.py), ISA-L (the workbooks' deflate) and gnuplot for reports, unzip for the workbook tests, Chromium for the HTML report's test), provisions ONNX Runtime (scripts/fetch-onnxruntime.sh) and uPlot (scripts/fetch-uplot.sh), then
 # configures and builds. Non-interactive and idempotent: a second run only rebuilds what changed.
 #   scripts/setup.sh            release build in build/release
 #   INFERBENCH_PRESET=debug scripts/setup.sh   (or asan)
@@ -16,7 +16,7 @@ packages=(
   libyaml-cpp-dev libcli11-dev nlohmann-json3-dev libfmt-dev libsqlite3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libtorch-dev python3-torch python3-torchvision python3-onnx
-  libxlsxwriter-dev gnuplot-nox fonts-dejavu-core chromium unzip
+  libisal-dev gnuplot-nox fonts-dejavu-core chromium unzip
 )
 command -v npm >/dev/null 2>&1 || packages+=(npm)
 
