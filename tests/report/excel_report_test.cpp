@@ -86,6 +86,25 @@ TEST_F(ExcelReport, ABatchLongerThanASheetContinuesOnTheNext) {
     EXPECT_EQ(sheet_cells(sheet3).at("A3"), "0.36") << "the last iteration";
 }
 
+// At Excel's real limit: a batch of 1,048,576 iterations fills its first sheet to the last row Excel has
+// (the header and 1,048,575 iterations) and puts the last iteration on the next.
+TEST_F(ExcelReport, ABatchOfAMillionRowsFillsASheetToExcelsLastRow) {
+    ReportGroup group;
+    group.key = "big";
+    auto& b = group.benchmarks.emplace_back(testing::benchmark(1, 1, 0));
+    constexpr std::int64_t kRows = 1'048'576;
+    b.iterations.reserve(kRows);
+    for (std::int64_t i = 0; i < kRows; ++i) b.iterations.push_back({testing::kT0 + i * 1'000'000, 900'000});
+    ASSERT_TRUE(write_latency_workbook(group, file("big.xlsx")));
+    const auto workbook = zip_member(file("big.xlsx"), "xl/workbook.xml");
+    EXPECT_EQ(count(workbook, "<sheet name="), 2u);
+    EXPECT_NE(workbook.find("<sheet name=\"batch 1 (2)\""), std::string::npos);
+    EXPECT_EQ(count(zip_member(file("big.xlsx"), "xl/worksheets/sheet1.xml"), "</row>"), 1'048'576u);
+    const auto cells = sheet_cells(zip_member(file("big.xlsx"), "xl/worksheets/sheet2.xml"));
+    EXPECT_EQ(cells.at("A2"), "1048.575") << "the last iteration, 1,048,575 ms after the first";
+    EXPECT_FALSE(cells.contains("A3"));
+}
+
 TEST_F(ExcelReport, GpuWorkbookHasOnlyBatchesWithSamplesAndNamesThrottleReasons) {
     const auto group = testing::sample_group();
     ASSERT_TRUE(write_gpu_workbook(group, file("gpu.xlsx")));
