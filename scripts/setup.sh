@@ -2,7 +2,7 @@
 # Sets up inferbench on Debian 12 or Ubuntu 22.04/24.04: installs the distribution packages the build, the
 # benchmarks and the tests need (only those missing; LibTorch 1.13 for the torch backend where no better one
 # is here, python3-torch for the PyTorch runners, python3-torchvision and python3-onnx to export the corpus of
-# real-world ONNX files (scripts/corpus/export_corpus.py), libxlsxwriter and gnuplot for reports, unzip for the
+# real-world ONNX files (scripts/corpus/export_corpus.py), ISA-L (the workbooks' deflate) and gnuplot for reports, unzip for the
 # workbook tests, Chromium for the HTML report's test), picks the LibTorch the torch and torch-aoti backends
 # build against (scripts/pick-libtorch.sh: python3's PyTorch's own when it has CUDA or is 2.6 or newer, else
 # the system's) and says which, provisions ONNX Runtime (scripts/fetch-onnxruntime.sh) and uPlot
@@ -23,7 +23,7 @@ required=(
   build-essential cmake ninja-build pkg-config git ca-certificates
   libyaml-cpp-dev libcli11-dev nlohmann-json3-dev libfmt-dev libsqlite3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libxlsxwriter-dev gnuplot-nox fonts-dejavu-core unzip
+  libisal-dev gnuplot-nox fonts-dejavu-core unzip
 )
 command -v npm >/dev/null 2>&1 || required+=(npm)
 # Wanted where the archive has them: the PyTorch the tests and the corpus use, Chromium for one test.

@@ -26,7 +26,7 @@ public:
     ~OutputFile();  // removes what was not committed
 
     const std::filesystem::path& target() const { return target_; }
-    // Where the content goes before commit(): a writer that opens files by name (libxlsxwriter,
+    // Where the content goes before commit(): a writer that opens files by name (the workbooks,
     // gnuplot) is given this path. Nobody else can enter its folder, so nothing can be planted there.
     const std::filesystem::path& staging_path() const { return staging_; }
 

@@ -15,11 +15,10 @@ namespace inferbench::findings {
 namespace {
 
 std::vector<double> sorted_e2e(std::span<const IterationRecord> iterations) {
-    std::vector<double> v;
+    std::vector<std::int64_t> v;
     v.reserve(iterations.size());
-    for (const auto& it : iterations) v.push_back(static_cast<double>(it.e2e_ns));
-    std::sort(v.begin(), v.end());
-    return v;
+    for (const auto& it : iterations) v.push_back(it.e2e_ns);
+    return sorted_values(v);
 }
 
 struct MeanStdev {
@@ -70,12 +69,12 @@ double median_of(std::span<const IterationRecord> iterations) {
     return percentile_sorted(v, 50);
 }
 
-std::optional<Finding> drift(const BenchmarkEvidence& e) {
+// `overall`: the median of all iterations (the caller has them sorted).
+std::optional<Finding> drift(const BenchmarkEvidence& e, double overall) {
     const auto n = e.iterations.size();
     const std::size_t tenth = n / 10;
     const std::span<const IterationRecord> all(e.iterations);
     const double first = median_of(all.first(tenth)), last = median_of(all.last(tenth));
-    const double overall = median_of(all);
     if (overall <= 0 || std::abs(last - first) <= limits::kDriftFraction * overall) return std::nullopt;
     const bool slower = last > first;
     const auto origin = e.iterations.front().start_ns;
@@ -148,8 +147,9 @@ std::vector<Finding> instability(const BenchmarkEvidence& e) {
     if (e.iterations.size() < limits::kMinIterationsForShape) return out;
     const auto sorted = sorted_e2e(e.iterations);
     if (auto f = bimodal(e, sorted)) out.push_back(std::move(*f));
-    if (auto f = drift(e)) out.push_back(std::move(*f));
-    if (auto f = outliers(e, percentile_sorted(sorted, 50))) out.push_back(std::move(*f));
+    const double median = percentile_sorted(sorted, 50);
+    if (auto f = drift(e, median)) out.push_back(std::move(*f));
+    if (auto f = outliers(e, median)) out.push_back(std::move(*f));
     return out;
 }
 

@@ -14,13 +14,11 @@ namespace inferbench::report {
 namespace {
 
 using Sheet = XlsxWorkbook::Sheet;
+using Row = XlsxWorkbook::Row;
+using Col = XlsxWorkbook::Col;
 
 std::optional<double> device_ms(std::int64_t ns) {
     return ns == kNotMeasured ? std::nullopt : std::optional<double>(static_cast<double>(ns) / 1e6);
-}
-
-XlsxWorkbook::Options big_workbook(const std::filesystem::path& file, const ExcelOptions& options) {
-    return {true, options.tmpdir.empty() ? file.parent_path() : options.tmpdir};
 }
 
 // One sheet per benchmark with rows (continued on "label (2)", ... past the sheet's row limit);
@@ -31,7 +29,7 @@ bool write_row_sheets(const ReportGroup& group, const std::filesystem::path& fil
     const bool any = std::any_of(group.benchmarks.begin(), group.benchmarks.end(),
                                  [&](const ReportBenchmark& b) { return !rows_of(b).empty(); });
     if (!any) return false;
-    XlsxWorkbook book(file, big_workbook(file, options));
+    XlsxWorkbook book(file);
     const auto per_sheet = static_cast<std::size_t>(std::max<std::int64_t>(options.max_rows_per_sheet - 1, 1));
     for (const auto& b : group.benchmarks) {
         const auto& rows = rows_of(b);
@@ -39,7 +37,7 @@ bool write_row_sheets(const ReportGroup& group, const std::filesystem::path& fil
             Sheet sheet = book.add_sheet(part == 1 ? b.label : fmt::format("{} ({})", b.label, part));
             sheet.header(header);
             const std::size_t end = std::min(rows.size(), start + per_sheet);
-            for (std::size_t i = start; i < end; ++i) write(sheet, static_cast<lxw_row_t>(i - start + 1), b, rows[i]);
+            for (std::size_t i = start; i < end; ++i) write(sheet, static_cast<Row>(i - start + 1), b, rows[i]);
         }
     }
     book.close();
@@ -61,12 +59,12 @@ void write_summary_sheet(XlsxWorkbook& book, const ReportGroup& group) {
     std::vector<std::string> header = {"batch_size", "series", "status", "iterations"};
     const auto& metrics = batch_metrics();
     for (const auto& m : metrics) header.emplace_back(m.column);
-    const auto gflops_col = static_cast<lxw_col_t>(header.size());
+    const auto gflops_col = static_cast<Col>(header.size());
     header.emplace_back("GFLOP_per_inference");
     header.emplace_back("GFLOP_per_inference_note");  // the bound and node counts where not a total
     sheet.header(header);
     std::vector<bool> has_values(metrics.size(), false);
-    lxw_row_t row = 1;
+    Row row = 1;
     for (const auto& b : group.benchmarks) {
         const auto& s = b.summary;
         sheet.number(row, 0, static_cast<double>(s.benchmark.batch_size));
@@ -75,16 +73,16 @@ void write_summary_sheet(XlsxWorkbook& book, const ReportGroup& group) {
         if (s.e2e.count > 0) sheet.number(row, 3, static_cast<double>(s.e2e.count));
         for (std::size_t m = 0; m < metrics.size(); ++m) {
             const auto value = metrics[m].value(s);
-            sheet.number(row, static_cast<lxw_col_t>(4 + m), value);
+            sheet.number(row, static_cast<Col>(4 + m), value);
             has_values[m] = has_values[m] || value.has_value();
         }
         const GflopsFigure gflops = gflops_figure(s.model);
         sheet.number(row, gflops_col, gflops.gflops);
-        if (!gflops.bound.empty()) sheet.text(row, gflops_col + 1, gflops.text);
+        if (!gflops.bound.empty()) sheet.text(row, static_cast<Col>(gflops_col + 1), gflops.text);
         ++row;
     }
-    const auto chart_col = static_cast<lxw_col_t>(header.size() + 1);
-    lxw_row_t chart_row = 1;
+    const auto chart_col = static_cast<Col>(header.size() + 1);
+    Row chart_row = 1;
     for (std::size_t m = 0; m < metrics.size(); ++m) {
         if (!has_values[m]) continue;
         XlsxWorkbook::Chart chart;
@@ -94,7 +92,7 @@ void write_summary_sheet(XlsxWorkbook& book, const ReportGroup& group) {
         chart.markers = true;
         chart.log2_x = true;
         chart.series.push_back(
-            {std::string(metrics[m].title), sheet.name(), 1, row - 1, 0, static_cast<lxw_col_t>(4 + m)});
+            {std::string(metrics[m].title), sheet.name(), 1, row - 1, 0, static_cast<Col>(4 + m)});
         book.insert_chart(sheet, chart_row, chart_col, chart);
         chart_row += 19;
     }
@@ -116,20 +114,20 @@ void write_time_sheets(XlsxWorkbook& book, const ReportGroup& group, const Excel
         Sheet sheet = book.add_sheet(std::string(metric.sheet));
         sheet.header(header, 12);
         for (std::size_t r = 0; r < grid.t_s.size(); ++r) {
-            const auto row = static_cast<lxw_row_t>(r + 1);
+            const auto row = static_cast<Row>(r + 1);
             sheet.number(row, 0, grid.t_s[r]);
             for (std::size_t s = 0; s < series.size(); ++s)
-                sheet.number(row, static_cast<lxw_col_t>(s + 1), grid.columns[s][r]);
+                sheet.number(row, static_cast<Col>(s + 1), grid.columns[s][r]);
         }
         XlsxWorkbook::Chart chart;
         chart.title = fmt::format("{} over time ({} ms means), {}", metric.title,
                                   fmt::format("{:g}", options.summary_bucket_s * 1e3), group.title);
         chart.x_title = time_axis_label(group.clock_from_zero);
         chart.y_title = fmt::format("{} ({})", metric.title, metric.unit);
-        const auto last = static_cast<lxw_row_t>(grid.t_s.size());
+        const auto last = static_cast<Row>(grid.t_s.size());
         for (std::size_t s = 0; s < series.size(); ++s)
-            chart.series.push_back({header[s + 1], sheet.name(), 1, last, 0, static_cast<lxw_col_t>(s + 1)});
-        book.insert_chart(sheet, 1, static_cast<lxw_col_t>(header.size() + 1), chart);
+            chart.series.push_back({header[s + 1], sheet.name(), 1, last, 0, static_cast<Col>(s + 1)});
+        book.insert_chart(sheet, 1, static_cast<Col>(header.size() + 1), chart);
     }
 }
 
@@ -139,7 +137,7 @@ bool write_latency_workbook(const ReportGroup& group, const std::filesystem::pat
     return write_row_sheets(
         group, file, options, {"t_s", "e2e_ms", "h2d_ms", "compute_ms", "d2h_ms"},
         [](const ReportBenchmark& b) -> const std::vector<IterationRecord>& { return b.iterations; },
-        [](Sheet& sheet, lxw_row_t row, const ReportBenchmark& b, const IterationRecord& it) {
+        [](Sheet& sheet, Row row, const ReportBenchmark& b, const IterationRecord& it) {
             sheet.number(row, 0, b.seconds(it.start_ns));
             sheet.number(row, 1, static_cast<double>(it.e2e_ns) / 1e6);
             sheet.number(row, 2, device_ms(it.h2d_ns));
@@ -154,7 +152,7 @@ bool write_gpu_workbook(const ReportGroup& group, const std::filesystem::path& f
         {"t_s", "phase", "gpu", "power_W", "temp_C", "sm_clock_MHz", "mem_clock_MHz", "gpu_util_pct", "mem_util_pct",
          "fb_used_MiB", "throttle_reasons"},
         [](const ReportBenchmark& b) -> const std::vector<GpuSample>& { return b.gpu; },
-        [](Sheet& sheet, lxw_row_t row, const ReportBenchmark& b, const GpuSample& s) {
+        [](Sheet& sheet, Row row, const ReportBenchmark& b, const GpuSample& s) {
             sheet.number(row, 0, b.seconds(s.t_ns));
             sheet.text(row, 1, to_string(s.phase));
             sheet.number(row, 2, static_cast<double>(s.gpu_index));
@@ -173,7 +171,7 @@ bool write_cpu_workbook(const ReportGroup& group, const std::filesystem::path& f
     return write_row_sheets(
         group, file, options, {"t_s", "phase", "process_cpu_pct", "rss_MiB", "host_cpu_pct", "host_mem_used_MiB"},
         [](const ReportBenchmark& b) -> const std::vector<CpuSample>& { return b.cpu; },
-        [](Sheet& sheet, lxw_row_t row, const ReportBenchmark& b, const CpuSample& s) {
+        [](Sheet& sheet, Row row, const ReportBenchmark& b, const CpuSample& s) {
             sheet.number(row, 0, b.seconds(s.t_ns));
             sheet.text(row, 1, to_string(s.phase));
             sheet.number(row, 2, s.process_cpu_pct);
@@ -187,8 +185,8 @@ bool write_summary_workbook(const ReportGroup& group, const std::filesystem::pat
     const bool any = std::any_of(group.benchmarks.begin(), group.benchmarks.end(),
                                  [](const ReportBenchmark& b) { return b.has_data(); });
     if (!any) return false;
-    // Small (one row per batch size, 100 ms means): in memory, so the charts carry cached values.
-    XlsxWorkbook book(file, {false, {}});
+    // Small (one row per batch size, 100 ms means): the charts carry the values they show.
+    XlsxWorkbook book(file, {.chart_values = true});
     write_summary_sheet(book, group);
     write_time_sheets(book, group, options);
     std::vector<std::int64_t> ids;

@@ -8,7 +8,7 @@
 //                        metric against batch size; then one sheet per metric over time (100 ms means,
 //                        one column per batch size) with a chart, one line per batch size; and a
 //                        "Findings" sheet with the findings of the group's benchmarks, where any
-// The per-sample workbooks are written in constant-memory mode (a million rows in seconds); a batch
+// Every workbook is streamed to its file (xlsx_writer: memory stays flat for millions of rows); a batch
 // with more rows than a sheet holds continues on "batch 8 (2)", ... Times are seconds on the group's
 // axis (report_data.hpp). A workbook without data is not written; the outcome says why.
 #pragma once
@@ -22,7 +22,6 @@
 namespace inferbench::report {
 
 struct ExcelOptions {
-    std::filesystem::path tmpdir;                 // constant-memory temporary files; empty: the output folder
     std::int64_t max_rows_per_sheet = 1'048'576;  // Excel's limit, header included
     double summary_bucket_s = 0.1;                // the time grid of the summary workbook's metric sheets
     std::vector<findings::Finding> findings;      // of the selection: the summary workbook's Findings sheet

@@ -40,7 +40,7 @@ void write_findings_sheet(XlsxWorkbook& book, std::span<const findings::Finding>
     sheet.header(header);
     for (std::size_t r = 0; r < table.rows.size(); ++r)
         for (std::size_t c = 0; c < table.columns.size(); ++c)
-            sheet.text(static_cast<lxw_row_t>(r + 1), static_cast<lxw_col_t>(c),
+            sheet.text(static_cast<XlsxWorkbook::Row>(r + 1), static_cast<XlsxWorkbook::Col>(c),
                        cell_display_text(table.rows[r][c], table.columns[c]));
 }
 

@@ -1,5 +1,7 @@
 #include "report/report_writer.hpp"
 
+#include <future>
+
 #include <fmt/format.h>
 
 #include "core/error.hpp"
@@ -74,15 +76,20 @@ ReportResult write_report(const store::ResultsStore& results, const ReportOption
     std::vector<ChartGroup> charts;
     std::vector<findings::BenchmarkEvidence> evidence;
     const std::optional<devices::Catalog> catalog = catalog_or_none();
+    // gnuplot draws a group's figures on the second core while this thread makes its findings and
+    // workbooks (which read the group too, and change nothing in it until the figures are drawn).
     const auto selection = load_selection(results, selected, [&](ReportGroup& group) {
         if (options.html) charts.push_back({group.title, group_charts(group)});
-        ExcelOptions excel_options = options.excel_options;
-        if (options.excel) excel_options.findings = group_findings(results, group, catalog, evidence);
-        if (options.excel || options.plots) {
-            set_clock(group, options.clock_from_zero);
-            if (options.excel) group_files.add(write_excel_workbooks(group, dir, excel_options));
-            if (options.plots) group_files.add(write_group_plots(group, dir, options.plot));
+        if (options.excel || options.plots) set_clock(group, options.clock_from_zero);
+        std::future<ReportFiles> figures;
+        if (options.plots)
+            figures = std::async(std::launch::async, [&] { return write_group_plots(group, dir, options.plot); });
+        if (options.excel) {
+            ExcelOptions excel_options = options.excel_options;
+            excel_options.findings = group_findings(results, group, catalog, evidence);
+            group_files.add(write_excel_workbooks(group, dir, excel_options));
         }
+        if (options.plots) group_files.add(figures.get());
         if (!options.excel) add_evidence(results, group, catalog, evidence, false);
     });
     const auto summaries = selection.summaries();

@@ -1,149 +1,271 @@
 #include "report/xlsx_writer.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
+#include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <cmath>
+#include <limits>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "report/xlsx_parts.hpp"
+#include "report/zip_writer.hpp"
 
 namespace inferbench::report {
+
+struct XlsxWorkbook::SheetState {
+    std::string name;
+    bool started = false;    // the part's opening written
+    std::int64_t row = -1;   // the row being written (its <row> open), -1 before the first
+    std::int64_t next_col = 0;
+    Col sized_cols = 0;      // header(): columns with `width`
+    double width = 0;
+    std::vector<xlsx::ChartAnchor> charts;
+    std::vector<std::vector<double>> values;  // [col][row], NaN where empty: Options::chart_values
+};
+
 namespace {
 
-// Text that libxlsxwriter would read as a formula ("=...") is shown as written instead.
-std::string literal(std::string_view text) {
-    return text.starts_with('=') ? " " + std::string(text) : std::string(text);
+using SheetState = XlsxWorkbook::SheetState;
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+std::string lowercase(std::string_view text) {
+    std::string out(text);
+    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return out;
 }
 
-// libxlsxwriter prints its own error lines, naming the staging path; the error thrown names the file
-// and carries the same cause, so its lines are silenced while it writes (the report is single-threaded).
-class QuietStderr {
-public:
-    QuietStderr() : saved_(::dup(STDERR_FILENO)) {
-        const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
-        if (saved_ >= 0 && null >= 0) ::dup2(null, STDERR_FILENO);
-        if (null >= 0) ::close(null);
-    }
-    QuietStderr(const QuietStderr&) = delete;
-    QuietStderr& operator=(const QuietStderr&) = delete;
-    ~QuietStderr() {
-        if (saved_ < 0) return;
-        ::dup2(saved_, STDERR_FILENO);
-        ::close(saved_);
-    }
+// Why Excel would refuse `name` as a sheet name, or nothing.
+std::optional<std::string> sheet_name_problem(const std::string& name,
+                                              const std::vector<std::unique_ptr<SheetState>>& sheets) {
+    if (name.empty()) return "a sheet name cannot be empty";
+    if (name.size() > 31) return "a sheet name has at most 31 characters";
+    if (name.find_first_of("[]:*?/\\") != std::string::npos) return "a sheet name cannot contain any of []:*?/\\";
+    if (name.front() == '\'' || name.back() == '\'') return "a sheet name cannot start or end with an apostrophe";
+    for (const auto& sheet : sheets)
+        if (lowercase(sheet->name) == lowercase(name)) return "the workbook has a sheet of that name (in any case)";
+    return std::nullopt;
+}
 
-private:
-    int saved_;
-};
+// The part's opening: views (the header row frozen), column widths, then the rows.
+std::string sheet_opening(const SheetState& sheet, bool first) {
+    std::string out(xlsx::kXmlDeclaration);
+    out += "<worksheet xmlns=\"http://schemas.openxmlformats.org/spreadsheetml/2006/main\" "
+           "xmlns:r=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships\"><sheetViews><sheetView ";
+    if (first) out += "tabSelected=\"1\" ";
+    out += "workbookViewId=\"0\"";
+    if (sheet.sized_cols > 0) {
+        out += "><pane ySplit=\"1\" topLeftCell=\"A2\" activePane=\"bottomLeft\" state=\"frozen\"/>"
+               "<selection pane=\"bottomLeft\"/></sheetView>";
+    } else {
+        out += "/>";
+    }
+    out += "</sheetViews><sheetFormatPr defaultRowHeight=\"15\"/>";
+    if (sheet.sized_cols > 0)
+        out += fmt::format("<cols><col min=\"1\" max=\"{}\" width=\"{}\" customWidth=\"1\"/></cols>", sheet.sized_cols,
+                           xlsx::stored_width(sheet.width));
+    return out + "<sheetData>";
+}
+
+void append_number(std::string& out, double value) {
+    char buffer[32];
+    const auto end = std::to_chars(buffer, buffer + sizeof buffer, value).ptr;
+    out.append(buffer, end);
+}
+
+void append_text_cell(std::string& out, std::string_view text) {
+    const bool preserve = std::isspace(static_cast<unsigned char>(text.front())) ||
+                          std::isspace(static_cast<unsigned char>(text.back()));
+    out += preserve ? " t=\"inlineStr\"><is><t xml:space=\"preserve\">" : " t=\"inlineStr\"><is><t>";
+    xlsx::append_escaped(out, text);
+    out += "</t></is></c>";
+}
 
 }  // namespace
 
+XlsxWorkbook::XlsxWorkbook(const std::filesystem::path& file) : XlsxWorkbook(file, Options{}) {}
+
 XlsxWorkbook::XlsxWorkbook(const std::filesystem::path& file, const Options& options)
-    : file_(file), output_(file), tmpdir_(options.tmpdir.string()) {
-    lxw_workbook_options lxw_options{};
-    lxw_options.constant_memory = options.constant_memory ? LXW_TRUE : LXW_FALSE;
-    lxw_options.tmpdir = tmpdir_.empty() ? nullptr : tmpdir_.data();
-    lxw_options.use_zip64 = LXW_TRUE;  // a sheet of a million rows passes 4 GB of XML only far later, but costs nothing
-    book_ = workbook_new_opt(output_.staging_path().c_str(), &lxw_options);
-    if (!book_)
-        throw EnvironmentError(
-            fmt::format("{}: libxlsxwriter could not start a workbook (out of memory?)", file_.string()));
-    bold_ = workbook_add_format(book_);
-    if (!bold_) throw EnvironmentError(fmt::format("{}: libxlsxwriter could not add a format", file_.string()));
-    format_set_bold(bold_);
-}
+    : file_(file), options_(options), output_(file), zip_(std::make_unique<ZipWriter>(output_)) {}
 
-XlsxWorkbook::~XlsxWorkbook() {
-    if (book_) lxw_workbook_free(book_);
-}
+XlsxWorkbook::~XlsxWorkbook() = default;
 
-void XlsxWorkbook::check(lxw_error error, std::string_view what) const {
-    if (error != LXW_NO_ERROR)
-        throw EnvironmentError(fmt::format("{}: {}: {}", file_.string(), what, lxw_strerror(error)));
+std::string& XlsxWorkbook::out() { return zip_->buffer(); }
+
+void XlsxWorkbook::flush_if_full() { zip_->flush_if_full(); }
+
+SheetState& XlsxWorkbook::writing(std::size_t index) {
+    if (index + 1 != sheets_.size())
+        throw std::logic_error(fmt::format("{}: sheet '{}' is finished: sheets are written one after another",
+                                           file_.string(), sheets_[index]->name));
+    return *sheets_[index];
 }
 
 XlsxWorkbook::Sheet XlsxWorkbook::add_sheet(const std::string& name) {
-    check(workbook_validate_sheet_name(book_, name.c_str()), fmt::format("sheet '{}'", name));
-    lxw_worksheet* sheet = workbook_add_worksheet(book_, name.c_str());
-    if (!sheet)
-        throw EnvironmentError(fmt::format("{}: libxlsxwriter could not add sheet '{}' (temporary file in {}?)",
-                                           file_.string(), name, tmpdir_.empty() ? "the temp folder" : tmpdir_));
-    return Sheet(this, sheet, name);
+    if (const auto problem = sheet_name_problem(name, sheets_))
+        throw EnvironmentError(fmt::format("{}: sheet '{}': {}", file_.string(), name, *problem));
+    end_sheet();
+    auto& sheet = sheets_.emplace_back(std::make_unique<SheetState>());
+    sheet->name = name;
+    zip_->begin(fmt::format("xl/worksheets/sheet{}.xml", sheets_.size()));
+    return Sheet(this, sheets_.size() - 1);
 }
 
-void XlsxWorkbook::Sheet::number(lxw_row_t row, lxw_col_t col, double value) {
+void XlsxWorkbook::end_sheet() {
+    if (sheets_.empty()) return;
+    SheetState& sheet = *sheets_.back();
+    if (!sheet.started) out() += sheet_opening(sheet, sheets_.size() == 1);
+    if (sheet.row >= 0) out() += "</row>";
+    out() += "</sheetData><pageMargins left=\"0.7\" right=\"0.7\" top=\"0.75\" bottom=\"0.75\" header=\"0.3\" "
+             "footer=\"0.3\"/>";
+    if (!sheet.charts.empty()) out() += "<drawing r:id=\"rId1\"/>";
+    out() += "</worksheet>";
+    sheet.values = {};
+    sheet.started = true;
+    sheet.row = std::numeric_limits<std::int64_t>::max();  // nothing more
+}
+
+// Opens the cell's <c: its row first where it starts one; references only where a cell or row is skipped.
+void XlsxWorkbook::start_cell(SheetState& sheet, Row row, Col col) {
+    if (row >= kMaxRows || col >= kMaxCols)
+        throw std::out_of_range(fmt::format("{}: sheet '{}': no cell at row {} column {} (Excel has {} x {})",
+                                            file_.string(), sheet.name, row + 1, col + 1, kMaxRows, kMaxCols));
+    if (row < sheet.row || (row == sheet.row && col < sheet.next_col))
+        throw std::logic_error(fmt::format("{}: sheet '{}': cell at row {} column {} written out of order",
+                                           file_.string(), sheet.name, row + 1, col + 1));
+    std::string& buffer = out();
+    if (!sheet.started) {
+        buffer += sheet_opening(sheet, sheets_.size() == 1);
+        sheet.started = true;
+    }
+    if (row != sheet.row) {
+        if (sheet.row >= 0) buffer += "</row>";
+        if (row == sheet.row + 1) {
+            buffer += "<row>";
+        } else {
+            buffer += "<row r=\"";
+            buffer += std::to_string(row + 1);
+            buffer += "\">";
+        }
+        sheet.row = row;
+        sheet.next_col = 0;
+    }
+    if (col == sheet.next_col) {
+        buffer += "<c";
+    } else {
+        buffer += "<c r=\"";
+        buffer += xlsx::cell_ref(row, col);
+        buffer += '"';
+    }
+    sheet.next_col = col + 1;
+}
+
+void XlsxWorkbook::Sheet::number(Row row, Col col, double value) {
     if (!std::isfinite(value)) return;
-    const lxw_error error = worksheet_write_number(sheet_, row, col, value, nullptr);
-    if (error != LXW_NO_ERROR) book_->check(error, fmt::format("sheet '{}' row {} column {}", name_, row + 1, col + 1));
+    SheetState& sheet = book_->writing(index_);
+    book_->start_cell(sheet, row, col);
+    std::string& buffer = book_->out();
+    buffer += "><v>";
+    append_number(buffer, value);
+    buffer += "</v></c>";
+    if (book_->options_.chart_values) {
+        if (sheet.values.size() <= col) sheet.values.resize(col + 1u);
+        auto& column = sheet.values[col];
+        if (column.size() <= row) column.resize(row + 1u, kNaN);
+        column[row] = value;
+    }
+    book_->flush_if_full();
 }
 
-void XlsxWorkbook::Sheet::number(lxw_row_t row, lxw_col_t col, std::optional<double> value) {
+void XlsxWorkbook::Sheet::number(Row row, Col col, std::optional<double> value) {
     if (value) number(row, col, *value);
 }
 
-void XlsxWorkbook::Sheet::text(lxw_row_t row, lxw_col_t col, std::string_view value) {
+void XlsxWorkbook::Sheet::text(Row row, Col col, std::string_view value) {
     if (value.empty()) return;
-    book_->check(worksheet_write_string(sheet_, row, col, std::string(value).c_str(), nullptr),
-                 fmt::format("sheet '{}' row {} column {}", name_, row + 1, col + 1));
+    book_->start_cell(book_->writing(index_), row, col);
+    append_text_cell(book_->out(), value);
+    book_->flush_if_full();
 }
 
 void XlsxWorkbook::Sheet::header(const std::vector<std::string>& titles, double width) {
+    SheetState& sheet = book_->writing(index_);
+    if (sheet.started) throw std::logic_error(fmt::format("sheet '{}': header() after other cells", sheet.name));
     if (titles.empty()) return;
-    book_->check(worksheet_set_column(sheet_, 0, static_cast<lxw_col_t>(titles.size() - 1), width, nullptr),
-                 fmt::format("sheet '{}' column widths", name_));
+    sheet.sized_cols = static_cast<Col>(std::min<std::size_t>(titles.size(), kMaxCols));
+    sheet.width = width;
     for (std::size_t c = 0; c < titles.size(); ++c) {
-        book_->check(worksheet_write_string(sheet_, 0, static_cast<lxw_col_t>(c), titles[c].c_str(), book_->bold_),
-                     fmt::format("sheet '{}' header", name_));
+        if (titles[c].empty()) continue;
+        book_->start_cell(sheet, 0, static_cast<Col>(c));
+        book_->out() += " s=\"1\"";
+        append_text_cell(book_->out(), titles[c]);
     }
-    worksheet_freeze_panes(sheet_, 1, 0);
 }
 
-void XlsxWorkbook::insert_chart(Sheet& sheet, lxw_row_t row, lxw_col_t col, const Chart& spec) {
-    lxw_chart* chart =
-        workbook_add_chart(book_, spec.markers ? LXW_CHART_SCATTER_STRAIGHT_WITH_MARKERS : LXW_CHART_SCATTER_STRAIGHT);
-    if (!chart) throw EnvironmentError(fmt::format("{}: libxlsxwriter could not add a chart", file_.string()));
-    const std::string title = literal(spec.title), x_title = literal(spec.x_title), y_title = literal(spec.y_title);
-    chart_title_set_name(chart, title.c_str());
-    chart_axis_set_name(chart->x_axis, x_title.c_str());
-    chart_axis_set_name(chart->y_axis, y_title.c_str());
-    if (spec.log2_x) chart_axis_set_log_base(chart->x_axis, 2);
-    chart_legend_set_position(chart, LXW_CHART_LEGEND_BOTTOM);
-    chart_show_blanks_as(chart, LXW_CHART_BLANKS_AS_GAP);
-    for (const auto& s : spec.series) {
-        lxw_chart_series* series = chart_add_series(chart, nullptr, nullptr);
-        if (!series)
-            throw EnvironmentError(fmt::format("{}: libxlsxwriter could not add a chart series", file_.string()));
-        chart_series_set_categories(series, s.sheet.c_str(), s.first_row, s.x_col, s.last_row, s.x_col);
-        chart_series_set_values(series, s.sheet.c_str(), s.first_row, s.y_col, s.last_row, s.y_col);
-        const std::string name = literal(s.name);
-        chart_series_set_name(series, name.c_str());
-        if (spec.markers) chart_series_set_marker_size(series, 5);
+const std::string& XlsxWorkbook::Sheet::name() const { return book_->sheets_[index_]->name; }
+
+void XlsxWorkbook::insert_chart(Sheet& sheet, Row row, Col col, const Chart& chart) {
+    SheetState& state = writing(sheet.index_);
+    std::vector<xlsx::SeriesValues> values;
+    for (const auto& series : chart.series) {
+        xlsx::SeriesValues& v = values.emplace_back();
+        const auto source = std::find_if(sheets_.begin(), sheets_.end(),
+                                         [&](const auto& s) { return s->name == series.sheet; });
+        if (source == sheets_.end())
+            throw std::logic_error(fmt::format("{}: chart '{}' refers to no sheet '{}'", file_.string(), chart.title,
+                                               series.sheet));
+        const auto column = [&](Col c) {
+            std::vector<double> cells;
+            if (!options_.chart_values) return cells;
+            for (Row r = series.first_row; r <= series.last_row; ++r) {
+                const auto& held = (*source)->values;
+                cells.push_back(c < held.size() && r < held[c].size() ? held[c][r] : kNaN);
+            }
+            return cells;
+        };
+        v.x = column(series.x_col);
+        v.y = column(series.y_col);
     }
-    lxw_chart_options options{};
-    options.x_scale = 1.5;
-    options.y_scale = 1.2;
-    check(worksheet_insert_chart_opt(sheet.sheet_, row, col, chart, &options),
-          fmt::format("chart '{}' in sheet '{}'", spec.title, sheet.name()));
+    charts_.push_back(xlsx::chart(chart, values));
+    state.charts.push_back({row, col, charts_.size()});
 }
 
 void XlsxWorkbook::close() {
-    lxw_workbook* book = book_;
-    book_ = nullptr;  // workbook_close frees it, whatever it returns
-    lxw_error error = LXW_NO_ERROR;
-    int cause = 0;
-    {
-        const QuietStderr quiet;
-        errno = 0;
-        error = workbook_close(book);
-        // libxlsxwriter's code names only its step ("error creating output xlsx file"); errno says why.
-        cause = errno;
+    if (sheets_.empty()) add_sheet("Sheet1");  // Excel opens no workbook without a sheet
+    end_sheet();
+    std::vector<xlsx::SheetPart> parts;
+    std::size_t drawings = 0;
+    for (const auto& sheet : sheets_) {
+        parts.push_back({sheet->name, !sheet->charts.empty()});
+        if (sheet->charts.empty()) continue;
+        ++drawings;
+        const auto sheet_number = parts.size();
+        zip_->begin(fmt::format("xl/worksheets/_rels/sheet{}.xml.rels", sheet_number));
+        zip_->append(xlsx::sheet_relationships(drawings));
+        zip_->begin(fmt::format("xl/drawings/drawing{}.xml", drawings));
+        zip_->append(xlsx::drawing(sheet->charts, sheet->sized_cols, sheet->width));
+        zip_->begin(fmt::format("xl/drawings/_rels/drawing{}.xml.rels", drawings));
+        zip_->append(xlsx::drawing_relationships(sheet->charts));
     }
-    if (error != LXW_NO_ERROR)
-        output_.fail(cause == 0 ? std::string(lxw_strerror(error))
-                                : fmt::format("{} ({})", lxw_strerror(error), errno_text(cause)));
+    for (std::size_t i = 0; i < charts_.size(); ++i) {
+        zip_->begin(fmt::format("xl/charts/chart{}.xml", i + 1));
+        zip_->append(charts_[i]);
+    }
+    const std::pair<const char*, std::string> parts_last[] = {
+        {"xl/workbook.xml", xlsx::workbook(parts)},
+        {"xl/_rels/workbook.xml.rels", xlsx::workbook_relationships(parts.size())},
+        {"xl/styles.xml", xlsx::styles()},
+        {"_rels/.rels", xlsx::package_relationships()},
+        {"[Content_Types].xml", xlsx::content_types(parts, drawings, charts_.size())},
+    };
+    for (const auto& [name, content] : parts_last) {
+        zip_->begin(name);
+        zip_->append(content);
+    }
+    zip_->finish();
     output_.commit();
 }
 

@@ -1,54 +1,62 @@
-// A thin owner of one libxlsxwriter workbook: every lxw_error becomes an EnvironmentError naming the
-// file, a workbook abandoned by an exception is freed without writing anything, empty values stay empty
-// cells. libxlsxwriter writes the file at an OutputFile's staging path: complete or absent. For the report module's own use (it exposes libxlsxwriter's types).
+// Excel workbooks (.xlsx: a zip of SpreadsheetML parts) written in one pass, for the report's workbooks.
+// Sheets are written one after another and each sheet's cells row by row, left to right, straight into
+// the zip (zip_writer: deflated on a second thread), so memory stays flat for millions of rows: numbers
+// as their shortest round-trip text (std::to_chars), text as inline strings (never a formula, whatever
+// it says), empty or non-finite values as no cell at all, cell references written only after a gap.
+// Charts are native scatter charts over a sheet's cells. The file is written at an OutputFile's
+// staging path: complete or absent.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include <xlsxwriter.h>
-
 #include "core/file_io.hpp"
 
 namespace inferbench::report {
 
+class ZipWriter;
+
 class XlsxWorkbook {
 public:
+    using Row = std::uint32_t;  // 0-based; a sheet has Excel's 1,048,576 rows
+    using Col = std::uint16_t;  // 0-based; and 16,384 columns
+    static constexpr Row kMaxRows = 1'048'576;
+    static constexpr Col kMaxCols = 16'384;
+
     struct Options {
-        // Rows go to a temporary file as they are written (each sheet's rows strictly in order): memory
-        // stays flat for a million rows. Charts then show no cached values until the file is opened.
-        bool constant_memory = false;
-        std::filesystem::path tmpdir;  // for the temporary files; empty: the system's
+        // Keep each sheet's numbers until the workbook is closed, so that charts carry their values
+        // (for viewers that do not compute them); for small sheets only.
+        bool chart_values = false;
     };
 
     class Sheet {
     public:
-        // Non-finite or empty values leave the cell empty.
-        void number(lxw_row_t row, lxw_col_t col, double value);
-        void number(lxw_row_t row, lxw_col_t col, std::optional<double> value);
-        // Always a text cell: worksheet_write_string never makes a formula, whatever the text.
-        void text(lxw_row_t row, lxw_col_t col, std::string_view value);
-        // Row 0: bold titles, frozen; every column `width` characters wide.
+        // Non-finite or empty values leave the cell empty. Cells come row by row, left to right.
+        void number(Row row, Col col, double value);
+        void number(Row row, Col col, std::optional<double> value);
+        // A text cell (an empty text leaves the cell empty).
+        void text(Row row, Col col, std::string_view value);
+        // Row 0: bold titles, frozen; every column `width` characters wide. Before any other cell.
         void header(const std::vector<std::string>& titles, double width = 14);
-        const std::string& name() const { return name_; }
+        const std::string& name() const;
 
     private:
         friend class XlsxWorkbook;
-        Sheet(XlsxWorkbook* book, lxw_worksheet* sheet, std::string name)
-            : book_(book), sheet_(sheet), name_(std::move(name)) {}
+        Sheet(XlsxWorkbook* book, std::size_t index) : book_(book), index_(index) {}
         XlsxWorkbook* book_;
-        lxw_worksheet* sheet_;
-        std::string name_;
+        std::size_t index_;
     };
 
     struct ChartSeries {
         std::string name;
         std::string sheet;
-        lxw_row_t first_row = 1, last_row = 1;
-        lxw_col_t x_col = 0, y_col = 1;
+        Row first_row = 1, last_row = 1;
+        Col x_col = 0, y_col = 1;
     };
     struct Chart {
         std::string title, x_title, y_title;
@@ -57,28 +65,38 @@ public:
         std::vector<ChartSeries> series;
     };
 
+    explicit XlsxWorkbook(const std::filesystem::path& file);
     XlsxWorkbook(const std::filesystem::path& file, const Options& options);
     XlsxWorkbook(const XlsxWorkbook&) = delete;
     XlsxWorkbook& operator=(const XlsxWorkbook&) = delete;
     ~XlsxWorkbook();
 
-    // Names: at most 31 characters, none of []:*?/\ and unique (checked).
+    // Ends the sheet before. Names: 1 to 31 characters, none of []:*?/\, not starting or ending with an
+    // apostrophe, unique regardless of case (checked: EnvironmentError naming the file).
     Sheet add_sheet(const std::string& name);
-    // A native Excel scatter chart with straight lines, anchored at (row, col) of `sheet`.
-    void insert_chart(Sheet& sheet, lxw_row_t row, lxw_col_t col, const Chart& chart);
-    // Writes the file. Without close() nothing is written.
+    // A native Excel scatter chart with straight lines, anchored at (row, col) of `sheet` (the sheet being
+    // written), over cells already written.
+    void insert_chart(Sheet& sheet, Row row, Col col, const Chart& chart);
+    // Writes the rest of the file and renames it over its name. Without close() nothing is written.
     void close();
 
     const std::filesystem::path& file() const { return file_; }
 
+    struct SheetState;  // xlsx_writer.cpp's
+
 private:
-    void check(lxw_error error, std::string_view what) const;
+    SheetState& writing(std::size_t index);
+    void end_sheet();
+    void start_cell(SheetState& sheet, Row row, Col col);
+    std::string& out();
+    void flush_if_full();
 
     std::filesystem::path file_;
+    Options options_;
     OutputFile output_;
-    std::string tmpdir_;  // outlives the workbook, which keeps the pointer
-    lxw_workbook* book_ = nullptr;
-    lxw_format* bold_ = nullptr;
+    std::unique_ptr<ZipWriter> zip_;
+    std::vector<std::unique_ptr<SheetState>> sheets_;
+    std::vector<std::string> charts_;  // chart XML parts, in order
 };
 
 }  // namespace inferbench::report

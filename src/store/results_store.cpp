@@ -41,10 +41,6 @@ constexpr std::string_view kInsertBenchmark =
     "model_size_bytes, warmup_iterations, measured_wall_ns, settings_json, stderr_tail, variant) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)";
 
-constexpr std::string_view kInsertIteration =
-    "INSERT INTO iterations (benchmark_id, iteration, start_ns, e2e_ns, enqueue_ns, h2d_ns, "
-    "compute_ns, d2h_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
-
 constexpr std::string_view kInsertMetric =
     "INSERT INTO benchmark_metrics (benchmark_id, name, value, unit) VALUES (?1, ?2, ?3, ?4)";
 
@@ -184,21 +180,47 @@ void bind_benchmark(Statement& insert, const BenchmarkRecord& b) {
     insert.bind_text(20, b.variant);
 }
 
-// The hot path: one prepared statement, rebound per row, inside the caller's transaction.
-void insert_iterations(Statement& insert, std::int64_t benchmark_id,
-                       std::span<const IterationRecord> iterations) {
-    std::int64_t index = 0;
-    for (const IterationRecord& record : iterations) {
-        insert.reset();
-        insert.bind_int64(1, benchmark_id).bind_int64(2, index++);
-        insert.bind_int64(3, record.start_ns).bind_int64(4, record.e2e_ns);
-        bind_device_time(insert, 5, record.enqueue_ns);
-        bind_device_time(insert, 6, record.h2d_ns);
-        bind_device_time(insert, 7, record.compute_ns);
-        bind_device_time(insert, 8, record.d2h_ns);
-        insert.run();
-    }
+// The hot path (millions of rows): statements prepared once, inside the caller's transaction, each
+// execution inserting kIterationsPerInsert rows; the rest one by one.
+constexpr std::size_t kIterationsPerInsert = 64;
+
+// "INSERT ... VALUES (?1, ?2, ..., ?8), (?1, ?9, ..., ?15), ...": the benchmark id bound once.
+std::string insert_iterations_sql(std::size_t rows) {
+    std::string sql =
+        "INSERT INTO iterations (benchmark_id, iteration, start_ns, e2e_ns, enqueue_ns, h2d_ns, compute_ns, d2h_ns) "
+        "VALUES ";
+    for (std::size_t row = 0, parameter = 2; row < rows; ++row, parameter += 7)
+        sql += fmt::format("{}(?1, ?{}, ?{}, ?{}, ?{}, ?{}, ?{}, ?{})", row == 0 ? "" : ", ", parameter, parameter + 1,
+                           parameter + 2, parameter + 3, parameter + 4, parameter + 5, parameter + 6);
+    return sql;
+}
+
+// Binds iterations[first, first + count) as rows of `insert` and runs it.
+void insert_iteration_rows(Statement& insert, std::int64_t benchmark_id, std::span<const IterationRecord> iterations,
+                           std::size_t first, std::size_t count) {
     insert.reset();
+    insert.bind_int64(1, benchmark_id);
+    int parameter = 2;
+    for (std::size_t i = first; i < first + count; ++i) {
+        const IterationRecord& record = iterations[i];
+        insert.bind_int64(parameter, static_cast<std::int64_t>(i));
+        insert.bind_int64(parameter + 1, record.start_ns).bind_int64(parameter + 2, record.e2e_ns);
+        bind_device_time(insert, parameter + 3, record.enqueue_ns);
+        bind_device_time(insert, parameter + 4, record.h2d_ns);
+        bind_device_time(insert, parameter + 5, record.compute_ns);
+        bind_device_time(insert, parameter + 6, record.d2h_ns);
+        parameter += 7;
+    }
+    insert.run();
+    insert.reset();
+}
+
+void insert_iterations(Statement& many, Statement& one, std::int64_t benchmark_id,
+                       std::span<const IterationRecord> iterations) {
+    std::size_t i = 0;
+    for (; i + kIterationsPerInsert <= iterations.size(); i += kIterationsPerInsert)
+        insert_iteration_rows(many, benchmark_id, iterations, i, kIterationsPerInsert);
+    for (; i < iterations.size(); ++i) insert_iteration_rows(one, benchmark_id, iterations, i, 1);
 }
 
 // Rare and small (a few dozen rows per imported benchmark): prepared per call.
@@ -446,7 +468,8 @@ struct ResultsStore::Impl {
         : db(std::move(database)),
           version(store::schema_version(db)),
           insert_benchmark(db.prepare(kInsertBenchmark)),
-          insert_iteration(db.prepare(kInsertIteration)) {}
+          insert_iteration_batch(db.prepare(insert_iterations_sql(kIterationsPerInsert))),
+          insert_iteration(db.prepare(insert_iterations_sql(1))) {}
 
     ReadCounts reads;
 
@@ -488,6 +511,7 @@ struct ResultsStore::Impl {
     int version;
     // Prepared once: add_benchmark runs per cell and may write millions of iterations.
     Statement insert_benchmark;
+    Statement insert_iteration_batch;  // kIterationsPerInsert rows at a time
     Statement insert_iteration;
 };
 
@@ -586,7 +610,7 @@ std::int64_t ResultsStore::Impl::store_benchmark(const BenchmarkRecord& benchmar
     s.insert_benchmark.run();
     s.insert_benchmark.reset();
     const std::int64_t benchmark_id = s.db.last_insert_rowid();
-    insert_iterations(s.insert_iteration, benchmark_id, data.iterations);
+    insert_iterations(s.insert_iteration_batch, s.insert_iteration, benchmark_id, data.iterations);
     insert_metrics(s.db, benchmark_id, data.metrics);
     insert_series(s.db, benchmark_id, data.series);
     insert_gpu_samples(s.db, benchmark_id, data.gpu_samples);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <limits>
 #include <vector>
 
 namespace inferbench {
@@ -42,6 +44,26 @@ TEST(Statistics, SingleValueHasNoSpread) {
     EXPECT_DOUBLE_EQ(s.stdev, 0);
     EXPECT_DOUBLE_EQ(s.cv_pct, 0);
     EXPECT_DOUBLE_EQ(s.p99, 7);
+}
+
+// Past a thousand values the integers are radix sorted: the same order as a comparison sort, negative
+// and 63-bit values included, and the same summary.
+TEST(Statistics, SortedValuesMatchAComparisonSort) {
+    std::vector<std::int64_t> values;
+    std::uint64_t state = 42;
+    for (int i = 0; i < 100'000; ++i) {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        const auto r = static_cast<std::int64_t>(state >> 1);
+        values.push_back(i % 7 == 0 ? r : i % 5 == 0 ? -(r % 1'000'000) : 900'000 + r % 50'000);
+    }
+    values.push_back(std::numeric_limits<std::int64_t>::min());
+    values.push_back(std::numeric_limits<std::int64_t>::max());
+    std::vector<double> expected(values.begin(), values.end());
+    std::sort(expected.begin(), expected.end());
+    EXPECT_EQ(sorted_values(values), expected);
+    const std::vector<std::int64_t> same(5000, 7);
+    EXPECT_EQ(sorted_values(same), std::vector<double>(5000, 7.0)) << "every digit alike: no pass";
+    EXPECT_DOUBLE_EQ(summarize(values).p50, percentile_sorted(expected, 50));
 }
 
 TEST(Statistics, EmptyInputGivesZeroCount) { EXPECT_EQ(summarize(std::vector<std::int64_t>{}).count, 0); }

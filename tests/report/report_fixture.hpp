@@ -5,7 +5,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -113,6 +115,47 @@ inline std::vector<std::string> zip_members(const std::filesystem::path& zip) {
         begin = end + 1;
     }
     return members;
+}
+
+// The value of an attribute in the element's opening tag `tag` ("<c r=\"B2\" t=\"inlineStr\">"), or "".
+inline std::string attribute(std::string_view tag, std::string_view name) {
+    const std::string key = " " + std::string(name) + "=\"";
+    const auto at = tag.find(key);
+    if (at == std::string_view::npos) return {};
+    const auto from = at + key.size();
+    return std::string(tag.substr(from, tag.find('"', from) - from));
+}
+
+// A sheet's cells as written (numbers as their text, inline strings as their text with XML escapes left
+// as they are), by reference ("B2"): rows and cells without a reference follow the one before.
+inline std::map<std::string, std::string> sheet_cells(const std::string& xml) {
+    std::map<std::string, std::string> cells;
+    long row = 0;
+    for (auto at = xml.find("<row"); at != std::string::npos; at = xml.find("<row", at + 1)) {
+        const auto row_end = xml.find("</row>", at);
+        const auto open_end = xml.find('>', at);
+        const std::string r = attribute(std::string_view(xml).substr(at, open_end - at), "r");
+        row = r.empty() ? row + 1 : std::stol(r);
+        int col = 0;  // 1-based, of the cell before
+        for (auto c = xml.find("<c", open_end); c < row_end; c = xml.find("<c", c + 1)) {
+            if (xml.compare(c, 3, "<c ") != 0 && xml.compare(c, 3, "<c>") != 0) continue;
+            const auto c_open_end = xml.find('>', c);
+            const std::string ref = attribute(std::string_view(xml).substr(c, c_open_end - c), "r");
+            std::string column;
+            if (ref.empty()) {
+                for (int n = ++col; n > 0; n = (n - 1) / 26) column.insert(column.begin(), static_cast<char>('A' + (n - 1) % 26));
+            } else {
+                column = ref.substr(0, ref.find_first_of("0123456789"));
+                col = 0;
+                for (const char letter : column) col = col * 26 + (letter - 'A' + 1);
+            }
+            const auto end = xml.find("</c>", c);
+            const auto value = xml.find("<v>", c) < end ? xml.find("<v>", c) + 3 : xml.find(">", xml.find("<t", c)) + 1;
+            const auto value_end = xml.find('<', value);
+            cells[column + std::to_string(row)] = xml.substr(value, value_end - value);
+        }
+    }
+    return cells;
 }
 
 inline std::size_t count(const std::string& text, const std::string& what) {

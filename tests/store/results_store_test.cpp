@@ -302,6 +302,26 @@ TEST_F(ResultsStoreTest, IterationsRoundTripWithUnmeasuredDeviceTimesAsNull) {
     EXPECT_FALSE(nulls.step());
 }
 
+// Iterations go in many rows per statement: every row in its place and with its NULLs, whatever the
+// count (none, fewer than a statement takes, a whole number of statements, and a remainder).
+TEST_F(ResultsStoreTest, IterationsRoundTripWhateverTheirCount) {
+    ResultsStore store = ResultsStore::open(db_path_);
+    const std::int64_t run_id = store.begin_run(sample_run());
+    std::int64_t ordinal = 0;
+    for (const std::size_t n : std::initializer_list<std::size_t>{0, 1, 63, 64, 128, 133}) {
+        std::vector<IterationRecord> records = sample_iterations(n);
+        for (std::size_t i = 0; i < n; i += 3) records[i].compute_ns = kNotMeasured;
+        for (std::size_t i = 0; i < n; i += 5) records[i].enqueue_ns = kNotMeasured;
+        const std::int64_t benchmark_id = store.add_benchmark(sample_benchmark(run_id, ordinal++), records);
+        const std::vector<IterationRecord> stored = store.iterations(benchmark_id);
+        ASSERT_EQ(stored.size(), n);
+        for (std::size_t i = 0; i < n; ++i) {
+            SCOPED_TRACE("iteration " + std::to_string(i) + " of " + std::to_string(n));
+            expect_same(stored[i], records[i]);
+        }
+    }
+}
+
 TEST_F(ResultsStoreTest, BenchmarksAreOrderedByRunThenOrdinalAndFilterByRun) {
     ResultsStore store = ResultsStore::open(db_path_);
     const std::int64_t run_a = store.begin_run(sample_run(1'000));

@@ -153,6 +153,34 @@ TEST_F(SchemaTest, ConnectionSettings) {
     EXPECT_TRUE(store.benchmarks().empty());
 }
 
+// A new file gets 16 KiB pages; a file made with SQLite's default 4 KiB keeps them and stays readable
+// and writable (the page size of a WAL file cannot change).
+TEST_F(SchemaTest, NewFilesGetLargePagesAndOldOnesKeepTheirs) {
+    const auto page_size = [](const Database& db) {
+        Statement size = db.prepare("PRAGMA page_size");
+        EXPECT_TRUE(size.step());
+        return size.column_int64(0);
+    };
+    {
+        ResultsStore store = ResultsStore::open(db_path_);
+        store.begin_run(sample_run());
+    }
+    EXPECT_EQ(page_size(open_raw()), 16384);
+
+    const auto old_path = dir_ / "old.db";
+    {
+        Database old = Database::open(old_path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+        old.exec("PRAGMA page_size = 4096; PRAGMA journal_mode = WAL; CREATE TABLE t (x)");
+    }
+    {
+        ResultsStore store = ResultsStore::open(old_path);
+        const auto run_id = store.begin_run(sample_run());
+        store.add_benchmark(sample_benchmark(run_id, 0));
+        EXPECT_EQ(store.benchmarks().size(), 1u);
+    }
+    EXPECT_EQ(page_size(Database::open(old_path, SQLITE_OPEN_READWRITE)), 4096);
+}
+
 TEST_F(SchemaTest, ReadersDoNotWaitForAWriterInProgress) {
     ResultsStore writer = ResultsStore::open(db_path_);
     ResultsStore reader = ResultsStore::open(db_path_);
