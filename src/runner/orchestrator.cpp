@@ -22,6 +22,7 @@
 #include "runner/model_path.hpp"
 #include "runner/process.hpp"
 #include "runner/telemetry_recorder.hpp"
+#include "runner/thermal_conditions.hpp"
 #include "runner/trace_buffer.hpp"
 #include "runner/worker_protocol.hpp"
 #include "store/sqlite.hpp"
@@ -209,6 +210,8 @@ public:
     // A new run of every cell, or (with a target) the target's cells into its run.
     RunResult run(const ResumeTarget* target) {
         check_backend_options(plan_, cache_);
+        // Before the first cell, so that the run stores it with its environment.
+        idle_baseline_ = thermal_.measure_baseline(cells_);
         if (target) {
             for (const std::size_t ordinal : target->ordinals)
                 if (ordinal >= cells_.size()) throw std::logic_error("resume: a cell beyond the plan");
@@ -230,13 +233,14 @@ public:
 
 private:
     store::RunRecord run_record() const {
-        const auto env = capture_environment();
+        auto env = capture_environment();
         store::RunRecord run;
         run.name = plan_.settings.name;
         run.started_unix_ms = unix_ms();
         run.plan_json = plan_to_json(plan_);
-        run.environment_json = env.dump();
         run.host = env.value("host", "");
+        if (idle_baseline_) env["idle_baseline"] = to_json(*idle_baseline_);
+        run.environment_json = env.dump();
         run.git_commit = std::string(kGitCommit);
         run.inferbench_version = std::string(kVersion);
         run.orchestrator = current_process_identity();
@@ -350,6 +354,7 @@ private:
             record.reason = *skip;
             return;
         }
+        const std::vector<store::Metric> cooldown = thermal_.before_cell(spec);
         record.model_path = model.model_path;
         if (std::error_code ec; std::filesystem::is_regular_file(model.model_path, ec))
             record.model_size_bytes = static_cast<std::int64_t>(std::filesystem::file_size(model.model_path, ec));
@@ -376,6 +381,7 @@ private:
         fill_from_outcome(record, outcome);
         layers = layer_times(outcome);
         conversion = conversion_metrics(outcome);
+        conversion.insert(conversion.end(), cooldown.begin(), cooldown.end());
     }
 
     const Plan& plan_;
@@ -384,6 +390,8 @@ private:
     CapabilityCache cache_;
     ModelCostCache model_costs_;
     TelemetryRecorder telemetry_{plan_.settings};
+    ThermalConditions thermal_{plan_.settings, telemetry_};
+    std::optional<IdleBaseline> idle_baseline_;  // measured before the first cell, stored with the run
     std::vector<BenchmarkSpec> cells_;
     std::vector<std::size_t> ordinals_;  // the cells this invocation runs
     store::RunRecord run_;               // as begun (or resumed), for a recovery file
