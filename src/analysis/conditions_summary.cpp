@@ -114,7 +114,7 @@ std::vector<std::string> condition_notes(const store::MeasuredBenchmark& measure
         const auto reading = [&](std::string_view name, std::optional<double> GpuMeans::*field, const char* unit) {
             const auto now = metric(measured, name);
             const auto idle = idle_value(gpus, index, field);
-            return fmt::format("{}{} (idle {})", now ? fmt::format("{:.0f}", *now) : "not read", unit,
+            return fmt::format("{} (idle {})", now ? fmt::format("{:.0f}{}", *now, unit) : "not read",
                                idle ? fmt::format("{:.0f}{}", *idle, unit) : "not measured");
         };
         notes.push_back(fmt::format("cooldown: GPU {} not back near its idle baseline after {:.0f} s ({}, {}); the cell "

@@ -159,7 +159,6 @@ void summarize_energy(const std::map<int, Series>& series, std::span<const GpuSa
     t.joules_per_inference = *t.energy_j / counted;
     t.inferences_per_joule = counted / *t.energy_j;
     if (!idle_power_w || last_ns <= first_ns) return;
-    t.idle_power_w = idle_power_w;
     const double net_j = *t.energy_j - *idle_power_w * static_cast<double>(last_ns - first_ns) / 1e9;
     if (net_j > 0) t.joules_per_inference_net = net_j / counted;
 }
@@ -185,6 +184,7 @@ TelemetrySummary summarize_telemetry(std::span<const GpuSample> gpu, std::span<c
     for (const auto& [index, samples] : series) all.insert(all.end(), samples.begin(), samples.end());
     t.gpu_samples = static_cast<std::int64_t>(all.size());
     summarize_power(series, t);
+    t.idle_power_w = idle_power_w;
     summarize_energy(series, gpu, inferences, measure_wall_ns, idle_power_w, t);
     summarize_throttling(series, t);
     const std::span<const GpuSample* const> g(all);

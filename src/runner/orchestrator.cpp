@@ -210,8 +210,6 @@ public:
     // A new run of every cell, or (with a target) the target's cells into its run.
     RunResult run(const ResumeTarget* target) {
         check_backend_options(plan_, cache_);
-        // Before the first cell, so that the run stores it with its environment.
-        idle_baseline_ = thermal_.measure_baseline(cells_);
         if (target) {
             for (const std::size_t ordinal : target->ordinals)
                 if (ordinal >= cells_.size()) throw std::logic_error("resume: a cell beyond the plan");
@@ -232,8 +230,11 @@ public:
     }
 
 private:
-    store::RunRecord run_record() const {
+    // The run as it begins: its environment, and the GPUs' idle baseline measured after it (listing the
+    // GPUs opens and shuts down NVML of its own) and before the first cell.
+    store::RunRecord run_record() {
         auto env = capture_environment();
+        idle_baseline_ = thermal_.measure_baseline(cells_);
         store::RunRecord run;
         run.name = plan_.settings.name;
         run.started_unix_ms = unix_ms();
