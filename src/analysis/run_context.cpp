@@ -1,5 +1,6 @@
 #include "analysis/run_context.hpp"
 
+#include "core/spec_json.hpp"
 #include "core/units.hpp"
 
 namespace inferbench::analysis {
@@ -10,13 +11,19 @@ std::string json_string(const nlohmann::json& object, const char* key) {
     return object[key].get<std::string>();
 }
 
-// The GPU's name as the run's environment lists it: gpus.devices[] with the device's index.
-std::string gpu_name(const nlohmann::json& environment, std::int64_t index) {
-    if (!environment.is_object() || !environment.contains("gpus")) return "";
+// The GPUs the run's environment lists (gpus.devices[], or gpus[] as runs stored it before), or null.
+const nlohmann::json* gpu_devices(const nlohmann::json& environment) {
+    if (!environment.is_object() || !environment.contains("gpus")) return nullptr;
     const auto& gpus = environment["gpus"];
     const nlohmann::json& devices = gpus.is_object() && gpus.contains("devices") ? gpus["devices"] : gpus;
-    if (!devices.is_array()) return "";
-    for (const auto& device : devices)
+    return devices.is_array() ? &devices : nullptr;
+}
+
+// The GPU's name as the run's environment lists it: gpus.devices[] with the device's index.
+std::string gpu_name(const nlohmann::json& environment, std::int64_t index) {
+    const nlohmann::json* devices = gpu_devices(environment);
+    if (!devices) return "";
+    for (const auto& device : *devices)
         if (device.is_object() && device.value("index", std::int64_t{-1}) == index) return json_string(device, "name");
     return "";
 }
@@ -46,7 +53,23 @@ RunContext run_context(const store::RunRecord& run, const store::BenchmarkRecord
     context.started_unix_ms = run.started_unix_ms;
     context.host = run.host.empty() ? json_string(environment, "host") : run.host;
     context.device_name = device_name(environment, benchmark);
+    context.gpus = gpu_facts(environment);
     return context;
+}
+
+std::map<int, GpuFacts> gpu_facts(const nlohmann::json& environment) {
+    std::map<int, GpuFacts> facts;
+    if (const nlohmann::json* devices = gpu_devices(environment)) {
+        for (const auto& device : *devices) {
+            if (!device.is_object() || !device.contains("index") || !device["index"].is_number_integer()) continue;
+            const auto clock = device.find("default_applications_clock_mhz");
+            if (clock != device.end() && clock->is_number() && clock->get<double>() > 0)
+                facts[device["index"].get<int>()].default_clock_mhz = clock->get<double>();
+        }
+    }
+    if (const auto baseline = idle_baseline_of(environment))
+        for (const auto& gpu : baseline->gpus) facts[gpu.index].idle = gpu;
+    return facts;
 }
 
 CellSettings cell_settings(const store::BenchmarkRecord& benchmark) {
@@ -72,6 +95,11 @@ CellSettings cell_settings(const store::BenchmarkRecord& benchmark) {
     };
     strings("gpu_names", settings.gpu_names);
     strings("trtexec_warnings", settings.imported_warnings);
+    try {
+        settings.conditions = conditions_from_json(json);
+    } catch (const std::exception&) {
+        settings.conditions.reset();  // not as this inferbench writes them: read as not stored
+    }
     return settings;
 }
 

@@ -4,21 +4,31 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "core/idle_baseline.hpp"
 #include "core/spec.hpp"
 #include "store/results_store.hpp"
 
 namespace inferbench::analysis {
 
+// What a run recorded of one of its GPUs (its environment): the clock throttle_threshold is a fraction
+// of, and the idle baseline measured before the run's first CUDA cell.
+struct GpuFacts {
+    std::optional<double> default_clock_mhz;  // gpus.devices[].default_applications_clock_mhz
+    std::optional<GpuMeans> idle;             // idle_baseline.gpus[]
+};
+
 struct RunContext {
     std::int64_t started_unix_ms = 0;  // the run's start
     std::string host;
     std::string device_name;  // "NVIDIA H200", the CPU model, else the device string
+    std::map<int, GpuFacts> gpus;  // by GPU index
 };
 
 // The settings of one cell as stored with it (benchmarks.settings_json, read here only); unset where
@@ -29,6 +39,7 @@ struct CellSettings {
     OptionMap backend_option_values;           // the same, by option
     std::vector<std::string> gpu_names;        // an imported log's GPU(s)
     std::vector<std::string> imported_warnings;  // what the importing tool warned of (trtexec's warnings)
+    std::optional<MeasureConditions> conditions;  // throttle policy, L2 flush, sync; unset where not stored
 };
 
 // The device a benchmark ran on, by name: for cuda devices the GPU's name (from an imported log's
@@ -36,6 +47,9 @@ struct CellSettings {
 std::string device_name(const nlohmann::json& environment, const store::BenchmarkRecord& benchmark);
 
 RunContext run_context(const store::RunRecord& run, const store::BenchmarkRecord& benchmark);
+
+// Each GPU's facts in a run's environment (those it lists or has a baseline of).
+std::map<int, GpuFacts> gpu_facts(const nlohmann::json& environment);
 
 CellSettings cell_settings(const store::BenchmarkRecord& benchmark);
 

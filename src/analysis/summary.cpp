@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "core/host_stage_metrics.hpp"
 #include "core/load_metrics.hpp"
+#include "core/harness_metrics.hpp"
 #include "core/model_metrics.hpp"
 #include "core/profile_metrics.hpp"
 #include "core/quantization_metrics.hpp"
@@ -106,7 +107,7 @@ bool has_tool_figures(std::span<const store::Metric> metrics) {
     return std::any_of(metrics.begin(), metrics.end(), [](const store::Metric& m) {
         return !m.name.starts_with(model_metrics::kPrefix) && !m.name.starts_with(quantization_metrics::kPrefix) &&
                !m.name.starts_with(profile_metrics::kPrefix) && !m.name.starts_with(host_stage_metrics::kPrefix) &&
-               !load_metrics::is_load_metric(m.name);
+               !load_metrics::is_load_metric(m.name) && !m.name.starts_with(harness_metrics::kPrefix);
     });
 }
 
@@ -116,16 +117,32 @@ LoadFigures load_figures(std::span<const store::Metric> metrics) {
     if (const auto hit = find_metric(metrics, load_metrics::kCompileCacheHit)) load.compile_cache_hit = *hit != 0;
     load.cuda_graph_fallback = find_metric(metrics, load_metrics::kCudaGraphFallback).value_or(0) != 0;
     return load;
+
+// The idle power of the GPUs whose samples these are, together; unset unless each has a baseline.
+std::optional<double> idle_power_w(std::span<const GpuSample> gpu, const std::map<int, GpuFacts>& gpus) {
+    std::map<int, double> idle;
+    for (const auto& s : gpu) {
+        if (idle.contains(s.gpu_index)) continue;
+        const auto it = gpus.find(s.gpu_index);
+        if (it == gpus.end() || !it->second.idle || !it->second.idle->power_w) return std::nullopt;
+        idle[s.gpu_index] = *it->second.idle->power_w;
+    }
+    if (idle.empty()) return std::nullopt;
+    double sum = 0;
+    for (const auto& [index, watts] : idle) sum += watts;
+    return sum;
 }
 
 // Power, energy, clocks, heat, memory and CPU from the benchmark's telemetry samples, and their warnings.
+// Energy counts every measured iteration (the phase's), whatever the statistics keep.
 void add_telemetry(std::span<const GpuSample> all_gpu, std::span<const CpuSample> cpu,
-                   std::span<const TelemetrySource> sources, BenchmarkSummary& summary) {
+                   std::span<const TelemetrySource> sources, std::int64_t iterations,
+                   const std::map<int, GpuFacts>& gpus, BenchmarkSummary& summary) {
     const auto& b = summary.benchmark;
     const auto gpu = benchmark_gpu_samples(all_gpu, b.device);
     if (gpu.empty() && cpu.empty() && sources.empty()) return;
     const std::int64_t wall_ns = b.measured_wall_ns.value_or(0);
-    summary.telemetry = summarize_telemetry(gpu, cpu, sources, summary.e2e.count * b.batch_size, wall_ns);
+    summary.telemetry = summarize_telemetry(gpu, cpu, sources, iterations * b.batch_size, wall_ns, idle_power_w(gpu, gpus));
     const auto device = parse_device(b.device);
     if (device && device->kind == DeviceKind::cuda) {
         const auto warnings = telemetry_warnings(summary.telemetry, gpu);
@@ -201,10 +218,44 @@ BenchmarkSummary summarize_benchmark(const store::BenchmarkRecord& benchmark,
     return summary;
 }
 
-BenchmarkSummary summarize_measured(const store::MeasuredBenchmark& measured) {
+namespace {
+
+// The time throughput divides by, where the measured wall time is not it: with l2_flush the iterations'
+// own time (the flushes between them are no part of the model's); under discard, the kept iterations'
+// share of the time (by their end-to-end latencies).
+void adjust_throughput(const store::MeasuredBenchmark& measured, std::span<const IterationRecord> used, bool l2_flush,
+                       BenchmarkSummary& summary) {
+    const bool discarded = used.size() != measured.iterations.size();
+    if ((!l2_flush && !discarded) || used.empty()) return;
+    const auto sum_e2e = [](std::span<const IterationRecord> iterations) {
+        double ns = 0;
+        for (const auto& it : iterations) ns += static_cast<double>(it.e2e_ns);
+        return ns;
+    };
+    const double all_ns = sum_e2e(measured.iterations);
+    const auto& last = measured.iterations.back();
+    const double wall_ns = static_cast<double>(
+        measured.record.measured_wall_ns.value_or(last.start_ns + last.e2e_ns - measured.iterations.front().start_ns));
+    const double time_ns = (l2_flush ? all_ns : wall_ns) * (all_ns > 0 ? sum_e2e(used) / all_ns : 1.0);
+    summary.throughput_per_s = throughput_per_s(measured.record.batch_size, static_cast<std::int64_t>(used.size()),
+                                                static_cast<std::int64_t>(time_ns));
+}
+
+}  // namespace
+
+BenchmarkSummary summarize_measured(const store::MeasuredBenchmark& measured, const std::map<int, GpuFacts>& gpus) {
+    const MeasureConditions conditions = cell_settings(measured.record).conditions.value_or(MeasureConditions{});
+    ThrottleJudgement throttle = judge_throttling(measured, conditions, gpus);
+    const bool discarding = throttle.summary && throttle.summary->discarded > 0;
+    const std::span<const IterationRecord> used = discarding ? throttle.kept : measured.iterations;
     BenchmarkSummary summary = measured.iterations.empty() && has_tool_figures(measured.metrics)
                                    ? summarize_from_metrics(measured.record, measured.metrics)
-                                   : summarize_benchmark(measured.record, measured.iterations);
+                                   : summarize_benchmark(measured.record, used);
+    adjust_throughput(measured, used, conditions.l2_flush, summary);
+    summary.throttle = throttle.summary;
+    if (summary.throttle)
+        for (auto& note : throttle_notes(*summary.throttle)) summary.warnings.push_back(std::move(note));
+    for (auto& note : condition_notes(measured, conditions, gpus)) summary.warnings.push_back(std::move(note));
     summary.model = model_figures(measured.metrics);
     summary.quantization = {find_metric(measured.metrics, quantization_metrics::kOutputCosine),
                             find_metric(measured.metrics, quantization_metrics::kTop1Agreement)};
@@ -217,7 +268,8 @@ BenchmarkSummary summarize_measured(const store::MeasuredBenchmark& measured) {
                            find_metric(measured.metrics, host_stage_metrics::kPostMeanNs),
                            find_metric(measured.metrics, host_stage_metrics::kE2eMeanNs)};
     summary.load = load_figures(measured.metrics);
-    add_telemetry(measured.gpu_samples, measured.cpu_samples, measured.telemetry_sources, summary);
+    add_telemetry(measured.gpu_samples, measured.cpu_samples, measured.telemetry_sources,
+                  discarding ? static_cast<std::int64_t>(measured.iterations.size()) : summary.e2e.count, gpus, summary);
     if (auto placement = placement_warning(measured.record.device, measured.layer_times))
         summary.warnings.push_back(std::move(*placement));
     return summary;
@@ -235,10 +287,12 @@ store::MeasuredBenchmark read_measured(const store::ResultsStore& results, const
 }
 
 BenchmarkSummary summarize_stored(const store::MeasuredBenchmark& measured, std::span<const store::RunRecord> runs) {
-    BenchmarkSummary summary = summarize_measured(measured);
     const auto& b = measured.record;
     const auto run = std::find_if(runs.begin(), runs.end(), [&](const auto& r) { return r.run_id == b.run_id; });
-    if (run != runs.end()) summary.run = run_context(*run, b);
+    RunContext context;
+    if (run != runs.end()) context = run_context(*run, b);
+    BenchmarkSummary summary = summarize_measured(measured, context.gpus);
+    summary.run = std::move(context);
     return summary;
 }
 

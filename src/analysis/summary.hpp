@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/conditions_summary.hpp"
 #include "analysis/run_context.hpp"
 #include "analysis/telemetry_summary.hpp"
 #include "core/statistics.hpp"
@@ -79,6 +80,7 @@ struct BenchmarkSummary {
     ProfileCheck profile_check;             // where a profiled run compared its profiler with CUDA events
     HostStageFigures host_stages;           // where a runner reported pre- and post-processing
     LoadFigures load;                       // a compile counted in the load time, a CUDA graph not captured
+    std::optional<ThrottleSummary> throttle;  // the iterations' throttle flags, under flag or discard
     std::vector<std::string> warnings;
 };
 
@@ -90,8 +92,12 @@ inline bool has_latency(const BenchmarkSummary& s) { return s.e2e.count > 0 || s
 BenchmarkSummary summarize_benchmark(const store::BenchmarkRecord& benchmark,
                                      std::span<const IterationRecord> iterations);
 
-// A benchmark from what was measured for it (layer times are not summarized), stored or not.
-BenchmarkSummary summarize_measured(const store::MeasuredBenchmark& measured);
+// A benchmark from what was measured for it (layer times are not summarized), stored or not, under its
+// measure conditions (throttle policy, L2 flush); `gpus`: what its run recorded of its GPUs (default
+// clocks, idle baseline), without which clocks are not judged for throttling and energy net of idle is
+// not known.
+BenchmarkSummary summarize_measured(const store::MeasuredBenchmark& measured,
+                                    const std::map<int, GpuFacts>& gpus = {});
 
 // What summarize_measured needs of a stored benchmark, read from `results` once: iterations, metrics, GPU
 // and CPU samples, telemetry sources (not the layer times).

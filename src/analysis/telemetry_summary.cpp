@@ -5,23 +5,17 @@
 
 #include <fmt/format.h>
 
+#include "analysis/gpu_timeline.hpp"
 #include "core/spec.hpp"
 
 namespace inferbench::analysis {
 namespace {
 
-using Series = std::vector<const GpuSample*>;  // one GPU's measure samples, by time
+using Series = GpuSeries;  // one GPU's measure samples, by time
 
 std::optional<double> power_of(const GpuSample& s) { return s.power_w ? s.power_w : s.power_avg_w; }
 
-std::map<int, Series> measure_series(std::span<const GpuSample> gpu) {
-    std::map<int, Series> series;
-    for (const auto& s : gpu)
-        if (s.phase == SamplePhase::measure) series[s.gpu_index].push_back(&s);
-    for (auto& [index, samples] : series)
-        std::stable_sort(samples.begin(), samples.end(), [](const auto* a, const auto* b) { return a->t_ns < b->t_ns; });
-    return series;
-}
+std::map<int, Series> measure_series(std::span<const GpuSample> gpu) { return gpu_series(gpu, SamplePhase::measure); }
 
 struct CounterEnergy {
     double joules = 0;
@@ -129,7 +123,7 @@ void summarize_power(const std::map<int, Series>& series, TelemetrySummary& t) {
 }
 
 void summarize_energy(const std::map<int, Series>& series, std::span<const GpuSample> all, std::int64_t inferences,
-                      std::int64_t measure_wall_ns, TelemetrySummary& t) {
+                      std::int64_t measure_wall_ns, std::optional<double> idle_power_w, TelemetrySummary& t) {
     std::optional<double> counter, integrated;
     bool every_counter = true;
     // The time the energy covers: the counter readings' span, or the samples' for integrated power.
@@ -164,6 +158,9 @@ void summarize_energy(const std::map<int, Series>& series, std::span<const GpuSa
         counted *= static_cast<double>(last_ns - first_ns) / static_cast<double>(measure_wall_ns);
     t.joules_per_inference = *t.energy_j / counted;
     t.inferences_per_joule = counted / *t.energy_j;
+    if (!idle_power_w || last_ns <= first_ns) return;
+    const double net_j = *t.energy_j - *idle_power_w * static_cast<double>(last_ns - first_ns) / 1e9;
+    if (net_j > 0) t.joules_per_inference_net = net_j / counted;
 }
 
 void summarize_throttling(const std::map<int, Series>& series, TelemetrySummary& t) {
@@ -179,7 +176,7 @@ void summarize_throttling(const std::map<int, Series>& series, TelemetrySummary&
 
 TelemetrySummary summarize_telemetry(std::span<const GpuSample> gpu, std::span<const CpuSample> cpu,
                                      std::span<const TelemetrySource> sources, std::int64_t inferences,
-                                     std::int64_t measure_wall_ns) {
+                                     std::int64_t measure_wall_ns, std::optional<double> idle_power_w) {
     TelemetrySummary t;
     t.sources.assign(sources.begin(), sources.end());
     const auto series = measure_series(gpu);
@@ -187,7 +184,8 @@ TelemetrySummary summarize_telemetry(std::span<const GpuSample> gpu, std::span<c
     for (const auto& [index, samples] : series) all.insert(all.end(), samples.begin(), samples.end());
     t.gpu_samples = static_cast<std::int64_t>(all.size());
     summarize_power(series, t);
-    summarize_energy(series, gpu, inferences, measure_wall_ns, t);
+    t.idle_power_w = idle_power_w;
+    summarize_energy(series, gpu, inferences, measure_wall_ns, idle_power_w, t);
     summarize_throttling(series, t);
     const std::span<const GpuSample* const> g(all);
     mean_and_extremes(g, [](const GpuSample& s) { return s.sm_clock_mhz; }, &t.mean_sm_clock_mhz, &t.min_sm_clock_mhz, nullptr);

@@ -27,6 +27,10 @@ struct TelemetrySummary {
     std::string energy_source;            // "energy counter" or "integrated power" (empty without energy)
     std::optional<double> joules_per_inference;
     std::optional<double> inferences_per_joule;  // the seed's "energy efficiency"
+    // Net of idle power: (energy - idle power x the time it covers) / the same inferences, where the run
+    // measured an idle baseline of every GPU counted; unset where it did not, or where the net is not above 0.
+    std::optional<double> idle_power_w;
+    std::optional<double> joules_per_inference_net;
     std::optional<double> mean_sm_clock_mhz;
     std::optional<double> min_sm_clock_mhz;
     std::optional<double> mean_gpu_util_pct;
@@ -45,10 +49,12 @@ struct TelemetrySummary {
 // measure_wall_ns (0: all of them). Power and energy are of the GPUs given, together; energy from
 // each GPU's energy counter (last minus first measure sample) where every GPU has one, else from
 // power integrated by the trapezoid rule. Throttle shares: the time (each sample standing for the
-// time to the next one of its GPU) with the reason's bit set, of the GPU that had it most.
+// time to the next one of its GPU) with the reason's bit set, of the GPU that had it most. `idle_power_w`:
+// the idle baseline's power of the GPUs given, together, for energy net of idle.
 TelemetrySummary summarize_telemetry(std::span<const GpuSample> gpu, std::span<const CpuSample> cpu,
                                      std::span<const TelemetrySource> sources, std::int64_t inferences,
-                                     std::int64_t measure_wall_ns = 0);
+                                     std::int64_t measure_wall_ns = 0,
+                                     std::optional<double> idle_power_w = std::nullopt);
 
 // The GPU samples that are a benchmark's: GPU N's for a cuda:N device where GPU N was sampled (the
 // NVML index is taken for the CUDA one: they agree unless CUDA_VISIBLE_DEVICES or CUDA_DEVICE_ORDER

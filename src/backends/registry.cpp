@@ -117,7 +117,15 @@ const KnownBackend* find_known(std::string_view name) {
 std::optional<std::string> cell_problem(const Backend* backend, const std::string& create_problem,
                                         const BenchmarkSpec& spec) {
     if (!backend) return create_problem;
-    return backend->unsupported_reason(spec);
+    if (auto reason = backend->unsupported_reason(spec)) return reason;
+    // The L2 flush runs between the harness's iterations and the sync mode applies to the worker's own
+    // CUDA context: neither reaches a tool that runs the iterations in a process of its own.
+    const auto& c = spec.conditions;
+    if ((c.l2_flush || c.sync != SyncMode::automatic) && backend->capabilities().runs_own_loop)
+        return fmt::format("{} runs its own iterations in a process of its own: l2_flush and sync apply to the "
+                           "harness's loop only; set them off for this backend",
+                           spec.backend);
+    return std::nullopt;
 }
 
 struct BackendRegistry::Impl {

@@ -32,8 +32,9 @@ struct BackendEntry {
 };
 
 // Why a cell cannot run here, or nothing: `backend` is null when the registry could not create it
-// (then `create_problem` says why), else the backend judges the cell. The one rule of `run` (a cell
-// it skips) and of `list backends` (a backend it calls unusable).
+// (then `create_problem` says why), else the backend judges the cell, and a backend that runs its own
+// loop cannot take l2_flush or sync. The one rule of `run` (a cell it skips) and of `list backends`
+// (a backend it calls unusable).
 std::optional<std::string> cell_problem(const Backend* backend, const std::string& create_problem,
                                         const BenchmarkSpec& spec);
 

@@ -60,6 +60,18 @@ BenchmarkSpec spec_with_settings(const Plan& plan) {
     return spec;
 }
 
+// The plan's measure conditions as a cell on `device` runs them: the L2 flush and the sync mode
+// concern CUDA devices only, so a CPU cell stores them off.
+MeasureConditions conditions_for(const RunSettings& s, Device device) {
+    MeasureConditions c;
+    c.throttle_threshold = s.throttle_threshold;
+    c.throttle_policy = parse_throttle_policy(s.throttle_policy).value_or(c.throttle_policy);
+    if (device.kind != DeviceKind::cuda) return c;
+    c.l2_flush = s.l2_flush;
+    c.sync = parse_sync_mode(s.sync).value_or(c.sync);
+    return c;
+}
+
 }  // namespace
 
 std::vector<BenchmarkSpec> expand_matrix(const Plan& plan) {
@@ -83,6 +95,7 @@ std::vector<BenchmarkSpec> expand_matrix(const Plan& plan) {
                             spec.batch_size = batch;
                             spec.backend_options = variant.options;
                             spec.variant = variant.label;
+                            spec.conditions = conditions_for(plan.settings, device);
                             const bool excluded = std::any_of(plan.exclude.begin(), plan.exclude.end(),
                                                               [&](const ExcludeRule& r) { return r.matches(spec); });
                             if (!excluded) cells.push_back(std::move(spec));

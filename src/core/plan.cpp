@@ -344,6 +344,8 @@ void parse_entry(Plan& plan, const std::string& key, const YAML::Node& key_node,
         const auto text = scalar_text(value);
         if (!text) fail_at(source, value.Mark(), fmt::format("{} must be a single {}", key, type_name(field->type)));
         if (auto why = set_setting(plan.settings, *field, *text)) fail_at(source, value.Mark(), *why);
+        plan.setting_origins[key] =
+            fmt::format("{}:{}:{}", source, value.Mark().line + 1, value.Mark().column + 1);
     } else {
         fail_at(source, key_node.Mark(),
                 fmt::format("unknown key '{}'; valid keys: {}", key, join(setting_keys(), ", ")));
@@ -427,9 +429,43 @@ void apply_override(Plan& plan, std::string_view key, std::string_view value, st
         throw UserError(fmt::format("{}: unknown key '{}'; valid keys: {}", origin, key, join(setting_keys(), ", ")));
     }
     if (auto why = set_setting(plan.settings, *field, value)) throw UserError(fmt::format("{}: {}", origin, *why));
+    plan.setting_origins[std::string(key)] = std::string(origin);
 }
 
+namespace {
+
+// Settings that concern CUDA devices or GPU telemetry, against the devices and telemetry of the plan.
+void check_gpu_settings(const Plan& plan) {
+    const RunSettings& s = plan.settings;
+    const auto origin = [&plan](const char* key) {
+        const auto it = plan.setting_origins.find(key);
+        return it == plan.setting_origins.end() ? plan.source : it->second;
+    };
+    const bool any_cuda = std::any_of(plan.devices.begin(), plan.devices.end(),
+                                      [](const Device& d) { return d.kind == DeviceKind::cuda; });
+    const auto require_cuda = [&](const char* key, const char* what) {
+        if (!any_cuda)
+            throw UserError(fmt::format("{}: {} {}, and the plan's devices are all cpu; remove {} or add a cuda device",
+                                        origin(key), key, what, key));
+    };
+    if (s.l2_flush) require_cuda("l2_flush", "flushes a GPU's L2 cache");
+    if (s.sync != "auto") require_cuda("sync", "sets how the CPU waits for a GPU");
+    if (s.cooldown_ns != kCooldownUntilIdle) return;
+    require_cuda("cooldown", "idle waits for a GPU to cool down");
+    if (!s.telemetry_enabled || s.telemetry_gpu == "off")
+        throw UserError(fmt::format("{}: cooldown idle reads the GPU's temperature and power, and GPU telemetry is off; "
+                                    "turn it on (telemetry_enabled, telemetry_gpu) or give the cooldown as a time, e.g. 30s",
+                                    origin("cooldown")));
+    if (s.idle_baseline_ns == 0)
+        throw UserError(fmt::format("{}: cooldown idle waits for the idle baseline, and idle_baseline is 0 (not "
+                                    "measured); set idle_baseline (e.g. 3s) or give the cooldown as a time, e.g. 30s",
+                                    origin("cooldown")));
+}
+
+}  // namespace
+
 void check_plan(const Plan& plan) {
+    check_gpu_settings(plan);
     const RunSettings& settings = plan.settings;
     const LoopSettings& loop = settings.loop;
     if (loop.max_iterations != 0 && loop.min_iterations > loop.max_iterations)

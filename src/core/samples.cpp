@@ -44,6 +44,13 @@ const std::vector<Reason>& reasons() {
     return all;
 }
 
+std::uint64_t throttling_bits() {
+    std::uint64_t bits = 0;
+    for (const Reason& reason : reasons())
+        if (reason.throttles) bits |= reason.bit;
+    return bits;
+}
+
 std::string describe(std::uint64_t bits) {
     std::string text;
     for (const Reason& reason : reasons()) {

@@ -37,6 +37,9 @@ struct Reason {
 };
 // Every reason above, in bit order.
 const std::vector<Reason>& reasons();
+// The bits of the reasons that throttle (Reason::throttles): power cap, HW slowdown, sync boost, thermal
+// and power-brake slowdowns; not GPU idle nor the applications or display clock settings.
+std::uint64_t throttling_bits();
 // "SW power cap, HW slowdown"; "none" for 0.
 std::string describe(std::uint64_t bits);
 }  // namespace clock_event

@@ -16,6 +16,8 @@ constexpr std::int64_t kMaxWarmupNs = 3600 * kSecondNs;        // 1h
 constexpr std::int64_t kMaxDurationNs = 24 * 3600 * kSecondNs;  // 24h
 constexpr std::int64_t kMaxTimeoutNs = 168 * 3600 * kSecondNs;  // a week
 constexpr std::int64_t kMaxIterations = 100'000'000;
+constexpr std::int64_t kMaxCooldownNs = 3600 * kSecondNs;      // 1h
+constexpr std::int64_t kMaxIdleBaselineNs = 60 * kSecondNs;    // 1m
 
 // YAML's and the command line's spellings of a yes/no value.
 std::optional<bool> parse_flag(std::string_view text) {
@@ -39,6 +41,15 @@ bool is_choice(std::string_view choices, std::string_view text) {
     for (const auto& choice : split_list(choices))
         if (choice == text) return true;
     return false;
+}
+
+// "0.75" or "75%": above 0 and at most 1.
+std::optional<double> parse_fraction(std::string_view text) {
+    const bool percent = text.ends_with('%');
+    auto value = parse_double(trim(percent ? text.substr(0, text.size() - 1) : text));
+    if (value && percent) *value /= 100;
+    if (!value || !(*value > 0 && *value <= 1)) return std::nullopt;
+    return value;
 }
 
 }  // namespace
@@ -70,6 +81,23 @@ const std::vector<SettingField>& setting_fields() {
          100},
         {"telemetry_gpu", FieldType::choice, "GPU telemetry: auto (NVML, else nvidia-smi), nvml, nvidia-smi, off",
          &RunSettings::telemetry_gpu, 0, 0, "auto, nvml, nvidia-smi, off"},
+        {"throttle_threshold", FieldType::fraction,
+         "an iteration is flagged throttled where the SM clock was below this x the GPU's default applications clock",
+         &RunSettings::throttle_threshold},
+        {"throttle_policy", FieldType::choice,
+         "throttled iterations: keep (not flagged), flag (share shown), discard (left out of the statistics)",
+         &RunSettings::throttle_policy, 0, 0, "keep, flag, discard"},
+        {"cooldown", FieldType::duration, "wait between cells: a time (up to 1h), or idle (GPU back near its idle baseline)",
+         &RunSettings::cooldown_ns, 0, kMaxCooldownNs, {}, "idle", kCooldownUntilIdle},
+        {"cooldown_max", FieldType::duration, "the longest cooldown: idle waits before the cell runs anyway (up to 1h)",
+         &RunSettings::cooldown_max_ns, kSecondNs, kMaxCooldownNs},
+        {"idle_baseline", FieldType::duration,
+         "GPU idle power and temperature measured this long before the first CUDA cell (0: not measured; up to 1m)",
+         &RunSettings::idle_baseline_ns, 0, kMaxIdleBaselineNs},
+        {"l2_flush", FieldType::flag, "flush the GPU's L2 cache between iterations, untimed (cold runs; CUDA cells)",
+         &RunSettings::l2_flush},
+        {"sync", FieldType::choice, "how the CPU waits for the GPU: auto (the driver's choice), spin, yield, blocking",
+         &RunSettings::sync, 0, 0, "auto, spin, yield, blocking"},
     };
     return fields;
 }
@@ -88,6 +116,7 @@ std::string_view type_name(FieldType type) {
         case FieldType::text: return "text";
         case FieldType::flag: return "bool";
         case FieldType::choice: return "choice";
+        case FieldType::fraction: return "fraction";
     }
     return "?";
 }
@@ -105,10 +134,21 @@ std::optional<std::string> set_setting(RunSettings& settings, const SettingField
         settings.*(*text_member) = std::string(text);
         return std::nullopt;
     }
+    if (const auto* fraction_member = std::get_if<double RunSettings::*>(&field.member)) {
+        const auto value = parse_fraction(text);
+        if (!value) return fmt::format("{}: '{}' is not a fraction above 0 and at most 1; write e.g. 0.75 or 75%", field.key, text);
+        settings.*(*fraction_member) = *value;
+        return std::nullopt;
+    }
+    if (!field.word.empty() && text == field.word) {
+        number_of(settings, field) = field.word_value;
+        return std::nullopt;
+    }
     std::optional<std::int64_t> value;
     std::string why;
     if (field.type == FieldType::duration) {
         value = parse_duration_ns(text, &why);
+        if (!value && !field.word.empty()) return fmt::format("{}: {}, or {}", field.key, why, field.word);
         if (!value) return fmt::format("{}: {}", field.key, why);
     } else {
         value = parse_int(text);
@@ -133,7 +173,10 @@ std::string setting_text(const RunSettings& settings, const SettingField& field)
         return settings.*(*flag_member) ? "true" : "false";
     if (const auto* text_member = std::get_if<std::string RunSettings::*>(&field.member))
         return settings.*(*text_member);
+    if (const auto* fraction_member = std::get_if<double RunSettings::*>(&field.member))
+        return fmt::format("{:g}", settings.*(*fraction_member));
     const std::int64_t value = number_of(settings, field);
+    if (!field.word.empty() && value == field.word_value) return std::string(field.word);
     return field.type == FieldType::duration ? format_duration(value) : std::to_string(value);
 }
 

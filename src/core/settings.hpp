@@ -24,9 +24,23 @@ struct RunSettings {
     bool telemetry_enabled = true;                   // sample GPUs, the worker's CPU and memory, the host
     std::int64_t telemetry_rate_hz = 10;             // samples per second, 1..100
     std::string telemetry_gpu = "auto";              // auto (NVML, else nvidia-smi), nvml, nvidia-smi, off
+    // Throttling and thermal state: how throttled iterations count (core/measure_conditions), the wait
+    // between cells and the idle baseline it waits for (runner/cooldown, runner/idle_baseline).
+    double throttle_threshold = 0.75;                // flagged below this x the GPU's default applications clock
+    std::string throttle_policy = "flag";            // keep, flag, discard
+    std::int64_t cooldown_ns = 0;                    // between cells; kCooldownUntilIdle: until near the idle baseline
+    std::int64_t cooldown_max_ns = 120'000'000'000;  // the longest a cooldown until idle waits
+    std::int64_t idle_baseline_ns = 3'000'000'000;   // GPU power and temperature measured this long before the first cell
+    // Cold and warm: the GPU's L2 flushed between iterations, and how the CPU waits for the GPU.
+    bool l2_flush = false;
+    std::string sync = "auto";                       // auto, spin, yield, blocking
 };
 
-enum class FieldType { duration, count, text, flag, choice };
+// cooldown: idle, stored in RunSettings::cooldown_ns in place of a duration.
+inline constexpr std::int64_t kCooldownUntilIdle = -1;
+
+// fraction: a number above 0 and at most 1, written 0.75 or 75%.
+enum class FieldType { duration, count, text, flag, choice, fraction };
 
 struct SettingField {
     std::string_view key;
@@ -34,11 +48,14 @@ struct SettingField {
     std::string_view help;
     // A loop setting is a member of RunSettings::loop, the others of RunSettings itself.
     std::variant<std::int64_t RunSettings::*, std::int64_t LoopSettings::*, std::string RunSettings::*,
-                 bool RunSettings::*>
+                 bool RunSettings::*, double RunSettings::*>
         member;
     std::int64_t min_value = 0;  // for counts and durations
     std::int64_t max_value = INT64_MAX;
     std::string_view choices = {};  // for choices: "a, b, c"
+    // For a duration: a word taken in its place, stored as `word_value` (cooldown: idle).
+    std::string_view word = {};
+    std::int64_t word_value = 0;
 };
 
 const std::vector<SettingField>& setting_fields();

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/loop_settings.hpp"
+#include "core/measure_conditions.hpp"
 
 namespace inferbench {
 
@@ -51,6 +52,8 @@ struct BenchmarkSpec {
     std::uint64_t seed = 0;
     std::string model_cache_dir;
     OptionMap backend_options;
+    // Last, so that a backend module built before it was added still finds every other member in place.
+    MeasureConditions conditions;
 
     std::string label() const;  // "resnet50 onnxruntime cpu fp32 b8"
 };

@@ -25,7 +25,27 @@ LoopSettings read_loop(const nlohmann::json& json) {
     return loop;
 }
 
+void write_conditions(const MeasureConditions& c, nlohmann::json& json) {
+    json["throttle_threshold"] = c.throttle_threshold;
+    json["throttle_policy"] = to_string(c.throttle_policy);
+    json["l2_flush"] = c.l2_flush;
+    json["sync"] = to_string(c.sync);
+}
+
 }  // namespace
+
+std::optional<MeasureConditions> conditions_from_json(const nlohmann::json& json) {
+    if (!json.is_object() || !json.contains("throttle_policy")) return std::nullopt;
+    MeasureConditions c;
+    c.throttle_threshold = json.at("throttle_threshold").get<double>();
+    const auto policy = parse_throttle_policy(json.at("throttle_policy").get<std::string>());
+    const auto sync = parse_sync_mode(json.at("sync").get<std::string>());
+    if (!policy || !sync) throw std::runtime_error("malformed benchmark spec: throttle_policy or sync");
+    c.throttle_policy = *policy;
+    c.l2_flush = json.at("l2_flush").get<bool>();
+    c.sync = *sync;
+    return c;
+}
 
 nlohmann::json spec_to_json(const BenchmarkSpec& spec) {
     nlohmann::json json;
@@ -40,6 +60,7 @@ nlohmann::json spec_to_json(const BenchmarkSpec& spec) {
     json["seed"] = spec.seed;
     json["model_cache_dir"] = spec.model_cache_dir;
     json["backend_options"] = spec.backend_options;
+    write_conditions(spec.conditions, json);
     return json;
 }
 
@@ -59,6 +80,7 @@ BenchmarkSpec spec_from_json(const nlohmann::json& json) {
     spec.seed = json.at("seed").get<std::uint64_t>();
     spec.model_cache_dir = json.at("model_cache_dir").get<std::string>();
     for (const auto& [key, value] : json.at("backend_options").items()) spec.backend_options[key] = value.get<std::string>();
+    spec.conditions = conditions_from_json(json).value_or(MeasureConditions{});
     return spec;
 }
 

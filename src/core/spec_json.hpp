@@ -11,4 +11,9 @@ nlohmann::json spec_to_json(const BenchmarkSpec& spec);
 // Throws std::runtime_error on malformed input (it comes from our own orchestrator).
 BenchmarkSpec spec_from_json(const nlohmann::json& json);
 
+// The measure conditions a cell stored beside its other keys (throttle_threshold, throttle_policy,
+// l2_flush, sync); nullopt where it stored none (cells stored before they existed, imported logs).
+// Throws std::runtime_error for a value no inferbench writes.
+std::optional<MeasureConditions> conditions_from_json(const nlohmann::json& json);
+
 }  // namespace inferbench

@@ -2,10 +2,12 @@
 // between host, copies and compute (trtexec's enqueue- and transfer-bound rules).
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 
 #include <fmt/format.h>
 
+#include "analysis/gpu_timeline.hpp"
 #include "core/units.hpp"
 #include "findings/rules.hpp"
 
@@ -26,47 +28,24 @@ constexpr ThrottleKind kKinds[] = {
      clock_event::kHwSlowdown | clock_event::kHwPowerBrakeSlowdown},
 };
 
-struct Interval {
-    std::int64_t start_ns = 0, end_ns = 0;
-};
+using analysis::Interval;
+using analysis::inside;
+using analysis::total_ns;
 
 // One GPU's measure-phase samples, each standing for the time to the next one.
 struct Timeline {
-    std::vector<const GpuSample*> samples;
+    analysis::GpuSeries samples;
     std::int64_t span_ns() const { return samples.size() < 2 ? 0 : samples.back()->t_ns - samples.front()->t_ns; }
 };
 
 std::map<int, Timeline> measure_timelines(std::span<const GpuSample> gpu) {
     std::map<int, Timeline> out;
-    for (const auto& s : gpu)
-        if (s.phase == SamplePhase::measure) out[s.gpu_index].samples.push_back(&s);
-    for (auto& [index, line] : out)
-        std::stable_sort(line.samples.begin(), line.samples.end(),
-                         [](const GpuSample* a, const GpuSample* b) { return a->t_ns < b->t_ns; });
+    for (auto& [index, series] : analysis::gpu_series(gpu, SamplePhase::measure)) out[index].samples = std::move(series);
     return out;
 }
 
-std::vector<Interval> intervals_where(const Timeline& line, const auto& throttled) {
-    std::vector<Interval> out;
-    for (std::size_t i = 0; i + 1 < line.samples.size(); ++i) {
-        if (!throttled(*line.samples[i])) continue;
-        const Interval next{line.samples[i]->t_ns, line.samples[i + 1]->t_ns};
-        if (!out.empty() && out.back().end_ns == next.start_ns)
-            out.back().end_ns = next.end_ns;
-        else
-            out.push_back(next);
-    }
-    return out;
-}
-
-std::int64_t total_ns(std::span<const Interval> intervals) {
-    std::int64_t sum = 0;
-    for (const auto& i : intervals) sum += i.end_ns - i.start_ns;
-    return sum;
-}
-
-bool inside(std::span<const Interval> intervals, std::int64_t t) {
-    return std::any_of(intervals.begin(), intervals.end(), [&](const Interval& i) { return t >= i.start_ns && t < i.end_ns; });
+std::vector<Interval> intervals_where(const Timeline& line, const std::function<bool(const GpuSample&)>& throttled) {
+    return analysis::windows_where(line.samples, throttled);
 }
 
 // "latency 1.23 ms inside these windows vs 1.10 ms outside (+12%)", or why it cannot be said.

@@ -96,10 +96,8 @@ std::optional<Finding> drift(const BenchmarkEvidence& e, double overall) {
 
 bool throttled_near(std::span<const GpuSample> gpu, std::int64_t t, std::int64_t within_ns) {
     return std::any_of(gpu.begin(), gpu.end(), [&](const GpuSample& s) {
-        if (std::llabs(s.t_ns - t) > within_ns || !s.clock_event_reasons) return false;
-        for (const auto& reason : clock_event::reasons())
-            if (reason.throttles && (*s.clock_event_reasons & reason.bit)) return true;
-        return false;
+        return std::llabs(s.t_ns - t) <= within_ns && s.clock_event_reasons &&
+               (*s.clock_event_reasons & clock_event::throttling_bits()) != 0;
     });
 }
 

@@ -46,6 +46,24 @@ std::optional<std::string> setting_difference(const Comparison& comparison, cons
     return fmt::format("{} differs: {}", setting.name, join(values, ", "));
 }
 
+// "[1] throttle_policy=flag ... l2_flush=false ..., [2] ... l2_flush=true ..." for a row whose sides ran
+// under different measure conditions (core/measure_conditions).
+std::optional<std::string> conditions_difference(const Comparison& comparison, const ComparisonRow& row) {
+    std::vector<std::string> values;
+    std::optional<std::optional<MeasureConditions>> first;
+    bool differs = false;
+    for (std::size_t side = 0; side < comparison.sides.size(); ++side) {
+        const auto* s = comparison.at(row, side);
+        if (!s) continue;
+        const auto& value = s->settings.conditions;
+        if (first && *first != value) differs = true;
+        if (!first) first = value;
+        values.push_back(fmt::format("[{}] {}", side + 1, value ? describe(*value) : "not recorded"));
+    }
+    if (!differs) return std::nullopt;
+    return fmt::format("measure conditions differ: {}", join(values, ", "));
+}
+
 void add(std::vector<std::pair<std::string, std::size_t>>& counted, std::string text) {
     auto it = std::find_if(counted.begin(), counted.end(), [&](const auto& c) { return c.first == text; });
     if (it == counted.end()) counted.emplace_back(std::move(text), 1);
@@ -60,6 +78,7 @@ std::vector<std::string> comparison_warnings(const Comparison& comparison, doubl
         for (const auto& setting : kSettings)
             if (auto text = setting_difference(comparison, row, setting))
                 add(counted, "the sides ran with different settings: " + *text);
+        if (auto text = conditions_difference(comparison, row)) add(counted, "the sides ran with different settings: " + *text);
         for (std::size_t side = 0; side < comparison.sides.size(); ++side) {
             const auto* s = comparison.at(row, side);
             if (s && s->e2e.count > 0 && s->e2e.cv_pct > max_cv_pct)

@@ -43,6 +43,8 @@ Table overview_table(const ReportSelection& data, const std::vector<analysis::Be
                                          {"throughput_per_s", "inf/s", 1},
                                          {"power_w", "power W", 1},
                                          {"millijoules_per_inference", "mJ/inf", 2},
+                                         {"millijoules_per_inference_net", "mJ/inf net", 2},
+                                         {"throttle_flagged_pct", "flagged %", 1},
                                          {"inferences_per_joule", "inf/J", 2},
                                          {"model_size_mb", "size MB", 1},
                                          {"gflops_per_inference", "GFLOP/inf", 2}};
@@ -67,6 +69,8 @@ Table overview_table(const ReportSelection& data, const std::vector<analysis::Be
             measured || s.throughput_per_s > 0 ? Cell{s.throughput_per_s} : Cell{Null{}},
             optional_cell(s.telemetry.mean_power_w),
             optional_cell(s.telemetry.joules_per_inference, 1e3),
+            optional_cell(s.telemetry.joules_per_inference_net, 1e3),
+            optional_cell(s.throttle ? s.throttle->flagged_share() : std::nullopt, 100.0),
             optional_cell(s.telemetry.inferences_per_joule),
             b.model_size_bytes ? Cell{static_cast<double>(*b.model_size_bytes) * 1e-6} : Cell{Null{}},
             gflops_cell(s.model)};

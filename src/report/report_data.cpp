@@ -175,6 +175,8 @@ const std::vector<BatchMetric>& batch_metrics() {
         {"mean-power", "mean_power_W", "mean GPU power", "W", [](S s) { return s.telemetry.mean_power_w; }},
         {"joules-per-inference", "J_per_inference", "energy per inference", "J",
          [](S s) { return s.telemetry.joules_per_inference; }},
+        {"joules-per-inference-net", "J_per_inference_net", "energy per inference net of idle power", "J",
+         [](S s) { return s.telemetry.joules_per_inference_net; }},
         {"inferences-per-joule", "inferences_per_J", "inferences per joule", "1/J",
          [](S s) { return s.telemetry.inferences_per_joule; }},
         {"mean-sm-clock", "mean_sm_clock_MHz", "mean SM clock", "MHz",

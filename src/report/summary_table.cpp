@@ -70,14 +70,19 @@ std::string note(const analysis::BenchmarkSummary& s) {
     return join(notes, "; ");
 }
 
-void add_telemetry_cells(std::vector<Cell>& row, const analysis::TelemetrySummary& t) {
+void add_telemetry_cells(std::vector<Cell>& row, const analysis::BenchmarkSummary& s) {
+    const auto& t = s.telemetry;
     const auto throttle = worst_throttle(t);
     const bool reasons_read = t.gpu_samples > 0 && t.mean_sm_clock_mhz.has_value();
     const std::optional<double> throttled =
         throttle ? std::optional<double>(throttle->share) : (reasons_read ? std::optional<double>(0.0) : std::nullopt);
-    for (const auto& value : {t.mean_power_w, t.joules_per_inference, t.inferences_per_joule, t.mean_sm_clock_mhz})
+    for (const auto& value : {t.mean_power_w, t.joules_per_inference, t.joules_per_inference_net, t.inferences_per_joule,
+                              t.mean_sm_clock_mhz})
         row.push_back(number_cell(value));
     row.push_back(number_cell(throttled, 100.0));
+    row.push_back(number_cell(s.throttle ? s.throttle->flagged_share() : std::nullopt, 100.0));
+    const bool discards = s.throttle && s.throttle->policy == ThrottlePolicy::discard;
+    row.push_back(discards ? Cell{s.throttle->discarded} : Cell{Null{}});
     for (const auto& value : {t.max_temperature_c, t.peak_fb_used_mib, t.mean_process_cpu_pct, t.peak_rss_mib})
         row.push_back(number_cell(value));
 }
@@ -106,6 +111,12 @@ void add_context_cells(std::vector<Cell>& row, const analysis::BenchmarkSummary&
     row.push_back(settings_cell(s.settings.min_iterations, false));
     row.push_back(settings_cell(s.settings.max_iterations, false));
     row.push_back(text(s.settings.backend_options));
+    const auto& c = s.settings.conditions;
+    row.push_back(c ? Cell{std::string(to_string(c->throttle_policy))} : Cell{Null{}});
+    row.push_back(c ? Cell{c->throttle_threshold} : Cell{Null{}});
+    row.push_back(c ? Cell{c->l2_flush} : Cell{Null{}});
+    row.push_back(c ? Cell{std::string(to_string(c->sync))} : Cell{Null{}});
+    row.push_back(number_cell(s.telemetry.idle_power_w));
 }
 
 // The statistics computed for every benchmark that the terminal does not show (core/statistics.hpp).
@@ -129,8 +140,10 @@ std::vector<Column> measured_columns() {
             shed("load_ms", "load ms", 0, 10), shed("model_size_mb", "size MB", 1, 10),
             shed("parameters_m", "params M", 1, 10), shed("gflops_per_inference", "GFLOP/inf", 2, 7),
             shed("power_mean_w", "power W", 1, 8), shed("joules_per_inference", "J/inf", 3, 8),
-            shed("inferences_per_joule", "inf/J", 1, 9), shed("sm_clock_mean_mhz", "SM MHz", 0, 9),
-            shed("throttled_pct", "throttled %", 1, 8), shed("temperature_max_c", "max °C", 0, 9),
+            shed("joules_per_inference_net", "J/inf net", 3, 8), shed("inferences_per_joule", "inf/J", 1, 9),
+            shed("sm_clock_mean_mhz", "SM MHz", 0, 9), shed("throttled_pct", "throttled %", 1, 8),
+            shed("throttle_flagged_pct", "flagged %", 1, 8), shed("throttle_discarded", "discarded", 2, 8),
+            shed("temperature_max_c", "max °C", 0, 9),
             shed("fb_peak_mib", "fb MiB", 0, 9), shed("cpu_mean_pct", "cpu %", 1, 9),
             shed("rss_peak_mib", "rss MiB", 0, 9), {"note", "note", 2, Fit::footnote}};
 }
@@ -141,7 +154,9 @@ std::vector<Column> context_columns() {
             file("device_name", "device name"), file("backend_version", "backend version"),
             file("warmup_ms", "warm-up"), file("warmup_iterations", "warm-up iters"), file("duration_ms", "duration"),
             file("min_iterations", "min iters"), file("max_iterations", "max iters"),
-            file("backend_options", "backend options"), file("min_ms", "min"), file("max_ms", "max"),
+            file("backend_options", "backend options"), file("throttle_policy", "throttle policy"),
+            file("throttle_threshold", "throttle threshold"), file("l2_flush", "L2 flush"), file("sync", "sync"),
+            file("idle_power_w", "idle W"), file("min_ms", "min"), file("max_ms", "max"),
             file("stdev_ms", "stdev"), file("p95_ms", "p95"), file("p999_ms", "p99.9")};
 }
 
@@ -157,12 +172,12 @@ void choose_energy_unit(Table& table, const std::vector<analysis::BenchmarkSumma
     double highest = 0;
     for (const auto& s : summaries) highest = std::max(highest, s.telemetry.joules_per_inference.value_or(0));
     if (highest >= 1) return;
-    for (auto& column : table.columns)
-        if (column.key == "joules_per_inference") {
-            column.title = "mJ/inf";
-            column.shown_scale = 1000;
-            column.decimals = 1;
-        }
+    for (auto& column : table.columns) {
+        if (column.key != "joules_per_inference" && column.key != "joules_per_inference_net") continue;
+        column.title = column.key == "joules_per_inference" ? "mJ/inf" : "mJ/inf net";
+        column.shown_scale = 1000;
+        column.decimals = 1;
+    }
 }
 
 }  // namespace
@@ -185,7 +200,7 @@ Table summary_table(const std::vector<analysis::BenchmarkSummary>& summaries) {
                               optional_cell(b.load_ns, 1e6),
                               optional_cell(b.model_size_bytes, 1e6), optional_cell(s.model.parameters, 1e6),
                               gflops_cell(s.model)};
-        add_telemetry_cells(row, s.telemetry);
+        add_telemetry_cells(row, s);
         row.push_back(note(s));
         for (auto& cell : gflops_bound_cells(s.model)) row.push_back(std::move(cell));
         add_context_cells(row, s);

@@ -65,6 +65,8 @@ nlohmann::ordered_json gpu_list() {
         if (gpu.pci_device_id) entry["pci_device_id"] = fmt::format("0x{:08X}", *gpu.pci_device_id);
         if (gpu.memory_total_mib) entry["memory_total_mib"] = *gpu.memory_total_mib;
         entry["driver_version"] = gpu.driver_version;
+        if (gpu.default_applications_clock_mhz)
+            entry["default_applications_clock_mhz"] = *gpu.default_applications_clock_mhz;
         gpus["devices"].push_back(entry);
     }
     return gpus;

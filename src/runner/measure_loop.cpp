@@ -13,12 +13,14 @@ LoopSettings within_capacity(const LoopSettings& loop, std::int64_t capacity) {
     return bounded;
 }
 
-WarmupResult run_warmup(Backend& backend, const LoopSettings& loop, const std::atomic<std::int32_t>& stop) {
+WarmupResult run_warmup(Backend& backend, const LoopSettings& loop, const std::atomic<std::int32_t>& stop,
+                        BetweenIterations* between) {
     const std::int64_t begin = monotonic_ns();
     WarmupResult result;
     while (!stop.load(std::memory_order_relaxed)) {
         result.elapsed_ns = monotonic_ns() - begin;
         if (result.elapsed_ns >= loop.warmup_ns && result.iterations >= loop.warmup_iterations) break;
+        if (between) between->run();
         DeviceTimes times;
         backend.infer(times);
         ++result.iterations;
@@ -27,7 +29,7 @@ WarmupResult run_warmup(Backend& backend, const LoopSettings& loop, const std::a
 }
 
 MeasureResult run_measured(Backend& backend, const LoopSettings& loop, TraceSink sink,
-                           const std::atomic<std::int32_t>& stop) {
+                           const std::atomic<std::int32_t>& stop, BetweenIterations* between) {
     MeasureResult result;
     const std::int64_t deadline = monotonic_ns() + loop.duration_ns;
     std::int64_t first_start = 0;
@@ -38,6 +40,7 @@ MeasureResult run_measured(Backend& backend, const LoopSettings& loop, TraceSink
             result.stopped = true;
             break;
         }
+        if (between) between->run();
         DeviceTimes times;
         const std::int64_t start = monotonic_ns();
         backend.infer(times);

@@ -25,6 +25,14 @@ struct TraceSink {
     std::atomic<std::int64_t>* published = nullptr;
 };
 
+// Work between iterations, outside the timed region, in the warm-up and the measured loop alike: it
+// runs before each iteration's first clock read (e.g. runner/cuda_conditions' L2 flush).
+class BetweenIterations {
+public:
+    virtual ~BetweenIterations() = default;
+    virtual void run() = 0;
+};
+
 struct MeasureResult {
     std::int64_t iterations = 0;
     std::int64_t wall_ns = 0;  // first start to last end
@@ -32,10 +40,13 @@ struct MeasureResult {
 };
 
 // Runs until both the warm-up time and the warm-up iteration count are reached, or a stop request.
-WarmupResult run_warmup(Backend& backend, const LoopSettings& loop, const std::atomic<std::int32_t>& stop);
+// `between` (optional) runs before each iteration.
+WarmupResult run_warmup(Backend& backend, const LoopSettings& loop, const std::atomic<std::int32_t>& stop,
+                        BetweenIterations* between = nullptr);
 
-// Runs until (duration reached and min_iterations done) or max_iterations, or a stop request.
+// Runs until (duration reached and min_iterations done) or max_iterations, or a stop request. `between`
+// (optional) runs before each iteration, untimed.
 MeasureResult run_measured(Backend& backend, const LoopSettings& loop, TraceSink sink,
-                           const std::atomic<std::int32_t>& stop);
+                           const std::atomic<std::int32_t>& stop, BetweenIterations* between = nullptr);
 
 }  // namespace inferbench

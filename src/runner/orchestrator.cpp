@@ -22,6 +22,7 @@
 #include "runner/model_path.hpp"
 #include "runner/process.hpp"
 #include "runner/telemetry_recorder.hpp"
+#include "runner/thermal_conditions.hpp"
 #include "runner/trace_buffer.hpp"
 #include "runner/worker_protocol.hpp"
 #include "store/sqlite.hpp"
@@ -236,14 +237,18 @@ public:
     }
 
 private:
-    store::RunRecord run_record() const {
-        const auto env = capture_environment();
+    // The run as it begins: its environment, and the GPUs' idle baseline measured after it (listing the
+    // GPUs opens and shuts down NVML of its own) and before the first cell.
+    store::RunRecord run_record() {
+        auto env = capture_environment();
+        idle_baseline_ = thermal_.measure_baseline(cells_);
         store::RunRecord run;
         run.name = plan_.settings.name;
         run.started_unix_ms = unix_ms();
         run.plan_json = plan_to_json(plan_);
-        run.environment_json = env.dump();
         run.host = env.value("host", "");
+        if (idle_baseline_) env["idle_baseline"] = to_json(*idle_baseline_);
+        run.environment_json = env.dump();
         run.git_commit = std::string(kGitCommit);
         run.inferbench_version = std::string(kVersion);
         run.orchestrator = current_process_identity();
@@ -365,6 +370,7 @@ private:
             record.stderr_tail = model.output_tail;
             return;
         }
+        const std::vector<store::Metric> cooldown = thermal_.before_cell(spec);
         record.model_path = model.model_path;
         if (std::error_code ec; std::filesystem::is_regular_file(model.model_path, ec))
             record.model_size_bytes = static_cast<std::int64_t>(std::filesystem::file_size(model.model_path, ec));
@@ -391,6 +397,7 @@ private:
         fill_from_outcome(record, outcome);
         layers = layer_times(outcome);
         backend_figures = backend_metrics(outcome);
+        backend_figures.insert(backend_figures.end(), cooldown.begin(), cooldown.end());
     }
 
     const Plan& plan_;
@@ -399,6 +406,8 @@ private:
     CapabilityCache cache_;
     ModelCostCache model_costs_;
     TelemetryRecorder telemetry_{plan_.settings};
+    ThermalConditions thermal_{plan_.settings, telemetry_};
+    std::optional<IdleBaseline> idle_baseline_;  // measured before the first cell, stored with the run
     std::vector<BenchmarkSpec> cells_;
     std::vector<std::size_t> ordinals_;  // the cells this invocation runs
     store::RunRecord run_;               // as begun (or resumed), for a recovery file

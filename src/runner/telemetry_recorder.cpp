@@ -7,15 +7,21 @@ namespace inferbench {
 TelemetryRecorder::TelemetryRecorder(const RunSettings& settings) : settings_(settings) {}
 TelemetryRecorder::~TelemetryRecorder() = default;
 
+const telemetry::GpuAccess* TelemetryRecorder::gpu_access() {
+    if (!settings_.telemetry_enabled) return nullptr;
+    if (!gpu_) {
+        const auto mode = telemetry::parse_gpu_mode(settings_.telemetry_gpu).value_or(telemetry::GpuMode::automatic);
+        gpu_ = telemetry::open_gpu_access(mode);
+    }
+    return &*gpu_;
+}
+
 void TelemetryRecorder::worker_started(int pid, std::int64_t expected_ns) {
     sampler_.reset();
     failure_.reset();
     if (!settings_.telemetry_enabled) return;
     try {
-        if (!gpu_) {
-            const auto mode = telemetry::parse_gpu_mode(settings_.telemetry_gpu).value_or(telemetry::GpuMode::automatic);
-            gpu_ = telemetry::open_gpu_access(mode);
-        }
+        gpu_access();
         telemetry::SamplerOptions options;
         options.rate_hz = static_cast<double>(settings_.telemetry_rate_hz);
         options.expected_ns = expected_ns;

@@ -38,6 +38,9 @@ public:
     void worker_event(const worker_protocol::Event& event);
     // Stops the benchmark's sampler (if one was started) and hands over its samples.
     BenchmarkTelemetry finish(std::span<const IterationRecord> iterations);
+    // The run's GPU access (opened at the first call), for readings between benchmarks (the idle
+    // baseline, cooldowns); nullptr where telemetry is off.
+    const telemetry::GpuAccess* gpu_access();
 
 private:
     const RunSettings& settings_;

@@ -18,6 +18,7 @@
 #include "backends/random_inputs.hpp"
 #include "backends/registry.hpp"
 #include "core/clock.hpp"
+#include "runner/cuda_conditions.hpp"
 #include "runner/measure_loop.hpp"
 #include "runner/trace_buffer.hpp"
 #include "runner/worker_protocol.hpp"
@@ -114,6 +115,10 @@ int run_external_loop(Backend& backend, const LoopSettings& loop, TraceBuffer& t
 int run_benchmark(const BenchmarkSpec& spec, const std::string& model_path, TraceBuffer& trace) {
     std::string phase = "load";
     try {
+        // Before anything can create the GPU's context: the sync mode applies to the context's creation.
+        phase = "measure conditions";
+        CudaConditions conditions(spec);
+        phase = "load";
         const auto registry = BackendRegistry::discover(BackendRegistry::default_search_dirs());
         auto backend = registry.create(spec.backend);
         phase = "model conversion";
@@ -134,20 +139,22 @@ int run_benchmark(const BenchmarkSpec& spec, const std::string& model_path, Trac
         backend->prepare(inputs);
         std::vector<BackendMetric> metrics = std::move(converted.metrics);
         for (BackendMetric& metric : backend->prepared_metrics()) metrics.push_back(std::move(metric));
+        phase = "measure conditions";
+        for (auto& metric : conditions.after_prepare()) metrics.push_back(std::move(metric));
         send_event(wp::Loaded{load_ns, backend->version(), input_infos, std::move(metrics)});
 
         const LoopSettings loop = within_capacity(spec.loop, trace.capacity());
         if (backend->capabilities().runs_own_loop) return run_external_loop(*backend, loop, trace, phase);
 
         phase = "warm-up";
-        const WarmupResult warmup = run_warmup(*backend, loop, trace.header().stop_requested);
+        const WarmupResult warmup = run_warmup(*backend, loop, trace.header().stop_requested, conditions.between());
         send_event(wp::WarmupDone{warmup.iterations, warmup.elapsed_ns});
         trace.prefault(expected_iterations(warmup, loop));
 
         phase = "measure";
         const MeasureResult measured =
             run_measured(*backend, loop, TraceSink{trace.records(), &trace.header().published},
-                         trace.header().stop_requested);
+                         trace.header().stop_requested, conditions.between());
         send_event(wp::Measured{measured.iterations, measured.wall_ns, measured.stopped});
         send_layer_times(*backend, trace, phase);
         end_after_last_event();

@@ -46,7 +46,9 @@ struct Loaded {
     std::int64_t load_ns = 0;
     std::string backend_version;
     std::vector<TensorInfo> inputs;
-    std::vector<BackendMetric> metrics = {};  // measured while converting the model (convert_model)
+    // Measured while converting the model (convert_model), and what the worker set up for the cell's
+    // measure conditions (runner/cuda_conditions: core/harness_metrics).
+    std::vector<BackendMetric> metrics = {};
 };
 
 // The backend cannot run the model it converted for this cell here (ConvertedModel::skip_reason); the

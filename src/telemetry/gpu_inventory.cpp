@@ -21,12 +21,13 @@ std::optional<std::uint32_t> parse_hex(std::string_view text) {
     return value;
 }
 
-// One line of `--query-gpu=index,name,uuid,pci.bus_id,pci.device_id,memory.total,driver_version
-// --format=csv,noheader,nounits`. GPU names hold no commas.
+// One line of `--query-gpu=index,name,uuid,pci.bus_id,pci.device_id,memory.total,driver_version,
+// clocks.default_applications.graphics --format=csv,noheader,nounits` (the last field may be missing or
+// "[N/A]"). GPU names hold no commas.
 std::optional<GpuIdentity> parse_inventory_line(std::string_view line) {
     std::vector<std::string> fields;
     for (const auto& field : split_list(line)) fields.emplace_back(trim(field));
-    if (fields.size() != 7) return std::nullopt;
+    if (fields.size() != 7 && fields.size() != 8) return std::nullopt;
     const auto index = parse_int(fields[0]);
     if (!index) return std::nullopt;
     GpuIdentity gpu;
@@ -37,6 +38,7 @@ std::optional<GpuIdentity> parse_inventory_line(std::string_view line) {
     gpu.pci_device_id = parse_hex(fields[4]);
     gpu.memory_total_mib = parse_double(fields[5]);
     gpu.driver_version = fields[6];
+    if (fields.size() == 8) gpu.default_applications_clock_mhz = parse_double(fields[7]);
     return gpu;
 }
 
@@ -59,7 +61,8 @@ GpuInventory list_gpus() {
         return inventory;
     }
     const CapturedRun run = run_captured({program->string(),
-                                          "--query-gpu=index,name,uuid,pci.bus_id,pci.device_id,memory.total,driver_version",
+                                          "--query-gpu=index,name,uuid,pci.bus_id,pci.device_id,memory.total,driver_version,"
+                                          "clocks.default_applications.graphics",
                                           "--format=csv,noheader,nounits"},
                                          std::nullopt, kNvidiaSmiTimeoutMs);
     if (!run.status.success()) {

@@ -17,6 +17,9 @@ struct GpuIdentity {
     std::optional<std::uint32_t> pci_device_id;  // NVML's pciDeviceId: device id << 16 | vendor id (0x233510DE)
     std::optional<double> memory_total_mib;
     std::string driver_version;  // "580.65.06"
+    // The clock the GPU runs at by default under load (NVML's default applications clock, SM, else graphics;
+    // nvidia-smi's "Default Applications Clocks"): what throttle_threshold is a fraction of.
+    std::optional<double> default_applications_clock_mhz;
 };
 
 struct GpuInventory {

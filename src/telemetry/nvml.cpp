@@ -122,6 +122,7 @@ struct Nvml::Impl {
     DeviceGetUllFn get_energy = nullptr;
     DeviceGetUintOfFn get_temperature = nullptr;
     DeviceGetUintOfFn get_clock = nullptr;
+    DeviceGetUintOfFn get_default_applications_clock = nullptr;
     DeviceGetUintOfFn get_pcie = nullptr;
     DeviceGetIntFn get_pstate = nullptr;
     DeviceGetUtilizationFn get_utilization = nullptr;
@@ -151,6 +152,7 @@ struct Nvml::Impl {
         get_energy = symbol<DeviceGetUllFn>(handle, "nvmlDeviceGetTotalEnergyConsumption");
         get_temperature = symbol<DeviceGetUintOfFn>(handle, "nvmlDeviceGetTemperature");
         get_clock = symbol<DeviceGetUintOfFn>(handle, "nvmlDeviceGetClockInfo");
+        get_default_applications_clock = symbol<DeviceGetUintOfFn>(handle, "nvmlDeviceGetDefaultApplicationsClock");
         get_pcie = symbol<DeviceGetUintOfFn>(handle, "nvmlDeviceGetPcieThroughput");
         get_pstate = symbol<DeviceGetIntFn>(handle, "nvmlDeviceGetPerformanceState");
         get_utilization = symbol<DeviceGetUtilizationFn>(handle, "nvmlDeviceGetUtilizationRates");
@@ -333,6 +335,14 @@ GpuIdentity Nvml::identity(int index) const {
     nvmlMemory_t memory{};
     if (nvml.call(nvml.get_memory, handle, &memory) == NVML_SUCCESS)
         id.memory_total_mib = static_cast<double>(memory.total) / kMiB;
+    // The SM clock is what samples read; where a driver answers only for graphics, that one (the same
+    // clock domain on every data-centre GPU).
+    unsigned int mhz = 0;
+    for (const int clock : {NVML_CLOCK_SM, NVML_CLOCK_GRAPHICS}) {
+        if (nvml.call(nvml.get_default_applications_clock, handle, clock, &mhz) != NVML_SUCCESS || mhz == 0) continue;
+        id.default_applications_clock_mhz = mhz;
+        break;
+    }
     return id;
 }
 

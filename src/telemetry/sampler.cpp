@@ -188,6 +188,7 @@ struct Sampler::State {
     void run();
     void run_pcie();
     void sample_round();
+    void sample_gpus(SamplePhase current, const NvmlReadSet& set);
     void start_smi();
     void read_smi();
     std::vector<TelemetrySource> gpu_sources() const;
@@ -268,7 +269,10 @@ void Sampler::State::sample_round() {
     if (!gpu.nvml) return;
     const bool energy = phase_changed || now - last_energy_ns >= kEnergyReadNs;
     if (energy) last_energy_ns = now;
-    const NvmlReadSet set{.slow = full, .occasional = full && occasional, .energy = energy};
+    sample_gpus(current, {.slow = full, .occasional = full && occasional, .energy = energy});
+}
+
+void Sampler::State::sample_gpus(SamplePhase current, const NvmlReadSet& set) {
     for (int i = 0; i < gpu.nvml->device_count(); ++i) {
         GpuSample sample;
         sample.t_ns = monotonic_ns();
@@ -412,6 +416,13 @@ SamplerResult Sampler::stop() {
     }
     s.thread.join();
     if (s.pcie_thread.joinable()) s.pcie_thread.join();
+    // A last reading of what changes fastest (power, SM clock, clock-event reasons), so that what ran
+    // after the last round has a sample after it (analysis/throttle_flags judges iterations by the
+    // samples around them).
+    if (s.gpu.nvml) {
+        s.sample_gpus(s.phase.load(std::memory_order_relaxed), {.slow = false, .occasional = false, .energy = false});
+        ++s.result.rounds;
+    }
     s.smi.reset();
     s.result.thread_cpu_ns += s.pcie_cpu_ns.load();
     s.result.wall_ns = monotonic_ns() - s.started_ns;

@@ -95,5 +95,42 @@ TEST(Registry, OneRuleJudgesACellAndABackendsUsability) {
     }
 }
 
+// A backend whose own tool runs the iterations in a process of its own (as trtexec's does).
+class OwnLoopBackend final : public Backend {
+public:
+    std::string name() const override { return "own-loop"; }
+    std::string version() const override { return "1"; }
+    Capabilities capabilities() const override {
+        Capabilities caps;
+        caps.devices = {DeviceKind::cpu, DeviceKind::cuda};
+        caps.precisions = {Precision::fp32};
+        caps.needs_model_file = false;
+        caps.runs_own_loop = true;
+        return caps;
+    }
+    void load(const std::string&, const BenchmarkSpec&) override {}
+    std::vector<TensorInfo> inputs() const override { return {}; }
+    void prepare(std::span<const HostTensor>) override {}
+    void infer(DeviceTimes&) override {}
+};
+
+TEST(Registry, ABackendRunningItsOwnLoopTakesNeitherTheL2FlushNorASyncMode) {
+    OwnLoopBackend backend;
+    BenchmarkSpec spec;
+    spec.backend = "own-loop";
+    spec.device = Device{DeviceKind::cuda, 0};
+    EXPECT_EQ(cell_problem(&backend, "", spec), std::nullopt);
+    spec.conditions.l2_flush = true;
+    EXPECT_EQ(cell_problem(&backend, "", spec),
+              "own-loop runs its own iterations in a process of its own: l2_flush and sync apply to the harness's loop "
+              "only; set them off for this backend");
+    spec.conditions.l2_flush = false;
+    spec.conditions.sync = SyncMode::spin;
+    EXPECT_TRUE(cell_problem(&backend, "", spec));
+    spec.conditions.sync = SyncMode::automatic;
+    spec.conditions.throttle_policy = ThrottlePolicy::discard;
+    EXPECT_EQ(cell_problem(&backend, "", spec), std::nullopt) << "throttle flags are the analysis's, for any backend";
+}
+
 }  // namespace
 }  // namespace inferbench

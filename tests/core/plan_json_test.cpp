@@ -67,7 +67,9 @@ exclude:
               R"("exclude":[{"device":"cuda:1","precision":"fp16","batch_size":8}],"backend_options":{},)"
               R"("name":"compare","warmup":"5ms","warmup_iterations":"1","duration":"20ms","min_iterations":"2",)"
               R"("max_iterations":"0","timeout":"10m","seed":"42","output_dir":"inferbench-results","db":"",)"
-              R"("model_cache":"","telemetry_enabled":"true","telemetry_rate_hz":"10","telemetry_gpu":"auto"})");
+              R"("model_cache":"","telemetry_enabled":"true","telemetry_rate_hz":"10","telemetry_gpu":"auto",)"
+              R"("throttle_threshold":"0.75","throttle_policy":"flag","cooldown":"0s","cooldown_max":"2m",)"
+              R"("idle_baseline":"3s","l2_flush":"false","sync":"auto"})");
 }
 
 // Older versions stored a device as it was spelled ("cuda", "gpu:1"); such a plan reads back as the same devices.

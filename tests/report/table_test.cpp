@@ -72,7 +72,7 @@ std::vector<analysis::BenchmarkSummary> sample_summaries() {
     // Where the row comes from and how it was measured, for the exports.
     ok.benchmark.run_id = 3;
     ok.benchmark.backend_version = "1.20.1";
-    ok.run = {1'764'000'000'000, "gpu01", "AMD EPYC 9654"};
+    ok.run = {1'764'000'000'000, "gpu01", "AMD EPYC 9654", {}};
     ok.settings.warmup_ns = 1'000'000'000;
     ok.settings.duration_ns = 10'000'000'000;
     ok.settings.max_iterations = 100'000;

@@ -118,6 +118,50 @@ TEST(MeasureLoop, TheCellsSettingsRunWithinTheTraceCapacity) {
     EXPECT_EQ(within_capacity(cell, 20).min_iterations, 1) << "at least one iteration";
 }
 
+// Work between iterations (the L2 flush's shape): counted, and slow enough that it would show if it
+// were timed.
+class SlowBetween final : public BetweenIterations {
+public:
+    explicit SlowBetween(const CountingBackend& backend) : backend_(backend) {}
+    void run() override {
+        if (backend_.calls != runs) in_order = false;  // runs before each inference, once
+        ++runs;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    int runs = 0;
+    bool in_order = true;
+
+private:
+    const CountingBackend& backend_;
+};
+
+TEST(MeasureLoop, WorkBetweenIterationsRunsBeforeEachOneAndIsNotTimed) {
+    CountingBackend backend;
+    SlowBetween between(backend);
+    Buffer buffer(5);
+    LoopSettings loop;
+    loop.duration_ns = 60'000'000'000;
+    loop.max_iterations = 5;
+    std::atomic<std::int32_t> stop{0};
+    const auto result = run_measured(backend, loop, buffer.sink(), stop, &between);
+    EXPECT_EQ(result.iterations, 5);
+    EXPECT_EQ(between.runs, 5);
+    EXPECT_TRUE(between.in_order);
+    for (std::size_t i = 0; i < 5; ++i) {
+        EXPECT_LT(buffer.records[i].e2e_ns, 20'000'000) << "the 20 ms between iterations is outside the timed region";
+        if (i > 0) {
+            EXPECT_GE(buffer.records[i].start_ns - buffer.records[i - 1].start_ns, 20'000'000);
+        }
+    }
+
+    CountingBackend warm;
+    SlowBetween warm_between(warm);
+    loop.warmup_ns = 0;
+    loop.warmup_iterations = 3;
+    EXPECT_EQ(run_warmup(warm, loop, stop, &warm_between).iterations, 3);
+    EXPECT_EQ(warm_between.runs, 3) << "warm-up iterations run under the same conditions";
+}
+
 TEST(MeasureLoop, NullBackendRecordsEveryIteration) {
     auto backend = make_null_backend();
     Buffer buffer(10000);

@@ -7,7 +7,7 @@
 //   gpuN.KEY = VALUE | error:CODE  a metric's value, or the error its query returns (3: Not Supported)
 // KEYs: name uuid bus_id device_id power_instant_mw power_average_mw memory_temp field_values
 // power_usage_mw energy_mj (at nvmlInit; it then rises with power_instant_mw) power_limit_mw temperature
-// clock_sm clock_mem clock_graphics utilization util_gpu util_memory memory memory_total_mib
+// clock_sm clock_mem clock_graphics default_clock_sm default_clock_graphics (default applications clocks) utilization util_gpu util_memory memory memory_total_mib
 // memory_used_mib pcie_tx_kbs pcie_rx_kbs pstate clock_events processes ("PID:MiB,...", PID "children":
 // every child of the calling process, "self": the calling process).
 // Built with FAKE_NVML_LEGACY it is an older driver's library: no nvmlDeviceGetFieldValues, clock
@@ -48,7 +48,8 @@ const std::map<std::string, std::string>& defaults(int gpu) {
         {"name", "Fake H200"}, {"uuid", "GPU-fake-0000"}, {"bus_id", "00000000:19:00.0"}, {"device_id", "0x233510DE"},
         {"power_instant_mw", "300500"}, {"power_average_mw", "298000"}, {"memory_temp", "48"},
         {"power_usage_mw", "298000"}, {"energy_mj", "1000000"}, {"power_limit_mw", "700000"}, {"temperature", "41"},
-        {"clock_sm", "1980"}, {"clock_mem", "3201"}, {"clock_graphics", "1980"}, {"util_gpu", "97"}, {"util_memory", "45"},
+        {"clock_sm", "1980"}, {"clock_mem", "3201"}, {"clock_graphics", "1980"}, {"default_clock_sm", "1980"},
+        {"default_clock_graphics", "1980"}, {"util_gpu", "97"}, {"util_memory", "45"},
         {"memory_total_mib", "143771"}, {"memory_used_mib", "20480"}, {"pcie_tx_kbs", "1000"}, {"pcie_rx_kbs", "2000"},
         {"pstate", "0"}, {"clock_events", "0"}, {"processes", "children:512,1:1000"}};
     static const std::map<std::string, std::string> gpu1 = [] {
@@ -262,6 +263,12 @@ nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t d, int type, unsigned int* mhz)
     if (type == NVML_CLOCK_SM) return number(d, "clock_sm", mhz);
     if (type == NVML_CLOCK_MEM) return number(d, "clock_mem", mhz);
     if (type == NVML_CLOCK_GRAPHICS) return number(d, "clock_graphics", mhz);
+    return NVML_ERROR_INVALID_ARGUMENT;
+}
+
+nvmlReturn_t nvmlDeviceGetDefaultApplicationsClock(nvmlDevice_t d, int type, unsigned int* mhz) {
+    if (type == NVML_CLOCK_SM) return number(d, "default_clock_sm", mhz);
+    if (type == NVML_CLOCK_GRAPHICS) return number(d, "default_clock_graphics", mhz);
     return NVML_ERROR_INVALID_ARGUMENT;
 }
 

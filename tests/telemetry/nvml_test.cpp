@@ -40,6 +40,7 @@ TEST(Nvml, ReadsEveryMetricOfEveryGpu) {
     EXPECT_EQ(id.pci_device_id, 0x233510DEu);
     EXPECT_EQ(id.memory_total_mib, 143771.0);
     EXPECT_EQ(id.driver_version, "580.65.06");
+    EXPECT_EQ(id.default_applications_clock_mhz, 1980.0);
 
     GpuSample s;
     const std::vector<int> pids = {1};
@@ -222,6 +223,14 @@ TEST(Nvml, ADeviceThatCannotBeOpenedIsNotedAndReadsNothing) {
     EXPECT_THAT(nvml->notes(), ::testing::Contains("GPU 8: cannot be opened: Invalid Argument"));
 }
 
+TEST(Nvml, TheDefaultApplicationsClockOfSmElseGraphicsElseNone) {
+    FakeNvmlScript script("gpu0.default_clock_sm = error:3\ngpu0.default_clock_graphics = 1755\n"
+                          "gpu1.default_clock_sm = error:3\ngpu1.default_clock_graphics = error:3\n");
+    const auto nvml = Nvml::open(FAKE_NVML);
+    EXPECT_EQ(nvml->identity(0).default_applications_clock_mhz, 1755.0);
+    EXPECT_FALSE(nvml->identity(1).default_applications_clock_mhz) << "not known, never 0";
+}
+
 TEST(GpuInventory, ListsTheGpusThroughNvml) {
     FakeNvmlScript script("");
     ScopedEnv library("INFERBENCH_NVML_LIBRARY", FAKE_NVML);
@@ -237,8 +246,8 @@ TEST(GpuInventory, ThroughNvidiaSmiWhenNvmlDoesNotOpen) {
     testing::ScratchDir bin;
     bin.write("nvidia-smi",
               "#!/bin/sh\n"
-              "echo '0, NVIDIA H200, GPU-aaaa, 00000000:19:00.0, 0x233510DE, 143771, 580.65.06'\n"
-              "echo '1, NVIDIA H200, GPU-bbbb, 00000000:3B:00.0, 0x233510DE, 143771, 580.65.06'\n");
+              "echo '0, NVIDIA H200, GPU-aaaa, 00000000:19:00.0, 0x233510DE, 143771, 580.65.06, 1980'\n"
+              "echo '1, NVIDIA H200, GPU-bbbb, 00000000:3B:00.0, 0x233510DE, 143771, 580.65.06, [N/A]'\n");
     std::filesystem::permissions(bin.path() / "nvidia-smi", std::filesystem::perms::owner_all);
     ScopedEnv library("INFERBENCH_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1");
     ScopedEnv path("PATH", bin.path().string() + ":/usr/bin:/bin");
@@ -249,6 +258,8 @@ TEST(GpuInventory, ThroughNvidiaSmiWhenNvmlDoesNotOpen) {
     EXPECT_EQ(inventory.gpus[1].pci_device_id, 0x233510DEu);
     EXPECT_EQ(inventory.gpus[1].memory_total_mib, 143771.0);
     EXPECT_EQ(inventory.gpus[1].driver_version, "580.65.06");
+    EXPECT_EQ(inventory.gpus[0].default_applications_clock_mhz, 1980.0);
+    EXPECT_FALSE(inventory.gpus[1].default_applications_clock_mhz);
 }
 
 TEST(GpuInventory, NoneWithTheReasons) {

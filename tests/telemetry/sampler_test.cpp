@@ -47,9 +47,10 @@ TEST(Sampler, RatePhasesAndClockAgainstTheFakeNvml) {
     const SamplerResult result = sample_three_phases(access, 50);
     const std::int64_t after = monotonic_ns();
 
-    // 300 ms at 50 Hz: 15 rounds, one more at the start; a loaded machine may skip a few deadlines.
-    EXPECT_GE(result.rounds, 12);
-    EXPECT_LE(result.rounds, 17);
+    // 300 ms at 50 Hz: 15 rounds, one more at the start and one of the GPUs when it stops; a loaded
+    // machine may skip a few deadlines.
+    EXPECT_GE(result.rounds, 13);
+    EXPECT_LE(result.rounds, 18);
     EXPECT_EQ(static_cast<std::int64_t>(result.gpu.size()), 2 * result.rounds) << "every round reads both GPUs";
     // The CPU side at most every 100 ms: 0, 100, 200 (and 300) ms.
     EXPECT_GE(result.cpu.size(), 3u);

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Issue 17's figures on a GPU machine, each part in one go, everything written under OUT_DIR:
+#   here:  scripts/setup.sh && scripts/bundle.sh                (dist/: the CLI and its libraries)
+#   there: scripts/gpu/verify.sh OUT_DIR build                  (the torch module against that LibTorch)
+#          scripts/gpu/numbers_check.sh OUT_DIR [PART...]       (no PART: every part_* below)
+# Each part is a function part_NAME that runs its plans into OUT_DIR/NAME.db and prints what it checked,
+# ending with "NAME: OK" or "NAME: FAILED (...)".
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+dist=$root/dist
+out=${1:?usage: numbers_check.sh OUT_DIR [PART...]}
+shift
+mkdir -p "$out"
+export LD_LIBRARY_PATH="$dist/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export XDG_CACHE_HOME=${XDG_CACHE_HOME:-/tmp/inferbench-cache}
+inferbench=$dist/inferbench
+
+# Throttle awareness, cooldown, energy net of idle, L2 flush and sync (items 2 and 3), about 2 minutes:
+# ResNet-50 fp16 batch 32 on the torch backend (CUDA graph) with l2_flush off/on x sync spin/blocking,
+# 3 s each, then two cells with `cooldown: idle` between them. Prints one line per cell (latency,
+# throughput, gross and net energy per inference, flagged share, SM clock, cooldown) and checks that
+# the flags, energy and conditions columns and the harness metrics were stored.
+part_throttle() {
+    local db=$out/throttle.db
+    rm -f "$db"
+    local common=(--backend torch --model resnet50 --device cuda:0 --precision fp16 --batch 32 --warmup 1s
+                  --duration 3s --set max_iterations=0 --set backend_options.torch.cuda_graph=true
+                  --set idle_baseline=2s --db "$db")
+    local flush sync
+    for flush in false true; do
+        for sync in spin blocking; do
+            "$inferbench" run "${common[@]}" --name "l2_flush=$flush sync=$sync" --set l2_flush=$flush --set sync=$sync \
+                >"$out/throttle-$flush-$sync.txt" 2>&1 || { tail -5 "$out/throttle-$flush-$sync.txt"; }
+        done
+    done
+    "$inferbench" run "${common[@]}" --name "cooldown idle" --batch 32,128 --set cooldown=idle --set cooldown_max=45s \
+        --set throttle_policy=discard >"$out/throttle-cooldown.txt" 2>&1 || tail -5 "$out/throttle-cooldown.txt"
+    "$inferbench" summary --db "$db" --run all --format csv >"$out/throttle-summary.csv" 2>/dev/null || true
+    python3 - "$db" <<'PY'
+import json, os, sqlite3, subprocess, sys
+db = sys.argv[1]
+con = sqlite3.connect(db)
+problems = []
+print(f"{'run':<28} {'cell':<10} {'status':<7} {'mean ms':>8} {'p99 ms':>8} {'inf/s':>8} {'J/inf':>7} "
+      f"{'net':>7} {'flag%':>6} {'disc':>5} {'SM MHz':>7} {'cooldown':>14}")
+for run_id, name, env_text in con.execute("SELECT run_id, name, environment_json FROM runs ORDER BY run_id"):
+    env = json.loads(env_text)
+    baseline = env.get("idle_baseline")
+    if not baseline or not baseline.get("gpus"):
+        problems.append(f"run {run_id}: no idle baseline stored ({baseline})")
+    clocks = [d.get("default_applications_clock_mhz") for d in env.get("gpus", {}).get("devices", [])]
+    if not clocks or clocks[0] is None:
+        problems.append(f"run {run_id}: no default applications clock stored")
+    summary = json.loads(subprocess.check_output([os.environ["INFERBENCH"], "summary", "--db", db,
+                                                  "--run", str(run_id), "--json"]))
+    for row in summary["rows"]:
+        metrics = dict(con.execute("SELECT name, value FROM benchmark_metrics WHERE benchmark_id IN "
+                                   "(SELECT benchmark_id FROM benchmarks WHERE run_id = ? AND batch_size = ?)",
+                                   (run_id, row["batch_size"])).fetchall())
+        def f(key, digits=2):
+            value = row.get(key)
+            return "-" if value is None else f"{value:.{digits}f}"
+        cooldown = "-"
+        if "harness_cooldown_s" in metrics:
+            reached = metrics.get("harness_cooldown_reached_idle")
+            cooldown = f"{metrics['harness_cooldown_s']:.0f}s {'idle' if reached == 1 else 'NOT idle'}"
+        print(f"{name:<28} {'b' + str(row['batch_size']):<10} {row['status']:<7} {f('mean_ms'):>8} {f('p99_ms'):>8} "
+              f"{f('throughput_per_s', 0):>8} {f('joules_per_inference', 4):>7} {f('joules_per_inference_net', 4):>7} "
+              f"{f('throttle_flagged_pct', 1):>6} {row.get('throttle_discarded') or '-':>5} "
+              f"{f('sm_clock_mean_mhz', 0):>7} {cooldown:>14}")
+        if row["status"] != "ok":
+            problems.append(f"{name} b{row['batch_size']}: {row['status']}: {row.get('note')}")
+            continue
+        for key in ("joules_per_inference", "joules_per_inference_net", "throttle_flagged_pct", "idle_power_w",
+                    "l2_flush", "sync"):
+            if row.get(key) is None:
+                problems.append(f"{name} b{row['batch_size']}: {key} missing")
+        if "l2_flush=true" in name and not metrics.get("harness_l2_flush_bytes"):
+            problems.append(f"{name}: no harness_l2_flush_bytes stored")
+        if "sync=" in name and "harness_cuda_sched_flags" not in metrics:
+            problems.append(f"{name}: no harness_cuda_sched_flags stored")
+        if name == "cooldown idle" and row["batch_size"] == 128 and "harness_cooldown_s" not in metrics:
+            problems.append("cooldown idle: the second cell has no cooldown stored")
+        if row.get("note"):
+            print(f"    note: {row['note']}")
+print("throttle: OK" if not problems else "throttle: FAILED (" + "; ".join(problems) + ")")
+PY
+}
+
+export INFERBENCH=$inferbench
+parts=("$@")
+if [ ${#parts[@]} -eq 0 ]; then
+    mapfile -t parts < <(declare -F | awk '{print $3}' | sed -n 's/^part_//p')
+fi
+for part in "${parts[@]}"; do
+    echo "== $part $(date -u +%T)"
+    "part_${part//-/_}" || echo "$part: FAILED (the part itself failed)"
+done
