@@ -117,6 +117,7 @@ LoadFigures load_figures(std::span<const store::Metric> metrics) {
     if (const auto hit = find_metric(metrics, load_metrics::kCompileCacheHit)) load.compile_cache_hit = *hit != 0;
     load.cuda_graph_fallback = find_metric(metrics, load_metrics::kCudaGraphFallback).value_or(0) != 0;
     return load;
+}
 
 // The idle power of the GPUs whose samples these are, together; unset unless each has a baseline.
 std::optional<double> idle_power_w(std::span<const GpuSample> gpu, const std::map<int, GpuFacts>& gpus) {
