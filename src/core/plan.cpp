@@ -12,6 +12,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "core/error.hpp"
+#include "core/stop_checks.hpp"
 #include "core/text_checks.hpp"
 #include "core/units.hpp"
 
@@ -336,6 +337,8 @@ void parse_entry(Plan& plan, const std::string& key, const YAML::Node& key_node,
         const auto text = scalar_text(value);
         if (!text) fail_at(source, value.Mark(), fmt::format("{} must be a single {}", key, type_name(field->type)));
         if (auto why = set_setting(plan.settings, *field, *text)) fail_at(source, value.Mark(), *why);
+        plan.setting_origins[key] =
+            fmt::format("{}:{}:{}", source, value.Mark().line + 1, value.Mark().column + 1);
     } else {
         fail_at(source, key_node.Mark(),
                 fmt::format("unknown key '{}'; valid keys: {}", key, join(setting_keys(), ", ")));
@@ -419,6 +422,7 @@ void apply_override(Plan& plan, std::string_view key, std::string_view value, st
         throw UserError(fmt::format("{}: unknown key '{}'; valid keys: {}", origin, key, join(setting_keys(), ", ")));
     }
     if (auto why = set_setting(plan.settings, *field, value)) throw UserError(fmt::format("{}: {}", origin, *why));
+    plan.setting_origins[std::string(key)] = std::string(origin);
 }
 
 void check_plan(const Plan& plan) {
@@ -428,6 +432,7 @@ void check_plan(const Plan& plan) {
         throw UserError(fmt::format("{}: min_iterations {} is above max_iterations {}; lower min_iterations or raise "
                                     "max_iterations (0: no limit)",
                                     plan.source, loop.min_iterations, loop.max_iterations));
+    check_stop_settings(plan);
     // The cache folder may come from XDG_CACHE_HOME or HOME, which no plan check has seen.
     const std::string cache = resolved_model_cache(settings);
     if (const auto why = utf8_problem(cache))

@@ -24,9 +24,18 @@ struct RunSettings {
     bool telemetry_enabled = true;                   // sample GPUs, the worker's CPU and memory, the host
     std::int64_t telemetry_rate_hz = 10;             // samples per second, 1..100
     std::string telemetry_gpu = "auto";              // auto (NVML, else nvidia-smi), nvml, nvidia-smi, off
+    std::int64_t repeats = 1;                        // every cell this many times, interleaved (A B C A B C)
 };
 
-enum class FieldType { duration, count, text, flag, choice };
+// real: a plain decimal number; percent: a number with a % sign ("0.5%"), held as the percent (0.5).
+enum class FieldType { duration, count, text, flag, choice, real, percent };
+
+// The bounds of a real or percent field, in its own unit; the minimum itself is refused where
+// min_exclusive (a noise of 0% can never be reached).
+struct RealRange {
+    double min = 0, max = 0;
+    bool min_exclusive = false;
+};
 
 struct SettingField {
     std::string_view key;
@@ -34,11 +43,12 @@ struct SettingField {
     std::string_view help;
     // A loop setting is a member of RunSettings::loop, the others of RunSettings itself.
     std::variant<std::int64_t RunSettings::*, std::int64_t LoopSettings::*, std::string RunSettings::*,
-                 bool RunSettings::*>
+                 bool RunSettings::*, double LoopSettings::*, StopCriterion LoopSettings::*>
         member;
     std::int64_t min_value = 0;  // for counts and durations
     std::int64_t max_value = INT64_MAX;
     std::string_view choices = {};  // for choices: "a, b, c"
+    RealRange real = {};            // for reals and percents
 };
 
 const std::vector<SettingField>& setting_fields();

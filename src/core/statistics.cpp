@@ -16,10 +16,14 @@ double percentile_sorted(std::span<const double> sorted, double p) {
 }
 
 TimingSummary summarize(std::span<const std::int64_t> values) {
-    TimingSummary s;
-    if (values.empty()) return s;
     std::vector<double> sorted(values.begin(), values.end());
     std::sort(sorted.begin(), sorted.end());
+    return summarize_sorted(sorted);
+}
+
+TimingSummary summarize_sorted(std::span<const double> sorted) {
+    TimingSummary s;
+    if (sorted.empty()) return s;
     const auto n = static_cast<double>(sorted.size());
     s.count = static_cast<std::int64_t>(sorted.size());
     s.min = sorted.front();

@@ -23,6 +23,8 @@ struct TimingSummary {
 double percentile_sorted(std::span<const double> sorted, double p);
 
 TimingSummary summarize(std::span<const std::int64_t> values);
+// The same of values already sorted (for callers that need them sorted for more).
+TimingSummary summarize_sorted(std::span<const double> sorted);
 
 // Inferences per second: batch x iterations over the measured wall time.
 double throughput_per_s(std::int64_t batch_size, std::int64_t iterations, std::int64_t wall_ns);
