@@ -11,9 +11,14 @@
 
 namespace inferbench::store {
 
-// SQL that takes a current file back to schema 5 (before the orchestrator columns of runs), for tests
-// that make an older file out of a new one.
-inline constexpr const char* kBackToSchema5 =
+// SQL that takes a current file back to schema 6 (before benchmarks had repeats and convergence), and
+// back to schema 5 (before the orchestrator columns of runs), for tests that make an older file out of
+// a new one.
+inline constexpr const char* kBackToSchema6 =
+    "ALTER TABLE benchmarks DROP COLUMN repeat_index; ALTER TABLE benchmarks DROP COLUMN convergence; "
+    "ALTER TABLE benchmarks DROP COLUMN stop_reason; PRAGMA user_version = 6; ";
+inline const std::string kBackToSchema5 =
+    std::string(kBackToSchema6) +
     "ALTER TABLE runs DROP COLUMN orchestrator_pid; ALTER TABLE runs DROP COLUMN orchestrator_start_ticks; "
     "ALTER TABLE runs DROP COLUMN orchestrator_boot_id; ALTER TABLE runs DROP COLUMN orchestrator_pid_namespace; "
     "ALTER TABLE runs DROP COLUMN end_reason; PRAGMA user_version = 5; ";
