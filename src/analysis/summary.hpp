@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/intervals.hpp"
 #include "analysis/run_context.hpp"
 #include "analysis/telemetry_summary.hpp"
 #include "core/statistics.hpp"
@@ -47,6 +48,9 @@ struct BenchmarkSummary {
     TelemetrySummary telemetry;             // empty where no samples were stored
     ModelFigures model;                     // from the stored model-cost metrics, where computed
     QuantizationFigures quantization;       // int8 models inferbench made
+    FigureIntervals ci;                     // 95% confidence intervals of the headline figures
+    std::int64_t repeats = 1;               // benchmarks this summary stands for (analysis/repeats.hpp)
+    std::optional<double> cv_of_means_pct;  // of the repeats' mean latencies, with 2 or more repeats
     std::vector<std::string> warnings;
 };
 

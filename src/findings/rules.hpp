@@ -63,6 +63,7 @@ std::vector<Finding> throttling(const BenchmarkEvidence& e);
 std::vector<Finding> launch_bound(const BenchmarkEvidence& e);
 std::vector<Finding> transfer_bound(const BenchmarkEvidence& e);
 std::vector<Finding> instability(const BenchmarkEvidence& e);
+std::vector<Finding> not_converged(const BenchmarkEvidence& e);
 std::vector<Finding> cpu_limits(const BenchmarkEvidence& e);
 std::vector<Finding> layer_pitfalls(const BenchmarkEvidence& e);
 
