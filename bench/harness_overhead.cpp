@@ -7,6 +7,7 @@
 #include <benchmark/benchmark.h>
 
 #include <atomic>
+#include <string>
 
 #include "backends/null/null_backend.hpp"
 #include "runner/measure_loop.hpp"
@@ -39,6 +40,37 @@ void BM_MeasuredLoopNullBackend(benchmark::State& state) {
         benchmark::Counter(static_cast<double>(total), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_MeasuredLoopNullBackend)->Arg(1'000'000)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The same loop consulting a stopping criterion that never finishes: stdrel with min_time 1h (each
+// iteration updates its mean, variance and noise window; once past min_time its settled test adds 512
+// multiply-adds every 16th iteration, not included here), entropy with max_angle -1 (each iteration
+// updates the entropy; every second one fits a line through the last 299). Arg 0: fixed, for reference.
+void BM_MeasuredLoopCriterion(benchmark::State& state) {
+    const std::int64_t n = 1'000'000;
+    auto backend = make_null_backend();
+    TraceBuffer trace = TraceBuffer::create(n);
+    trace.prefault(n);
+    LoopSettings loop;
+    loop.duration_ns = 3'600'000'000'000;
+    loop.stop_timeout_ns = 3'600'000'000'000;
+    loop.min_iterations = 1;
+    loop.max_iterations = n;
+    loop.stop = kAllStopCriteria[state.range(0)];
+    loop.min_time_ns = 3'600'000'000'000;
+    loop.max_angle_deg = -1;
+    std::int64_t total = 0;
+    for (auto _ : state) {
+        trace.header().published.store(0);
+        total += run_measured(*backend, loop, {trace.records(), &trace.header().published},
+                              trace.header().stop_requested)
+                     .iterations;
+    }
+    state.SetLabel(std::string(to_string(loop.stop)));
+    state.counters["iterations_per_run"] = static_cast<double>(total) / static_cast<double>(state.iterations());
+    state.counters["ns_per_iteration"] =
+        benchmark::Counter(static_cast<double>(total), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_MeasuredLoopCriterion)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // The same without prefaulting: the first touch of each trace page costs a page fault.
 void BM_MeasuredLoopColdTrace(benchmark::State& state) {

@@ -87,7 +87,61 @@ print("throttle: OK" if not problems else "throttle: FAILED (" + "; ".join(probl
 PY
 }
 
+ensure_torch_backend() {
+    ls "$dist/backends/"libinferbench_backend_torch*.so >/dev/null 2>&1 && return 0
+    "$root/scripts/gpu/verify.sh" "$out/build" build
+}
+
+# One named run into DB; its summary as text and as JSON (summary --json of that run).
+run_named() {  # DB, NAME, then inferbench run arguments
+    local db=$1 name=$2
+    shift 2
+    "$inferbench" run --db "$db" --name "$name" "$@" 2>"$out/$name.progress.log" | tee "$out/$name.summary.txt"
+    local run_id
+    run_id=$("$inferbench" summary --db "$db" --runs --format csv | tail -n 1 | cut -d, -f1)
+    "$inferbench" summary --db "$db" --run "$run_id" --json >"$out/$name.summary.json"
+}
+
+# Stopping criteria and repeats (items 1 and 4), about 2 minutes: ResNet-50 fp16 on the torch backend
+# (CUDA graph), cuda:0, batch 32: a stdrel run beside a fixed 10 s run (iterations used, the mean and its
+# 95% interval, whether it converged), then the same cell 5 times (repeats: 5, 3 s each) with the mean
+# of the means, its Student-t interval and the CV of the means (goal: at most 1%).
+part_stopping() {
+    local db=$out/stopping.db
+    rm -f "$db"
+    local cell=(--backend torch --model resnet50 --device cuda:0 --precision fp16 --batch 32 --warmup 2s
+        --set backend_options.torch.cuda_graph=true)
+    run_named "$db" stop-stdrel "${cell[@]}" --set stop=stdrel
+    run_named "$db" stop-fixed-10s "${cell[@]}" --duration 10s
+    run_named "$db" repeats-5 "${cell[@]}" --duration 3s --set repeats=5
+    python3 - "$out" <<'PY' | tee "$out/stopping-figures.txt"
+import json, sys
+out = sys.argv[1]
+def row(name):
+    return json.load(open(f"{out}/{name}.summary.json"))["rows"][0]
+def interval(r):
+    low, high = r.get("mean_ci95_low_ms"), r.get("mean_ci95_high_ms")
+    if low is None or high is None:
+        return "no interval"
+    half = (high - low) / 2
+    return f"{r['mean_ms']:.5g} ms +- {half:.3g} ms ({100 * half / r['mean_ms']:.3f}%), 95%: {low:.5g} .. {high:.5g} ms"
+print("ResNet-50 fp16, torch + CUDA graph, cuda:0, batch 32")
+for name, what in (("stop-stdrel", "stdrel (max_noise 0.5%, min_time 0.5 s, stop_timeout 15 s)"),
+                   ("stop-fixed-10s", "fixed 10 s")):
+    r = row(name)
+    print(f"{what}: {r['iterations']} iterations, {r['throughput_per_s']:.1f} inferences/s, mean {interval(r)}, "
+          f"{r['convergence']}; {r.get('stop_reason') or ''}")
+r = row("repeats-5")
+cv = r.get("cv_of_means_pct")
+print(f"5 repeats x 3 s: mean of the means {interval(r)} ({r.get('ci_method')}), CV of the means "
+      f"{cv:.3f}% (goal <= 1%: {'met' if cv is not None and cv <= 1 else 'NOT met'}), "
+      f"{r['iterations']} iterations in all")
+PY
+    grep -q "goal <= 1%: met" "$out/stopping-figures.txt" && echo "stopping: OK" || echo "stopping: FAILED (see stopping-figures.txt)"
+}
+
 export INFERBENCH=$inferbench
+ensure_torch_backend
 parts=("$@")
 if [ ${#parts[@]} -eq 0 ]; then
     mapfile -t parts < <(declare -F | awk '{print $3}' | sed -n 's/^part_//p')

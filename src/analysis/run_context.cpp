@@ -1,5 +1,7 @@
 #include "analysis/run_context.hpp"
 
+#include <fmt/format.h>
+
 #include "core/spec_json.hpp"
 #include "core/units.hpp"
 
@@ -31,6 +33,35 @@ std::string gpu_name(const nlohmann::json& environment, std::int64_t index) {
 std::optional<std::int64_t> integer(const nlohmann::json& object, const char* key) {
     if (!object.is_object() || !object.contains(key) || !object[key].is_number_integer()) return std::nullopt;
     return object[key].get<std::int64_t>();
+}
+
+std::string stop_text(const LoopSettings& loop) {
+    switch (loop.stop) {
+        case StopCriterion::fixed: return "fixed";
+        case StopCriterion::stdrel:
+            return fmt::format("stdrel (max_noise {}%, min_time {}, stop_timeout {})", loop.max_noise_pct,
+                               format_duration(loop.min_time_ns), format_duration(loop.stop_timeout_ns));
+        case StopCriterion::entropy:
+            return fmt::format("entropy (max_angle {}, min_r2 {}, stop_timeout {})", loop.max_angle_deg, loop.min_r2,
+                               format_duration(loop.stop_timeout_ns));
+    }
+    return "";
+}
+
+// The cell's stopping criterion with its settings; a cell stored before criteria existed ran fixed.
+void read_stop(const nlohmann::json& json, CellSettings& settings) {
+    if (!json.contains("duration_ns")) return;  // not a cell inferbench ran (an imported log)
+    settings.stop = "fixed";
+    if (!json.contains("stop")) return;
+    BenchmarkSpec spec;
+    try {
+        spec = spec_from_json(json);
+    } catch (const std::exception&) {
+        settings.stop = json_string(json, "stop");
+        return;
+    }
+    settings.criterion = spec.loop.stop;
+    settings.stop = stop_text(spec.loop);
 }
 
 }  // namespace
@@ -81,6 +112,7 @@ CellSettings cell_settings(const store::BenchmarkRecord& benchmark) {
     settings.min_iterations = integer(json, "min_iterations");
     settings.max_iterations = integer(json, "max_iterations");
     if (!json.is_object()) return settings;
+    read_stop(json, settings);
     if (const auto options = json.find("backend_options"); options != json.end() && options->is_object() &&
                                                             !options->empty()) {
         settings.backend_options = options->dump();

@@ -35,6 +35,10 @@ struct RunContext {
 // the cell did not store them (imported logs).
 struct CellSettings {
     std::optional<std::int64_t> warmup_ns, warmup_iterations, duration_ns, min_iterations, max_iterations;
+    // The stopping criterion and the settings it reads, for people: "fixed", "stdrel (max_noise 0.5%,
+    // min_time 500ms, stop_timeout 15s)"; empty where the cell did not store it (imported logs).
+    std::string stop;
+    StopCriterion criterion = StopCriterion::fixed;
     std::string backend_options;  // compact JSON, empty when none
     OptionMap backend_option_values;           // the same, by option
     std::vector<std::string> gpu_names;        // an imported log's GPU(s)

@@ -27,10 +27,19 @@ namespace {
 std::optional<std::string> cut_short_warning(const CellSettings& settings, std::int64_t count, std::int64_t wall_ns) {
     const auto max_iterations = settings.max_iterations.value_or(0);
     const auto duration_ns = settings.duration_ns.value_or(0);
+    // A criterion's loop has no duration; where it hit max_iterations, it did not converge, which it says.
+    if (settings.criterion != StopCriterion::fixed) return std::nullopt;
     if (max_iterations <= 0 || count < max_iterations || wall_ns >= duration_ns) return std::nullopt;
     return fmt::format("stopped at max_iterations ({}) after {}, before the {} duration; raise --max-iterations "
                        "(0: no limit) to measure longer",
                        max_iterations, format_latency(static_cast<double>(wall_ns)), format_duration(duration_ns));
+}
+
+// A benchmark whose stopping criterion gave up: its figures are not as precise as the plan asked.
+std::optional<std::string> convergence_warning(const store::BenchmarkRecord& benchmark) {
+    if (benchmark.convergence != Convergence::not_converged) return std::nullopt;
+    return fmt::format("did not converge: {}", benchmark.stop_reason.empty() ? "the measured loop did not end"
+                                                                               : benchmark.stop_reason);
 }
 
 double metric_or_nan(const std::map<std::string, double, std::less<>>& metrics, const std::string& name) {
@@ -146,6 +155,8 @@ void add_telemetry(std::span<const GpuSample> all_gpu, std::span<const CpuSample
     summary.telemetry = summarize_telemetry(gpu, cpu, sources, iterations * b.batch_size, wall_ns, idle_power_w(gpu, gpus));
     const auto device = parse_device(b.device);
     if (device && device->kind == DeviceKind::cuda) {
+        if (const auto joules = summary.telemetry.joules_per_inference)
+            summary.ci.joules_per_inference = energy_interval(*joules, gpu, summary.ci.throughput, summary.throughput_per_s);
         const auto warnings = telemetry_warnings(summary.telemetry, gpu);
         summary.warnings.insert(summary.warnings.end(), warnings.begin(), warnings.end());
     }
@@ -198,6 +209,7 @@ BenchmarkSummary summarize_benchmark(const store::BenchmarkRecord& benchmark,
     BenchmarkSummary summary;
     summary.benchmark = benchmark;
     summary.settings = cell_settings(benchmark);
+    if (auto convergence = convergence_warning(benchmark)) summary.warnings.push_back(std::move(*convergence));
     if (iterations.empty()) return summary;
     std::vector<std::int64_t> e2e, compute, h2d, d2h;
     e2e.reserve(iterations.size());
@@ -207,14 +219,17 @@ BenchmarkSummary summarize_benchmark(const store::BenchmarkRecord& benchmark,
         if (it.h2d_ns != kNotMeasured) h2d.push_back(it.h2d_ns);
         if (it.d2h_ns != kNotMeasured) d2h.push_back(it.d2h_ns);
     }
-    summary.e2e = summarize(e2e);
+    const std::vector<double> sorted_e2e = sorted_values(e2e);
+    summary.e2e = summarize_sorted(sorted_e2e);
+    summary.ci = iteration_intervals(iterations, sorted_e2e, benchmark.batch_size);
     if (!compute.empty()) summary.compute = summarize(compute);
     if (!h2d.empty()) summary.h2d = summarize(h2d);
     if (!d2h.empty()) summary.d2h = summarize(d2h);
     const std::int64_t wall_ns = benchmark.measured_wall_ns.value_or(
         iterations.back().start_ns + iterations.back().e2e_ns - iterations.front().start_ns);
     summary.throughput_per_s = throughput_per_s(benchmark.batch_size, summary.e2e.count, wall_ns);
-    summary.warnings = timing_warnings(summary.e2e);
+    const auto timing = timing_warnings(summary.e2e);
+    summary.warnings.insert(summary.warnings.end(), timing.begin(), timing.end());
     if (auto cut = cut_short_warning(summary.settings, summary.e2e.count, wall_ns)) summary.warnings.push_back(*cut);
     return summary;
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analysis/conditions_summary.hpp"
+#include "analysis/intervals.hpp"
 #include "analysis/run_context.hpp"
 #include "analysis/telemetry_summary.hpp"
 #include "core/statistics.hpp"
@@ -81,6 +82,9 @@ struct BenchmarkSummary {
     HostStageFigures host_stages;           // where a runner reported pre- and post-processing
     LoadFigures load;                       // a compile counted in the load time, a CUDA graph not captured
     std::optional<ThrottleSummary> throttle;  // the iterations' throttle flags, under flag or discard
+    FigureIntervals ci;                     // 95% confidence intervals of the headline figures
+    std::int64_t repeats = 1;               // benchmarks this summary stands for (analysis/repeats.hpp)
+    std::optional<double> cv_of_means_pct;  // of the repeats' mean latencies, with 2 or more repeats
     std::vector<std::string> warnings;
 };
 

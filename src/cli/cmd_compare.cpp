@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/repeats.hpp"
 #include "cli/commands.hpp"
 #include "cli/filter_args.hpp"
 #include "core/error.hpp"
@@ -26,6 +27,8 @@ struct CompareArgs {
     std::vector<std::string> batches;
     std::string baseline;
     std::string html;
+    std::string margin = "2%";
+    std::string fail_on_regression;  // empty: never fail
     OutputOptions output;
 };
 
@@ -69,8 +72,30 @@ void check_values(const std::vector<T>& wanted, const std::vector<std::vector<st
     }
 }
 
+double percent_flag(const std::string& flag, const std::string& value) {
+    const auto fraction = report::parse_percent_flag(value);
+    if (!fraction)
+        throw UserError(fmt::format("{} {}: give a percentage with a % sign from 0% to 1000%, e.g. {} 5%", flag, value,
+                                    flag));
+    return *fraction;
+}
+
+// With --fail-on-regression: the pairs slower than allowed on stderr, and exit code kExitRegression.
+int regression_exit(const report::Comparison& comparison, const CompareArgs& args) {
+    if (args.fail_on_regression.empty()) return kExitOk;
+    const double threshold = percent_flag("--fail-on-regression", args.fail_on_regression);
+    const auto lines = report::regressions(comparison, threshold);
+    for (const auto& line : lines) fmt::print(stderr, "compare: regression: {}\n", line);
+    if (lines.empty()) return kExitOk;
+    fmt::print(stderr, "compare: {} pair{} slower than the baseline by more than {} (exit code {})\n", lines.size(),
+               lines.size() == 1 ? " is" : "s are", args.fail_on_regression, kExitRegression);
+    return kExitRegression;
+}
+
 int execute(const CompareArgs& args) {
     const auto format = report::parse_format(args.output.resolved());
+    const double margin = percent_flag("--margin", args.margin);
+    if (!args.fail_on_regression.empty()) percent_flag("--fail-on-regression", args.fail_on_regression);
     const auto filter = cleaned_filter(args.filter, args.batches);
     std::vector<store::ResultsStore> stores;
     std::vector<std::vector<store::BenchmarkRecord>> pools;
@@ -102,10 +127,11 @@ int execute(const CompareArgs& args) {
         if (selected.empty())
             fmt::print(stderr, "compare: {} run {}: no benchmark matches the filters\n", args.dbs[i], run_id);
         else
-            source.summaries = report::load_selection(stores[i], selected).summaries();
+            source.summaries = analysis::combine_cells(report::load_selection(stores[i], selected).summaries());
         sources.push_back(std::move(source));
     }
-    const auto comparison = report::build_comparison(std::move(sources), args.baseline);
+    auto comparison = report::build_comparison(std::move(sources), args.baseline);
+    comparison.margin = margin;
     std::cout << report::render_comparison(comparison, format, render_options(args.output));
     // Text and Markdown carry the warnings; CSV and JSON stay data, so they go to stderr.
     if ((format == report::Format::csv || format == report::Format::json) && !args.output.quiet)
@@ -114,7 +140,7 @@ int execute(const CompareArgs& args) {
         report::write_text_file(args.html, report::render_comparison_html(comparison));
         fmt::print(stderr, "compare: wrote {}\n", args.html);
     }
-    return kExitOk;
+    return regression_exit(comparison, args);
 }
 
 }  // namespace
@@ -138,6 +164,12 @@ void add_compare_command(CLI::App& app, CommandContext& context) {
                     "what speed-ups are relative to: a database index (1 = the first --db) or a device name or part of "
                     "its label (default: the first device of the first database)");
     cmd->add_option("--html", args->html, "also write the comparison as a self-contained HTML page to this file");
+    cmd->add_option("--margin", args->margin,
+                    "equivalence margin of the verdicts: SAME where the 95% interval of the change in mean latency "
+                    "lies within +-this (default 2%)");
+    cmd->add_option("--fail-on-regression", args->fail_on_regression,
+                    fmt::format("exit with code {} when a pair is SLOWER than the baseline by more than this, e.g. 5%",
+                                kExitRegression));
     args->output.add_to(*cmd);
     cmd->callback([&context, args] { context.action = [args] { return execute(*args); }; });
 }

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/repeats.hpp"
 #include "analysis/summary.hpp"
 #include "backends/registry.hpp"
 #include "cli/commands.hpp"
@@ -109,16 +110,27 @@ Plan build_plan(const RunArgs& args, const PlanVocabulary& vocab) {
     return plan;
 }
 
-// Checks what `run` checks before it stores anything, so a plan that passes here runs.
+// " (repeat 2/3)" where a plan repeats its cells.
+std::string repeat_text(std::int64_t repeat, std::int64_t repeats) {
+    return repeats > 1 ? fmt::format(" (repeat {}/{})", repeat + 1, repeats) : "";
+}
+
+// Checks what `run` checks before it stores anything, so a plan that passes here runs. Lists the
+// benchmarks in the order they would run (repeats interleaved).
 int print_dry_run(const Plan& plan, const BackendRegistry& registry) {
     check_backend_options(plan, registry);
     const auto cells = expand_matrix(plan);
-    for (std::size_t i = 0; i < cells.size(); ++i) fmt::print("{:>4}  {}\n", i + 1, cells[i].label());
-    fmt::print(stderr, "{} benchmarks; results would go to {}\n", cells.size(), resolved_db_path(plan.settings));
+    const std::int64_t repeats = plan.settings.repeats;
+    for (const CellRepeat& b : run_order(cells.size(), repeats))
+        fmt::print("{:>4}  {}{}\n", b.ordinal + 1, cells[b.ordinal].label(), repeat_text(b.repeat, repeats));
+    const std::string times = repeats > 1 ? fmt::format(" ({} cells x {} repeats)", cells.size(), repeats) : "";
+    fmt::print(stderr, "{} benchmarks{}; results would go to {}\n", cells.size() * static_cast<std::size_t>(repeats),
+               times, resolved_db_path(plan.settings));
     return kExitOk;
 }
 
-// The run's table: what the store holds, and what it could not take from memory, in plan order.
+// The run's table: what the store holds, and what it could not take from memory, in plan order, a row
+// per cell (its repeats combined).
 std::vector<analysis::BenchmarkSummary> run_summaries(const store::ResultsStore& results, const RunResult& run) {
     std::vector<analysis::BenchmarkSummary> summaries;
     try {
@@ -128,8 +140,11 @@ std::vector<analysis::BenchmarkSummary> run_summaries(const store::ResultsStore&
     }
     for (const auto& measured : run.unstored) summaries.push_back(analysis::summarize_measured(measured));
     std::stable_sort(summaries.begin(), summaries.end(),
-                     [](const auto& a, const auto& b) { return a.benchmark.ordinal < b.benchmark.ordinal; });
-    return summaries;
+                     [](const auto& a, const auto& b) {
+                         return std::pair(a.benchmark.ordinal, a.benchmark.repeat) <
+                                std::pair(b.benchmark.ordinal, b.benchmark.repeat);
+                     });
+    return analysis::combine_cells(summaries);
 }
 
 // One line: what failed, where the measured results are now, what became of the run.
@@ -216,18 +231,20 @@ int execute_resume(const RunArgs& args, const BackendRegistry& registry) {
     auto results = store::ResultsStore::open(db);
     const ResumePoint point = find_resume_point(results, args.resume, vocab);
     if (point.pending.empty()) {
-        fmt::print(stderr, "run {}: all {} benchmarks are ok; nothing to resume\n", point.run.run_id, point.cells);
+        fmt::print(stderr, "run {}: all {} benchmarks are ok; nothing to resume\n", point.run.run_id, point.benchmarks);
         return kExitOk;
     }
     const auto cells = expand_matrix(point.plan);
     if (args.dry_run) {
-        for (const std::size_t i : point.pending) fmt::print("{:>4}  {}\n", i + 1, cells[i].label());
-        fmt::print(stderr, "{} of {} benchmarks of run {} would run again\n", point.pending.size(), point.cells,
+        for (const CellRepeat& b : point.pending)
+            fmt::print("{:>4}  {}{}\n", b.ordinal + 1, cells[b.ordinal].label(),
+                       repeat_text(b.repeat, point.plan.settings.repeats));
+        fmt::print(stderr, "{} of {} benchmarks of run {} would run again\n", point.pending.size(), point.benchmarks,
                    point.run.run_id);
         return kExitOk;
     }
     fmt::print(stderr, "resuming run {}: {} of {} benchmarks have no ok result\n", point.run.run_id,
-               point.pending.size(), point.cells);
+               point.pending.size(), point.benchmarks);
     const ResumeTarget target{point.run.run_id, point.pending};
     return run_and_report(args, results, [&](const RunnerOptions& options) {
         return resume_plan(point.plan, registry, results, options, target);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "analysis/default_run.hpp"
+#include "analysis/repeats.hpp"
 #include "analysis/summary.hpp"
 #include "cli/commands.hpp"
 #include "core/error.hpp"
@@ -16,6 +17,7 @@ struct SummaryArgs {
     std::string db;
     std::optional<std::int64_t> run_id;
     bool list_runs = false;
+    bool each_repeat = false;
     OutputOptions output;
 };
 
@@ -35,7 +37,8 @@ int execute(const SummaryArgs& args) {
         if (!choice.note.empty()) fmt::print(stderr, "inferbench: {}\n", choice.note);
         run_id = choice.run_id;
     }
-    print_table(report::summary_table(analysis::summarize_run(results, run_id)), args.output);
+    const auto summaries = analysis::summarize_run(results, run_id);
+    print_table(report::summary_table(args.each_repeat ? summaries : analysis::combine_cells(summaries)), args.output);
     return kExitOk;
 }
 
@@ -47,6 +50,8 @@ void add_summary_command(CLI::App& app, CommandContext& context) {
     summary->add_option("--db", args->db, "results database (default inferbench-results/results.db)");
     summary->add_option("--run", args->run_id, "run id (see --runs)");
     summary->add_flag("--runs", args->list_runs, "list the stored runs instead");
+    summary->add_flag("--each-repeat", args->each_repeat,
+                      "a row per repeat of a cell (run setting repeats) instead of one row per cell");
     args->output.add_to(*summary);
     summary->callback([&context, args] { context.action = [args] { return execute(*args); }; });
 }

@@ -17,7 +17,9 @@ std::string clock_text(std::int64_t ns) {
 }
 
 std::string outcome_text(const store::BenchmarkRecord& r) {
-    if (r.status == BenchmarkStatus::ok) return std::string(to_string(r.status));
+    if (r.status == BenchmarkStatus::ok)
+        return r.convergence == Convergence::not_converged ? fmt::format("ok, {}", r.stop_reason)
+                                                           : std::string(to_string(r.status));
     return fmt::format("{}: {}", to_string(r.status), r.reason);
 }
 
@@ -26,7 +28,8 @@ std::string outcome_text(const store::BenchmarkRecord& r) {
 ProgressPrinter::ProgressPrinter(std::FILE* out) : out_(out), live_(isatty(fileno(out)) != 0) {}
 
 void ProgressPrinter::operator()(const ProgressEvent& e) {
-    const std::string head = fmt::format("[{}/{}] {}", e.index, e.total, e.spec->label());
+    std::string head = fmt::format("[{}/{}] {}", e.index, e.total, e.spec->label());
+    if (e.repeats > 1) head += fmt::format(" (repeat {}/{})", e.repeat + 1, e.repeats);
     const std::string times = fmt::format("elapsed {}, ETA {}", clock_text(e.elapsed_ns), clock_text(e.eta_ns));
     // A rewritten line longer than the terminal wraps, and \r then redraws only its last part.
     const auto live_line = [&](const std::string& text) {

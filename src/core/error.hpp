@@ -23,6 +23,7 @@ inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitNothingRan = 3;  // a run in which every benchmark was skipped
 inline constexpr int kExitNotStored = 4;  // the results store could not take what was measured
+inline constexpr int kExitRegression = 5;  // `compare --fail-on-regression`: a pair is slower by more than allowed
 inline constexpr int kExitInterrupted = 130;
 
 }  // namespace inferbench

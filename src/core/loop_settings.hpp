@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "core/stop_criterion.hpp"
+
 namespace inferbench {
 
 struct LoopSettings {
@@ -16,7 +18,24 @@ struct LoopSettings {
     // trace buffer's capacity here instead (runner/measure_loop: within_capacity), never 0.
     std::int64_t max_iterations = 1'000'000;
 
+    // When the measured loop ends (core/stop_criterion.hpp; runner/stop_rule.hpp computes it): fixed
+    // uses the duration and min_iterations above; stdrel and entropy take min_iterations as nvbench's
+    // min_samples (checked only after that many iterations), give up at stop_timeout_ns of measuring,
+    // and ignore duration_ns. max_iterations bounds every criterion.
+    StopCriterion stop = StopCriterion::fixed;
+    double max_noise_pct = 0.5;                 // stdrel: relative standard deviation, percent
+    std::int64_t min_time_ns = 500'000'000;      // stdrel: summed iteration times before it may stop
+    std::int64_t stop_timeout_ns = 15'000'000'000;  // stdrel, entropy: not converged after this much measuring
+    double max_angle_deg = 0.048;               // entropy: steepest trend of the entropy, degrees
+    double min_r2 = 0.36;                       // entropy: least R² of its linear fit
+
     friend bool operator==(const LoopSettings&, const LoopSettings&) = default;
 };
+
+// The longest the measured phase may take: the duration for fixed, stop_timeout for the others (for
+// budgets: telemetry memory, the progress estimate, the pages touched before measuring).
+inline std::int64_t planned_measure_ns(const LoopSettings& loop) {
+    return loop.stop == StopCriterion::fixed ? loop.duration_ns : loop.stop_timeout_ns;
+}
 
 }  // namespace inferbench

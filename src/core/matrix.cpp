@@ -108,4 +108,12 @@ std::vector<BenchmarkSpec> expand_matrix(const Plan& plan) {
     return cells;
 }
 
+std::vector<CellRepeat> run_order(std::size_t cells, std::int64_t repeats) {
+    std::vector<CellRepeat> order;
+    order.reserve(cells * static_cast<std::size_t>(std::max<std::int64_t>(repeats, 0)));
+    for (std::int64_t repeat = 0; repeat < repeats; ++repeat)
+        for (std::size_t ordinal = 0; ordinal < cells; ++ordinal) order.push_back({ordinal, repeat});
+    return order;
+}
+
 }  // namespace inferbench

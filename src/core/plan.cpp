@@ -13,6 +13,7 @@
 
 #include "core/error.hpp"
 #include "core/model_spec.hpp"
+#include "core/stop_checks.hpp"
 #include "core/text_checks.hpp"
 #include "core/units.hpp"
 
@@ -472,6 +473,7 @@ void check_plan(const Plan& plan) {
         throw UserError(fmt::format("{}: min_iterations {} is above max_iterations {}; lower min_iterations or raise "
                                     "max_iterations (0: no limit)",
                                     plan.source, loop.min_iterations, loop.max_iterations));
+    check_stop_settings(plan);
     // The cache folder may come from XDG_CACHE_HOME or HOME, which no plan check has seen.
     const std::string cache = resolved_model_cache(settings);
     if (const auto why = utf8_problem(cache))

@@ -18,6 +18,7 @@ constexpr std::int64_t kMaxTimeoutNs = 168 * 3600 * kSecondNs;  // a week
 constexpr std::int64_t kMaxIterations = 100'000'000;
 constexpr std::int64_t kMaxCooldownNs = 3600 * kSecondNs;      // 1h
 constexpr std::int64_t kMaxIdleBaselineNs = 60 * kSecondNs;    // 1m
+constexpr std::int64_t kMaxRepeats = 1000;
 
 // YAML's and the command line's spellings of a yes/no value.
 std::optional<bool> parse_flag(std::string_view text) {
@@ -35,6 +36,28 @@ auto& number_of(Settings& settings, const SettingField& field) {
     if (const auto* loop_member = std::get_if<std::int64_t LoopSettings::*>(&field.member))
         return settings.loop.*(*loop_member);
     return settings.*std::get<std::int64_t RunSettings::*>(field.member);
+}
+
+// A real or percent field's value from its text, within its range; else what is wrong.
+std::optional<std::string> set_real(LoopSettings& loop, const SettingField& field, std::string_view text) {
+    std::string_view number = trim(text);
+    const bool percent = field.type == FieldType::percent;
+    if (percent) {
+        if (!number.ends_with('%'))
+            return fmt::format("{}: '{}' has no % sign; write a percentage, e.g. {}%", field.key, text,
+                               field.real.max >= 1 ? "0.5" : "0.05");
+        number = trim(number.substr(0, number.size() - 1));
+    }
+    const auto value = parse_double(number);
+    const std::string_view unit = percent ? "%" : "";
+    if (!value) return fmt::format("{}: '{}' is not a number{}", field.key, text, percent ? " of percent" : "");
+    if (field.real.min_exclusive ? *value <= field.real.min : *value < field.real.min)
+        return fmt::format("{}: '{}' must be {} {:g}{}", field.key, text,
+                           field.real.min_exclusive ? "above" : "at least", field.real.min, unit);
+    if (*value > field.real.max)
+        return fmt::format("{}: '{}' is above the maximum {:g}{}", field.key, text, field.real.max, unit);
+    loop.*std::get<double LoopSettings::*>(field.member) = *value;
+    return std::nullopt;
 }
 
 bool is_choice(std::string_view choices, std::string_view text) {
@@ -98,6 +121,20 @@ const std::vector<SettingField>& setting_fields() {
          &RunSettings::l2_flush},
         {"sync", FieldType::choice, "how the CPU waits for the GPU: auto (the driver's choice), spin, yield, blocking",
          &RunSettings::sync, 0, 0, "auto, spin, yield, blocking"},
+        {"stop", FieldType::choice, "when the measured loop ends: fixed (duration), stdrel or entropy (nvbench's criteria)",
+         &LoopSettings::stop, 0, 0, "fixed, stdrel, entropy"},
+        {"max_noise", FieldType::percent, "stdrel: stop once the iterations' relative stdev is below this",
+         &LoopSettings::max_noise_pct, 0, 0, {}, {}, 0, {0, 100, true}},
+        {"min_time", FieldType::duration, "stdrel: summed iteration time before it may stop (up to 24h)",
+         &LoopSettings::min_time_ns, 0, kMaxDurationNs},
+        {"stop_timeout", FieldType::duration, "stdrel, entropy: give up (not converged) after measuring this long",
+         &LoopSettings::stop_timeout_ns, 1, kMaxDurationNs},
+        {"max_angle", FieldType::real, "entropy: steepest slope of the entropy's linear fit, degrees",
+         &LoopSettings::max_angle_deg, 0, 0, {}, {}, 0, {0, 90, true}},
+        {"min_r2", FieldType::real, "entropy: least R² of the entropy's linear fit (0-1)", &LoopSettings::min_r2, 0, 0,
+         {}, {}, 0, {0, 1, false}},
+        {"repeats", FieldType::count, "run every cell this many times, interleaved across cells (A B C A B C)",
+         &RunSettings::repeats, 1, kMaxRepeats},
     };
     return fields;
 }
@@ -117,6 +154,8 @@ std::string_view type_name(FieldType type) {
         case FieldType::flag: return "bool";
         case FieldType::choice: return "choice";
         case FieldType::fraction: return "fraction";
+        case FieldType::real: return "number";
+        case FieldType::percent: return "percent";
     }
     return "?";
 }
@@ -128,9 +167,9 @@ std::optional<std::string> set_setting(RunSettings& settings, const SettingField
         settings.*(*flag_member) = *value;
         return std::nullopt;
     }
+    if (field.type == FieldType::choice && !is_choice(field.choices, text))
+        return fmt::format("{}: unknown value '{}'; valid choices: {}", field.key, text, field.choices);
     if (const auto* text_member = std::get_if<std::string RunSettings::*>(&field.member)) {
-        if (field.type == FieldType::choice && !is_choice(field.choices, text))
-            return fmt::format("{}: unknown value '{}'; valid choices: {}", field.key, text, field.choices);
         settings.*(*text_member) = std::string(text);
         return std::nullopt;
     }
@@ -144,6 +183,11 @@ std::optional<std::string> set_setting(RunSettings& settings, const SettingField
         number_of(settings, field) = field.word_value;
         return std::nullopt;
     }
+    if (const auto* stop_member = std::get_if<StopCriterion LoopSettings::*>(&field.member)) {
+        settings.loop.*(*stop_member) = *parse_stop_criterion(text);
+        return std::nullopt;
+    }
+    if (std::holds_alternative<double LoopSettings::*>(field.member)) return set_real(settings.loop, field, text);
     std::optional<std::int64_t> value;
     std::string why;
     if (field.type == FieldType::duration) {
@@ -175,6 +219,11 @@ std::string setting_text(const RunSettings& settings, const SettingField& field)
         return settings.*(*text_member);
     if (const auto* fraction_member = std::get_if<double RunSettings::*>(&field.member))
         return fmt::format("{:g}", settings.*(*fraction_member));
+    if (const auto* stop_member = std::get_if<StopCriterion LoopSettings::*>(&field.member))
+        return std::string(to_string(settings.loop.*(*stop_member)));
+    // The shortest text that reads back as the same double, so a stored plan resumes with the same value.
+    if (const auto* real_member = std::get_if<double LoopSettings::*>(&field.member))
+        return fmt::format("{}{}", settings.loop.*(*real_member), field.type == FieldType::percent ? "%" : "");
     const std::int64_t value = number_of(settings, field);
     if (!field.word.empty() && value == field.word_value) return std::string(field.word);
     return field.type == FieldType::duration ? format_duration(value) : std::to_string(value);

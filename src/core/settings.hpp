@@ -34,13 +34,23 @@ struct RunSettings {
     // Cold and warm: the GPU's L2 flushed between iterations, and how the CPU waits for the GPU.
     bool l2_flush = false;
     std::string sync = "auto";                       // auto, spin, yield, blocking
+    std::int64_t repeats = 1;                        // every cell this many times, interleaved (A B C A B C)
 };
 
 // cooldown: idle, stored in RunSettings::cooldown_ns in place of a duration.
 inline constexpr std::int64_t kCooldownUntilIdle = -1;
 
 // fraction: a number above 0 and at most 1, written 0.75 or 75%.
-enum class FieldType { duration, count, text, flag, choice, fraction };
+
+// fraction: a number above 0 and at most 1, written 0.75 or 75%; real: a plain decimal number; percent: a number with a % sign ("0.5%"), held as the percent (0.5).
+enum class FieldType { duration, count, text, flag, choice, fraction, real, percent };
+
+// The bounds of a real or percent field, in its own unit; the minimum itself is refused where
+// min_exclusive (a noise of 0% can never be reached).
+struct RealRange {
+    double min = 0, max = 0;
+    bool min_exclusive = false;
+};
 
 struct SettingField {
     std::string_view key;
@@ -48,7 +58,7 @@ struct SettingField {
     std::string_view help;
     // A loop setting is a member of RunSettings::loop, the others of RunSettings itself.
     std::variant<std::int64_t RunSettings::*, std::int64_t LoopSettings::*, std::string RunSettings::*,
-                 bool RunSettings::*, double RunSettings::*>
+                 bool RunSettings::*, double RunSettings::*, double LoopSettings::*, StopCriterion LoopSettings::*>
         member;
     std::int64_t min_value = 0;  // for counts and durations
     std::int64_t max_value = INT64_MAX;
@@ -56,6 +66,7 @@ struct SettingField {
     // For a duration: a word taken in its place, stored as `word_value` (cooldown: idle).
     std::string_view word = {};
     std::int64_t word_value = 0;
+    RealRange real = {};            // for reals and percents
 };
 
 const std::vector<SettingField>& setting_fields();

@@ -15,13 +15,33 @@ constexpr std::pair<const char*, std::int64_t LoopSettings::*> kLoopKeys[] = {
     {"max_iterations", &LoopSettings::max_iterations},
 };
 
+// The stopping criterion's settings; a cell stored before they existed ran with stop fixed, the default.
+constexpr std::pair<const char*, std::int64_t LoopSettings::*> kStopDurationKeys[] = {
+    {"min_time_ns", &LoopSettings::min_time_ns},
+    {"stop_timeout_ns", &LoopSettings::stop_timeout_ns},
+};
+constexpr std::pair<const char*, double LoopSettings::*> kStopRealKeys[] = {
+    {"max_noise_pct", &LoopSettings::max_noise_pct},
+    {"max_angle_deg", &LoopSettings::max_angle_deg},
+    {"min_r2", &LoopSettings::min_r2},
+};
+
 void write_loop(const LoopSettings& loop, nlohmann::json& json) {
     for (const auto& [key, member] : kLoopKeys) json[key] = loop.*member;
+    json["stop"] = to_string(loop.stop);
+    for (const auto& [key, member] : kStopDurationKeys) json[key] = loop.*member;
+    for (const auto& [key, member] : kStopRealKeys) json[key] = loop.*member;
 }
 
 LoopSettings read_loop(const nlohmann::json& json) {
     LoopSettings loop;
     for (const auto& [key, member] : kLoopKeys) loop.*member = json.at(key).get<std::int64_t>();
+    if (!json.contains("stop")) return loop;
+    const auto stop = parse_stop_criterion(json.at("stop").get<std::string>());
+    if (!stop) throw std::runtime_error("malformed benchmark spec: stop");
+    loop.stop = *stop;
+    for (const auto& [key, member] : kStopDurationKeys) loop.*member = json.at(key).get<std::int64_t>();
+    for (const auto& [key, member] : kStopRealKeys) loop.*member = json.at(key).get<double>();
     return loop;
 }
 

@@ -60,9 +60,12 @@ std::vector<double> sorted_values(std::span<const std::int64_t> values) {
 }
 
 TimingSummary summarize(std::span<const std::int64_t> values) {
+    return summarize_sorted(sorted_values(values));
+}
+
+TimingSummary summarize_sorted(std::span<const double> sorted) {
     TimingSummary s;
-    if (values.empty()) return s;
-    const std::vector<double> sorted = sorted_values(values);
+    if (sorted.empty()) return s;
     const auto n = static_cast<double>(sorted.size());
     s.count = static_cast<std::int64_t>(sorted.size());
     s.min = sorted.front();

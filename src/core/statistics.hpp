@@ -23,6 +23,8 @@ struct TimingSummary {
 double percentile_sorted(std::span<const double> sorted, double p);
 
 TimingSummary summarize(std::span<const std::int64_t> values);
+// The same of values already sorted (for callers that need them sorted for more).
+TimingSummary summarize_sorted(std::span<const double> sorted);
 
 // The values in ascending order, as doubles, for percentile_sorted: a radix sort of the integers (a few
 // passes over a million nanosecond timings where a comparison sort needs twenty).

@@ -69,6 +69,7 @@ std::vector<Finding> throttling(const BenchmarkEvidence& e);
 std::vector<Finding> launch_bound(const BenchmarkEvidence& e);
 std::vector<Finding> transfer_bound(const BenchmarkEvidence& e);
 std::vector<Finding> instability(const BenchmarkEvidence& e);
+std::vector<Finding> not_converged(const BenchmarkEvidence& e);
 std::vector<Finding> cpu_limits(const BenchmarkEvidence& e);
 std::vector<Finding> pre_post_processing(const BenchmarkEvidence& e);
 std::vector<Finding> layer_pitfalls(const BenchmarkEvidence& e);

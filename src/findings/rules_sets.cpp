@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -20,11 +21,16 @@ using Group = std::vector<const BenchmarkEvidence*>;
 
 bool comparable(const BenchmarkEvidence& e) { return has_latency(e.summary) && e.summary.throughput_per_s > 0; }
 
+// One benchmark per cell: a cell measured several times (repeats) is its first comparable repeat, so
+// that cells are set against each other rather than a cell against its own repeat.
 template <typename Key>
 std::map<Key, Group> group_by(std::span<const BenchmarkEvidence> all, const auto& key) {
     std::map<Key, Group> groups;
-    for (const auto& e : all)
-        if (comparable(e)) groups[key(e.summary.benchmark)].push_back(&e);
+    std::set<std::pair<std::int64_t, std::int64_t>> cells;
+    for (const auto& e : all) {
+        const auto& b = e.summary.benchmark;
+        if (comparable(e) && cells.emplace(b.run_id, b.ordinal).second) groups[key(b)].push_back(&e);
+    }
     return groups;
 }
 

@@ -151,4 +151,20 @@ std::vector<Finding> instability(const BenchmarkEvidence& e) {
     return out;
 }
 
+// A stopping criterion (stdrel, entropy) that gave up: the benchmark measured, but not as precisely as
+// its plan asked, and the interval of its mean says how precisely it did.
+std::vector<Finding> not_converged(const BenchmarkEvidence& e) {
+    const auto& b = e.summary.benchmark;
+    if (b.convergence != Convergence::not_converged || b.status != BenchmarkStatus::ok) return {};
+    std::string precision = "its mean has no interval";
+    if (const auto& ci = e.summary.ci.mean; ci && e.summary.e2e.mean > 0)
+        precision = fmt::format("the 95% interval of its mean is +-{} (+-{:.2f}%)", format_latency(ci->half_width()),
+                                100 * ci->half_width() / e.summary.e2e.mean);
+    return {{"timing.not_converged", Severity::warning, {e.id()},
+             fmt::format("the stopping criterion did not converge ({}); {}", b.stop_reason, precision),
+             {{"iterations.e2e"}, std::nullopt, {}},
+             "raise stop_timeout (or max_iterations), or remove the noise the other findings name; a max_noise "
+             "below what this system reaches ends only by giving up"}};
+}
+
 }  // namespace inferbench::findings

@@ -108,6 +108,33 @@ std::optional<double> efficiency(const analysis::BenchmarkSummary* s) {
 
 Cell cell_of(std::optional<double> value) { return value ? Cell{*value} : Cell{Null{}}; }
 
+// The verdict as text (with the change and its interval where `full`); built by assignment, as GCC 12
+// misreads a conditional expression of variants.
+Cell verdict_cell(const std::optional<PairVerdict>& verdict, bool full = true) {
+    Cell cell = Null{};
+    if (verdict) cell = full ? verdict->text() : std::string(to_string(verdict->verdict));
+    return cell;
+}
+
+// The long table's verdict, change and the ends of its interval, in percent.
+void add_verdict_cells(std::vector<Cell>& cells, const std::optional<PairVerdict>& verdict) {
+    cells.push_back(verdict_cell(verdict, false));
+    std::vector<Cell> numbers(3, Null{});
+    if (verdict) {
+        numbers[0] = verdict->change * 100;
+        if (const auto& ci = verdict->change_ci) {
+            numbers[1] = ci->low * 100;
+            numbers[2] = ci->high * 100;
+        }
+    }
+    cells.insert(cells.end(), numbers.begin(), numbers.end());
+}
+
+std::string row_name(const ComparisonKey& key) {
+    const auto& [model, backend, variant, precision, batch] = key;
+    return fmt::format("{} {}{} {} b{}", model, backend, variant.empty() ? "" : " " + variant, precision, batch);
+}
+
 // The six figures of one summary on one side, relative to the baseline's.
 std::vector<Cell> side_cells(const analysis::BenchmarkSummary* s, const analysis::BenchmarkSummary* base) {
     std::vector<Cell> cells(6, Null{});  // built one by one: GCC 12 misreads an initializer list of variants
@@ -190,7 +217,8 @@ Table comparison_table(const Comparison& comparison) {
                                              column("speedup", "x", 2, 0),
                                              column("power_w", "W", 1, 4),
                                              column("inferences_per_joule", "inf/J", 2, 4),
-                                             column("efficiency_ratio", "eff x", 2, 4)};
+                                             column("efficiency_ratio", "eff x", 2, 4),
+                                             column("verdict", "verdict", 2, 0)};
         table.columns.insert(table.columns.end(), columns.begin(), columns.end());
     }
     for (const auto& row : comparison.rows) {
@@ -200,6 +228,7 @@ Table comparison_table(const Comparison& comparison) {
         for (std::size_t side = 0; side < comparison.sides.size(); ++side) {
             const auto figures = side_cells(comparison.at(row, side), base);
             cells.insert(cells.end(), figures.begin(), figures.end());
+            cells.push_back(verdict_cell(row_verdict(comparison, row, side)));
         }
         table.rows.push_back(std::move(cells));
     }
@@ -224,7 +253,13 @@ Table comparison_long_table(const Comparison& comparison) {
                      {"speedup", "x", 3},
                      {"power_w", "W", 1},
                      {"inferences_per_joule", "inf/J", 3},
-                     {"efficiency_ratio", "eff x", 3}};
+                     {"efficiency_ratio", "eff x", 3},
+                     {"verdict", "verdict"},
+                     {"change_pct", "change %", 1},
+                     {"change_ci95_low_pct", "change 95% low", 1},
+                     {"change_ci95_high_pct", "change 95% high", 1},
+                     {"convergence", "stop"},
+                     {"repeats", "repeats"}};
     for (const auto& row : comparison.rows) {
         const auto& [model, backend, variant, precision, batch] = row.key;
         const auto* base = comparison.at(row, comparison.baseline);
@@ -244,10 +279,32 @@ Table comparison_long_table(const Comparison& comparison) {
                                        batch};
             const auto figures = side_cells(s, base);
             cells.insert(cells.end(), figures.begin(), figures.end());
+            add_verdict_cells(cells, row_verdict(comparison, row, side));
+            cells.push_back(std::string(convergence_label(s->benchmark.convergence)));
+            cells.push_back(s->repeats);
             table.rows.push_back(std::move(cells));
         }
     }
     return table;
+}
+
+std::optional<PairVerdict> row_verdict(const Comparison& comparison, const ComparisonRow& row, std::size_t side) {
+    const auto* s = comparison.at(row, side);
+    const auto* base = comparison.at(row, comparison.baseline);
+    if (side == comparison.baseline || !s || !base) return std::nullopt;
+    return judge(*s, *base, comparison.margin);
+}
+
+std::vector<std::string> regressions(const Comparison& comparison, double threshold) {
+    std::vector<std::string> lines;
+    for (const auto& row : comparison.rows)
+        for (std::size_t side = 0; side < comparison.sides.size(); ++side) {
+            const auto verdict = row_verdict(comparison, row, side);
+            if (verdict && verdict->verdict == Verdict::slower && verdict->change > threshold)
+                lines.push_back(fmt::format("{} [{}] {}: {}", row_name(row.key), side + 1, comparison.sides[side].label,
+                                            verdict->text()));
+        }
+    return lines;
 }
 
 std::vector<std::string> comparison_legend(const Comparison& comparison) {
@@ -274,10 +331,15 @@ std::string render_comparison(const Comparison& comparison, Format format, const
     for (const auto& line : comparison_legend(comparison)) out += line_of((format == Format::markdown ? "- " : "") + line);
     for (const auto& line : comparison_warnings(comparison))
         out += line_of((format == Format::markdown ? "- warning: " : "warning: ") + line);
-    out += format == Format::markdown ? "\nx: throughput relative to the baseline; eff x: inferences per joule "
-                                        "relative to the baseline.\n\n"
+    const std::string verdicts = fmt::format(
+        "verdict: mean latency against the baseline's, change and its 95% interval; SAME within +-{:g}%, FASTER or "
+        "SLOWER where the interval excludes 0, UNSURE otherwise",
+        comparison.margin * 100);
+    out += format == Format::markdown ? fmt::format("\nx: throughput relative to the baseline; eff x: inferences per "
+                                                    "joule relative to the baseline; {}.\n\n",
+                                                    verdicts)
                                       : line_of("x: throughput / baseline's, eff x: inferences per joule / baseline's") +
-                                            "\n";
+                                            line_of(verdicts) + "\n";
     return out + render(comparison_table(comparison), format, options);
 }
 

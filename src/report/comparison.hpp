@@ -13,6 +13,7 @@
 #include "analysis/summary.hpp"
 #include "core/statistics.hpp"
 #include "report/table.hpp"
+#include "report/verdict.hpp"
 #include "store/results_store.hpp"
 
 namespace inferbench::report {
@@ -21,7 +22,7 @@ namespace inferbench::report {
 struct ComparisonSource {
     std::string db;  // as given on the command line
     store::RunRecord run;
-    std::vector<analysis::BenchmarkSummary> summaries;  // telemetry included
+    std::vector<analysis::BenchmarkSummary> summaries;  // telemetry included; a cell's repeats combined
 };
 
 // One column group of the comparison: one device of one database.
@@ -44,6 +45,7 @@ struct Comparison {
     std::vector<ComparisonSide> sides;
     std::size_t baseline = 0;         // index into sides
     std::vector<ComparisonRow> rows;  // by model, backend, options, precision, batch size
+    double margin = kDefaultMargin;   // the verdicts' equivalence margin (report/verdict.hpp)
 
     // The summary of a row on a side; nullptr where that side did not measure it.
     const analysis::BenchmarkSummary* at(const ComparisonRow& row, std::size_t side) const;
@@ -61,9 +63,10 @@ std::string device_label(const store::RunRecord& run, const analysis::BenchmarkS
 // and when no side measured anything.
 Comparison build_comparison(std::vector<ComparisonSource> sources, const std::string& baseline);
 
-// Side by side, one row per benchmark key, six columns per side "[n] mean", "[n] inf/s", "[n] x",
+// Side by side, one row per benchmark key, seven columns per side "[n] mean", "[n] inf/s", "[n] x",
 // "[n] W", "[n] inf/J", "[n] eff x" (x: throughput relative to the baseline; eff x: inferences per
-// joule relative to the baseline): for terminals and Markdown.
+// joule relative to the baseline) and "[n] verdict" (report/verdict.hpp, against the baseline): for
+// terminals and Markdown.
 Table comparison_table(const Comparison& comparison);
 // One row per benchmark key and side, for CSV and JSON.
 Table comparison_long_table(const Comparison& comparison);
@@ -75,6 +78,14 @@ std::vector<std::string> comparison_legend(const Comparison& comparison);
 // above `max_cv_pct` (core/statistics.hpp's threshold by default).
 std::vector<std::string> comparison_warnings(const Comparison& comparison,
                                              double max_cv_pct = WarningThresholds{}.max_cv_pct);
+
+// The verdict of a row's side against the baseline; nothing for the baseline itself and where either
+// lacks a mean latency.
+std::optional<PairVerdict> row_verdict(const Comparison& comparison, const ComparisonRow& row, std::size_t side);
+
+// Every pair judged SLOWER by more than `threshold` (a fraction of the baseline's mean latency), one
+// line each: "resnet50 onnxruntime fp32 b1 [2] NVIDIA H100: SLOWER +7.2% (+5.1% to +9.3%)".
+std::vector<std::string> regressions(const Comparison& comparison, double threshold);
 
 // Legend, warnings and table for terminals and Markdown, the long table for CSV and JSON.
 std::string render_comparison(const Comparison& comparison, Format format, const RenderOptions& options = {});

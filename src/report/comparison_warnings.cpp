@@ -46,22 +46,35 @@ std::optional<std::string> setting_difference(const Comparison& comparison, cons
     return fmt::format("{} differs: {}", setting.name, join(values, ", "));
 }
 
-// "[1] throttle_policy=flag ... l2_flush=false ..., [2] ... l2_flush=true ..." for a row whose sides ran
-// under different measure conditions (core/measure_conditions).
-std::optional<std::string> conditions_difference(const Comparison& comparison, const ComparisonRow& row) {
+// The same for settings said as text: the measure conditions (core/measure_conditions: throttle policy,
+// L2 flush, sync ...), the stopping criterion with its own settings, and the repeats a row stands for (a
+// mean of 5 repeats against one run is a different measurement).
+using SettingText = std::string (*)(const analysis::BenchmarkSummary&);
+constexpr std::pair<const char*, SettingText> kTextSettings[] = {
+    {"measure conditions",
+     [](const analysis::BenchmarkSummary& s) {
+         return s.settings.conditions ? describe(*s.settings.conditions) : std::string("not recorded");
+     }},
+    {"stopping criterion",
+     [](const analysis::BenchmarkSummary& s) { return s.settings.stop.empty() ? "not recorded" : s.settings.stop; }},
+    {"repeats", [](const analysis::BenchmarkSummary& s) { return std::to_string(s.repeats); }},
+};
+
+std::optional<std::string> text_difference(const Comparison& comparison, const ComparisonRow& row, const char* name,
+                                           SettingText text_of) {
     std::vector<std::string> values;
-    std::optional<std::optional<MeasureConditions>> first;
+    std::optional<std::string> first;
     bool differs = false;
     for (std::size_t side = 0; side < comparison.sides.size(); ++side) {
         const auto* s = comparison.at(row, side);
         if (!s) continue;
-        const auto& value = s->settings.conditions;
+        const std::string value = text_of(*s);
         if (first && *first != value) differs = true;
         if (!first) first = value;
-        values.push_back(fmt::format("[{}] {}", side + 1, value ? describe(*value) : "not recorded"));
+        values.push_back(fmt::format("[{}] {}", side + 1, value));
     }
     if (!differs) return std::nullopt;
-    return fmt::format("measure conditions differ: {}", join(values, ", "));
+    return fmt::format("{} differs: {}", name, join(values, ", "));
 }
 
 void add(std::vector<std::pair<std::string, std::size_t>>& counted, std::string text) {
@@ -78,7 +91,16 @@ std::vector<std::string> comparison_warnings(const Comparison& comparison, doubl
         for (const auto& setting : kSettings)
             if (auto text = setting_difference(comparison, row, setting))
                 add(counted, "the sides ran with different settings: " + *text);
-        if (auto text = conditions_difference(comparison, row)) add(counted, "the sides ran with different settings: " + *text);
+        for (const auto& [name, text_of] : kTextSettings)
+            if (auto text = text_difference(comparison, row, name, text_of))
+                add(counted, "the sides ran with different settings: " + *text);
+        for (std::size_t side = 0; side < comparison.sides.size(); ++side) {
+            const auto* s = comparison.at(row, side);
+            if (s && s->benchmark.convergence == Convergence::not_converged)
+                add(counted, fmt::format("[{}] did not converge (its stopping criterion gave up): its interval is "
+                                         "wider than the plan asked for",
+                                         side + 1));
+        }
         for (std::size_t side = 0; side < comparison.sides.size(); ++side) {
             const auto* s = comparison.at(row, side);
             if (s && s->e2e.count > 0 && s->e2e.cv_pct > max_cv_pct)

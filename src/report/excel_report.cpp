@@ -62,6 +62,9 @@ void write_summary_sheet(XlsxWorkbook& book, const ReportGroup& group) {
     const auto gflops_col = static_cast<Col>(header.size());
     header.emplace_back("GFLOP_per_inference");
     header.emplace_back("GFLOP_per_inference_note");  // the bound and node counts where not a total
+    const auto stop_col = static_cast<Col>(header.size());
+    for (const char* name : {"convergence", "stop_reason", "mean_ci95_low_ms", "mean_ci95_high_ms"})
+        header.emplace_back(name);
     sheet.header(header);
     std::vector<bool> has_values(metrics.size(), false);
     Row row = 1;
@@ -79,6 +82,12 @@ void write_summary_sheet(XlsxWorkbook& book, const ReportGroup& group) {
         const GflopsFigure gflops = gflops_figure(s.model);
         sheet.number(row, gflops_col, gflops.gflops);
         if (!gflops.bound.empty()) sheet.text(row, static_cast<Col>(gflops_col + 1), gflops.text);
+        sheet.text(row, stop_col, convergence_label(s.benchmark.convergence));
+        if (!s.benchmark.stop_reason.empty()) sheet.text(row, static_cast<Col>(stop_col + 1), s.benchmark.stop_reason);
+        if (s.ci.mean) {
+            sheet.number(row, static_cast<Col>(stop_col + 2), s.ci.mean->low / 1e6);
+            sheet.number(row, static_cast<Col>(stop_col + 3), s.ci.mean->high / 1e6);
+        }
         ++row;
     }
     const auto chart_col = static_cast<Col>(header.size() + 1);

@@ -11,6 +11,7 @@
 #include "core/version.hpp"
 #include "report/findings_section.hpp"
 #include "devices/catalog.hpp"
+#include "analysis/repeats.hpp"
 #include "report/cost_figure.hpp"
 #include "report/html_page.hpp"
 #include "report/report_charts.hpp"
@@ -38,6 +39,8 @@ Table overview_table(const ReportSelection& data, const std::vector<analysis::Be
                                          {"variant", "options"},
                                          {"status", "status"},
                                          {"mean_ms", "mean"},
+                                         {"mean_ci95_half_ms", "±95%"},
+                                         {"convergence", "stop"},
                                          {"p50_ms", "p50"},
                                          {"p99_ms", "p99"},
                                          {"throughput_per_s", "inf/s", 1},
@@ -49,6 +52,8 @@ Table overview_table(const ReportSelection& data, const std::vector<analysis::Be
                                          {"model_size_mb", "size MB", 1},
                                          {"gflops_per_inference", "GFLOP/inf", 2}};
     table.columns.insert(table.columns.end(), columns.begin(), columns.end());
+    const bool repeated = std::any_of(summaries.begin(), summaries.end(), [](const auto& s) { return s.repeats > 1; });
+    if (repeated) table.columns.push_back({"repeats", "repeats"});
     for (const auto& s : summaries) {
         const auto& b = s.benchmark;
         const bool measured = s.e2e.count > 0;
@@ -64,6 +69,8 @@ Table overview_table(const ReportSelection& data, const std::vector<analysis::Be
             b.variant,
             std::string(to_string(b.status)),
             timing(s.e2e.mean),
+            s.ci.mean ? Cell{Duration{s.ci.mean->half_width()}} : Cell{Null{}},
+            b.status == BenchmarkStatus::skipped ? Cell{Null{}} : Cell{std::string(convergence_label(b.convergence))},
             timing(s.e2e.p50),
             timing(s.e2e.p99),
             measured || s.throughput_per_s > 0 ? Cell{s.throughput_per_s} : Cell{Null{}},
@@ -75,6 +82,7 @@ Table overview_table(const ReportSelection& data, const std::vector<analysis::Be
             b.model_size_bytes ? Cell{static_cast<double>(*b.model_size_bytes) * 1e-6} : Cell{Null{}},
             gflops_cell(s.model)};
         row.insert(row.end(), cells.begin(), cells.end());
+        if (repeated) row.emplace_back(s.repeats);
         table.rows.push_back(std::move(row));
     }
     return table;
@@ -244,9 +252,11 @@ std::string render_html_report(const ReportSelection& data, const std::vector<Ch
     else {
         page.paragraph(
             "Click a column heading to sort. Latencies are end-to-end; power and energy are the GPU's "
-            "during the measured iterations.",
+            "during the measured iterations. ±95%: half the 95% confidence interval of the mean (batch means of "
+            "one run's iterations, or Student t over a cell's repeats, whose means the row shows); stop: whether "
+            "the stopping criterion converged (fixed: a fixed duration).",
             "hint");
-        page.table(overview_table(data, summaries));
+        page.table(overview_table(data, analysis::combine_cells(summaries)));
     }
     page.close_section();
 

@@ -11,6 +11,7 @@
 #include "report/html_page.hpp"
 #include "report/html_report.hpp"
 #include "report/report_charts.hpp"
+#include "analysis/repeats.hpp"
 #include "report/summary_table.hpp"
 
 namespace inferbench::report {
@@ -96,7 +97,7 @@ ReportResult write_report(const store::ResultsStore& results, const ReportOption
     const std::vector<findings::Finding> found = findings::explain(evidence);
 
     ReportResult result;
-    result.summary = summary_table(summaries);
+    result.summary = summary_table(analysis::combine_cells(summaries));
     for (const auto& [name, format] : {std::pair{"summary.md", Format::markdown}, std::pair{"summary.csv", Format::csv},
                                        std::pair{"summary.json", Format::json}}) {
         write_text_file(dir / name, render(result.summary, format));

@@ -168,8 +168,9 @@ std::vector<BenchmarkGroup> group_benchmarks(const std::vector<store::BenchmarkR
         std::map<std::int64_t, int> seen;
         for (const auto& b : group.benchmarks) {
             const int n = ++seen[b.batch_size];
-            group.labels.push_back(n == 1 ? fmt::format("batch {}", b.batch_size)
-                                          : fmt::format("batch {} #{}", b.batch_size, n));
+            if (n == 1) group.labels.push_back(fmt::format("batch {}", b.batch_size));
+            else if (b.repeat > 0) group.labels.push_back(fmt::format("batch {} repeat {}", b.batch_size, b.repeat + 1));
+            else group.labels.push_back(fmt::format("batch {} #{}", b.batch_size, n));
         }
     }
     return groups;

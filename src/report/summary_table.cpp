@@ -126,6 +126,37 @@ void add_spread_cells(std::vector<Cell>& row, const analysis::BenchmarkSummary& 
         row.push_back(measured && std::isfinite(value) ? Cell{Duration{value}} : Cell{Null{}});
 }
 
+// Both ends of each 95% interval (analysis/intervals.hpp), how they were computed, and what the
+// stopping criterion saw.
+void add_interval_cells(std::vector<Cell>& row, const analysis::BenchmarkSummary& s) {
+    const auto& ci = s.ci;
+    for (const auto* interval : {&ci.mean, &ci.p50, &ci.p90, &ci.p99}) {
+        row.push_back(*interval ? Cell{Duration{(*interval)->low}} : Cell{Null{}});
+        row.push_back(*interval ? Cell{Duration{(*interval)->high}} : Cell{Null{}});
+    }
+    for (const auto* interval : {&ci.throughput, &ci.joules_per_inference}) {
+        row.push_back(*interval ? Cell{(*interval)->low} : Cell{Null{}});
+        row.push_back(*interval ? Cell{(*interval)->high} : Cell{Null{}});
+    }
+    row.push_back(ci.method.empty() ? Cell{Null{}} : Cell{ci.method});
+    row.push_back(s.benchmark.stop_reason.empty() ? Cell{Null{}} : Cell{s.benchmark.stop_reason});
+}
+
+// Whether the stopping criterion converged; a skipped benchmark measured nothing, so it neither
+// converged nor not.
+Cell convergence_cell(const store::BenchmarkRecord& b) {
+    if (b.status == BenchmarkStatus::skipped) return Null{};
+    return std::string(convergence_label(b.convergence));
+}
+
+// How precise the mean is: the half-width of its interval, how many repeats stand behind the row and
+// how much their means spread.
+void add_precision_cells(std::vector<Cell>& row, const analysis::BenchmarkSummary& s) {
+    row.push_back(s.ci.mean ? Cell{Duration{s.ci.mean->half_width()}} : Cell{Null{}});
+    row.push_back(s.repeats > 1 ? Cell{s.repeats} : Cell{Null{}});
+    row.push_back(s.cv_of_means_pct ? Cell{*s.cv_of_means_pct} : Cell{Null{}});
+}
+
 // On a narrow terminal the highest `shed` goes first; model, backend, batch, mean, inf/s and the
 // note always stay (report/table.hpp: Column::shed).
 std::vector<Column> measured_columns() {
@@ -134,7 +165,10 @@ std::vector<Column> measured_columns() {
     };
     return {{"model", "model"}, {"backend", "backend"}, shed("device", "device", 2, 2), shed("precision", "precision", 2, 2),
             {"batch_size", "batch"}, shed("variant", "options", 2, 3), shed("status", "status", 2, 1),
-            shed("iterations", "iters", 2, 5), {"mean_ms", "mean"}, shed("p50_ms", "p50", 2, 1), shed("p90_ms", "p90", 2, 5),
+            shed("convergence", "stop", 2, 6), shed("iterations", "iters", 2, 5), {"mean_ms", "mean"},
+            shed("mean_ci95_half_ms", "±95%", 2, 3), shed("repeats", "reps", 2, 5),
+            shed("cv_of_means_pct", "cv means %", 1, 5),
+            shed("p50_ms", "p50", 2, 1), shed("p90_ms", "p90", 2, 5),
             shed("p99_ms", "p99", 2, 4), shed("cv_pct", "cv %", 1, 4), shed("gpu_compute_p50_ms", "gpu p50", 2, 6),
             shed("h2d_mean_ms", "h2d", 2, 7), shed("d2h_mean_ms", "d2h", 2, 7), {"throughput_per_s", "inf/s", 1},
             shed("load_ms", "load ms", 0, 10), shed("model_size_mb", "size MB", 1, 10),
@@ -157,7 +191,15 @@ std::vector<Column> context_columns() {
             file("backend_options", "backend options"), file("throttle_policy", "throttle policy"),
             file("throttle_threshold", "throttle threshold"), file("l2_flush", "L2 flush"), file("sync", "sync"),
             file("idle_power_w", "idle W"), file("min_ms", "min"), file("max_ms", "max"),
-            file("stdev_ms", "stdev"), file("p95_ms", "p95"), file("p999_ms", "p99.9")};
+            file("stdev_ms", "stdev"), file("p95_ms", "p95"), file("p999_ms", "p99.9"),
+            file("mean_ci95_low_ms", "mean 95% low"), file("mean_ci95_high_ms", "mean 95% high"),
+            file("p50_ci95_low_ms", "p50 95% low"), file("p50_ci95_high_ms", "p50 95% high"),
+            file("p90_ci95_low_ms", "p90 95% low"), file("p90_ci95_high_ms", "p90 95% high"),
+            file("p99_ci95_low_ms", "p99 95% low"), file("p99_ci95_high_ms", "p99 95% high"),
+            file("throughput_ci95_low_per_s", "inf/s 95% low"), file("throughput_ci95_high_per_s", "inf/s 95% high"),
+            file("joules_per_inference_ci95_low", "J/inf 95% low"),
+            file("joules_per_inference_ci95_high", "J/inf 95% high"), file("ci_method", "intervals"),
+            file("stop_reason", "stopping")};
 }
 
 std::vector<Column> summary_columns() {
@@ -192,7 +234,9 @@ Table summary_table(const std::vector<analysis::BenchmarkSummary>& summaries) {
         const bool measured = s.e2e.count > 0;
         const auto timing = [&](double ns) { return analysis::has_latency(s) ? Cell{Duration{ns}} : Cell{Null{}}; };
         std::vector<Cell> row = {b.model, b.backend, b.device, b.precision, b.batch_size, b.variant, std::string(to_string(b.status)),
-                              measured ? Cell{s.e2e.count} : Cell{Null{}}, timing(s.e2e.mean), timing(s.e2e.p50),
+                              convergence_cell(b), measured ? Cell{s.e2e.count} : Cell{Null{}}, timing(s.e2e.mean)};
+        add_precision_cells(row, s);
+        const std::vector<Cell> rest = {timing(s.e2e.p50),
                               timing(s.e2e.p90), timing(s.e2e.p99), measured ? Cell{s.e2e.cv_pct} : Cell{Null{}},
                               device_time(s.compute, &TimingSummary::p50), device_time(s.h2d, &TimingSummary::mean),
                               device_time(s.d2h, &TimingSummary::mean),
@@ -200,11 +244,13 @@ Table summary_table(const std::vector<analysis::BenchmarkSummary>& summaries) {
                               optional_cell(b.load_ns, 1e6),
                               optional_cell(b.model_size_bytes, 1e6), optional_cell(s.model.parameters, 1e6),
                               gflops_cell(s.model)};
+        row.insert(row.end(), rest.begin(), rest.end());
         add_telemetry_cells(row, s);
         row.push_back(note(s));
         for (auto& cell : gflops_bound_cells(s.model)) row.push_back(std::move(cell));
         add_context_cells(row, s);
         add_spread_cells(row, s);
+        add_interval_cells(row, s);
         table.rows.push_back(std::move(row));
     }
     return table;

@@ -28,10 +28,13 @@ WarmupResult run_warmup(Backend& backend, const LoopSettings& loop, const std::a
     return result;
 }
 
-MeasureResult run_measured(Backend& backend, const LoopSettings& loop, TraceSink sink,
-                           const std::atomic<std::int32_t>& stop, BetweenIterations* between) {
+namespace {
+
+// The hot loop, compiled once per stopping rule.
+template <typename Rule>
+MeasureResult measure(Backend& backend, Rule rule, TraceSink sink, const std::atomic<std::int32_t>& stop,
+                      BetweenIterations* between) {
     MeasureResult result;
-    const std::int64_t deadline = monotonic_ns() + loop.duration_ns;
     std::int64_t first_start = 0;
     std::int64_t last_end = 0;
     std::int64_t i = 0;
@@ -50,11 +53,28 @@ MeasureResult run_measured(Backend& backend, const LoopSettings& loop, TraceSink
         last_end = end;
         ++i;
         sink.published->store(i, std::memory_order_release);
-        if (i >= loop.max_iterations || (end >= deadline && i >= loop.min_iterations)) break;
+        if (rule.done(i, end, end - start)) break;
     }
     result.iterations = i;
     result.wall_ns = i > 0 ? last_end - first_start : 0;
+    result.stop = rule.outcome(result.stopped);
     return result;
+}
+
+}  // namespace
+
+MeasureResult run_measured(Backend& backend, const LoopSettings& loop, TraceSink sink,
+                           const std::atomic<std::int32_t>& stop, BetweenIterations* between) {
+    // stop_timeout counts from here, a clock read before the first iteration's start.
+    const std::int64_t begin = monotonic_ns();
+    switch (loop.stop) {
+        case StopCriterion::stdrel:
+            return measure(backend, CriterionRule(loop, make_stdrel(loop), begin), sink, stop, between);
+        case StopCriterion::entropy:
+            return measure(backend, CriterionRule(loop, make_entropy(loop), begin), sink, stop, between);
+        case StopCriterion::fixed: break;
+    }
+    return measure(backend, FixedRule(loop, begin), sink, stop, between);
 }
 
 }  // namespace inferbench

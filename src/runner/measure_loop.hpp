@@ -8,6 +8,7 @@
 #include "backends/backend.hpp"
 #include "core/loop_settings.hpp"
 #include "core/spec.hpp"
+#include "runner/stop_rule.hpp"
 
 namespace inferbench {
 
@@ -37,6 +38,7 @@ struct MeasureResult {
     std::int64_t iterations = 0;
     std::int64_t wall_ns = 0;  // first start to last end
     bool stopped = false;      // ended early by a stop request
+    StopOutcome stop;          // whether the stopping criterion converged, and what it saw
 };
 
 // Runs until both the warm-up time and the warm-up iteration count are reached, or a stop request.
@@ -44,8 +46,8 @@ struct MeasureResult {
 WarmupResult run_warmup(Backend& backend, const LoopSettings& loop, const std::atomic<std::int32_t>& stop,
                         BetweenIterations* between = nullptr);
 
-// Runs until (duration reached and min_iterations done) or max_iterations, or a stop request. `between`
-// (optional) runs before each iteration, untimed.
+// Runs until the cell's stopping rule says so (runner/stop_rule.hpp: fixed, stdrel or entropy), or a
+// stop request. `between` (optional) runs before each iteration, untimed.
 MeasureResult run_measured(Backend& backend, const LoopSettings& loop, TraceSink sink,
                            const std::atomic<std::int32_t>& stop, BetweenIterations* between = nullptr);
 

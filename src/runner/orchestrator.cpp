@@ -91,10 +91,13 @@ void check_backend_options(const Plan& plan, CapabilityCache& cache) {
     }
 }
 
-store::BenchmarkRecord base_record(std::int64_t run_id, std::size_t ordinal, const BenchmarkSpec& spec) {
+store::BenchmarkRecord base_record(std::int64_t run_id, CellRepeat benchmark, const BenchmarkSpec& spec) {
     store::BenchmarkRecord record;
     record.run_id = run_id;
-    record.ordinal = static_cast<std::int64_t>(ordinal);
+    record.ordinal = static_cast<std::int64_t>(benchmark.ordinal);
+    record.repeat = benchmark.repeat;
+    // Until its worker says otherwise (a measured loop that never ended did not converge).
+    record.convergence = spec.loop.stop == StopCriterion::fixed ? Convergence::fixed : Convergence::not_converged;
     record.model = spec.model;
     record.backend = spec.backend;
     record.device = to_string(spec.device);
@@ -141,6 +144,14 @@ private:
     std::map<std::pair<std::string, std::int64_t>, std::vector<store::Metric>> cache_;
 };
 
+// A stopping criterion ends the harness's own loop; a backend that runs its own (an external tool) stops
+// by its own duration, so its numbers would not be what the criterion asked for.
+std::optional<std::string> stop_problem(const Backend& backend, const BenchmarkSpec& spec) {
+    if (spec.loop.stop == StopCriterion::fixed || !backend.capabilities().runs_own_loop) return std::nullopt;
+    return fmt::format("the {} backend runs its own measured loop, which stop: {} cannot end; use stop: fixed for it",
+                       spec.backend, to_string(spec.loop.stop));
+}
+
 // Last line of the worker's output, for the one-line reason.
 std::string last_line(const std::string& text) {
     const auto newline = text.find_last_of('\n');
@@ -166,7 +177,11 @@ void fill_from_outcome(store::BenchmarkRecord& record, const WorkerOutcome& outc
     if (const auto* warmup = outcome.find_event<wp::WarmupDone>(); warmup && warmup->iterations >= 0)
         record.warmup_iterations = warmup->iterations;
     const auto* measured = outcome.find_event<wp::Measured>();
-    if (measured) record.measured_wall_ns = measured->wall_ns;
+    if (measured) {
+        record.measured_wall_ns = measured->wall_ns;
+        record.convergence = measured->convergence;
+        record.stop_reason = measured->stop_reason;
+    }
     const auto* error = outcome.find_event<wp::Error>();
     const bool clean_exit = outcome.exited && outcome.exit_code == 0 && !outcome.timed_out;
     if (const auto* skipped = outcome.find_event<wp::Skipped>(); clean_exit && skipped) {
@@ -218,20 +233,20 @@ public:
     RunResult run(const ResumeTarget* target) {
         check_backend_options(plan_, cache_);
         if (target) {
-            for (const std::size_t ordinal : target->ordinals)
-                if (ordinal >= cells_.size()) throw std::logic_error("resume: a cell beyond the plan");
+            for (const CellRepeat& benchmark : target->pending)
+                if (benchmark.ordinal >= cells_.size()) throw std::logic_error("resume: a cell beyond the plan");
             results_.reopen_run(target->run_id, current_process_identity());
             result_.run_id = target->run_id;
-            ordinals_ = target->ordinals;
+            order_ = target->pending;
             run_ = run_record();
             run_.run_id = target->run_id;
         } else {
             run_ = run_record();
             result_.run_id = results_.begin_run(run_);
-            for (std::size_t i = 0; i < cells_.size(); ++i) ordinals_.push_back(i);
+            order_ = run_order(cells_.size(), plan_.settings.repeats);
         }
         begin_ns_ = monotonic_ns();
-        for (std::size_t k = 0; k < ordinals_.size() && !result_.interrupted && !result_.store_failure; ++k) run_cell(k);
+        for (std::size_t k = 0; k < order_.size() && !result_.interrupted && !result_.store_failure; ++k) run_cell(k);
         end_run();
         return result_;
     }
@@ -302,7 +317,8 @@ private:
 
     void notify(ProgressEvent event) {
         if (!options_.on_progress) return;
-        event.total = ordinals_.size();
+        event.total = order_.size();
+        event.repeats = plan_.settings.repeats;
         event.elapsed_ns = monotonic_ns() - begin_ns_;
         event.eta_ns = estimate_remaining(event.index);
         options_.on_progress(event);
@@ -310,19 +326,19 @@ private:
 
     // Remaining cells times the mean time of finished ones (or the planned time before any).
     std::int64_t estimate_remaining(std::size_t index) const {
-        const std::int64_t per_cell = finished_ > 0 ? finished_ns_ / finished_
-                                                    : plan_.settings.loop.warmup_ns + plan_.settings.loop.duration_ns;
-        const auto left = static_cast<std::int64_t>(ordinals_.size() - index);
+        const LoopSettings& loop = plan_.settings.loop;
+        const std::int64_t per_cell = finished_ > 0 ? finished_ns_ / finished_ : loop.warmup_ns + planned_measure_ns(loop);
+        const auto left = static_cast<std::int64_t>(order_.size() - index);
         return per_cell * left;
     }
 
-    // The k-th cell to run (from 0), of ordinal ordinals_[k] in the plan.
+    // The k-th benchmark to run (from 0): the cell of ordinal order_[k].ordinal in the plan, one of its repeats.
     void run_cell(std::size_t k) {
-        const std::size_t i = ordinals_[k];
-        const BenchmarkSpec& spec = cells_[i];
+        const BenchmarkSpec& spec = cells_[order_[k].ordinal];
+        const std::int64_t repeat = order_[k].repeat;
         const std::int64_t cell_begin = monotonic_ns();
-        notify({ProgressEvent::Kind::started, k + 1, 0, &spec});
-        store::BenchmarkRecord record = base_record(result_.run_id, i, spec);
+        notify({ProgressEvent::Kind::started, k + 1, 0, &spec, repeat});
+        store::BenchmarkRecord record = base_record(result_.run_id, order_[k], spec);
         std::vector<IterationRecord> iterations;
         std::vector<LayerTime> layers;
         std::vector<store::Metric> backend_figures;
@@ -344,7 +360,7 @@ private:
             finished_ns_ += monotonic_ns() - cell_begin;
             ++finished_;
         }
-        notify({ProgressEvent::Kind::finished, k + 1, 0, &spec, &result_.benchmarks.back()});
+        notify({ProgressEvent::Kind::finished, k + 1, 0, &spec, repeat, 1, &result_.benchmarks.back()});
     }
 
     void measure_cell(const BenchmarkSpec& spec, store::BenchmarkRecord& record,
@@ -353,6 +369,7 @@ private:
         std::string problem;
         const Backend* backend = cache_.get(spec.backend, problem);
         std::optional<std::string> skip = cell_problem(backend, problem, spec);
+        if (!skip) skip = stop_problem(*backend, spec);
         ResolvedModel model;
         if (!skip) {
             model = resolve_model(spec, backend->capabilities());
@@ -384,10 +401,12 @@ private:
         hooks.interrupted = interrupt_requested;
         hooks.end_now = termination_requested;
         hooks.request_stop = [&trace] { trace.header().stop_requested.store(1, std::memory_order_relaxed); };
-        hooks.on_started = [&](int pid) { telemetry_.worker_started(pid, spec.loop.warmup_ns + spec.loop.duration_ns + kLoadAndTeardownNs); };
+        hooks.on_started = [&](int pid) {
+            telemetry_.worker_started(pid, spec.loop.warmup_ns + planned_measure_ns(spec.loop) + kLoadAndTeardownNs);
+        };
         hooks.on_event = [&](const wp::Event& event) { telemetry_.worker_event(event); };
         hooks.on_tick = [&] {
-            ProgressEvent tick{ProgressEvent::Kind::tick, k + 1, 0, &spec};
+            ProgressEvent tick{ProgressEvent::Kind::tick, k + 1, 0, &spec, order_[k].repeat};
             tick.iterations_so_far = static_cast<std::int64_t>(trace.published().size());
             notify(tick);
         };
@@ -409,7 +428,7 @@ private:
     ThermalConditions thermal_{plan_.settings, telemetry_};
     std::optional<IdleBaseline> idle_baseline_;  // measured before the first cell, stored with the run
     std::vector<BenchmarkSpec> cells_;
-    std::vector<std::size_t> ordinals_;  // the cells this invocation runs
+    std::vector<CellRepeat> order_;      // the benchmarks this invocation runs, in order
     store::RunRecord run_;               // as begun (or resumed), for a recovery file
     RunResult result_;
     std::int64_t begin_ns_ = 0;

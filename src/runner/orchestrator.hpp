@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backends/registry.hpp"
+#include "core/matrix.hpp"
 #include "core/plan.hpp"
 #include "store/recovery_file.hpp"
 #include "store/results_store.hpp"
@@ -23,6 +24,8 @@ struct ProgressEvent {
     std::size_t index = 0;
     std::size_t total = 0;
     const BenchmarkSpec* spec = nullptr;
+    std::int64_t repeat = 0;                         // of the cell, from 0
+    std::int64_t repeats = 1;                        // the plan's
     const store::BenchmarkRecord* record = nullptr;  // on finished
     std::int64_t iterations_so_far = 0;              // on tick
     std::int64_t elapsed_ns = 0;                     // since the plan started
@@ -61,12 +64,12 @@ void check_backend_options(const Plan& plan, const BackendRegistry& registry);
 RunResult run_plan(const Plan& plan, const BackendRegistry& registry, store::ResultsStore& results,
                    const RunnerOptions& options);
 
-// Going on with an earlier run of `plan` (the one stored with it): only the cells at `ordinals` run, in
-// that order, into run `run_id`, each replacing the run's earlier records of its ordinal. The run is
-// reopened first, which throws if another orchestrator may still be writing it.
+// Going on with an earlier run of `plan` (the one stored with it): only the `pending` repeats of cells
+// run, in that order, into run `run_id`, each replacing the run's earlier records of its ordinal and
+// repeat. The run is reopened first, which throws if another orchestrator may still be writing it.
 struct ResumeTarget {
     std::int64_t run_id = 0;
-    std::vector<std::size_t> ordinals;
+    std::vector<CellRepeat> pending;
 };
 RunResult resume_plan(const Plan& plan, const BackendRegistry& registry, store::ResultsStore& results,
                       const RunnerOptions& options, const ResumeTarget& target);

@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "core/matrix.hpp"
 #include "core/units.hpp"
 
 namespace inferbench {
@@ -65,12 +64,14 @@ ResumePoint find_resume_point(const store::ResultsStore& results, std::string_vi
     const auto cells = expand_matrix(point.plan);
     const auto records = results.benchmarks(point.run.run_id);
     require_same_cells(point.run, cells, records);
-    std::set<std::size_t> ok;
+    std::set<CellRepeat> ok;
     for (const auto& record : records)
-        if (record.status == BenchmarkStatus::ok) ok.insert(static_cast<std::size_t>(record.ordinal));
+        if (record.status == BenchmarkStatus::ok) ok.insert({static_cast<std::size_t>(record.ordinal), record.repeat});
     point.cells = cells.size();
-    for (std::size_t i = 0; i < cells.size(); ++i)
-        if (!ok.contains(i)) point.pending.push_back(i);
+    const auto order = run_order(cells.size(), point.plan.settings.repeats);
+    point.benchmarks = order.size();
+    for (const CellRepeat& benchmark : order)
+        if (!ok.contains(benchmark)) point.pending.push_back(benchmark);
     return point;
 }
 

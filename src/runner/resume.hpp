@@ -1,13 +1,15 @@
 // What `inferbench run --resume` goes on with: a stored run, its plan read back from the run, and the
-// cells of that plan without an `ok` record (in plan order). A cell counts as measured once it has an
-// ok record; everything else (failed, interrupted, skipped, or never stored because the orchestrator
-// was killed) runs again.
+// benchmarks of that plan (each cell's repeats) without an `ok` record, in the run's order
+// (core/matrix: run_order). A repeat counts as measured once it has an ok record; everything else
+// (failed, interrupted, skipped, or never stored because the orchestrator was killed) runs again, so
+// finished repeats are never measured twice.
 #pragma once
 
 #include <cstddef>
 #include <string_view>
 #include <vector>
 
+#include "core/matrix.hpp"
 #include "core/plan.hpp"
 #include "store/results_store.hpp"
 
@@ -17,7 +19,8 @@ struct ResumePoint {
     store::RunRecord run;
     Plan plan;
     std::size_t cells = 0;              // in the plan
-    std::vector<std::size_t> pending;   // ordinals without an ok record
+    std::size_t benchmarks = 0;         // cells x the plan's repeats
+    std::vector<CellRepeat> pending;    // without an ok record, in run order
 };
 
 // `which` is a run id or "latest". Throws UserError when there is no such run, when the run may still

@@ -64,7 +64,7 @@ void send_layer_times(Backend& backend, const TraceBuffer& trace, std::string& p
 std::int64_t expected_iterations(const WarmupResult& warmup, const LoopSettings& loop) {
     if (warmup.iterations == 0 || warmup.elapsed_ns <= 0) return loop.min_iterations;
     const double per_iteration = static_cast<double>(warmup.elapsed_ns) / static_cast<double>(warmup.iterations);
-    const double expected = 1.5 * static_cast<double>(loop.duration_ns) / std::max(per_iteration, 1.0);
+    const double expected = 1.5 * static_cast<double>(planned_measure_ns(loop)) / std::max(per_iteration, 1.0);
     return std::max(loop.min_iterations, static_cast<std::int64_t>(std::min(expected, 1e12)));
 }
 
@@ -155,7 +155,8 @@ int run_benchmark(const BenchmarkSpec& spec, const std::string& model_path, Trac
         const MeasureResult measured =
             run_measured(*backend, loop, TraceSink{trace.records(), &trace.header().published},
                          trace.header().stop_requested, conditions.between());
-        send_event(wp::Measured{measured.iterations, measured.wall_ns, measured.stopped});
+        send_event(wp::Measured{measured.iterations, measured.wall_ns, measured.stopped, measured.stop.convergence,
+                                measured.stop.reason});
         send_layer_times(*backend, trace, phase);
         end_after_last_event();
     } catch (const std::exception& e) {

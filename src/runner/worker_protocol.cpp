@@ -54,7 +54,11 @@ json fields(const Loaded& e) {
 json fields(const WarmupDone& e) { return {{"iterations", e.iterations}, {"elapsed_ns", e.elapsed_ns}}; }
 
 json fields(const Measured& e) {
-    return {{"iterations", e.iterations}, {"wall_ns", e.wall_ns}, {"stopped", e.stopped}};
+    return {{"iterations", e.iterations},
+            {"wall_ns", e.wall_ns},
+            {"stopped", e.stopped},
+            {"convergence", to_string(e.convergence)},
+            {"stop_reason", e.stop_reason}};
 }
 
 json fields(const Layers& e) {
@@ -95,8 +99,15 @@ WarmupDone read_warmup_done(const json& j) {
 
 Measured read_measured(const json& j) {
     constexpr std::string_view what = "event measured";
-    return {field<std::int64_t>(j, what, "iterations"), field<std::int64_t>(j, what, "wall_ns"),
-            field<bool>(j, what, "stopped")};
+    Measured e{field<std::int64_t>(j, what, "iterations"), field<std::int64_t>(j, what, "wall_ns"),
+               field<bool>(j, what, "stopped")};
+    const auto word = field<std::string>(j, what, "convergence");
+    const auto convergence = parse_convergence(word);
+    if (!convergence)
+        throw ProtocolError(fmt::format("worker {}: field 'convergence': unknown value '{}'", what, word));
+    e.convergence = *convergence;
+    e.stop_reason = field<std::string>(j, what, "stop_reason");
+    return e;
 }
 
 Layers read_layers(const json& j) {

@@ -66,12 +66,15 @@ struct WarmupDone {
     std::int64_t elapsed_ns = 0;
 };
 
-// The measured loop has ended; `stopped` where the orchestrator asked it to stop early.
+// The measured loop has ended; `stopped` where the orchestrator asked it to stop early; whether its
+// stopping criterion converged, and what the criterion saw (empty for fixed).
 struct Measured {
     static constexpr std::string_view kName = "measured";
     std::int64_t iterations = 0;
     std::int64_t wall_ns = 0;
     bool stopped = false;
+    Convergence convergence = Convergence::fixed;
+    std::string stop_reason = {};
 };
 
 // After the measured loop: the backend's per-layer times, from a separate profiled run (may be none), and the

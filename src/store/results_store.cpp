@@ -28,7 +28,7 @@ constexpr std::string_view kBenchmarkColumns =
     "b.benchmark_id, b.run_id, b.ordinal, b.model, b.backend, b.backend_version, b.device, "
     "b.precision, b.batch_size, b.status, b.reason, b.started_unix_ms, b.ended_unix_ms, b.load_ns, "
     "b.model_path, b.model_size_bytes, b.warmup_iterations, b.measured_wall_ns, b.settings_json, "
-    "b.stderr_tail, b.variant";
+    "b.stderr_tail, b.variant, b.repeat_index, b.convergence, b.stop_reason";
 
 constexpr std::string_view kInsertRun =
     "INSERT INTO runs (name, started_unix_ms, status, plan_json, environment_json, host, "
@@ -38,8 +38,9 @@ constexpr std::string_view kInsertRun =
 constexpr std::string_view kInsertBenchmark =
     "INSERT INTO benchmarks (run_id, ordinal, model, backend, backend_version, device, precision, "
     "batch_size, status, reason, started_unix_ms, ended_unix_ms, load_ns, model_path, "
-    "model_size_bytes, warmup_iterations, measured_wall_ns, settings_json, stderr_tail, variant) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)";
+    "model_size_bytes, warmup_iterations, measured_wall_ns, settings_json, stderr_tail, variant, repeat_index, "
+    "convergence, stop_reason) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)";
 
 constexpr std::string_view kInsertMetric =
     "INSERT INTO benchmark_metrics (benchmark_id, name, value, unit) VALUES (?1, ?2, ?3, ?4)";
@@ -60,7 +61,7 @@ constexpr std::string_view kCpuSampleColumns =
 // Runs and benchmarks both list oldest run first; run_id breaks ties of equal start times.
 constexpr std::string_view kRunOrder = " ORDER BY started_unix_ms, run_id";
 constexpr std::string_view kBenchmarkOrder =
-    " ORDER BY r.started_unix_ms, r.run_id, b.ordinal, b.benchmark_id";
+    " ORDER BY r.started_unix_ms, r.run_id, b.ordinal, b.repeat_index, b.benchmark_id";
 
 std::string concat(std::initializer_list<std::string_view> parts) {
     std::string text;
@@ -98,6 +99,14 @@ void bind_device_time(Statement& statement, int index, std::int64_t value_ns) {
 RunStatus stored_run_status(const std::filesystem::path& file, std::int64_t run_id, const std::string& text) {
     if (const auto status = parse_run_status(text)) return *status;
     unknown_status(file, "run", run_id, text, known_run_statuses());
+}
+
+Convergence stored_convergence(const std::filesystem::path& file, std::int64_t benchmark_id, const std::string& text) {
+    if (const auto convergence = parse_convergence(text)) return *convergence;
+    throw EnvironmentError(fmt::format("results database '{}': benchmark {} has convergence '{}', which this "
+                                       "inferbench does not know (it knows {}); the file was written by another "
+                                       "program or a newer inferbench",
+                                       file.string(), benchmark_id, text, known_convergences()));
 }
 
 BenchmarkStatus stored_benchmark_status(const std::filesystem::path& file, std::int64_t benchmark_id,
@@ -150,6 +159,9 @@ BenchmarkRecord read_benchmark(const std::filesystem::path& file, const Statemen
     b.settings_json = row.column_text(18);
     b.stderr_tail = row.column_text(19);
     b.variant = row.column_text(20);
+    b.repeat = row.column_int64(21);
+    b.convergence = stored_convergence(file, b.benchmark_id, row.column_text(22));
+    b.stop_reason = row.column_text(23);
     return b;
 }
 
@@ -178,6 +190,8 @@ void bind_benchmark(Statement& insert, const BenchmarkRecord& b) {
     insert.bind_text(18, b.settings_json);
     bind_optional_text(insert, 19, b.stderr_tail);
     insert.bind_text(20, b.variant);
+    insert.bind_int64(21, b.repeat).bind_text(22, to_string(b.convergence));
+    bind_optional_text(insert, 23, b.stop_reason);
 }
 
 // The hot path (millions of rows): statements prepared once, inside the caller's transaction, each
@@ -601,8 +615,9 @@ std::int64_t ResultsStore::Impl::store_benchmark(const BenchmarkRecord& benchmar
     Transaction transaction(s.db);
     if (replace) {
         // The earlier attempt's iterations, samples and metrics go with it (ON DELETE CASCADE).
-        Statement remove = s.db.prepare("DELETE FROM benchmarks WHERE run_id = ?1 AND ordinal = ?2");
-        remove.bind_int64(1, benchmark.run_id).bind_int64(2, benchmark.ordinal);
+        Statement remove =
+            s.db.prepare("DELETE FROM benchmarks WHERE run_id = ?1 AND ordinal = ?2 AND repeat_index = ?3");
+        remove.bind_int64(1, benchmark.run_id).bind_int64(2, benchmark.ordinal).bind_int64(3, benchmark.repeat);
         remove.run();
     }
     s.insert_benchmark.reset();

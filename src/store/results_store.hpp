@@ -16,6 +16,7 @@
 #include "core/samples.hpp"
 #include "core/spec.hpp"
 #include "core/status.hpp"
+#include "core/stop_criterion.hpp"
 
 namespace inferbench::store {
 
@@ -56,6 +57,9 @@ struct BenchmarkRecord {
     std::optional<std::int64_t> measured_wall_ns;
     std::string settings_json;  // the spec's settings and backend options
     std::string stderr_tail;
+    std::int64_t repeat = 0;  // which of the cell's repeats (the run's `repeats`), from 0
+    Convergence convergence = Convergence::fixed;  // whether its stopping criterion was met
+    std::string stop_reason;  // what the criterion saw when the loop ended; empty for fixed
 };
 
 // A figure of a benchmark that has no per-iteration rows behind it, e.g. trtexec's own mean of GPU
@@ -168,13 +172,14 @@ public:
     // The same for a benchmark that has iterations alone.
     std::int64_t add_benchmark(const BenchmarkRecord& benchmark, std::span<const IterationRecord> iterations = {});
     // add_benchmark that, in the same transaction, deletes the run's earlier records of the same ordinal
-    // (a resumed cell's failed or interrupted attempt), so that a cell has one record per run.
+    // and repeat (a resumed cell's failed or interrupted attempt), so that each repeat of a cell has one
+    // record per run.
     std::int64_t replace_benchmark(const BenchmarkRecord& benchmark, const BenchmarkData& data);
 
     std::vector<RunRecord> runs() const;  // oldest first
     std::optional<RunRecord> latest_run() const;
     std::optional<RunRecord> find_run(std::int64_t run_id) const;
-    // Ordered by run (oldest first, as runs()), then ordinal.
+    // Ordered by run (oldest first, as runs()), then ordinal, then repeat.
     std::vector<BenchmarkRecord> benchmarks(
         std::optional<std::int64_t> run_id = std::nullopt) const;
     // Ordered by iteration.

@@ -188,6 +188,15 @@ ALTER TABLE layer_times ADD COLUMN host_dispatch INTEGER NOT NULL DEFAULT 0 CHEC
 UPDATE layer_times SET host_dispatch = 1
  WHERE provider IN ('CUDAExecutionProvider', 'TensorrtExecutionProvider');
 )sql",
+    // 8: repeats and stopping criteria: which of its cell's repeats a benchmark is (0 for every
+    // benchmark stored before, each cell having run once), whether its stopping criterion converged
+    // ('fixed' for a fixed duration, which every earlier benchmark had) and what the criterion saw.
+    R"sql(
+ALTER TABLE benchmarks ADD COLUMN repeat_index INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE benchmarks ADD COLUMN convergence TEXT NOT NULL DEFAULT 'fixed'
+    CHECK (convergence IN ('fixed', 'converged', 'not_converged'));
+ALTER TABLE benchmarks ADD COLUMN stop_reason TEXT;
+)sql",
 };
 
 constexpr int kKnownVersion = static_cast<int>(std::size(kMigrations));

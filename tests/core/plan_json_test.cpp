@@ -69,7 +69,29 @@ exclude:
               R"("max_iterations":"0","timeout":"10m","seed":"42","output_dir":"inferbench-results","db":"",)"
               R"("model_cache":"","telemetry_enabled":"true","telemetry_rate_hz":"10","telemetry_gpu":"auto",)"
               R"("throttle_threshold":"0.75","throttle_policy":"flag","cooldown":"0s","cooldown_max":"2m",)"
-              R"("idle_baseline":"3s","l2_flush":"false","sync":"auto"})");
+              R"("idle_baseline":"3s","l2_flush":"false","sync":"auto",)"
+              R"("stop":"fixed","max_noise":"0.5%","min_time":"500ms","stop_timeout":"15s","max_angle":"0.048",)"
+              R"("min_r2":"0.36","repeats":"1"})");
+}
+
+// A plan stored before stopping criteria and repeats existed ran fixed, each cell once.
+TEST(PlanJson, APlanStoredBeforeStoppingCriteriaReadsBackAsFixedOnce) {
+    const Plan plan = plan_from_json(
+        R"({"source":"plan.yaml","models":["null"],"backends":["null"],"duration":"20ms","max_iterations":"0",)"
+        R"("timeout":"10m","telemetry_gpu":"auto"})",
+        "run 3", kVocabulary);
+    EXPECT_EQ(plan.settings.loop.stop, StopCriterion::fixed);
+    EXPECT_EQ(plan.settings.repeats, 1);
+}
+
+// Real numbers are stored in their shortest exact form, so a resumed run measures with the same values.
+TEST(PlanJson, StoppingSettingsReadBackExactly) {
+    const Plan plan = parse_plan("stop: entropy\nmax_angle: 0.0123456789\nmin_r2: 0.7\nstop_timeout: 2s\nrepeats: 4\n",
+                                 "plan.yaml", kVocabulary);
+    const Plan back = plan_from_json(plan_to_json(plan), "run 1", kVocabulary);
+    EXPECT_EQ(back.settings.loop, plan.settings.loop);
+    EXPECT_EQ(back.settings.loop.max_angle_deg, 0.0123456789);
+    EXPECT_EQ(back.settings.repeats, 4);
 }
 
 // Older versions stored a device as it was spelled ("cuda", "gpu:1"); such a plan reads back as the same devices.

@@ -74,3 +74,37 @@ TEST(Instability, FewIterationsGiveNoShapeFindings) {
 
 }  // namespace
 }  // namespace inferbench::findings
+
+namespace inferbench::findings {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using namespace testing;
+
+TEST(NotConverged, ACriterionThatGaveUpFiresWithItsReasonAndInterval) {
+    auto b = benchmark();
+    b.iterations = iterations(200, [](int i) { return 1'000'000 + 10'000 * jitter(i); });
+    b.record.convergence = Convergence::not_converged;
+    b.record.stop_reason = "stdrel: not converged within stop_timeout 15s (noise 0.91%, max_noise 0.5%) after 200 iterations";
+    const StoredRun run({b});
+    const auto found = not_converged(run.at(0));
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].id, "timing.not_converged");
+    EXPECT_EQ(found[0].severity, Severity::warning);
+    EXPECT_THAT(found[0].statement, HasSubstr("did not converge (stdrel: not converged within stop_timeout 15s"));
+    EXPECT_THAT(found[0].statement, HasSubstr("the 95% interval of its mean is +-"));
+}
+
+TEST(NotConverged, FixedAndConvergedBenchmarksStaySilent) {
+    auto fixed = benchmark();
+    fixed.iterations = iterations(200, [](int i) { return 1'000'000 + 10'000 * jitter(i); });
+    auto converged = fixed;
+    converged.record.convergence = Convergence::converged;
+    const StoredRun run({fixed, converged});
+    EXPECT_THAT(not_converged(run.at(0)), IsEmpty());
+    EXPECT_THAT(not_converged(run.at(1)), IsEmpty());
+}
+
+}  // namespace
+}  // namespace inferbench::findings

@@ -156,7 +156,8 @@ TEST(TableWidth, FitsTheTerminalWidth) {
     // Notes move below the table, each once; the columns left out are named, in the table's order.
     EXPECT_NE(text.find("[1] throttled by SW power cap; energy from integrated power"), std::string::npos) << text;
     EXPECT_NE(text.find("[2] backend tensorrt is not built"), std::string::npos) << text;
-    EXPECT_NE(text.find("columns left out to fit 120 characters: iterations, p90_ms,"), std::string::npos) << text;
+    EXPECT_NE(text.find("columns left out to fit 120 characters: convergence, iterations, p90_ms,"), std::string::npos)
+        << text;
     EXPECT_NE(text.find(" 189.00 ms  201.12 ms   2.2"), std::string::npos) << "p99 and cv kept at 120\n" << text;
     for (const std::size_t width : {110u, 140u, 200u})
         EXPECT_LE(widest_line(render(table, Format::text, {.columns = {}, .width = width})), width) << width;
@@ -213,7 +214,8 @@ TEST(TableColumns, ColumnsChooseAndUnknownNamesListTheValidOnes) {
         const std::string what = e.what();
         EXPECT_NE(what.find("--columns latency: the summary table has no such column"), std::string::npos) << what;
         EXPECT_NE(what.find("valid names: model, backend,"), std::string::npos) << what;
-        EXPECT_NE(what.find("p999_ms, all"), std::string::npos) << what;
+        EXPECT_NE(what.find("p999_ms, mean_ci95_low_ms,"), std::string::npos) << what;
+        EXPECT_NE(what.find("ci_method, stop_reason, all"), std::string::npos) << what;
     }
     // `all`: the export-only columns on a terminal too, none left out for width.
     const auto all = render(table, Format::text, {.columns = {"all"}, .width = 100});
@@ -230,7 +232,7 @@ TEST(TableExports, CarryRunSettingsAndEveryStatisticAtFullPrecision) {
     EXPECT_NE(csv.find(",3,2025-11-24 16:00:00,gpu01,AMD EPYC 9654,1.20.1,1000,10000,100000,180,250.5,4.280625,198,240\n"),
               std::string::npos)
         << csv;
-    EXPECT_NE(csv.find(",ok,120,190.25,189,195.5,201.125,2.25,"), std::string::npos) << "no display rounding";
+    EXPECT_NE(csv.find(",ok,fixed,120,190.25,189,195.5,201.125,2.25,"), std::string::npos) << "no display rounding";
     // The terminal shows what it showed: rounded, no run context.
     const auto text = render(summary_table(sample_summaries()), Format::text);
     EXPECT_NE(text.find("201.12 ms"), std::string::npos);

@@ -66,7 +66,14 @@ TEST(WorkerProtocol, MeasuredRoundTrips) {
         EXPECT_EQ(back.iterations, 9'000'000'000);
         EXPECT_EQ(back.wall_ns, 5'000'000'000'000);
         EXPECT_EQ(back.stopped, stopped);
+        EXPECT_EQ(back.convergence, Convergence::fixed);
+        EXPECT_EQ(back.stop_reason, "");
     }
+    const Measured criterion{10, 20, false, Convergence::not_converged, "stdrel: not converged within stop_timeout 1s"};
+    const Measured back = round_trip(criterion);
+    EXPECT_EQ(to_json(criterion).at("convergence"), "not_converged");
+    EXPECT_EQ(back.convergence, Convergence::not_converged);
+    EXPECT_EQ(back.stop_reason, criterion.stop_reason);
 }
 
 TEST(WorkerProtocol, LayersRoundTripInTheirOrder) {
@@ -121,6 +128,9 @@ TEST(WorkerProtocol, BadMessagesNameWhatIsWrong) {
     EXPECT_EQ(error_of(R"([1, 2])"), "worker event: not a JSON object");
     EXPECT_EQ(error_of(R"({"event":"measured","iterations":1,"stopped":false})"),
               "worker event measured: no field 'wall_ns'");
+    EXPECT_EQ(error_of(R"({"event":"measured","iterations":1,"wall_ns":1,"stopped":false,"convergence":"maybe",)"
+                       R"("stop_reason":""})"),
+              "worker event measured: field 'convergence': unknown value 'maybe'");
     EXPECT_NE(error_of(R"({"event":"measured","iterations":"many","wall_ns":1,"stopped":false})")
                   .find("worker event measured: field 'iterations': "),
               std::string::npos);

@@ -11,12 +11,16 @@
 
 namespace inferbench::store {
 
-// SQL that takes a current file back to schema 5 (before the orchestrator columns of runs), for tests
-// that make an older file out of a new one.
-// SQL that turns a file of the current schema back into one of an older version, for migration tests.
-#define INFERBENCH_BACK_TO_SCHEMA_6 "ALTER TABLE layer_times DROP COLUMN host_dispatch; PRAGMA user_version = 6; "
-inline constexpr const char* kBackToSchema6 = INFERBENCH_BACK_TO_SCHEMA_6;
-inline constexpr const char* kBackToSchema5 = INFERBENCH_BACK_TO_SCHEMA_6
+// SQL that takes a current file back to schema 7 (before benchmarks had repeats and convergence), 6
+// (before layer times said whether they are the host's dispatch) and 5 (before the orchestrator columns
+// of runs), for tests that make an older file out of a new one.
+inline const std::string kBackToSchema7 =
+    "ALTER TABLE benchmarks DROP COLUMN repeat_index; ALTER TABLE benchmarks DROP COLUMN convergence; "
+    "ALTER TABLE benchmarks DROP COLUMN stop_reason; PRAGMA user_version = 7; ";
+inline const std::string kBackToSchema6 =
+    kBackToSchema7 + "ALTER TABLE layer_times DROP COLUMN host_dispatch; PRAGMA user_version = 6; ";
+inline const std::string kBackToSchema5 =
+    kBackToSchema6 +
     "ALTER TABLE runs DROP COLUMN orchestrator_pid; ALTER TABLE runs DROP COLUMN orchestrator_start_ticks; "
     "ALTER TABLE runs DROP COLUMN orchestrator_boot_id; ALTER TABLE runs DROP COLUMN orchestrator_pid_namespace; "
     "ALTER TABLE runs DROP COLUMN end_reason; PRAGMA user_version = 5; ";

@@ -1,0 +1,232 @@
+#include "analysis/repeats.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "core/units.hpp"
+
+namespace inferbench::analysis {
+namespace {
+
+using Summaries = std::vector<const BenchmarkSummary*>;
+
+bool measured(const BenchmarkSummary& s) { return s.benchmark.status == BenchmarkStatus::ok && has_latency(s); }
+
+// The values of every repeat, or nothing where one of them lacks it (a mean of some would be a claim
+// about all).
+template <typename Get>
+std::optional<std::vector<double>> values_of(const Summaries& repeats, Get get) {
+    std::vector<double> values;
+    for (const auto* s : repeats) {
+        const std::optional<double> value = get(*s);
+        if (!value || !std::isfinite(*value)) return std::nullopt;
+        values.push_back(*value);
+    }
+    return values;
+}
+
+double mean(const std::vector<double>& values) {
+    double sum = 0;
+    for (const double v : values) sum += v;
+    return sum / static_cast<double>(values.size());
+}
+
+std::optional<double> mean_of(const std::optional<std::vector<double>>& values) {
+    return values ? std::optional(mean(*values)) : std::nullopt;
+}
+std::optional<double> max_of(const std::optional<std::vector<double>>& values) {
+    return values ? std::optional(*std::max_element(values->begin(), values->end())) : std::nullopt;
+}
+std::optional<double> min_of(const std::optional<std::vector<double>>& values) {
+    return values ? std::optional(*std::min_element(values->begin(), values->end())) : std::nullopt;
+}
+std::optional<double> sum_of(const std::optional<std::vector<double>>& values) {
+    return values ? std::optional(mean(*values) * static_cast<double>(values->size())) : std::nullopt;
+}
+
+TimingSummary mean_timing(const std::vector<const TimingSummary*>& timings) {
+    TimingSummary m;
+    m.min = timings.front()->min;
+    m.max = timings.front()->max;
+    for (double TimingSummary::*field : {&TimingSummary::mean, &TimingSummary::stdev, &TimingSummary::cv_pct,
+                                         &TimingSummary::p50, &TimingSummary::p90, &TimingSummary::p95,
+                                         &TimingSummary::p99, &TimingSummary::p999}) {
+        double sum = 0;
+        for (const auto* t : timings) sum += (*t).*field;
+        m.*field = sum / static_cast<double>(timings.size());
+    }
+    for (const auto* t : timings) {
+        m.count += t->count;
+        m.min = std::min(m.min, t->min);
+        m.max = std::max(m.max, t->max);
+    }
+    return m;
+}
+
+std::optional<TimingSummary> mean_device_time(const Summaries& repeats,
+                                              std::optional<TimingSummary> BenchmarkSummary::*field) {
+    std::vector<const TimingSummary*> timings;
+    for (const auto* s : repeats) {
+        if (!(s->*field)) return std::nullopt;
+        timings.push_back(&*(s->*field));
+    }
+    return mean_timing(timings);
+}
+
+TelemetrySummary combine_telemetry(const Summaries& repeats) {
+    using T = TelemetrySummary;
+    const auto of = [&](std::optional<double> T::*field) {
+        return values_of(repeats, [field](const BenchmarkSummary& s) { return s.telemetry.*field; });
+    };
+    T t = repeats.front()->telemetry;  // the sources: the first repeat's, as every repeat's ran on one host
+    t.gpu_samples = t.cpu_samples = 0;
+    for (const auto* s : repeats) {
+        t.gpu_samples += s->telemetry.gpu_samples;
+        t.cpu_samples += s->telemetry.cpu_samples;
+        if (s->telemetry.energy_source == "integrated power") t.energy_source = s->telemetry.energy_source;
+    }
+    for (auto field : {&T::mean_power_w, &T::joules_per_inference, &T::inferences_per_joule, &T::mean_sm_clock_mhz,
+                       &T::mean_gpu_util_pct, &T::mean_process_cpu_pct})
+        t.*field = mean_of(of(field));
+    for (auto field : {&T::max_power_w, &T::max_temperature_c, &T::peak_fb_used_mib, &T::peak_process_fb_mib,
+                       &T::peak_rss_mib})
+        t.*field = max_of(of(field));
+    t.min_sm_clock_mhz = min_of(of(&T::min_sm_clock_mhz));
+    t.energy_j = sum_of(of(&T::energy_j));
+    std::map<std::string, double> shares;  // each reason's mean share over the repeats (0 where not seen)
+    for (const auto* s : repeats)
+        for (const auto& share : s->telemetry.throttled) shares[share.reason] += share.share;
+    t.throttled.clear();
+    for (const auto& [reason, total] : shares) t.throttled.push_back({reason, total / static_cast<double>(repeats.size())});
+    return t;
+}
+
+// Each text of the repeats once; where only some repeats have it, which ("repeats 2, 3: ..."). The
+// timing warnings (core/statistics: timing_warnings) of each repeat are left out: the row's combined
+// latencies are judged once instead.
+std::vector<std::string> combined_warnings(std::span<const BenchmarkSummary> all) {
+    std::vector<std::pair<std::string, std::vector<std::string>>> texts;
+    for (const auto& s : all) {
+        const auto timing = timing_warnings(s.e2e);
+        for (const auto& warning : s.warnings) {
+            if (std::find(timing.begin(), timing.end(), warning) != timing.end()) continue;
+            auto it = std::find_if(texts.begin(), texts.end(), [&](const auto& t) { return t.first == warning; });
+            if (it == texts.end()) it = texts.insert(texts.end(), {warning, {}});
+            it->second.push_back(std::to_string(s.benchmark.repeat + 1));
+        }
+    }
+    std::vector<std::string> warnings;
+    for (const auto& [text, repeats] : texts)
+        warnings.push_back(repeats.size() == all.size() ? text
+                                                        : fmt::format("repeat{} {}: {}", repeats.size() == 1 ? "" : "s",
+                                                                      join(repeats, ", "), text));
+    return warnings;
+}
+
+// The row's status and reason: ok where every repeat measured, else the first other status, with every
+// repeat that did not measure named.
+void combine_status(std::span<const BenchmarkSummary> all, std::size_t measured_count, store::BenchmarkRecord& row) {
+    std::vector<std::string> reasons;
+    std::optional<BenchmarkStatus> status;
+    for (const auto& s : all) {
+        if (s.benchmark.status == BenchmarkStatus::ok) continue;
+        if (!status) status = s.benchmark.status;
+        reasons.push_back(fmt::format("repeat {} of {} {}{}", s.benchmark.repeat + 1, all.size(),
+                                      to_string(s.benchmark.status),
+                                      s.benchmark.reason.empty() ? "" : ": " + s.benchmark.reason));
+    }
+    row.status = status.value_or(BenchmarkStatus::ok);
+    if (reasons.empty()) return;
+    reasons.push_back(fmt::format("figures from the {} repeat{} that measured", measured_count,
+                                  measured_count == 1 ? "" : "s"));
+    row.reason = join(reasons, "; ");
+}
+
+void combine_convergence(std::span<const BenchmarkSummary> all, store::BenchmarkRecord& row) {
+    std::size_t not_converged = 0, converged = 0;
+    for (const auto& s : all) {
+        if (s.benchmark.status == BenchmarkStatus::skipped) continue;  // it measured nothing
+        not_converged += s.benchmark.convergence == Convergence::not_converged ? 1 : 0;
+        converged += s.benchmark.convergence == Convergence::converged ? 1 : 0;
+    }
+    row.convergence = not_converged > 0 ? Convergence::not_converged
+                      : converged > 0   ? Convergence::converged
+                                        : Convergence::fixed;
+    if (not_converged > 0) row.stop_reason = fmt::format("{} of {} repeats did not converge", not_converged, all.size());
+    else if (converged > 0) row.stop_reason = fmt::format("all {} repeats converged", all.size());
+}
+
+// Latency intervals are cut at the fastest iteration of any repeat, throughput and energy at 0.
+FigureIntervals repeat_intervals(const Summaries& ok, double fastest_ns) {
+    FigureIntervals ci;
+    ci.method = fmt::format("Student t over {} repeats", ok.size());
+    const auto over = [&](double least, auto get) -> std::optional<Interval> {
+        const auto values = values_of(ok, get);
+        return values ? at_least(t_interval(*values), least) : std::nullopt;
+    };
+    ci.mean = over(fastest_ns, [](const BenchmarkSummary& s) { return std::optional(s.e2e.mean); });
+    ci.p50 = over(fastest_ns, [](const BenchmarkSummary& s) { return std::optional(s.e2e.p50); });
+    ci.p90 = over(fastest_ns, [](const BenchmarkSummary& s) { return std::optional(s.e2e.p90); });
+    ci.p99 = over(fastest_ns, [](const BenchmarkSummary& s) { return std::optional(s.e2e.p99); });
+    ci.throughput = over(0, [](const BenchmarkSummary& s) { return std::optional(s.throughput_per_s); });
+    ci.joules_per_inference = over(0, [](const BenchmarkSummary& s) { return s.telemetry.joules_per_inference; });
+    return ci;
+}
+
+// The figures of two or more measured repeats: their means, extremes and sums, with intervals over them.
+void combine_figures(const Summaries& ok, BenchmarkSummary& row) {
+    std::vector<const TimingSummary*> e2e;
+    for (const auto* s : ok) e2e.push_back(&s->e2e);
+    row.e2e = mean_timing(e2e);
+    row.compute = mean_device_time(ok, &BenchmarkSummary::compute);
+    row.h2d = mean_device_time(ok, &BenchmarkSummary::h2d);
+    row.d2h = mean_device_time(ok, &BenchmarkSummary::d2h);
+    row.throughput_per_s = *mean_of(values_of(ok, [](const BenchmarkSummary& s) { return std::optional(s.throughput_per_s); }));
+    row.telemetry = combine_telemetry(ok);
+    row.ci = repeat_intervals(ok, row.e2e.min);
+    const auto means = *values_of(ok, [](const BenchmarkSummary& s) { return std::optional(s.e2e.mean); });
+    const double centre = mean(means);
+    double squares = 0;
+    for (const double m : means) squares += (m - centre) * (m - centre);
+    if (centre > 0) row.cv_of_means_pct = 100 * std::sqrt(squares / static_cast<double>(means.size() - 1)) / centre;
+}
+
+}  // namespace
+
+BenchmarkSummary combine_repeats(std::span<const BenchmarkSummary> repeats) {
+    Summaries ok;
+    for (const auto& s : repeats)
+        if (measured(s)) ok.push_back(&s);
+    BenchmarkSummary row = ok.empty() ? repeats.front() : *ok.front();
+    combine_status(repeats, ok.size(), row.benchmark);
+    combine_convergence(repeats, row.benchmark);
+    row.warnings = combined_warnings(repeats);
+    row.repeats = static_cast<std::int64_t>(ok.size());
+    // One measured repeat keeps its own figures and intervals.
+    if (ok.size() >= 2) combine_figures(ok, row);
+    if (!ok.empty()) {
+        const auto timing = timing_warnings(row.e2e);
+        row.warnings.insert(row.warnings.begin(), timing.begin(), timing.end());
+    }
+    return row;
+}
+
+std::vector<BenchmarkSummary> combine_cells(const std::vector<BenchmarkSummary>& summaries) {
+    std::vector<BenchmarkSummary> rows;
+    for (std::size_t begin = 0; begin < summaries.size();) {
+        std::size_t end = begin + 1;
+        const auto& first = summaries[begin].benchmark;
+        while (end < summaries.size() && summaries[end].benchmark.run_id == first.run_id &&
+               summaries[end].benchmark.ordinal == first.ordinal)
+            ++end;
+        if (end - begin == 1) rows.push_back(summaries[begin]);
+        else rows.push_back(combine_repeats(std::span(summaries).subspan(begin, end - begin)));
+        begin = end;
+    }
+    return rows;
+}
+
+}  // namespace inferbench::analysis
