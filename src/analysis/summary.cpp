@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "core/model_metrics.hpp"
 #include "core/quantization_metrics.hpp"
+#include "core/scenario_metrics.hpp"
 #include "core/units.hpp"
 
 #include <fmt/format.h>
@@ -74,6 +75,7 @@ BenchmarkSummary summarize_from_metrics(const store::BenchmarkRecord& benchmark,
     // trtexec counts queries; each query runs the whole batch.
     const double qps = metric_or_nan(metrics, "throughput_qps");
     summary.throughput_per_s = std::isfinite(qps) ? qps * static_cast<double>(benchmark.batch_size) : 0.0;
+    summary.samples = count * benchmark.batch_size;
     summary.warnings.push_back(fmt::format("imported from a {} log: statistics as {} computed them",
                                            benchmark.backend, benchmark.backend));
     summary.warnings.insert(summary.warnings.end(), summary.settings.imported_warnings.begin(),
@@ -101,7 +103,8 @@ ModelFigures model_figures(std::span<const store::Metric> metrics) {
 // Figures a tool's log gave in place of iterations (not the model-cost figures every run stores).
 bool has_tool_figures(std::span<const store::Metric> metrics) {
     return std::any_of(metrics.begin(), metrics.end(), [](const store::Metric& m) {
-        return !m.name.starts_with(model_metrics::kPrefix) && !m.name.starts_with(quantization_metrics::kPrefix);
+        return !m.name.starts_with(model_metrics::kPrefix) && !m.name.starts_with(quantization_metrics::kPrefix) &&
+               !m.name.starts_with(scenario_metrics::kPrefix);
     });
 }
 
@@ -112,7 +115,7 @@ void add_telemetry(std::span<const GpuSample> all_gpu, std::span<const CpuSample
     const auto gpu = benchmark_gpu_samples(all_gpu, b.device);
     if (gpu.empty() && cpu.empty() && sources.empty()) return;
     const std::int64_t wall_ns = b.measured_wall_ns.value_or(0);
-    summary.telemetry = summarize_telemetry(gpu, cpu, sources, summary.e2e.count * b.batch_size, wall_ns);
+    summary.telemetry = summarize_telemetry(gpu, cpu, sources, summary.samples, wall_ns);
     const auto device = parse_device(b.device);
     if (device && device->kind == DeviceKind::cuda) {
         const auto warnings = telemetry_warnings(summary.telemetry, gpu);
@@ -166,8 +169,15 @@ BenchmarkSummary summarize_benchmark(const store::BenchmarkRecord& benchmark,
     if (!d2h.empty()) summary.d2h = summarize(d2h);
     const std::int64_t wall_ns = benchmark.measured_wall_ns.value_or(
         iterations.back().start_ns + iterations.back().e2e_ns - iterations.front().start_ns);
-    summary.throughput_per_s = throughput_per_s(benchmark.batch_size, summary.e2e.count, wall_ns);
-    summary.warnings = timing_warnings(summary.e2e);
+    // A record is a query: of one batch, of samples_per_query (multi_stream), of one sample (the batcher).
+    const auto scenario = stored_scenario(benchmark);
+    const std::int64_t per_record = scenario ? samples_per_record(*scenario, benchmark.batch_size) : benchmark.batch_size;
+    summary.samples = per_record * summary.e2e.count;
+    summary.throughput_per_s = throughput_per_s(per_record, summary.e2e.count, wall_ns);
+    // Where queries queue by design, their spread is the load's, not noise.
+    WarningThresholds thresholds;
+    if (scenario && queues_by_design(scenario->scenario)) thresholds.max_cv_pct = std::numeric_limits<double>::infinity();
+    summary.warnings = timing_warnings(summary.e2e, thresholds);
     if (auto cut = cut_short_warning(summary.settings, summary.e2e.count, wall_ns)) summary.warnings.push_back(*cut);
     return summary;
 }
@@ -177,6 +187,7 @@ BenchmarkSummary summarize_measured(const store::MeasuredBenchmark& measured) {
                                    ? summarize_from_metrics(measured.record, measured.metrics)
                                    : summarize_benchmark(measured.record, measured.iterations);
     summary.model = model_figures(measured.metrics);
+    summary.scenario = summarize_scenario(measured.record, measured.iterations, measured.metrics, measured.series);
     summary.quantization = {find_metric(measured.metrics, quantization_metrics::kOutputCosine),
                             find_metric(measured.metrics, quantization_metrics::kTop1Agreement)};
     add_telemetry(measured.gpu_samples, measured.cpu_samples, measured.telemetry_sources, summary);
@@ -193,7 +204,8 @@ store::MeasuredBenchmark read_measured(const store::ResultsStore& results, const
             results.gpu_samples(id),
             results.cpu_samples(id),
             results.telemetry_sources(id),
-            results.layer_times(id)};
+            results.layer_times(id),
+            results.series(id)};
 }
 
 BenchmarkSummary summarize_stored(const store::MeasuredBenchmark& measured, std::span<const store::RunRecord> runs) {

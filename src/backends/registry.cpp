@@ -111,10 +111,29 @@ const KnownBackend* find_known(std::string_view name) {
 
 }  // namespace
 
+std::optional<std::string> scenario_problem(const Capabilities& caps, const std::string& backend,
+                                            const BenchmarkSpec& spec) {
+    const ScenarioSettings& scenario = spec.scenario;
+    if (caps.runs_own_loop && scenario.scenario != Scenario::single_stream)
+        return fmt::format("backend {} runs its own loop (an external tool times the iterations), which is "
+                           "single_stream only; scenario {} needs a backend the harness drives",
+                           backend, to_string(scenario.scenario));
+    if (!caps.concurrent_instances && needs_several_instances(scenario, spec.batch_size)) {
+        const std::string why = scenario.streams > 1
+                                    ? fmt::format("{} streams", scenario.streams)
+                                    : fmt::format("the batcher (an instance per batch size up to {})", spec.batch_size);
+        return fmt::format("backend {} cannot run several instances at once in one process, which {} needs; use "
+                           "streams: 1{}",
+                           backend, why, uses_batcher(scenario) ? " and batch size 1, or no batcher" : "");
+    }
+    return std::nullopt;
+}
+
 std::optional<std::string> cell_problem(const Backend* backend, const std::string& create_problem,
                                         const BenchmarkSpec& spec) {
     if (!backend) return create_problem;
-    return backend->unsupported_reason(spec);
+    if (auto problem = backend->unsupported_reason(spec)) return problem;
+    return scenario_problem(backend->capabilities(), backend->name(), spec);
 }
 
 struct BackendRegistry::Impl {

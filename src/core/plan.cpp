@@ -12,6 +12,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "core/error.hpp"
+#include "core/plan_scenario.hpp"
 #include "core/text_checks.hpp"
 #include "core/units.hpp"
 
@@ -325,6 +326,7 @@ void parse_backend_options(Plan& plan, const YAML::Node& node, std::string_view 
 
 void parse_entry(Plan& plan, const std::string& key, const YAML::Node& key_node, const YAML::Node& value,
                  std::string_view source, const PlanVocabulary& vocabulary) {
+    plan.origins[key] = fmt::format("{}:{}:{}", source, value.Mark().line + 1, value.Mark().column + 1);
     if (is_axis(key)) {
         parse_axis(plan, key, value, source, vocabulary);
     } else if (key == "exclude") {
@@ -395,6 +397,7 @@ void apply_override(Plan& plan, std::string_view key, std::string_view value, st
     if (const auto why = utf8_problem(value))
         throw UserError(fmt::format("{}: the value is {}; names and paths must be UTF-8 (rename the file or folder)",
                                     escape_invalid_utf8(origin), *why));
+    plan.origins[std::string(key)] = std::string(origin);
     if (is_axis(key)) {
         const auto texts = split_list(value);
         for (const auto& item : texts)
@@ -422,6 +425,7 @@ void apply_override(Plan& plan, std::string_view key, std::string_view value, st
 }
 
 void check_plan(const Plan& plan) {
+    check_scenario(plan);
     const RunSettings& settings = plan.settings;
     const LoopSettings& loop = settings.loop;
     if (loop.max_iterations != 0 && loop.min_iterations > loop.max_iterations)

@@ -39,6 +39,9 @@ struct Plan {
     // backend -> option -> values; an option with several values is a sweep axis of that backend.
     std::map<std::string, std::map<std::string, std::vector<std::string>>> backend_options;
     RunSettings settings;
+    // Where each key was given, for errors that involve several keys: "plan.yaml:7:12" (its value in a
+    // plan file) or the flag ("--set streams=4"); a key left at its default has none.
+    std::map<std::string, std::string, std::less<>> origins;
 };
 
 // The names a plan may use; model entries may also be paths to existing model files.
@@ -66,7 +69,8 @@ void apply_override(Plan& plan, std::string_view key, std::string_view value, st
                     const PlanVocabulary& vocabulary);
 
 // Checks between keys, once the plan file and every override are applied (min_iterations against
-// max_iterations, the model cache's path). Throws UserError.
+// max_iterations, the model cache's path, the scenario's settings against each other and the batch
+// sizes). Throws UserError naming where the key at fault was given.
 void check_plan(const Plan& plan);
 
 // The plan as JSON text, stored with each run so a result can be traced to what produced it.

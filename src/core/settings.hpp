@@ -10,12 +10,14 @@
 #include <vector>
 
 #include "core/loop_settings.hpp"
+#include "core/scenario_settings.hpp"
 
 namespace inferbench {
 
 struct RunSettings {
     std::string name = "inferbench";                 // test id, stored with the run
     LoopSettings loop;                               // warm-up and measured loop, the same struct every cell carries
+    ScenarioSettings scenario;                       // the load the cells run under, the same struct every cell carries
     std::int64_t timeout_ns = 600'000'000'000;       // per benchmark, load included; then it is killed
     std::int64_t seed = 42;                          // random inputs and zoo weights
     std::string output_dir = "inferbench-results";   // results database and reports
@@ -26,18 +28,20 @@ struct RunSettings {
     std::string telemetry_gpu = "auto";              // auto (NVML, else nvidia-smi), nvml, nvidia-smi, off
 };
 
-enum class FieldType { duration, count, text, flag, choice };
+enum class FieldType { duration, count, text, flag, choice, number };
 
 struct SettingField {
     std::string_view key;
     FieldType type;
     std::string_view help;
-    // A loop setting is a member of RunSettings::loop, the others of RunSettings itself.
+    // A loop setting is a member of RunSettings::loop, a scenario setting of RunSettings::scenario, the
+    // others of RunSettings itself.
     std::variant<std::int64_t RunSettings::*, std::int64_t LoopSettings::*, std::string RunSettings::*,
-                 bool RunSettings::*>
+                 bool RunSettings::*, std::int64_t ScenarioSettings::*, double ScenarioSettings::*,
+                 bool ScenarioSettings::*, Scenario ScenarioSettings::*>
         member;
-    std::int64_t min_value = 0;  // for counts and durations
-    std::int64_t max_value = INT64_MAX;
+    std::int64_t min_value = 0;  // for counts and durations; a number (real) must be above 0
+    std::int64_t max_value = INT64_MAX;  // for counts, durations and numbers
     std::string_view choices = {};  // for choices: "a, b, c"
 };
 

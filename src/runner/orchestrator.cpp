@@ -186,12 +186,21 @@ void fill_from_outcome(store::BenchmarkRecord& record, const WorkerOutcome& outc
     }
 }
 
-// What the backend measured while converting the cell's model (the Loaded event's metrics).
-std::vector<store::Metric> conversion_metrics(const WorkerOutcome& outcome) {
+// What the backend measured while converting the cell's model (the Loaded event's metrics), and what the
+// scenario measured beside its queries (the Measured event's).
+std::vector<store::Metric> worker_metrics(const WorkerOutcome& outcome) {
     std::vector<store::Metric> metrics;
     if (const auto* loaded = outcome.find_event<wp::Loaded>())
         for (const BackendMetric& m : loaded->metrics) metrics.push_back({m.name, m.value, m.unit});
+    if (const auto* measured = outcome.find_event<wp::Measured>())
+        for (const BackendMetric& m : measured->metrics) metrics.push_back({m.name, m.value, m.unit});
     return metrics;
+}
+
+// The scenario's series (find_peak's steps), from the Measured event.
+std::vector<store::Series> worker_series(const WorkerOutcome& outcome) {
+    const auto* measured = outcome.find_event<wp::Measured>();
+    return measured ? measured->series : std::vector<store::Series>{};
 }
 
 // The per-layer times of the worker's Layers event (a backend's separate profiled run), in its order.
@@ -314,8 +323,9 @@ private:
         std::vector<IterationRecord> iterations;
         std::vector<LayerTime> layers;
         std::vector<store::Metric> conversion;
+        std::vector<store::Series> series;
         try {
-            measure_cell(spec, record, iterations, layers, conversion, k);
+            measure_cell(spec, record, iterations, layers, conversion, series, k);
         } catch (const std::exception& e) {
             record.status = BenchmarkStatus::failed;
             record.reason = e.what();
@@ -325,7 +335,7 @@ private:
         auto metrics = model_costs_.metrics(record.model_path, spec.batch_size, spec.precision);
         metrics.insert(metrics.end(), conversion.begin(), conversion.end());
         keep({std::move(record), std::move(iterations), std::move(metrics), std::move(telemetry.gpu),
-              std::move(telemetry.cpu), std::move(telemetry.sources), std::move(layers)});
+              std::move(telemetry.cpu), std::move(telemetry.sources), std::move(layers), std::move(series)});
         const store::BenchmarkRecord& kept = result_.benchmarks.back();
         if (kept.status == BenchmarkStatus::interrupted || interrupt_requested()) result_.interrupted = true;
         if (kept.status != BenchmarkStatus::skipped) {
@@ -336,7 +346,8 @@ private:
     }
 
     void measure_cell(const BenchmarkSpec& spec, store::BenchmarkRecord& record, std::vector<IterationRecord>& iterations,
-                      std::vector<LayerTime>& layers, std::vector<store::Metric>& conversion, std::size_t k) {
+                      std::vector<LayerTime>& layers, std::vector<store::Metric>& conversion,
+                      std::vector<store::Series>& series, std::size_t k) {
         std::string problem;
         const Backend* backend = cache_.get(spec.backend, problem);
         std::optional<std::string> skip = cell_problem(backend, problem, spec);
@@ -363,7 +374,10 @@ private:
         hooks.interrupted = interrupt_requested;
         hooks.end_now = termination_requested;
         hooks.request_stop = [&trace] { trace.header().stop_requested.store(1, std::memory_order_relaxed); };
-        hooks.on_started = [&](int pid) { telemetry_.worker_started(pid, spec.loop.warmup_ns + spec.loop.duration_ns + kLoadAndTeardownNs); };
+        hooks.on_started = [&](int pid) {
+            telemetry_.worker_started(pid, spec.loop.warmup_ns + measured_time_ns(spec.scenario, spec.loop.duration_ns) +
+                                               kLoadAndTeardownNs);
+        };
         hooks.on_event = [&](const wp::Event& event) { telemetry_.worker_event(event); };
         hooks.on_tick = [&] {
             ProgressEvent tick{ProgressEvent::Kind::tick, k + 1, 0, &spec};
@@ -375,7 +389,8 @@ private:
         iterations.assign(published.begin(), published.end());
         fill_from_outcome(record, outcome);
         layers = layer_times(outcome);
-        conversion = conversion_metrics(outcome);
+        conversion = worker_metrics(outcome);
+        series = worker_series(outcome);
     }
 
     const Plan& plan_;

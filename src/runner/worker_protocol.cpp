@@ -32,22 +32,37 @@ DType parse_dtype(std::string_view text) {
     throw ProtocolError(fmt::format("worker event loaded: unknown input dtype '{}'", text));
 }
 
+json metrics_json(const std::vector<BackendMetric>& metrics) {
+    json rows = json::array();
+    for (const BackendMetric& m : metrics) rows.push_back({{"name", m.name}, {"value", m.value}, {"unit", m.unit}});
+    return rows;
+}
+
+std::vector<BackendMetric> read_metrics(const json& rows, std::string_view what) {
+    std::vector<BackendMetric> metrics;
+    for (const json& metric : rows)
+        metrics.push_back({field<std::string>(metric, what, "name"), field<double>(metric, what, "value"),
+                           field<std::string>(metric, what, "unit")});
+    return metrics;
+}
+
 json fields(const Loaded& e) {
     json inputs = json::array();
     for (const TensorInfo& input : e.inputs)
         inputs.push_back({{"name", input.name}, {"dtype", to_string(input.dtype)}, {"shape", input.shape}});
-    json metrics = json::array();
-    for (const BackendMetric& m : e.metrics) metrics.push_back({{"name", m.name}, {"value", m.value}, {"unit", m.unit}});
     return {{"load_ns", e.load_ns},
             {"backend_version", e.backend_version},
             {"inputs", std::move(inputs)},
-            {"metrics", std::move(metrics)}};
+            {"metrics", metrics_json(e.metrics)}};
 }
 
 json fields(const WarmupDone& e) { return {{"iterations", e.iterations}, {"elapsed_ns", e.elapsed_ns}}; }
 
 json fields(const Measured& e) {
-    return {{"iterations", e.iterations}, {"wall_ns", e.wall_ns}, {"stopped", e.stopped}};
+    json series = json::array();
+    for (const store::Series& one : e.series) series.push_back({{"name", one.name}, {"values", one.values}});
+    return {{"iterations", e.iterations}, {"wall_ns", e.wall_ns}, {"stopped", e.stopped},
+            {"metrics", metrics_json(e.metrics)}, {"series", std::move(series)}};
 }
 
 json fields(const Layers& e) {
@@ -73,11 +88,7 @@ Loaded read_loaded(const json& j) {
                             parse_dtype(field<std::string>(input, input_what, "dtype")),
                             field<std::vector<std::int64_t>>(input, input_what, "shape")});
     }
-    for (const json& metric : field<json>(j, what, "metrics")) {
-        constexpr std::string_view metric_what = "event loaded, metric";
-        e.metrics.push_back({field<std::string>(metric, metric_what, "name"), field<double>(metric, metric_what, "value"),
-                             field<std::string>(metric, metric_what, "unit")});
-    }
+    e.metrics = read_metrics(field<json>(j, what, "metrics"), "event loaded, metric");
     return e;
 }
 
@@ -88,8 +99,15 @@ WarmupDone read_warmup_done(const json& j) {
 
 Measured read_measured(const json& j) {
     constexpr std::string_view what = "event measured";
-    return {field<std::int64_t>(j, what, "iterations"), field<std::int64_t>(j, what, "wall_ns"),
-            field<bool>(j, what, "stopped")};
+    Measured e{field<std::int64_t>(j, what, "iterations"), field<std::int64_t>(j, what, "wall_ns"),
+               field<bool>(j, what, "stopped")};
+    e.metrics = read_metrics(field<json>(j, what, "metrics"), "event measured, metric");
+    for (const json& one : field<json>(j, what, "series")) {
+        constexpr std::string_view series_what = "event measured, series";
+        e.series.push_back({field<std::string>(one, series_what, "name"),
+                            field<std::vector<double>>(one, series_what, "values")});
+    }
+    return e;
 }
 
 Layers read_layers(const json& j) {

@@ -21,6 +21,7 @@
 
 #include "backends/backend.hpp"
 #include "core/spec.hpp"
+#include "store/results_store.hpp"
 
 namespace inferbench::worker_protocol {
 
@@ -63,12 +64,16 @@ struct WarmupDone {
     std::int64_t elapsed_ns = 0;
 };
 
-// The measured loop has ended; `stopped` where the orchestrator asked it to stop early.
+// The measured loop has ended; `stopped` where the orchestrator asked it to stop early. A load scenario
+// also says what it measured beside its queries (the schedule, the batches, find_peak's steps): stored
+// with the benchmark as metrics and series.
 struct Measured {
     static constexpr std::string_view kName = "measured";
     std::int64_t iterations = 0;
     std::int64_t wall_ns = 0;
     bool stopped = false;
+    std::vector<BackendMetric> metrics = {};
+    std::vector<store::Series> series = {};
 };
 
 // The backend's per-layer times, from a separate profiled run after the measured loop.

@@ -43,7 +43,7 @@ constexpr std::string_view kInsertBenchmark =
 
 constexpr std::string_view kInsertIteration =
     "INSERT INTO iterations (benchmark_id, iteration, start_ns, e2e_ns, enqueue_ns, h2d_ns, "
-    "compute_ns, d2h_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+    "compute_ns, d2h_ns, queue_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
 
 constexpr std::string_view kInsertMetric =
     "INSERT INTO benchmark_metrics (benchmark_id, name, value, unit) VALUES (?1, ?2, ?3, ?4)";
@@ -196,6 +196,7 @@ void insert_iterations(Statement& insert, std::int64_t benchmark_id,
         bind_device_time(insert, 6, record.h2d_ns);
         bind_device_time(insert, 7, record.compute_ns);
         bind_device_time(insert, 8, record.d2h_ns);
+        bind_device_time(insert, 9, record.queue_ns);
         insert.run();
     }
     insert.reset();
@@ -628,7 +629,7 @@ std::vector<BenchmarkRecord> ResultsStore::benchmarks(std::optional<std::int64_t
 std::vector<IterationRecord> ResultsStore::iterations(std::int64_t benchmark_id) const {
     ++impl_->reads.iterations;
     return rows_of(impl_->db, benchmark_id,
-                   "SELECT start_ns, e2e_ns, enqueue_ns, h2d_ns, compute_ns, d2h_ns FROM iterations "
+                   "SELECT start_ns, e2e_ns, enqueue_ns, h2d_ns, compute_ns, d2h_ns, queue_ns FROM iterations "
                    "WHERE benchmark_id = ?1 ORDER BY iteration",
                    [](Statement& select) {
                        return IterationRecord{select.column_int64(0),
@@ -636,7 +637,8 @@ std::vector<IterationRecord> ResultsStore::iterations(std::int64_t benchmark_id)
                                               select.column_optional_int64(2).value_or(kNotMeasured),
                                               select.column_optional_int64(3).value_or(kNotMeasured),
                                               select.column_optional_int64(4).value_or(kNotMeasured),
-                                              select.column_optional_int64(5).value_or(kNotMeasured)};
+                                              select.column_optional_int64(5).value_or(kNotMeasured),
+                                              select.column_optional_int64(6).value_or(kNotMeasured)};
                    });
 }
 

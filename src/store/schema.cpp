@@ -181,6 +181,12 @@ ALTER TABLE runs ADD COLUMN orchestrator_boot_id TEXT;
 ALTER TABLE runs ADD COLUMN orchestrator_pid_namespace TEXT;
 ALTER TABLE runs ADD COLUMN end_reason TEXT;
 )sql",
+    // 7: the load scenarios (core/scenario_settings): a query's wait from its scheduled arrival until the
+    // backend began it, so queueing shows apart from service time (e2e_ns - queue_ns). NULL where queries
+    // are issued on completion (single_stream) and for everything stored before.
+    R"sql(
+ALTER TABLE iterations ADD COLUMN queue_ns INTEGER;
+)sql",
 };
 
 constexpr int kKnownVersion = static_cast<int>(std::size(kMigrations));

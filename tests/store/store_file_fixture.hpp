@@ -11,9 +11,10 @@
 
 namespace inferbench::store {
 
-// SQL that takes a current file back to schema 5 (before the orchestrator columns of runs), for tests
-// that make an older file out of a new one.
+// SQL that takes a current file back to schema 5 (before the orchestrator columns of runs and the
+// iterations' queue time), for tests that make an older file out of a new one.
 inline constexpr const char* kBackToSchema5 =
+    "ALTER TABLE iterations DROP COLUMN queue_ns; "
     "ALTER TABLE runs DROP COLUMN orchestrator_pid; ALTER TABLE runs DROP COLUMN orchestrator_start_ticks; "
     "ALTER TABLE runs DROP COLUMN orchestrator_boot_id; ALTER TABLE runs DROP COLUMN orchestrator_pid_namespace; "
     "ALTER TABLE runs DROP COLUMN end_reason; PRAGMA user_version = 5; ";
