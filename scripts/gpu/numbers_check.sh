@@ -51,7 +51,7 @@ check_scenarios() {
     run server-peak --batch 1 --duration 3s --scenario server --set find_peak=true --set latency_bound=15ms \
         --set min_iterations=2000 --set max_iterations=0 --timeout 10m
     run server-peak-batcher --batch 32 --duration 3s --scenario server --set find_peak=true \
-        --set latency_bound=15ms --set batcher=true --set batcher_max_queue_delay=2ms --set min_iterations=2000 \
+        --set latency_bound=15ms --set batcher=true --set max_queue_delay=2ms --set min_iterations=2000 \
         --set max_iterations=0 --timeout 10m
     cat "$out/scenarios.md"
     # find_peak's steps: the rate tried, its p99 and whether LoadGen's test passed it.

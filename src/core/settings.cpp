@@ -126,7 +126,7 @@ const std::vector<SettingField>& setting_fields() {
          &ScenarioSettings::find_peak},
         {"batcher", FieldType::flag, "server, concurrency: batch queued queries, up to the batch size, per inference",
          &ScenarioSettings::batcher},
-        {"batcher_max_queue_delay", FieldType::duration, "batcher: the longest a query waits for its batch to fill",
+        {"max_queue_delay", FieldType::duration, "batcher: the longest a query waits for its batch to fill",
          &ScenarioSettings::batcher_max_queue_delay_ns, 0, kMaxQueueDelayNs},
     };
     return fields;

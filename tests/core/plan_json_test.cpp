@@ -69,7 +69,7 @@ exclude:
               R"("max_iterations":"0","timeout":"10m","seed":"42","output_dir":"inferbench-results","db":"",)"
               R"("model_cache":"","telemetry_enabled":"true","telemetry_rate_hz":"10","telemetry_gpu":"auto",)"
               R"("scenario":"single_stream","target_qps":"1","latency_bound":"100ms","samples_per_query":"8",)"
-              R"("concurrency":"1","streams":"1","find_peak":"false","batcher":"false","batcher_max_queue_delay":"1ms"})");
+              R"("concurrency":"1","streams":"1","find_peak":"false","batcher":"false","max_queue_delay":"1ms"})");
 }
 
 // Older versions stored a device as it was spelled ("cuda", "gpu:1"); such a plan reads back as the same devices.

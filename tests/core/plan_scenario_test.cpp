@@ -40,7 +40,7 @@ TEST(PlanScenario, DefaultsAreLoadGens) {
 TEST(PlanScenario, SettingsReachEveryCell) {
     const Plan plan = checked(
         "batch_sizes: [1, 8]\nscenario: server\ntarget_qps: 1500.5\nlatency_bound: 15ms\nstreams: 2\nbatcher: true\n"
-        "batcher_max_queue_delay: 500us\n");
+        "max_queue_delay: 500us\n");
     const auto cells = expand_matrix(plan);
     ASSERT_FALSE(cells.empty());
     for (const auto& cell : cells) {
