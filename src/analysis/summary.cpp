@@ -14,6 +14,7 @@
 #include "core/model_metrics.hpp"
 #include "core/profile_metrics.hpp"
 #include "core/quantization_metrics.hpp"
+#include "core/scenario_metrics.hpp"
 #include "core/units.hpp"
 
 #include <fmt/format.h>
@@ -87,6 +88,7 @@ BenchmarkSummary summarize_from_metrics(const store::BenchmarkRecord& benchmark,
     // trtexec counts queries; each query runs the whole batch.
     const double qps = metric_or_nan(metrics, "throughput_qps");
     summary.throughput_per_s = std::isfinite(qps) ? qps * static_cast<double>(benchmark.batch_size) : 0.0;
+    summary.samples = count * benchmark.batch_size;
     summary.warnings.push_back(fmt::format("imported from a {} log: statistics as {} computed them",
                                            benchmark.backend, benchmark.backend));
     summary.warnings.insert(summary.warnings.end(), summary.settings.imported_warnings.begin(),
@@ -111,12 +113,20 @@ ModelFigures model_figures(std::span<const store::Metric> metrics) {
     return model;
 }
 
+// The samples (inferences) one stored record stands for: a query of one batch, of samples_per_query
+// (multi_stream), of one sample (the batcher).
+std::int64_t samples_per_stored_record(const store::BenchmarkRecord& benchmark) {
+    const auto scenario = stored_scenario(benchmark);
+    return scenario ? samples_per_record(*scenario, benchmark.batch_size) : benchmark.batch_size;
+}
+
 // Figures a tool's log gave in place of iterations (not the model-cost figures every run stores).
 bool has_tool_figures(std::span<const store::Metric> metrics) {
     return std::any_of(metrics.begin(), metrics.end(), [](const store::Metric& m) {
         return !m.name.starts_with(model_metrics::kPrefix) && !m.name.starts_with(quantization_metrics::kPrefix) &&
                !m.name.starts_with(profile_metrics::kPrefix) && !m.name.starts_with(host_stage_metrics::kPrefix) &&
-               !load_metrics::is_load_metric(m.name) && !m.name.starts_with(harness_metrics::kPrefix);
+               !load_metrics::is_load_metric(m.name) && !m.name.starts_with(harness_metrics::kPrefix) &&
+               !m.name.starts_with(scenario_metrics::kPrefix);
     });
 }
 
@@ -144,15 +154,16 @@ std::optional<double> idle_power_w(std::span<const GpuSample> gpu, const std::ma
 }
 
 // Power, energy, clocks, heat, memory and CPU from the benchmark's telemetry samples, and their warnings.
-// Energy counts every measured iteration (the phase's), whatever the statistics keep.
+// Energy counts every measured record (the phase's), whatever the statistics keep.
 void add_telemetry(std::span<const GpuSample> all_gpu, std::span<const CpuSample> cpu,
-                   std::span<const TelemetrySource> sources, std::int64_t iterations,
+                   std::span<const TelemetrySource> sources, std::int64_t records,
                    const std::map<int, GpuFacts>& gpus, BenchmarkSummary& summary) {
     const auto& b = summary.benchmark;
     const auto gpu = benchmark_gpu_samples(all_gpu, b.device);
     if (gpu.empty() && cpu.empty() && sources.empty()) return;
     const std::int64_t wall_ns = b.measured_wall_ns.value_or(0);
-    summary.telemetry = summarize_telemetry(gpu, cpu, sources, iterations * b.batch_size, wall_ns, idle_power_w(gpu, gpus));
+    summary.telemetry = summarize_telemetry(gpu, cpu, sources, records * samples_per_stored_record(b), wall_ns,
+                                            idle_power_w(gpu, gpus));
     const auto device = parse_device(b.device);
     if (device && device->kind == DeviceKind::cuda) {
         if (const auto joules = summary.telemetry.joules_per_inference)
@@ -221,14 +232,20 @@ BenchmarkSummary summarize_benchmark(const store::BenchmarkRecord& benchmark,
     }
     const std::vector<double> sorted_e2e = sorted_values(e2e);
     summary.e2e = summarize_sorted(sorted_e2e);
-    summary.ci = iteration_intervals(iterations, sorted_e2e, benchmark.batch_size);
+    summary.ci = iteration_intervals(iterations, sorted_e2e, samples_per_stored_record(benchmark));
     if (!compute.empty()) summary.compute = summarize(compute);
     if (!h2d.empty()) summary.h2d = summarize(h2d);
     if (!d2h.empty()) summary.d2h = summarize(d2h);
     const std::int64_t wall_ns = benchmark.measured_wall_ns.value_or(
         iterations.back().start_ns + iterations.back().e2e_ns - iterations.front().start_ns);
-    summary.throughput_per_s = throughput_per_s(benchmark.batch_size, summary.e2e.count, wall_ns);
-    const auto timing = timing_warnings(summary.e2e);
+    const std::int64_t per_record = samples_per_stored_record(benchmark);
+    summary.samples = per_record * summary.e2e.count;
+    summary.throughput_per_s = throughput_per_s(per_record, summary.e2e.count, wall_ns);
+    // Where queries queue by design, their spread is the load's, not noise.
+    WarningThresholds thresholds;
+    const auto scenario = stored_scenario(benchmark);
+    if (scenario && queues_by_design(scenario->scenario)) thresholds.max_cv_pct = std::numeric_limits<double>::infinity();
+    const auto timing = timing_warnings(summary.e2e, thresholds);
     summary.warnings.insert(summary.warnings.end(), timing.begin(), timing.end());
     if (auto cut = cut_short_warning(summary.settings, summary.e2e.count, wall_ns)) summary.warnings.push_back(*cut);
     return summary;
@@ -253,7 +270,7 @@ void adjust_throughput(const store::MeasuredBenchmark& measured, std::span<const
     const double wall_ns = static_cast<double>(
         measured.record.measured_wall_ns.value_or(last.start_ns + last.e2e_ns - measured.iterations.front().start_ns));
     const double time_ns = (l2_flush ? all_ns : wall_ns) * (all_ns > 0 ? sum_e2e(used) / all_ns : 1.0);
-    summary.throughput_per_s = throughput_per_s(measured.record.batch_size, static_cast<std::int64_t>(used.size()),
+    summary.throughput_per_s = throughput_per_s(samples_per_stored_record(measured.record), static_cast<std::int64_t>(used.size()),
                                                 static_cast<std::int64_t>(time_ns));
 }
 
@@ -273,6 +290,7 @@ BenchmarkSummary summarize_measured(const store::MeasuredBenchmark& measured, co
         for (auto& note : throttle_notes(*summary.throttle)) summary.warnings.push_back(std::move(note));
     for (auto& note : condition_notes(measured, conditions, gpus)) summary.warnings.push_back(std::move(note));
     summary.model = model_figures(measured.metrics);
+    summary.scenario = summarize_scenario(measured.record, measured.iterations, measured.metrics, measured.series);
     summary.quantization = {find_metric(measured.metrics, quantization_metrics::kOutputCosine),
                             find_metric(measured.metrics, quantization_metrics::kTop1Agreement)};
     summary.profile_check = {find_metric(measured.metrics, profile_metrics::kRuns),
@@ -299,7 +317,8 @@ store::MeasuredBenchmark read_measured(const store::ResultsStore& results, const
             results.gpu_samples(id),
             results.cpu_samples(id),
             results.telemetry_sources(id),
-            results.layer_times(id)};
+            results.layer_times(id),
+            results.series(id)};
 }
 
 BenchmarkSummary summarize_stored(const store::MeasuredBenchmark& measured, std::span<const store::RunRecord> runs) {

@@ -8,6 +8,7 @@
 #include "analysis/conditions_summary.hpp"
 #include "analysis/intervals.hpp"
 #include "analysis/run_context.hpp"
+#include "analysis/scenario_summary.hpp"
 #include "analysis/telemetry_summary.hpp"
 #include "core/statistics.hpp"
 #include "store/results_store.hpp"
@@ -75,6 +76,8 @@ struct BenchmarkSummary {
     std::optional<TimingSummary> h2d;       // host-to-device copies, where measured
     std::optional<TimingSummary> d2h;       // device-to-host copies, where measured
     double throughput_per_s = 0;            // inferences (samples) per second
+    std::int64_t samples = 0;               // samples the measured queries held (queries x samples per query)
+    ScenarioSummary scenario;               // the load it ran under, and LoadGen's verdict
     TelemetrySummary telemetry;             // empty where no samples were stored
     ModelFigures model;                     // from the stored model-cost metrics, where computed
     QuantizationFigures quantization;       // int8 models inferbench made
@@ -103,8 +106,8 @@ BenchmarkSummary summarize_benchmark(const store::BenchmarkRecord& benchmark,
 BenchmarkSummary summarize_measured(const store::MeasuredBenchmark& measured,
                                     const std::map<int, GpuFacts>& gpus = {});
 
-// What summarize_measured needs of a stored benchmark, read from `results` once: iterations, metrics, GPU
-// and CPU samples, telemetry sources (not the layer times).
+// What summarize_measured needs of a stored benchmark, read from `results` once: iterations, metrics,
+// series, GPU and CPU samples, telemetry sources, layer times.
 store::MeasuredBenchmark read_measured(const store::ResultsStore& results, const store::BenchmarkRecord& benchmark);
 
 // A stored benchmark: summarize_measured, with the run context of its run among `runs` (where listed).

@@ -50,6 +50,9 @@ struct Capabilities {
     bool cuda_graphs = false;
     bool device_timing = false;  // fills DeviceTimes
     bool runs_own_loop = false;  // an external tool runs the iterations: see Backend::run_own_loop
+    // Several instances can be loaded in one process and run at once, each infer() from its own thread
+    // (each with its own stream on a GPU): what streams > 1 and the batcher need (core/scenario_settings).
+    bool concurrent_instances = false;
 };
 
 // Where a backend that runs its own loop delivers its per-iteration records, as it gets them.
@@ -152,9 +155,10 @@ public:
 
 // Shared-library backend modules export one C function returning this descriptor. The version changes
 // with the Backend class's layout (2: profile_layers, 3: last_outputs, 4: convert_model, 5: ConvertedModel's
-// load_ns, prepared_metrics, measured_metrics and run_own_loop's report), so a module built against another is
-// refused.
-inline constexpr int kBackendApiVersion = 5;
+// load_ns, prepared_metrics, measured_metrics and run_own_loop's report; 6: the spec's measure conditions,
+// stopping criterion and scenario, Capabilities::concurrent_instances), so a module built against another
+// is refused.
+inline constexpr int kBackendApiVersion = 6;
 
 struct BackendModule {
     int api_version;

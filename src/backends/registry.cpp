@@ -114,18 +114,43 @@ const KnownBackend* find_known(std::string_view name) {
 
 }  // namespace
 
+std::optional<std::string> scenario_problem(const Capabilities& caps, const std::string& backend,
+                                            const BenchmarkSpec& spec) {
+    const ScenarioSettings& scenario = spec.scenario;
+    if (caps.runs_own_loop && scenario.scenario != Scenario::single_stream)
+        return fmt::format("backend {} runs its own loop (an external tool times the iterations), which is "
+                           "single_stream only; scenario {} needs a backend the harness drives",
+                           backend, to_string(scenario.scenario));
+    if (!caps.concurrent_instances && needs_several_instances(scenario, spec.batch_size)) {
+        const std::string why = scenario.streams > 1
+                                    ? fmt::format("{} streams", scenario.streams)
+                                    : fmt::format("the batcher (an instance per batch size up to {})", spec.batch_size);
+        return fmt::format("backend {} cannot run several instances at once in one process, which {} needs; use "
+                           "streams: 1{}",
+                           backend, why, uses_batcher(scenario) ? " and batch size 1, or no batcher" : "");
+    }
+    return std::nullopt;
+}
+
 std::optional<std::string> cell_problem(const Backend* backend, const std::string& create_problem,
                                         const BenchmarkSpec& spec) {
     if (!backend) return create_problem;
     if (auto reason = backend->unsupported_reason(spec)) return reason;
     // The L2 flush runs between the harness's iterations and the sync mode applies to the worker's own
-    // CUDA context: neither reaches a tool that runs the iterations in a process of its own.
+    // CUDA context: neither reaches a tool that runs the iterations in a process of its own. A stopping
+    // criterion ends the harness's own loop; such a tool stops by its own duration, so its numbers would
+    // not be what the criterion asked for.
     const auto& c = spec.conditions;
-    if ((c.l2_flush || c.sync != SyncMode::automatic) && backend->capabilities().runs_own_loop)
+    const bool own_loop = backend->capabilities().runs_own_loop;
+    if ((c.l2_flush || c.sync != SyncMode::automatic) && own_loop)
         return fmt::format("{} runs its own iterations in a process of its own: l2_flush and sync apply to the "
                            "harness's loop only; set them off for this backend",
                            spec.backend);
-    return std::nullopt;
+    if (spec.loop.stop != StopCriterion::fixed && own_loop)
+        return fmt::format("the {} backend runs its own measured loop, which stop: {} cannot end; use stop: fixed "
+                           "for it",
+                           spec.backend, to_string(spec.loop.stop));
+    return scenario_problem(backend->capabilities(), spec.backend, spec);
 }
 
 struct BackendRegistry::Impl {

@@ -38,6 +38,12 @@ struct BackendEntry {
 std::optional<std::string> cell_problem(const Backend* backend, const std::string& create_problem,
                                         const BenchmarkSpec& spec);
 
+// Why a backend with these capabilities cannot run the cell's scenario, or nothing: a backend that runs
+// its own loop runs single_stream only; several streams, and the batcher's instances at several batch
+// sizes, need Capabilities::concurrent_instances. Part of cell_problem().
+std::optional<std::string> scenario_problem(const Capabilities& caps, const std::string& backend,
+                                            const BenchmarkSpec& spec);
+
 class BackendRegistry {
 public:
     // Search order: $INFERBENCH_BACKEND_PATH (colon-separated), <exe dir>/backends,

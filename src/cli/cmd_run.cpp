@@ -50,6 +50,7 @@ constexpr FlagKey kFlagKeys[] = {
     {"--precision", "precisions", "precisions: fp32, fp16, bf16, int8, fp8; comma-separated"},
     {"--batch", "batch_sizes", "batch sizes, comma-separated, e.g. 1,8,32"},
     {"--duration", "duration", "minimum measured time per benchmark, e.g. 10s"},
+    {"--scenario", "scenario", "load: single_stream, multi_stream, server, offline, concurrency"},
     {"--warmup", "warmup", "minimum warm-up time, e.g. 1s"},
     {"--warmup-iterations", "warmup_iterations", "minimum warm-up iterations"},
     {"--min-iterations", "min_iterations", "minimum measured iterations"},

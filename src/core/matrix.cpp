@@ -54,6 +54,7 @@ BenchmarkSpec spec_with_settings(const Plan& plan) {
     const RunSettings& s = plan.settings;
     BenchmarkSpec spec;
     spec.loop = s.loop;
+    spec.scenario = s.scenario;
     spec.timeout_ns = s.timeout_ns;
     spec.seed = static_cast<std::uint64_t>(s.seed);
     spec.model_cache_dir = resolved_model_cache(s);

@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "core/model_spec.hpp"
 #include "core/stop_checks.hpp"
+#include "core/plan_scenario.hpp"
 #include "core/text_checks.hpp"
 #include "core/units.hpp"
 
@@ -334,6 +335,7 @@ void parse_backend_options(Plan& plan, const YAML::Node& node, std::string_view 
 
 void parse_entry(Plan& plan, const std::string& key, const YAML::Node& key_node, const YAML::Node& value,
                  std::string_view source, const PlanVocabulary& vocabulary) {
+    plan.origins[key] = fmt::format("{}:{}:{}", source, value.Mark().line + 1, value.Mark().column + 1);
     if (is_axis(key)) {
         parse_axis(plan, key, value, source, vocabulary);
     } else if (key == "exclude") {
@@ -345,8 +347,6 @@ void parse_entry(Plan& plan, const std::string& key, const YAML::Node& key_node,
         const auto text = scalar_text(value);
         if (!text) fail_at(source, value.Mark(), fmt::format("{} must be a single {}", key, type_name(field->type)));
         if (auto why = set_setting(plan.settings, *field, *text)) fail_at(source, value.Mark(), *why);
-        plan.setting_origins[key] =
-            fmt::format("{}:{}:{}", source, value.Mark().line + 1, value.Mark().column + 1);
     } else {
         fail_at(source, key_node.Mark(),
                 fmt::format("unknown key '{}'; valid keys: {}", key, join(setting_keys(), ", ")));
@@ -406,6 +406,7 @@ void apply_override(Plan& plan, std::string_view key, std::string_view value, st
     if (const auto why = utf8_problem(value))
         throw UserError(fmt::format("{}: the value is {}; names and paths must be UTF-8 (rename the file or folder)",
                                     escape_invalid_utf8(origin), *why));
+    plan.origins[std::string(key)] = std::string(origin);
     if (is_axis(key)) {
         const auto texts = split_list(value);
         for (const auto& item : texts)
@@ -430,7 +431,6 @@ void apply_override(Plan& plan, std::string_view key, std::string_view value, st
         throw UserError(fmt::format("{}: unknown key '{}'; valid keys: {}", origin, key, join(setting_keys(), ", ")));
     }
     if (auto why = set_setting(plan.settings, *field, value)) throw UserError(fmt::format("{}: {}", origin, *why));
-    plan.setting_origins[std::string(key)] = std::string(origin);
 }
 
 namespace {
@@ -439,8 +439,8 @@ namespace {
 void check_gpu_settings(const Plan& plan) {
     const RunSettings& s = plan.settings;
     const auto origin = [&plan](const char* key) {
-        const auto it = plan.setting_origins.find(key);
-        return it == plan.setting_origins.end() ? plan.source : it->second;
+        const auto it = plan.origins.find(key);
+        return it == plan.origins.end() ? plan.source : it->second;
     };
     const bool any_cuda = std::any_of(plan.devices.begin(), plan.devices.end(),
                                       [](const Device& d) { return d.kind == DeviceKind::cuda; });
@@ -467,6 +467,7 @@ void check_gpu_settings(const Plan& plan) {
 
 void check_plan(const Plan& plan) {
     check_gpu_settings(plan);
+    check_scenario(plan);
     const RunSettings& settings = plan.settings;
     const LoopSettings& loop = settings.loop;
     if (loop.max_iterations != 0 && loop.min_iterations > loop.max_iterations)

@@ -39,9 +39,10 @@ struct Plan {
     // backend -> option -> values; an option with several values is a sweep axis of that backend.
     std::map<std::string, std::map<std::string, std::vector<std::string>>> backend_options;
     RunSettings settings;
-    // Where each setting given was written: "plan.yaml:7:11", "--set stop=stdrel", "--duration 10s"
-    // (the last one given), so checks between keys can point at it.
-    std::map<std::string, std::string, std::less<>> setting_origins;
+    // Where each key was given, for errors that involve several keys: "plan.yaml:7:12" (its value in a
+    // plan file) or the flag ("--set stop=stdrel", "--duration 10s"; the last one given); a key left at its
+    // default has none.
+    std::map<std::string, std::string, std::less<>> origins;
 };
 
 // The names a plan may use; model entries may also be paths to existing model files.
@@ -70,8 +71,9 @@ void apply_override(Plan& plan, std::string_view key, std::string_view value, st
 
 // Checks between keys, once the plan file and every override are applied (min_iterations against
 // max_iterations, the stopping criterion's settings against each other and the timeout, the model
-// cache's path, settings that need a CUDA device or GPU telemetry). Throws UserError, at the position of
-// the key to change where it was given.
+// cache's path, settings that need a CUDA device or GPU telemetry, the scenario's settings against each
+// other, the batch sizes and the loop). Throws UserError at the position of the key to change where it
+// was given.
 void check_plan(const Plan& plan);
 
 // The plan as JSON text, stored with each run so a result can be traced to what produced it.

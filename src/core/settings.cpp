@@ -1,5 +1,6 @@
 #include "core/settings.hpp"
 
+#include <cmath>
 #include <cstdlib>
 
 #include <fmt/format.h>
@@ -10,7 +11,7 @@ namespace inferbench {
 namespace {
 
 // Bounds that catch typos (an extra digit or two) before hours are spent. The iteration bound is the
-// orchestrator's trace capacity when max_iterations is 0 (no limit), 48 bytes per iteration.
+// orchestrator's trace capacity when max_iterations is 0 (no limit), 56 bytes per iteration.
 constexpr std::int64_t kSecondNs = 1'000'000'000;
 constexpr std::int64_t kMaxWarmupNs = 3600 * kSecondNs;        // 1h
 constexpr std::int64_t kMaxDurationNs = 24 * 3600 * kSecondNs;  // 24h
@@ -19,6 +20,13 @@ constexpr std::int64_t kMaxIterations = 100'000'000;
 constexpr std::int64_t kMaxCooldownNs = 3600 * kSecondNs;      // 1h
 constexpr std::int64_t kMaxIdleBaselineNs = 60 * kSecondNs;    // 1m
 constexpr std::int64_t kMaxRepeats = 1000;
+// The load scenarios' bounds: beyond them a value is a typo, or more threads and instances than a host runs.
+constexpr double kMaxQps = 100'000'000;
+constexpr std::int64_t kMaxLatencyBoundNs = 3600 * kSecondNs;  // 1h
+constexpr std::int64_t kMaxSamplesPerQuery = 65536;
+constexpr std::int64_t kMaxConcurrency = 4096;
+constexpr std::int64_t kMaxStreams = 64;
+constexpr std::int64_t kMaxQueueDelayNs = 10 * kSecondNs;
 
 // YAML's and the command line's spellings of a yes/no value.
 std::optional<bool> parse_flag(std::string_view text) {
@@ -29,17 +37,35 @@ std::optional<bool> parse_flag(std::string_view text) {
     return std::nullopt;
 }
 
-// The number a count or duration field names, in RunSettings or in its loop settings; `Settings` is
-// RunSettings or const RunSettings.
+// The number a count or duration field names, in RunSettings, its loop or its scenario settings;
+// `Settings` is RunSettings or const RunSettings.
 template <typename Settings>
 auto& number_of(Settings& settings, const SettingField& field) {
     if (const auto* loop_member = std::get_if<std::int64_t LoopSettings::*>(&field.member))
         return settings.loop.*(*loop_member);
+    if (const auto* scenario_member = std::get_if<std::int64_t ScenarioSettings::*>(&field.member))
+        return settings.scenario.*(*scenario_member);
     return settings.*std::get<std::int64_t RunSettings::*>(field.member);
 }
 
+// The yes/no a flag field names, in RunSettings or its scenario settings, or null for other fields.
+template <typename Settings>
+auto* flag_of(Settings& settings, const SettingField& field) {
+    if (const auto* member = std::get_if<bool ScenarioSettings::*>(&field.member)) return &(settings.scenario.*(*member));
+    const auto* member = std::get_if<bool RunSettings::*>(&field.member);
+    return member ? &(settings.*(*member)) : nullptr;
+}
+
+// The real number a real or percent field names, in the loop or the scenario settings.
+template <typename Settings>
+auto& real_of(Settings& settings, const SettingField& field) {
+    if (const auto* scenario_member = std::get_if<double ScenarioSettings::*>(&field.member))
+        return settings.scenario.*(*scenario_member);
+    return settings.loop.*std::get<double LoopSettings::*>(field.member);
+}
+
 // A real or percent field's value from its text, within its range; else what is wrong.
-std::optional<std::string> set_real(LoopSettings& loop, const SettingField& field, std::string_view text) {
+std::optional<std::string> set_real(RunSettings& settings, const SettingField& field, std::string_view text) {
     std::string_view number = trim(text);
     const bool percent = field.type == FieldType::percent;
     if (percent) {
@@ -50,13 +76,14 @@ std::optional<std::string> set_real(LoopSettings& loop, const SettingField& fiel
     }
     const auto value = parse_double(number);
     const std::string_view unit = percent ? "%" : "";
-    if (!value) return fmt::format("{}: '{}' is not a number{}", field.key, text, percent ? " of percent" : "");
+    if (!value || !std::isfinite(*value))
+        return fmt::format("{}: '{}' is not a number{}", field.key, text, percent ? " of percent" : "");
     if (field.real.min_exclusive ? *value <= field.real.min : *value < field.real.min)
         return fmt::format("{}: '{}' must be {} {:g}{}", field.key, text,
                            field.real.min_exclusive ? "above" : "at least", field.real.min, unit);
     if (*value > field.real.max)
         return fmt::format("{}: '{}' is above the maximum {:g}{}", field.key, text, field.real.max, unit);
-    loop.*std::get<double LoopSettings::*>(field.member) = *value;
+    real_of(settings, field) = *value;
     return std::nullopt;
 }
 
@@ -135,6 +162,26 @@ const std::vector<SettingField>& setting_fields() {
          {}, {}, 0, {0, 1, false}},
         {"repeats", FieldType::count, "run every cell this many times, interleaved across cells (A B C A B C)",
          &RunSettings::repeats, 1, kMaxRepeats},
+        {"scenario", FieldType::choice,
+         "load (LoadGen's names): single_stream (one query at a time), multi_stream (queries of samples_per_query), "
+         "server (Poisson arrivals at target_qps), offline (everything at once), concurrency (N in flight)",
+         &ScenarioSettings::scenario, 0, 0, "single_stream, multi_stream, server, offline, concurrency"},
+        {"target_qps", FieldType::real, "server: mean arrival rate, queries per second (above 0)",
+         &ScenarioSettings::target_qps, 0, 0, {}, {}, 0, {0, kMaxQps, true}},
+        {"latency_bound", FieldType::duration, "server: the p99 latency a VALID run stays within (up to 1h)",
+         &ScenarioSettings::latency_bound_ns, 1, kMaxLatencyBoundNs},
+        {"samples_per_query", FieldType::count, "multi_stream: samples per query, a multiple of the batch size",
+         &ScenarioSettings::samples_per_query, 1, kMaxSamplesPerQuery},
+        {"concurrency", FieldType::count, "concurrency: queries in flight (1-4096)", &ScenarioSettings::concurrency, 1,
+         kMaxConcurrency},
+        {"streams", FieldType::count, "backend instances serving queries, each on its own thread (1-64)",
+         &ScenarioSettings::streams, 1, kMaxStreams},
+        {"find_peak", FieldType::flag, "server: search the highest target_qps whose p99 meets latency_bound",
+         &ScenarioSettings::find_peak},
+        {"batcher", FieldType::flag, "server, concurrency: batch queued queries, up to the batch size, per inference",
+         &ScenarioSettings::batcher},
+        {"max_queue_delay", FieldType::duration, "batcher: the longest a query waits for its batch to fill",
+         &ScenarioSettings::batcher_max_queue_delay_ns, 0, kMaxQueueDelayNs},
     };
     return fields;
 }
@@ -161,10 +208,10 @@ std::string_view type_name(FieldType type) {
 }
 
 std::optional<std::string> set_setting(RunSettings& settings, const SettingField& field, std::string_view text) {
-    if (const auto* flag_member = std::get_if<bool RunSettings::*>(&field.member)) {
+    if (bool* flag = flag_of(settings, field)) {
         const auto value = parse_flag(text);
         if (!value) return fmt::format("{}: '{}' is not true or false", field.key, text);
-        settings.*(*flag_member) = *value;
+        *flag = *value;
         return std::nullopt;
     }
     if (field.type == FieldType::choice && !is_choice(field.choices, text))
@@ -187,7 +234,11 @@ std::optional<std::string> set_setting(RunSettings& settings, const SettingField
         settings.loop.*(*stop_member) = *parse_stop_criterion(text);
         return std::nullopt;
     }
-    if (std::holds_alternative<double LoopSettings::*>(field.member)) return set_real(settings.loop, field, text);
+    if (const auto* scenario_member = std::get_if<Scenario ScenarioSettings::*>(&field.member)) {
+        settings.scenario.*(*scenario_member) = *parse_scenario(text);
+        return std::nullopt;
+    }
+    if (field.type == FieldType::real || field.type == FieldType::percent) return set_real(settings, field, text);
     std::optional<std::int64_t> value;
     std::string why;
     if (field.type == FieldType::duration) {
@@ -213,8 +264,9 @@ std::optional<std::string> set_setting(RunSettings& settings, const SettingField
 }
 
 std::string setting_text(const RunSettings& settings, const SettingField& field) {
-    if (const auto* flag_member = std::get_if<bool RunSettings::*>(&field.member))
-        return settings.*(*flag_member) ? "true" : "false";
+    if (const bool* flag = flag_of(settings, field)) return *flag ? "true" : "false";
+    if (const auto* scenario = std::get_if<Scenario ScenarioSettings::*>(&field.member))
+        return std::string(to_string(settings.scenario.*(*scenario)));
     if (const auto* text_member = std::get_if<std::string RunSettings::*>(&field.member))
         return settings.*(*text_member);
     if (const auto* fraction_member = std::get_if<double RunSettings::*>(&field.member))
@@ -222,8 +274,8 @@ std::string setting_text(const RunSettings& settings, const SettingField& field)
     if (const auto* stop_member = std::get_if<StopCriterion LoopSettings::*>(&field.member))
         return std::string(to_string(settings.loop.*(*stop_member)));
     // The shortest text that reads back as the same double, so a stored plan resumes with the same value.
-    if (const auto* real_member = std::get_if<double LoopSettings::*>(&field.member))
-        return fmt::format("{}{}", settings.loop.*(*real_member), field.type == FieldType::percent ? "%" : "");
+    if (field.type == FieldType::real || field.type == FieldType::percent)
+        return fmt::format("{}{}", real_of(settings, field), field.type == FieldType::percent ? "%" : "");
     const std::int64_t value = number_of(settings, field);
     if (!field.word.empty() && value == field.word_value) return std::string(field.word);
     return field.type == FieldType::duration ? format_duration(value) : std::to_string(value);

@@ -10,12 +10,14 @@
 #include <vector>
 
 #include "core/loop_settings.hpp"
+#include "core/scenario_settings.hpp"
 
 namespace inferbench {
 
 struct RunSettings {
     std::string name = "inferbench";                 // test id, stored with the run
     LoopSettings loop;                               // warm-up and measured loop, the same struct every cell carries
+    ScenarioSettings scenario;                       // the load the cells run under, the same struct every cell carries
     std::int64_t timeout_ns = 600'000'000'000;       // per benchmark, load included; then it is killed
     std::int64_t seed = 42;                          // random inputs and zoo weights
     std::string output_dir = "inferbench-results";   // results database and reports
@@ -40,9 +42,8 @@ struct RunSettings {
 // cooldown: idle, stored in RunSettings::cooldown_ns in place of a duration.
 inline constexpr std::int64_t kCooldownUntilIdle = -1;
 
-// fraction: a number above 0 and at most 1, written 0.75 or 75%.
-
-// fraction: a number above 0 and at most 1, written 0.75 or 75%; real: a plain decimal number; percent: a number with a % sign ("0.5%"), held as the percent (0.5).
+// fraction: a number above 0 and at most 1, written 0.75 or 75%; real: a plain decimal number; percent: a
+// number with a % sign ("0.5%"), held as the percent (0.5).
 enum class FieldType { duration, count, text, flag, choice, fraction, real, percent };
 
 // The bounds of a real or percent field, in its own unit; the minimum itself is refused where
@@ -56,9 +57,12 @@ struct SettingField {
     std::string_view key;
     FieldType type;
     std::string_view help;
-    // A loop setting is a member of RunSettings::loop, the others of RunSettings itself.
+    // A loop setting is a member of RunSettings::loop, a scenario setting of RunSettings::scenario, the
+    // others of RunSettings itself.
     std::variant<std::int64_t RunSettings::*, std::int64_t LoopSettings::*, std::string RunSettings::*,
-                 bool RunSettings::*, double RunSettings::*, double LoopSettings::*, StopCriterion LoopSettings::*>
+                 bool RunSettings::*, double RunSettings::*, double LoopSettings::*, StopCriterion LoopSettings::*,
+                 std::int64_t ScenarioSettings::*, double ScenarioSettings::*, bool ScenarioSettings::*,
+                 Scenario ScenarioSettings::*>
         member;
     std::int64_t min_value = 0;  // for counts and durations
     std::int64_t max_value = INT64_MAX;

@@ -11,6 +11,7 @@
 
 #include "core/loop_settings.hpp"
 #include "core/measure_conditions.hpp"
+#include "core/scenario_settings.hpp"
 
 namespace inferbench {
 
@@ -48,6 +49,7 @@ struct BenchmarkSpec {
     std::string variant;  // the backend options swept in this cell, "key=value key=value"; else empty
 
     LoopSettings loop;  // the plan's, as it is
+    ScenarioSettings scenario;  // the plan's, as it is
     std::int64_t timeout_ns = 0;
     std::uint64_t seed = 0;
     std::string model_cache_dir;
@@ -61,8 +63,11 @@ struct BenchmarkSpec {
 // Marks a per-iteration device time the backend could not measure.
 inline constexpr std::int64_t kNotMeasured = -1;
 
-// One measured iteration. Times are int64 nanoseconds; start_ns is CLOCK_MONOTONIC, the clock every
-// telemetry sample also uses, so latency can be laid over power and clocks.
+// One measured iteration (one query of the cell's scenario). Times are int64 nanoseconds; start_ns is
+// CLOCK_MONOTONIC, the clock every telemetry sample also uses, so latency can be laid over power and
+// clocks. Where queries arrive on a schedule (server, offline, concurrency, multi_stream), start_ns is the
+// query's scheduled arrival and e2e_ns runs from it to completion, so waiting for a busy backend counts;
+// queue_ns is the part of e2e_ns spent waiting before the backend began (service = e2e - queue).
 struct IterationRecord {
     std::int64_t start_ns = 0;
     std::int64_t e2e_ns = 0;
@@ -70,8 +75,9 @@ struct IterationRecord {
     std::int64_t h2d_ns = kNotMeasured;
     std::int64_t compute_ns = kNotMeasured;
     std::int64_t d2h_ns = kNotMeasured;
+    std::int64_t queue_ns = kNotMeasured;  // single_stream's closed loop issues on completion: not measured
 };
-static_assert(sizeof(IterationRecord) == 48);
+static_assert(sizeof(IterationRecord) == 56);
 
 // The part of a record a backend fills in for one inference (host timing is the harness's job).
 struct DeviceTimes {

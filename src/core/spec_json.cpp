@@ -52,6 +52,19 @@ void write_conditions(const MeasureConditions& c, nlohmann::json& json) {
     json["sync"] = to_string(c.sync);
 }
 
+// The scenario sits under its own key; a cell stored before scenarios existed ran single_stream.
+nlohmann::json scenario_to_json(const ScenarioSettings& scenario) {
+    return {{"scenario", to_string(scenario.scenario)},
+            {"target_qps", scenario.target_qps},
+            {"latency_bound_ns", scenario.latency_bound_ns},
+            {"samples_per_query", scenario.samples_per_query},
+            {"concurrency", scenario.concurrency},
+            {"streams", scenario.streams},
+            {"find_peak", scenario.find_peak},
+            {"batcher", scenario.batcher},
+            {"batcher_max_queue_delay_ns", scenario.batcher_max_queue_delay_ns}};
+}
+
 }  // namespace
 
 std::optional<MeasureConditions> conditions_from_json(const nlohmann::json& json) {
@@ -67,6 +80,26 @@ std::optional<MeasureConditions> conditions_from_json(const nlohmann::json& json
     return c;
 }
 
+ScenarioSettings scenario_from_json(const nlohmann::json& json) {
+    ScenarioSettings scenario;
+    if (!json.is_object()) return scenario;
+    const auto it = json.find("scenario");
+    if (it == json.end() || !it->is_object()) return scenario;
+    const nlohmann::json& s = *it;
+    const auto name = parse_scenario(s.value("scenario", std::string(to_string(scenario.scenario))));
+    if (!name) throw std::runtime_error("malformed benchmark spec: scenario");
+    scenario.scenario = *name;
+    scenario.target_qps = s.value("target_qps", scenario.target_qps);
+    scenario.latency_bound_ns = s.value("latency_bound_ns", scenario.latency_bound_ns);
+    scenario.samples_per_query = s.value("samples_per_query", scenario.samples_per_query);
+    scenario.concurrency = s.value("concurrency", scenario.concurrency);
+    scenario.streams = s.value("streams", scenario.streams);
+    scenario.find_peak = s.value("find_peak", scenario.find_peak);
+    scenario.batcher = s.value("batcher", scenario.batcher);
+    scenario.batcher_max_queue_delay_ns = s.value("batcher_max_queue_delay_ns", scenario.batcher_max_queue_delay_ns);
+    return scenario;
+}
+
 nlohmann::json spec_to_json(const BenchmarkSpec& spec) {
     nlohmann::json json;
     json["model"] = spec.model;
@@ -76,6 +109,7 @@ nlohmann::json spec_to_json(const BenchmarkSpec& spec) {
     json["batch_size"] = spec.batch_size;
     json["variant"] = spec.variant;
     write_loop(spec.loop, json);
+    json["scenario"] = scenario_to_json(spec.scenario);
     json["timeout_ns"] = spec.timeout_ns;
     json["seed"] = spec.seed;
     json["model_cache_dir"] = spec.model_cache_dir;
@@ -96,6 +130,7 @@ BenchmarkSpec spec_from_json(const nlohmann::json& json) {
     spec.batch_size = json.at("batch_size").get<std::int64_t>();
     spec.variant = json.value("variant", "");
     spec.loop = read_loop(json);
+    spec.scenario = scenario_from_json(json);
     spec.timeout_ns = json.at("timeout_ns").get<std::int64_t>();
     spec.seed = json.at("seed").get<std::uint64_t>();
     spec.model_cache_dir = json.at("model_cache_dir").get<std::string>();

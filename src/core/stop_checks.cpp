@@ -17,7 +17,7 @@ namespace {
 // Where a check between keys points: the first of `keys` the plan gave, else the plan itself.
 std::string origin_of(const Plan& plan, std::initializer_list<std::string_view> keys) {
     for (const std::string_view key : keys)
-        if (const auto it = plan.setting_origins.find(key); it != plan.setting_origins.end()) return it->second;
+        if (const auto it = plan.origins.find(key); it != plan.origins.end()) return it->second;
     return plan.source;
 }
 
@@ -37,7 +37,7 @@ void check_stop_settings(const Plan& plan) {
     const LoopSettings& loop = plan.settings.loop;
     const auto used = criterion_keys(loop.stop);
     for (const std::string_view key : {"max_noise", "min_time", "max_angle", "min_r2", "stop_timeout"}) {
-        if (std::find(used.begin(), used.end(), key) != used.end() || !plan.setting_origins.contains(key)) continue;
+        if (std::find(used.begin(), used.end(), key) != used.end() || !plan.origins.contains(key)) continue;
         std::vector<std::string> users;
         for (const StopCriterion criterion : kAllStopCriteria) {
             const auto keys = criterion_keys(criterion);

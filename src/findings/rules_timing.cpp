@@ -133,6 +133,9 @@ std::optional<Finding> outliers(const BenchmarkEvidence& e, double median) {
 
 std::vector<Finding> instability(const BenchmarkEvidence& e) {
     std::vector<Finding> out;
+    // Where queries queue by design (server, offline, concurrency), the spread is the load's: the scenario's
+    // verdict judges it, and none of these findings' advice applies.
+    if (const auto& scenario = e.summary.scenario.settings; scenario && queues_by_design(scenario->scenario)) return out;
     const auto& s = e.summary.e2e;
     const WarningThresholds thresholds;
     if (std::isfinite(s.cv_pct) && s.count >= thresholds.min_iterations && s.cv_pct > thresholds.max_cv_pct)

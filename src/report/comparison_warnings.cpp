@@ -60,8 +60,8 @@ constexpr std::pair<const char*, SettingText> kTextSettings[] = {
     {"repeats", [](const analysis::BenchmarkSummary& s) { return std::to_string(s.repeats); }},
 };
 
-std::optional<std::string> text_difference(const Comparison& comparison, const ComparisonRow& row, const char* name,
-                                           SettingText text_of) {
+// "[1] a, [2] b" for a row whose sides' texts differ.
+std::optional<std::string> differing_texts(const Comparison& comparison, const ComparisonRow& row, SettingText text_of) {
     std::vector<std::string> values;
     std::optional<std::string> first;
     bool differs = false;
@@ -74,7 +74,12 @@ std::optional<std::string> text_difference(const Comparison& comparison, const C
         values.push_back(fmt::format("[{}] {}", side + 1, value));
     }
     if (!differs) return std::nullopt;
-    return fmt::format("{} differs: {}", name, join(values, ", "));
+    return join(values, ", ");
+}
+
+// The load scenario of a side: "single_stream", "server 1000 qps (p99 <= 15.00 ms)".
+std::string scenario_label(const analysis::BenchmarkSummary& s) {
+    return s.scenario.label.empty() ? std::string("not recorded") : s.scenario.label;
 }
 
 void add(std::vector<std::pair<std::string, std::size_t>>& counted, std::string text) {
@@ -92,8 +97,8 @@ std::vector<std::string> comparison_warnings(const Comparison& comparison, doubl
             if (auto text = setting_difference(comparison, row, setting))
                 add(counted, "the sides ran with different settings: " + *text);
         for (const auto& [name, text_of] : kTextSettings)
-            if (auto text = text_difference(comparison, row, name, text_of))
-                add(counted, "the sides ran with different settings: " + *text);
+            if (auto text = differing_texts(comparison, row, text_of))
+                add(counted, fmt::format("the sides ran with different settings: {} differs: {}", name, *text));
         for (std::size_t side = 0; side < comparison.sides.size(); ++side) {
             const auto* s = comparison.at(row, side);
             if (s && s->benchmark.convergence == Convergence::not_converged)
@@ -101,6 +106,9 @@ std::vector<std::string> comparison_warnings(const Comparison& comparison, doubl
                                          "wider than the plan asked for",
                                          side + 1));
         }
+        if (auto text = differing_texts(comparison, row, scenario_label))
+            add(counted, "the sides ran under different load scenarios, so their latencies mean different things: " +
+                             *text);
         for (std::size_t side = 0; side < comparison.sides.size(); ++side) {
             const auto* s = comparison.at(row, side);
             if (s && s->e2e.count > 0 && s->e2e.cv_pct > max_cv_pct)

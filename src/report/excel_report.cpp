@@ -144,7 +144,7 @@ void write_time_sheets(XlsxWorkbook& book, const ReportGroup& group, const Excel
 
 bool write_latency_workbook(const ReportGroup& group, const std::filesystem::path& file, const ExcelOptions& options) {
     return write_row_sheets(
-        group, file, options, {"t_s", "e2e_ms", "h2d_ms", "compute_ms", "d2h_ms"},
+        group, file, options, {"t_s", "e2e_ms", "h2d_ms", "compute_ms", "d2h_ms", "queue_ms"},
         [](const ReportBenchmark& b) -> const std::vector<IterationRecord>& { return b.iterations; },
         [](Sheet& sheet, Row row, const ReportBenchmark& b, const IterationRecord& it) {
             sheet.number(row, 0, b.seconds(it.start_ns));
@@ -152,6 +152,7 @@ bool write_latency_workbook(const ReportGroup& group, const std::filesystem::pat
             sheet.number(row, 2, device_ms(it.h2d_ns));
             sheet.number(row, 3, device_ms(it.compute_ns));
             sheet.number(row, 4, device_ms(it.d2h_ns));
+            sheet.number(row, 5, device_ms(it.queue_ns));  // scheduled arrival to start (the load scenarios)
         });
 }
 

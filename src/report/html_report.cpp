@@ -14,6 +14,7 @@
 #include "analysis/repeats.hpp"
 #include "report/cost_figure.hpp"
 #include "report/html_page.hpp"
+#include "report/scenario_section.hpp"
 #include "report/report_charts.hpp"
 #include "report/report_data.hpp"
 #include "report/roofline_view.hpp"
@@ -54,6 +55,13 @@ Table overview_table(const ReportSelection& data, const std::vector<analysis::Be
     table.columns.insert(table.columns.end(), columns.begin(), columns.end());
     const bool repeated = std::any_of(summaries.begin(), summaries.end(), [](const auto& s) { return s.repeats > 1; });
     if (repeated) table.columns.push_back({"repeats", "repeats"});
+    // The load scenario, where a benchmark ran one (every run since scenarios exist; not imported logs).
+    const bool scenarios = std::any_of(summaries.begin(), summaries.end(),
+                                       [](const auto& s) { return !s.scenario.label.empty(); });
+    if (scenarios)
+        for (Column column : {Column{"scenario", "scenario"}, Column{"result", "result"},
+                              Column{"queue_p99_ms", "queue p99"}})
+            table.columns.push_back(std::move(column));
     for (const auto& s : summaries) {
         const auto& b = s.benchmark;
         const bool measured = s.e2e.count > 0;
@@ -83,6 +91,13 @@ Table overview_table(const ReportSelection& data, const std::vector<analysis::Be
             gflops_cell(s.model)};
         row.insert(row.end(), cells.begin(), cells.end());
         if (repeated) row.emplace_back(s.repeats);
+        if (scenarios) {
+            const auto& sc = s.scenario;
+            const std::string verdict = verdict_word(sc.verdict);
+            row.push_back(sc.label.empty() ? Cell{Null{}} : Cell{sc.label});
+            row.push_back(verdict.empty() ? Cell{Null{}} : Cell{verdict});
+            row.push_back(sc.queue ? Cell{Duration{sc.queue->p99}} : Cell{Null{}});
+        }
         table.rows.push_back(std::move(row));
     }
     return table;
@@ -125,6 +140,7 @@ std::vector<std::string> warning_lines(const ReportSelection& data,
             add(fmt::format("{}{}", to_string(s.benchmark.status), s.benchmark.reason.empty() ? "" : ": " + s.benchmark.reason),
                 name);
         for (const auto& warning : s.warnings) add(warning, name);
+        for (const auto& note : s.scenario.notes()) add(note, name);
         for (const auto& source : s.telemetry.sources)
             if (source.status != "ok")
                 add(fmt::format("telemetry source {} {}{}", source.source, source.status,
@@ -259,6 +275,8 @@ std::string render_html_report(const ReportSelection& data, const std::vector<Ch
         page.table(overview_table(data, analysis::combine_cells(summaries)));
     }
     page.close_section();
+
+    scenario_section(page, summaries);
 
     page.open_section("Warnings and failures", "warnings");
     const auto warnings = warning_lines(data, summaries);

@@ -126,7 +126,7 @@ ReportSelection load_selection(const store::ResultsStore& results, const std::ve
             b.iterations = std::move(measured.iterations);
             b.gpu = std::move(measured.gpu_samples);
             b.cpu = std::move(measured.cpu_samples);
-            b.series = results.series(group.benchmarks[i].benchmark_id);
+            b.series = std::move(measured.series);
             b.metrics = std::move(measured.metrics);
         }
         set_clock(loaded, true);
@@ -186,6 +186,13 @@ const std::vector<BatchMetric>& batch_metrics() {
         {"mean-cpu", "mean_process_cpu_pct", "mean process CPU", "%",
          [](S s) { return s.telemetry.mean_process_cpu_pct; }},
         {"peak-rss", "peak_rss_MiB", "peak resident memory", "MiB", [](S s) { return s.telemetry.peak_rss_mib; }},
+        {"queue-p99", "queue_p99_ms", "p99 queue wait", "ms",
+         [](S s) { return s.scenario.queue ? finite(s.scenario.queue->p99 / 1e6) : std::nullopt; }},
+        {"early-stop-estimate", "early_stop_ms", "early-stopping estimate", "ms",
+         [](S s) {
+             const auto& e = s.scenario.verdict.estimate;
+             return e && e->enough ? finite(static_cast<double>(e->estimate_ns) / 1e6) : std::nullopt;
+         }},
     };
     return metrics;
 }

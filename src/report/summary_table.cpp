@@ -42,6 +42,7 @@ std::optional<analysis::ThrottleShare> worst_throttle(const analysis::TelemetryS
 std::string note(const analysis::BenchmarkSummary& s) {
     std::vector<std::string> notes;
     if (!s.benchmark.reason.empty()) notes.push_back(s.benchmark.reason);
+    for (auto& text : s.scenario.notes()) notes.push_back(std::move(text));
     notes.insert(notes.end(), s.warnings.begin(), s.warnings.end());
     const auto throttle = worst_throttle(s.telemetry);
     const bool warned = std::any_of(s.warnings.begin(), s.warnings.end(), [](const auto& w) { return w.starts_with("GPU throttled"); });
@@ -85,6 +86,31 @@ void add_telemetry_cells(std::vector<Cell>& row, const analysis::BenchmarkSummar
     row.push_back(discards ? Cell{s.throttle->discarded} : Cell{Null{}});
     for (const auto& value : {t.max_temperature_c, t.peak_fb_used_mib, t.mean_process_cpu_pct, t.peak_rss_mib})
         row.push_back(number_cell(value));
+}
+
+Cell duration_cell(const std::optional<double>& ns) { return ns ? Cell{Duration{*ns}} : Cell{Null{}}; }
+
+// The load scenario: its name and settings, LoadGen's verdict and estimates, queueing apart from service,
+// the server's rates and what the batcher batched (analysis/scenario_summary.hpp).
+void add_scenario_cells(std::vector<Cell>& row, const analysis::ScenarioSummary& sc) {
+    const auto text = [](const std::string& value) { return value.empty() ? Cell{Null{}} : Cell{value}; };
+    const auto estimate = [](const auto& e) {
+        return e && e->enough ? Cell{Duration{static_cast<double>(e->estimate_ns)}} : Cell{Null{}};
+    };
+    const auto& v = sc.verdict;
+    const bool p90 = sc.settings && sc.settings->scenario == Scenario::single_stream;
+    row.push_back(text(sc.label));
+    row.push_back(text(verdict_word(v)));
+    row.push_back(p90 ? estimate(v.estimate) : Cell{Null{}});
+    row.push_back(p90 ? estimate(v.estimate_p99) : estimate(v.estimate));
+    row.push_back(sc.queue ? Cell{Duration{sc.queue->p99}} : Cell{Null{}});
+    row.push_back(number_cell(sc.target_qps));
+    row.push_back(number_cell(sc.peak_qps));
+    row.push_back(number_cell(sc.mean_batch));
+    row.push_back(number_cell(sc.completed_qps));
+    row.push_back(duration_cell(sc.queue ? std::optional<double>(sc.queue->mean) : std::nullopt));
+    row.push_back(duration_cell(sc.service ? std::optional<double>(sc.service->mean) : std::nullopt));
+    row.push_back(duration_cell(sc.service ? std::optional<double>(sc.service->p99) : std::nullopt));
 }
 
 Cell settings_cell(const std::optional<std::int64_t>& value, bool duration) {
@@ -179,7 +205,31 @@ std::vector<Column> measured_columns() {
             shed("throttle_flagged_pct", "flagged %", 1, 8), shed("throttle_discarded", "discarded", 2, 8),
             shed("temperature_max_c", "max °C", 0, 9),
             shed("fb_peak_mib", "fb MiB", 0, 9), shed("cpu_mean_pct", "cpu %", 1, 9),
-            shed("rss_peak_mib", "rss MiB", 0, 9), {"note", "note", 2, Fit::footnote}};
+            shed("rss_peak_mib", "rss MiB", 0, 9)};
+}
+
+// Shown where a row has them (columns without a value are left out): the scenario first, as it changes
+// what every latency above means.
+std::vector<Column> scenario_columns() {
+    const auto shed = [](const char* key, const char* title, int decimals, int rank) {
+        return Column{key, title, decimals, Fit::keep, rank};
+    };
+    const auto file = [](const char* key, const char* title, int decimals) {
+        return Column{key, title, decimals, Fit::keep, 0, true};
+    };
+    return {{"scenario", "scenario", 2, Fit::wrap, 2},
+            shed("result", "result", 2, 2),
+            shed("early_stop_p90_ms", "es p90", 2, 4),
+            shed("early_stop_p99_ms", "es p99", 2, 4),
+            shed("queue_p99_ms", "queue p99", 2, 5),
+            shed("target_qps", "target qps", 1, 4),
+            shed("peak_qps", "peak qps", 1, 3),
+            shed("mean_batch", "mean batch", 2, 5),
+            file("completed_qps", "completed qps", 1),
+            file("queue_mean_ms", "queue mean", 2),
+            file("service_mean_ms", "service mean", 2),
+            file("service_p99_ms", "service p99", 2),
+            {"note", "note", 2, Fit::footnote}};
 }
 
 std::vector<Column> context_columns() {
@@ -204,6 +254,7 @@ std::vector<Column> context_columns() {
 
 std::vector<Column> summary_columns() {
     std::vector<Column> columns = measured_columns();
+    for (auto& column : scenario_columns()) columns.push_back(std::move(column));
     for (auto& column : gflops_bound_columns()) columns.push_back(std::move(column));
     for (auto& column : context_columns()) columns.push_back(std::move(column));
     return columns;
@@ -246,6 +297,7 @@ Table summary_table(const std::vector<analysis::BenchmarkSummary>& summaries) {
                               gflops_cell(s.model)};
         row.insert(row.end(), rest.begin(), rest.end());
         add_telemetry_cells(row, s);
+        add_scenario_cells(row, s.scenario);
         row.push_back(note(s));
         for (auto& cell : gflops_bound_cells(s.model)) row.push_back(std::move(cell));
         add_context_cells(row, s);

@@ -144,14 +144,6 @@ private:
     std::map<std::pair<std::string, std::int64_t>, std::vector<store::Metric>> cache_;
 };
 
-// A stopping criterion ends the harness's own loop; a backend that runs its own (an external tool) stops
-// by its own duration, so its numbers would not be what the criterion asked for.
-std::optional<std::string> stop_problem(const Backend& backend, const BenchmarkSpec& spec) {
-    if (spec.loop.stop == StopCriterion::fixed || !backend.capabilities().runs_own_loop) return std::nullopt;
-    return fmt::format("the {} backend runs its own measured loop, which stop: {} cannot end; use stop: fixed for it",
-                       spec.backend, to_string(spec.loop.stop));
-}
-
 // Last line of the worker's output, for the one-line reason.
 std::string last_line(const std::string& text) {
     const auto newline = text.find_last_of('\n');
@@ -205,16 +197,24 @@ void fill_from_outcome(store::BenchmarkRecord& record, const WorkerOutcome& outc
     }
 }
 
-// What the backend measured besides the loop: while converting the cell's model (the Loaded event's metrics)
-// and while profiling its layers (the Layers event's).
-std::vector<store::Metric> backend_metrics(const WorkerOutcome& outcome) {
+// What the worker measured besides the loop: while converting the cell's model (the Loaded event's
+// metrics), while profiling its layers (the Layers event's), and what a scenario measured beside its
+// queries (the Measured event's).
+std::vector<store::Metric> worker_metrics(const WorkerOutcome& outcome) {
     std::vector<store::Metric> metrics;
     const auto add = [&](const std::vector<BackendMetric>& from) {
         for (const BackendMetric& m : from) metrics.push_back({m.name, m.value, m.unit});
     };
     if (const auto* loaded = outcome.find_event<wp::Loaded>()) add(loaded->metrics);
+    if (const auto* measured = outcome.find_event<wp::Measured>()) add(measured->metrics);
     if (const auto* layers = outcome.find_event<wp::Layers>()) add(layers->metrics);
     return metrics;
+}
+
+// The scenario's series (find_peak's steps), from the Measured event.
+std::vector<store::Series> worker_series(const WorkerOutcome& outcome) {
+    const auto* measured = outcome.find_event<wp::Measured>();
+    return measured ? measured->series : std::vector<store::Series>{};
 }
 
 // The per-layer times of the worker's Layers event (a backend's separate profiled run), in its order.
@@ -341,9 +341,10 @@ private:
         store::BenchmarkRecord record = base_record(result_.run_id, order_[k], spec);
         std::vector<IterationRecord> iterations;
         std::vector<LayerTime> layers;
-        std::vector<store::Metric> backend_figures;
+        std::vector<store::Metric> worker_figures;
+        std::vector<store::Series> series;
         try {
-            measure_cell(spec, record, iterations, layers, backend_figures, k);
+            measure_cell(spec, record, iterations, layers, worker_figures, series, k);
         } catch (const std::exception& e) {
             record.status = BenchmarkStatus::failed;
             record.reason = e.what();
@@ -351,9 +352,9 @@ private:
         record.ended_unix_ms = unix_ms();
         BenchmarkTelemetry telemetry = telemetry_.finish(iterations);
         auto metrics = model_costs_.metrics(record.model_path, spec.batch_size, spec.precision);
-        metrics.insert(metrics.end(), backend_figures.begin(), backend_figures.end());
+        metrics.insert(metrics.end(), worker_figures.begin(), worker_figures.end());
         keep({std::move(record), std::move(iterations), std::move(metrics), std::move(telemetry.gpu),
-              std::move(telemetry.cpu), std::move(telemetry.sources), std::move(layers)});
+              std::move(telemetry.cpu), std::move(telemetry.sources), std::move(layers), std::move(series)});
         const store::BenchmarkRecord& kept = result_.benchmarks.back();
         if (kept.status == BenchmarkStatus::interrupted || interrupt_requested()) result_.interrupted = true;
         if (kept.status != BenchmarkStatus::skipped) {
@@ -363,13 +364,12 @@ private:
         notify({ProgressEvent::Kind::finished, k + 1, 0, &spec, repeat, 1, &result_.benchmarks.back()});
     }
 
-    void measure_cell(const BenchmarkSpec& spec, store::BenchmarkRecord& record,
-                      std::vector<IterationRecord>& iterations, std::vector<LayerTime>& layers,
-                      std::vector<store::Metric>& backend_figures, std::size_t k) {
+    void measure_cell(const BenchmarkSpec& spec, store::BenchmarkRecord& record, std::vector<IterationRecord>& iterations,
+                      std::vector<LayerTime>& layers, std::vector<store::Metric>& worker_figures,
+                      std::vector<store::Series>& series, std::size_t k) {
         std::string problem;
         const Backend* backend = cache_.get(spec.backend, problem);
         std::optional<std::string> skip = cell_problem(backend, problem, spec);
-        if (!skip) skip = stop_problem(*backend, spec);
         ResolvedModel model;
         if (!skip) {
             model = resolve_model(spec, backend->capabilities());
@@ -402,7 +402,8 @@ private:
         hooks.end_now = termination_requested;
         hooks.request_stop = [&trace] { trace.header().stop_requested.store(1, std::memory_order_relaxed); };
         hooks.on_started = [&](int pid) {
-            telemetry_.worker_started(pid, spec.loop.warmup_ns + planned_measure_ns(spec.loop) + kLoadAndTeardownNs);
+            telemetry_.worker_started(pid, spec.loop.warmup_ns + measured_time_ns(spec.scenario, planned_measure_ns(spec.loop)) +
+                                               kLoadAndTeardownNs);
         };
         hooks.on_event = [&](const wp::Event& event) { telemetry_.worker_event(event); };
         hooks.on_tick = [&] {
@@ -415,8 +416,9 @@ private:
         iterations.assign(published.begin(), published.end());
         fill_from_outcome(record, outcome);
         layers = layer_times(outcome);
-        backend_figures = backend_metrics(outcome);
-        backend_figures.insert(backend_figures.end(), cooldown.begin(), cooldown.end());
+        worker_figures = worker_metrics(outcome);
+        worker_figures.insert(worker_figures.end(), cooldown.begin(), cooldown.end());
+        series = worker_series(outcome);
     }
 
     const Plan& plan_;

@@ -19,7 +19,9 @@
 #include "backends/registry.hpp"
 #include "core/clock.hpp"
 #include "runner/cuda_conditions.hpp"
+#include "runner/load_clock.hpp"
 #include "runner/measure_loop.hpp"
+#include "runner/scenario_run.hpp"
 #include "runner/trace_buffer.hpp"
 #include "runner/worker_protocol.hpp"
 
@@ -112,6 +114,46 @@ int run_external_loop(Backend& backend, const LoopSettings& loop, TraceBuffer& t
     end_after_last_event();
 }
 
+// Another instance of the cell's backend for a load scenario (runner/scenario_run), made as the first was.
+std::unique_ptr<Backend> make_instance(const BackendRegistry& registry, const BenchmarkSpec& spec,
+                                       const std::string& model_path, std::int64_t batch_size) {
+    auto backend = registry.create(spec.backend);
+    BenchmarkSpec cell = spec;
+    cell.batch_size = batch_size;
+    backend->load(model_path, cell);
+    backend->prepare(make_random_inputs(backend->inputs(), spec.seed));
+    return backend;
+}
+
+// A scenario other than single_stream: the primary's warm-up (its pace sizes the run), the other
+// instances, then the scenario's run on the query engine.
+int run_scenario_cell(Backend& backend, const BackendRegistry& registry, const BenchmarkSpec& spec,
+                      const std::string& model_path, const LoopSettings& loop, TraceBuffer& trace, std::string& phase) {
+    const auto& stop = trace.header().stop_requested;
+    phase = "warm-up";
+    const WarmupResult warmup = run_warmup(backend, loop, stop);
+    phase = "load instances";
+    const ScenarioInstances instances(
+        backend, spec, [&](std::int64_t batch) { return make_instance(registry, spec, model_path, batch); });
+    for (const std::string& note : instances.notes()) std::fprintf(stderr, "inferbench worker: %s\n", note.c_str());
+    phase = "warm-up";
+    const WarmupResult others = instances.warm_up_others(loop.warmup_iterations, stop);
+    send_event(wp::WarmupDone{warmup.iterations + others.iterations, warmup.elapsed_ns + others.elapsed_ns});
+    const double server_queries = spec.scenario.scenario == Scenario::server
+                                      ? spec.scenario.target_qps * static_cast<double>(loop.duration_ns) * 1.1e-9
+                                      : 0.0;
+    trace.prefault(std::max(expected_iterations(warmup, loop), static_cast<std::int64_t>(std::min(server_queries, 1e12))));
+    phase = "measure";
+    RealClock clock;
+    const double pace = warmup.iterations > 0 ? static_cast<double>(warmup.elapsed_ns) * 1e-9 / static_cast<double>(warmup.iterations) : 0.0;
+    ScenarioOutcome outcome = run_scenario(instances, spec, loop, pace, TraceSink{trace.records(), &trace.header().published},
+                                           trace.capacity(), stop, clock);
+    send_event(wp::Measured{outcome.measured.iterations, outcome.measured.wall_ns, outcome.measured.stopped,
+                            Convergence::fixed, "", std::move(outcome.metrics), std::move(outcome.series)});
+    send_layer_times(backend, trace, phase);
+    end_after_last_event();
+}
+
 int run_benchmark(const BenchmarkSpec& spec, const std::string& model_path, TraceBuffer& trace) {
     std::string phase = "load";
     try {
@@ -145,6 +187,8 @@ int run_benchmark(const BenchmarkSpec& spec, const std::string& model_path, Trac
 
         const LoopSettings loop = within_capacity(spec.loop, trace.capacity());
         if (backend->capabilities().runs_own_loop) return run_external_loop(*backend, loop, trace, phase);
+        if (spec.scenario.scenario != Scenario::single_stream)
+            return run_scenario_cell(*backend, registry, spec, converted.model_path, loop, trace, phase);
 
         phase = "warm-up";
         const WarmupResult warmup = run_warmup(*backend, loop, trace.header().stop_requested, conditions.between());

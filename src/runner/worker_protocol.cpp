@@ -54,11 +54,15 @@ json fields(const Loaded& e) {
 json fields(const WarmupDone& e) { return {{"iterations", e.iterations}, {"elapsed_ns", e.elapsed_ns}}; }
 
 json fields(const Measured& e) {
+    json series = json::array();
+    for (const store::Series& one : e.series) series.push_back({{"name", one.name}, {"values", one.values}});
     return {{"iterations", e.iterations},
             {"wall_ns", e.wall_ns},
             {"stopped", e.stopped},
             {"convergence", to_string(e.convergence)},
-            {"stop_reason", e.stop_reason}};
+            {"stop_reason", e.stop_reason},
+            {"metrics", metrics_json(e.metrics)},
+            {"series", std::move(series)}};
 }
 
 json fields(const Layers& e) {
@@ -107,6 +111,12 @@ Measured read_measured(const json& j) {
         throw ProtocolError(fmt::format("worker {}: field 'convergence': unknown value '{}'", what, word));
     e.convergence = *convergence;
     e.stop_reason = field<std::string>(j, what, "stop_reason");
+    e.metrics = read_metrics(j, "measured");
+    for (const json& one : field<json>(j, what, "series")) {
+        constexpr std::string_view series_what = "event measured, series";
+        e.series.push_back({field<std::string>(one, series_what, "name"),
+                            field<std::vector<double>>(one, series_what, "values")});
+    }
     return e;
 }
 

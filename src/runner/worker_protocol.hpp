@@ -21,6 +21,7 @@
 
 #include "backends/backend.hpp"
 #include "core/spec.hpp"
+#include "store/results_store.hpp"
 
 namespace inferbench::worker_protocol {
 
@@ -67,7 +68,9 @@ struct WarmupDone {
 };
 
 // The measured loop has ended; `stopped` where the orchestrator asked it to stop early; whether its
-// stopping criterion converged, and what the criterion saw (empty for fixed).
+// stopping criterion converged, and what the criterion saw (empty for fixed). A load scenario also says
+// what it measured beside its queries (the schedule, the batches, find_peak's steps): stored with the
+// benchmark as metrics and series.
 struct Measured {
     static constexpr std::string_view kName = "measured";
     std::int64_t iterations = 0;
@@ -75,6 +78,8 @@ struct Measured {
     bool stopped = false;
     Convergence convergence = Convergence::fixed;
     std::string stop_reason = {};
+    std::vector<BackendMetric> metrics = {};
+    std::vector<store::Series> series = {};
 };
 
 // After the measured loop: the backend's per-layer times, from a separate profiled run (may be none), and the

@@ -197,15 +197,16 @@ void bind_benchmark(Statement& insert, const BenchmarkRecord& b) {
 // The hot path (millions of rows): statements prepared once, inside the caller's transaction, each
 // execution inserting kIterationsPerInsert rows; the rest one by one.
 constexpr std::size_t kIterationsPerInsert = 64;
+constexpr std::size_t kParametersPerIteration = 8;
 
-// "INSERT ... VALUES (?1, ?2, ..., ?8), (?1, ?9, ..., ?15), ...": the benchmark id bound once.
+// "INSERT ... VALUES (?1, ?2, ..., ?9), (?1, ?10, ..., ?17), ...": the benchmark id bound once.
 std::string insert_iterations_sql(std::size_t rows) {
     std::string sql =
-        "INSERT INTO iterations (benchmark_id, iteration, start_ns, e2e_ns, enqueue_ns, h2d_ns, compute_ns, d2h_ns) "
-        "VALUES ";
-    for (std::size_t row = 0, parameter = 2; row < rows; ++row, parameter += 7)
-        sql += fmt::format("{}(?1, ?{}, ?{}, ?{}, ?{}, ?{}, ?{}, ?{})", row == 0 ? "" : ", ", parameter, parameter + 1,
-                           parameter + 2, parameter + 3, parameter + 4, parameter + 5, parameter + 6);
+        "INSERT INTO iterations (benchmark_id, iteration, start_ns, e2e_ns, enqueue_ns, h2d_ns, compute_ns, d2h_ns, "
+        "queue_ns) VALUES ";
+    for (std::size_t row = 0, p = 2; row < rows; ++row, p += kParametersPerIteration)
+        sql += fmt::format("{}(?1, ?{}, ?{}, ?{}, ?{}, ?{}, ?{}, ?{}, ?{})", row == 0 ? "" : ", ", p, p + 1, p + 2, p + 3,
+                           p + 4, p + 5, p + 6, p + 7);
     return sql;
 }
 
@@ -223,7 +224,8 @@ void insert_iteration_rows(Statement& insert, std::int64_t benchmark_id, std::sp
         bind_device_time(insert, parameter + 4, record.h2d_ns);
         bind_device_time(insert, parameter + 5, record.compute_ns);
         bind_device_time(insert, parameter + 6, record.d2h_ns);
-        parameter += 7;
+        bind_device_time(insert, parameter + 7, record.queue_ns);
+        parameter += static_cast<int>(kParametersPerIteration);
     }
     insert.run();
     insert.reset();
@@ -667,7 +669,7 @@ std::vector<BenchmarkRecord> ResultsStore::benchmarks(std::optional<std::int64_t
 std::vector<IterationRecord> ResultsStore::iterations(std::int64_t benchmark_id) const {
     ++impl_->reads.iterations;
     return rows_of(impl_->db, benchmark_id,
-                   "SELECT start_ns, e2e_ns, enqueue_ns, h2d_ns, compute_ns, d2h_ns FROM iterations "
+                   "SELECT start_ns, e2e_ns, enqueue_ns, h2d_ns, compute_ns, d2h_ns, queue_ns FROM iterations "
                    "WHERE benchmark_id = ?1 ORDER BY iteration",
                    [](Statement& select) {
                        return IterationRecord{select.column_int64(0),
@@ -675,7 +677,8 @@ std::vector<IterationRecord> ResultsStore::iterations(std::int64_t benchmark_id)
                                               select.column_optional_int64(2).value_or(kNotMeasured),
                                               select.column_optional_int64(3).value_or(kNotMeasured),
                                               select.column_optional_int64(4).value_or(kNotMeasured),
-                                              select.column_optional_int64(5).value_or(kNotMeasured)};
+                                              select.column_optional_int64(5).value_or(kNotMeasured),
+                                              select.column_optional_int64(6).value_or(kNotMeasured)};
                    });
 }
 

@@ -97,10 +97,11 @@ struct MeasuredBenchmark {
     std::vector<CpuSample> cpu_samples;
     std::vector<TelemetrySource> telemetry_sources;
     std::vector<LayerTime> layer_times;
+    std::vector<Series> series = {};  // e.g. the server's find_peak steps, an imported log's averages
 
     BenchmarkData data() const {
-        return {.iterations = iterations, .metrics = metrics, .gpu_samples = gpu_samples, .cpu_samples = cpu_samples,
-                .telemetry_sources = telemetry_sources, .layer_times = layer_times};
+        return {.iterations = iterations, .metrics = metrics, .series = series, .gpu_samples = gpu_samples,
+                .cpu_samples = cpu_samples, .telemetry_sources = telemetry_sources, .layer_times = layer_times};
     }
 };
 

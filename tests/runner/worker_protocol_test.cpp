@@ -76,6 +76,20 @@ TEST(WorkerProtocol, MeasuredRoundTrips) {
     EXPECT_EQ(back.stop_reason, criterion.stop_reason);
 }
 
+TEST(WorkerProtocol, MeasuredCarriesTheScenariosFiguresAndSeries) {
+    Measured sent{1200, 5'000'000'000, false};
+    sent.metrics = {{"scenario_scheduled_queries", 1250, "count"}, {"scenario_peak_qps", 812.5, "qps"}};
+    sent.series = {{"find_peak_qps", {1000, 500, 750}}, {"find_peak_passed", {0, 1, 1}}};
+    const Measured back = round_trip(sent);
+    ASSERT_EQ(back.metrics.size(), 2u);
+    EXPECT_EQ(back.metrics[1].name, "scenario_peak_qps");
+    EXPECT_EQ(back.metrics[1].value, 812.5);
+    EXPECT_EQ(back.metrics[1].unit, "qps");
+    ASSERT_EQ(back.series.size(), 2u);
+    EXPECT_EQ(back.series[0].name, "find_peak_qps");
+    EXPECT_EQ(back.series[0].values, (std::vector<double>{1000, 500, 750}));
+}
+
 TEST(WorkerProtocol, LayersRoundTripInTheirOrder) {
     const Layers sent{{{"conv1", "FusedConv", "CPUExecutionProvider", 10, 5'000},
                        {"reorder_ü", "ReorderOutput", "CUDAExecutionProvider", 1, 7, true}},

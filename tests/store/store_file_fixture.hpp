@@ -11,10 +11,13 @@
 
 namespace inferbench::store {
 
-// SQL that takes a current file back to schema 7 (before benchmarks had repeats and convergence), 6
-// (before layer times said whether they are the host's dispatch) and 5 (before the orchestrator columns
-// of runs), for tests that make an older file out of a new one.
+// SQL that takes a current file back to schema 8 (before iterations had a queue time), 7 (before
+// benchmarks had repeats and convergence), 6 (before layer times said whether they are the host's
+// dispatch) and 5 (before the orchestrator columns of runs), for tests that make an older file out of a
+// new one.
+inline const std::string kBackToSchema8 = "ALTER TABLE iterations DROP COLUMN queue_ns; PRAGMA user_version = 8; ";
 inline const std::string kBackToSchema7 =
+    kBackToSchema8 +
     "ALTER TABLE benchmarks DROP COLUMN repeat_index; ALTER TABLE benchmarks DROP COLUMN convergence; "
     "ALTER TABLE benchmarks DROP COLUMN stop_reason; PRAGMA user_version = 7; ";
 inline const std::string kBackToSchema6 =

@@ -14,6 +14,7 @@ public:
         caps.devices = {DeviceKind::cpu, DeviceKind::cuda};
         caps.precisions = {std::begin(kAllPrecisions), std::end(kAllPrecisions)};
         caps.needs_model_file = false;
+        caps.concurrent_instances = true;
         return caps;
     }
     std::optional<std::string> unsupported_reason(const BenchmarkSpec& spec) const override {

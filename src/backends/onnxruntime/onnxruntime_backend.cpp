@@ -171,6 +171,7 @@ Capabilities OnnxRuntimeBackend::capabilities() const {
     caps.dynamic_batch = true;
     caps.cuda_graphs = gpu;
     caps.device_timing = gpu;
+    caps.concurrent_instances = true;  // each instance loads the model anew, on its own CUDA stream on a GPU
     return caps;
 }
 

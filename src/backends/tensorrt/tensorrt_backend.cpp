@@ -95,6 +95,7 @@ Capabilities TensorRtBackend::capabilities() const {
     caps.dynamic_batch = true;
     caps.cuda_graphs = true;
     caps.device_timing = true;
+    caps.concurrent_instances = true;  // an engine and context each, on its own stream
     return caps;
 }
 

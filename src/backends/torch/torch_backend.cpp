@@ -95,6 +95,7 @@ public:
         caps.model_formats = {"onnx", "pt", "pth", "ts"};
         caps.cuda_graphs = cuda_available();
         caps.device_timing = cuda_available();
+        caps.concurrent_instances = true;  // a model each, on its own stream from the pool on a GPU
         return caps;
     }
     std::vector<BackendOption> options() const override { return torch_option_list(); }

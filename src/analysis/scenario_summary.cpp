@@ -1,0 +1,139 @@
+#include "analysis/scenario_summary.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/scenario_metrics.hpp"
+#include "core/spec_json.hpp"
+#include "core/units.hpp"
+
+namespace inferbench::analysis {
+namespace {
+
+namespace sm = scenario_metrics;
+
+std::optional<double> metric(std::span<const store::Metric> metrics, std::string_view name) {
+    for (const auto& m : metrics)
+        if (m.name == name) return m.value;
+    return std::nullopt;
+}
+
+const std::vector<double>* series_values(std::span<const store::Series> series, std::string_view name) {
+    for (const auto& s : series)
+        if (s.name == name) return &s.values;
+    return nullptr;
+}
+
+std::string qps_text(double qps) { return qps >= 100 ? fmt::format("{:.0f}", qps) : fmt::format("{:.3g}", qps); }
+
+std::string scenario_label(const ScenarioSettings& s) {
+    std::string label(to_string(s.scenario));
+    switch (s.scenario) {
+        case Scenario::multi_stream: label += fmt::format(" {}/query", s.samples_per_query); break;
+        case Scenario::server:
+            label += s.find_peak ? " find_peak" : " " + qps_text(s.target_qps) + " qps";
+            label += fmt::format(" (p99 <= {})", format_latency(static_cast<double>(s.latency_bound_ns)));
+            break;
+        case Scenario::concurrency: label += fmt::format(" {}", s.concurrency); break;
+        case Scenario::single_stream:
+        case Scenario::offline: break;
+    }
+    if (s.streams > 1) label += fmt::format(" x{} streams", s.streams);
+    if (uses_batcher(s)) label += fmt::format(" +batcher {}", format_duration(s.batcher_max_queue_delay_ns));
+    return label;
+}
+
+ScenarioFacts facts_of(std::span<const store::Metric> metrics, const store::BenchmarkRecord& benchmark,
+                       std::int64_t completed) {
+    ScenarioFacts facts;
+    facts.scheduled = static_cast<std::int64_t>(metric(metrics, sm::kScheduledQueries).value_or(static_cast<double>(completed)));
+    facts.issued = static_cast<std::int64_t>(metric(metrics, sm::kIssuedQueries).value_or(static_cast<double>(facts.scheduled)));
+    facts.fell_behind = metric(metrics, sm::kFellBehind).value_or(0) != 0;
+    facts.schedule_span_ns = static_cast<std::int64_t>(metric(metrics, sm::kScheduleSpan).value_or(-1));
+    const auto json = nlohmann::json::parse(benchmark.settings_json, nullptr, false);
+    facts.duration_ns = json.is_object() ? json.value("duration_ns", std::int64_t{0}) : 0;
+    return facts;
+}
+
+// Queueing apart from service, where the queries recorded their wait.
+void add_queueing(ScenarioSummary& summary, std::span<const IterationRecord> iterations) {
+    std::vector<std::int64_t> queue, service;
+    for (const IterationRecord& it : iterations) {
+        if (it.queue_ns == kNotMeasured) continue;
+        queue.push_back(it.queue_ns);
+        service.push_back(it.e2e_ns - it.queue_ns);
+    }
+    if (queue.empty()) return;
+    summary.queue = summarize(queue);
+    summary.service = summarize(service);
+}
+
+void add_peak_steps(ScenarioSummary& summary, std::span<const store::Series> series) {
+    const auto* qps = series_values(series, sm::kPeakStepQps);
+    const auto* p99 = series_values(series, sm::kPeakStepP99);
+    const auto* queries = series_values(series, sm::kPeakStepQueries);
+    const auto* passed = series_values(series, sm::kPeakStepPassed);
+    if (!qps || !p99 || !queries || !passed) return;
+    const std::size_t steps = std::min({qps->size(), p99->size(), queries->size(), passed->size()});
+    for (std::size_t i = 0; i < steps; ++i)
+        summary.peak_steps.push_back({(*qps)[i], (*p99)[i], static_cast<std::int64_t>((*queries)[i]), (*passed)[i] != 0});
+}
+
+}  // namespace
+
+std::optional<ScenarioSettings> stored_scenario(const store::BenchmarkRecord& benchmark) {
+    const auto json = nlohmann::json::parse(benchmark.settings_json, nullptr, false);
+    // Cells the harness ran carry their loop settings; a tool's imported log does not.
+    if (!json.is_object() || !json.contains("duration_ns")) return std::nullopt;
+    try {
+        return scenario_from_json(json);
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
+ScenarioSummary summarize_scenario(const store::BenchmarkRecord& benchmark, std::span<const IterationRecord> iterations,
+                                   std::span<const store::Metric> metrics, std::span<const store::Series> series) {
+    ScenarioSummary summary;
+    summary.settings = stored_scenario(benchmark);
+    if (!summary.settings || iterations.empty()) return summary;
+    const ScenarioSettings& s = *summary.settings;
+    summary.label = scenario_label(s);
+    std::vector<std::int64_t> latencies;
+    latencies.reserve(iterations.size());
+    for (const IterationRecord& it : iterations) latencies.push_back(it.e2e_ns);
+    std::sort(latencies.begin(), latencies.end());
+    const auto completed = static_cast<std::int64_t>(iterations.size());
+    add_queueing(summary, iterations);
+    ScenarioFacts facts = facts_of(metrics, benchmark, completed);
+    if (summary.service) facts.fastest_service_ns = static_cast<std::int64_t>(summary.service->min);
+    summary.verdict = judge_scenario(s, latencies, facts);
+    if (const std::int64_t wall = benchmark.measured_wall_ns.value_or(0); wall > 0)
+        summary.completed_qps = static_cast<double>(completed) * 1e9 / static_cast<double>(wall);
+    if (s.scenario == Scenario::server) summary.target_qps = metric(metrics, sm::kTargetQps).value_or(s.target_qps);
+    summary.peak_qps = metric(metrics, sm::kPeakQps);
+    if (uses_batcher(s)) {
+        if (const auto inferences = metric(metrics, sm::kInferences); inferences && *inferences > 0)
+            summary.mean_batch = static_cast<double>(completed) / *inferences;
+        if (const auto smallest = metric(metrics, sm::kSmallestBatch))
+            summary.smallest_batch = static_cast<std::int64_t>(*smallest);
+    }
+    add_peak_steps(summary, series);
+    return summary;
+}
+
+std::vector<std::string> ScenarioSummary::notes() const {
+    std::vector<std::string> notes;
+    for (const std::string& reason : verdict.reasons) notes.push_back(fmt::format("{}: {}", verdict_word(verdict), reason));
+    if (peak_qps && *peak_qps <= 0)
+        notes.emplace_back("find_peak: no rate tried met the bound; the run kept is at the lowest rate tried");
+    if (settings && smallest_batch && *smallest_batch > 1)
+        notes.push_back(fmt::format("the batcher padded batches below {} to {} (the model loads at no smaller batch)",
+                                    *smallest_batch, *smallest_batch));
+    return notes;
+}
+
+}  // namespace inferbench::analysis

@@ -1,0 +1,111 @@
+// The load scenario's settings as a plan gives them: read into their types, each impossible value or
+// combination one error line naming where it was written, and carried unchanged to every cell.
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "core/matrix.hpp"
+#include "core/plan.hpp"
+#include "core/spec_json.hpp"
+
+namespace inferbench {
+namespace {
+
+const PlanVocabulary kVocabulary{{"mobilenet", "resnet50", "null"}, {"onnxruntime", "null"}};
+
+Plan checked(const std::string& yaml) {
+    Plan plan = parse_plan(yaml, "plan.yaml", kVocabulary);
+    check_plan(plan);
+    return plan;
+}
+
+std::string error_of(const std::string& yaml) {
+    try {
+        checked(yaml);
+    } catch (const UserError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+TEST(PlanScenario, DefaultsAreLoadGens) {
+    const Plan plan;
+    const ScenarioSettings& s = plan.settings.scenario;
+    EXPECT_EQ(s.scenario, Scenario::single_stream);
+    EXPECT_EQ(s.target_qps, 1.0);
+    EXPECT_EQ(s.latency_bound_ns, 100'000'000);
+    EXPECT_EQ(s.samples_per_query, 8);
+    EXPECT_EQ(s.streams, 1);
+}
+
+TEST(PlanScenario, SettingsReachEveryCell) {
+    const Plan plan = checked(
+        "batch_sizes: [1, 8]\nscenario: server\ntarget_qps: 1500.5\nlatency_bound: 15ms\nstreams: 2\nbatcher: true\n"
+        "max_queue_delay: 500us\n");
+    const auto cells = expand_matrix(plan);
+    ASSERT_FALSE(cells.empty());
+    for (const auto& cell : cells) {
+        EXPECT_EQ(cell.scenario.scenario, Scenario::server);
+        EXPECT_DOUBLE_EQ(cell.scenario.target_qps, 1500.5);
+        EXPECT_EQ(cell.scenario.latency_bound_ns, 15'000'000);
+        EXPECT_EQ(cell.scenario.streams, 2);
+        EXPECT_TRUE(cell.scenario.batcher);
+        EXPECT_EQ(cell.scenario.batcher_max_queue_delay_ns, 500'000);
+        EXPECT_EQ(spec_from_json(spec_to_json(cell)).scenario, cell.scenario) << "the worker gets it unchanged";
+    }
+    // A stored plan reads back with every scenario setting.
+    const Plan again = plan_from_json(plan_to_json(plan), "the stored plan", kVocabulary);
+    EXPECT_EQ(again.settings.scenario, plan.settings.scenario);
+}
+
+TEST(PlanScenario, ACellStoredBeforeScenariosRanSingleStream) {
+    nlohmann::json json = spec_to_json(BenchmarkSpec{});
+    json.erase("scenario");
+    EXPECT_EQ(scenario_from_json(json), ScenarioSettings{});
+}
+
+TEST(PlanScenario, ImpossibleValuesAreErrorsWhereWritten) {
+    EXPECT_EQ(error_of("scenario: server\ntarget_qps: 0\n"), "plan.yaml:2:13: target_qps: '0' must be above 0");
+    EXPECT_EQ(error_of("target_qps: -5\n"), "plan.yaml:1:13: target_qps: '-5' must be above 0");
+    EXPECT_EQ(error_of("target_qps: lots\n"),
+              "plan.yaml:1:13: target_qps: 'lots' is not a number; write e.g. 1500 or 2.5");
+    EXPECT_EQ(error_of("latency_bound: 0s\n"), "plan.yaml:1:16: latency_bound: '0s' is below the minimum 1ns");
+    EXPECT_EQ(error_of("scenario: loadgen\n"),
+              "plan.yaml:1:11: scenario: unknown value 'loadgen'; valid choices: single_stream, multi_stream, server, "
+              "offline, concurrency");
+    EXPECT_EQ(error_of("streams: 0\n"), "plan.yaml:1:10: streams: '0' is below the minimum 1");
+    EXPECT_EQ(error_of("concurrency: 5000\n"), "plan.yaml:1:14: concurrency: '5000' is above the maximum 4096");
+}
+
+TEST(PlanScenario, SettingsThatDoNotGoTogetherNameTheKeyAtFault) {
+    EXPECT_EQ(error_of("models: [null]\nfind_peak: true\n"),
+              "plan.yaml:2:12: find_peak searches the highest server QPS, but the scenario is single_stream; set "
+              "scenario: server, or drop find_peak");
+    EXPECT_EQ(error_of("scenario: offline\nbatcher: yes\n"),
+              "plan.yaml:2:10: the batcher batches queued queries of the server and concurrency scenarios, but the "
+              "scenario is offline; set scenario: server or concurrency, or drop batcher");
+    EXPECT_EQ(error_of("streams: 4\n"),
+              "plan.yaml:1:10: single_stream runs one query at a time, which one of 4 streams would serve; for 4 in "
+              "flight use scenario: concurrency with concurrency: 4");
+    EXPECT_EQ(error_of("scenario: multi_stream\nbatch_sizes: [1, 3]\nsamples_per_query: 8\n"),
+              "plan.yaml:3:20: multi_stream runs a query of samples_per_query 8 as inferences of the batch size, but "
+              "batch size 3 does not divide it; use batch sizes that divide 8");
+    EXPECT_EQ(error_of("scenario: multi_stream\nbatch_sizes: [16]\n"),
+              "plan.yaml:2:14: multi_stream runs a query of samples_per_query 8 as inferences of the batch size, but "
+              "batch size 16 does not divide it; use batch sizes that divide 8");
+    EXPECT_EQ(error_of("scenario: multi_stream\nbatch_sizes: [1, 2, 4, 8]\n"), "");
+}
+
+TEST(PlanScenario, AFlagIsNamedAsTheOriginOfItsError) {
+    Plan plan;
+    apply_override(plan, "streams", "2", "--set streams=2", kVocabulary);
+    try {
+        check_plan(plan);
+        FAIL() << "single_stream with 2 streams";
+    } catch (const UserError& e) {
+        EXPECT_EQ(std::string(e.what()).rfind("--set streams=2: single_stream runs one query at a time", 0), 0u)
+            << e.what();
+    }
+}
+
+}  // namespace
+}  // namespace inferbench

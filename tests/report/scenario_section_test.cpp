@@ -1,0 +1,49 @@
+// The HTML report's load-scenario section: shown only for benchmarks that ran a scenario other than
+// single_stream, with find_peak's steps as a table and a chart.
+#include "report/scenario_section.hpp"
+
+#include <gtest/gtest.h>
+
+namespace inferbench::report {
+namespace {
+
+analysis::BenchmarkSummary summary_of(Scenario scenario) {
+    analysis::BenchmarkSummary s;
+    s.benchmark.benchmark_id = 7;
+    s.benchmark.model = "resnet50";
+    s.benchmark.batch_size = 1;
+    s.e2e.count = 1000;
+    s.e2e.p99 = 12e6;
+    ScenarioSettings settings;
+    settings.scenario = scenario;
+    settings.latency_bound_ns = 15'000'000;
+    s.scenario.settings = settings;
+    s.scenario.label = std::string(to_string(scenario));
+    return s;
+}
+
+TEST(ScenarioSection, NothingWhereEveryBenchmarkRanSingleStream) {
+    HtmlPage page("t");
+    scenario_section(page, {summary_of(Scenario::single_stream)});
+    EXPECT_EQ(page.finish().find("Load scenarios"), std::string::npos);
+}
+
+TEST(ScenarioSection, AServerWithItsFindPeakSteps) {
+    auto s = summary_of(Scenario::server);
+    s.scenario.label = "server find_peak (p99 <= 15.00 ms)";
+    s.scenario.verdict.valid = true;
+    s.scenario.peak_qps = 812.5;
+    s.scenario.peak_steps = {{1250, 900.5, 3700, false}, {625, 3.1, 1900, true}, {937.5, 40.2, 2800, false}};
+    HtmlPage page("t");
+    scenario_section(page, {s});
+    EXPECT_EQ(page.chart_count(), 1u);
+    const std::string html = page.finish();
+    EXPECT_NE(html.find("Load scenarios"), std::string::npos);
+    EXPECT_NE(html.find("<td>server find_peak (p99 &lt;= 15.00 ms)</td>"), std::string::npos);
+    EXPECT_NE(html.find("<td>VALID</td>"), std::string::npos);
+    EXPECT_NE(html.find("data-table=\"find_peak_steps\""), std::string::npos);
+    EXPECT_NE(html.find("find_peak: p99 against the rate tried"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace inferbench::report
