@@ -88,8 +88,8 @@ TelemetrySummary combine_telemetry(const Summaries& repeats) {
         t.cpu_samples += s->telemetry.cpu_samples;
         if (s->telemetry.energy_source == "integrated power") t.energy_source = s->telemetry.energy_source;
     }
-    for (auto field : {&T::mean_power_w, &T::joules_per_inference, &T::inferences_per_joule, &T::mean_sm_clock_mhz,
-                       &T::mean_gpu_util_pct, &T::mean_process_cpu_pct})
+    for (auto field : {&T::mean_power_w, &T::joules_per_inference, &T::joules_per_inference_net,
+                       &T::inferences_per_joule, &T::mean_sm_clock_mhz, &T::mean_gpu_util_pct, &T::mean_process_cpu_pct})
         t.*field = mean_of(of(field));
     for (auto field : {&T::max_power_w, &T::max_temperature_c, &T::peak_fb_used_mib, &T::peak_process_fb_mib,
                        &T::peak_rss_mib})
@@ -102,6 +102,57 @@ TelemetrySummary combine_telemetry(const Summaries& repeats) {
     t.throttled.clear();
     for (const auto& [reason, total] : shares) t.throttled.push_back({reason, total / static_cast<double>(repeats.size())});
     return t;
+}
+
+// The repeats' throttle flags counted together, where every repeat was judged.
+std::optional<ThrottleSummary> combine_throttle(const Summaries& repeats) {
+    std::optional<ThrottleSummary> all;
+    for (const auto* s : repeats) {
+        if (!s->throttle) return std::nullopt;
+        if (!all) {
+            all = s->throttle;
+            continue;
+        }
+        all->iterations += s->throttle->iterations;
+        all->flagged += s->throttle->flagged;
+        all->unknown += s->throttle->unknown;
+        all->discarded += s->throttle->discarded;
+        all->reasons |= s->throttle->reasons;
+        all->clock_below_floor = all->clock_below_floor || s->throttle->clock_below_floor;
+    }
+    return all;
+}
+
+// The load scenario over the repeats: queueing, service and rates as means; VALID only where every
+// repeat is (each INVALID repeat's reasons named). LoadGen's early-stopping estimates belong to one
+// run's queries, so the row has none (`summary --each-repeat` shows each repeat's).
+ScenarioSummary combine_scenario(const Summaries& repeats) {
+    ScenarioSummary row = repeats.front()->scenario;
+    const auto timings = [&](std::optional<TimingSummary> ScenarioSummary::*field) -> std::optional<TimingSummary> {
+        std::vector<const TimingSummary*> all;
+        for (const auto* s : repeats) {
+            if (!(s->scenario.*field)) return std::nullopt;
+            all.push_back(&*(s->scenario.*field));
+        }
+        return mean_timing(all);
+    };
+    row.queue = timings(&ScenarioSummary::queue);
+    row.service = timings(&ScenarioSummary::service);
+    for (auto field : {&ScenarioSummary::completed_qps, &ScenarioSummary::target_qps, &ScenarioSummary::peak_qps,
+                       &ScenarioSummary::mean_batch})
+        row.*field = mean_of(values_of(repeats, [field](const BenchmarkSummary& s) { return s.scenario.*field; }));
+    row.peak_steps.clear();
+    ScenarioVerdict verdict;
+    verdict.percentile = row.verdict.percentile;
+    for (const auto* s : repeats) {
+        const auto& v = s->scenario.verdict;
+        if (!v.valid) continue;
+        verdict.valid = verdict.valid.value_or(true) && *v.valid;
+        for (const auto& reason : v.reasons)
+            verdict.reasons.push_back(fmt::format("repeat {}: {}", s->benchmark.repeat + 1, reason));
+    }
+    row.verdict = std::move(verdict);
+    return row;
 }
 
 // Each text of the repeats once; where only some repeats have it, which ("repeats 2, 3: ..."). The
@@ -186,6 +237,10 @@ void combine_figures(const Summaries& ok, BenchmarkSummary& row) {
     row.d2h = mean_device_time(ok, &BenchmarkSummary::d2h);
     row.throughput_per_s = *mean_of(values_of(ok, [](const BenchmarkSummary& s) { return std::optional(s.throughput_per_s); }));
     row.telemetry = combine_telemetry(ok);
+    row.samples = 0;
+    for (const auto* s : ok) row.samples += s->samples;
+    row.throttle = combine_throttle(ok);
+    row.scenario = combine_scenario(ok);
     row.ci = repeat_intervals(ok, row.e2e.min);
     const auto means = *values_of(ok, [](const BenchmarkSummary& s) { return std::optional(s.e2e.mean); });
     const double centre = mean(means);

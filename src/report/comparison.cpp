@@ -201,8 +201,8 @@ Comparison build_comparison(std::vector<ComparisonSource> sources, const std::st
 Table comparison_table(const Comparison& comparison) {
     Table table;
     table.name = "comparison";
-    // On a narrow terminal the energy columns go first, then the means, the options and the precision;
-    // model, backend, batch and each side's inf/s and x stay.
+    // On a narrow terminal the energy columns go first, then the means, the options, the precision and the
+    // verdicts (which wrap before they go); model, backend, batch and each side's inf/s and x stay.
     table.columns = {{"model", "model"},
                      {"backend", "backend"},
                      {"variant", "options", 2, Fit::keep, 2},
@@ -218,7 +218,8 @@ Table comparison_table(const Comparison& comparison) {
                                              column("power_w", "W", 1, 4),
                                              column("inferences_per_joule", "inf/J", 2, 4),
                                              column("efficiency_ratio", "eff x", 2, 4),
-                                             column("verdict", "verdict", 2, 0)};
+                                             Column{fmt::format("s{}_verdict", i), fmt::format("[{}] verdict", i), 2,
+                                                    Fit::wrap, 1}};
         table.columns.insert(table.columns.end(), columns.begin(), columns.end());
     }
     for (const auto& row : comparison.rows) {

@@ -219,7 +219,7 @@ ScenarioOutcome run_scenario(const ScenarioInstances& instances, const Benchmark
     outcome.metrics.insert(outcome.metrics.end(), metrics.begin(), metrics.end());
     if (spec.scenario.scenario == Scenario::server) outcome.metrics.push_back({std::string(sm::kTargetQps), qps, "qps"});
     if (run.plan.batcher) outcome.metrics.push_back(count_metric(sm::kSmallestBatch, instances.smallest_batch()));
-    outcome.measured = {run.result.completed, run.result.wall_ns, run.result.stopped};
+    outcome.measured = {run.result.completed, run.result.wall_ns, run.result.stopped, StopOutcome{}};
     return outcome;
 }
 

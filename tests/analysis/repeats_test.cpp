@@ -153,6 +153,40 @@ TEST(Repeats, ACellConvergesOnlyWhereEveryRepeatDid) {
     EXPECT_EQ(row.warnings, std::vector<std::string>{"repeat 2: did not converge: stdrel: ..."});
 }
 
+// What each repeat judged of its own run is counted over them all, never taken from the first alone:
+// throttle flags and the samples summed, energy net of idle averaged, a scenario VALID only where every
+// repeat was, LoadGen's per-run estimates dropped.
+TEST(Repeats, ThrottleFlagsSamplesAndVerdictsCoverEveryRepeat) {
+    std::vector<BenchmarkSummary> repeats = {repeat(0, 10, 20, 100, 1.0), repeat(1, 12, 22, 90, 1.2)};
+    for (std::size_t i = 0; i < repeats.size(); ++i) {
+        auto& r = repeats[i];
+        r.samples = 100;
+        r.telemetry.joules_per_inference_net = 0.5 + 0.1 * static_cast<double>(i);
+        r.throttle = ThrottleSummary{};
+        r.throttle->iterations = 100;
+        r.throttle->flagged = i == 0 ? 0 : 30;
+        r.throttle->unknown = 5;
+        r.scenario.label = "server 400 qps";
+        r.scenario.completed_qps = 390 + 10 * static_cast<double>(i);
+        r.scenario.verdict.valid = i == 0;
+        if (i == 1) r.scenario.verdict.reasons = {"p99 above the bound"};
+        r.scenario.verdict.estimate = early_stopping::PercentileEstimate{};
+    }
+    const BenchmarkSummary row = combine_repeats(repeats);
+    EXPECT_EQ(row.samples, 200);
+    ASSERT_TRUE(row.throttle);
+    EXPECT_EQ(row.throttle->iterations, 200);
+    EXPECT_EQ(row.throttle->flagged, 30);
+    EXPECT_EQ(row.throttle->unknown, 10);
+    EXPECT_NEAR(*row.telemetry.joules_per_inference_net, 0.55, 1e-12);
+    EXPECT_EQ(row.scenario.verdict.valid, false);
+    EXPECT_EQ(row.scenario.verdict.reasons, std::vector<std::string>{"repeat 2: p99 above the bound"});
+    EXPECT_FALSE(row.scenario.verdict.estimate);
+    EXPECT_DOUBLE_EQ(row.scenario.completed_qps.value_or(0), 395);
+    repeats[0].throttle.reset();  // one repeat not judged: no share for the cell
+    EXPECT_FALSE(combine_repeats(repeats).throttle);
+}
+
 TEST(Repeats, CellsAreCombinedAndSingleRunsKeptAsTheyAre) {
     std::vector<BenchmarkSummary> stored = {repeat(0, 10, 20, 100, 1), repeat(1, 12, 22, 90, 1)};
     BenchmarkSummary other = repeat(0, 5, 6, 200, 1);

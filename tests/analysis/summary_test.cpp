@@ -75,6 +75,8 @@ TEST(Summary, TheStagesARunnerReportedGiveTheirShareOfTheIteration) {
     EXPECT_FALSE(summarize_measured(measured).host_stages.share_pct());
     measured.iterations.clear();
     EXPECT_EQ(summarize_measured(measured).e2e.count, 0) << "no tool figures among the stage metrics";
+}
+
 store::MeasuredBenchmark measured_with(std::vector<store::Metric> metrics) {
     store::MeasuredBenchmark measured;
     measured.record.batch_size = 1;

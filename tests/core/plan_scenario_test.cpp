@@ -66,8 +66,8 @@ TEST(PlanScenario, ACellStoredBeforeScenariosRanSingleStream) {
 TEST(PlanScenario, ImpossibleValuesAreErrorsWhereWritten) {
     EXPECT_EQ(error_of("scenario: server\ntarget_qps: 0\n"), "plan.yaml:2:13: target_qps: '0' must be above 0");
     EXPECT_EQ(error_of("target_qps: -5\n"), "plan.yaml:1:13: target_qps: '-5' must be above 0");
-    EXPECT_EQ(error_of("target_qps: lots\n"),
-              "plan.yaml:1:13: target_qps: 'lots' is not a number; write e.g. 1500 or 2.5");
+    EXPECT_EQ(error_of("target_qps: lots\n"), "plan.yaml:1:13: target_qps: 'lots' is not a number");
+    EXPECT_EQ(error_of("target_qps: inf\n"), "plan.yaml:1:13: target_qps: 'inf' is not a number");
     EXPECT_EQ(error_of("latency_bound: 0s\n"), "plan.yaml:1:16: latency_bound: '0s' is below the minimum 1ns");
     EXPECT_EQ(error_of("scenario: loadgen\n"),
               "plan.yaml:1:11: scenario: unknown value 'loadgen'; valid choices: single_stream, multi_stream, server, "
@@ -93,6 +93,19 @@ TEST(PlanScenario, SettingsThatDoNotGoTogetherNameTheKeyAtFault) {
               "plan.yaml:2:14: multi_stream runs a query of samples_per_query 8 as inferences of the batch size, but "
               "batch size 16 does not divide it; use batch sizes that divide 8");
     EXPECT_EQ(error_of("scenario: multi_stream\nbatch_sizes: [1, 2, 4, 8]\n"), "");
+}
+
+// The scenarios other than single_stream end by LoadGen's rules and overlap their queries: a stopping
+// criterion or an L2 flush between iterations would be ignored, so the plan is refused where either is.
+TEST(PlanScenario, StoppingCriteriaAndTheL2FlushAreSingleStreamOnly) {
+    EXPECT_EQ(error_of("scenario: server\nstop: stdrel\n"),
+              "plan.yaml:2:7: stop: stdrel ends a single_stream loop by its noise, but the scenario is server, which "
+              "ends by its duration and query count; use stop: fixed, or scenario: single_stream");
+    EXPECT_EQ(error_of("devices: [\"cuda:0\"]\nscenario: offline\nl2_flush: true\n"),
+              "plan.yaml:3:11: l2_flush flushes the L2 cache between one-at-a-time iterations, but the scenario is "
+              "offline, whose queries overlap; drop l2_flush, or use scenario: single_stream");
+    EXPECT_EQ(error_of("stop: entropy\n"), "");
+    EXPECT_EQ(error_of("devices: [\"cuda:0\"]\nl2_flush: true\nstop: stdrel\n"), "");
 }
 
 TEST(PlanScenario, AFlagIsNamedAsTheOriginOfItsError) {

@@ -86,7 +86,9 @@ TEST(Scenarios, FindPeakStoresItsStepsAndThePeak) {
     EXPECT_EQ(row["scenario"], "server find_peak (p99 <= 100.00 ms)");
     const double peak = row["peak_qps"].get<double>();
     EXPECT_GE(peak, 0);
-    EXPECT_LT(peak, 1100);
+    // Above 1000 a second the backlog grows, but over a step this short (about 500 queries) it stays
+    // within the 100 ms bound up to about 1.25x: a peak up to there is LoadGen's rule applied correctly.
+    EXPECT_LT(peak, 1300);
     if (peak > 0) {
         EXPECT_DOUBLE_EQ(row["target_qps"].get<double>(), peak) << "the run kept is at the peak";
     }

@@ -220,7 +220,7 @@ TEST_F(ExcelReport, WorkbooksAreWellFormedPackages) {
     for (const auto& f : files.written) command.push_back(f.string());
     const auto run = run_captured(command, std::nullopt, 60'000);
     EXPECT_TRUE(run.status.success()) << run.out << run.err;
-    EXPECT_THAT(run.out, ::testing::HasSubstr("latency-" + group.key + ".xlsx: sheets batch 1=11x5,batch 8=7x5; charts 0"));
+    EXPECT_THAT(run.out, ::testing::HasSubstr("latency-" + group.key + ".xlsx: sheets batch 1=11x6,batch 8=7x6; charts 0"));
     EXPECT_THAT(run.out, ::testing::HasSubstr("gpu-" + group.key + ".xlsx: sheets batch 8=5x11; charts 0"));
     EXPECT_THAT(run.out, ::testing::HasSubstr("cpu-" + group.key + ".xlsx: sheets batch 1=4x6,batch 8=4x6; charts 0"));
     EXPECT_THAT(run.out, ::testing::HasSubstr("summary-" + group.key + ".xlsx: sheets summary=3x"));

@@ -39,13 +39,13 @@ TEST_F(QueueTimeTest, RoundTripsAndNotMeasuredIsNull) {
     EXPECT_EQ(nulls.column_int64(0), 1);
 }
 
-TEST_F(QueueTimeTest, AVersionSixFileGainsTheColumnAndKeepsItsIterations) {
+TEST_F(QueueTimeTest, AVersionEightFileGainsTheColumnAndKeepsItsIterations) {
     std::int64_t id = 0;
     {
         auto store = ResultsStore::open(db_path_);
         id = store.add_benchmark(benchmark(begin_run(store)), std::vector<IterationRecord>{{5, 6}});
         Database db = Database::open(db_path_, SQLITE_OPEN_READWRITE);
-        db.exec("ALTER TABLE iterations DROP COLUMN queue_ns; PRAGMA user_version = 6");
+        db.exec(kBackToSchema8);
     }
     auto store = ResultsStore::open(db_path_);
     EXPECT_EQ(store.schema_version(), known_schema_version());

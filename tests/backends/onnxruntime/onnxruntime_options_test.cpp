@@ -85,7 +85,7 @@ TEST(OnnxRuntimeOptions, BadChoicesListTheValidValues) {
 
 TEST(OnnxRuntimeOptions, ListsEveryOptionWithItsDefault) {
     const std::vector<BackendOption> list = onnxruntime_option_list();
-    ASSERT_EQ(list.size(), 21u);
+    ASSERT_EQ(list.size(), 22u);
     for (const BackendOption& option : list) {
         EXPECT_NO_THROW(parse_onnxruntime_options({{option.name, option.default_value}})) << option.name;
         EXPECT_FALSE(option.help.empty());
