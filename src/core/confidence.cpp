@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <vector>
 
 namespace inferbench {
@@ -92,6 +93,7 @@ std::int64_t first_at_least(std::int64_t n, double p, double level) {
 }  // namespace
 
 double incomplete_beta(double a, double b, double x) {
+    if (!(a > 0) || !(b > 0)) throw std::invalid_argument("incomplete_beta: a and b must be positive");
     if (x <= 0) return 0;
     if (x >= 1) return 1;
     const double front = std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) +

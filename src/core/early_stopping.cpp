@@ -4,49 +4,12 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "core/confidence.hpp"
+
 namespace inferbench::early_stopping {
-namespace {
-
-// The continued fraction of I(x; a, b) (its even and odd steps), evaluated by the modified Lentz method;
-// it converges fast for x < (a + 1) / (a + b + 2).
-double beta_continued_fraction(double x, double a, double b) {
-    constexpr double kTiny = 1e-300;
-    constexpr double kEpsilon = 1e-15;
-    constexpr int kMaxSteps = 10'000'000;
-    const auto guard = [](double v) { return std::abs(v) < kTiny ? kTiny : v; };
-    double c = 1.0;
-    double d = 1.0 / guard(1.0 - (a + b) * x / (a + 1.0));
-    double fraction = d;
-    for (int m = 1; m < kMaxSteps; ++m) {
-        const double md = m;
-        const double even = md * (b - md) * x / ((a + 2 * md - 1) * (a + 2 * md));
-        d = 1.0 / guard(1.0 + even * d);
-        c = guard(1.0 + even / c);
-        fraction *= d * c;
-        const double odd = -(a + md) * (a + b + md) * x / ((a + 2 * md) * (a + 2 * md + 1));
-        d = 1.0 / guard(1.0 + odd * d);
-        c = guard(1.0 + odd / c);
-        const double step = d * c;
-        fraction *= step;
-        if (std::abs(step - 1.0) < kEpsilon) break;
-    }
-    return fraction;
-}
-
-}  // namespace
-
-double regularized_incomplete_beta(double x, double a, double b) {
-    if (!(a > 0) || !(b > 0)) throw std::invalid_argument("regularized_incomplete_beta: a and b must be positive");
-    if (x <= 0) return 0.0;
-    if (x >= 1) return 1.0;
-    const double log_front =
-        std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x);
-    if (x < (a + 1) / (a + b + 2)) return std::exp(log_front) * beta_continued_fraction(x, a, b) / a;
-    return 1.0 - std::exp(log_front) * beta_continued_fraction(1.0 - x, b, a) / b;
-}
 
 double odds(std::int64_t h, std::int64_t t, double p, double d) {
-    return regularized_incomplete_beta(p - d, static_cast<double>(h), static_cast<double>(t + 1));
+    return incomplete_beta(static_cast<double>(h), static_cast<double>(t + 1), p - d);
 }
 
 std::int64_t min_passing_queries(std::int64_t t, double p, double c, double d) {

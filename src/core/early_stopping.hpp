@@ -19,11 +19,8 @@ namespace inferbench::early_stopping {
 inline constexpr double kConfidence = 0.99;
 inline constexpr double kTolerance = 0.0;
 
-// I(x; a, b), for 0 <= x <= 1 and a, b > 0 (a continued fraction, Lentz's method).
-double regularized_incomplete_beta(double x, double a, double b);
-
 // The odds that a system meeting the bound with probability p - d shows at most t overlatency queries
-// among h + t: I(p - d; h, t + 1).
+// among h + t: I(p - d; h, t + 1) (core/confidence: incomplete_beta).
 double odds(std::int64_t h, std::int64_t t, double p, double d = kTolerance);
 
 // The fewest underlatency queries h with odds(h, t, p, d) < 1 - c.
