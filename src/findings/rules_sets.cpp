@@ -34,9 +34,19 @@ std::map<Key, Group> group_by(std::span<const BenchmarkEvidence> all, const auto
     return groups;
 }
 
-// The relative noise of a mean latency, as nvbench_compare judges a difference: the larger CV of
-// the two sides. Unknown (NaN) where a tool's log gave no standard deviation.
+// How far apart two mean latencies must be to differ beyond the noise, relative: the relative half-widths
+// of their 95% intervals (analysis/intervals: batch means, or Student t over repeats) added in quadrature,
+// the half-width of the ratio's interval as compare's verdicts take it (report/verdict). Where a side has
+// no interval (a tool's log), the larger CV of the two, as nvbench_compare judges; unknown (NaN) where a
+// log gave no standard deviation either.
 double noise(const BenchmarkEvidence& a, const BenchmarkEvidence& b) {
+    const auto relative_half_width = [](const analysis::BenchmarkSummary& s) -> std::optional<double> {
+        if (!s.ci.mean || !(s.e2e.mean > 0)) return std::nullopt;
+        return s.ci.mean->half_width() / s.e2e.mean;
+    };
+    const auto ra = relative_half_width(a.summary);
+    const auto rb = relative_half_width(b.summary);
+    if (ra && rb) return std::hypot(*ra, *rb);
     return std::max(a.summary.e2e.cv_pct, b.summary.e2e.cv_pct) / 100;
 }
 
