@@ -52,8 +52,9 @@ double noise(const BenchmarkEvidence& a, const BenchmarkEvidence& b) {
 
 std::string noise_text(double difference, double relative_noise) {
     if (!std::isfinite(relative_noise)) return "noise not measured";
-    return fmt::format("{} the noise ({:.1f}%)", std::abs(difference) > relative_noise ? "beyond" : "within",
-                       relative_noise * 100);
+    const double pct = relative_noise * 100;  // two significant digits below 1%: a steady run's noise is 0.03%, not 0.0%
+    return fmt::format("{} the noise ({}%)", std::abs(difference) > relative_noise ? "beyond" : "within",
+                       pct >= 1 ? fmt::format("{:.1f}", pct) : fmt::format("{:.2g}", pct));
 }
 
 std::string label(const store::BenchmarkRecord& b) {

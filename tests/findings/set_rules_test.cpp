@@ -27,7 +27,7 @@ TEST(PrecisionAnomalies, Int8SlowerThanFp16FiresAndSaysTheCauseWasNotMeasured) {
     const auto found = precision_anomalies(run.evidence());
     ASSERT_THAT(ids(found), ElementsAre("precision.int8_not_faster_than_fp16"));
     EXPECT_EQ(found[0].severity, Severity::problem);
-    EXPECT_THAT(found[0].statement, HasSubstr("(+10.0%, beyond the noise (0.1%))"));
+    EXPECT_THAT(found[0].statement, HasSubstr("(+10.0%, beyond the noise (0.06%))"));
     EXPECT_THAT(found[0].statement, HasSubstr("probable cause not measured: no per-layer profile stored"));
     EXPECT_THAT(found[0].benchmarks, ElementsAre(run.at(1).id(), run.at(0).id()));
 }
