@@ -7,16 +7,11 @@
 
 #include <fmt/format.h>
 
+#include "core/dl_symbol.hpp"
 #include "core/harness_metrics.hpp"
 
 namespace inferbench::cuda_driver {
 namespace {
-
-template <typename Fn>
-void resolve(void* handle, const char* symbol, Fn& fn, std::string& problem) {
-    fn = reinterpret_cast<Fn>(dlsym(handle, symbol));
-    if (fn == nullptr && problem.empty()) problem = fmt::format("{} has no {}", driver_library_path(), symbol);
-}
 
 struct Loaded {
     DriverTable table{};
@@ -34,20 +29,20 @@ Loaded load() {
     }
     DriverTable& t = loaded.table;
     std::string& p = loaded.problem;
-    resolve(handle, "cuInit", t.init, p);
-    resolve(handle, "cuDeviceGet", t.device_get, p);
-    resolve(handle, "cuDeviceGetAttribute", t.device_get_attribute, p);
-    resolve(handle, "cuDevicePrimaryCtxRetain", t.primary_ctx_retain, p);
-    resolve(handle, "cuDevicePrimaryCtxRelease_v2", t.primary_ctx_release, p);
-    resolve(handle, "cuDevicePrimaryCtxSetFlags_v2", t.primary_ctx_set_flags, p);
-    resolve(handle, "cuDevicePrimaryCtxGetState", t.primary_ctx_get_state, p);
-    resolve(handle, "cuCtxPushCurrent_v2", t.ctx_push_current, p);
-    resolve(handle, "cuCtxPopCurrent_v2", t.ctx_pop_current, p);
-    resolve(handle, "cuCtxSynchronize", t.ctx_synchronize, p);
-    resolve(handle, "cuMemAlloc_v2", t.mem_alloc, p);
-    resolve(handle, "cuMemFree_v2", t.mem_free, p);
-    resolve(handle, "cuMemsetD8Async", t.memset_d8_async, p);
-    resolve(handle, "cuGetErrorString", t.get_error_string, p);
+    resolve_symbol(handle, path, "cuInit", t.init, p);
+    resolve_symbol(handle, path, "cuDeviceGet", t.device_get, p);
+    resolve_symbol(handle, path, "cuDeviceGetAttribute", t.device_get_attribute, p);
+    resolve_symbol(handle, path, "cuDevicePrimaryCtxRetain", t.primary_ctx_retain, p);
+    resolve_symbol(handle, path, "cuDevicePrimaryCtxRelease_v2", t.primary_ctx_release, p);
+    resolve_symbol(handle, path, "cuDevicePrimaryCtxSetFlags_v2", t.primary_ctx_set_flags, p);
+    resolve_symbol(handle, path, "cuDevicePrimaryCtxGetState", t.primary_ctx_get_state, p);
+    resolve_symbol(handle, path, "cuCtxPushCurrent_v2", t.ctx_push_current, p);
+    resolve_symbol(handle, path, "cuCtxPopCurrent_v2", t.ctx_pop_current, p);
+    resolve_symbol(handle, path, "cuCtxSynchronize", t.ctx_synchronize, p);
+    resolve_symbol(handle, path, "cuMemAlloc_v2", t.mem_alloc, p);
+    resolve_symbol(handle, path, "cuMemFree_v2", t.mem_free, p);
+    resolve_symbol(handle, path, "cuMemsetD8Async", t.memset_d8_async, p);
+    resolve_symbol(handle, path, "cuGetErrorString", t.get_error_string, p);
     return loaded;
 }
 

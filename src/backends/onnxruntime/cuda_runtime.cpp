@@ -7,17 +7,13 @@
 
 #include <fmt/format.h>
 
+#include "core/dl_symbol.hpp"
+
 namespace inferbench::cuda {
 namespace {
 
 constexpr unsigned kStreamNonBlocking = 1;  // cudaStreamNonBlocking
 
-template <typename Fn>
-bool resolve(void* handle, const char* symbol, Fn& fn, std::string& problem) {
-    fn = reinterpret_cast<Fn>(dlsym(handle, symbol));
-    if (fn == nullptr && problem.empty()) problem = fmt::format("{} has no {}", kRuntimeLibrary, symbol);
-    return fn != nullptr;
-}
 
 struct Loaded {
     RuntimeTable table{};
@@ -33,22 +29,22 @@ Loaded load() {
     }
     RuntimeTable& t = loaded.table;
     std::string& p = loaded.problem;
-    resolve(handle, "cudaGetDeviceCount", t.get_device_count, p);
-    resolve(handle, "cudaSetDevice", t.set_device, p);
-    resolve(handle, "cudaStreamCreateWithFlags", t.stream_create_with_flags, p);
-    resolve(handle, "cudaStreamDestroy", t.stream_destroy, p);
-    resolve(handle, "cudaStreamSynchronize", t.stream_synchronize, p);
-    resolve(handle, "cudaEventCreate", t.event_create, p);
-    resolve(handle, "cudaEventRecord", t.event_record, p);
-    resolve(handle, "cudaEventSynchronize", t.event_synchronize, p);
-    resolve(handle, "cudaEventElapsedTime", t.event_elapsed_time, p);
-    resolve(handle, "cudaEventDestroy", t.event_destroy, p);
-    resolve(handle, "cudaMalloc", t.malloc, p);
-    resolve(handle, "cudaFree", t.free, p);
-    resolve(handle, "cudaMallocHost", t.malloc_host, p);
-    resolve(handle, "cudaFreeHost", t.free_host, p);
-    resolve(handle, "cudaMemcpyAsync", t.memcpy_async, p);
-    resolve(handle, "cudaGetErrorString", t.get_error_string, p);
+    resolve_symbol(handle, kRuntimeLibrary, "cudaGetDeviceCount", t.get_device_count, p);
+    resolve_symbol(handle, kRuntimeLibrary, "cudaSetDevice", t.set_device, p);
+    resolve_symbol(handle, kRuntimeLibrary, "cudaStreamCreateWithFlags", t.stream_create_with_flags, p);
+    resolve_symbol(handle, kRuntimeLibrary, "cudaStreamDestroy", t.stream_destroy, p);
+    resolve_symbol(handle, kRuntimeLibrary, "cudaStreamSynchronize", t.stream_synchronize, p);
+    resolve_symbol(handle, kRuntimeLibrary, "cudaEventCreate", t.event_create, p);
+    resolve_symbol(handle, kRuntimeLibrary, "cudaEventRecord", t.event_record, p);
+    resolve_symbol(handle, kRuntimeLibrary, "cudaEventSynchronize", t.event_synchronize, p);
+    resolve_symbol(handle, kRuntimeLibrary, "cudaEventElapsedTime", t.event_elapsed_time, p);
+    resolve_symbol(handle, kRuntimeLibrary, "cudaEventDestroy", t.event_destroy, p);
+    resolve_symbol(handle, kRuntimeLibrary, "cudaMalloc", t.malloc, p);
+    resolve_symbol(handle, kRuntimeLibrary, "cudaFree", t.free, p);
+    resolve_symbol(handle, kRuntimeLibrary, "cudaMallocHost", t.malloc_host, p);
+    resolve_symbol(handle, kRuntimeLibrary, "cudaFreeHost", t.free_host, p);
+    resolve_symbol(handle, kRuntimeLibrary, "cudaMemcpyAsync", t.memcpy_async, p);
+    resolve_symbol(handle, kRuntimeLibrary, "cudaGetErrorString", t.get_error_string, p);
     return loaded;
 }
 
