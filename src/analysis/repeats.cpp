@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include <fmt/format.h>
@@ -144,13 +145,18 @@ ScenarioSummary combine_scenario(const Summaries& repeats) {
     row.peak_steps.clear();
     ScenarioVerdict verdict;
     verdict.percentile = row.verdict.percentile;
+    bool every_judged = true;
     for (const auto* s : repeats) {
         const auto& v = s->scenario.verdict;
-        if (!v.valid) continue;
+        if (!v.valid) {
+            every_judged = false;
+            continue;
+        }
         verdict.valid = verdict.valid.value_or(true) && *v.valid;
         for (const auto& reason : v.reasons)
             verdict.reasons.push_back(fmt::format("repeat {}: {}", s->benchmark.repeat + 1, reason));
     }
+    if (!every_judged && verdict.valid.value_or(false)) verdict.valid.reset();  // VALID only where every repeat was judged so
     row.verdict = std::move(verdict);
     return row;
 }
@@ -235,18 +241,24 @@ void combine_figures(const Summaries& ok, BenchmarkSummary& row) {
     row.compute = mean_device_time(ok, &BenchmarkSummary::compute);
     row.h2d = mean_device_time(ok, &BenchmarkSummary::h2d);
     row.d2h = mean_device_time(ok, &BenchmarkSummary::d2h);
-    row.throughput_per_s = *mean_of(values_of(ok, [](const BenchmarkSummary& s) { return std::optional(s.throughput_per_s); }));
+    row.throughput_per_s =
+        mean_of(values_of(ok, [](const BenchmarkSummary& s) { return std::optional(s.throughput_per_s); })).value_or(0);
+    const auto load = values_of(ok, [](const BenchmarkSummary& s) {
+        return s.benchmark.load_ns ? std::optional(static_cast<double>(*s.benchmark.load_ns)) : std::nullopt;
+    });
+    row.benchmark.load_ns = load ? std::optional(static_cast<std::int64_t>(mean(*load))) : std::nullopt;
     row.telemetry = combine_telemetry(ok);
     row.samples = 0;
     for (const auto* s : ok) row.samples += s->samples;
     row.throttle = combine_throttle(ok);
     row.scenario = combine_scenario(ok);
     row.ci = repeat_intervals(ok, row.e2e.min);
-    const auto means = *values_of(ok, [](const BenchmarkSummary& s) { return std::optional(s.e2e.mean); });
-    const double centre = mean(means);
+    const auto means = values_of(ok, [](const BenchmarkSummary& s) { return std::optional(s.e2e.mean); });
+    if (!means) return;  // an imported log without a mean: no spread of the means either
+    const double centre = mean(*means);
     double squares = 0;
-    for (const double m : means) squares += (m - centre) * (m - centre);
-    if (centre > 0) row.cv_of_means_pct = 100 * std::sqrt(squares / static_cast<double>(means.size() - 1)) / centre;
+    for (const double m : *means) squares += (m - centre) * (m - centre);
+    if (centre > 0) row.cv_of_means_pct = 100 * std::sqrt(squares / static_cast<double>(means->size() - 1)) / centre;
 }
 
 }  // namespace
@@ -263,7 +275,11 @@ BenchmarkSummary combine_repeats(std::span<const BenchmarkSummary> repeats) {
     // One measured repeat keeps its own figures and intervals.
     if (ok.size() >= 2) combine_figures(ok, row);
     if (!ok.empty()) {
-        const auto timing = timing_warnings(row.e2e);
+        // As for one run (analysis/summary): where queries queue by design, their spread is the load's.
+        WarningThresholds thresholds;
+        if (row.scenario.settings && queues_by_design(row.scenario.settings->scenario))
+            thresholds.max_cv_pct = std::numeric_limits<double>::infinity();
+        const auto timing = timing_warnings(row.e2e, thresholds);
         row.warnings.insert(row.warnings.begin(), timing.begin(), timing.end());
     }
     return row;

@@ -272,6 +272,13 @@ void adjust_throughput(const store::MeasuredBenchmark& measured, std::span<const
     const double time_ns = (l2_flush ? all_ns : wall_ns) * (all_ns > 0 ? sum_e2e(used) / all_ns : 1.0);
     summary.throughput_per_s = throughput_per_s(samples_per_stored_record(measured.record), static_cast<std::int64_t>(used.size()),
                                                 static_cast<std::int64_t>(time_ns));
+    // The interval came from the gaps between the iterations' starts, which hold the flushes and the
+    // discarded iterations this figure leaves out: it is not this figure's interval, so there is none.
+    summary.ci.throughput.reset();
+    if (discarded && !l2_flush)
+        summary.warnings.push_back(
+            "throughput of the kept iterations is an estimate: the measured time scaled by their share of the "
+            "summed latencies");
 }
 
 }  // namespace

@@ -144,7 +144,7 @@ std::optional<std::string> cell_problem(const Backend* backend, const std::strin
     const bool own_loop = backend->capabilities().runs_own_loop;
     if ((c.l2_flush || c.sync != SyncMode::automatic) && own_loop)
         return fmt::format("{} runs its own iterations in a process of its own: l2_flush and sync apply to the "
-                           "harness's loop only; set them off for this backend",
+                           "harness's loop only; set l2_flush: false and sync: auto for this backend",
                            spec.backend);
     if (spec.loop.stop != StopCriterion::fixed && own_loop)
         return fmt::format("the {} backend runs its own measured loop, which stop: {} cannot end; use stop: fixed "

@@ -438,16 +438,12 @@ namespace {
 // Settings that concern CUDA devices or GPU telemetry, against the devices and telemetry of the plan.
 void check_gpu_settings(const Plan& plan) {
     const RunSettings& s = plan.settings;
-    const auto origin = [&plan](const char* key) {
-        const auto it = plan.origins.find(key);
-        return it == plan.origins.end() ? plan.source : it->second;
-    };
     const bool any_cuda = std::any_of(plan.devices.begin(), plan.devices.end(),
                                       [](const Device& d) { return d.kind == DeviceKind::cuda; });
     const auto require_cuda = [&](const char* key, const char* what) {
         if (!any_cuda)
             throw UserError(fmt::format("{}: {} {}, and the plan's devices are all cpu; remove {} or add a cuda device",
-                                        origin(key), key, what, key));
+                                        origin_of(plan, {key}), key, what, key));
     };
     if (s.l2_flush) require_cuda("l2_flush", "flushes a GPU's L2 cache");
     if (s.sync != "auto") require_cuda("sync", "sets how the CPU waits for a GPU");
@@ -456,14 +452,20 @@ void check_gpu_settings(const Plan& plan) {
     if (!s.telemetry_enabled || s.telemetry_gpu == "off")
         throw UserError(fmt::format("{}: cooldown idle reads the GPU's temperature and power, and GPU telemetry is off; "
                                     "turn it on (telemetry_enabled, telemetry_gpu) or give the cooldown as a time, e.g. 30s",
-                                    origin("cooldown")));
+                                    origin_of(plan, {"cooldown"})));
     if (s.idle_baseline_ns == 0)
         throw UserError(fmt::format("{}: cooldown idle waits for the idle baseline, and idle_baseline is 0 (not "
                                     "measured); set idle_baseline (e.g. 3s) or give the cooldown as a time, e.g. 30s",
-                                    origin("cooldown")));
+                                    origin_of(plan, {"cooldown"})));
 }
 
 }  // namespace
+
+std::string origin_of(const Plan& plan, std::initializer_list<std::string_view> keys) {
+    for (const std::string_view key : keys)
+        if (const auto it = plan.origins.find(key); it != plan.origins.end()) return it->second;
+    return plan.source;
+}
 
 void check_plan(const Plan& plan) {
     check_gpu_settings(plan);

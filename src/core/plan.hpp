@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -75,6 +76,9 @@ void apply_override(Plan& plan, std::string_view key, std::string_view value, st
 // other, the batch sizes and the loop). Throws UserError at the position of the key to change where it
 // was given.
 void check_plan(const Plan& plan);
+
+// Where a check between keys points: the first of `keys` the plan gave (Plan::origins), else the plan.
+std::string origin_of(const Plan& plan, std::initializer_list<std::string_view> keys);
 
 // The plan as JSON text, stored with each run so a result can be traced to what produced it.
 std::string plan_to_json(const Plan& plan);

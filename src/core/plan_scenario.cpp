@@ -5,31 +5,21 @@
 #include "core/error.hpp"
 
 namespace inferbench {
-namespace {
-
-// Where `key` was given, else the plan itself.
-std::string origin_of(const Plan& plan, std::string_view key) {
-    const auto it = plan.origins.find(key);
-    return it != plan.origins.end() ? it->second : plan.source;
-}
-
-}  // namespace
-
 void check_scenario(const Plan& plan) {
     const ScenarioSettings& s = plan.settings.scenario;
     const std::string_view name = to_string(s.scenario);
     if (s.find_peak && s.scenario != Scenario::server)
         throw UserError(fmt::format("{}: find_peak searches the highest server QPS, but the scenario is {}; set "
                                     "scenario: server, or drop find_peak",
-                                    origin_of(plan, "find_peak"), name));
+                                    origin_of(plan, {"find_peak"}), name));
     if (s.batcher && s.scenario != Scenario::server && s.scenario != Scenario::concurrency)
         throw UserError(fmt::format("{}: the batcher batches queued queries of the server and concurrency scenarios, "
                                     "but the scenario is {}; set scenario: server or concurrency, or drop batcher",
-                                    origin_of(plan, "batcher"), name));
+                                    origin_of(plan, {"batcher"}), name));
     if (s.streams > 1 && s.scenario == Scenario::single_stream)
         throw UserError(fmt::format("{}: single_stream runs one query at a time, which one of {} streams would serve; "
                                     "for {} in flight use scenario: concurrency with concurrency: {}",
-                                    origin_of(plan, "streams"), s.streams, s.streams, s.streams));
+                                    origin_of(plan, {"streams"}), s.streams, s.streams, s.streams));
     // The scenarios other than single_stream end by LoadGen's rules (their duration and query count) and
     // run their queries back to back on several instances: a stopping criterion or an L2 flush between
     // iterations has no place in them.
@@ -37,19 +27,19 @@ void check_scenario(const Plan& plan) {
         throw UserError(fmt::format("{}: stop: {} ends a single_stream loop by its noise, but the scenario is {}, "
                                     "which ends by its duration and query count; use stop: fixed, or scenario: "
                                     "single_stream",
-                                    origin_of(plan, "stop"), to_string(plan.settings.loop.stop), name));
+                                    origin_of(plan, {"stop"}), to_string(plan.settings.loop.stop), name));
     if (s.scenario != Scenario::single_stream && plan.settings.l2_flush)
         throw UserError(fmt::format("{}: l2_flush flushes the L2 cache between one-at-a-time iterations, but the "
                                     "scenario is {}, whose queries overlap; drop l2_flush, or use scenario: "
                                     "single_stream",
-                                    origin_of(plan, "l2_flush"), name));
+                                    origin_of(plan, {"l2_flush"}), name));
     if (s.scenario != Scenario::multi_stream) return;
     for (const std::int64_t batch : plan.batch_sizes) {
         if (s.samples_per_query % batch == 0) continue;
         const std::string key = plan.origins.contains("samples_per_query") ? "samples_per_query" : "batch_sizes";
         throw UserError(fmt::format("{}: multi_stream runs a query of samples_per_query {} as inferences of the batch "
                                     "size, but batch size {} does not divide it; use batch sizes that divide {}",
-                                    origin_of(plan, key), s.samples_per_query, batch, s.samples_per_query));
+                                    origin_of(plan, {key}), s.samples_per_query, batch, s.samples_per_query));
     }
 }
 

@@ -14,13 +14,6 @@
 namespace inferbench {
 namespace {
 
-// Where a check between keys points: the first of `keys` the plan gave, else the plan itself.
-std::string origin_of(const Plan& plan, std::initializer_list<std::string_view> keys) {
-    for (const std::string_view key : keys)
-        if (const auto it = plan.origins.find(key); it != plan.origins.end()) return it->second;
-    return plan.source;
-}
-
 // The settings each criterion reads besides min_iterations and max_iterations.
 std::vector<std::string_view> criterion_keys(StopCriterion criterion) {
     switch (criterion) {

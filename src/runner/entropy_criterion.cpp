@@ -36,31 +36,34 @@ double EntropyCriterion::entropy() const {
     return std::max(0.0, std::log2(n) - count_log_count_ / n);
 }
 
-// Least squares over the window in time order: x = 0 .. m - 1, oldest first.
+// Least squares over the window in time order: x = 0 .. m - 1, oldest first, in one pass over the ring's
+// two plain ranges. Sums of x are closed forms; y is taken relative to the oldest value, so that nearly
+// equal entropies lose no precision in the sums of squares; R² of a straight-line fit is sxy² / (sxx syy).
 void EntropyCriterion::fit() {
     const std::size_t m = window_size_;
     const std::size_t oldest = window_size_ < kWindow ? 0 : window_next_;
-    const auto y = [&](std::size_t i) { return window_[(oldest + i) % kWindow]; };
-    double mean_y = 0;
-    for (std::size_t i = 0; i < m; ++i) mean_y += y(i);
-    mean_y /= static_cast<double>(m);
-    const double mean_x = (static_cast<double>(m) - 1) / 2;
-    double sxy = 0, sxx = 0;
-    for (std::size_t i = 0; i < m; ++i) {
-        const double dx = static_cast<double>(i) - mean_x;
-        sxy += dx * (y(i) - mean_y);
-        sxx += dx * dx;
-    }
+    const double reference = window_[oldest];
+    double sum_y = 0, sum_xy = 0, sum_yy = 0;
+    std::size_t x = 0;
+    const auto add_range = [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i, ++x) {
+            const double y = window_[i] - reference;
+            sum_y += y;
+            sum_xy += static_cast<double>(x) * y;
+            sum_yy += y * y;
+        }
+    };
+    add_range(oldest, oldest == 0 ? m : kWindow);
+    add_range(0, oldest);
+    const auto n = static_cast<double>(m);
+    const double mean_x = (n - 1) / 2;
+    const double sxx = n * (n * n - 1) / 12;
+    const double sxy = sum_xy - mean_x * sum_y;
+    const double syy = sum_yy - sum_y * sum_y / n;
     const double slope = sxy / sxx;
-    const double intercept = mean_y - slope * mean_x;
-    double total = 0, residual = 0;
-    for (std::size_t i = 0; i < m; ++i) {
-        const double predicted = slope * static_cast<double>(i) + intercept;
-        total += (y(i) - mean_y) * (y(i) - mean_y);
-        residual += (y(i) - predicted) * (y(i) - predicted);
-    }
     angle_deg_ = std::atan(slope) * 180 / std::numbers::pi;
-    r2_ = total == 0 ? 1.0 : 1 - residual / total;
+    r2_ = syy <= 0 ? 1.0 : std::min(1.0, sxy * sxy / (sxx * syy));
+    fitted_ = true;
 }
 
 bool EntropyCriterion::finished() {

@@ -37,6 +37,7 @@ public:
     // The last fit tested by finished(): its angle in degrees and R².
     double angle_deg() const { return angle_deg_; }
     double r2() const { return r2_; }
+    bool fitted() const { return fitted_; }  // angle_deg() and r2() are of the last fit; none before the first
 
 private:
     void fit();
@@ -52,6 +53,7 @@ private:
     std::size_t window_next_ = 0;
     double angle_deg_ = 0;
     double r2_ = 0;
+    bool fitted_ = false;  // the window has been fitted at least once: angle and R² mean something
 };
 
 }  // namespace inferbench

@@ -47,8 +47,10 @@ StopOutcome criterion_outcome(const StdrelCriterion& criterion, const LoopSettin
 
 StopOutcome criterion_outcome(const EntropyCriterion& criterion, const LoopSettings& loop, CriterionEnding ending,
                               bool stopped) {
-    const std::string fit = fmt::format("entropy {:.3f} bits, fit {:.3g}° and R² {:.2f}", criterion.entropy(),
-                                        criterion.angle_deg(), criterion.r2());
+    const std::string fit =
+        criterion.fitted() ? fmt::format("entropy {:.3f} bits, fit {:.3g}° and R² {:.2f}", criterion.entropy(),
+                                         criterion.angle_deg(), criterion.r2())
+                           : fmt::format("entropy {:.3f} bits, not yet fitted", criterion.entropy());
     if (ending == CriterionEnding::converged && !stopped)
         return {Convergence::converged,
                 fmt::format("entropy: flat ({}; max_angle {:g}°, min_r2 {:g}) after {} iterations", fit,

@@ -149,7 +149,8 @@ int run_scenario_cell(Backend& backend, const BackendRegistry& registry, const B
     ScenarioOutcome outcome = run_scenario(instances, spec, loop, pace, TraceSink{trace.records(), &trace.header().published},
                                            trace.capacity(), stop, clock);
     send_event(wp::Measured{outcome.measured.iterations, outcome.measured.wall_ns, outcome.measured.stopped,
-                            Convergence::fixed, "", std::move(outcome.metrics), std::move(outcome.series)});
+                            outcome.measured.stop.convergence, outcome.measured.stop.reason, std::move(outcome.metrics),
+                            std::move(outcome.series)});
     send_layer_times(backend, trace, phase);
     end_after_last_event();
 }

@@ -183,6 +183,9 @@ TEST(Repeats, ThrottleFlagsSamplesAndVerdictsCoverEveryRepeat) {
     EXPECT_EQ(row.scenario.verdict.reasons, std::vector<std::string>{"repeat 2: p99 above the bound"});
     EXPECT_FALSE(row.scenario.verdict.estimate);
     EXPECT_DOUBLE_EQ(row.scenario.completed_qps.value_or(0), 395);
+    repeats[1].scenario.verdict = {};  // repeat 2 judged nothing: VALID cannot be claimed for the cell
+    repeats[0].scenario.verdict.valid = true;
+    EXPECT_FALSE(combine_repeats(repeats).scenario.verdict.valid);
     repeats[0].throttle.reset();  // one repeat not judged: no share for the cell
     EXPECT_FALSE(combine_repeats(repeats).throttle);
 }

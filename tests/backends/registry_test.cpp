@@ -123,7 +123,7 @@ TEST(Registry, ABackendRunningItsOwnLoopTakesNeitherTheL2FlushNorASyncMode) {
     spec.conditions.l2_flush = true;
     EXPECT_EQ(cell_problem(&backend, "", spec),
               "own-loop runs its own iterations in a process of its own: l2_flush and sync apply to the harness's loop "
-              "only; set them off for this backend");
+              "only; set l2_flush: false and sync: auto for this backend");
     spec.conditions.l2_flush = false;
     spec.conditions.sync = SyncMode::spin;
     EXPECT_TRUE(cell_problem(&backend, "", spec));

@@ -138,6 +138,21 @@ TEST(EntropyCriterion, OneValueIsFinishedAtOnce) {
     EXPECT_EQ(criterion.r2(), 1);
 }
 
+// A loop that ends before the first fit (stop_timeout or max_iterations first) says so, rather than a fit
+// of 0 degrees and R² 0 that was never computed.
+TEST(EntropyCriterion, AnOutcomeBeforeTheFirstFitSaysThereWasNone) {
+    EntropyCriterion criterion(0.048, 0.36);
+    criterion.add(1000);
+    EXPECT_FALSE(criterion.finished());
+    EXPECT_FALSE(criterion.fitted());
+    LoopSettings loop;
+    loop.stop = StopCriterion::entropy;
+    const StopOutcome outcome = criterion_outcome(criterion, loop, CriterionEnding::timed_out, false);
+    EXPECT_EQ(outcome.convergence, Convergence::not_converged);
+    EXPECT_NE(outcome.reason.find("not yet fitted"), std::string::npos) << outcome.reason;
+    EXPECT_EQ(outcome.reason.find("R²"), std::string::npos) << outcome.reason;
+}
+
 TEST(EntropyCriterion, ACycleOfFourValuesFlattensAtTwoBits) {
     // 1000, 1500, 2000, 2500 in turn: the entropy climbs to 2 bits; the reference fit of the last 299
     // entropies first passes at iteration 346 (angle 7.2e-5 degrees, R² 0.3627, entropy 1.99998).
