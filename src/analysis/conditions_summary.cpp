@@ -9,12 +9,6 @@
 namespace inferbench::analysis {
 namespace {
 
-std::optional<double> metric(const store::MeasuredBenchmark& measured, std::string_view name) {
-    for (const auto& m : measured.metrics)
-        if (m.name == name) return m.value;
-    return std::nullopt;
-}
-
 // "SW power cap, SM clock under 1485 MHz (0.75 x 1980 MHz)"
 std::string what_flagged(const ThrottleSummary& t) {
     std::vector<std::string> parts;
@@ -104,22 +98,22 @@ std::vector<std::string> condition_notes(const store::MeasuredBenchmark& measure
     if (conditions.l2_flush)
         notes.push_back("l2_flush: throughput over the iterations' own time (the L2 flushes between them left out); "
                         "power and energy per inference include the flushes");
-    if (metric(measured, harness_metrics::kCudaContextWasActive).value_or(0) > 0)
+    if (store::find_metric(measured.metrics, harness_metrics::kCudaContextWasActive).value_or(0) > 0)
         notes.push_back(fmt::format("sync {}: the CUDA context existed before the flags were set (the driver applies "
                                     "them to it)",
                                     to_string(conditions.sync)));
-    if (metric(measured, harness_metrics::kCooldownReachedIdle).value_or(1) == 0) {
+    if (store::find_metric(measured.metrics, harness_metrics::kCooldownReachedIdle).value_or(1) == 0) {
         const auto device = parse_device(measured.record.device);
         const int index = device ? device->index : 0;
         const auto reading = [&](std::string_view name, std::optional<double> GpuMeans::*field, const char* unit) {
-            const auto now = metric(measured, name);
+            const auto now = store::find_metric(measured.metrics, name);
             const auto idle = idle_value(gpus, index, field);
             return fmt::format("{} (idle {})", now ? fmt::format("{:.0f}{}", *now, unit) : "not read",
                                idle ? fmt::format("{:.0f}{}", *idle, unit) : "not measured");
         };
         notes.push_back(fmt::format("cooldown: GPU {} not back near its idle baseline after {:.0f} s ({}, {}); the cell "
                                     "ran anyway",
-                                    index, metric(measured, harness_metrics::kCooldownS).value_or(0),
+                                    index, store::find_metric(measured.metrics, harness_metrics::kCooldownS).value_or(0),
                                     reading(harness_metrics::kCooldownEndTemperatureC, &GpuMeans::temperature_c, " °C"),
                                     reading(harness_metrics::kCooldownEndPowerW, &GpuMeans::power_w, " W")));
     }

@@ -7,14 +7,6 @@
 #include <fmt/format.h>
 
 namespace inferbench::analysis {
-namespace {
-
-// Relative half-width: the larger distance from the centre, over the centre.
-double relative_half_width(const Interval& interval, double centre) {
-    return std::max(centre - interval.low, interval.high - centre) / centre;
-}
-
-}  // namespace
 
 std::optional<Interval> at_least(std::optional<Interval> interval, double least) {
     if (interval) interval->low = std::max(interval->low, least);

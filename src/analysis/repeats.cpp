@@ -89,18 +89,26 @@ TelemetrySummary combine_telemetry(const Summaries& repeats) {
         t.cpu_samples += s->telemetry.cpu_samples;
         if (s->telemetry.energy_source == "integrated power") t.energy_source = s->telemetry.energy_source;
     }
-    for (auto field : {&T::mean_power_w, &T::joules_per_inference, &T::joules_per_inference_net,
-                       &T::inferences_per_joule, &T::mean_sm_clock_mhz, &T::mean_gpu_util_pct, &T::mean_process_cpu_pct})
+    for (auto field : {&T::mean_power_w, &T::joules_per_inference, &T::joules_per_inference_net, &T::mean_sm_clock_mhz,
+                       &T::mean_gpu_util_pct, &T::mean_process_cpu_pct})
         t.*field = mean_of(of(field));
+    // The inverse of the row's J/inf, so the two columns of one row agree.
+    t.inferences_per_joule = t.joules_per_inference && *t.joules_per_inference > 0
+                                 ? std::optional(1 / *t.joules_per_inference)
+                                 : std::nullopt;
     for (auto field : {&T::max_power_w, &T::max_temperature_c, &T::peak_fb_used_mib, &T::peak_process_fb_mib,
                        &T::peak_rss_mib})
         t.*field = max_of(of(field));
     t.min_sm_clock_mhz = min_of(of(&T::min_sm_clock_mhz));
     t.energy_j = sum_of(of(&T::energy_j));
-    std::map<std::string, double> shares;  // each reason's mean share over the repeats (0 where not seen)
+    // Each reason's mean share over the repeats (0 where a repeat's samples did not show it); unknown where a
+    // repeat has no GPU samples, whose share is not 0 but not measured.
+    t.throttled.clear();
+    if (std::any_of(repeats.begin(), repeats.end(), [](const auto* s) { return s->telemetry.gpu_samples == 0; }))
+        return t;
+    std::map<std::string, double> shares;
     for (const auto* s : repeats)
         for (const auto& share : s->telemetry.throttled) shares[share.reason] += share.share;
-    t.throttled.clear();
     for (const auto& [reason, total] : shares) t.throttled.push_back({reason, total / static_cast<double>(repeats.size())});
     return t;
 }

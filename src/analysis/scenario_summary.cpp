@@ -15,12 +15,6 @@ namespace {
 
 namespace sm = scenario_metrics;
 
-std::optional<double> metric(std::span<const store::Metric> metrics, std::string_view name) {
-    for (const auto& m : metrics)
-        if (m.name == name) return m.value;
-    return std::nullopt;
-}
-
 const std::vector<double>* series_values(std::span<const store::Series> series, std::string_view name) {
     for (const auto& s : series)
         if (s.name == name) return &s.values;
@@ -49,10 +43,10 @@ std::string scenario_label(const ScenarioSettings& s) {
 ScenarioFacts facts_of(std::span<const store::Metric> metrics, const store::BenchmarkRecord& benchmark,
                        std::int64_t completed) {
     ScenarioFacts facts;
-    facts.scheduled = static_cast<std::int64_t>(metric(metrics, sm::kScheduledQueries).value_or(static_cast<double>(completed)));
-    facts.issued = static_cast<std::int64_t>(metric(metrics, sm::kIssuedQueries).value_or(static_cast<double>(facts.scheduled)));
-    facts.fell_behind = metric(metrics, sm::kFellBehind).value_or(0) != 0;
-    facts.schedule_span_ns = static_cast<std::int64_t>(metric(metrics, sm::kScheduleSpan).value_or(-1));
+    facts.scheduled = static_cast<std::int64_t>(store::find_metric(metrics, sm::kScheduledQueries).value_or(static_cast<double>(completed)));
+    facts.issued = static_cast<std::int64_t>(store::find_metric(metrics, sm::kIssuedQueries).value_or(static_cast<double>(facts.scheduled)));
+    facts.fell_behind = store::find_metric(metrics, sm::kFellBehind).value_or(0) != 0;
+    facts.schedule_span_ns = static_cast<std::int64_t>(store::find_metric(metrics, sm::kScheduleSpan).value_or(-1));
     const auto json = nlohmann::json::parse(benchmark.settings_json, nullptr, false);
     facts.duration_ns = json.is_object() ? json.value("duration_ns", std::int64_t{0}) : 0;
     return facts;
@@ -113,12 +107,12 @@ ScenarioSummary summarize_scenario(const store::BenchmarkRecord& benchmark, std:
     summary.verdict = judge_scenario(s, latencies, facts);
     if (const std::int64_t wall = benchmark.measured_wall_ns.value_or(0); wall > 0)
         summary.completed_qps = static_cast<double>(completed) * 1e9 / static_cast<double>(wall);
-    if (s.scenario == Scenario::server) summary.target_qps = metric(metrics, sm::kTargetQps).value_or(s.target_qps);
-    summary.peak_qps = metric(metrics, sm::kPeakQps);
+    if (s.scenario == Scenario::server) summary.target_qps = store::find_metric(metrics, sm::kTargetQps).value_or(s.target_qps);
+    summary.peak_qps = store::find_metric(metrics, sm::kPeakQps);
     if (uses_batcher(s)) {
-        if (const auto inferences = metric(metrics, sm::kInferences); inferences && *inferences > 0)
+        if (const auto inferences = store::find_metric(metrics, sm::kInferences); inferences && *inferences > 0)
             summary.mean_batch = static_cast<double>(completed) / *inferences;
-        if (const auto smallest = metric(metrics, sm::kSmallestBatch))
+        if (const auto smallest = store::find_metric(metrics, sm::kSmallestBatch))
             summary.smallest_batch = static_cast<std::int64_t>(*smallest);
     }
     add_peak_steps(summary, series);

@@ -96,20 +96,14 @@ BenchmarkSummary summarize_from_metrics(const store::BenchmarkRecord& benchmark,
     return summary;
 }
 
-std::optional<double> find_metric(std::span<const store::Metric> metrics, std::string_view name) {
-    for (const auto& metric : metrics)
-        if (metric.name == name) return metric.value;
-    return std::nullopt;
-}
-
 ModelFigures model_figures(std::span<const store::Metric> metrics) {
     ModelFigures model;
-    model.parameters = find_metric(metrics, model_metrics::kParameters);
-    model.macs_per_inference = find_metric(metrics, model_metrics::kMacsPerInference);
-    model.flops_per_inference = find_metric(metrics, model_metrics::kFlopsPerInference);
-    model.bytes_per_inference = find_metric(metrics, model_metrics::kBytesPerInference);
-    model.cost_unknown_nodes = find_metric(metrics, model_metrics::kCostUnknownNodes);
-    model.cost_data_dependent_nodes = find_metric(metrics, model_metrics::kCostDataDependentNodes);
+    model.parameters = store::find_metric(metrics, model_metrics::kParameters);
+    model.macs_per_inference = store::find_metric(metrics, model_metrics::kMacsPerInference);
+    model.flops_per_inference = store::find_metric(metrics, model_metrics::kFlopsPerInference);
+    model.bytes_per_inference = store::find_metric(metrics, model_metrics::kBytesPerInference);
+    model.cost_unknown_nodes = store::find_metric(metrics, model_metrics::kCostUnknownNodes);
+    model.cost_data_dependent_nodes = store::find_metric(metrics, model_metrics::kCostDataDependentNodes);
     return model;
 }
 
@@ -132,9 +126,9 @@ bool has_tool_figures(std::span<const store::Metric> metrics) {
 
 LoadFigures load_figures(std::span<const store::Metric> metrics) {
     LoadFigures load;
-    load.compile_seconds = find_metric(metrics, load_metrics::kCompileSeconds);
-    if (const auto hit = find_metric(metrics, load_metrics::kCompileCacheHit)) load.compile_cache_hit = *hit != 0;
-    load.cuda_graph_fallback = find_metric(metrics, load_metrics::kCudaGraphFallback).value_or(0) != 0;
+    load.compile_seconds = store::find_metric(metrics, load_metrics::kCompileSeconds);
+    if (const auto hit = store::find_metric(metrics, load_metrics::kCompileCacheHit)) load.compile_cache_hit = *hit != 0;
+    load.cuda_graph_fallback = store::find_metric(metrics, load_metrics::kCudaGraphFallback).value_or(0) != 0;
     return load;
 }
 
@@ -298,16 +292,16 @@ BenchmarkSummary summarize_measured(const store::MeasuredBenchmark& measured, co
     for (auto& note : condition_notes(measured, conditions, gpus)) summary.warnings.push_back(std::move(note));
     summary.model = model_figures(measured.metrics);
     summary.scenario = summarize_scenario(measured.record, measured.iterations, measured.metrics, measured.series);
-    summary.quantization = {find_metric(measured.metrics, quantization_metrics::kOutputCosine),
-                            find_metric(measured.metrics, quantization_metrics::kTop1Agreement)};
-    summary.profile_check = {find_metric(measured.metrics, profile_metrics::kRuns),
-                             find_metric(measured.metrics, profile_metrics::kRuntimeMedianNs),
-                             find_metric(measured.metrics, profile_metrics::kEventsMedianNs),
-                             find_metric(measured.metrics, profile_metrics::kRuntimeOverEvents)};
-    summary.host_stages = {find_metric(measured.metrics, host_stage_metrics::kIterations),
-                           find_metric(measured.metrics, host_stage_metrics::kPreMeanNs),
-                           find_metric(measured.metrics, host_stage_metrics::kPostMeanNs),
-                           find_metric(measured.metrics, host_stage_metrics::kE2eMeanNs)};
+    summary.quantization = {store::find_metric(measured.metrics, quantization_metrics::kOutputCosine),
+                            store::find_metric(measured.metrics, quantization_metrics::kTop1Agreement)};
+    summary.profile_check = {store::find_metric(measured.metrics, profile_metrics::kRuns),
+                             store::find_metric(measured.metrics, profile_metrics::kRuntimeMedianNs),
+                             store::find_metric(measured.metrics, profile_metrics::kEventsMedianNs),
+                             store::find_metric(measured.metrics, profile_metrics::kRuntimeOverEvents)};
+    summary.host_stages = {store::find_metric(measured.metrics, host_stage_metrics::kIterations),
+                           store::find_metric(measured.metrics, host_stage_metrics::kPreMeanNs),
+                           store::find_metric(measured.metrics, host_stage_metrics::kPostMeanNs),
+                           store::find_metric(measured.metrics, host_stage_metrics::kE2eMeanNs)};
     summary.load = load_figures(measured.metrics);
     add_telemetry(measured.gpu_samples, measured.cpu_samples, measured.telemetry_sources,
                   discarding ? static_cast<std::int64_t>(measured.iterations.size()) : summary.e2e.count, gpus, summary);

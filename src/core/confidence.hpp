@@ -15,6 +15,7 @@
 //   mean +- t(n - 1) s / sqrt(n).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -30,6 +31,12 @@ struct Interval {
     double half_width() const { return (high - low) / 2; }
     friend bool operator==(const Interval&, const Interval&) = default;
 };
+
+// How far an interval reaches from its centre, relative: the larger of its two sides over the centre (an
+// interval cut at the fastest iteration is no longer symmetric).
+inline double relative_half_width(const Interval& interval, double centre) {
+    return std::max(centre - interval.low, interval.high - centre) / centre;
+}
 
 // I_x(a, b) for a, b > 0 and x in [0, 1] (continued fraction, modified Lentz).
 double incomplete_beta(double a, double b, double x);

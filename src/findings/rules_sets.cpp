@@ -40,12 +40,12 @@ std::map<Key, Group> group_by(std::span<const BenchmarkEvidence> all, const auto
 // no interval (a tool's log), the larger CV of the two, as nvbench_compare judges; unknown (NaN) where a
 // log gave no standard deviation either.
 double noise(const BenchmarkEvidence& a, const BenchmarkEvidence& b) {
-    const auto relative_half_width = [](const analysis::BenchmarkSummary& s) -> std::optional<double> {
+    const auto spread = [](const analysis::BenchmarkSummary& s) -> std::optional<double> {
         if (!s.ci.mean || !(s.e2e.mean > 0)) return std::nullopt;
-        return s.ci.mean->half_width() / s.e2e.mean;
+        return relative_half_width(*s.ci.mean, s.e2e.mean);
     };
-    const auto ra = relative_half_width(a.summary);
-    const auto rb = relative_half_width(b.summary);
+    const auto ra = spread(a.summary);
+    const auto rb = spread(b.summary);
     if (ra && rb) return std::hypot(*ra, *rb);
     return std::max(a.summary.e2e.cv_pct, b.summary.e2e.cv_pct) / 100;
 }

@@ -10,10 +10,6 @@
 namespace inferbench::report {
 namespace {
 
-double relative_half_width(const Interval& interval, double centre) {
-    return std::max(centre - interval.low, interval.high - centre) / centre;
-}
-
 std::string signed_percent(double fraction) { return fmt::format("{:+.1f}%", fraction * 100); }
 
 }  // namespace

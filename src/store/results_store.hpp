@@ -70,6 +70,13 @@ struct Metric {
     std::string unit;
 };
 
+// The value of the metric named `name`, where one was stored.
+inline std::optional<double> find_metric(std::span<const Metric> metrics, std::string_view name) {
+    for (const auto& metric : metrics)
+        if (metric.name == name) return metric.value;
+    return std::nullopt;
+}
+
 // A short numbered sequence of one benchmark, e.g. trtexec's "Average on 10 runs" GPU latencies.
 struct Series {
     std::string name;  // with its unit: "gpu_latency_ms"
