@@ -29,11 +29,13 @@ std::string scripted(const std::string& latency_us) {
 
 TEST(Scenarios, AServerThatKeepsUpIsValid) {
     ScratchDir dir;
+    // 200 us per query at 400 a second keeps up; the bound leaves room for a CI host whose two cores are
+    // shared with a parallel test (a 30 ms stall of the serving thread was seen there, 20 ms was too tight).
     const auto rows = run_and_summarize(
-        dir, scripted("200") + "scenario: server\ntarget_qps: 400\nlatency_bound: 20ms\nduration: 3s\n");
+        dir, scripted("200") + "scenario: server\ntarget_qps: 400\nlatency_bound: 100ms\nduration: 3s\n");
     ASSERT_EQ(rows.size(), 1u);
     const auto& row = rows[0];
-    EXPECT_EQ(row["scenario"], "server 400 qps (p99 <= 20.00 ms)");
+    EXPECT_EQ(row["scenario"], "server 400 qps (p99 <= 100.00 ms)");
     EXPECT_EQ(row["result"], "VALID") << row.dump();
     EXPECT_NEAR(row["throughput_per_s"].get<double>(), 400, 80);
     EXPECT_NEAR(row["target_qps"].get<double>(), 400, 1e-9);
