@@ -169,12 +169,15 @@ def export_torchscript(torch, module, inputs, _names, path, _dynamic):
 def export_onnx(torch, module, inputs, names, path, dynamic):
     with torch.no_grad():
         outputs = [f"output{i}" for i in range(len(flatten(torch, module(*inputs))))]
-        axes = {name: {0: "batch"} for name in names + outputs} if dynamic else None
-        kwargs = {}
-        if "dynamo" in inspect.signature(torch.onnx.export).parameters:
-            kwargs["dynamo"] = False  # the TorchScript-based exporter: dynamic_axes as given
-        torch.onnx.export(module, tuple(inputs), path, input_names=names, output_names=outputs, dynamic_axes=axes,
-                          opset_version=ONNX_OPSET, do_constant_folding=True, **kwargs)
+    axes = {name: {0: "batch"} for name in names + outputs} if dynamic else None
+    kwargs = {}
+    if "dynamo" in inspect.signature(torch.onnx.export).parameters:
+        kwargs["dynamo"] = False  # the TorchScript-based exporter: dynamic_axes as given
+    # Traced with gradients on, as users call torch.onnx.export: under no_grad, nn.MultiheadAttention and
+    # nn.TransformerEncoderLayer take their fused fast path (aten::_native_multi_head_attention, torchvision's ViT),
+    # which this exporter cannot write; with gradients on they run as the plain operators it exports.
+    torch.onnx.export(module, tuple(inputs), path, input_names=names, output_names=outputs, dynamic_axes=axes,
+                      opset_version=ONNX_OPSET, do_constant_folding=True, **kwargs)
 
 
 def export_pt2(torch, module, inputs, _names, path, dynamic, metadata=None):

@@ -7,7 +7,8 @@ One iteration: host inputs -> .to(device, non_blocking=True) -> model -> host ou
 ends with a synchronisation and CUDA events give H2D, compute and D2H.
 Modes and options: compile_mode (torch.compile's mode), cuda_graph (eager: capture the forward pass once and
 replay it), channels_last, precision_mode (convert: weights and inputs converted to the precision; autocast:
-fp32 weights under torch.autocast). Building the model, torch.compile's first call and a CUDA graph's capture
+fp32 weights under torch.autocast), cudnn_benchmark (torch.backends.cudnn.benchmark on CUDA: true, as the torch
+backend; PyTorch's own default is false, which makes cuDNN pick by heuristics instead of timing). Building the model, torch.compile's first call and a CUDA graph's capture
 happen before the header and are reported in it as metrics, apart from the warm-up and the measured loop.
 Protocol: docs/external-runner-protocol.md.
 """
@@ -242,6 +243,7 @@ class Settings:  # pylint: disable=too-few-public-methods
         self.compile_mode = option_choice(options, "compile_mode", COMPILE_MODES)
         self.channels_last = rp.option_flag(options, "channels_last")
         self.cuda_graph = rp.option_flag(options, "cuda_graph")
+        self.cudnn_benchmark = rp.option_flag(options, "cudnn_benchmark", True)
         if self.cuda_graph and self.device.type != "cuda":
             raise rp.RunnerError("cuda_graph=true needs a cuda device")
         if self.cuda_graph and mode == "compile" and self.compile_mode != "default":
@@ -290,6 +292,8 @@ def run(request, args, session):
     settings = Settings(torch, request, args.mode)
     if settings.threads:
         torch.set_num_threads(settings.threads)
+    if settings.device.type == "cuda":
+        torch.backends.cudnn.benchmark = settings.cudnn_benchmark
     metrics = []
     with torch.inference_mode():
         resolved = timed(torch, settings.device, metrics, "torch_model_build_ns", lambda: load_model(request))
@@ -311,7 +315,8 @@ def run(request, args, session):
         header = rp.base_header("torch", torch.__version__, str(device), name)
         header.update(mode=args.mode, model_source=resolved.source, threads=torch.get_num_threads(), metrics=metrics,
                       compile_mode=settings.compile_mode if args.mode == "compile" else None,
-                      precision_mode=settings.precision_mode)
+                      precision_mode=settings.precision_mode,
+                      cudnn_benchmark=settings.cudnn_benchmark if device.type == "cuda" else None)
         session.ready(header)
         session.measure(step)
 

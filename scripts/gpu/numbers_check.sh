@@ -4,7 +4,8 @@
 #   there: scripts/gpu/verify.sh OUT_DIR build                  (the torch module against that LibTorch)
 #          scripts/gpu/numbers_check.sh OUT_DIR [PART...]       (no PART: every part_* below)
 # Each part is a function part_NAME that runs its plans into OUT_DIR/NAME.db and prints what it checked,
-# ending with "NAME: OK" or "NAME: FAILED (...)".
+# ending with "NAME: OK" or "NAME: FAILED (...)". Run it with nothing else on the GPU: other work there, compiles
+# included, shows as stretches of slow iterations and spoils the repeats' CV (bench/results/numbers_h200.md).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 dist=$root/dist
@@ -35,7 +36,10 @@ part_throttle() {
     done
     "$inferbench" run "${common[@]}" --name "cooldown idle" --batch 32,128 --set cooldown=idle --set cooldown_max=45s \
         --set throttle_policy=discard >"$out/throttle-cooldown.txt" 2>&1 || tail -5 "$out/throttle-cooldown.txt"
-    "$inferbench" summary --db "$db" --run all --format csv >"$out/throttle-summary.csv" 2>/dev/null || true
+    local run_id
+    for run_id in $("$inferbench" summary --db "$db" --runs --format csv | tail -n +2 | cut -d, -f1); do
+        "$inferbench" summary --db "$db" --run "$run_id" --format csv --columns all
+    done >"$out/throttle-summary.csv"
     python3 - "$db" <<'PY'
 import json, os, sqlite3, subprocess, sys
 db = sys.argv[1]
@@ -178,7 +182,7 @@ part_scenarios() {
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 for (bid, name) in db.execute("SELECT b.benchmark_id, r.name FROM benchmarks b JOIN runs r USING (run_id) "
-                              "WHERE r.name LIKE 'server-peak%' ORDER BY 1"):
+                              "WHERE r.name LIKE 'server-peak%' ORDER BY 1").fetchall():
     steps = {}
     for series, seq, value in db.execute("SELECT series, seq, value FROM benchmark_series WHERE benchmark_id = ? "
                                          "ORDER BY series, seq", (bid,)):

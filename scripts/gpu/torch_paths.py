@@ -18,8 +18,11 @@ reference/*.json, exports/*.json, logs/.
 Stages, each skipped when done: build; compile (in parallel processes: the .pt2 package of every model, precision
 and batch with runners/torch_export.py, as torch-aoti asks for it, so that its benchmarks find them in the cache;
 one ONNX file per model with a dynamic batch for torch and onnxruntime; torch.compile warm-ups that fill
-Inductor's cache for the reference and the runner); reference (one process per model, nothing else on the GPU);
+Inductor's cache for the reference and the runner); reference (nothing else on the GPU; eager and compile one process
+per model, the AOTI package one process per cell, so that a crash loses one path's figures alone);
 inferbench (one plan, resumed with `run --resume` where a call ran out of time); tables.
+`--stages build,compile` does only those (e.g. in the background, on CPUs the measurements leave free, while the GPU
+measures something else); the next call without --stages goes on from there.
 CPU check of the plan alone: python3 scripts/gpu/torch_paths.py /tmp/tp --print-plan
 """
 
@@ -34,8 +37,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from torch_paths_reference import (BATCHES, MODELS, PRECISIONS, ROOT, cell_name, cells, last_json,  # noqa: E402
-                                   read_json, write_json)
+from torch_paths_reference import (BATCHES, MODELS, OPTIONS, PATHS, PRECISIONS, ROOT, cell_name,  # noqa: E402
+                                   cells, last_json, read_json, write_json)
 
 REFERENCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch_paths_reference.py")
 EXPORTER = os.path.join(ROOT, "runners", "torch_export.py")
@@ -103,8 +106,10 @@ def run_until(argv, seconds, **kwargs):
 
 def export_job(kind, spec, precision, batch):
     device = "cuda:0" if kind == "pt2" else "cpu"
+    # The options exactly as torch-aoti passes its export_options, so that its cells find these packages cached.
+    options = [a for key, value in sorted(OPTIONS.items()) for a in ("--option", f"{key}={value}")]
     return [sys.executable, EXPORTER, "--spec", spec, "--format", kind, "--precision", precision,
-            "--batch", str(batch), "--device", device, "--cache-dir", PACKAGE_CACHE]
+            "--batch", str(batch), "--device", device, "--cache-dir", PACKAGE_CACHE] + options
 
 
 def compile_jobs(args):
@@ -180,16 +185,35 @@ def stage_compile(args, budget):
     return not pending and not compile_jobs(args)
 
 
-def stage_reference(args, budget):
+def reference_jobs():
+    """(result name, arguments after `reference`): eager and compile for all of a model's cells in one process,
+    the AOTI package one cell per process (a package load that crashes the interpreter loses that cell alone)."""
+    jobs = []
     for model in MODELS:
-        path = os.path.join(args.out, "reference", f"{model}.json")
+        jobs += [(f"{model}.{path}", [model, path]) for path in PATHS if path != "aoti"]
+        jobs += [(f"{model}.aoti.{cell_name(m, p, b)}", [model, "aoti", cell_name(m, p, b)])
+                 for m, p, b in cells() if m == model]
+    return jobs
+
+
+def crashed(argv, code):
+    """What a reference process that gave no answer leaves for the cells it was to measure."""
+    model, path = argv[0], argv[1]
+    names = [argv[2]] if len(argv) > 2 else [cell_name(m, p, b) for m, p, b in cells() if m == model]
+    why = f"the process ended without an answer ({f'signal {-code}' if code < 0 else f'exit {code}'})"
+    return {"cells": {name: {f"{path}_error": why} for name in names}}
+
+
+def stage_reference(args, budget):
+    for name, argv in reference_jobs():
+        path = os.path.join(args.out, "reference", f"{name}.json")
         if os.path.exists(path):
             continue
-        if budget.left() < args.min_job_s * 2:
+        if budget.left() < args.min_job_s:
             return False
-        log(f"reference: {model} (eager, torch.compile reduce-overhead, the AOTI package; CUDA events)")
-        with open(os.path.join(args.out, "logs", f"reference-{model}.log"), "w") as err:
-            child = subprocess.Popen([sys.executable, REFERENCE, args.out, "reference", model],
+        log(f"reference: {name} (CUDA events around single calls)")
+        with open(os.path.join(args.out, "logs", f"reference-{name}.log"), "w") as err:
+            child = subprocess.Popen([sys.executable, REFERENCE, args.out, "reference"] + argv,
                                      stdout=subprocess.PIPE, stderr=err, text=True,
                                      env=dict(os.environ, XDG_CACHE_HOME=CACHE_HOME))
             try:
@@ -197,14 +221,31 @@ def stage_reference(args, budget):
             except subprocess.TimeoutExpired:
                 child.kill()
                 child.communicate()
-                log(f"reference: {model} ran out of time; done next call")
+                log(f"reference: {name} ran out of time; done next call")
                 return False
         answer = last_json(out)
         if child.returncode != 0 or not answer:
-            answer = {"error": f"the reference of {model} failed (exit {child.returncode}); see logs/reference-{model}.log"}
+            answer = crashed(argv, child.returncode)
         write_json(path, answer)
-        log(f"reference: {model} {'failed' if 'error' in answer else 'done'}")
+        log(f"reference: {name}: " + "; ".join(
+            f"{cell} " + ", ".join(f"{k} {v['median_ms']:.3f} ms" if isinstance(v, dict) else f"{k}: {v}"
+                                   for k, v in row.items() if not k.endswith("_first_call_s"))
+            for cell, row in answer["cells"].items()))
     return True
+
+
+def merged_reference(out, model):
+    """The model's reference files as one: {"cells": {CELL: {path: timing, path_error: ...}}}."""
+    merged = {"cells": {}}
+    folder = os.path.join(out, "reference")
+    for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+        if name.startswith(model + ".") and name.endswith(".json"):
+            answer = read_json(os.path.join(folder, name)) or {}
+            for key in ("torch", "gpu"):
+                merged.setdefault(key, answer.get(key))
+            for cell, row in answer.get("cells", {}).items():
+                merged["cells"].setdefault(cell, {}).update(row)
+    return merged
 
 
 # ---------------------------------------------------------------- inferbench
@@ -233,8 +274,9 @@ def plan_text(args, compile_mode_key):
     exclude = [{"model": s, "backend": b} for s in specs for b in ("torch", "onnxruntime")]
     exclude += [{"model": f, "backend": b} for f in onnx.values() for b in ("torch-eager", "torch-compile", "torch-aoti")]
     python = sys.executable
-    options = {"torch-eager": {"python": python}, "torch-compile": {"python": python},
-               "torch-aoti": {"python": python}, "onnxruntime": {"execution_provider": "cuda"}}
+    options = {"torch-eager": dict(OPTIONS, python=python), "torch-compile": dict(OPTIONS, python=python),
+               "torch-aoti": {"python": python, "export_options": " ".join(f"{k}={v}" for k, v in sorted(OPTIONS.items()))},
+               "onnxruntime": {"execution_provider": "cuda"}}
     if compile_mode_key:
         options["torch-compile"][compile_mode_key] = "reduce-overhead"
     plan = {"name": "torch-paths", "models": models, "backends": list(BACKENDS), "devices": ["cuda:0"],
@@ -358,14 +400,17 @@ def reference_table(rows, refs, flagged):
              f"runtime, shown against eager for scale and not flagged. ⚠: more than {FLAG_RATIO:.0%} apart.", "",
              HEADER + "reference eager / compile / aoti ms | " + " | ".join(BACKENDS) + " |",
              "|---|---|---:|---|" + "---|" * len(BACKENDS)]
+    failures = []
     for model, precision, batch in cells():
         name = cell_name(model, precision, batch)
         ref = refs[model].get("cells", {}).get(name, {})
-        ref_text = " / ".join(f"{ref[k]['median_ms']:.3f}" if k in ref else "–" for k in ("eager", "compile", "aoti"))
-        if "error" in ref or "error" in refs[model]:
-            ref_text = short(ref.get("error") or refs[model].get("error"))
+        ref_text = " / ".join(f"{ref[k]['median_ms']:.3f}" if k in ref else "failed" if f"{k}_error" in ref else "–"
+                              for k in PATHS)
+        failures += [f"{name} {k}: {ref[k + '_error']}" for k in PATHS if f"{k}_error" in ref]
         cols = [ratio_cell(rows.get((model, precision, batch, b)), ref, b, name, flagged) for b in BACKENDS]
         lines.append(f"| {model} | {precision} | {batch} | {ref_text} | " + " | ".join(cols) + " |")
+    if failures:
+        lines += ["", "Reference paths that failed: " + "; ".join(short(f, 160) for f in failures)]
     return lines
 
 
@@ -385,7 +430,7 @@ def load_table(out, rows):
 
 def stage_tables(args):
     rows = inferbench_rows(args.out)
-    refs = {m: read_json(os.path.join(args.out, "reference", f"{m}.json")) or {} for m in MODELS}
+    refs = {m: merged_reference(args.out, m) for m in MODELS}
     flagged = []
     lines = (["# PyTorch's deployment paths through inferbench, and plain PyTorch beside them", ""] + figures_table(rows)
              + ["", "## inferbench against plain PyTorch", ""] + reference_table(rows, refs, flagged)
@@ -402,6 +447,11 @@ def stage_tables(args):
     print(text)
 
 
+# Each returns whether it finished; all() stops at the first that did not (a later stage needs the earlier ones).
+STAGES = {"build": stage_build, "compile": stage_compile, "reference": stage_reference,
+          "inferbench": stage_inferbench, "tables": lambda args, budget: True}
+
+
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("out", help="the folder for everything this writes; the same folder resumes")
@@ -409,6 +459,9 @@ def parse_args():
     p.add_argument("--jobs", type=int, default=6, help="compiles at once (each gets cores/jobs compile threads)")
     p.add_argument("--min-job-s", type=float, default=45, help="do not start a compile or a model with less left")
     p.add_argument("--inferbench", help="the inferbench executable (default: dist/inferbench)")
+    p.add_argument("--stages", default=",".join(STAGES),
+                   help="the stages to run, in their order (default: all); e.g. --stages build,compile in the "
+                        "background while the GPU measures something else, compiles using the CPUs alone")
     p.add_argument("--print-plan", action="store_true", help="print the plan for the exports done so far, and stop")
     return p.parse_args()
 
@@ -421,11 +474,16 @@ def main():
     if args.print_plan:
         print(plan_text(args, "compile_mode"), end="")
         return 0
+    wanted = [stage for stage in args.stages.split(",") if stage]
+    unknown = [stage for stage in wanted if stage not in STAGES]
+    if unknown:
+        print(f"torch_paths: unknown stage {', '.join(unknown)}; stages: {', '.join(STAGES)}", file=sys.stderr)
+        return 2
     budget = Budget(args.budget_s)
-    log(f"out: {args.out}; budget {args.budget_s:.0f} s; caches under {CACHE_HOME}")
-    finished = (stage_build(args, budget) and stage_compile(args, budget) and stage_reference(args, budget)
-                and stage_inferbench(args, budget))
-    stage_tables(args)
+    log(f"out: {args.out}; budget {args.budget_s:.0f} s; stages {','.join(wanted)}; caches under {CACHE_HOME}")
+    finished = all(STAGES[stage](args, budget) for stage in STAGES if stage in wanted)
+    if "tables" in wanted:
+        stage_tables(args)
     log("all done" if finished else "NOT DONE: call again with the same OUT to go on where this call stopped")
     return 0 if finished else 75
 

@@ -5,7 +5,8 @@ calls (median of 50 after 10 warm-up calls), the torch.compile warm-ups that fil
 reference figures (eager, torch.compile(mode="reduce-overhead"), the same .pt2 package loaded in Python).
 Started by torch_paths.py in processes of their own:
     torch_paths_reference.py OUT warm MODEL PRECISION BATCH      one JSON line
-    torch_paths_reference.py OUT reference MODEL                 one JSON line: every precision and batch
+    torch_paths_reference.py OUT reference MODEL PATH [CELL]     one JSON line: PATH (eager, compile, aoti) for
+                                                                 every precision and batch, or for CELL alone
 """
 
 import json
@@ -19,7 +20,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 # name in the tables -> the model spec every PyTorch path reads.
 MODELS = {"resnet50": "torchvision:resnet50", "bert-large": "hf:bert-large-uncased",
           "convnext-t": "timm:convnext_tiny", "vit-b16": "torchvision:vit_b_16"}
+# Options every path gets (runners, exporter, reference), so that all run one model: MLPerf's BERT-large is the
+# question-answering model (its config's class is the masked-LM one). Other specs ignore it. Text models take 384
+# tokens, the runners' and the exporter's default.
+OPTIONS = {"hf_class": "BertForQuestionAnswering"}
 PRECISIONS = ("fp16", "bf16")
+PATHS = ("eager", "compile", "aoti")  # the reference's paths
 BATCHES = (1, 32)
 
 
@@ -56,25 +62,12 @@ def read_json(path):
         return None
 
 
-def build_model(torch, model):
-    """The nn.Module of `model` with random weights, as the specs name it (no hub access)."""
-    if model == "resnet50":
-        import torchvision
-        return torchvision.models.resnet50(weights=None)
-    if model == "vit-b16":
-        import torchvision
-        return torchvision.models.vit_b_16(weights=None)
-    if model == "convnext-t":
-        import timm
-        return timm.create_model("convnext_tiny", pretrained=False)
-    import transformers
-    config_path = os.path.join(ROOT, "data", "hf_configs", "bert-large-uncased.json")
-    if os.path.exists(config_path):
-        config = transformers.BertConfig.from_json_file(config_path)
-    else:  # the published bert-large-uncased configuration
-        config = transformers.BertConfig(vocab_size=30522, hidden_size=1024, num_hidden_layers=24,
-                                         num_attention_heads=16, intermediate_size=4096, max_position_embeddings=512)
-    return transformers.BertModel(config)
+def build_model(model):
+    """The nn.Module of `model` with random weights, built by runners/model_specs.py from the same spec and options
+    as inferbench's runners and exporter (no hub access)."""
+    sys.path.insert(0, os.path.join(ROOT, "runners"))
+    import model_specs  # pylint: disable=import-outside-toplevel
+    return model_specs.resolve(model_specs.parse_spec(MODELS[model]), 0, dict(OPTIONS)).module
 
 
 def make_inputs(torch, declared, device):
@@ -143,7 +136,7 @@ def declared_inputs(out, model, precision, batch):
 def prepared(torch, model, precision):
     torch.backends.cudnn.benchmark = True
     dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}[precision]
-    return build_model(torch, model).eval().to(device="cuda", dtype=dtype)
+    return build_model(model).eval().to(device="cuda", dtype=dtype)
 
 
 def warm(out, model, precision, batch):
@@ -164,45 +157,52 @@ def warm(out, model, precision, batch):
     return 0
 
 
-def reference_cell(torch, out, module, model, precision, batch):
-    """Eager, torch.compile(mode="reduce-overhead") and the package loaded in Python; an error per path."""
+def reference_cell(torch, out, module, model, precision, batch, path):
+    """One path's CUDA-event times for one cell, or that path's error: eager (the module), compile
+    (torch.compile(mode="reduce-overhead") of it, static shapes as the runner's own process compiles them) or aoti
+    (the cell's .pt2 package loaded in Python)."""
     row = {}
-    inputs = make_inputs(torch, declared_inputs(out, model, precision, batch), "cuda")
-    package = read_json(os.path.join(out, "exports", f"pt2-{cell_name(model, precision, batch)}.json")) or {}
-    paths = {"eager": lambda: (module, False), "compile": lambda: (torch.compile(module, mode="reduce-overhead"), False),
-             "aoti": lambda: (torch._inductor.aoti_load_package(package["path"]), True)}
-    for path, make in paths.items():
-        try:
-            if path == "aoti" and "path" not in package:
+    try:
+        inputs = make_inputs(torch, declared_inputs(out, model, precision, batch), "cuda")
+        if path == "aoti":
+            package = read_json(os.path.join(out, "exports", f"pt2-{cell_name(model, precision, batch)}.json")) or {}
+            if "path" not in package:
                 raise RuntimeError(package.get("error", "no package"))
-            with torch.inference_mode():
-                began = time.monotonic()
-                fn, positional = make()
-                call(fn, inputs, positional)
-                row[f"{path}_first_call_s"] = round(time.monotonic() - began, 2)
-                row[path] = time_calls(torch, fn, inputs, positional)
-        except Exception as error:  # noqa: BLE001 - one path's failure is that path's result
-            row[f"{path}_error"] = f"{type(error).__name__}: {str(error).splitlines()[0][:200] if str(error) else ''}"
-        torch.cuda.empty_cache()
+            make = lambda: (torch._inductor.aoti_load_package(package["path"]), True)  # noqa: E731
+        elif path == "compile":
+            torch._dynamo.reset()  # no shapes from the cell before: each cell compiles for its own, as in the runner
+            make = lambda: (torch.compile(module, mode="reduce-overhead"), False)  # noqa: E731
+        else:
+            make = lambda: (module, False)  # noqa: E731
+        with torch.inference_mode():
+            began = time.monotonic()
+            fn, positional = make()
+            call(fn, inputs, positional)
+            row[f"{path}_first_call_s"] = round(time.monotonic() - began, 2)
+            row[path] = time_calls(torch, fn, inputs, positional)
+    except Exception as error:  # noqa: BLE001 - the path's failure is its result
+        row[f"{path}_error"] = f"{type(error).__name__}: {str(error).splitlines()[0][:200] if str(error) else ''}"
+    torch.cuda.empty_cache()
     return row
 
 
-def reference(out, model):
-    """One model's plain-PyTorch times for every precision and batch: eager, compiled, the AOTI package."""
+def reference(out, model, path, only=None):
+    """Plain-PyTorch times of one path for `model`'s cells (or the one cell named `only`), as one JSON line:
+    {"cells": {CELL: {PATH: {...}} or {PATH_error: ...}}}. Paths run in processes of their own, so that one that
+    crashes the interpreter (a package load has) takes no other path's figures with it."""
     import torch
-    results = {"torch": torch.__version__, "gpu": torch.cuda.get_device_name(0), "cells": {}}
+    results = {"torch": torch.__version__, "gpu": torch.cuda.get_device_name(0), "path": path, "cells": {}}
     for precision in PRECISIONS:
-        module = prepared(torch, model, precision)
-        for batch in BATCHES:
+        wanted = [b for b in BATCHES if only in (None, cell_name(model, precision, b))]
+        if not wanted:
+            continue
+        module = None if path == "aoti" else prepared(torch, model, precision)
+        for batch in wanted:
             name = cell_name(model, precision, batch)
-            try:
-                row = reference_cell(torch, out, module, model, precision, batch)
-            except RuntimeError as error:
-                row = {"error": str(error)}
+            row = reference_cell(torch, out, module, model, precision, batch, path)
             results["cells"][name] = row
-            print(f"reference {name}: " + ", ".join(
-                f"{k} {row[k]['median_ms']:.3f} ms" if k in row else f"{k} {row.get(k + '_error', row.get('error'))}"
-                for k in ("eager", "compile", "aoti")), file=sys.stderr)
+            print(f"reference {name} {path}: " + (f"{row[path]['median_ms']:.3f} ms" if path in row
+                                                  else row[f"{path}_error"]), file=sys.stderr)
         del module
         torch.cuda.empty_cache()
     print(json.dumps(results))
@@ -213,8 +213,8 @@ def main():
     out, command = os.path.abspath(sys.argv[1]), sys.argv[2]
     if command == "warm":
         return warm(out, sys.argv[3], sys.argv[4], int(sys.argv[5]))
-    if command == "reference":
-        return reference(out, sys.argv[3])
+    if command == "reference" and len(sys.argv) in (5, 6) and sys.argv[4] in PATHS:
+        return reference(out, sys.argv[3], sys.argv[4], sys.argv[5] if len(sys.argv) == 6 else None)
     print(__doc__, file=sys.stderr)
     return 2
 

@@ -36,9 +36,11 @@ std::optional<std::string> cut_short_warning(const CellSettings& settings, std::
                        max_iterations, format_latency(static_cast<double>(wall_ns)), format_duration(duration_ns));
 }
 
-// A benchmark whose stopping criterion gave up: its figures are not as precise as the plan asked.
+// A benchmark whose stopping criterion gave up: its figures are not as precise as the plan asked. One that
+// measured nothing (skipped, failed) has no figures to qualify: its reason says why.
 std::optional<std::string> convergence_warning(const store::BenchmarkRecord& benchmark) {
-    if (benchmark.convergence != Convergence::not_converged) return std::nullopt;
+    if (benchmark.convergence != Convergence::not_converged || benchmark.status != BenchmarkStatus::ok)
+        return std::nullopt;
     return fmt::format("did not converge: {}", benchmark.stop_reason.empty() ? "the measured loop did not end"
                                                                                : benchmark.stop_reason);
 }

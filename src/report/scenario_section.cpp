@@ -38,7 +38,7 @@ Table scenarios_table(const std::vector<const analysis::BenchmarkSummary*>& rows
                               Cell{Duration{s->e2e.p99}}, duration_of(sc.queue, &TimingSummary::mean),
                               duration_of(sc.queue, &TimingSummary::p99), duration_of(sc.service, &TimingSummary::mean),
                               duration_of(sc.service, &TimingSummary::p99), number_of(sc.completed_qps),
-                              number_of(sc.target_qps), number_of(sc.peak_qps), number_of(sc.mean_batch),
+                              number_of(sc.target_qps), peak_qps_cell(sc), number_of(sc.mean_batch),
                               Cell{s->throughput_per_s}});
     }
     return table;
@@ -83,6 +83,12 @@ Chart steps_chart(const std::vector<const analysis::BenchmarkSummary*>& rows) {
 }
 
 }  // namespace
+
+Cell peak_qps_cell(const analysis::ScenarioSummary& scenario) {
+    if (!scenario.peak_qps) return Null{};
+    if (*scenario.peak_qps <= 0) return std::string("none");
+    return *scenario.peak_qps;
+}
 
 void scenario_section(HtmlPage& page, const std::vector<analysis::BenchmarkSummary>& summaries) {
     std::vector<const analysis::BenchmarkSummary*> rows, searched;

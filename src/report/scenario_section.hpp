@@ -7,10 +7,15 @@
 
 #include "analysis/summary.hpp"
 #include "report/html_page.hpp"
+#include "report/table.hpp"
 
 namespace inferbench::report {
 
 // Nothing where every benchmark ran single_stream (or none recorded a scenario).
 void scenario_section(HtmlPage& page, const std::vector<analysis::BenchmarkSummary>& summaries);
+
+// find_peak's peak rate for a table: the rate, "none" where no rate tried met the bound (not 0, which would
+// read as a measured peak), empty where find_peak did not run.
+Cell peak_qps_cell(const analysis::ScenarioSummary& scenario);
 
 }  // namespace inferbench::report

@@ -8,6 +8,7 @@
 
 #include "core/units.hpp"
 #include "report/cost_figure.hpp"
+#include "report/scenario_section.hpp"
 
 namespace inferbench::report {
 namespace {
@@ -105,7 +106,7 @@ void add_scenario_cells(std::vector<Cell>& row, const analysis::ScenarioSummary&
     row.push_back(p90 ? estimate(v.estimate_p99) : estimate(v.estimate));
     row.push_back(sc.queue ? Cell{Duration{sc.queue->p99}} : Cell{Null{}});
     row.push_back(number_cell(sc.target_qps));
-    row.push_back(number_cell(sc.peak_qps));
+    row.push_back(peak_qps_cell(sc));
     row.push_back(number_cell(sc.mean_batch));
     row.push_back(number_cell(sc.completed_qps));
     row.push_back(duration_cell(sc.queue ? std::optional<double>(sc.queue->mean) : std::nullopt));

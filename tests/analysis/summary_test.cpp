@@ -39,6 +39,23 @@ TEST(Summary, SettingsAreReadOnceAndACellCutShortByMaxIterationsSaysSo) {
     EXPECT_FALSE(cut_short(summarize_benchmark(b, iterations(3))));
 }
 
+TEST(Summary, OnlyAMeasuredBenchmarkIsSaidNotToHaveConverged) {
+    store::BenchmarkRecord b;
+    b.batch_size = 1;
+    b.convergence = Convergence::not_converged;
+    b.stop_reason = "stdrel: not converged within stop_timeout 15s";
+    const auto says_so = [](const BenchmarkSummary& s) {
+        return std::ranges::any_of(s.warnings, [](const std::string& w) { return w.find("did not converge") != std::string::npos; });
+    };
+    b.status = BenchmarkStatus::ok;
+    EXPECT_TRUE(says_so(summarize_benchmark(b, iterations(3))));
+    // A skipped or failed cell measured nothing: its reason is the note, not a convergence it never tried.
+    for (const auto status : {BenchmarkStatus::skipped, BenchmarkStatus::failed}) {
+        b.status = status;
+        EXPECT_FALSE(says_so(summarize_benchmark(b, {})));
+    }
+}
+
 TEST(Summary, AProfiledRunsCheckIsReadFromItsMetricsAndNotTakenForAToolsFigures) {
     store::MeasuredBenchmark measured;
     measured.record.batch_size = 1;

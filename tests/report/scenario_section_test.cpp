@@ -45,5 +45,18 @@ TEST(ScenarioSection, AServerWithItsFindPeakSteps) {
     EXPECT_NE(html.find("find_peak: p99 against the rate tried"), std::string::npos);
 }
 
+TEST(ScenarioSection, APeakThatNoRateMetReadsNoneNotZero) {
+    auto s = summary_of(Scenario::server);
+    EXPECT_TRUE(std::holds_alternative<Null>(peak_qps_cell(s.scenario)));  // find_peak did not run
+    s.scenario.peak_qps = 0;
+    EXPECT_EQ(std::get<std::string>(peak_qps_cell(s.scenario)), "none");
+    s.scenario.peak_qps = 812.5;
+    EXPECT_EQ(std::get<double>(peak_qps_cell(s.scenario)), 812.5);
+    s.scenario.peak_qps = 0;
+    HtmlPage page("t");
+    scenario_section(page, {s});
+    EXPECT_NE(page.finish().find("<td>none</td>"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace inferbench::report

@@ -35,6 +35,17 @@ def make_model():
 
 def broken():
     raise ValueError("no weights for this model")
+
+class Attention(torch.nn.Module):  # torchvision's ViT blocks: batch-first multi-head attention
+    def __init__(self):
+        super().__init__()
+        self.attention = torch.nn.MultiheadAttention(16, 2, batch_first=True)
+
+    def forward(self, tokens):
+        return self.attention(tokens, tokens, tokens, need_weights=False)[0]
+
+def make_attention():
+    return Attention(), torch.rand(2, 5, 16)
 """
 
 
@@ -119,6 +130,17 @@ class Export(unittest.TestCase):
         self.assertEqual(batch4["inputs"][0]["shape"], [4, 3, 16, 16])
         import torch  # pylint: disable=import-outside-toplevel
         self.assertEqual(tuple(torch.jit.load(batch4["path"])(torch.rand(4, 3, 16, 16)).shape), (4, 4, 14, 14))
+
+    def test_multi_head_attention_exports_to_onnx(self):
+        # In eval mode under no_grad it would take PyTorch's fused fast path, which the ONNX exporter cannot write
+        # (torchvision:vit_b_16 failed so).
+        code, answer, err = export("--spec", f"python:{self.factory}:make_attention", "--format", "onnx",
+                                   "--batch", "dynamic", cache=self.cache)
+        self.assertEqual(code, 0, err)
+        import onnx  # pylint: disable=import-outside-toplevel
+        ops = {node.op_type for node in onnx.load(answer["path"]).graph.node}
+        self.assertIn("MatMul", ops)
+        self.assertIn("Softmax", ops)
 
     def test_the_key_covers_options_and_file_contents(self):
         spec = f"python:{self.factory}:make_model"

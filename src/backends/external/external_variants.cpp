@@ -24,6 +24,9 @@ std::vector<ExternalVariant> make_variants() {
         {"precision_mode", "convert", "convert: weights and inputs in the precision; autocast: fp32 weights under "
                                       "torch.autocast"},
         {"seq_len", "384", "tokens of a text model (the zoo's bert, hf: models), capped at its position table"},
+        {"cudnn_benchmark", "true",
+         "torch.backends.cudnn.benchmark: cuDNN times its algorithms for these shapes in the warm-up, as the torch "
+         "backend does (false: PyTorch's default, picked by heuristics; cuda only)"},
         {"hf_class", "", "the transformers class of an hf: model; empty: the config's architectures[0]"}};
     const std::vector<Precision> torch_precisions = {Precision::fp32, Precision::fp16, Precision::bf16};
     const std::vector<std::string> torch_formats = {"pt", "pth", "ts"};

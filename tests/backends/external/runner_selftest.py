@@ -161,6 +161,10 @@ class TorchRunner(unittest.TestCase):
         code, lines, err = run_runner("torch_runner.py", request, ["--mode", "eager"])
         self.assertEqual(code, 0, err)
         self.assertEqual(lines[-1]["iterations"], 3)
+        self.assertIsNone(lines[0]["cudnn_benchmark"], "cuDNN's setting means nothing on the CPU")
+        code, lines, _ = run_runner("torch_runner.py", make_request("mobilenet", options={"cudnn_benchmark": "maybe"}),
+                                    ["--mode", "eager"])
+        self.assertEqual(lines[-1]["message"], "option cudnn_benchmark: 'maybe' is not valid (use true|false)")
 
     def test_torchscript_file(self):
         import torch  # pylint: disable=import-outside-toplevel
