@@ -44,9 +44,10 @@ const LoadInstance& instance_for(const StreamInstances& instances, std::int64_t 
 class LoadRun {
 public:
     LoadRun(const LoadPlan& plan, TraceSink sink, std::int64_t capacity, const std::atomic<std::int32_t>& stop,
-            LoadClock& clock, std::int64_t max_batch)
+            LoadClock& clock, std::int64_t max_batch, std::size_t workers)
         : plan_(plan), sink_(sink), capacity_(capacity), stop_(stop), clock_(clock), max_batch_(max_batch),
-          open_loop_(!plan.schedule_ns.empty()) {
+          open_loop_(!plan.schedule_ns.empty()),
+          race_(open_loop_ && workers > 1 && !plan.batcher && plan.inferences_per_query == 1) {
         start_ = clock_.now() + plan_.lead_ns;
         if (open_loop_) {
             const auto queries = std::min<std::int64_t>(static_cast<std::int64_t>(plan_.schedule_ns.size()), capacity_);
@@ -97,6 +98,7 @@ private:
     }
 
     bool claim(Dispatch& d) {
+        if (race_) return claim_on_arrival(d);
         std::unique_lock lock(m_);
         if (plan_.batcher) return claim_batch(lock, d);
         clock_.wait(lock, changed_, [&] { return no_more_work() || next_ < known_; }, kNoDeadline);
@@ -114,6 +116,31 @@ private:
         d.dispatch_ns = clock_.sleep_until(d.arrivals.front());  // closed loop: it has already arrived
         lock.lock();
         return admit(d);
+    }
+
+    // Open loop on several workers: a free worker waits for the oldest query not yet taken to arrive, without
+    // taking it first, and whichever worker runs at that moment takes it. A worker held up by the machine (the
+    // kernel or the hypervisor took its CPU) then delays no query that another worker is free to begin.
+    // The arrivals are fixed for the run, so they are read without the lock; next_taken_ mirrors next_.
+    bool claim_on_arrival(Dispatch& d) {
+        while (true) {
+            const std::int64_t i = next_taken_.load(std::memory_order_acquire);
+            if (i >= known_) break;
+            clock_.sleep_until(arrivals_[static_cast<std::size_t>(i)]);
+            if (next_taken_.load(std::memory_order_acquire) != i) continue;  // another worker took it meanwhile
+            std::unique_lock lock(m_);
+            if (ended_) return false;
+            if (next_ != i) continue;
+            d.first = i;
+            d.count = 1;
+            d.part = 0;
+            d.arrivals.assign(1, arrival(i));
+            take(1);
+            ++in_flight_;
+            d.dispatch_ns = clock_.now();
+            return admit(d);
+        }
+        return false;
     }
 
     bool claim_batch(std::unique_lock<std::mutex>& lock, Dispatch& d) {
@@ -194,6 +221,7 @@ private:
     void take(std::int64_t count) {
         if (!open_loop_) pending_.erase(pending_.begin(), pending_.begin() + count);
         next_ += count;
+        next_taken_.store(next_, std::memory_order_release);
     }
 
     void complete(const Dispatch& d, std::int64_t end_ns, const DeviceTimes& times, std::int64_t batch_size) {
@@ -260,6 +288,7 @@ private:
     LoadClock& clock_;
     const std::int64_t max_batch_;
     const bool open_loop_;
+    const bool race_;  // open loop, several workers, one inference per query: claim_on_arrival()
 
     std::mutex m_;
     std::condition_variable changed_;
@@ -268,6 +297,7 @@ private:
     std::deque<std::int64_t> pending_;    // closed loop: the arrivals of queries issued and not taken
     std::int64_t known_ = 0;              // queries scheduled or issued so far
     std::int64_t next_ = 0;               // the oldest query not yet taken
+    std::atomic<std::int64_t> next_taken_{0};  // next_, for claim_on_arrival() to read without the lock
     std::int64_t next_part_ = 0;          // multi_stream: its next inference
     std::int64_t in_flight_ = 0;          // dispatches taken and not completed
     bool admitting_ = true;               // closed loop: clients still issue queries
@@ -285,7 +315,7 @@ private:
 LoadResult run_load(std::span<const StreamInstances> streams, const LoadPlan& plan, TraceSink sink,
                     std::int64_t capacity, const std::atomic<std::int32_t>& stop, LoadClock& clock) {
     if (streams.empty() || streams.front().empty()) return {};
-    LoadRun run(plan, sink, capacity, stop, clock, streams.front().back().batch_size);
+    LoadRun run(plan, sink, capacity, stop, clock, streams.front().back().batch_size, streams.size());
     clock.threads_start(static_cast<int>(streams.size()));
     if (streams.size() == 1) {
         run.worker(streams.front());

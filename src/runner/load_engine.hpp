@@ -4,7 +4,9 @@
 // queue, optionally go through a dynamic batcher, and are served by `streams` workers, each on its own
 // thread with its own backend instance(s). A free worker takes the oldest waiting query, so the queue is
 // served as one FIFO by several servers, and nothing issues queries apart from the workers: on time, the
-// worker that takes a query begins it at its scheduled arrival.
+// worker that takes a query begins it at its scheduled arrival. With several workers and a schedule
+// (server), a query is taken when it arrives, by whichever free worker runs then, not reserved earlier by
+// one that the machine may hold up meanwhile.
 //
 // Every query is one record (core/spec.hpp IterationRecord): start_ns its scheduled arrival, e2e_ns from
 // there to its completion (so a late start counts against the system: no coordinated omission), queue_ns
