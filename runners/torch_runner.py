@@ -8,8 +8,9 @@ ends with a synchronisation and CUDA events give H2D, compute and D2H.
 Modes and options: compile_mode (torch.compile's mode), cuda_graph (eager: capture the forward pass once and
 replay it), channels_last, precision_mode (convert: weights and inputs converted to the precision; autocast:
 fp32 weights under torch.autocast), cudnn_benchmark (torch.backends.cudnn.benchmark on CUDA: true, as the torch
-backend; PyTorch's own default is false, which makes cuDNN pick by heuristics instead of timing). Building the model, torch.compile's first call and a CUDA graph's capture
-happen before the header and are reported in it as metrics, apart from the warm-up and the measured loop.
+backend; PyTorch's own default is false, which makes cuDNN pick by heuristics instead of timing). Building the
+model, torch.compile's first call and a CUDA graph's capture happen before the header and are reported in it as
+metrics, apart from the warm-up and the measured loop.
 Protocol: docs/external-runner-protocol.md.
 """
 
