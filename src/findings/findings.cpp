@@ -21,6 +21,7 @@ std::vector<Finding> explain(std::span<const BenchmarkEvidence> evidence) {
     add(precision_anomalies(evidence));
     add(batch_scaling(evidence));
     add(comparisons(evidence));
+    add(repeat_spread(evidence));
     add(unmeasured_layer_times(evidence));
     std::stable_sort(all.begin(), all.end(),
                      [](const Finding& a, const Finding& b) { return a.severity > b.severity; });

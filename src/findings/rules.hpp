@@ -78,6 +78,8 @@ std::vector<Finding> layer_pitfalls(const BenchmarkEvidence& e);
 std::vector<Finding> precision_anomalies(std::span<const BenchmarkEvidence> all);
 std::vector<Finding> batch_scaling(std::span<const BenchmarkEvidence> all);
 std::vector<Finding> comparisons(std::span<const BenchmarkEvidence> all);
+// A cell's repeats whose means differ beyond their own intervals (the same test as comparisons' noise).
+std::vector<Finding> repeat_spread(std::span<const BenchmarkEvidence> all);
 // One finding naming every benchmark whose GPU layers were timed as the host's dispatch (LayerTime::host_dispatch).
 std::vector<Finding> unmeasured_layer_times(std::span<const BenchmarkEvidence> all);
 

@@ -1,5 +1,6 @@
-// Rules across benchmarks: a lower precision that gains nothing, where batching stops paying, and
-// the winner of each objective with its margin, beyond noise or not.
+// Rules across benchmarks: a lower precision that gains nothing, where batching stops paying, the
+// winner of each objective with its margin, beyond noise or not, and a cell's repeats that disagree
+// beyond their own intervals.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -9,6 +10,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "core/confidence.hpp"
 #include "core/units.hpp"
 #include "findings/layer_facts.hpp"
 #include "findings/rules.hpp"
@@ -310,6 +312,58 @@ std::vector<Finding> comparisons(std::span<const BenchmarkEvidence> all) {
         f.statement = fmt::format("{} at batch {}, {} benchmarks: {}", std::get<0>(key), std::get<1>(key), group.size(),
                                   fmt::join(parts, "; "));
         if (group.front()->summary.telemetry.inferences_per_joule) f.evidence.series.emplace_back("gpu_samples.energy");
+        out.push_back(std::move(f));
+    }
+    return out;
+}
+
+// ---- repeats
+
+std::vector<Finding> repeat_spread(std::span<const BenchmarkEvidence> all) {
+    std::map<std::pair<std::int64_t, std::int64_t>, Group> cells;  // (run, ordinal): its repeats
+    for (const auto& e : all)
+        if (comparable(e) && e.summary.ci.mean && e.summary.e2e.mean > 0)
+            cells[{e.summary.benchmark.run_id, e.summary.benchmark.ordinal}].push_back(&e);
+    std::vector<Finding> out;
+    for (const auto& [cell, repeats] : cells) {
+        if (repeats.size() < 2) continue;
+        const auto mean_of = [](const BenchmarkEvidence* e) { return e->summary.e2e.mean; };
+        const auto [low, high] = std::ranges::minmax_element(repeats, {}, mean_of);
+        // Beyond the noise as everywhere here: the ratio of the two means outside its interval.
+        const double ratio = mean_of(*high) / mean_of(*low) - 1;
+        const double within = noise(**low, **high);
+        if (!(ratio > within)) continue;
+        std::vector<double> means;
+        double widest = 0, narrowest = 1e300;
+        for (const auto* e : repeats) {
+            means.push_back(mean_of(e));
+            const double half = relative_half_width(*e->summary.ci.mean, mean_of(e));
+            widest = std::max(widest, half);
+            narrowest = std::min(narrowest, half);
+        }
+        double sum = 0, squares = 0;
+        for (const double m : means) sum += m;
+        const double centre = sum / static_cast<double>(means.size());
+        for (const double m : means) squares += (m - centre) * (m - centre);
+        const double cv = std::sqrt(squares / static_cast<double>(means.size() - 1)) / centre;
+        const auto over_repeats = t_interval(means);
+        const auto& b = repeats.front()->summary.benchmark;
+        Finding f{"repeats.spread", Severity::warning, {}, {}, {{"iterations.e2e"}, std::nullopt, {}},
+                  "quote the interval over the repeats, and give each cell several repeats before comparing cells; "
+                  "where the repeats' means fall into levels, look for what is chosen once per process (cuDNN's "
+                  "autotuned algorithms: cudnn_benchmark; a compile's autotuning; memory placement) and pin it"};
+        for (const auto* e : repeats) f.benchmarks.push_back(e->id());
+        f.statement = fmt::format(
+            "{} {} {} {} b{}: its {} repeats differ beyond their own intervals: means {} to {} ({:+.1f}%, CV of the "
+            "means {:.1f}%), while each run's 95% interval of its mean is ±{}. What changes from one worker process "
+            "to the next outweighs the noise within a run, so a single run's interval understates the uncertainty; "
+            "over the repeats the interval is ±{}",
+            b.model, b.backend, b.precision, b.device, b.batch_size, repeats.size(), format_latency(mean_of(*low)),
+            format_latency(mean_of(*high)), 100 * ratio, 100 * cv,
+            fmt::format("{:.2g}%", 100 * narrowest) == fmt::format("{:.2g}%", 100 * widest)
+                ? fmt::format("{:.2g}%", 100 * widest)
+                : fmt::format("{:.2g}-{:.2g}%", 100 * narrowest, 100 * widest),
+            over_repeats ? fmt::format("{:.2g}%", 100 * relative_half_width(*over_repeats, centre)) : "unknown");
         out.push_back(std::move(f));
     }
     return out;

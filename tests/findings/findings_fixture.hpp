@@ -95,7 +95,8 @@ public:
         std::int64_t ordinal = 0;
         for (auto& b : benchmarks) {
             b.record.run_id = run_id;
-            b.record.ordinal = ordinal++;
+            // A repeat (repeat > 0) is of the cell before it: the run's repeats stored one after another.
+            b.record.ordinal = b.record.repeat > 0 ? ordinal - 1 : ordinal++;
             if (!b.iterations.empty() && !b.record.measured_wall_ns)
                 b.record.measured_wall_ns =
                     b.iterations.back().start_ns + b.iterations.back().e2e_ns - b.iterations.front().start_ns;

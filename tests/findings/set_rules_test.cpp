@@ -86,6 +86,39 @@ TEST(BatchScaling, AGainWithinTheNoiseIsNoGrowth) {
     EXPECT_THAT(grown[0].statement, HasSubstr("beyond the noise"));
 }
 
+StoredBenchmark repeat_of(std::int64_t repeat, double ns, double spread, int count) {
+    auto b = noisy(ns, 32, spread, count);
+    b.record.repeat = repeat;
+    return b;
+}
+
+TEST(RepeatSpread, RepeatsThatDifferBeyondTheirOwnIntervalsSaySo) {
+    // The H200's five repeats of ResNet-50 fp16 b32: each run's mean is bound to about +-0.1%, the means
+    // spread 6.8% (two levels, one repeat slowed by other work on the GPU).
+    const double means[] = {3'919'000, 3'799'000, 3'776'000, 4'034'000, 3'795'000};
+    std::vector<StoredBenchmark> cells;
+    for (std::int64_t r = 0; r < 5; ++r) cells.push_back(repeat_of(r, means[r], 0.002, 800));
+    const StoredRun run(std::move(cells));
+    const auto found = repeat_spread(run.evidence());
+    ASSERT_THAT(ids(found), ElementsAre("repeats.spread"));
+    EXPECT_EQ(found[0].severity, Severity::warning);
+    EXPECT_EQ(found[0].benchmarks.size(), 5u);
+    EXPECT_THAT(found[0].statement, HasSubstr("its 5 repeats differ beyond their own intervals: means 3.78 ms to 4.03 ms"));
+    EXPECT_THAT(found[0].statement, HasSubstr("(+6.8%, CV of the means 2.9%)"));
+    // Student t over the five means: 2.776 x 0.1103 ms / sqrt(5) = 0.137 ms, 3.5% of 3.865 ms.
+    EXPECT_THAT(found[0].statement, HasSubstr("over the repeats the interval is ±3.5%"));
+    EXPECT_THAT(found[0].statement, HasSubstr("each run's 95% interval of its mean is ±0.0023%."));
+}
+
+TEST(RepeatSpread, RepeatsWithinTheirNoiseAndSingleRunsSayNothing) {
+    // 3% apart, but ten latencies spread by 20% bound each mean only to about +-15%.
+    const StoredRun noisy_repeats({repeat_of(0, 1'000'000, 0.2, 10), repeat_of(1, 1'030'000, 0.2, 10)});
+    EXPECT_TRUE(repeat_spread(noisy_repeats.evidence()).empty());
+    // Two cells measured once each: nothing to compare a cell with.
+    const StoredRun single({noisy(1'000'000, 1, 0.001, 100), noisy(2'000'000, 4, 0.001, 100)});
+    EXPECT_TRUE(repeat_spread(single.evidence()).empty());
+}
+
 TEST(PrecisionAnomalies, HostDispatchTimesNameCountsNotShares) {
     auto int8 = timed("int8", 1'100'000, 1, "onnxruntime");
     int8.layers = {{"conv1_quant", "QuantizeLinear", "CUDAExecutionProvider", 1, 6'000, true},
