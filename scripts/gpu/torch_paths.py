@@ -115,12 +115,12 @@ def export_job(kind, spec, precision, batch):
 def compile_jobs(args):
     """(result file, argv), the packages and ONNX files first: inferbench needs those, the warm-ups only save time."""
     jobs = []
-    for model, precision, batch in cells():
+    for model, precision, batch in cells(args.precisions):
         jobs.append((os.path.join(args.out, "exports", f"pt2-{cell_name(model, precision, batch)}.json"),
                      export_job("pt2", MODELS[model], precision, batch)))
     for model, spec in MODELS.items():
         jobs.append((os.path.join(args.out, "exports", f"onnx-{model}.json"), export_job("onnx", spec, "fp32", "dynamic")))
-    for model, precision, batch in cells():
+    for model, precision, batch in cells(args.precisions):
         jobs.append((os.path.join(args.out, "exports", f"warm-{cell_name(model, precision, batch)}.json"),
                      [sys.executable, REFERENCE, args.out, "warm", model, precision, str(batch)]))
     return [(path, argv) for path, argv in jobs if not os.path.exists(path)]
@@ -185,27 +185,29 @@ def stage_compile(args, budget):
     return not pending and not compile_jobs(args)
 
 
-def reference_jobs():
-    """(result name, arguments after `reference`): eager and compile for all of a model's cells in one process,
-    the AOTI package one cell per process (a package load that crashes the interpreter loses that cell alone)."""
+def reference_jobs(precisions):
+    """(result name, arguments after `reference`): eager and compile for a model's batches at one precision in one
+    process, the AOTI package one cell per process (a package load that crashes the interpreter loses that cell
+    alone)."""
     jobs = []
     for model in MODELS:
-        jobs += [(f"{model}.{path}", [model, path]) for path in PATHS if path != "aoti"]
-        jobs += [(f"{model}.aoti.{cell_name(m, p, b)}", [model, "aoti", cell_name(m, p, b)])
-                 for m, p, b in cells() if m == model]
+        for precision in precisions:
+            jobs += [(f"{model}.{path}.{precision}", [model, path, precision]) for path in PATHS if path != "aoti"]
+            jobs += [(f"{model}.aoti.{cell_name(model, precision, b)}", [model, "aoti", precision, str(b)])
+                     for b in BATCHES]
     return jobs
 
 
 def crashed(argv, code):
     """What a reference process that gave no answer leaves for the cells it was to measure."""
-    model, path = argv[0], argv[1]
-    names = [argv[2]] if len(argv) > 2 else [cell_name(m, p, b) for m, p, b in cells() if m == model]
+    model, path, precision = argv[:3]
+    names = [cell_name(model, precision, b) for b in ([int(argv[3])] if len(argv) > 3 else BATCHES)]
     why = f"the process ended without an answer ({f'signal {-code}' if code < 0 else f'exit {code}'})"
     return {"cells": {name: {f"{path}_error": why} for name in names}}
 
 
 def stage_reference(args, budget):
-    for name, argv in reference_jobs():
+    for name, argv in reference_jobs(args.precisions):
         path = os.path.join(args.out, "reference", f"{name}.json")
         if os.path.exists(path):
             continue
@@ -280,7 +282,7 @@ def plan_text(args, compile_mode_key):
     if compile_mode_key:
         options["torch-compile"][compile_mode_key] = "reduce-overhead"
     plan = {"name": "torch-paths", "models": models, "backends": list(BACKENDS), "devices": ["cuda:0"],
-            "precisions": list(PRECISIONS), "batch_sizes": list(BATCHES), "exclude": exclude,
+            "precisions": list(args.precisions), "batch_sizes": list(BATCHES), "exclude": exclude,
             "warmup": "500ms", "warmup_iterations": 5, "duration": "1500ms", "min_iterations": 20,
             "timeout": "8m", "model_cache": MODEL_CACHE, "backend_options": options}
     # JSON is YAML: one line per key keeps the plan readable and exact.
@@ -462,6 +464,10 @@ def parse_args():
     p.add_argument("--stages", default=",".join(STAGES),
                    help="the stages to run, in their order (default: all); e.g. --stages build,compile in the "
                         "background while the GPU measures something else, compiles using the CPUs alone")
+    p.add_argument("--precisions", default=",".join(PRECISIONS),
+                   help="the precisions to make, measure and plan (default: fp16,bf16), e.g. fp16 where the GPU time "
+                        "allows half the table; the tables keep every cell, those not run as such. A new OUT for "
+                        "another choice: a resumed plan keeps its own")
     p.add_argument("--print-plan", action="store_true", help="print the plan for the exports done so far, and stop")
     return p.parse_args()
 
@@ -469,6 +475,10 @@ def parse_args():
 def main():
     args = parse_args()
     args.out = os.path.abspath(args.out)
+    args.precisions = tuple(p for p in args.precisions.split(",") if p)
+    if not args.precisions or any(p not in PRECISIONS for p in args.precisions):
+        print(f"torch_paths: --precisions takes {', '.join(PRECISIONS)} (comma-separated)", file=sys.stderr)
+        return 2
     for sub in ("exports", "reference", "logs"):
         os.makedirs(os.path.join(args.out, sub), exist_ok=True)
     if args.print_plan:

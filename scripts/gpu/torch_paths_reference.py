@@ -5,8 +5,9 @@ calls (median of 50 after 10 warm-up calls), the torch.compile warm-ups that fil
 reference figures (eager, torch.compile(mode="reduce-overhead"), the same .pt2 package loaded in Python).
 Started by torch_paths.py in processes of their own:
     torch_paths_reference.py OUT warm MODEL PRECISION BATCH      one JSON line
-    torch_paths_reference.py OUT reference MODEL PATH [CELL]     one JSON line: PATH (eager, compile, aoti) for
-                                                                 every precision and batch, or for CELL alone
+    torch_paths_reference.py OUT reference MODEL PATH PRECISION [BATCH]
+                                                                 one JSON line: PATH (eager, compile, aoti) at
+                                                                 PRECISION, every batch or BATCH alone
 """
 
 import json
@@ -29,8 +30,8 @@ PATHS = ("eager", "compile", "aoti")  # the reference's paths
 BATCHES = (1, 32)
 
 
-def cells():
-    return [(m, p, b) for m in MODELS for p in PRECISIONS for b in BATCHES]
+def cells(precisions=PRECISIONS):
+    return [(m, p, b) for m in MODELS for p in precisions for b in BATCHES]
 
 
 def cell_name(model, precision, batch):
@@ -186,25 +187,19 @@ def reference_cell(torch, out, module, model, precision, batch, path):
     return row
 
 
-def reference(out, model, path, only=None):
-    """Plain-PyTorch times of one path for `model`'s cells (or the one cell named `only`), as one JSON line:
+def reference(out, model, path, precision, batch=None):
+    """Plain-PyTorch times of one path for `model` at `precision`, every batch (or `batch` alone), as one JSON line:
     {"cells": {CELL: {PATH: {...}} or {PATH_error: ...}}}. Paths run in processes of their own, so that one that
     crashes the interpreter (a package load has) takes no other path's figures with it."""
     import torch
     results = {"torch": torch.__version__, "gpu": torch.cuda.get_device_name(0), "path": path, "cells": {}}
-    for precision in PRECISIONS:
-        wanted = [b for b in BATCHES if only in (None, cell_name(model, precision, b))]
-        if not wanted:
-            continue
-        module = None if path == "aoti" else prepared(torch, model, precision)
-        for batch in wanted:
-            name = cell_name(model, precision, batch)
-            row = reference_cell(torch, out, module, model, precision, batch, path)
-            results["cells"][name] = row
-            print(f"reference {name} {path}: " + (f"{row[path]['median_ms']:.3f} ms" if path in row
-                                                  else row[f"{path}_error"]), file=sys.stderr)
-        del module
-        torch.cuda.empty_cache()
+    module = None if path == "aoti" else prepared(torch, model, precision)
+    for b in BATCHES if batch is None else (batch,):
+        name = cell_name(model, precision, b)
+        row = reference_cell(torch, out, module, model, precision, b, path)
+        results["cells"][name] = row
+        print(f"reference {name} {path}: " + (f"{row[path]['median_ms']:.3f} ms" if path in row
+                                              else row[f"{path}_error"]), file=sys.stderr)
     print(json.dumps(results))
     return 0
 
@@ -213,8 +208,8 @@ def main():
     out, command = os.path.abspath(sys.argv[1]), sys.argv[2]
     if command == "warm":
         return warm(out, sys.argv[3], sys.argv[4], int(sys.argv[5]))
-    if command == "reference" and len(sys.argv) in (5, 6) and sys.argv[4] in PATHS:
-        return reference(out, sys.argv[3], sys.argv[4], sys.argv[5] if len(sys.argv) == 6 else None)
+    if command == "reference" and len(sys.argv) in (6, 7) and sys.argv[4] in PATHS:
+        return reference(out, sys.argv[3], sys.argv[4], sys.argv[5], int(sys.argv[6]) if len(sys.argv) == 7 else None)
     print(__doc__, file=sys.stderr)
     return 2
 
