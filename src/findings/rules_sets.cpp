@@ -3,13 +3,14 @@
 // beyond their own intervals.
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <map>
-#include <set>
 #include <tuple>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "analysis/repeats.hpp"
 #include "core/confidence.hpp"
 #include "core/units.hpp"
 #include "findings/layer_facts.hpp"
@@ -23,16 +24,41 @@ using Group = std::vector<const BenchmarkEvidence*>;
 
 bool comparable(const BenchmarkEvidence& e) { return has_latency(e.summary) && e.summary.throughput_per_s > 0; }
 
-// One benchmark per cell: a cell measured several times (repeats) is its first comparable repeat, so
-// that cells are set against each other rather than a cell against its own repeat.
-template <typename Key>
-std::map<Key, Group> group_by(std::span<const BenchmarkEvidence> all, const auto& key) {
-    std::map<Key, Group> groups;
-    std::set<std::pair<std::int64_t, std::int64_t>> cells;
+// The comparable cells of `all`, one evidence each, in stored order, for rules that set cells against each
+// other (never a cell against its own repeat): a cell measured once is its benchmark; a cell's repeats are
+// one row combined over them (analysis/repeats: the mean of their means and Student-t intervals over them,
+// which hold the spread between worker processes that one run's interval does not), with the first
+// repeat's layer profile. The combined rows are held in `owned`.
+Group cells_of(std::span<const BenchmarkEvidence> all, std::deque<BenchmarkEvidence>& owned) {
+    std::map<std::pair<std::int64_t, std::int64_t>, Group> repeats;  // (run, ordinal)
+    std::vector<std::pair<std::int64_t, std::int64_t>> order;
     for (const auto& e : all) {
-        const auto& b = e.summary.benchmark;
-        if (comparable(e) && cells.emplace(b.run_id, b.ordinal).second) groups[key(b)].push_back(&e);
+        if (!comparable(e)) continue;
+        auto& cell = repeats[{e.summary.benchmark.run_id, e.summary.benchmark.ordinal}];
+        if (cell.empty()) order.emplace_back(e.summary.benchmark.run_id, e.summary.benchmark.ordinal);
+        cell.push_back(&e);
     }
+    Group cells;
+    for (const auto& key : order) {
+        const Group& cell = repeats[key];
+        if (cell.size() == 1) {
+            cells.push_back(cell.front());
+            continue;
+        }
+        std::vector<analysis::BenchmarkSummary> summaries;
+        for (const auto* e : cell) summaries.push_back(e->summary);
+        BenchmarkEvidence& combined = owned.emplace_back();
+        combined.summary = analysis::combine_repeats(summaries);
+        combined.layers = cell.front()->layers;
+        cells.push_back(&combined);
+    }
+    return cells;
+}
+
+template <typename Key>
+std::map<Key, Group> group_by(const Group& cells, const auto& key) {
+    std::map<Key, Group> groups;
+    for (const auto* e : cells) groups[key(e->summary.benchmark)].push_back(e);
     return groups;
 }
 
@@ -246,8 +272,9 @@ std::optional<std::string> winner_text(const Group& group, const Objective& obje
 }  // namespace
 
 std::vector<Finding> precision_anomalies(std::span<const BenchmarkEvidence> all) {
+    std::deque<BenchmarkEvidence> combined;
     const auto groups = group_by<std::tuple<std::string, std::string, std::string, std::int64_t, std::string>>(
-        all, [](const store::BenchmarkRecord& b) {
+        cells_of(all, combined), [](const store::BenchmarkRecord& b) {
             return std::tuple{b.model, b.backend, b.device, b.batch_size, b.variant};
         });
     std::vector<Finding> out;
@@ -269,8 +296,9 @@ std::vector<Finding> precision_anomalies(std::span<const BenchmarkEvidence> all)
 }
 
 std::vector<Finding> batch_scaling(std::span<const BenchmarkEvidence> all) {
+    std::deque<BenchmarkEvidence> combined;
     const auto groups = group_by<std::tuple<std::int64_t, std::string, std::string, std::string, std::string, std::string>>(
-        all, [](const store::BenchmarkRecord& b) {
+        cells_of(all, combined), [](const store::BenchmarkRecord& b) {
             return std::tuple{b.run_id, b.model, b.backend, b.device, b.precision, b.variant};
         });
     std::vector<Finding> out;
@@ -289,8 +317,9 @@ std::vector<Finding> batch_scaling(std::span<const BenchmarkEvidence> all) {
 }
 
 std::vector<Finding> comparisons(std::span<const BenchmarkEvidence> all) {
+    std::deque<BenchmarkEvidence> combined;
     const auto groups = group_by<std::tuple<std::string, std::int64_t>>(
-        all, [](const store::BenchmarkRecord& b) { return std::tuple{b.model, b.batch_size}; });
+        cells_of(all, combined), [](const store::BenchmarkRecord& b) { return std::tuple{b.model, b.batch_size}; });
     const Objective objectives[] = {
         {"latency", false, [](const BenchmarkEvidence& e) -> std::optional<double> { return e.summary.e2e.mean; },
          [](double v) { return format_latency(v); }},

@@ -119,6 +119,27 @@ TEST(RepeatSpread, RepeatsWithinTheirNoiseAndSingleRunsSayNothing) {
     EXPECT_TRUE(repeat_spread(single.evidence()).empty());
 }
 
+TEST(Comparisons, ACellsRepeatsAreOneRowWithTheIntervalOverThem) {
+    // Two cells, two repeats each, every run steady (its own interval about +-0.1%). Their first repeats alone
+    // (1.00 vs 1.03 ms) would differ beyond that noise; over the repeats, tensorrt's means 1.00 and 1.05 ms
+    // bound its mean of 1.025 ms only to about +-31% (Student t, 1 degree of freedom), so the 1% margin
+    // between the cells is within the noise.
+    const auto cell = [](std::string backend, std::int64_t repeat, double ns) {
+        auto b = noisy(ns, 1, 0.001, 200);
+        b.record.backend = std::move(backend);
+        b.record.repeat = repeat;
+        return b;
+    };
+    const StoredRun run({cell("tensorrt", 0, 1'000'000), cell("tensorrt", 1, 1'050'000),
+                         cell("onnxruntime", 0, 1'030'000), cell("onnxruntime", 1, 1'040'000)});
+    const auto found = comparisons(run.evidence());
+    ASSERT_THAT(ids(found), ElementsAre("compare.winners"));
+    EXPECT_THAT(found[0].statement, HasSubstr("2 benchmarks"));
+    EXPECT_THAT(found[0].statement, HasSubstr("latency: #1 tensorrt"));
+    EXPECT_THAT(found[0].statement, HasSubstr("within the noise"));
+    EXPECT_THAT(found[0].statement, Not(HasSubstr("beyond the noise")));
+}
+
 TEST(PrecisionAnomalies, HostDispatchTimesNameCountsNotShares) {
     auto int8 = timed("int8", 1'100'000, 1, "onnxruntime");
     int8.layers = {{"conv1_quant", "QuantizeLinear", "CUDAExecutionProvider", 1, 6'000, true},
