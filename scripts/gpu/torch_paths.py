@@ -19,7 +19,7 @@ Stages, each skipped when done: build; compile (in parallel processes: the .pt2 
 and batch with runners/torch_export.py, as torch-aoti asks for it, so that its benchmarks find them in the cache;
 one ONNX file per model with a dynamic batch for torch and onnxruntime; torch.compile warm-ups that fill
 Inductor's cache for the reference and the runner); reference (nothing else on the GPU; eager and compile one process
-per model, the AOTI package one process per cell, so that a crash loses one path's figures alone);
+per model and precision, the AOTI package one process per cell, so that a crash loses one path's figures alone);
 inferbench (one plan, resumed with `run --resume` where a call ran out of time); tables.
 `--stages build,compile` does only those (e.g. in the background, on CPUs the measurements leave free, while the GPU
 measures something else); the next call without --stages goes on from there.
