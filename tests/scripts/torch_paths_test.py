@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""scripts/gpu/torch_paths.py's parts that need no GPU: the plan (every path runs one model: the runners, the
+packages torch-aoti asks for and the ones made ahead share their exporter options, so the cells find them
+cached), the reference's jobs and what a crashed one leaves, the tables from stored figures, and its arguments.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPTS = os.path.join(HERE, "..", "..", "scripts", "gpu")
+sys.path.insert(0, SCRIPTS)
+import torch_paths  # noqa: E402
+from torch_paths_reference import OPTIONS, cell_name, write_json  # noqa: E402
+
+
+class Args:  # what parse_args() gives the stages
+    def __init__(self, out, precisions=("fp16", "bf16")):
+        self.out = out
+        self.precisions = precisions
+
+
+def plan_of(text):
+    return {line.split(":", 1)[0]: json.loads(line.split(":", 1)[1]) for line in text.splitlines()}
+
+
+class TorchPaths(unittest.TestCase):
+    def setUp(self):
+        self.folder = tempfile.TemporaryDirectory()  # pylint: disable=consider-using-with
+        self.out = self.folder.name
+        for sub in ("exports", "reference", "logs"):
+            os.makedirs(os.path.join(self.out, sub))
+
+    def tearDown(self):
+        self.folder.cleanup()
+
+    def test_packages_made_ahead_are_the_ones_torch_aoti_asks_for(self):
+        args = Args(self.out, ("fp16",))
+        jobs = torch_paths.compile_jobs(args)
+        packages = [argv for path, argv in jobs if os.path.basename(path).startswith("pt2-")]
+        self.assertEqual(len(packages), 8)  # 4 models x 1 precision x 2 batches
+        plan = plan_of(torch_paths.plan_text(args, "compile_mode"))
+        self.assertEqual(plan["precisions"], ["fp16"])
+        aoti = plan["backend_options"]["torch-aoti"]["export_options"].split()
+        for argv in packages:
+            given = [argv[i + 1] for i, a in enumerate(argv) if a == "--option"]
+            self.assertEqual(given, aoti, "torch_export.py's cache key holds its options")
+            self.assertEqual(argv[argv.index("--device") + 1], "cuda:0")
+        for runner in ("torch-eager", "torch-compile"):
+            for key, value in OPTIONS.items():
+                self.assertEqual(plan["backend_options"][runner][key], value)
+        self.assertEqual(plan["backend_options"]["torch-compile"]["compile_mode"], "reduce-overhead")
+
+    def test_the_reference_runs_each_path_apart_and_a_crash_costs_that_path_alone(self):
+        jobs = torch_paths.reference_jobs(("fp16", "bf16"))
+        # Per model: eager and compile per precision, the package per cell.
+        self.assertEqual(len(jobs), 4 * (2 * 2 + 2 * 2))
+        self.assertIn(("resnet50.aoti.resnet50-bf16-b32", ["resnet50", "aoti", "bf16", "32"]), jobs)
+        write_json(os.path.join(self.out, "reference", "resnet50.eager.fp16.json"),
+                   {"cells": {"resnet50-fp16-b1": {"eager": {"median_ms": 2.0}},
+                              "resnet50-fp16-b32": {"eager": {"median_ms": 4.0}}}})
+        write_json(os.path.join(self.out, "reference", "resnet50.aoti.resnet50-fp16-b1.json"),
+                   torch_paths.crashed(["resnet50", "aoti", "fp16", "1"], -11))
+        write_json(os.path.join(self.out, "reference", "resnet50.compile.fp16.json"),
+                   torch_paths.crashed(["resnet50", "compile", "fp16"], 1))
+        merged = torch_paths.merged_reference(self.out, "resnet50")["cells"]
+        self.assertEqual(merged["resnet50-fp16-b1"], {
+            "eager": {"median_ms": 2.0}, "aoti_error": "the process ended without an answer (signal 11)",
+            "compile_error": "the process ended without an answer (exit 1)"})
+        self.assertEqual(set(merged["resnet50-fp16-b32"]), {"eager", "compile_error"})
+
+    def test_tables_hold_every_cell_and_hold_inferbench_against_the_reference(self):
+        write_json(os.path.join(self.out, "reference", "resnet50.eager.fp16.json"),
+                   {"cells": {cell_name("resnet50", "fp16", 1): {"eager": {"median_ms": 2.0}}}})
+        rows = {("resnet50", "fp16", 1, "torch-eager"): {"status": "ok", "reason": None, "load_s": 8.0,
+                                                         "compute_ms": 2.1, "e2e_ms": 2.2, "iterations": 500},
+                ("resnet50", "fp16", 1, "onnxruntime"): {"status": "ok", "reason": None, "load_s": 3.0,
+                                                         "compute_ms": 1.0, "e2e_ms": 1.1, "iterations": 900}}
+        refs = {m: torch_paths.merged_reference(self.out, m) for m in torch_paths.MODELS}
+        flagged = []
+        figures = torch_paths.figures_table(rows)
+        self.assertEqual(len([line for line in figures if line.startswith("| ")]), 1 + 16)  # header + 16 cells
+        self.assertIn("| resnet50 | fp16 | 1 | 2.100 (2.200) | not run yet |", "\n".join(figures))
+        table = "\n".join(torch_paths.reference_table(rows, refs, flagged))
+        # 2.1 / 2.0: 5% apart, flagged; onnxruntime is another runtime, shown for scale and never flagged.
+        self.assertIn("| resnet50 | fp16 | 1 | 2.000 / – / – | 1.050 ⚠ | – | – | – | 0.500 |", table)
+        self.assertEqual(flagged, ["resnet50-fp16-b1 torch-eager: 1.050"])
+
+    def test_unknown_stages_and_precisions_are_refused(self):
+        script = os.path.join(SCRIPTS, "torch_paths.py")
+        for bad in (["--stages", "build,measure"], ["--precisions", "fp32"]):
+            done = subprocess.run([sys.executable, script, self.out, *bad], capture_output=True, text=True,
+                                  check=False, timeout=60)
+            self.assertEqual(done.returncode, 2, done.stderr)
+            self.assertIn("torch_paths:", done.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
