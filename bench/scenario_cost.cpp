@@ -5,13 +5,13 @@
 // queries per second. Targets (2 cores): 100k QPS VALID with p99 <= 10 us, 300k QPS VALID with p99 <= 100 us.
 // The queries run in this process as they run in a worker (runner/load_engine on the real clock, the
 // records written to a prefaulted trace buffer); the load average is printed, as the host may be shared,
-// and so is how often the kernel preempted the measuring thread: queries arriving while it is off its CPU
-// wait for it, which no harness can hide.
+// and so is how often the kernel preempted the serving threads: queries arriving while they are off their
+// CPUs wait for them, which no harness can hide.
 //
 // Before each server run, the machine alone is measured for as long (see machine_floor): on a VM whose vCPUs
 // are stalled together more than 1% of the time, no harness reaches a p99 below those stalls.
 //
-//   build/release/bench/scenario_cost [SECONDS=5] [REPEATS=3] [STREAMS=1]
+//   build/release/bench/scenario_cost [SECONDS=5] [REPEATS=3] [STREAMS=1,2]
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -65,12 +65,12 @@ long preemptions() {
 // of them runs, so the stalls of all at once are a floor under any harness's latency.
 constexpr std::int64_t kStallNs = 2'000;
 
-struct Interval {
+struct Stall {
     std::int64_t begin = 0, end = 0;
 };
 
-std::vector<Interval> stalls_of_one(std::int64_t until_ns) {
-    std::vector<Interval> stalls;
+std::vector<Stall> stalls_of_one(std::int64_t until_ns) {
+    std::vector<Stall> stalls;
     stalls.reserve(1 << 16);
     std::int64_t last = monotonic_ns();
     for (std::int64_t t = last; t < until_ns; t = monotonic_ns()) {
@@ -81,10 +81,10 @@ std::vector<Interval> stalls_of_one(std::int64_t until_ns) {
 }
 
 // The times every one of the threads was stalled (their stalls' intersection), in time order.
-std::vector<Interval> all_stalled(const std::vector<std::vector<Interval>>& per_thread) {
-    std::vector<Interval> common = per_thread.front();
+std::vector<Stall> all_stalled(const std::vector<std::vector<Stall>>& per_thread) {
+    std::vector<Stall> common = per_thread.front();
     for (std::size_t k = 1; k < per_thread.size(); ++k) {
-        std::vector<Interval> next;
+        std::vector<Stall> next;
         std::size_t i = 0, j = 0;
         const auto& other = per_thread[k];
         while (i < common.size() && j < other.size()) {
@@ -106,7 +106,7 @@ struct MachineFloor {
 
 MachineFloor machine_floor(double qps, std::int64_t seconds, int threads) {
     const std::int64_t begin = monotonic_ns() + 1'000'000, end = begin + seconds * 1'000'000'000;
-    std::vector<std::vector<Interval>> per_thread(static_cast<std::size_t>(threads));
+    std::vector<std::vector<Stall>> per_thread(static_cast<std::size_t>(threads));
     std::vector<std::thread> running;
     for (int k = 0; k < threads; ++k)
         running.emplace_back([&, k] {
@@ -115,10 +115,10 @@ MachineFloor machine_floor(double qps, std::int64_t seconds, int threads) {
             per_thread[static_cast<std::size_t>(k)] = stalls_of_one(end);
         });
     for (std::thread& t : running) t.join();
-    const std::vector<Interval> common = all_stalled(per_thread);
+    const std::vector<Stall> common = all_stalled(per_thread);
     MachineFloor floor;
     std::int64_t stalled = 0;
-    for (const Interval& s : common) {
+    for (const Stall& s : common) {
         stalled += s.end - s.begin;
         floor.longest_ns = std::max(floor.longest_ns, s.end - s.begin);
     }
