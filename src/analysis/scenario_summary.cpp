@@ -109,6 +109,8 @@ ScenarioSummary summarize_scenario(const store::BenchmarkRecord& benchmark, std:
         summary.completed_qps = static_cast<double>(completed) * 1e9 / static_cast<double>(wall);
     if (s.scenario == Scenario::server) summary.target_qps = store::find_metric(metrics, sm::kTargetQps).value_or(s.target_qps);
     summary.peak_qps = store::find_metric(metrics, sm::kPeakQps);
+    summary.peak_unconfirmed_qps = store::find_metric(metrics, sm::kPeakUnconfirmedQps);
+    summary.peak_unconfirmed = static_cast<std::int64_t>(store::find_metric(metrics, sm::kPeakUnconfirmed).value_or(0));
     if (uses_batcher(s)) {
         if (const auto inferences = store::find_metric(metrics, sm::kInferences); inferences && *inferences > 0)
             summary.mean_batch = static_cast<double>(completed) / *inferences;
@@ -122,7 +124,14 @@ ScenarioSummary summarize_scenario(const store::BenchmarkRecord& benchmark, std:
 std::vector<std::string> ScenarioSummary::notes() const {
     std::vector<std::string> notes;
     for (const std::string& reason : verdict.reasons) notes.push_back(fmt::format("{}: {}", verdict_word(verdict), reason));
-    if (peak_qps && *peak_qps <= 0)
+    if (peak_unconfirmed_qps)
+        notes.push_back(fmt::format(
+            "find_peak: {:.1f} qps passed its step but not a second run ({} rate{} so), as a p99 near saturation "
+            "varies from run to run; {}",
+            *peak_unconfirmed_qps, peak_unconfirmed, peak_unconfirmed == 1 ? "" : "s",
+            peak_qps && *peak_qps > 0 ? fmt::format("the peak is {:.1f} qps, which passed both", *peak_qps)
+                                      : std::string("no rate passed twice: the run kept is the last tried")));
+    else if (peak_qps && *peak_qps <= 0)
         notes.emplace_back("find_peak: no rate tried met the bound; the run kept is at the lowest rate tried");
     if (settings && smallest_batch && *smallest_batch > 1)
         notes.push_back(fmt::format("the batcher padded batches below {} to {} (the model loads at no smaller batch)",

@@ -31,7 +31,9 @@ struct ScenarioSummary {
     std::optional<TimingSummary> service;  // the backend's start to completion (e2e - queue)
     std::optional<double> completed_qps;   // queries completed per second of the measured time
     std::optional<double> target_qps;      // the server's arrival rate (find_peak: the peak's)
-    std::optional<double> peak_qps;        // find_peak's result; 0: no rate passed
+    std::optional<double> peak_qps;        // find_peak's result, confirmed by a second run; 0: none
+    std::optional<double> peak_unconfirmed_qps;  // the highest rate that passed its step but not its second run
+    std::int64_t peak_unconfirmed = 0;           // how many rates did so
     std::optional<double> mean_batch;      // the batcher: queries per inference
     std::optional<std::int64_t> smallest_batch;  // the batcher's smallest instance (padding below it)
     std::vector<PeakStepSummary> peak_steps;

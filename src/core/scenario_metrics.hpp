@@ -16,7 +16,10 @@ inline constexpr std::string_view kLongestWait = "scenario_longest_wait_ns";    
 inline constexpr std::string_view kFellBehind = "scenario_fell_behind";              // 1 or 0, "flag"
 inline constexpr std::string_view kTargetQps = "scenario_target_qps";                // the run's rate, "qps"
 inline constexpr std::string_view kSmallestBatch = "scenario_smallest_batch";        // batcher, "count"
-inline constexpr std::string_view kPeakQps = "scenario_peak_qps";                    // find_peak; 0: none passed, "qps"
+inline constexpr std::string_view kPeakQps = "scenario_peak_qps";  // find_peak, confirmed; 0: none, "qps"
+// find_peak: the highest rate that passed its step but not its confirmation run, and how many did ("qps", "count").
+inline constexpr std::string_view kPeakUnconfirmedQps = "scenario_peak_unconfirmed_qps";
+inline constexpr std::string_view kPeakUnconfirmed = "scenario_peak_unconfirmed";
 inline constexpr std::string_view kPrefix = "scenario_";
 
 // find_peak's steps, in the order run (benchmark_series; one value per step).

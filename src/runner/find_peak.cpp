@@ -1,6 +1,7 @@
 #include "runner/find_peak.hpp"
 
 #include <algorithm>
+#include <functional>
 
 namespace inferbench {
 
@@ -27,6 +28,26 @@ PeakSearch search_peak(double capacity_qps, const std::function<PeakStep(double 
     }
     search.peak_qps = passing;
     return search;
+}
+
+PeakConfirmation confirm_peak(const PeakSearch& search, const std::function<bool(double qps)>& run_passes,
+                              int max_tries) {
+    std::vector<double> passing;
+    for (const PeakStep& step : search.steps)
+        if (step.passed) passing.push_back(step.qps);
+    std::sort(passing.begin(), passing.end(), std::greater<>());
+    passing.erase(std::unique(passing.begin(), passing.end()), passing.end());
+    PeakConfirmation confirmation;
+    for (const double qps : passing) {
+        if (static_cast<int>(confirmation.failed.size()) >= max_tries) break;
+        confirmation.last_tried_qps = qps;
+        if (run_passes(qps)) {
+            confirmation.peak_qps = qps;
+            break;
+        }
+        confirmation.failed.push_back(qps);
+    }
+    return confirmation;
 }
 
 }  // namespace inferbench

@@ -4,7 +4,8 @@
 // (else it doubles); then each step runs the middle of what is known to pass and known to fail, until the
 // two are within `precision` of each other or `max_steps` have run, or nothing passed down to 1/16 of the
 // capacity (the bound is out of reach: a peak of 0). Each step is a full server run,
-// judged as a stored run is (core/scenario_verdict), so a step passes only when it is statistically shown.
+// judged as a stored run is (core/scenario_verdict), so a step passes only when it is statistically shown;
+// confirm_peak then runs the passing rates again, highest first, until one passes twice.
 #pragma once
 
 #include <cstdint>
@@ -34,5 +35,20 @@ inline constexpr double kPeakFloor = 1.0 / 16;
 
 PeakSearch search_peak(double capacity_qps, const std::function<PeakStep(double qps)>& run_step,
                        int max_steps = kMaxPeakSteps, double precision = kPeakPrecision);
+
+// The run kept after a search is a new run at the peak, and near saturation a p99 varies from one run to
+// the next: on an H200, a rate whose step passed (p99 11 ms against 15 ms) failed its next run (27 ms).
+// So the peak is confirmed: the passing rates, highest first, are run again until one passes again, at
+// most `max_tries` of them. The peak is the first confirmed; the rates before it passed once only.
+inline constexpr int kPeakConfirmations = 3;
+
+struct PeakConfirmation {
+    double peak_qps = 0;         // confirmed; 0 when none of the rates tried passed again
+    double last_tried_qps = 0;   // the rate of the last run made (the run kept)
+    std::vector<double> failed;  // rates that passed their step but not their confirmation, in order
+};
+
+PeakConfirmation confirm_peak(const PeakSearch& search, const std::function<bool(double qps)>& run_passes,
+                              int max_tries = kPeakConfirmations);
 
 }  // namespace inferbench

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -196,6 +197,15 @@ ScenarioOutcome run_scenario(const ScenarioInstances& instances, const Benchmark
     ScenarioRunner runner(instances, spec, loop, sink, capacity, stop, clock);
     ScenarioOutcome outcome;
     double qps = spec.scenario.target_qps;
+    // The outcome with the run kept (the last made: its records are the sink's) and its figures.
+    const auto finish = [&](ScenarioOutcome done, const Run& run, double rate) {
+        const auto metrics = run_metrics(run, runner.facts(run));
+        done.metrics.insert(done.metrics.end(), metrics.begin(), metrics.end());
+        if (spec.scenario.scenario == Scenario::server) done.metrics.push_back({std::string(sm::kTargetQps), rate, "qps"});
+        if (run.plan.batcher) done.metrics.push_back(count_metric(sm::kSmallestBatch, instances.smallest_batch()));
+        done.measured = {run.result.completed, run.result.wall_ns, run.result.stopped, StopOutcome{}};
+        return done;
+    };
     if (spec.scenario.scenario == Scenario::server && spec.scenario.find_peak) {
         const PeakSearch search = search_peak(capacity_qps(spec, seconds_per_inference), [&](double step_qps) {
             const Run step = runner.run(runner.plan(step_qps, seconds_per_inference));
@@ -204,23 +214,26 @@ ScenarioOutcome run_scenario(const ScenarioInstances& instances, const Benchmark
                             verdict.valid.value_or(false) && !step.result.stopped};
         });
         outcome.series = peak_series(search);
-        outcome.metrics.push_back({std::string(sm::kPeakQps), search.peak_qps, "qps"});
-        // The run kept is one at the peak; where nothing passed, one at the lowest rate tried, to show why.
-        if (search.peak_qps > 0) {
-            qps = search.peak_qps;
-        } else if (!search.steps.empty()) {
+        // The run kept: one at the confirmed peak (confirm_peak); where no passing rate passed again, the
+        // last tried; where nothing passed at all, one at the lowest rate tried, to show why.
+        std::optional<Run> kept;
+        const PeakConfirmation confirmation = confirm_peak(search, [&](double rate) {
+            kept = runner.run(runner.plan(rate, seconds_per_inference));
+            return runner.judge(*kept).valid.value_or(false) && !kept->result.stopped;
+        });
+        outcome.metrics.push_back({std::string(sm::kPeakQps), confirmation.peak_qps, "qps"});
+        if (!confirmation.failed.empty()) {
+            outcome.metrics.push_back({std::string(sm::kPeakUnconfirmedQps), confirmation.failed.front(), "qps"});
+            outcome.metrics.push_back(
+                count_metric(sm::kPeakUnconfirmed, static_cast<std::int64_t>(confirmation.failed.size())));
+        }
+        if (kept) return finish(std::move(outcome), *kept, confirmation.last_tried_qps);
+        if (!search.steps.empty())
             qps = std::min_element(search.steps.begin(), search.steps.end(), [](const PeakStep& a, const PeakStep& b) {
                       return a.qps < b.qps;
                   })->qps;
-        }
     }
-    const Run run = runner.run(runner.plan(qps, seconds_per_inference));
-    const auto metrics = run_metrics(run, runner.facts(run));
-    outcome.metrics.insert(outcome.metrics.end(), metrics.begin(), metrics.end());
-    if (spec.scenario.scenario == Scenario::server) outcome.metrics.push_back({std::string(sm::kTargetQps), qps, "qps"});
-    if (run.plan.batcher) outcome.metrics.push_back(count_metric(sm::kSmallestBatch, instances.smallest_batch()));
-    outcome.measured = {run.result.completed, run.result.wall_ns, run.result.stopped, StopOutcome{}};
-    return outcome;
+    return finish(std::move(outcome), runner.run(runner.plan(qps, seconds_per_inference)), qps);
 }
 
 }  // namespace inferbench

@@ -135,5 +135,27 @@ TEST(ScenarioSummary, TheBatchersBatchesAndFindPeaksSteps) {
               notes.end());
 }
 
+TEST(ScenarioSummary, APeakThatPassedItsStepButNotItsSecondRunIsSaid) {
+    ScenarioSettings s;
+    s.scenario = Scenario::server;
+    s.find_peak = true;
+    store::MeasuredBenchmark m = measured(cell(s, 1), queries(1000, kMs, 0));
+    m.metrics = {{std::string(sm::kPeakQps), 565.6, "qps"},
+                 {std::string(sm::kPeakUnconfirmedQps), 585.8, "qps"},
+                 {std::string(sm::kPeakUnconfirmed), 1, "count"}};
+    const auto confirmed = summarize_measured(m).scenario.notes();
+    EXPECT_NE(std::find(confirmed.begin(), confirmed.end(),
+                        "find_peak: 585.8 qps passed its step but not a second run (1 rate so), as a p99 near "
+                        "saturation varies from run to run; the peak is 565.6 qps, which passed both"),
+              confirmed.end());
+    m.metrics[0].value = 0;
+    m.metrics[2].value = 3;
+    const auto none = summarize_measured(m).scenario.notes();
+    EXPECT_NE(std::find(none.begin(), none.end(),
+                        "find_peak: 585.8 qps passed its step but not a second run (3 rates so), as a p99 near "
+                        "saturation varies from run to run; no rate passed twice: the run kept is the last tried"),
+              none.end());
+}
+
 }  // namespace
 }  // namespace inferbench::analysis

@@ -36,5 +36,41 @@ TEST(FindPeak, NothingPassingIsAPeakOfZeroFoundWithoutCrawlingToZero) {
     EXPECT_DOUBLE_EQ(search.steps.back().qps, 78.125);
 }
 
+PeakSearch searched(std::initializer_list<std::pair<double, bool>> steps) {
+    PeakSearch search;
+    for (const auto& [qps, passed] : steps) search.steps.push_back({qps, 1000, 0, passed});
+    return search;
+}
+
+TEST(ConfirmPeak, TheHighestPassingRateThatPassesAgain) {
+    // The H200's search: 585.8 passed its step and then failed its second run; 565.6, next below, passes again.
+    const PeakSearch search = searched({{1293, false}, {646, false}, {323, true}, {485, true}, {566, true},
+                                        {606, false}, {586, true}, {596, false}});
+    std::vector<double> tried;
+    const PeakConfirmation c = confirm_peak(search, [&](double qps) {
+        tried.push_back(qps);
+        return qps < 570;
+    });
+    EXPECT_EQ(tried, (std::vector<double>{586, 566}));
+    EXPECT_EQ(c.peak_qps, 566);
+    EXPECT_EQ(c.last_tried_qps, 566);
+    EXPECT_EQ(c.failed, std::vector<double>{586});
+}
+
+TEST(ConfirmPeak, AtMostItsTriesAndNothingWhereNothingPassed) {
+    const PeakSearch search = searched({{400, true}, {300, true}, {200, true}, {100, true}, {500, false}});
+    int runs = 0;
+    const PeakConfirmation none = confirm_peak(search, [&](double) { return ++runs, false; });
+    EXPECT_EQ(runs, kPeakConfirmations);
+    EXPECT_EQ(none.peak_qps, 0);
+    EXPECT_EQ(none.last_tried_qps, 200) << "the run kept is the last made";
+    EXPECT_EQ(none.failed, (std::vector<double>{400, 300, 200}));
+    runs = 0;
+    const PeakConfirmation nothing = confirm_peak(searched({{1250, false}, {625, false}}), [&](double) { return ++runs, true; });
+    EXPECT_EQ(runs, 0);
+    EXPECT_EQ(nothing.peak_qps, 0);
+    EXPECT_EQ(nothing.last_tried_qps, 0);
+}
+
 }  // namespace
 }  // namespace inferbench
