@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <limits>
 #include <map>
 #include <tuple>
 
@@ -24,32 +25,41 @@ using Group = std::vector<const BenchmarkEvidence*>;
 
 bool comparable(const BenchmarkEvidence& e) { return has_latency(e.summary) && e.summary.throughput_per_s > 0; }
 
-// The comparable cells of `all`, one evidence each, in stored order, for rules that set cells against each
-// other (never a cell against its own repeat): a cell measured once is its benchmark; a cell's repeats are
-// one row combined over them (analysis/repeats: the mean of their means and Student-t intervals over them,
-// which hold the spread between worker processes that one run's interval does not), with the first
-// repeat's layer profile. The combined rows are held in `owned`.
-Group cells_of(std::span<const BenchmarkEvidence> all, std::deque<BenchmarkEvidence>& owned) {
-    std::map<std::pair<std::int64_t, std::int64_t>, Group> repeats;  // (run, ordinal)
-    std::vector<std::pair<std::int64_t, std::int64_t>> order;
+// Each cell's comparable benchmarks (its repeats, or the one), cells in stored order.
+std::vector<Group> repeats_by_cell(std::span<const BenchmarkEvidence> all) {
+    std::map<std::pair<std::int64_t, std::int64_t>, std::size_t> index;  // (run, ordinal) -> position
+    std::vector<Group> cells;
     for (const auto& e : all) {
         if (!comparable(e)) continue;
-        auto& cell = repeats[{e.summary.benchmark.run_id, e.summary.benchmark.ordinal}];
-        if (cell.empty()) order.emplace_back(e.summary.benchmark.run_id, e.summary.benchmark.ordinal);
-        cell.push_back(&e);
+        const auto [it, added] = index.try_emplace({e.summary.benchmark.run_id, e.summary.benchmark.ordinal}, cells.size());
+        if (added) cells.emplace_back();
+        cells[it->second].push_back(&e);
     }
+    return cells;
+}
+
+// A cell's repeats as one row (analysis/repeats: the mean of their means, Student-t intervals over them,
+// which hold the spread between worker processes that one run's interval does not, the CV of the means).
+analysis::BenchmarkSummary combined_summary(const Group& repeats) {
+    std::vector<analysis::BenchmarkSummary> summaries;
+    for (const auto* e : repeats) summaries.push_back(e->summary);
+    return analysis::combine_repeats(summaries);
+}
+
+// The comparable cells of `all`, one evidence each, in stored order, for rules that set cells against each
+// other (never a cell against its own repeat): a cell measured once is its benchmark; a cell's repeats are
+// one row combined over them (combined_summary), with the first repeat's layer profile. The combined rows
+// are held in `owned`.
+Group cells_of(std::span<const BenchmarkEvidence> all, std::deque<BenchmarkEvidence>& owned) {
     Group cells;
-    for (const auto& key : order) {
-        const Group& cell = repeats[key];
-        if (cell.size() == 1) {
-            cells.push_back(cell.front());
+    for (const Group& repeats : repeats_by_cell(all)) {
+        if (repeats.size() == 1) {
+            cells.push_back(repeats.front());
             continue;
         }
-        std::vector<analysis::BenchmarkSummary> summaries;
-        for (const auto* e : cell) summaries.push_back(e->summary);
         BenchmarkEvidence& combined = owned.emplace_back();
-        combined.summary = analysis::combine_repeats(summaries);
-        combined.layers = cell.front()->layers;
+        combined.summary = combined_summary(repeats);
+        combined.layers = repeats.front()->layers;
         cells.push_back(&combined);
     }
     return cells;
@@ -349,33 +359,24 @@ std::vector<Finding> comparisons(std::span<const BenchmarkEvidence> all) {
 // ---- repeats
 
 std::vector<Finding> repeat_spread(std::span<const BenchmarkEvidence> all) {
-    std::map<std::pair<std::int64_t, std::int64_t>, Group> cells;  // (run, ordinal): its repeats
-    for (const auto& e : all)
-        if (comparable(e) && e.summary.ci.mean && e.summary.e2e.mean > 0)
-            cells[{e.summary.benchmark.run_id, e.summary.benchmark.ordinal}].push_back(&e);
     std::vector<Finding> out;
-    for (const auto& [cell, repeats] : cells) {
-        if (repeats.size() < 2) continue;
+    for (const Group& repeats : repeats_by_cell(all)) {
+        const auto has_interval = [](const BenchmarkEvidence* e) { return e->summary.ci.mean && e->summary.e2e.mean > 0; };
+        if (repeats.size() < 2 || !std::ranges::all_of(repeats, has_interval)) continue;
         const auto mean_of = [](const BenchmarkEvidence* e) { return e->summary.e2e.mean; };
         const auto [low, high] = std::ranges::minmax_element(repeats, {}, mean_of);
         // Beyond the noise as everywhere here: the ratio of the two means outside its interval.
         const double ratio = mean_of(*high) / mean_of(*low) - 1;
-        const double within = noise(**low, **high);
-        if (!(ratio > within)) continue;
-        std::vector<double> means;
-        double widest = 0, narrowest = 1e300;
+        if (!(ratio > noise(**low, **high))) continue;
+        double widest = 0, narrowest = std::numeric_limits<double>::infinity();
         for (const auto* e : repeats) {
-            means.push_back(mean_of(e));
             const double half = relative_half_width(*e->summary.ci.mean, mean_of(e));
             widest = std::max(widest, half);
             narrowest = std::min(narrowest, half);
         }
-        double sum = 0, squares = 0;
-        for (const double m : means) sum += m;
-        const double centre = sum / static_cast<double>(means.size());
-        for (const double m : means) squares += (m - centre) * (m - centre);
-        const double cv = std::sqrt(squares / static_cast<double>(means.size() - 1)) / centre;
-        const auto over_repeats = t_interval(means);
+        const auto pct = [](double fraction) { return fmt::format("{:.2g}%", 100 * fraction); };
+        // The interval over the repeats and the CV of their means, as the summary's row of the cell has them.
+        const analysis::BenchmarkSummary row = combined_summary(repeats);
         const auto& b = repeats.front()->summary.benchmark;
         Finding f{"repeats.spread", Severity::warning, {}, {}, {{"iterations.e2e"}, std::nullopt, {}},
                   "quote the interval over the repeats, and give each cell several repeats before comparing cells; "
@@ -384,15 +385,14 @@ std::vector<Finding> repeat_spread(std::span<const BenchmarkEvidence> all) {
         for (const auto* e : repeats) f.benchmarks.push_back(e->id());
         f.statement = fmt::format(
             "{} {} {} {} b{}: its {} repeats differ beyond their own intervals: means {} to {} ({:+.1f}%, CV of the "
-            "means {:.1f}%), while each run's 95% interval of its mean is ±{}. What changes from one worker process "
+            "means {}), while each run's 95% interval of its mean is ±{}. What changes from one worker process "
             "to the next outweighs the noise within a run, so a single run's interval understates the uncertainty; "
             "over the repeats the interval is ±{}",
             b.model, b.backend, b.precision, b.device, b.batch_size, repeats.size(), format_latency(mean_of(*low)),
-            format_latency(mean_of(*high)), 100 * ratio, 100 * cv,
-            fmt::format("{:.2g}%", 100 * narrowest) == fmt::format("{:.2g}%", 100 * widest)
-                ? fmt::format("{:.2g}%", 100 * widest)
-                : fmt::format("{:.2g}-{:.2g}%", 100 * narrowest, 100 * widest),
-            over_repeats ? fmt::format("{:.2g}%", 100 * relative_half_width(*over_repeats, centre)) : "unknown");
+            format_latency(mean_of(*high)), 100 * ratio,
+            row.cv_of_means_pct ? fmt::format("{:.1f}%", *row.cv_of_means_pct) : std::string("unknown"),
+            pct(narrowest) == pct(widest) ? pct(widest) : fmt::format("{}-{}", pct(narrowest), pct(widest)),
+            row.ci.mean && row.e2e.mean > 0 ? pct(relative_half_width(*row.ci.mean, row.e2e.mean)) : "unknown");
         out.push_back(std::move(f));
     }
     return out;

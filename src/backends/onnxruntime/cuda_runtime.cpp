@@ -14,7 +14,6 @@ namespace {
 
 constexpr unsigned kStreamNonBlocking = 1;  // cudaStreamNonBlocking
 
-
 struct Loaded {
     RuntimeTable table{};
     std::string problem;
