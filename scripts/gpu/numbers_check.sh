@@ -46,7 +46,7 @@ db = sys.argv[1]
 con = sqlite3.connect(db)
 problems = []
 print(f"{'run':<28} {'cell':<10} {'status':<7} {'mean ms':>8} {'p99 ms':>8} {'inf/s':>8} {'J/inf':>7} "
-      f"{'net':>7} {'flag%':>6} {'disc':>5} {'SM MHz':>7} {'cooldown':>14}")
+      f"{'net':>7} {'flag%':>6} {'disc':>5} {'SM MHz':>7} {'CPU%':>5} {'cooldown':>14}")
 for run_id, name, env_text in con.execute("SELECT run_id, name, environment_json FROM runs ORDER BY run_id"):
     env = json.loads(env_text)
     baseline = env.get("idle_baseline")
@@ -71,7 +71,7 @@ for run_id, name, env_text in con.execute("SELECT run_id, name, environment_json
         print(f"{name:<28} {'b' + str(row['batch_size']):<10} {row['status']:<7} {f('mean_ms'):>8} {f('p99_ms'):>8} "
               f"{f('throughput_per_s', 0):>8} {f('joules_per_inference', 4):>7} {f('joules_per_inference_net', 4):>7} "
               f"{f('throttle_flagged_pct', 1):>6} {row.get('throttle_discarded') or '-':>5} "
-              f"{f('sm_clock_mean_mhz', 0):>7} {cooldown:>14}")
+              f"{f('sm_clock_mean_mhz', 0):>7} {f('cpu_mean_pct', 0):>5} {cooldown:>14}")
         if row["status"] != "ok":
             problems.append(f"{name} b{row['batch_size']}: {row['status']}: {row.get('note')}")
             continue
@@ -83,6 +83,10 @@ for run_id, name, env_text in con.execute("SELECT run_id, name, environment_json
             problems.append(f"{name}: no harness_l2_flush_bytes stored")
         if "sync=" in name and "harness_cuda_sched_flags" not in metrics:
             problems.append(f"{name}: no harness_cuda_sched_flags stored")
+        # Blocking sync puts the waiting thread to sleep: the process's CPU (100 = one core) must fall well below
+        # the spinning runs' (a wait that spins whatever the mode reads 100% here).
+        if "sync=blocking" in name and (row.get("cpu_mean_pct") or 0) > 50:
+            problems.append(f"{name}: the process used {row['cpu_mean_pct']:.0f}% of a core; blocking sync sleeps")
         if name == "cooldown idle" and row["batch_size"] == 128 and "harness_cooldown_s" not in metrics:
             problems.append("cooldown idle: the second cell has no cooldown stored")
         if row.get("note"):

@@ -35,7 +35,6 @@ Loaded load() {
     resolve_symbol(handle, kRuntimeLibrary, "cudaStreamSynchronize", t.stream_synchronize, p);
     resolve_symbol(handle, kRuntimeLibrary, "cudaEventCreate", t.event_create, p);
     resolve_symbol(handle, kRuntimeLibrary, "cudaEventRecord", t.event_record, p);
-    resolve_symbol(handle, kRuntimeLibrary, "cudaEventSynchronize", t.event_synchronize, p);
     resolve_symbol(handle, kRuntimeLibrary, "cudaEventElapsedTime", t.event_elapsed_time, p);
     resolve_symbol(handle, kRuntimeLibrary, "cudaEventDestroy", t.event_destroy, p);
     resolve_symbol(handle, kRuntimeLibrary, "cudaMalloc", t.malloc, p);
@@ -77,7 +76,6 @@ void StreamHandle::synchronize() const { check(cuda_, cuda_.stream_synchronize(s
 EventHandle::EventHandle() : cuda_(require_runtime()) { check(cuda_, cuda_.event_create(&event_), "cudaEventCreate"); }
 EventHandle::~EventHandle() { cuda_.event_destroy(event_); }
 void EventHandle::record(Stream stream) const { check(cuda_, cuda_.event_record(event_, stream), "cudaEventRecord"); }
-void EventHandle::synchronize() const { check(cuda_, cuda_.event_synchronize(event_), "cudaEventSynchronize"); }
 std::int64_t EventHandle::ns_since(const EventHandle& from) const {
     float ms = 0;
     check(cuda_, cuda_.event_elapsed_time(&ms, from.event_, event_), "cudaEventElapsedTime");

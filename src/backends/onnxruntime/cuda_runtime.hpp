@@ -24,7 +24,6 @@ struct RuntimeTable {
     int (*stream_synchronize)(Stream);
     int (*event_create)(Event*);
     int (*event_record)(Event, Stream);
-    int (*event_synchronize)(Event);
     int (*event_elapsed_time)(float*, Event, Event);
     int (*event_destroy)(Event);
     int (*malloc)(void**, std::size_t);
@@ -68,7 +67,6 @@ public:
     EventHandle(const EventHandle&) = delete;
     EventHandle& operator=(const EventHandle&) = delete;
     void record(Stream stream) const;
-    void synchronize() const;
     // Nanoseconds from `from` to this event; both recorded and completed.
     std::int64_t ns_since(const EventHandle& from) const;
 

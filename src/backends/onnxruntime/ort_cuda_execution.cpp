@@ -118,7 +118,9 @@ void OrtCudaExecution::run(Ort::Session& session, DeviceTimes& times) {
                              stream);
     events_[3].record(stream);
     times.enqueue_ns = monotonic_ns() - begin;
-    events_[3].synchronize();  // one stream: every earlier event has completed too
+    // One stream: every event has completed once it is drained. The stream, not events_[3]: a wait on an event
+    // made without cudaEventBlockingSync spins whatever the context's sync mode (`sync: blocking`).
+    stream_.synchronize();
     times.compute_ns = events_[2].ns_since(events_[1]);
     if (!device_resident_) {
         times.h2d_ns = events_[1].ns_since(events_[0]);

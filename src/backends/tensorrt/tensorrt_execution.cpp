@@ -166,7 +166,9 @@ void TensorRtExecution::infer(DeviceTimes& times) {
         record(3);
     }
     const std::int64_t enqueue_ns = monotonic_ns() - begin;
-    check_cuda(cudaEventSynchronize(events_[transfers ? 3 : 2].get()), "waiting for the inference");
+    // The stream, not the last event: a wait on an event made without cudaEventBlockingSync spins whatever the
+    // context's sync mode, so `sync: blocking` would burn a core all the same.
+    check_cuda(cudaStreamSynchronize(stream_.get()), "waiting for the inference");
     const CudaEvent& origin = events_[transfers ? 0 : 1];
     EventStamps stamps;
     stamps.compute_begin_ms = transfers ? elapsed_ms(origin, events_[1]) : 0.0f;

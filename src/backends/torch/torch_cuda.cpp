@@ -38,7 +38,9 @@ public:
     void after(std::size_t step) override { stops_[step].record(c10::cuda::getCurrentCUDAStream(device_)); }
     void finish_run(std::vector<std::int64_t>& total_ns) override {
         if (steps_ == 0) return;
-        stops_[steps_ - 1].synchronize();  // one stream: every earlier event has completed too
+        // One stream: every event has completed once it is drained. A stream, not an event: waiting on an event
+        // made without cudaEventBlockingSync spins whatever the context's sync mode (`sync: blocking`).
+        c10::cuda::getCurrentCUDAStream(device_).synchronize();
         for (std::size_t i = 0; i < steps_; ++i) total_ns[i] += elapsed_ns(starts_[i], stops_[i]);
     }
 
@@ -128,7 +130,9 @@ void CudaExecution::run(TorchModel& model, DeviceTimes& times) {
     if (!s.config.device_resident) copy_all(s.host_outputs, s.device_outputs);
     s.events[3].record(s.stream);
     times.enqueue_ns = monotonic_ns() - begin;
-    s.events[3].synchronize();
+    // The stream, not events[3]: a wait on an event made without cudaEventBlockingSync spins whatever the
+    // context's sync mode, so `sync: blocking` would burn a core all the same.
+    s.stream.synchronize();
     times.compute_ns = elapsed_ns(s.events[1], s.events[2]);
     if (!s.config.device_resident) {
         times.h2d_ns = elapsed_ns(s.events[0], s.events[1]);
