@@ -198,12 +198,29 @@ def reference_jobs(precisions):
     return jobs
 
 
-def crashed(argv, code):
-    """What a reference process that gave no answer leaves for the cells it was to measure."""
+def crashed(argv, code, last_step=None, hung_s=None):
+    """What a reference process that gave no answer leaves for the cells it was to measure; `last_step`, the last
+    step it wrote to its log (torch_paths_reference.step), says where it ended; `hung_s`, the limit it ran past
+    and was killed at."""
     model, path, precision = argv[:3]
     names = [cell_name(model, precision, b) for b in ([int(argv[3])] if len(argv) > 3 else BATCHES)]
-    why = f"the process ended without an answer ({f'signal {-code}' if code < 0 else f'exit {code}'})"
+    if hung_s is not None:
+        why = f"no answer within {hung_s:.0f} s (killed)"
+    else:
+        why = f"the process ended without an answer ({f'signal {-code}' if code < 0 else f'exit {code}'})"
+    if last_step:
+        why += f" at its step '{last_step}'"
     return {"cells": {name: {f"{path}_error": why} for name in names}}
+
+
+def last_step(log_path):
+    """The last step a reference process wrote to its log ("[HH:MM:SS] CELL PATH: STEP"), without the time."""
+    try:
+        with open(log_path, errors="replace") as f:
+            steps = [line.strip() for line in f if line.startswith("[") and "] " in line]
+    except OSError:
+        return None
+    return steps[-1].split("] ", 1)[1] if steps else None
 
 
 def stage_reference(args, budget):
@@ -214,20 +231,27 @@ def stage_reference(args, budget):
         if budget.left() < args.min_job_s:
             return False
         log(f"reference: {name} (CUDA events around single calls)")
-        with open(os.path.join(args.out, "logs", f"reference-{name}.log"), "w") as err:
+        log_path = os.path.join(args.out, "logs", f"reference-{name}.log")
+        with open(log_path, "w") as err:
             child = subprocess.Popen([sys.executable, REFERENCE, args.out, "reference"] + argv,
                                      stdout=subprocess.PIPE, stderr=err, text=True,
                                      env=dict(os.environ, XDG_CACHE_HOME=CACHE_HOME))
+            budget_binds = budget.left() - TABLES_RESERVE_S < args.reference_timeout_s
             try:
-                out, _ = child.communicate(timeout=max(budget.left() - TABLES_RESERVE_S, 1))
+                out, _ = child.communicate(timeout=max(min(budget.left() - TABLES_RESERVE_S,
+                                                           args.reference_timeout_s), 1))
             except subprocess.TimeoutExpired:
                 child.kill()
                 child.communicate()
-                log(f"reference: {name} ran out of time; done next call")
-                return False
-        answer = last_json(out)
-        if child.returncode != 0 or not answer:
-            answer = crashed(argv, child.returncode)
+                if budget_binds:
+                    log(f"reference: {name} ran out of time; done next call")
+                    return False
+                out = None  # its own limit: a hang is its result, kept
+        answer = last_json(out or "")
+        if out is None:
+            answer = crashed(argv, -signal.SIGKILL, last_step(log_path), hung_s=args.reference_timeout_s)
+        elif child.returncode != 0 or not answer:
+            answer = crashed(argv, child.returncode, last_step(log_path))
         write_json(path, answer)
         log(f"reference: {name}: " + "; ".join(
             f"{cell} " + ", ".join(f"{k} {v['median_ms']:.3f} ms" if isinstance(v, dict) else f"{k}: {v}"
@@ -460,6 +484,8 @@ def parse_args():
     p.add_argument("--budget-s", type=float, default=540, help="stop starting work past this many seconds")
     p.add_argument("--jobs", type=int, default=6, help="compiles at once (each gets cores/jobs compile threads)")
     p.add_argument("--min-job-s", type=float, default=45, help="do not start a compile or a model with less left")
+    p.add_argument("--reference-timeout-s", type=float, default=240,
+                   help="a reference process with no answer by then is killed and its cells say so (not retried)")
     p.add_argument("--inferbench", help="the inferbench executable (default: dist/inferbench)")
     p.add_argument("--stages", default=",".join(STAGES),
                    help="the stages to run, in their order (default: all); e.g. --stages build,compile in the "

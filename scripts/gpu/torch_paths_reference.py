@@ -2,7 +2,9 @@
 """The plain-PyTorch side of scripts/gpu/torch_paths.py, and what both sides share: the models (built as their
 specs name them, random weights, no hub access), inputs as the exporter declared them, CUDA-event timing of single
 calls (median of 50 after 10 warm-up calls), the torch.compile warm-ups that fill Inductor's cache, and one model's
-reference figures (eager, torch.compile(mode="reduce-overhead"), the same .pt2 package loaded in Python).
+reference figures (eager, torch.compile(mode="reduce-overhead"), the same .pt2 package loaded in Python with the
+loader and arguments inferbench's torch-aoti gives it in C++). A reference process writes each step to stderr and,
+through faulthandler, the Python stack of a crash, so that a process that dies says where.
 Started by torch_paths.py in processes of their own:
     torch_paths_reference.py OUT warm MODEL PRECISION BATCH      one JSON line
     torch_paths_reference.py OUT reference MODEL PATH PRECISION [BATCH]
@@ -10,6 +12,7 @@ Started by torch_paths.py in processes of their own:
                                                                  PRECISION, every batch or BATCH alone
 """
 
+import faulthandler
 import json
 import os
 import statistics
@@ -158,6 +161,25 @@ def warm(out, model, precision, batch):
     return 0
 
 
+def step(text):
+    """A step of a reference process on stderr (its log), flushed: where a crash comes, the last one says where."""
+    print(f"[{time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
+
+
+def aoti_runner(torch, path):
+    """The package at `path` loaded as inferbench's torch-aoti loads it: AOTIModelPackageLoader(path, "model",
+    run_single_threaded=False, num_runners=1, the current device), called with the flat list of input tensors
+    (`run`, not `boxed_run`, which takes the list's tensors over). PyTorch's own wrapper
+    (torch._inductor.aoti_load_package, device index -1, boxed_run) where the class takes no such arguments."""
+    loader_class = getattr(getattr(torch._C, "_aoti", None), "AOTIModelPackageLoader", None)  # pylint: disable=protected-access
+    try:
+        loader = loader_class(path, "model", False, 1, torch.cuda.current_device())
+    except (TypeError, AttributeError):
+        step("AOTIModelPackageLoader takes no device index here: torch._inductor.aoti_load_package")
+        return torch._inductor.aoti_load_package(path)  # pylint: disable=protected-access
+    return lambda *tensors: loader.run(list(tensors))
+
+
 def reference_cell(torch, out, module, model, precision, batch, path):
     """One path's CUDA-event times for one cell, or that path's error: eager (the module), compile
     (torch.compile(mode="reduce-overhead") of it, static shapes as the runner's own process compiles them) or aoti
@@ -169,7 +191,7 @@ def reference_cell(torch, out, module, model, precision, batch, path):
             package = read_json(os.path.join(out, "exports", f"pt2-{cell_name(model, precision, batch)}.json")) or {}
             if "path" not in package:
                 raise RuntimeError(package.get("error", "no package"))
-            make = lambda: (torch._inductor.aoti_load_package(package["path"]), True)  # noqa: E731
+            make = lambda: (aoti_runner(torch, package["path"]), True)  # noqa: E731
         elif path == "compile":
             torch._dynamo.reset()  # no shapes from the cell before: each cell compiles for its own, as in the runner
             make = lambda: (torch.compile(module, mode="reduce-overhead"), False)  # noqa: E731
@@ -177,9 +199,12 @@ def reference_cell(torch, out, module, model, precision, batch, path):
             make = lambda: (module, False)  # noqa: E731
         with torch.inference_mode():
             began = time.monotonic()
+            step(f"{cell_name(model, precision, batch)} {path}: load")
             fn, positional = make()
+            step(f"{cell_name(model, precision, batch)} {path}: first call")
             call(fn, inputs, positional)
             row[f"{path}_first_call_s"] = round(time.monotonic() - began, 2)
+            step(f"{cell_name(model, precision, batch)} {path}: timing")
             row[path] = time_calls(torch, fn, inputs, positional)
     except Exception as error:  # noqa: BLE001 - the path's failure is its result
         row[f"{path}_error"] = f"{type(error).__name__}: {str(error).splitlines()[0][:200] if str(error) else ''}"
@@ -205,6 +230,7 @@ def reference(out, model, path, precision, batch=None):
 
 
 def main():
+    faulthandler.enable()  # a crash's Python stack goes to stderr, the process's log
     out, command = os.path.abspath(sys.argv[1]), sys.argv[2]
     if command == "warm":
         return warm(out, sys.argv[3], sys.argv[4], int(sys.argv[5]))

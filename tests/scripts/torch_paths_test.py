@@ -15,6 +15,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.join(HERE, "..", "..", "scripts", "gpu")
 sys.path.insert(0, SCRIPTS)
 import torch_paths  # noqa: E402
+import torch_paths_reference  # noqa: E402
 from torch_paths_reference import OPTIONS, cell_name, write_json  # noqa: E402
 
 
@@ -63,15 +64,23 @@ class TorchPaths(unittest.TestCase):
         write_json(os.path.join(self.out, "reference", "resnet50.eager.fp16.json"),
                    {"cells": {"resnet50-fp16-b1": {"eager": {"median_ms": 2.0}},
                               "resnet50-fp16-b32": {"eager": {"median_ms": 4.0}}}})
+        log = os.path.join(self.out, "reference-aoti.log")
+        with open(log, "w") as f:
+            f.write("[17:30:20] resnet50-fp16-b1 aoti: load\nFatal Python error: Segmentation fault\n"
+                    "  File \"torch_paths_reference.py\", line 180 in aoti_runner\n")
         write_json(os.path.join(self.out, "reference", "resnet50.aoti.resnet50-fp16-b1.json"),
-                   torch_paths.crashed(["resnet50", "aoti", "fp16", "1"], -11))
+                   torch_paths.crashed(["resnet50", "aoti", "fp16", "1"], -11, torch_paths.last_step(log)))
         write_json(os.path.join(self.out, "reference", "resnet50.compile.fp16.json"),
                    torch_paths.crashed(["resnet50", "compile", "fp16"], 1))
         merged = torch_paths.merged_reference(self.out, "resnet50")["cells"]
         self.assertEqual(merged["resnet50-fp16-b1"], {
-            "eager": {"median_ms": 2.0}, "aoti_error": "the process ended without an answer (signal 11)",
+            "eager": {"median_ms": 2.0}, "aoti_error": "the process ended without an answer (signal 11) at its step "
+                                                  "'resnet50-fp16-b1 aoti: load'",
             "compile_error": "the process ended without an answer (exit 1)"})
         self.assertEqual(set(merged["resnet50-fp16-b32"]), {"eager", "compile_error"})
+        hung = torch_paths.crashed(["vit-b16", "aoti", "fp16", "32"], -9, "vit-b16-fp16-b32 aoti: first call", 240)
+        self.assertEqual(hung, {"cells": {"vit-b16-fp16-b32": {
+            "aoti_error": "no answer within 240 s (killed) at its step 'vit-b16-fp16-b32 aoti: first call'"}}})
 
     def test_tables_hold_every_cell_and_hold_inferbench_against_the_reference(self):
         write_json(os.path.join(self.out, "reference", "resnet50.eager.fp16.json"),
@@ -89,6 +98,40 @@ class TorchPaths(unittest.TestCase):
         # 2.1 / 2.0: 5% apart, flagged; onnxruntime is another runtime, shown for scale and never flagged.
         self.assertIn("| resnet50 | fp16 | 1 | 2.000 / – / – | 1.050 ⚠ | – | – | – | 0.500 |", table)
         self.assertEqual(flagged, ["resnet50-fp16-b1 torch-eager: 1.050"])
+
+    def test_the_reference_loads_a_package_as_torch_aoti_does(self):
+        made, runs = [], []
+
+        class Loader:  # AOTIModelPackageLoader's Python face, as PyTorch 2.11 has it
+            def __init__(self, *args):
+                made.append(args)
+
+            def run(self, tensors):
+                runs.append(tensors)
+                return ["out"]
+
+        class FakeTorch:  # what aoti_runner reads of torch
+            class _C:  # noqa: N801 - torch._C
+                class _aoti:  # noqa: N801
+                    AOTIModelPackageLoader = Loader
+
+            class cuda:  # noqa: N801
+                @staticmethod
+                def current_device():
+                    return 3
+
+        runner = torch_paths_reference.aoti_runner(FakeTorch, "/cache/m.pt2")
+        self.assertEqual(made, [("/cache/m.pt2", "model", False, 1, 3)], "inferbench's C++ arguments")
+        self.assertEqual(runner("a", "b"), ["out"])
+        self.assertEqual(runs, [["a", "b"]], "run with the flat list of inputs, not boxed_run")
+
+        class OldLoader(Loader):  # one without the device index: PyTorch's own wrapper
+            def __init__(self, path):  # pylint: disable=super-init-not-called
+                made.append((path,))
+
+        FakeTorch._C._aoti.AOTIModelPackageLoader = OldLoader  # pylint: disable=protected-access
+        FakeTorch._inductor = type("inductor", (), {"aoti_load_package": staticmethod(lambda path: ("wrapped", path))})
+        self.assertEqual(torch_paths_reference.aoti_runner(FakeTorch, "/cache/m.pt2"), ("wrapped", "/cache/m.pt2"))
 
     def test_unknown_stages_and_precisions_are_refused(self):
         script = os.path.join(SCRIPTS, "torch_paths.py")
