@@ -18,9 +18,11 @@ reference/*.json, exports/*.json, logs/.
 Stages, each skipped when done: build; compile (in parallel processes: the .pt2 package of every model, precision
 and batch with runners/torch_export.py, as torch-aoti asks for it, so that its benchmarks find them in the cache;
 one ONNX file per model with a dynamic batch for torch and onnxruntime; torch.compile warm-ups that fill
-Inductor's cache for the reference and the runner); reference (nothing else on the GPU; eager and compile one process
-per model and precision, the AOTI package one process per cell, so that a crash loses one path's figures alone);
-inferbench (one plan, resumed with `run --resume` where a call ran out of time); tables.
+Inductor's cache for the reference and the runner); inferbench (one plan, resumed with `run --resume` where a call
+ran out of time; first, so that its figures are the ones kept where the GPU time ends); reference (nothing else on
+the GPU; eager and compile one process per model and precision, the AOTI package one process per cell, so that a
+crash loses one path's figures alone; once one AOTI process crashed or hung, the other AOTI cells are not run and
+say why); tables.
 `--stages build,compile` does only those (e.g. in the background, on CPUs the measurements leave free, while the GPU
 measures something else); the next call without --stages goes on from there.
 CPU check of the plan alone: python3 scripts/gpu/torch_paths.py /tmp/tp --print-plan
@@ -213,6 +215,25 @@ def crashed(argv, code, last_step=None, hung_s=None):
     return {"cells": {name: {f"{path}_error": why} for name in names}}
 
 
+def no_answer(answer):
+    """The error of a stored reference answer whose process crashed or hung (crashed()'s words), else None."""
+    for row in (answer or {}).get("cells", {}).values():
+        for key, value in row.items():
+            if key.endswith("_error") and str(value).startswith(("the process ended without an answer",
+                                                                   "no answer within")):
+                return value
+    return None
+
+
+def not_run_after(argv, first, why):
+    """The cells of an AOTI reference job left out because an earlier one's process gave no answer: every package
+    loads the same way, so each would cost its time to end alike (45-60 s a crash on the H200)."""
+    model, path, precision = argv[:3]
+    names = [cell_name(model, precision, b) for b in ([int(argv[3])] if len(argv) > 3 else BATCHES)]
+    why = f"not run: the {path} reference of {first} gave no answer ({why}); delete its file under reference/ to retry"
+    return {"cells": {name: {f"{path}_error": why} for name in names}}
+
+
 def last_step(log_path):
     """The last step a reference process wrote to its log ("[HH:MM:SS] CELL PATH: STEP"), without the time."""
     try:
@@ -224,9 +245,16 @@ def last_step(log_path):
 
 
 def stage_reference(args, budget):
+    broken = None  # (name, why) of the first AOTI reference whose process crashed or hung
     for name, argv in reference_jobs(args.precisions):
         path = os.path.join(args.out, "reference", f"{name}.json")
         if os.path.exists(path):
+            why = no_answer(read_json(path)) if argv[1] == "aoti" else None
+            broken = broken or (why and (name, why))
+            continue
+        if argv[1] == "aoti" and broken:
+            write_json(path, not_run_after(argv, *broken))
+            log(f"reference: {name}: not run ({broken[0]} gave no answer)")
             continue
         if budget.left() < args.min_job_s:
             return False
@@ -253,6 +281,8 @@ def stage_reference(args, budget):
         elif child.returncode != 0 or not answer:
             answer = crashed(argv, child.returncode, last_step(log_path))
         write_json(path, answer)
+        if argv[1] == "aoti" and not broken and no_answer(answer):
+            broken = (name, no_answer(answer))
         log(f"reference: {name}: " + "; ".join(
             f"{cell} " + ", ".join(f"{k} {v['median_ms']:.3f} ms" if isinstance(v, dict) else f"{k}: {v}"
                                    for k, v in row.items() if not k.endswith("_first_call_s"))
@@ -474,8 +504,9 @@ def stage_tables(args):
 
 
 # Each returns whether it finished; all() stops at the first that did not (a later stage needs the earlier ones).
-STAGES = {"build": stage_build, "compile": stage_compile, "reference": stage_reference,
-          "inferbench": stage_inferbench, "tables": lambda args, budget: True}
+# inferbench's plan before the reference: where the GPU time ends first, its figures are the ones kept.
+STAGES = {"build": stage_build, "compile": stage_compile, "inferbench": stage_inferbench,
+          "reference": stage_reference, "tables": lambda args, budget: True}
 
 
 def parse_args():

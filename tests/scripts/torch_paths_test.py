@@ -78,9 +78,45 @@ class TorchPaths(unittest.TestCase):
                                                   "'resnet50-fp16-b1 aoti: load'",
             "compile_error": "the process ended without an answer (exit 1)"})
         self.assertEqual(set(merged["resnet50-fp16-b32"]), {"eager", "compile_error"})
+        self.assertIsNotNone(torch_paths.no_answer(
+            torch_paths.read_json(os.path.join(self.out, "reference", "resnet50.aoti.resnet50-fp16-b1.json"))))
+        self.assertIsNone(torch_paths.no_answer({"cells": {"c": {"eager": {"median_ms": 1.0}}}}))
+        left_out = torch_paths.not_run_after(["bert-large", "aoti", "fp16", "32"], "resnet50.aoti.resnet50-fp16-b1",
+                                             "signal 11")
+        self.assertEqual(list(left_out["cells"]), ["bert-large-fp16-b32"])
+        self.assertTrue(left_out["cells"]["bert-large-fp16-b32"]["aoti_error"].startswith(
+            "not run: the aoti reference of resnet50.aoti.resnet50-fp16-b1 gave no answer (signal 11)"))
         hung = torch_paths.crashed(["vit-b16", "aoti", "fp16", "32"], -9, "vit-b16-fp16-b32 aoti: first call", 240)
         self.assertEqual(hung, {"cells": {"vit-b16-fp16-b32": {
             "aoti_error": "no answer within 240 s (killed) at its step 'vit-b16-fp16-b32 aoti: first call'"}}})
+
+    def test_after_one_aoti_process_gives_no_answer_the_other_packages_are_not_loaded(self):
+        fake = os.path.join(self.out, "fake_reference.py")
+        with open(fake, "w") as f:  # answers eager and compile; an AOTI package load crashes the interpreter
+            f.write("import json, os, signal, sys\n"
+                    "out, _, model, path, precision = sys.argv[1:6]\n"
+                    "print(f'[00:00:00] {model} {path}: load', file=sys.stderr, flush=True)\n"
+                    "if path == 'aoti':\n"
+                    "    os.kill(os.getpid(), signal.SIGSEGV)\n"
+                    "cells = {f'{model}-{precision}-b{b}': {path: {'median_ms': 1.0}} for b in (1, 32)}\n"
+                    "print(json.dumps({'cells': cells}))\n")
+        args = Args(self.out, ("fp16",))
+        args.min_job_s, args.reference_timeout_s = 0, 60
+        saved = torch_paths.REFERENCE
+        torch_paths.REFERENCE = fake
+        try:
+            self.assertTrue(torch_paths.stage_reference(args, torch_paths.Budget(600)))
+        finally:
+            torch_paths.REFERENCE = saved
+        merged = torch_paths.merged_reference(self.out, "resnet50")["cells"]["resnet50-fp16-b1"]
+        self.assertEqual(merged["eager"], {"median_ms": 1.0})
+        self.assertEqual(merged["aoti_error"], "the process ended without an answer (signal 11) at its step "
+                                               "'resnet50 aoti: load'")
+        later = torch_paths.merged_reference(self.out, "vit-b16")["cells"]["vit-b16-fp16-b32"]
+        self.assertEqual(later["compile"], {"median_ms": 1.0})
+        self.assertTrue(later["aoti_error"].startswith("not run: the aoti reference of resnet50.aoti.resnet50-fp16-b1"))
+        self.assertFalse(os.path.exists(os.path.join(self.out, "logs", "reference-vit-b16.aoti.vit-b16-fp16-b32.log")),
+                         "no process started for it")
 
     def test_tables_hold_every_cell_and_hold_inferbench_against_the_reference(self):
         write_json(os.path.join(self.out, "reference", "resnet50.eager.fp16.json"),
