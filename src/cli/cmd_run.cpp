@@ -11,6 +11,7 @@
 #include "cli/progress.hpp"
 #include "core/error.hpp"
 #include "core/matrix.hpp"
+#include "core/plan_scenario.hpp"
 #include "core/settings.hpp"
 #include "core/units.hpp"
 #include "findings/findings.hpp"
@@ -256,7 +257,11 @@ int execute(const RunArgs& args) {
     report::parse_format(args.output.resolved());  // a bad format fails before anything runs
     const auto registry = BackendRegistry::discover(BackendRegistry::default_search_dirs());
     if (!args.resume.empty()) return execute_resume(args, registry);
-    const Plan plan = build_plan(args, vocabulary(registry));
+    Plan plan = build_plan(args, vocabulary(registry));
+    const auto raised = raise_min_iterations_for_verdict(plan);
+    // Said once the plan is known to run: bad input gets its one error line alone.
+    check_backend_options(plan, registry);
+    if (raised && !args.quiet) fmt::print(stderr, "{}\n", *raised);
     if (args.dry_run) return print_dry_run(plan, registry);
     auto results = store::ResultsStore::open(resolved_db_path(plan.settings));
     return run_and_report(args, results,

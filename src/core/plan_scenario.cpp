@@ -1,7 +1,10 @@
 #include "core/plan_scenario.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
+#include "core/early_stopping.hpp"
 #include "core/error.hpp"
 
 namespace inferbench {
@@ -41,6 +44,21 @@ void check_scenario(const Plan& plan) {
                                     "size, but batch size {} does not divide it; use batch sizes that divide {}",
                                     origin_of(plan, {key}), s.samples_per_query, batch, s.samples_per_query));
     }
+}
+
+std::optional<std::string> raise_min_iterations_for_verdict(Plan& plan) {
+    const Scenario scenario = plan.settings.scenario.scenario;
+    LoopSettings& loop = plan.settings.loop;
+    if (scenario != Scenario::single_stream && scenario != Scenario::multi_stream) return std::nullopt;
+    if (loop.stop != StopCriterion::fixed || plan.origins.contains("min_iterations")) return std::nullopt;
+    const double p = *target_percentile(scenario);
+    const std::int64_t needed = early_stopping::min_passing_queries(1, p) + 1;
+    const std::int64_t raised = loop.max_iterations == 0 ? needed : std::min(needed, loop.max_iterations);
+    if (raised <= loop.min_iterations) return std::nullopt;
+    loop.min_iterations = raised;
+    return fmt::format("{}: each cell measures at least {} queries (min_iterations), as LoadGen's early stopping needs "
+                       "{} for the {} p{:g} estimate; set min_iterations to choose another",
+                       plan.source, raised, needed, to_string(scenario), p * 100);
 }
 
 }  // namespace inferbench

@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "core/matrix.hpp"
 #include "core/plan.hpp"
+#include "core/plan_scenario.hpp"
 #include "core/spec_json.hpp"
 
 namespace inferbench {
@@ -117,6 +118,38 @@ TEST(PlanScenario, AFlagIsNamedAsTheOriginOfItsError) {
     } catch (const UserError& e) {
         EXPECT_EQ(std::string(e.what()).rfind("--set streams=2: single_stream runs one query at a time", 0), 0u)
             << e.what();
+    }
+}
+
+// LoadGen's early stopping needs 64 queries for single_stream's p90 estimate and 662 for multi_stream's p99
+// (MLPerf's rules, appendix "Early Stopping Criterion"): a fixed run measures at least that many where the plan
+// left min_iterations alone, within max_iterations.
+TEST(PlanScenario, AClosedLoopScenarioMeasuresTheQueriesItsVerdictNeeds) {
+    Plan plan;  // the default plan: single_stream, min_iterations 10
+    const auto note = raise_min_iterations_for_verdict(plan);
+    EXPECT_EQ(plan.settings.loop.min_iterations, 64);
+    ASSERT_TRUE(note);
+    EXPECT_EQ(*note, "<default plan>: each cell measures at least 64 queries (min_iterations), as LoadGen's early "
+                     "stopping needs 64 for the single_stream p90 estimate; set min_iterations to choose another");
+    EXPECT_FALSE(raise_min_iterations_for_verdict(plan)) << "once raised, nothing more to say";
+
+    Plan multi = checked("models: [null]\nbackends: [null]\nscenario: multi_stream\nbatch_sizes: [8]\n");
+    ASSERT_TRUE(raise_min_iterations_for_verdict(multi));
+    EXPECT_EQ(multi.settings.loop.min_iterations, 662);
+
+    Plan capped = checked("models: [null]\nbackends: [null]\nscenario: multi_stream\nbatch_sizes: [8]\n"
+                          "max_iterations: 500\n");
+    ASSERT_TRUE(raise_min_iterations_for_verdict(capped));
+    EXPECT_EQ(capped.settings.loop.min_iterations, 500);
+
+    for (const std::string yaml : {"models: [null]\nbackends: [null]\nmin_iterations: 12\n",
+                                   "models: [null]\nbackends: [null]\nstop: stdrel\n",
+                                   "models: [null]\nbackends: [null]\nscenario: server\n",
+                                   "models: [null]\nbackends: [null]\nscenario: offline\n"}) {
+        Plan kept = checked(yaml);
+        const std::int64_t before = kept.settings.loop.min_iterations;
+        EXPECT_FALSE(raise_min_iterations_for_verdict(kept)) << yaml;
+        EXPECT_EQ(kept.settings.loop.min_iterations, before) << yaml;
     }
 }
 
