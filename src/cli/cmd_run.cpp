@@ -117,10 +117,9 @@ std::string repeat_text(std::int64_t repeat, std::int64_t repeats) {
     return repeats > 1 ? fmt::format(" (repeat {}/{})", repeat + 1, repeats) : "";
 }
 
-// Checks what `run` checks before it stores anything, so a plan that passes here runs. Lists the
-// benchmarks in the order they would run (repeats interleaved).
-int print_dry_run(const Plan& plan, const BackendRegistry& registry) {
-    check_backend_options(plan, registry);
+// Lists the benchmarks of a checked plan (execute() checks what `run` checks before it stores anything, so a
+// plan that passes --dry-run runs) in the order they would run (repeats interleaved).
+int print_dry_run(const Plan& plan) {
     const auto cells = expand_matrix(plan);
     const std::int64_t repeats = plan.settings.repeats;
     for (const CellRepeat& b : run_order(cells.size(), repeats))
@@ -262,7 +261,7 @@ int execute(const RunArgs& args) {
     // Said once the plan is known to run: bad input gets its one error line alone.
     check_backend_options(plan, registry);
     if (raised && !args.quiet) fmt::print(stderr, "{}\n", *raised);
-    if (args.dry_run) return print_dry_run(plan, registry);
+    if (args.dry_run) return print_dry_run(plan);
     auto results = store::ResultsStore::open(resolved_db_path(plan.settings));
     return run_and_report(args, results,
                           [&](const RunnerOptions& options) { return run_plan(plan, registry, results, options); });
