@@ -1,6 +1,8 @@
 #include "report/scenario_section.hpp"
 
 #include <algorithm>
+#include <map>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -10,9 +12,22 @@
 namespace inferbench::report {
 namespace {
 
-std::string name_of(const store::BenchmarkRecord& b) {
-    return fmt::format("#{} {} · {} · {} · {} · b{}", b.benchmark_id, b.model, b.backend, b.device, b.precision,
-                       b.batch_size);
+// A cell's repeats are rows of their own here (each run has its own verdict and steps): counted per cell
+// (run, position in the plan) among the rows shown, so that each says which repeat it is.
+using RepeatCounts = std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t>;
+
+RepeatCounts repeat_counts(const std::vector<const analysis::BenchmarkSummary*>& rows) {
+    RepeatCounts counts;
+    for (const auto* s : rows) ++counts[{s->benchmark.run_id, s->benchmark.ordinal}];
+    return counts;
+}
+
+std::string name_of(const store::BenchmarkRecord& b, const RepeatCounts& repeats) {
+    const auto it = repeats.find({b.run_id, b.ordinal});
+    const std::string repeat =
+        it != repeats.end() && it->second > 1 ? fmt::format(" · repeat {}/{}", b.repeat + 1, it->second) : "";
+    return fmt::format("#{} {} · {} · {} · {} · b{}{}", b.benchmark_id, b.model, b.backend, b.device, b.precision,
+                       b.batch_size, repeat);
 }
 
 Cell duration_of(const std::optional<TimingSummary>& timing, double TimingSummary::*statistic) {
@@ -31,10 +46,11 @@ Table scenarios_table(const std::vector<const analysis::BenchmarkSummary*>& rows
                      {"completed_qps", "completed qps", 1}, {"target_qps", "target qps", 1},
                      {"peak_qps", "peak qps", 1},       {"mean_batch", "mean batch", 2},
                      {"throughput_per_s", "inf/s", 1}};
+    const RepeatCounts repeats = repeat_counts(rows);
     for (const auto* s : rows) {
         const auto& sc = s->scenario;
         const std::string verdict = verdict_word(sc.verdict);
-        table.rows.push_back({name_of(s->benchmark), sc.label, verdict.empty() ? Cell{Null{}} : Cell{verdict},
+        table.rows.push_back({name_of(s->benchmark, repeats), sc.label, verdict.empty() ? Cell{Null{}} : Cell{verdict},
                               Cell{Duration{s->e2e.p99}}, duration_of(sc.queue, &TimingSummary::mean),
                               duration_of(sc.queue, &TimingSummary::p99), duration_of(sc.service, &TimingSummary::mean),
                               duration_of(sc.service, &TimingSummary::p99), number_of(sc.completed_qps),
@@ -49,10 +65,11 @@ Table steps_table(const std::vector<const analysis::BenchmarkSummary*>& rows) {
     table.name = "find_peak_steps";
     table.columns = {{"benchmark", "benchmark"}, {"step", "step"},   {"qps", "qps tried", 1},
                      {"p99_ms", "p99"},          {"queries", "queries"}, {"passed", "passed"}};
+    const RepeatCounts repeats = repeat_counts(rows);
     for (const auto* s : rows) {
         std::int64_t step = 0;
         for (const auto& p : s->scenario.peak_steps)
-            table.rows.push_back({name_of(s->benchmark), ++step, p.qps, Cell{Duration{p.p99_ms * 1e6}}, p.queries, p.passed});
+            table.rows.push_back({name_of(s->benchmark, repeats), ++step, p.qps, Cell{Duration{p.p99_ms * 1e6}}, p.queries, p.passed});
     }
     return table;
 }

@@ -45,6 +45,28 @@ TEST(ScenarioSection, AServerWithItsFindPeakSteps) {
     EXPECT_NE(html.find("find_peak: p99 against the rate tried"), std::string::npos);
 }
 
+// A cell's repeats keep their own rows (each has its own verdict), each saying which repeat it is; a cell that
+// ran once says nothing of repeats.
+TEST(ScenarioSection, ACellsRepeatsSayWhichRepeatEachIs) {
+    std::vector<analysis::BenchmarkSummary> rows;
+    for (std::int64_t repeat = 0; repeat < 2; ++repeat) {
+        auto s = summary_of(Scenario::offline);
+        s.benchmark.benchmark_id = 7 + repeat;
+        s.benchmark.repeat = repeat;
+        rows.push_back(s);
+    }
+    auto once = summary_of(Scenario::offline);
+    once.benchmark.benchmark_id = 9;
+    once.benchmark.ordinal = 1;
+    rows.push_back(once);
+    HtmlPage page("t");
+    scenario_section(page, rows);
+    const std::string html = page.finish();
+    EXPECT_NE(html.find("#7 resnet50 ·  ·  ·  · b1 · repeat 1/2"), std::string::npos) << html;
+    EXPECT_NE(html.find("#8 resnet50 ·  ·  ·  · b1 · repeat 2/2"), std::string::npos);
+    EXPECT_NE(html.find("#9 resnet50 ·  ·  ·  · b1<"), std::string::npos);
+}
+
 TEST(ScenarioSection, APeakThatNoRateMetReadsNoneNotZero) {
     auto s = summary_of(Scenario::server);
     EXPECT_TRUE(std::holds_alternative<Null>(peak_qps_cell(s.scenario)));  // find_peak did not run
