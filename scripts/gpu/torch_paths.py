@@ -200,36 +200,35 @@ def reference_jobs(precisions):
     return jobs
 
 
-def crashed(argv, code, last_step=None, hung_s=None):
-    """What a reference process that gave no answer leaves for the cells it was to measure; `last_step`, the last
-    step it wrote to its log (torch_paths_reference.step), says where it ended; `hung_s`, the limit it ran past
-    and was killed at."""
+def job_cells(argv):
+    """The path and the cells a reference job (its arguments after `reference`) measures."""
     model, path, precision = argv[:3]
-    names = [cell_name(model, precision, b) for b in ([int(argv[3])] if len(argv) > 3 else BATCHES)]
+    return path, [cell_name(model, precision, b) for b in ([int(argv[3])] if len(argv) > 3 else BATCHES)]
+
+
+def crashed(argv, code, last_step=None, hung_s=None):
+    """What a reference process that gave no answer leaves for the cells it was to measure, its reason also under
+    "no_answer" (no_answer() reads it); `last_step`, the last step it wrote to its log (torch_paths_reference.step),
+    says where it ended; `hung_s`, the limit it ran past and was killed at."""
+    path, names = job_cells(argv)
     if hung_s is not None:
         why = f"no answer within {hung_s:.0f} s (killed)"
     else:
         why = f"the process ended without an answer ({f'signal {-code}' if code < 0 else f'exit {code}'})"
     if last_step:
         why += f" at its step '{last_step}'"
-    return {"cells": {name: {f"{path}_error": why} for name in names}}
+    return {"no_answer": why, "cells": {name: {f"{path}_error": why} for name in names}}
 
 
 def no_answer(answer):
-    """The error of a stored reference answer whose process crashed or hung (crashed()'s words), else None."""
-    for row in (answer or {}).get("cells", {}).values():
-        for key, value in row.items():
-            if key.endswith("_error") and str(value).startswith(("the process ended without an answer",
-                                                                   "no answer within")):
-                return value
-    return None
+    """Why a stored reference answer's process crashed or hung (crashed()), else None."""
+    return (answer or {}).get("no_answer")
 
 
 def not_run_after(argv, first, why):
     """The cells of an AOTI reference job left out because an earlier one's process gave no answer: every package
     loads the same way, so each would cost its time to end alike (45-60 s a crash on the H200)."""
-    model, path, precision = argv[:3]
-    names = [cell_name(model, precision, b) for b in ([int(argv[3])] if len(argv) > 3 else BATCHES)]
+    path, names = job_cells(argv)
     why = f"not run: the {path} reference of {first} gave no answer ({why}); delete its file under reference/ to retry"
     return {"cells": {name: {f"{path}_error": why} for name in names}}
 
@@ -244,49 +243,54 @@ def last_step(log_path):
     return steps[-1].split("] ", 1)[1] if steps else None
 
 
+def run_reference(args, budget, name, argv):
+    """One reference process's answer (crashed()'s where it crashed or ran past --reference-timeout-s), or None
+    where the call's budget ended first (done next call)."""
+    log_path = os.path.join(args.out, "logs", f"reference-{name}.log")
+    budget_binds = budget.left() - TABLES_RESERVE_S < args.reference_timeout_s
+    with open(log_path, "w") as err:
+        child = subprocess.Popen([sys.executable, REFERENCE, args.out, "reference"] + argv,
+                                 stdout=subprocess.PIPE, stderr=err, text=True,
+                                 env=dict(os.environ, XDG_CACHE_HOME=CACHE_HOME))
+        try:
+            out, _ = child.communicate(timeout=max(min(budget.left() - TABLES_RESERVE_S, args.reference_timeout_s), 1))
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.communicate()
+            if budget_binds:
+                return None
+            return crashed(argv, None, last_step(log_path), hung_s=args.reference_timeout_s)
+    answer = last_json(out)
+    if child.returncode != 0 or not answer:
+        return crashed(argv, child.returncode, last_step(log_path))
+    return answer
+
+
 def stage_reference(args, budget):
     broken = None  # (name, why) of the first AOTI reference whose process crashed or hung
     for name, argv in reference_jobs(args.precisions):
         path = os.path.join(args.out, "reference", f"{name}.json")
+        aoti = argv[1] == "aoti"
         if os.path.exists(path):
-            why = no_answer(read_json(path)) if argv[1] == "aoti" else None
-            broken = broken or (why and (name, why))
-            continue
-        if argv[1] == "aoti" and broken:
-            write_json(path, not_run_after(argv, *broken))
-            log(f"reference: {name}: not run ({broken[0]} gave no answer)")
-            continue
-        if budget.left() < args.min_job_s:
-            return False
-        log(f"reference: {name} (CUDA events around single calls)")
-        log_path = os.path.join(args.out, "logs", f"reference-{name}.log")
-        with open(log_path, "w") as err:
-            child = subprocess.Popen([sys.executable, REFERENCE, args.out, "reference"] + argv,
-                                     stdout=subprocess.PIPE, stderr=err, text=True,
-                                     env=dict(os.environ, XDG_CACHE_HOME=CACHE_HOME))
-            budget_binds = budget.left() - TABLES_RESERVE_S < args.reference_timeout_s
-            try:
-                out, _ = child.communicate(timeout=max(min(budget.left() - TABLES_RESERVE_S,
-                                                           args.reference_timeout_s), 1))
-            except subprocess.TimeoutExpired:
-                child.kill()
-                child.communicate()
-                if budget_binds:
+            answer = read_json(path)
+        else:
+            if aoti and broken:
+                answer = not_run_after(argv, *broken)
+            elif budget.left() < args.min_job_s:
+                return False
+            else:
+                log(f"reference: {name} (CUDA events around single calls)")
+                answer = run_reference(args, budget, name, argv)
+                if answer is None:
                     log(f"reference: {name} ran out of time; done next call")
                     return False
-                out = None  # its own limit: a hang is its result, kept
-        answer = last_json(out or "")
-        if out is None:
-            answer = crashed(argv, -signal.SIGKILL, last_step(log_path), hung_s=args.reference_timeout_s)
-        elif child.returncode != 0 or not answer:
-            answer = crashed(argv, child.returncode, last_step(log_path))
-        write_json(path, answer)
-        if argv[1] == "aoti" and not broken and no_answer(answer):
+            write_json(path, answer)
+            log(f"reference: {name}: " + "; ".join(
+                f"{cell} " + ", ".join(f"{k} {v['median_ms']:.3f} ms" if isinstance(v, dict) else f"{k}: {v}"
+                                       for k, v in row.items() if not k.endswith("_first_call_s"))
+                for cell, row in answer["cells"].items()))
+        if aoti and not broken and no_answer(answer):
             broken = (name, no_answer(answer))
-        log(f"reference: {name}: " + "; ".join(
-            f"{cell} " + ", ".join(f"{k} {v['median_ms']:.3f} ms" if isinstance(v, dict) else f"{k}: {v}"
-                                   for k, v in row.items() if not k.endswith("_first_call_s"))
-            for cell, row in answer["cells"].items()))
     return True
 
 

@@ -12,13 +12,17 @@
 namespace inferbench::report {
 namespace {
 
-// A cell's repeats are rows of their own here (each run has its own verdict and steps): counted per cell
-// (run, position in the plan) among the rows shown, so that each says which repeat it is.
+// A cell's repeats are rows of their own here (each run has its own verdict and steps), each saying which
+// repeat it is: a cell's (run, position in the plan) -> its number of repeats, from every benchmark selected
+// (a repeat that measured nothing has no row, and still counts).
 using RepeatCounts = std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t>;
 
-RepeatCounts repeat_counts(const std::vector<const analysis::BenchmarkSummary*>& rows) {
+RepeatCounts repeat_counts(const std::vector<analysis::BenchmarkSummary>& summaries) {
     RepeatCounts counts;
-    for (const auto* s : rows) ++counts[{s->benchmark.run_id, s->benchmark.ordinal}];
+    for (const auto& s : summaries) {
+        std::int64_t& count = counts[{s.benchmark.run_id, s.benchmark.ordinal}];
+        count = std::max(count, s.benchmark.repeat + 1);
+    }
     return counts;
 }
 
@@ -36,7 +40,7 @@ Cell duration_of(const std::optional<TimingSummary>& timing, double TimingSummar
 
 Cell number_of(const std::optional<double>& value) { return value ? Cell{*value} : Cell{Null{}}; }
 
-Table scenarios_table(const std::vector<const analysis::BenchmarkSummary*>& rows) {
+Table scenarios_table(const std::vector<const analysis::BenchmarkSummary*>& rows, const RepeatCounts& repeats) {
     Table table;
     table.name = "scenarios";
     table.columns = {{"benchmark", "benchmark"},        {"scenario", "scenario"},
@@ -46,7 +50,6 @@ Table scenarios_table(const std::vector<const analysis::BenchmarkSummary*>& rows
                      {"completed_qps", "completed qps", 1}, {"target_qps", "target qps", 1},
                      {"peak_qps", "peak qps", 1},       {"mean_batch", "mean batch", 2},
                      {"throughput_per_s", "inf/s", 1}};
-    const RepeatCounts repeats = repeat_counts(rows);
     for (const auto* s : rows) {
         const auto& sc = s->scenario;
         const std::string verdict = verdict_word(sc.verdict);
@@ -60,12 +63,11 @@ Table scenarios_table(const std::vector<const analysis::BenchmarkSummary*>& rows
     return table;
 }
 
-Table steps_table(const std::vector<const analysis::BenchmarkSummary*>& rows) {
+Table steps_table(const std::vector<const analysis::BenchmarkSummary*>& rows, const RepeatCounts& repeats) {
     Table table;
     table.name = "find_peak_steps";
     table.columns = {{"benchmark", "benchmark"}, {"step", "step"},   {"qps", "qps tried", 1},
                      {"p99_ms", "p99"},          {"queries", "queries"}, {"passed", "passed"}};
-    const RepeatCounts repeats = repeat_counts(rows);
     for (const auto* s : rows) {
         std::int64_t step = 0;
         for (const auto& p : s->scenario.peak_steps)
@@ -122,14 +124,15 @@ void scenario_section(HtmlPage& page, const std::vector<analysis::BenchmarkSumma
         "for the backend, the service the rest. VALID and INVALID are MLPerf LoadGen's verdicts (the reasons are "
         "under Warnings).",
         "hint");
-    page.table(scenarios_table(rows));
+    const RepeatCounts repeats = repeat_counts(summaries);
+    page.table(scenarios_table(rows, repeats));
     if (!searched.empty()) {
         page.heading(3, "find_peak steps");
         page.paragraph("Each step is a full server run at the rate tried; it passes when LoadGen's early stopping "
                        "shows the p99 within the bound at 99% confidence.",
                        "hint");
         page.chart(steps_chart(searched));
-        page.table(steps_table(searched));
+        page.table(steps_table(searched, repeats));
     }
     page.close_section();
 }

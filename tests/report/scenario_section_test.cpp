@@ -49,22 +49,25 @@ TEST(ScenarioSection, AServerWithItsFindPeakSteps) {
 // ran once says nothing of repeats.
 TEST(ScenarioSection, ACellsRepeatsSayWhichRepeatEachIs) {
     std::vector<analysis::BenchmarkSummary> rows;
-    for (std::int64_t repeat = 0; repeat < 2; ++repeat) {
+    for (std::int64_t repeat = 0; repeat < 3; ++repeat) {
         auto s = summary_of(Scenario::offline);
         s.benchmark.benchmark_id = 7 + repeat;
         s.benchmark.repeat = repeat;
         rows.push_back(s);
     }
+    rows[1].e2e.count = 0;  // a repeat that measured nothing: no row, still one of the cell's repeats
+    rows[1].benchmark.benchmark_id = 10;
     auto once = summary_of(Scenario::offline);
-    once.benchmark.benchmark_id = 9;
+    once.benchmark.benchmark_id = 11;
     once.benchmark.ordinal = 1;
     rows.push_back(once);
     HtmlPage page("t");
     scenario_section(page, rows);
     const std::string html = page.finish();
-    EXPECT_NE(html.find("#7 resnet50 ·  ·  ·  · b1 · repeat 1/2"), std::string::npos) << html;
-    EXPECT_NE(html.find("#8 resnet50 ·  ·  ·  · b1 · repeat 2/2"), std::string::npos);
-    EXPECT_NE(html.find("#9 resnet50 ·  ·  ·  · b1<"), std::string::npos);
+    EXPECT_NE(html.find("#7 resnet50 ·  ·  ·  · b1 · repeat 1/3"), std::string::npos) << html;
+    EXPECT_NE(html.find("#9 resnet50 ·  ·  ·  · b1 · repeat 3/3"), std::string::npos);
+    EXPECT_EQ(html.find("#10 "), std::string::npos);
+    EXPECT_NE(html.find("#11 resnet50 ·  ·  ·  · b1<"), std::string::npos);
 }
 
 TEST(ScenarioSection, APeakThatNoRateMetReadsNoneNotZero) {

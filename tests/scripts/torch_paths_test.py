@@ -87,8 +87,8 @@ class TorchPaths(unittest.TestCase):
         self.assertTrue(left_out["cells"]["bert-large-fp16-b32"]["aoti_error"].startswith(
             "not run: the aoti reference of resnet50.aoti.resnet50-fp16-b1 gave no answer (signal 11)"))
         hung = torch_paths.crashed(["vit-b16", "aoti", "fp16", "32"], -9, "vit-b16-fp16-b32 aoti: first call", 240)
-        self.assertEqual(hung, {"cells": {"vit-b16-fp16-b32": {
-            "aoti_error": "no answer within 240 s (killed) at its step 'vit-b16-fp16-b32 aoti: first call'"}}})
+        why = "no answer within 240 s (killed) at its step 'vit-b16-fp16-b32 aoti: first call'"
+        self.assertEqual(hung, {"no_answer": why, "cells": {"vit-b16-fp16-b32": {"aoti_error": why}}})
 
     def test_after_one_aoti_process_gives_no_answer_the_other_packages_are_not_loaded(self):
         fake = os.path.join(self.out, "fake_reference.py")
