@@ -2,7 +2,8 @@
 """Issue 16's figures on one GPU: ResNet-50, BERT-large, ConvNeXt-T and ViT-B/16 at fp16 and bf16, batch 1 and 32,
 through torch-eager, torch-compile (reduce-overhead), torch-aoti, torch (the model's ONNX file on inferbench's
 LibTorch interpreter) and onnxruntime (CUDA execution provider), in one inferbench plan; the same models timed by
-plain PyTorch (CUDA events around each call, median) as the reference; then one table of inferbench's figures and
+plain PyTorch (CUDA events around each call, median; eager and compiled in Python, the AOTI package by a plain C++
+program, bench/aoti_reference.cpp) as the reference; then one table of inferbench's figures and
 one of inferbench against the reference, path by path (ratio of GPU compute medians, flagged past 3%).
 
 Usage, on the GPU host (PyTorch 2.x with CUDA, timm and transformers importable by this python3), after
@@ -20,9 +21,9 @@ and batch with runners/torch_export.py, as torch-aoti asks for it, so that its b
 one ONNX file per model with a dynamic batch for torch and onnxruntime; torch.compile warm-ups that fill
 Inductor's cache for the reference and the runner); inferbench (one plan, resumed with `run --resume` where a call
 ran out of time; first, so that its figures are the ones kept where the GPU time ends); reference (nothing else on
-the GPU; eager and compile one process per model and precision, the AOTI package one process per cell, so that a
-crash loses one path's figures alone; once one AOTI process crashed or hung, the other AOTI cells are not run and
-say why); tables.
+the GPU; eager and compile one Python process per model and precision, the AOTI package one aoti_reference process
+per cell, so that a crash loses one path's figures alone; once one AOTI process crashed or hung, the other AOTI cells
+are not run and say why); tables.
 `--stages build,compile` does only those (e.g. in the background, on CPUs the measurements leave free, while the GPU
 measures something else); the next call without --stages goes on from there.
 CPU check of the plan alone: python3 scripts/gpu/torch_paths.py /tmp/tp --print-plan
@@ -50,8 +51,10 @@ PACKAGE_CACHE = os.path.join(MODEL_CACHE, "converted", "torch_export")  # where 
 
 BACKENDS = ("torch-eager", "torch-compile", "torch-aoti", "torch", "onnxruntime")
 # The path each backend is held against, and whether the comparison is like for like (flagged past 3%).
+# torch runs the model's ONNX file on inferbench's own LibTorch interpreter (C++, no Python dispatch): no plain
+# PyTorch path does that, so it is shown against eager for scale, as onnxruntime is, and not flagged.
 REFERENCE_OF = {"torch-eager": ("eager", True), "torch-compile": ("compile", True), "torch-aoti": ("aoti", True),
-                "torch": ("eager", True), "onnxruntime": ("eager", False)}
+                "torch": ("eager", False), "onnxruntime": ("eager", False)}
 FLAG_RATIO = 0.03
 TABLES_RESERVE_S = 20
 
@@ -77,9 +80,11 @@ def inferbench_exe(args):
 def stage_build(args, budget):
     backends = os.path.join(os.path.dirname(inferbench_exe(args)), "backends")
     wanted = [os.path.join(backends, f"libinferbench_backend_{m}.so") for m in ("torch", "torch-aoti")]
+    wanted.append(aoti_reference_exe(args))
     if all(os.path.exists(w) for w in wanted):
         return True
-    log("build: the torch and torch-aoti modules against this PyTorch's LibTorch (scripts/gpu/verify.sh build)")
+    log("build: the torch and torch-aoti modules and aoti_reference against this PyTorch's LibTorch "
+        "(scripts/gpu/verify.sh build)")
     with open(os.path.join(args.out, "logs", "build.log"), "w") as out:
         code = run_until([os.path.join(ROOT, "scripts", "gpu", "verify.sh"), os.path.join(args.out, "verify"), "build"],
                          budget.left() - TABLES_RESERVE_S, stdout=out, stderr=subprocess.STDOUT)
@@ -143,9 +148,9 @@ def stage_compile(args, budget):
     pending = compile_jobs(args)
     if not pending:
         return True
-    threads = max(1, (os.cpu_count() or 2) // args.jobs)
-    env = dict(os.environ, TORCHINDUCTOR_COMPILE_THREADS=str(threads), OMP_NUM_THREADS=str(threads),
-               XDG_CACHE_HOME=CACHE_HOME)
+    count = str(max(1, (os.cpu_count() or 2) // args.jobs))
+    threads = {"TORCHINDUCTOR_COMPILE_THREADS": count, "OMP_NUM_THREADS": count}
+    exporter_env = dict(os.environ, XDG_CACHE_HOME=CACHE_HOME, **threads)  # as torch-aoti starts the exporter
     log(f"compile: {len(pending)} exports, packages and warm-ups, {args.jobs} at a time")
     running = {}
     while pending or running:
@@ -156,6 +161,7 @@ def stage_compile(args, budget):
             # Files, not pipes: a compile that prints much must not block on a pipe nobody reads yet.
             log_path = os.path.join(args.out, "logs", os.path.basename(path)[:-5])
             out, err = open(log_path + ".out", "w+"), open(log_path + ".log", "w")
+            env = dict(plain_env(), **threads) if os.path.basename(path).startswith("warm-") else exporter_env
             running[path] = (subprocess.Popen(argv, stdout=out, stderr=err, env=env), (out, err), time.monotonic())
         if not running:
             if pending and budget.left() > args.min_job_s:  # warm-ups whose exports all failed to answer
@@ -243,15 +249,60 @@ def last_step(log_path):
     return steps[-1].split("] ", 1)[1] if steps else None
 
 
+def plain_env():
+    """The environment of a plain-PyTorch process (the reference, the warm-ups): this one's, less the folders that
+    scripts/gpu/bundle_env.sh puts on LD_LIBRARY_PATH for inferbench (dist/lib, pip's nvidia-* lib folders). A plain
+    script runs without them, and their libraries could be loaded in place of those its PyTorch links."""
+    dist = os.path.join(ROOT, "dist") + os.sep
+    kept = [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(":")
+            if d and not (d + os.sep).startswith(dist) and not ("-packages" + os.sep + "nvidia" + os.sep) in d + os.sep]
+    env = dict(os.environ, XDG_CACHE_HOME=CACHE_HOME)
+    if kept:
+        env["LD_LIBRARY_PATH"] = ":".join(kept)
+    else:
+        env.pop("LD_LIBRARY_PATH", None)
+    return env
+
+
+def aoti_reference_exe(args):
+    """torch-aoti's plain reference (bench/aoti_reference.cpp), next to the inferbench executable (verify.sh build)."""
+    return os.path.join(os.path.dirname(inferbench_exe(args)), "aoti_reference")
+
+
+def reference_command(args, argv):
+    """The command of a reference job: eager and compile in Python (torch_paths_reference.py); the AOTI package in
+    C++ (bench/aoti_reference.cpp: the loader alone, as a deployment loads it; PyTorch's Python loader crashed on
+    every package on the H200, where the C++ one loaded them all). Where nothing can run, the cell's row says why."""
+    model, path, precision = argv[:3]
+    if path != "aoti":
+        return [sys.executable, REFERENCE, args.out, "reference"] + argv
+    name = cell_name(model, precision, int(argv[3]))
+    package = read_json(os.path.join(args.out, "exports", f"pt2-{name}.json")) or {}
+    why = None
+    if "path" not in package or not package.get("inputs"):
+        why = f"no package: {package.get('error', 'not compiled yet')}"
+    elif not os.path.exists(aoti_reference_exe(args)):
+        why = (f"{aoti_reference_exe(args)} is not built (scripts/gpu/verify.sh OUT build builds it where LibTorch "
+               f"has the AOTInductor loader)")
+    if why:
+        return {"cells": {name: {"aoti_error": why}}}
+    inputs = [f"{i['name']}:{i['dtype']}:{'x'.join(str(d) for d in i['shape'])}" for i in package["inputs"]]
+    return [aoti_reference_exe(args), package["path"], "cuda:0"] + inputs
+
+
 def run_reference(args, budget, name, argv):
     """One reference process's answer (crashed()'s where it crashed or ran past --reference-timeout-s), or None
     where the call's budget ended first (done next call)."""
+    command = reference_command(args, argv)
+    if isinstance(command, dict):
+        return command
+    path, cells = job_cells(argv)
+    # Python as a plain script runs; the C++ reference with the libraries inferbench's torch-aoti loads with.
+    env = dict(os.environ, XDG_CACHE_HOME=CACHE_HOME) if path == "aoti" else plain_env()
     log_path = os.path.join(args.out, "logs", f"reference-{name}.log")
     budget_binds = budget.left() - TABLES_RESERVE_S < args.reference_timeout_s
     with open(log_path, "w") as err:
-        child = subprocess.Popen([sys.executable, REFERENCE, args.out, "reference"] + argv,
-                                 stdout=subprocess.PIPE, stderr=err, text=True,
-                                 env=dict(os.environ, XDG_CACHE_HOME=CACHE_HOME))
+        child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=err, text=True, env=env)
         try:
             out, _ = child.communicate(timeout=max(min(budget.left() - TABLES_RESERVE_S, args.reference_timeout_s), 1))
         except subprocess.TimeoutExpired:
@@ -261,6 +312,8 @@ def run_reference(args, budget, name, argv):
                 return None
             return crashed(argv, None, last_step(log_path), hung_s=args.reference_timeout_s)
     answer = last_json(out)
+    if path == "aoti" and answer and child.returncode in (0, 1):  # the C++ reference's row, or its error
+        return {"path": "aoti", "cells": {cells[0]: answer}}
     if child.returncode != 0 or not answer:
         return crashed(argv, child.returncode, last_step(log_path))
     return answer
@@ -405,13 +458,17 @@ def inferbench_rows(out):
             name = by_spec.get(model) or by_path.get(model)
             if not name:
                 continue
-            compute = sorted(r[0] for r in con.execute(
-                "SELECT compute_ns FROM iterations WHERE benchmark_id = ? AND compute_ns >= 0", (bid,)))
-            e2e = sorted(r[0] for r in con.execute("SELECT e2e_ns FROM iterations WHERE benchmark_id = ?", (bid,)))
+            medians = {}
+            for column in ("compute_ns", "e2e_ns", "enqueue_ns"):
+                values = [r[0] for r in con.execute(
+                    f"SELECT {column} FROM iterations WHERE benchmark_id = ? AND {column} >= 0", (bid,))]
+                medians[column] = statistics.median(values) / 1e6 if values else None
             rows[(name, precision, batch, backend)] = {
                 "status": status, "reason": reason, "load_s": load_ns / 1e9 if load_ns else None,
-                "compute_ms": statistics.median(compute) / 1e6 if compute else None,
-                "e2e_ms": statistics.median(e2e) / 1e6 if e2e else None, "iterations": len(e2e)}
+                "compute_ms": medians["compute_ns"], "e2e_ms": medians["e2e_ns"],
+                "enqueue_ms": medians["enqueue_ns"],
+                "iterations": con.execute("SELECT count(*) FROM iterations WHERE benchmark_id = ?",
+                                          (bid,)).fetchone()[0]}
     return rows
 
 
@@ -441,6 +498,15 @@ def figures_table(rows):
     return lines
 
 
+def host_share(row, ref):
+    """Each side's enqueue time as a share of its GPU time, where both were measured: near 100%, the GPU waited for
+    the host's launches, and the figure measures the host (its CPU, Python's dispatch), not the GPU."""
+    if row.get("enqueue_ms") is None or ref.get("enqueue_median_ms") is None:
+        return ""
+    return (f" (enqueue / GPU compute: inferbench {row['enqueue_ms'] / row['compute_ms']:.0%}, reference "
+            f"{ref['enqueue_median_ms'] / ref['median_ms']:.0%})")
+
+
 def ratio_cell(row, ref, backend, name, flagged):
     path, like_for_like = REFERENCE_OF[backend]
     if not row or row["compute_ms"] is None or path not in ref:
@@ -448,16 +514,17 @@ def ratio_cell(row, ref, backend, name, flagged):
     ratio = row["compute_ms"] / ref[path]["median_ms"]
     flag = like_for_like and abs(ratio - 1) > FLAG_RATIO
     if flag:
-        flagged.append(f"{name} {backend}: {ratio:.3f}")
+        flagged.append(f"{name} {backend}: {ratio:.3f}{host_share(row, ref[path])}")
     return f"{ratio:.3f}{' ⚠' if flag else ''}"
 
 
 def reference_table(rows, refs, flagged):
     lines = [f"inferbench's GPU compute median / the reference's (the same model, precision and batch; CUDA events "
-             f"around single calls, median of 50 after 10 warm-up calls). torch-eager and torch are held against "
-             f"eager PyTorch, torch-compile against torch.compile(mode=\"reduce-overhead\"), torch-aoti against the "
-             f"same .pt2 package loaded in Python (torch._inductor.aoti_load_package); onnxruntime is another "
-             f"runtime, shown against eager for scale and not flagged. ⚠: more than {FLAG_RATIO:.0%} apart.", "",
+             f"around single calls, median of 50 after 10 warm-up calls). torch-eager is held against eager "
+             f"PyTorch, torch-compile against torch.compile(mode=\"reduce-overhead\"), torch-aoti against the same "
+             f".pt2 package run by a plain C++ program (bench/aoti_reference.cpp: AOTIModelPackageLoader alone); torch "
+             f"(the ONNX file on inferbench's LibTorch interpreter, no Python dispatch) and onnxruntime are other "
+             f"paths, shown against eager for scale and not flagged. ⚠: more than {FLAG_RATIO:.0%} apart.", "",
              HEADER + "reference eager / compile / aoti ms | " + " | ".join(BACKENDS) + " |",
              "|---|---|---:|---|" + "---|" * len(BACKENDS)]
     failures = []
@@ -497,7 +564,8 @@ def stage_tables(args):
              + ["", "## Load times (s): the worker's load, torch-aoti's with its package compile (or cache lookup)", ""]
              + load_table(args.out, rows) + [""])
     if flagged:
-        lines += [f"Flagged (> {FLAG_RATIO:.0%}): " + "; ".join(flagged), ""]
+        lines += [f"Flagged (> {FLAG_RATIO:.0%}; a host share near 100% means the call waited on the host's "
+                  f"launches): " + "; ".join(flagged), ""]
     text = "\n".join(lines)
     with open(os.path.join(args.out, "figures.md"), "w") as f:
         f.write(text)

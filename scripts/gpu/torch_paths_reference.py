@@ -2,13 +2,13 @@
 """The plain-PyTorch side of scripts/gpu/torch_paths.py, and what both sides share: the models (built as their
 specs name them, random weights, no hub access), inputs as the exporter declared them, CUDA-event timing of single
 calls (median of 50 after 10 warm-up calls), the torch.compile warm-ups that fill Inductor's cache, and one model's
-reference figures (eager, torch.compile(mode="reduce-overhead"), the same .pt2 package loaded in Python with the
-loader and arguments inferbench's torch-aoti gives it in C++). A reference process writes each step to stderr and,
-through faulthandler, the Python stack of a crash, so that a process that dies says where.
+reference figures on the two Python paths (eager, torch.compile(mode="reduce-overhead"); the AOTI package's reference
+is bench/aoti_reference.cpp, in C++). A reference process writes each step to stderr and, through faulthandler, the
+Python stack of a crash, so that a process that dies says where.
 Started by torch_paths.py in processes of their own:
     torch_paths_reference.py OUT warm MODEL PRECISION BATCH      one JSON line
     torch_paths_reference.py OUT reference MODEL PATH PRECISION [BATCH]
-                                                                 one JSON line: PATH (eager, compile, aoti) at
+                                                                 one JSON line: PATH (eager, compile) at
                                                                  PRECISION, every batch or BATCH alone
 """
 
@@ -29,7 +29,8 @@ MODELS = {"resnet50": "torchvision:resnet50", "bert-large": "hf:bert-large-uncas
 # tokens, the runners' and the exporter's default.
 OPTIONS = {"hf_class": "BertForQuestionAnswering"}
 PRECISIONS = ("fp16", "bf16")
-PATHS = ("eager", "compile", "aoti")  # the reference's paths
+PATHS = ("eager", "compile", "aoti")  # the reference's paths: the first two here, aoti in bench/aoti_reference.cpp
+PYTHON_PATHS = PATHS[:2]
 BATCHES = (1, 32)
 
 
@@ -90,32 +91,34 @@ def make_inputs(torch, declared, device):
     return tensors
 
 
-def call(fn, inputs, positional=False):
-    """An nn.Module by its inputs' names (x, input_ids, attention_mask, ...), else in the declared order."""
-    if positional:
-        return fn(*inputs.values())
-    try:
-        return fn(**inputs)
-    except TypeError:
-        return fn(*inputs.values())
+def call(fn, inputs):
+    """One call with the inputs in their declared order (the order of the module's forward arguments), as
+    inferbench's runners and the AOTI loader take them. Never by name first: a module whose argument is named
+    otherwise (torchvision's forward(x) against the input "input") would raise and retry inside the timed call."""
+    return fn(*inputs.values())
 
 
-def time_calls(torch, fn, inputs, positional=False, warmup=10, iterations=50):
-    """Median, p10 and p90 of CUDA-event times around single calls, in ms."""
+def time_calls(torch, fn, inputs, warmup=10, iterations=50):
+    """Median, p10 and p90 of CUDA-event times around single calls, in ms; and the median of the host's time to
+    enqueue a call (from the first event's record to the second's, as inferbench's runners measure enqueue_ns):
+    where it is close to the GPU time, the call is bound by the host's launches, not by the GPU."""
     for _ in range(warmup):
-        call(fn, inputs, positional)
+        call(fn, inputs)
     torch.cuda.synchronize()
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    times = []
+    times, enqueue = [], []
     for _ in range(iterations):
+        began = time.perf_counter()
         start.record()
-        call(fn, inputs, positional)
+        call(fn, inputs)
         end.record()
+        enqueue.append((time.perf_counter() - began) * 1e3)
         end.synchronize()
         times.append(start.elapsed_time(end))
     times.sort()
     return {"median_ms": statistics.median(times), "p10_ms": times[len(times) // 10],
-            "p90_ms": times[(9 * len(times)) // 10], "calls": len(times)}
+            "p90_ms": times[(9 * len(times)) // 10], "enqueue_median_ms": statistics.median(enqueue),
+            "calls": len(times)}
 
 
 def declared_inputs(out, model, precision, batch):
@@ -166,46 +169,26 @@ def step(text):
     print(f"[{time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
 
 
-def aoti_runner(torch, path):
-    """The package at `path` loaded as inferbench's torch-aoti loads it: AOTIModelPackageLoader(path, "model",
-    run_single_threaded=False, num_runners=1, the current device), called with the flat list of input tensors
-    (`run`, not `boxed_run`, which takes the list's tensors over). PyTorch's own wrapper
-    (torch._inductor.aoti_load_package, device index -1, boxed_run) where the class takes no such arguments."""
-    loader_class = getattr(getattr(torch._C, "_aoti", None), "AOTIModelPackageLoader", None)  # pylint: disable=protected-access
-    try:
-        loader = loader_class(path, "model", False, 1, torch.cuda.current_device())
-    except (TypeError, AttributeError):
-        step("AOTIModelPackageLoader takes no device index here: torch._inductor.aoti_load_package")
-        return torch._inductor.aoti_load_package(path)  # pylint: disable=protected-access
-    return lambda *tensors: loader.run(list(tensors))
-
-
 def reference_cell(torch, out, module, model, precision, batch, path):
-    """One path's CUDA-event times for one cell, or that path's error: eager (the module), compile
-    (torch.compile(mode="reduce-overhead") of it, static shapes as the runner's own process compiles them) or aoti
-    (the cell's .pt2 package loaded in Python)."""
+    """One path's CUDA-event times for one cell, or that path's error: eager (the module) or compile
+    (torch.compile(mode="reduce-overhead") of it, static shapes as the runner's own process compiles them)."""
     row = {}
     try:
         inputs = make_inputs(torch, declared_inputs(out, model, precision, batch), "cuda")
-        if path == "aoti":
-            package = read_json(os.path.join(out, "exports", f"pt2-{cell_name(model, precision, batch)}.json")) or {}
-            if "path" not in package:
-                raise RuntimeError(package.get("error", "no package"))
-            make = lambda: (aoti_runner(torch, package["path"]), True)  # noqa: E731
-        elif path == "compile":
+        if path == "compile":
             torch._dynamo.reset()  # no shapes from the cell before: each cell compiles for its own, as in the runner
-            make = lambda: (torch.compile(module, mode="reduce-overhead"), False)  # noqa: E731
+            make = lambda: torch.compile(module, mode="reduce-overhead")  # noqa: E731
         else:
-            make = lambda: (module, False)  # noqa: E731
+            make = lambda: module  # noqa: E731
         with torch.inference_mode():
             began = time.monotonic()
             step(f"{cell_name(model, precision, batch)} {path}: load")
-            fn, positional = make()
+            fn = make()
             step(f"{cell_name(model, precision, batch)} {path}: first call")
-            call(fn, inputs, positional)
+            call(fn, inputs)
             row[f"{path}_first_call_s"] = round(time.monotonic() - began, 2)
             step(f"{cell_name(model, precision, batch)} {path}: timing")
-            row[path] = time_calls(torch, fn, inputs, positional)
+            row[path] = time_calls(torch, fn, inputs)
     except Exception as error:  # noqa: BLE001 - the path's failure is its result
         row[f"{path}_error"] = f"{type(error).__name__}: {str(error).splitlines()[0][:200] if str(error) else ''}"
     torch.cuda.empty_cache()
@@ -215,10 +198,10 @@ def reference_cell(torch, out, module, model, precision, batch, path):
 def reference(out, model, path, precision, batch=None):
     """Plain-PyTorch times of one path for `model` at `precision`, every batch (or `batch` alone), as one JSON line:
     {"cells": {CELL: {PATH: {...}} or {PATH_error: ...}}}. Paths run in processes of their own, so that one that
-    crashes the interpreter (a package load has) takes no other path's figures with it."""
+    crashes the interpreter takes no other path's figures with it."""
     import torch
     results = {"torch": torch.__version__, "gpu": torch.cuda.get_device_name(0), "path": path, "cells": {}}
-    module = None if path == "aoti" else prepared(torch, model, precision)
+    module = prepared(torch, model, precision)
     for b in BATCHES if batch is None else (batch,):
         name = cell_name(model, precision, b)
         row = reference_cell(torch, out, module, model, precision, b, path)
@@ -234,7 +217,7 @@ def main():
     out, command = os.path.abspath(sys.argv[1]), sys.argv[2]
     if command == "warm":
         return warm(out, sys.argv[3], sys.argv[4], int(sys.argv[5]))
-    if command == "reference" and len(sys.argv) in (6, 7) and sys.argv[4] in PATHS:
+    if command == "reference" and len(sys.argv) in (6, 7) and sys.argv[4] in PYTHON_PATHS:
         return reference(out, sys.argv[3], sys.argv[4], sys.argv[5], int(sys.argv[6]) if len(sys.argv) == 7 else None)
     print(__doc__, file=sys.stderr)
     return 2

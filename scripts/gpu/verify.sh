@@ -24,13 +24,20 @@ stage_build() {
         -DINFERBENCH_WITH_ONNXRUNTIME=OFF -DINFERBENCH_FMT_INCLUDE_DIR="$dist/include" \
         -DINFERBENCH_JSON_INCLUDE_DIR="$dist/include" \
         -DCMAKE_PREFIX_PATH="$torch_prefix" >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; return 1; }
-    cmake --build "$root/build/gpu" -j "$(nproc)" >"$out/build.log" 2>&1 || { grep -m 20 error "$out/build.log"; return 1; }
+    # -k 0: a target that fails (say aoti_reference) leaves the others built; the modules decide the exit below.
+    cmake --build "$root/build/gpu" -j "$(nproc)" -- -k 0 >"$out/build.log" 2>&1 || grep -m 20 error "$out/build.log"
+    [ -f "$root/build/gpu/backends/libinferbench_backend_torch.so" ] ||
+        { echo "verify: the torch module was not built; see $out/build.log" >&2; return 1; }
     # The LibTorch modules (torch, torch-aoti: the latter where this LibTorch has the AOTInductor loader).
     for module in torch torch-aoti; do
         if [ -f "$root/build/gpu/backends/libinferbench_backend_$module.so" ]; then
             cp "$root/build/gpu/backends/libinferbench_backend_$module.so" "$dist/backends/"
         fi
     done
+    # torch-aoti's plain reference (scripts/gpu/torch_paths.py), built with it.
+    if [ -f "$root/build/gpu/src/backends/torch_aoti/aoti_reference" ]; then
+        cp "$root/build/gpu/src/backends/torch_aoti/aoti_reference" "$dist/"
+    fi
     nvidia-smi -q >"$out/nvidia-smi-q.txt"
     "$inferbench" list backends | tee "$out/backends.txt"
 }

@@ -6,6 +6,7 @@ cached), the reference's jobs and what a crashed one leaves, the tables from sto
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -20,9 +21,10 @@ from torch_paths_reference import OPTIONS, cell_name, write_json  # noqa: E402
 
 
 class Args:  # what parse_args() gives the stages
-    def __init__(self, out, precisions=("fp16", "bf16")):
+    def __init__(self, out, precisions=("fp16", "bf16"), inferbench=None):
         self.out = out
         self.precisions = precisions
+        self.inferbench = inferbench
 
 
 def plan_of(text):
@@ -90,28 +92,60 @@ class TorchPaths(unittest.TestCase):
         why = "no answer within 240 s (killed) at its step 'vit-b16-fp16-b32 aoti: first call'"
         self.assertEqual(hung, {"no_answer": why, "cells": {"vit-b16-fp16-b32": {"aoti_error": why}}})
 
-    def test_after_one_aoti_process_gives_no_answer_the_other_packages_are_not_loaded(self):
+    def fake_programs(self, aoti_body):
+        """A fake Python reference (answers eager and compile) and a fake aoti_reference whose body is aoti_body
+        (Python), next to a fake inferbench; the packages of every fp16 cell declared made. Returns the Args."""
         fake = os.path.join(self.out, "fake_reference.py")
-        with open(fake, "w") as f:  # answers eager and compile; an AOTI package load crashes the interpreter
-            f.write("import json, os, signal, sys\n"
+        with open(fake, "w") as f:
+            f.write("import json, sys\n"
                     "out, _, model, path, precision = sys.argv[1:6]\n"
-                    "print(f'[00:00:00] {model} {path}: load', file=sys.stderr, flush=True)\n"
-                    "if path == 'aoti':\n"
-                    "    os.kill(os.getpid(), signal.SIGSEGV)\n"
                     "cells = {f'{model}-{precision}-b{b}': {path: {'median_ms': 1.0}} for b in (1, 32)}\n"
                     "print(json.dumps({'cells': cells}))\n")
-        args = Args(self.out, ("fp16",))
+        bin_dir = os.path.join(self.out, "bin")
+        os.makedirs(bin_dir)
+        aoti = os.path.join(bin_dir, "aoti_reference")
+        with open(aoti, "w") as f:
+            f.write(f"#!{sys.executable}\nimport json, os, signal, sys\n{aoti_body}\n")
+        os.chmod(aoti, 0o755)
+        for model, precision, batch in torch_paths_reference.cells(("fp16",)):
+            write_json(os.path.join(self.out, "exports", f"pt2-{cell_name(model, precision, batch)}.json"),
+                       {"path": f"/cache/{model}-{batch}.pt2",
+                        "inputs": [{"name": "input", "dtype": "float16", "shape": [batch, 3, 224, 224]}]})
+        args = Args(self.out, ("fp16",), inferbench=os.path.join(bin_dir, "inferbench"))
         args.min_job_s, args.reference_timeout_s = 0, 60
-        saved = torch_paths.REFERENCE
+        self.addCleanup(setattr, torch_paths, "REFERENCE", torch_paths.REFERENCE)
         torch_paths.REFERENCE = fake
-        try:
-            self.assertTrue(torch_paths.stage_reference(args, torch_paths.Budget(600)))
-        finally:
-            torch_paths.REFERENCE = saved
+        return args
+
+    def test_the_aoti_reference_runs_the_cells_package_in_cpp(self):
+        args = self.fake_programs(
+            "print(json.dumps({'aoti': {'median_ms': float(len(sys.argv))}, 'argv': sys.argv[1:]}))")
+        self.assertTrue(torch_paths.stage_reference(args, torch_paths.Budget(600)))
+        row = torch_paths.merged_reference(self.out, "resnet50")["cells"]["resnet50-fp16-b32"]
+        self.assertEqual(row["compile"], {"median_ms": 1.0})
+        self.assertEqual(row["argv"], ["/cache/resnet50-32.pt2", "cuda:0", "input:float16:32x3x224x224"],
+                         "the package, the device and the inputs as the exporter declared them")
+        self.assertEqual(row["aoti"], {"median_ms": 4.0})
+
+    def test_an_aoti_cell_without_a_package_or_reference_program_says_why(self):
+        args = Args(self.out, ("fp16",), inferbench=os.path.join(self.out, "bin", "inferbench"))
+        write_json(os.path.join(self.out, "exports", "pt2-resnet50-fp16-b1.json"), {"error": "torch.export failed"})
+        self.assertEqual(torch_paths.reference_command(args, ["resnet50", "aoti", "fp16", "1"]),
+                         {"cells": {"resnet50-fp16-b1": {"aoti_error": "no package: torch.export failed"}}})
+        write_json(os.path.join(self.out, "exports", "pt2-resnet50-fp16-b1.json"),
+                   {"path": "/cache/r.pt2", "inputs": [{"name": "input", "dtype": "float16", "shape": [1, 3]}]})
+        row = torch_paths.reference_command(args, ["resnet50", "aoti", "fp16", "1"])["cells"]["resnet50-fp16-b1"]
+        self.assertIn("aoti_reference is not built (scripts/gpu/verify.sh OUT build", row["aoti_error"])
+        self.assertEqual(torch_paths.reference_command(args, ["resnet50", "eager", "fp16"]),
+                         [sys.executable, torch_paths.REFERENCE, self.out, "reference", "resnet50", "eager", "fp16"],
+                         "eager and compile: the Python reference")
+
+    def test_after_one_aoti_process_gives_no_answer_the_other_packages_are_not_loaded(self):
+        args = self.fake_programs("os.kill(os.getpid(), signal.SIGSEGV)")
+        self.assertTrue(torch_paths.stage_reference(args, torch_paths.Budget(600)))
         merged = torch_paths.merged_reference(self.out, "resnet50")["cells"]["resnet50-fp16-b1"]
         self.assertEqual(merged["eager"], {"median_ms": 1.0})
-        self.assertEqual(merged["aoti_error"], "the process ended without an answer (signal 11) at its step "
-                                               "'resnet50 aoti: load'")
+        self.assertEqual(merged["aoti_error"], "the process ended without an answer (signal 11)")
         later = torch_paths.merged_reference(self.out, "vit-b16")["cells"]["vit-b16-fp16-b32"]
         self.assertEqual(later["compile"], {"median_ms": 1.0})
         self.assertTrue(later["aoti_error"].startswith("not run: the aoti reference of resnet50.aoti.resnet50-fp16-b1"))
@@ -130,44 +164,101 @@ class TorchPaths(unittest.TestCase):
         figures = torch_paths.figures_table(rows)
         self.assertEqual(len([line for line in figures if line.startswith("| ")]), 1 + 16)  # header + 16 cells
         self.assertIn("| resnet50 | fp16 | 1 | 2.100 (2.200) | not run yet |", "\n".join(figures))
+        # 2.1 / 2.0: 5% apart, flagged; torch (inferbench's ONNX interpreter) and onnxruntime are other paths,
+        # shown for scale and never flagged.
+        rows[("resnet50", "fp16", 1, "torch")] = dict(rows[("resnet50", "fp16", 1, "onnxruntime")])
         table = "\n".join(torch_paths.reference_table(rows, refs, flagged))
-        # 2.1 / 2.0: 5% apart, flagged; onnxruntime is another runtime, shown for scale and never flagged.
-        self.assertIn("| resnet50 | fp16 | 1 | 2.000 / – / – | 1.050 ⚠ | – | – | – | 0.500 |", table)
+        self.assertIn("| resnet50 | fp16 | 1 | 2.000 / – / – | 1.050 ⚠ | – | – | 0.500 | 0.500 |", table)
         self.assertEqual(flagged, ["resnet50-fp16-b1 torch-eager: 1.050"])
 
-    def test_the_reference_loads_a_package_as_torch_aoti_does(self):
-        made, runs = [], []
+    def test_a_flagged_cell_says_how_much_of_each_sides_time_the_host_took(self):
+        write_json(os.path.join(self.out, "reference", "resnet50.eager.fp16.json"),
+                   {"cells": {cell_name("resnet50", "fp16", 1): {"eager": {"median_ms": 4.0,
+                                                                           "enqueue_median_ms": 3.9}}}})
+        rows = {("resnet50", "fp16", 1, "torch-eager"): {"status": "ok", "reason": None, "load_s": 8.0,
+                                                         "compute_ms": 2.0, "e2e_ms": 2.2, "enqueue_ms": 1.9,
+                                                         "iterations": 500}}
+        flagged = []
+        torch_paths.reference_table(rows, {m: torch_paths.merged_reference(self.out, m) for m in torch_paths.MODELS},
+                                    flagged)
+        self.assertEqual(flagged, ["resnet50-fp16-b1 torch-eager: 0.500 (enqueue / GPU compute: inferbench 95%, "
+                                   "reference 98%)"])
 
-        class Loader:  # AOTIModelPackageLoader's Python face, as PyTorch 2.11 has it
-            def __init__(self, *args):
-                made.append(args)
+    def test_inferbench_figures_are_medians_of_the_stored_iterations(self):
+        db = os.path.join(self.out, "results.db")
+        with sqlite3.connect(db) as con:
+            con.execute("CREATE TABLE benchmarks (benchmark_id INTEGER, model TEXT, backend TEXT, precision TEXT, "
+                        "batch_size INTEGER, status TEXT, reason TEXT, load_ns INTEGER)")
+            con.execute("CREATE TABLE iterations (benchmark_id INTEGER, e2e_ns INTEGER, enqueue_ns INTEGER, "
+                        "compute_ns INTEGER)")
+            con.execute("INSERT INTO benchmarks VALUES (1, 'torchvision:resnet50', 'torch-eager', 'fp16', 1, 'ok', "
+                        "NULL, 8000000000)")
+            con.executemany("INSERT INTO iterations VALUES (1, ?, ?, ?)",
+                            [(3_000_000, 1_000_000, 2_000_000), (5_000_000, None, 4_000_000),
+                             (4_000_000, 3_000_000, None)])
+        row = torch_paths.inferbench_rows(self.out)[("resnet50", "fp16", 1, "torch-eager")]
+        self.assertEqual((row["compute_ms"], row["e2e_ms"], row["enqueue_ms"], row["iterations"], row["load_s"]),
+                         (3.0, 4.0, 2.0, 3, 8.0), "each median over the iterations that have the figure")
 
-            def run(self, tensors):
-                runs.append(tensors)
-                return ["out"]
+    def test_the_reference_times_the_gpu_and_the_hosts_enqueue_of_single_calls(self):
+        clock = [0.0]
 
-        class FakeTorch:  # what aoti_runner reads of torch
-            class _C:  # noqa: N801 - torch._C
-                class _aoti:  # noqa: N801
-                    AOTIModelPackageLoader = Loader
+        class GpuEvent:  # GPU time between two records: 2 ms more than the host's
+            def __init__(self, enable_timing):
+                self.at = None
 
+            def record(self):
+                self.at = clock[0]
+
+            def synchronize(self):
+                pass
+
+            def elapsed_time(self, other):
+                return (other.at - self.at) * 1e3 + 2.0
+
+        class FakeTorch:  # what time_calls reads of torch
             class cuda:  # noqa: N801
                 @staticmethod
-                def current_device():
-                    return 3
+                def Event(enable_timing):  # noqa: N802 - torch.cuda.Event
+                    return GpuEvent(enable_timing)
 
-        runner = torch_paths_reference.aoti_runner(FakeTorch, "/cache/m.pt2")
-        self.assertEqual(made, [("/cache/m.pt2", "model", False, 1, 3)], "inferbench's C++ arguments")
-        self.assertEqual(runner("a", "b"), ["out"])
-        self.assertEqual(runs, [["a", "b"]], "run with the flat list of inputs, not boxed_run")
+                @staticmethod
+                def synchronize():
+                    pass
 
-        class OldLoader(Loader):  # one without the device index: PyTorch's own wrapper
-            def __init__(self, path):  # pylint: disable=super-init-not-called
-                made.append((path,))
+        calls = []
 
-        FakeTorch._C._aoti.AOTIModelPackageLoader = OldLoader  # pylint: disable=protected-access
-        FakeTorch._inductor = type("inductor", (), {"aoti_load_package": staticmethod(lambda path: ("wrapped", path))})
-        self.assertEqual(torch_paths_reference.aoti_runner(FakeTorch, "/cache/m.pt2"), ("wrapped", "/cache/m.pt2"))
+        def fn(x, mask):  # named otherwise than the declared inputs, as torchvision's forward(x) against "input"
+            calls.append((x, mask))
+            clock[0] += 0.001  # each call takes 1 ms of host time
+            return x
+
+        real = torch_paths_reference.time.perf_counter
+        torch_paths_reference.time.perf_counter = lambda: clock[0]
+        try:
+            timed = torch_paths_reference.time_calls(FakeTorch, fn, {"input": 1, "attention_mask": 2}, warmup=2,
+                                                     iterations=10)
+        finally:
+            torch_paths_reference.time.perf_counter = real
+        self.assertAlmostEqual(timed["median_ms"], 3.0)
+        self.assertAlmostEqual(timed["enqueue_median_ms"], 1.0)
+        self.assertEqual(timed["calls"], 10)
+        self.assertEqual(calls, [(1, 2)] * 12, "in the declared order, one call each: no keyword call that fails first")
+
+    def test_plain_pytorch_runs_without_the_library_folders_set_for_inferbench(self):
+        dist_lib = os.path.join(torch_paths.ROOT, "dist", "lib")
+        wheel = "/usr/lib/python3/dist-packages/nvidia/cublas/lib"
+        saved = os.environ.get("LD_LIBRARY_PATH")
+        try:
+            os.environ["LD_LIBRARY_PATH"] = f"{dist_lib}:{wheel}:/opt/cuda/lib64"
+            self.assertEqual(torch_paths.plain_env()["LD_LIBRARY_PATH"], "/opt/cuda/lib64", "the user's own kept")
+            os.environ["LD_LIBRARY_PATH"] = f"{dist_lib}:{wheel}"
+            self.assertNotIn("LD_LIBRARY_PATH", torch_paths.plain_env())
+        finally:
+            if saved is None:
+                os.environ.pop("LD_LIBRARY_PATH", None)
+            else:
+                os.environ["LD_LIBRARY_PATH"] = saved
 
     def test_unknown_stages_and_precisions_are_refused(self):
         script = os.path.join(SCRIPTS, "torch_paths.py")

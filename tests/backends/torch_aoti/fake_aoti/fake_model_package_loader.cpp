@@ -28,6 +28,7 @@ struct Input {
 at::ScalarType dtype_of(const std::string& name) {
     if (name == "float16") return at::kHalf;
     if (name == "bfloat16") return at::kBFloat16;
+    if (name == "int64") return at::kLong;  // token ids and masks
     TORCH_CHECK(name == "float32", "fake package: unknown dtype ", name);
     return at::kFloat;
 }

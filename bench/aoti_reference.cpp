@@ -1,0 +1,178 @@
+// The plain reference of torch-aoti: one AOTInductor package (.pt2) loaded with LibTorch's
+// AOTIModelPackageLoader as a C++ program of a dozen lines would load it, without inferbench: random inputs as
+// the exporter declared them, one first call, 10 warm-up calls, then 50 single calls each timed by CUDA events
+// on the current stream (steady_clock on a CPU). Prints one JSON line in the reference's row format:
+//   {"aoti": {"median_ms", "p10_ms", "p90_ms", "enqueue_median_ms", "calls"}, "aoti_first_call_s"}
+// or {"aoti_error": "..."} with exit 1. Bad arguments: a usage line, exit 2.
+//   aoti_reference PACKAGE DEVICE NAME:DTYPE:D0xD1x... [...]      DEVICE: cuda:N or cpu
+// Used by scripts/gpu/torch_paths.py; built where LibTorch has the loader (the GPU host), and here against the
+// tests' fake loader.
+#include <torch/csrc/inductor/aoti_package/model_package_loader.h>
+#include <torch/torch.h>
+
+#if INFERBENCH_TORCH_CUDA
+#include <ATen/cuda/CUDAEvent.h>
+#include <c10/cuda/CUDAFunctions.h>
+#include <c10/cuda/CUDAStream.h>
+#endif
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr int kWarmupCalls = 10;
+constexpr int kTimedCalls = 50;
+
+struct Declared {
+    std::string name;
+    at::ScalarType dtype = at::kFloat;
+    std::vector<std::int64_t> shape;
+};
+
+at::ScalarType dtype_named(const std::string& name) {
+    if (name == "float32") return at::kFloat;
+    if (name == "float16") return at::kHalf;
+    if (name == "bfloat16") return at::kBFloat16;
+    if (name == "int64") return at::kLong;
+    if (name == "int32") return at::kInt;
+    throw std::invalid_argument("dtype '" + name + "' is not one of float32, float16, bfloat16, int64, int32");
+}
+
+// NAME:DTYPE:D0xD1x...
+Declared parse_input(const std::string& text) {
+    const auto first = text.find(':');
+    const auto second = first == std::string::npos ? first : text.find(':', first + 1);
+    if (second == std::string::npos) throw std::invalid_argument("input '" + text + "' is not NAME:DTYPE:D0xD1x...");
+    Declared d{text.substr(0, first), dtype_named(text.substr(first + 1, second - first - 1)), {}};
+    std::stringstream dims(text.substr(second + 1));
+    for (std::string dim; std::getline(dims, dim, 'x');) d.shape.push_back(std::stoll(dim));
+    if (d.shape.empty()) throw std::invalid_argument("input '" + text + "' has no shape");
+    return d;
+}
+
+// As the Python reference makes them: floats from randn, masks of ones, token type ids 0/1, other ids < 1000.
+at::Tensor random_input(const Declared& d, const c10::Device& device) {
+    const auto options = at::TensorOptions().device(device);
+    if (at::isFloatingType(d.dtype)) return torch::randn(d.shape, options).to(d.dtype);
+    if (d.name.find("mask") != std::string::npos) return torch::ones(d.shape, options.dtype(d.dtype));
+    const std::int64_t high = d.name.find("type") != std::string::npos ? 2 : 1000;
+    return torch::randint(0, high, d.shape, options.dtype(d.dtype));
+}
+
+
+double median(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    const std::size_t n = values.size();
+    return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+double ms_since(std::chrono::steady_clock::time_point from) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - from).count();
+}
+
+std::string json_string(const std::string& text) {
+    std::string out = "\"";
+    for (const char c : text) {
+        if (c == '"' || c == '\\') out += '\\';
+        if (static_cast<unsigned char>(c) < 0x20) {
+            out += ' ';
+            continue;
+        }
+        out += c;
+    }
+    return out + "\"";
+}
+
+std::string first_line(const std::string& text) {
+    const auto end = text.find('\n');
+    return text.substr(0, std::min<std::size_t>(end, 300));
+}
+
+// One timed call: GPU time between events around the call, and the host's time to enqueue it.
+struct Timed {
+    double gpu_ms;
+    double enqueue_ms;
+};
+
+Timed timed_call(torch::inductor::AOTIModelPackageLoader& loader, const std::vector<at::Tensor>& inputs,
+                 const c10::Device& device) {
+    const auto began = std::chrono::steady_clock::now();
+#if INFERBENCH_TORCH_CUDA
+    if (device.is_cuda()) {
+        at::cuda::CUDAEvent start(cudaEventDefault), end(cudaEventDefault);
+        const auto stream = c10::cuda::getCurrentCUDAStream(device.index());
+        start.record(stream);
+        loader.run(inputs);
+        end.record(stream);
+        const double enqueue = ms_since(began);
+        end.synchronize();
+        return {static_cast<double>(start.elapsed_time(end)), enqueue};
+    }
+#endif
+    (void)device;
+    loader.run(inputs);
+    const double total = ms_since(began);
+    return {total, total};
+}
+
+int run(int argc, char** argv) {
+    const std::string package = argv[1];
+    const c10::Device device(argv[2]);
+    std::vector<Declared> declared;
+    for (int i = 3; i < argc; ++i) declared.push_back(parse_input(argv[i]));
+    torch::NoGradGuard no_grad;
+    std::vector<at::Tensor> inputs;
+    for (const auto& d : declared) inputs.push_back(random_input(d, device));
+
+    const auto began = std::chrono::steady_clock::now();
+#if INFERBENCH_AOTI_DEVICE_INDEX
+    torch::inductor::AOTIModelPackageLoader loader(package, "model", /*run_single_threaded=*/false,
+                                                   /*num_runners=*/1, device.is_cuda() ? device.index() : -1);
+#else  // a loader without a device index (LibTorch 2.6-2.7) runs on the current device
+#if INFERBENCH_TORCH_CUDA
+    if (device.is_cuda() && device.has_index()) c10::cuda::set_device(device.index());
+#endif
+    torch::inductor::AOTIModelPackageLoader loader(package, "model", /*run_single_threaded=*/false);
+#endif
+    timed_call(loader, inputs, device);
+    const double first_call_s = ms_since(began) / 1e3;
+    for (int i = 0; i < kWarmupCalls; ++i) timed_call(loader, inputs, device);
+    std::vector<double> gpu, enqueue;
+    for (int i = 0; i < kTimedCalls; ++i) {
+        const Timed t = timed_call(loader, inputs, device);
+        gpu.push_back(t.gpu_ms);
+        enqueue.push_back(t.enqueue_ms);
+    }
+    std::vector<double> sorted = gpu;
+    std::sort(sorted.begin(), sorted.end());
+    std::printf(
+        "{\"aoti\": {\"median_ms\": %.6f, \"p10_ms\": %.6f, \"p90_ms\": %.6f, \"enqueue_median_ms\": %.6f, "
+        "\"calls\": %d}, \"aoti_first_call_s\": %.2f}\n",
+        median(gpu), sorted[sorted.size() / 10], sorted[9 * sorted.size() / 10], median(enqueue), kTimedCalls,
+        first_call_s);  // p10 and p90 as the Python reference picks them
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 4) {
+        std::cerr << "usage: aoti_reference PACKAGE DEVICE(cuda:N|cpu) NAME:DTYPE:D0xD1x... [...]\n";
+        return 2;
+    }
+    try {
+        return run(argc, argv);
+    } catch (const c10::Error& error) {
+        std::printf("{\"aoti_error\": %s}\n", json_string(first_line(error.what_without_backtrace())).c_str());
+    } catch (const std::exception& error) {
+        std::printf("{\"aoti_error\": %s}\n", json_string(first_line(error.what())).c_str());
+    }
+    return 1;
+}
