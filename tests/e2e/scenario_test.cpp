@@ -86,12 +86,16 @@ TEST(Scenarios, FindPeakStoresItsStepsAndThePeak) {
                                                  "duration: 200ms\nmin_iterations: 500\n");
     const auto& row = rows.at(0);
     EXPECT_EQ(row["scenario"], "server find_peak (p99 <= 100.00 ms)");
-    const double peak = row["peak_qps"].get<double>();
-    EXPECT_GE(peak, 0);
-    // Above 1000 a second the backlog grows, but over a step this short (about 500 queries) it stays
-    // within the 100 ms bound up to about 1.25x: a peak up to there is LoadGen's rule applied correctly.
-    EXPECT_LT(peak, 1300);
-    if (peak > 0) {
+    if (row["peak_qps"].is_string()) {
+        // No rate passed: a host so busy (the tests run two at a time on two cores) that even the lowest
+        // rate's p99 went past the bound. The summary says so in words, never as a number.
+        EXPECT_EQ(row["peak_qps"], "none") << row.dump();
+    } else {
+        const double peak = row["peak_qps"].get<double>();
+        EXPECT_GT(peak, 0);
+        // Above 1000 a second the backlog grows, but over a step this short (about 500 queries) it stays
+        // within the 100 ms bound up to about 1.25x: a peak up to there is LoadGen's rule applied correctly.
+        EXPECT_LT(peak, 1300);
         EXPECT_DOUBLE_EQ(row["target_qps"].get<double>(), peak) << "the run kept is at the peak";
     }
     auto store = store::ResultsStore::open(dir.file("r.db"), store::ResultsStore::Access::read);
