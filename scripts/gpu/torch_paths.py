@@ -458,17 +458,15 @@ def inferbench_rows(out):
             name = by_spec.get(model) or by_path.get(model)
             if not name:
                 continue
-            medians = {}
-            for column in ("compute_ns", "e2e_ns", "enqueue_ns"):
-                values = [r[0] for r in con.execute(
-                    f"SELECT {column} FROM iterations WHERE benchmark_id = ? AND {column} >= 0", (bid,))]
-                medians[column] = statistics.median(values) / 1e6 if values else None
+            iterations = con.execute("SELECT compute_ns, e2e_ns, enqueue_ns FROM iterations WHERE benchmark_id = ?",
+                                     (bid,)).fetchall()
+            # Each figure's median over the iterations that have it (a backend may leave a device time out).
+            medians = [statistics.median(v) / 1e6 if v else None
+                       for v in ([x for x in column if x is not None and x >= 0] for column in zip(*iterations))]
+            compute_ms, e2e_ms, enqueue_ms = medians if iterations else (None, None, None)
             rows[(name, precision, batch, backend)] = {
                 "status": status, "reason": reason, "load_s": load_ns / 1e9 if load_ns else None,
-                "compute_ms": medians["compute_ns"], "e2e_ms": medians["e2e_ns"],
-                "enqueue_ms": medians["enqueue_ns"],
-                "iterations": con.execute("SELECT count(*) FROM iterations WHERE benchmark_id = ?",
-                                          (bid,)).fetchone()[0]}
+                "compute_ms": compute_ms, "e2e_ms": e2e_ms, "enqueue_ms": enqueue_ms, "iterations": len(iterations)}
     return rows
 
 
