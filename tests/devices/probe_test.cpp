@@ -2,6 +2,8 @@
 // loading where there is no GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "common/scratch_dir.hpp"
@@ -81,7 +83,19 @@ TEST(CpuProbe, TinyRunsGiveSaneFigures) {
     const auto estimate = estimate_cpu_peaks(cpu, host_max_freq_khz());
     ASSERT_TRUE(estimate);
     EXPECT_LT(fp32.value * 1e3, estimate->fp32_gflops * 1.5);
-    EXPECT_GT(fp32.value / fp64.value, 1.3);
+    // Another test on the same cores slows one short run and not the next, so the ratio is taken from the
+    // best rate of each precision over a few tries (contention only ever lowers a rate).
+    double best_fp32 = fp32.value;
+    double best_fp64 = fp64.value;
+    CpuProbeOptions fma_only = options;
+    fma_only.memory = false;
+    for (int attempt = 0; attempt < 8 && best_fp32 / best_fp64 <= 1.3; ++attempt) {
+        const auto again = probe_cpu(fma_only);
+        ASSERT_EQ(again.size(), 2u);
+        best_fp32 = std::max(best_fp32, again[0].value);
+        best_fp64 = std::max(best_fp64, again[1].value);
+    }
+    EXPECT_GT(best_fp32 / best_fp64, 1.3);
     EXPECT_GT(results[2].value, 0.1);  // GB/s
     EXPECT_LT(results[2].value, 5000.0);
     EXPECT_EQ(fp32.unit, "TFLOP/s");
