@@ -1,10 +1,11 @@
 // The plain reference of torch-aoti: one AOTInductor package (.pt2) loaded with LibTorch's
 // AOTIModelPackageLoader as a C++ program of a dozen lines would load it, without inferbench: random inputs as
-// the exporter declared them, one first call, 10 warm-up calls, then 50 single calls each timed by CUDA events
-// on the current stream (steady_clock on a CPU). Prints one JSON line in the reference's row format:
+// the exporter declared them, one first call, warm-up calls (at least 5, for --warmup seconds), then single calls
+// (at least 20, for --duration seconds) each timed by CUDA events on the current stream (steady_clock on a CPU), as
+// inferbench's plan warms up and measures a cell. Prints one JSON line in the reference's row format:
 //   {"aoti": {"median_ms", "p10_ms", "p90_ms", "enqueue_median_ms", "calls"}, "aoti_first_call_s"}
 // or {"aoti_error": "..."} with exit 1. Bad arguments: a usage line, exit 2.
-//   aoti_reference PACKAGE DEVICE NAME:DTYPE:D0xD1x... [...]      DEVICE: cuda:N or cpu
+//   aoti_reference [--warmup=S] [--duration=S] PACKAGE DEVICE NAME:DTYPE:D0xD1x... [...]      DEVICE: cuda:N or cpu
 // Used by scripts/gpu/torch_paths.py; built where LibTorch has the loader (the GPU host), and here against the
 // tests' fake loader.
 #include <torch/csrc/inductor/aoti_package/model_package_loader.h>
@@ -19,7 +20,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -27,8 +30,39 @@
 
 namespace {
 
-constexpr int kWarmupCalls = 10;
-constexpr int kTimedCalls = 50;
+constexpr int kWarmupCalls = 5;
+constexpr int kTimedCalls = 20;
+constexpr char kUsage[] =
+    "usage: aoti_reference [--warmup=SECONDS] [--duration=SECONDS] PACKAGE DEVICE(cuda:N|cpu) NAME:DTYPE:D0xD1x... "
+    "[...]\n";
+
+struct Arguments {
+    double warmup_s = 0.5;
+    double duration_s = 1.5;
+    std::vector<std::string> positional;  // PACKAGE DEVICE INPUT...
+};
+
+// nullopt: not arguments of this program (the usage line's case).
+std::optional<Arguments> parse_arguments(int argc, char** argv) {
+    Arguments parsed;
+    for (int i = 1; i < argc; ++i) {
+        const std::string text = argv[i];
+        double* seconds = text.rfind("--warmup=", 0) == 0     ? &parsed.warmup_s
+                          : text.rfind("--duration=", 0) == 0 ? &parsed.duration_s
+                                                              : nullptr;
+        if (!seconds) {
+            if (text.rfind("--", 0) == 0) return std::nullopt;
+            parsed.positional.push_back(text);
+            continue;
+        }
+        const auto value = text.substr(text.find('=') + 1);
+        char* end = nullptr;
+        *seconds = std::strtod(value.c_str(), &end);
+        if (value.empty() || *end != '\0' || !(*seconds >= 0 && *seconds <= 3600)) return std::nullopt;
+    }
+    if (parsed.positional.size() < 3) return std::nullopt;
+    return parsed;
+}
 
 struct Declared {
     std::string name;
@@ -65,7 +99,6 @@ at::Tensor random_input(const Declared& d, const c10::Device& device) {
     const std::int64_t high = d.name.find("type") != std::string::npos ? 2 : 1000;
     return torch::randint(0, high, d.shape, options.dtype(d.dtype));
 }
-
 
 double median(std::vector<double> values) {
     std::sort(values.begin(), values.end());
@@ -136,11 +169,12 @@ private:
 #endif
 };
 
-int run(int argc, char** argv) {
-    const std::string package = argv[1];
-    const c10::Device device(argv[2]);
+int run(const Arguments& arguments) {
+    const std::string& package = arguments.positional[0];
+    const c10::Device device(arguments.positional[1]);
     std::vector<Declared> declared;
-    for (int i = 3; i < argc; ++i) declared.push_back(parse_input(argv[i]));
+    for (std::size_t i = 2; i < arguments.positional.size(); ++i)
+        declared.push_back(parse_input(arguments.positional[i]));
     torch::NoGradGuard no_grad;
     std::vector<at::Tensor> inputs;
     for (const auto& d : declared) inputs.push_back(random_input(d, device));
@@ -158,9 +192,11 @@ int run(int argc, char** argv) {
     CallTimer timed(loader, inputs, device);
     timed();  // the first call: the package's own set-up, and the events made
     const double first_call_s = ms_since(began) / 1e3;
-    for (int i = 0; i < kWarmupCalls; ++i) timed();
+    const auto warming = std::chrono::steady_clock::now();
+    for (int calls = 0; calls < kWarmupCalls || ms_since(warming) < arguments.warmup_s * 1e3; ++calls) timed();
     std::vector<double> gpu, enqueue;
-    for (int i = 0; i < kTimedCalls; ++i) {
+    const auto measuring = std::chrono::steady_clock::now();
+    while (gpu.size() < static_cast<std::size_t>(kTimedCalls) || ms_since(measuring) < arguments.duration_s * 1e3) {
         const auto t = timed();
         gpu.push_back(t.gpu_ms);
         enqueue.push_back(t.enqueue_ms);
@@ -169,8 +205,8 @@ int run(int argc, char** argv) {
     std::sort(sorted.begin(), sorted.end());
     std::printf(
         "{\"aoti\": {\"median_ms\": %.6f, \"p10_ms\": %.6f, \"p90_ms\": %.6f, \"enqueue_median_ms\": %.6f, "
-        "\"calls\": %d}, \"aoti_first_call_s\": %.2f}\n",
-        median(gpu), sorted[sorted.size() / 10], sorted[9 * sorted.size() / 10], median(enqueue), kTimedCalls,
+        "\"calls\": %zu}, \"aoti_first_call_s\": %.2f}\n",
+        median(gpu), sorted[sorted.size() / 10], sorted[9 * sorted.size() / 10], median(enqueue), gpu.size(),
         first_call_s);  // p10 and p90 as the Python reference picks them
     return 0;
 }
@@ -178,12 +214,13 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc < 4) {
-        std::cerr << "usage: aoti_reference PACKAGE DEVICE(cuda:N|cpu) NAME:DTYPE:D0xD1x... [...]\n";
+    const auto arguments = parse_arguments(argc, argv);
+    if (!arguments) {
+        std::cerr << kUsage;
         return 2;
     }
     try {
-        return run(argc, argv);
+        return run(*arguments);
     } catch (const c10::Error& error) {
         std::printf("{\"aoti_error\": %s}\n", json_string(first_line(error.what_without_backtrace())).c_str());
     } catch (const std::exception& error) {

@@ -40,7 +40,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from torch_paths_reference import (BATCHES, MODELS, OPTIONS, PATHS, PRECISIONS, ROOT, cell_name,  # noqa: E402
+from torch_paths_reference import (BATCHES, MODELS, OPTIONS, PATHS, PRECISIONS, ROOT, TIMING, cell_name,  # noqa: E402
                                    cells, last_json, read_json, write_json)
 
 REFERENCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch_paths_reference.py")
@@ -287,7 +287,8 @@ def reference_command(args, argv):
     if why:
         return {"cells": {name: {"aoti_error": why}}}
     inputs = [f"{i['name']}:{i['dtype']}:{'x'.join(str(d) for d in i['shape'])}" for i in package["inputs"]]
-    return [aoti_reference_exe(args), package["path"], "cuda:0"] + inputs
+    timing = [f"--warmup={TIMING['warmup_s']}", f"--duration={TIMING['duration_s']}"]
+    return [aoti_reference_exe(args)] + timing + [package["path"], "cuda:0"] + inputs
 
 
 def run_reference(args, budget, name, argv):
@@ -394,7 +395,8 @@ def plan_text(args, compile_mode_key):
         options["torch-compile"][compile_mode_key] = "reduce-overhead"
     plan = {"name": "torch-paths", "models": models, "backends": list(BACKENDS), "devices": ["cuda:0"],
             "precisions": list(args.precisions), "batch_sizes": list(BATCHES), "exclude": exclude,
-            "warmup": "500ms", "warmup_iterations": 5, "duration": "1500ms", "min_iterations": 20,
+            "warmup": f"{round(TIMING['warmup_s'] * 1000)}ms", "warmup_iterations": TIMING["warmup_calls"],
+            "duration": f"{round(TIMING['duration_s'] * 1000)}ms", "min_iterations": TIMING["min_calls"],
             "timeout": "8m", "model_cache": MODEL_CACHE, "backend_options": options}
     # JSON is YAML: one line per key keeps the plan readable and exact.
     return "\n".join(f"{key}: {json.dumps(value)}" for key, value in plan.items()) + "\n"
@@ -518,7 +520,8 @@ def ratio_cell(row, ref, backend, name, flagged):
 
 def reference_table(rows, refs, flagged):
     lines = [f"inferbench's GPU compute median / the reference's (the same model, precision and batch; CUDA events "
-             f"around single calls, median of 50 after 10 warm-up calls). torch-eager is held against eager "
+             f"around single calls, warmed up {TIMING['warmup_s']} s and measured {TIMING['duration_s']} s as the "
+             f"plan's cells). torch-eager is held against eager "
              f"PyTorch, torch-compile against torch.compile(mode=\"reduce-overhead\"), torch-aoti against the same "
              f".pt2 package run by a plain C++ program (bench/aoti_reference.cpp: AOTIModelPackageLoader alone); torch "
              f"(the ONNX file on inferbench's LibTorch interpreter, no Python dispatch) and onnxruntime are other "

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """The plain-PyTorch side of scripts/gpu/torch_paths.py, and what both sides share: the models (built as their
 specs name them, random weights, no hub access), inputs as the exporter declared them, CUDA-event timing of single
-calls (median of 50 after 10 warm-up calls), the torch.compile warm-ups that fill Inductor's cache, and one model's
-reference figures on the two Python paths (eager, torch.compile(mode="reduce-overhead"); the AOTI package's reference
-is bench/aoti_reference.cpp, in C++). A reference process writes each step to stderr and, through faulthandler, the
+calls (warmed up and measured for as long as inferbench's plan warms up and measures a cell: TIMING), the
+torch.compile warm-ups that fill Inductor's cache, and one model's reference figures on the two Python paths (eager,
+torch.compile(mode="reduce-overhead"); the AOTI package's reference is bench/aoti_reference.cpp, in C++). A reference process writes each step to stderr and, through faulthandler, the
 Python stack of a crash, so that a process that dies says where.
 Started by torch_paths.py in processes of their own:
     torch_paths_reference.py OUT warm MODEL PRECISION BATCH      one JSON line
@@ -32,6 +32,10 @@ PRECISIONS = ("fp16", "bf16")
 PATHS = ("eager", "compile", "aoti")  # the reference's paths: the first two here, aoti in bench/aoti_reference.cpp
 PYTHON_PATHS = PATHS[:2]
 BATCHES = (1, 32)
+# How long both sides warm up and measure one cell: inferbench's plan (torch_paths.py) and the references (here and
+# bench/aoti_reference.cpp). A host-bound call (eager) drifts over seconds on a VM: the same process on the H200 gave
+# a median of 6.5 ms over 50 calls and 3.3 ms over the 600 after them, so a reference of a few calls is no reference.
+TIMING = {"warmup_s": 0.5, "warmup_calls": 5, "duration_s": 1.5, "min_calls": 20}
 
 
 def cells(precisions=PRECISIONS):
@@ -98,16 +102,21 @@ def call(fn, inputs):
     return fn(*inputs.values())
 
 
-def time_calls(torch, fn, inputs, warmup=10, iterations=50):
-    """Median, p10 and p90 of CUDA-event times around single calls, in ms; and the median of the host's time to
-    enqueue a call (from the first event's record to the second's, as inferbench's runners measure enqueue_ns):
-    where it is close to the GPU time, the call is bound by the host's launches, not by the GPU."""
-    for _ in range(warmup):
+def time_calls(torch, fn, inputs, timing=None):
+    """Median, p10 and p90 of CUDA-event times around single calls, in ms, after a warm-up, each phase as long as
+    `timing` (TIMING) says, in calls and seconds alike; and the median of the host's time to enqueue a call (from the
+    first event's record to the second's, as inferbench's runners measure enqueue_ns): where it is close to the GPU
+    time, the call is bound by the host's launches, not by the GPU."""
+    timing = timing or TIMING
+    began, calls = time.perf_counter(), 0
+    while calls < timing["warmup_calls"] or time.perf_counter() - began < timing["warmup_s"]:
         call(fn, inputs)
+        calls += 1
     torch.cuda.synchronize()
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     times, enqueue = [], []
-    for _ in range(iterations):
+    measuring = time.perf_counter()
+    while len(times) < timing["min_calls"] or time.perf_counter() - measuring < timing["duration_s"]:
         began = time.perf_counter()
         start.record()
         call(fn, inputs)

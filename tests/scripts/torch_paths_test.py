@@ -123,9 +123,11 @@ class TorchPaths(unittest.TestCase):
         self.assertTrue(torch_paths.stage_reference(args, torch_paths.Budget(600)))
         row = torch_paths.merged_reference(self.out, "resnet50")["cells"]["resnet50-fp16-b32"]
         self.assertEqual(row["compile"], {"median_ms": 1.0})
-        self.assertEqual(row["argv"], ["/cache/resnet50-32.pt2", "cuda:0", "input:float16:32x3x224x224"],
-                         "the package, the device and the inputs as the exporter declared them")
-        self.assertEqual(row["aoti"], {"median_ms": 4.0})
+        self.assertEqual(row["argv"], ["--warmup=0.5", "--duration=1.5", "/cache/resnet50-32.pt2", "cuda:0",
+                                       "input:float16:32x3x224x224"],
+                         "warmed up and measured as the plan's cells, the package, the device and the inputs as the "
+                         "exporter declared them")
+        self.assertEqual(row["aoti"], {"median_ms": 6.0})
 
     def test_an_aoti_cell_without_a_package_or_reference_program_says_why(self):
         args = Args(self.out, ("fp16",), inferbench=os.path.join(self.out, "bin", "inferbench"))
@@ -236,14 +238,20 @@ class TorchPaths(unittest.TestCase):
         real = torch_paths_reference.time.perf_counter
         torch_paths_reference.time.perf_counter = lambda: clock[0]
         try:
-            timed = torch_paths_reference.time_calls(FakeTorch, fn, {"input": 1, "attention_mask": 2}, warmup=2,
-                                                     iterations=10)
+            timing = {"warmup_s": 0.0035, "warmup_calls": 2, "duration_s": 0.0095, "min_calls": 5}
+            timed = torch_paths_reference.time_calls(FakeTorch, fn, {"input": 1, "attention_mask": 2}, timing)
+            few = torch_paths_reference.time_calls(FakeTorch, fn, {"input": 1, "attention_mask": 2},
+                                                   dict(timing, warmup_s=0, duration_s=0))
         finally:
             torch_paths_reference.time.perf_counter = real
         self.assertAlmostEqual(timed["median_ms"], 3.0)
         self.assertAlmostEqual(timed["enqueue_median_ms"], 1.0)
-        self.assertEqual(timed["calls"], 10)
-        self.assertEqual(calls, [(1, 2)] * 12, "in the declared order, one call each: no keyword call that fails first")
+        self.assertEqual(timed["calls"], 10, "measured for 9.5 ms of 1 ms calls: past the 5 calls asked at least")
+        self.assertEqual(calls[:14], [(1, 2)] * 14, "4 warm-up calls (3.5 ms), then 10 timed, in the declared order, "
+                                                     "one call each: no keyword call that fails first")
+        self.assertEqual(few["calls"], 5, "no time asked: the least number of calls")
+        self.assertEqual(len(calls), 14 + 2 + 5)
+        self.assertEqual(set(torch_paths_reference.TIMING), {"warmup_s", "warmup_calls", "duration_s", "min_calls"})
 
     def test_plain_pytorch_runs_without_the_library_folders_set_for_inferbench(self):
         dist_lib = os.path.join(torch_paths.ROOT, "dist", "lib")
