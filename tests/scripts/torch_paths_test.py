@@ -162,29 +162,36 @@ class TorchPaths(unittest.TestCase):
                 ("resnet50", "fp16", 1, "onnxruntime"): {"status": "ok", "reason": None, "load_s": 3.0,
                                                          "compute_ms": 1.0, "e2e_ms": 1.1, "iterations": 900}}
         refs = {m: torch_paths.merged_reference(self.out, m) for m in torch_paths.MODELS}
-        flagged = []
+        verdicts = {"unexplained": [], "host_bound": []}
         figures = torch_paths.figures_table(rows)
         self.assertEqual(len([line for line in figures if line.startswith("| ")]), 1 + 16)  # header + 16 cells
         self.assertIn("| resnet50 | fp16 | 1 | 2.100 (2.200) | not run yet |", "\n".join(figures))
         # 2.1 / 2.0: 5% apart, flagged; torch (inferbench's ONNX interpreter) and onnxruntime are other paths,
         # shown for scale and never flagged.
         rows[("resnet50", "fp16", 1, "torch")] = dict(rows[("resnet50", "fp16", 1, "onnxruntime")])
-        table = "\n".join(torch_paths.reference_table(rows, refs, flagged))
+        table = "\n".join(torch_paths.reference_table(rows, refs, verdicts))
         self.assertIn("| resnet50 | fp16 | 1 | 2.000 / – / – | 1.050 ⚠ | – | – | 0.500 | 0.500 |", table)
-        self.assertEqual(flagged, ["resnet50-fp16-b1 torch-eager: 1.050"])
+        self.assertEqual(verdicts, {"unexplained": ["resnet50-fp16-b1 torch-eager: 1.050"], "host_bound": []},
+                         "no enqueue time measured: nothing explains the gap")
 
-    def test_a_flagged_cell_says_how_much_of_each_sides_time_the_host_took(self):
+    def test_a_gap_where_both_sides_waited_on_the_host_is_explained_by_it(self):
+        name = cell_name("resnet50", "fp16", 1)
         write_json(os.path.join(self.out, "reference", "resnet50.eager.fp16.json"),
-                   {"cells": {cell_name("resnet50", "fp16", 1): {"eager": {"median_ms": 4.0,
-                                                                           "enqueue_median_ms": 3.9}}}})
-        rows = {("resnet50", "fp16", 1, "torch-eager"): {"status": "ok", "reason": None, "load_s": 8.0,
-                                                         "compute_ms": 2.0, "e2e_ms": 2.2, "enqueue_ms": 1.9,
-                                                         "iterations": 500}}
-        flagged = []
-        torch_paths.reference_table(rows, {m: torch_paths.merged_reference(self.out, m) for m in torch_paths.MODELS},
-                                    flagged)
-        self.assertEqual(flagged, ["resnet50-fp16-b1 torch-eager: 0.500 (enqueue / GPU compute: inferbench 95%, "
-                                   "reference 98%)"])
+                   {"cells": {name: {"eager": {"median_ms": 4.0, "enqueue_median_ms": 3.9}}}})
+        write_json(os.path.join(self.out, "reference", "resnet50.compile.fp16.json"),
+                   {"cells": {name: {"compile": {"median_ms": 1.0, "enqueue_median_ms": 0.4}}}})
+        row = {"status": "ok", "reason": None, "load_s": 8.0, "e2e_ms": 2.2, "iterations": 500}
+        rows = {("resnet50", "fp16", 1, "torch-eager"): dict(row, compute_ms=2.0, enqueue_ms=1.9),
+                ("resnet50", "fp16", 1, "torch-compile"): dict(row, compute_ms=1.1, enqueue_ms=1.0)}
+        verdicts = {"unexplained": [], "host_bound": []}
+        table = "\n".join(torch_paths.reference_table(
+            rows, {m: torch_paths.merged_reference(self.out, m) for m in torch_paths.MODELS}, verdicts))
+        self.assertIn("| resnet50 | fp16 | 1 | 4.000 / 1.000 / – | 0.500 host | 1.100 ⚠ |", table)
+        self.assertEqual(verdicts, {
+            "host_bound": ["resnet50-fp16-b1 torch-eager: 0.500 (enqueue / GPU compute: inferbench 95%, "
+                           "reference 98%)"],
+            "unexplained": ["resnet50-fp16-b1 torch-compile: 1.100 (enqueue / GPU compute: inferbench 91%, "
+                            "reference 40%)"]}, "one side bound by the host is no explanation")
 
     def test_inferbench_figures_are_medians_of_the_stored_iterations(self):
         db = os.path.join(self.out, "results.db")
