@@ -11,6 +11,8 @@
 #include <torch/csrc/inductor/aoti_package/model_package_loader.h>
 #include <torch/torch.h>
 
+#include <nlohmann/json.hpp>
+
 #if INFERBENCH_TORCH_CUDA
 #include <ATen/cuda/CUDAEvent.h>
 #include <c10/cuda/CUDAFunctions.h>
@@ -19,7 +21,7 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
+#include <cmath>
 #include <cstdlib>
 #include <iostream>
 #include <optional>
@@ -110,22 +112,10 @@ double ms_since(std::chrono::steady_clock::time_point from) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - from).count();
 }
 
-std::string json_string(const std::string& text) {
-    std::string out = "\"";
-    for (const char c : text) {
-        if (c == '"' || c == '\\') out += '\\';
-        if (static_cast<unsigned char>(c) < 0x20) {
-            out += ' ';
-            continue;
-        }
-        out += c;
-    }
-    return out + "\"";
-}
-
-std::string first_line(const std::string& text) {
-    const auto end = text.find('\n');
-    return text.substr(0, std::min<std::size_t>(end, 300));
+// The row of a package that did not load or run: the first line of what the loader said.
+void print_error(const std::string& what) {
+    const nlohmann::json row = {{"aoti_error", what.substr(0, std::min<std::size_t>(what.find('\n'), 300))}};
+    std::cout << row.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
 }
 
 // Times single calls: GPU time between two events around the call on the current stream (the events made
@@ -203,11 +193,15 @@ int run(const Arguments& arguments) {
     }
     std::vector<double> sorted = gpu;
     std::sort(sorted.begin(), sorted.end());
-    std::printf(
-        "{\"aoti\": {\"median_ms\": %.6f, \"p10_ms\": %.6f, \"p90_ms\": %.6f, \"enqueue_median_ms\": %.6f, "
-        "\"calls\": %zu}, \"aoti_first_call_s\": %.2f}\n",
-        median(gpu), sorted[sorted.size() / 10], sorted[9 * sorted.size() / 10], median(enqueue), gpu.size(),
-        first_call_s);  // p10 and p90 as the Python reference picks them
+    const nlohmann::json row = {
+        {"aoti",
+         {{"median_ms", median(gpu)},
+          {"p10_ms", sorted[sorted.size() / 10]},  // p10 and p90 as the Python reference picks them
+          {"p90_ms", sorted[9 * sorted.size() / 10]},
+          {"enqueue_median_ms", median(enqueue)},
+          {"calls", gpu.size()}}},
+        {"aoti_first_call_s", std::round(first_call_s * 100) / 100}};
+    std::cout << row.dump() << std::endl;
     return 0;
 }
 
@@ -222,9 +216,9 @@ int main(int argc, char** argv) {
     try {
         return run(*arguments);
     } catch (const c10::Error& error) {
-        std::printf("{\"aoti_error\": %s}\n", json_string(first_line(error.what_without_backtrace())).c_str());
+        print_error(error.what_without_backtrace());
     } catch (const std::exception& error) {
-        std::printf("{\"aoti_error\": %s}\n", json_string(first_line(error.what())).c_str());
+        print_error(error.what());
     }
     return 1;
 }

@@ -23,8 +23,7 @@ one ONNX file per model with a dynamic batch for torch and onnxruntime; torch.co
 Inductor's cache for the reference and the runner); inferbench (one plan, resumed with `run --resume` where a call
 ran out of time; first, so that its figures are the ones kept where the GPU time ends); reference (nothing else on
 the GPU; eager and compile one Python process per model and precision, the AOTI package one aoti_reference process
-per cell, so that a crash loses one path's figures alone; once one AOTI process crashed or hung, the other AOTI cells
-are not run and say why); tables.
+per cell, so that a crash loses one path's or one package's figures alone); tables.
 `--stages build,compile` does only those (e.g. in the background, on CPUs the measurements leave free, while the GPU
 measures something else); the next call without --stages goes on from there.
 CPU check of the plan alone: python3 scripts/gpu/torch_paths.py /tmp/tp --print-plan
@@ -219,9 +218,9 @@ def job_cells(argv):
 
 
 def crashed(argv, code, last_step=None, hung_s=None):
-    """What a reference process that gave no answer leaves for the cells it was to measure, its reason also under
-    "no_answer" (no_answer() reads it); `last_step`, the last step it wrote to its log (torch_paths_reference.step),
-    says where it ended; `hung_s`, the limit it ran past and was killed at."""
+    """What a reference process that gave no answer leaves for the cells it was to measure; `last_step`, the last
+    step it wrote to its log (torch_paths_reference.step), says where it ended; `hung_s`, the limit it ran past and
+    was killed at."""
     path, names = job_cells(argv)
     if hung_s is not None:
         why = f"no answer within {hung_s:.0f} s (killed)"
@@ -229,19 +228,6 @@ def crashed(argv, code, last_step=None, hung_s=None):
         why = f"the process ended without an answer ({f'signal {-code}' if code < 0 else f'exit {code}'})"
     if last_step:
         why += f" at its step '{last_step}'"
-    return {"no_answer": why, "cells": {name: {f"{path}_error": why} for name in names}}
-
-
-def no_answer(answer):
-    """Why a stored reference answer's process crashed or hung (crashed()), else None."""
-    return (answer or {}).get("no_answer")
-
-
-def not_run_after(argv, first, why):
-    """The cells of an AOTI reference job left out because an earlier one's process gave no answer: every package
-    loads the same way, so each would cost its time to end alike (45-60 s a crash on the H200)."""
-    path, names = job_cells(argv)
-    why = f"not run: the {path} reference of {first} gave no answer ({why}); delete its file under reference/ to retry"
     return {"cells": {name: {f"{path}_error": why} for name in names}}
 
 
@@ -327,30 +313,22 @@ def run_reference(args, budget, name, argv):
 
 
 def stage_reference(args, budget):
-    broken = None  # (name, why) of the first AOTI reference whose process crashed or hung
     for name, argv in reference_jobs(args.precisions):
         path = os.path.join(args.out, "reference", f"{name}.json")
-        aoti = argv[1] == "aoti"
         if os.path.exists(path):
-            answer = read_json(path)
-        else:
-            if aoti and broken:
-                answer = not_run_after(argv, *broken)
-            elif budget.left() < args.min_job_s:
-                return False
-            else:
-                log(f"reference: {name} (CUDA events around single calls)")
-                answer = run_reference(args, budget, name, argv)
-                if answer is None:
-                    log(f"reference: {name} ran out of time; done next call")
-                    return False
-            write_json(path, answer)
-            log(f"reference: {name}: " + "; ".join(
-                f"{cell} " + ", ".join(f"{k} {v['median_ms']:.3f} ms" if isinstance(v, dict) else f"{k}: {v}"
-                                       for k, v in row.items() if not k.endswith("_first_call_s"))
-                for cell, row in answer["cells"].items()))
-        if aoti and not broken and no_answer(answer):
-            broken = (name, no_answer(answer))
+            continue
+        if budget.left() < args.min_job_s:
+            return False
+        log(f"reference: {name} (CUDA events around single calls)")
+        answer = run_reference(args, budget, name, argv)
+        if answer is None:
+            log(f"reference: {name} ran out of time; done next call")
+            return False
+        write_json(path, answer)
+        log(f"reference: {name}: " + "; ".join(
+            f"{cell} " + ", ".join(f"{k} {v['median_ms']:.3f} ms" if isinstance(v, dict) else f"{k}: {v}"
+                                   for k, v in row.items() if not k.endswith("_first_call_s"))
+            for cell, row in answer["cells"].items()))
     return True
 
 

@@ -108,8 +108,8 @@ def time_calls(torch, fn, inputs, timing=None):
     first event's record to the second's, as inferbench's runners measure enqueue_ns): where it is close to the GPU
     time, the call is bound by the host's launches, not by the GPU."""
     timing = timing or TIMING
-    began, calls = time.perf_counter(), 0
-    while calls < timing["warmup_calls"] or time.perf_counter() - began < timing["warmup_s"]:
+    warming, calls = time.perf_counter(), 0
+    while calls < timing["warmup_calls"] or time.perf_counter() - warming < timing["warmup_s"]:
         call(fn, inputs)
         calls += 1
     torch.cuda.synchronize()

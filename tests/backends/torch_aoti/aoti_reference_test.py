@@ -50,16 +50,14 @@ class AotiReference(unittest.TestCase):
 
     def test_it_warms_up_and_measures_as_long_as_asked(self):
         path = package(self.folder.name, "input x float32 ?,3")
-        began = time.monotonic()
         code, row, err = self.run_reference("--warmup=0", "--duration=0", path, "cpu", "x:float32:1x3")
         self.assertEqual(code, 0, err)
         self.assertEqual(row["aoti"]["calls"], 20, "no time asked: the least number of calls")
-        quick = time.monotonic() - began
         began = time.monotonic()
         code, row, err = self.run_reference("--warmup=0.3", "--duration=0.4", path, "cpu", "x:float32:1x3")
         self.assertEqual(code, 0, err)
         self.assertGreater(row["aoti"]["calls"], 20)
-        self.assertGreaterEqual(time.monotonic() - began, quick + 0.7)
+        self.assertGreaterEqual(time.monotonic() - began, 0.7, "0.3 s warming up, then 0.4 s measured")
 
     def test_what_the_loader_refuses_is_the_rows_error(self):
         bad = os.path.join(self.folder.name, "not-a-package.pt2")
