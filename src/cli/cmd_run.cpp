@@ -232,7 +232,12 @@ int execute_resume(const RunArgs& args, const BackendRegistry& registry) {
     auto results = store::ResultsStore::open(db);
     const ResumePoint point = find_resume_point(results, args.resume, vocab);
     if (point.pending.empty()) {
-        fmt::print(stderr, "run {}: all {} benchmarks are ok; nothing to resume\n", point.run.run_id, point.benchmarks);
+        const bool marked = !args.dry_run && complete_if_all_ok(results, point);
+        fmt::print(stderr, "run {}: all {} benchmarks are ok; nothing to resume{}\n", point.run.run_id,
+                   point.benchmarks,
+                   marked ? fmt::format(" (it was marked {}, as its orchestrator stopped before ending it; now "
+                                        "marked completed)", to_string(point.run.status))
+                          : "");
         return kExitOk;
     }
     const auto cells = expand_matrix(point.plan);

@@ -1,5 +1,6 @@
 #include "runner/resume.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include <fmt/format.h>
@@ -65,14 +66,22 @@ ResumePoint find_resume_point(const store::ResultsStore& results, std::string_vi
     const auto records = results.benchmarks(point.run.run_id);
     require_same_cells(point.run, cells, records);
     std::set<CellRepeat> ok;
-    for (const auto& record : records)
+    for (const auto& record : records) {
         if (record.status == BenchmarkStatus::ok) ok.insert({static_cast<std::size_t>(record.ordinal), record.repeat});
+        point.last_ended_unix_ms = std::max(point.last_ended_unix_ms, record.ended_unix_ms);
+    }
     point.cells = cells.size();
     const auto order = run_order(cells.size(), point.plan.settings.repeats);
     point.benchmarks = order.size();
     for (const CellRepeat& benchmark : order)
         if (!ok.contains(benchmark)) point.pending.push_back(benchmark);
     return point;
+}
+
+bool complete_if_all_ok(store::ResultsStore& results, const ResumePoint& point) {
+    if (!point.pending.empty() || point.run.status == RunStatus::completed) return false;
+    results.end_run(point.run.run_id, point.last_ended_unix_ms, RunStatus::completed);
+    return true;
 }
 
 }  // namespace inferbench

@@ -21,11 +21,17 @@ struct ResumePoint {
     std::size_t cells = 0;              // in the plan
     std::size_t benchmarks = 0;         // cells x the plan's repeats
     std::vector<CellRepeat> pending;    // without an ok record, in run order
+    std::int64_t last_ended_unix_ms = 0;  // when its last stored benchmark ended (0 when none is stored)
 };
 
 // `which` is a run id or "latest". Throws UserError when there is no such run, when the run may still
 // be written by a live orchestrator, or when its plan cannot be read back as the cells it stored.
 ResumePoint find_resume_point(const store::ResultsStore& results, std::string_view which,
                               const PlanVocabulary& vocabulary);
+
+// A run whose every benchmark is ok but which is not marked completed (its orchestrator was killed
+// between storing the last benchmark and ending the run) is marked completed, ended when its last
+// benchmark ended. Returns whether it was marked.
+bool complete_if_all_ok(store::ResultsStore& results, const ResumePoint& point);
 
 }  // namespace inferbench

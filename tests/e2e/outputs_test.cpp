@@ -105,10 +105,11 @@ TEST_F(Outputs, CompareFitsTheWidthAndSaysTheSidesRanWithDifferentSettings) {
 TEST_F(Outputs, ProgressLineIsCutToTheTerminalWidth) {
     // `script` gives the run a terminal; COLUMNS says how wide it is.
     if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "util-linux script not installed";
-    const std::string command = "cd '" + dir_->path().string() + "' && COLUMNS=60 script -qec \"'" +
-                                std::string(INFERBENCH_EXE) +
-                                "' run --backend null --model null --batch 1,2 --duration 1500ms --warmup 0s "
-                                "--max-iterations 0 --db p.db\" /dev/null >tty.txt 2>&1";
+    // The fault backend's 1 ms inferences: lines are redrawn for 1.5 s per cell with few iterations to store.
+    const std::string command = "cd '" + dir_->path().string() + "' && COLUMNS=60 INFERBENCH_BACKEND_PATH='" +
+                                INFERBENCH_TEST_BACKEND_DIR + "' script -qec \"'" + std::string(INFERBENCH_EXE) +
+                                "' run --backend fault --model null --batch 1,2 --duration 1500ms --warmup 0s "
+                                "--set backend_options.fault.sleep_ms=1 --db p.db\" /dev/null >tty.txt 2>&1";
     testing::CliResult r;
     const int status = std::system(command.c_str());
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <map>
@@ -180,6 +181,38 @@ TEST(Resume, RunsOnlyTheCellsWithoutAnOkResultIntoTheSameRun) {
     const auto again = dir.run("run --resume latest --db r.db");
     EXPECT_EQ(again.exit_code, 0) << again.err;
     EXPECT_THAT(again.err, HasSubstr("run 1: all 3 benchmarks are ok; nothing to resume"));
+}
+
+// The orchestrator killed after storing the last benchmark and before ending the run: nothing is left to
+// measure, and the run is marked completed, ended when its last benchmark ended.
+TEST(Resume, ARunWhoseEveryBenchmarkIsOkIsMarkedCompleted) {
+    ScratchDir dir;
+    const auto first = dir.run("run --backend null --model null --batch 1,2 --duration 10ms --warmup 0s "
+                               "--db r.db --quiet");
+    ASSERT_EQ(first.exit_code, 0) << first.err;
+    std::int64_t last_ended = 0;
+    {
+        auto store = store::ResultsStore::open(dir.file("r.db"));
+        for (const auto& b : store.benchmarks(1)) last_ended = std::max(last_ended, b.ended_unix_ms);
+        store.end_run(1, last_ended + 5000, RunStatus::interrupted, "its orchestrator is gone");
+    }
+    const auto listed = dir.run("run --resume latest --db r.db --dry-run");
+    EXPECT_EQ(listed.exit_code, 0) << listed.err;
+    EXPECT_EQ(store::ResultsStore::open(dir.file("r.db")).runs().at(0).status, RunStatus::interrupted)
+        << "a dry run changes nothing";
+
+    const auto resumed = dir.run("run --resume latest --db r.db");
+    EXPECT_EQ(resumed.exit_code, 0) << resumed.err;
+    EXPECT_THAT(resumed.err, HasSubstr("run 1: all 2 benchmarks are ok; nothing to resume (it was marked interrupted, "
+                                       "as its orchestrator stopped before ending it; now marked completed)"));
+    const auto run = store::ResultsStore::open(dir.file("r.db")).runs().at(0);
+    EXPECT_EQ(run.status, RunStatus::completed);
+    EXPECT_EQ(run.ended_unix_ms, last_ended);
+    EXPECT_TRUE(run.end_reason.empty());
+
+    const auto again = dir.run("run --resume latest --db r.db");
+    EXPECT_EQ(again.exit_code, 0) << again.err;
+    EXPECT_THAT(again.err, HasSubstr("run 1: all 2 benchmarks are ok; nothing to resume\n"));
 }
 
 TEST(Resume, ClearErrors) {
