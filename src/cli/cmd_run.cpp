@@ -235,8 +235,8 @@ int execute_resume(const RunArgs& args, const BackendRegistry& registry) {
         const bool marked = !args.dry_run && complete_if_all_ok(results, point);
         fmt::print(stderr, "run {}: all {} benchmarks are ok; nothing to resume{}\n", point.run.run_id,
                    point.benchmarks,
-                   marked ? fmt::format(" (it was marked {}, as its orchestrator stopped before ending it; now "
-                                        "marked completed)", to_string(point.run.status))
+                   marked ? " (it was marked interrupted, as its orchestrator stopped before ending it; now marked "
+                                   "completed)"
                           : "");
         return kExitOk;
     }

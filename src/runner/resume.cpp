@@ -79,8 +79,9 @@ ResumePoint find_resume_point(const store::ResultsStore& results, std::string_vi
 }
 
 bool complete_if_all_ok(store::ResultsStore& results, const ResumePoint& point) {
-    if (!point.pending.empty() || point.run.status == RunStatus::completed) return false;
-    results.end_run(point.run.run_id, point.last_ended_unix_ms, RunStatus::completed);
+    if (!point.pending.empty() || point.run.status != RunStatus::interrupted) return false;
+    results.end_run(point.run.run_id, std::max(point.run.started_unix_ms, point.last_ended_unix_ms),
+                    RunStatus::completed);
     return true;
 }
 

@@ -29,9 +29,9 @@ struct ResumePoint {
 ResumePoint find_resume_point(const store::ResultsStore& results, std::string_view which,
                               const PlanVocabulary& vocabulary);
 
-// A run whose every benchmark is ok but which is not marked completed (its orchestrator was killed
-// between storing the last benchmark and ending the run) is marked completed, ended when its last
-// benchmark ended. Returns whether it was marked.
+// An interrupted run whose every benchmark is ok (its orchestrator was killed between storing the last
+// benchmark and ending the run) is marked completed, ended when its last benchmark ended (when it
+// started, for a run without one). Returns whether it was marked.
 bool complete_if_all_ok(store::ResultsStore& results, const ResumePoint& point);
 
 }  // namespace inferbench
