@@ -63,12 +63,15 @@ Supervised supervise(Child& child, const StopPolicy& policy, const std::function
     const std::int64_t timeout_from = policy.timeout_from_ns > 0 ? policy.timeout_from_ns : monotonic_ns();
     Supervised result;
     StopSequence stop(child, policy);
+    const auto ended = [&] {
+        const auto status = child.try_wait();
+        if (!status) return false;
+        result.status = *status;
+        result.stopped = stop.started();
+        return true;
+    };
     while (true) {
-        if (const auto status = child.try_wait()) {
-            result.status = *status;
-            result.stopped = stop.started();
-            return result;
-        }
+        if (ended()) return result;
         const std::int64_t now = monotonic_ns();
         if (!result.timed_out && policy.timeout_ns > 0 && now - timeout_from >= policy.timeout_ns) {
             result.timed_out = true;
@@ -77,11 +80,14 @@ Supervised supervise(Child& child, const StopPolicy& policy, const std::function
             else
                 stop.start();
         }
+        // A request that comes once the child has ended (between two looks at it) stops nothing.
         if (!result.stop_requested && policy.should_stop && policy.should_stop()) {
+            if (ended()) return result;
             result.stop_requested = true;
             stop.start();
         }
         if (!stop.killed() && policy.kill_now && policy.kill_now()) {
+            if (ended()) return result;
             result.stop_requested = true;
             stop.kill();
         }

@@ -36,7 +36,7 @@ struct StopPolicy {
 struct Supervised {
     ExitStatus status;
     bool stopped = false;         // a stop was started: asked for, or the timeout passed
-    bool stop_requested = false;  // should_stop or kill_now asked for it
+    bool stop_requested = false;  // should_stop or kill_now asked for it while the child ran
     bool timed_out = false;       // the timeout passed
 };
 

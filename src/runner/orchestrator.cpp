@@ -180,8 +180,10 @@ void fill_from_outcome(store::BenchmarkRecord& record, const WorkerOutcome& outc
         record.status = BenchmarkStatus::skipped;
         record.reason = skipped->reason;
     } else if (clean_exit && measured) {
-        record.status = outcome.stop_requested ? BenchmarkStatus::interrupted : BenchmarkStatus::ok;
-        if (outcome.stop_requested)
+        // The loop says whether a stop cut it short. A stop that came later (during the layer profile, or as
+        // the worker exited) leaves the measurement whole.
+        record.status = measured->stopped ? BenchmarkStatus::interrupted : BenchmarkStatus::ok;
+        if (measured->stopped)
             record.reason = fmt::format("stopped by {}; iterations measured so far are kept", interrupt_name());
     } else if (error) {
         record.status = BenchmarkStatus::failed;
@@ -356,7 +358,9 @@ private:
         keep({std::move(record), std::move(iterations), std::move(metrics), std::move(telemetry.gpu),
               std::move(telemetry.cpu), std::move(telemetry.sources), std::move(layers), std::move(series)});
         const store::BenchmarkRecord& kept = result_.benchmarks.back();
-        if (kept.status == BenchmarkStatus::interrupted || interrupt_requested()) result_.interrupted = true;
+        // A stop asked for once the last benchmark has ended (while it is stored) cuts nothing short.
+        const bool last = k + 1 == order_.size();
+        if (kept.status == BenchmarkStatus::interrupted || (interrupt_requested() && !last)) result_.interrupted = true;
         if (kept.status != BenchmarkStatus::skipped) {
             finished_ns_ += monotonic_ns() - cell_begin;
             ++finished_;

@@ -3,6 +3,7 @@
 #include "core/supervise.hpp"
 
 #include <signal.h>
+#include <sys/wait.h>
 
 #include <gtest/gtest.h>
 
@@ -32,6 +33,25 @@ TEST(Supervise, AChildThatEndsByItselfIsNotStopped) {
     EXPECT_EQ(result.status.code, 4);
     EXPECT_FALSE(result.stopped);
     EXPECT_FALSE(result.timed_out);
+}
+
+// The request comes once the child has exited but before the supervisor has looked again (the child not
+// yet reaped): it stops nothing, for a clean exit with a stop would read as interrupted work.
+TEST(Supervise, ARequestAfterTheChildHasEndedStopsNothing) {
+    for (const bool kill : {false, true}) {
+        Child child = shell("sleep 0.1; exit 0");
+        const auto has_exited = [pid = child.pid()] {
+            siginfo_t info{};
+            return waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT) == 0;  // waits, reaps nothing
+        };
+        StopPolicy policy;
+        (kill ? policy.kill_now : policy.should_stop) = has_exited;
+        const Supervised result = supervise(child, policy);
+        EXPECT_TRUE(result.status.exited) << kill;
+        EXPECT_EQ(result.status.code, 0) << kill;
+        EXPECT_FALSE(result.stop_requested) << kill;
+        EXPECT_FALSE(result.stopped) << kill;
+    }
 }
 
 TEST(Supervise, AStopRequestSendsTheFirstSignalAndTheChildMayStillExitCleanly) {

@@ -116,6 +116,29 @@ TEST(Resume, SigtermKillsTheWorkerAndClosesTheRun) { expect_stopped_by(SIGTERM, 
 
 TEST(Resume, SighupKillsTheWorkerAndClosesTheRun) { expect_stopped_by(SIGHUP, "SIGHUP"); }
 
+// A SIGTERM once the last benchmark's worker has ended, while its 1.5 million iterations are stored, cuts
+// nothing short: the benchmark is kept whole, the run completes and inferbench exits 0.
+TEST(Resume, ASigtermOnceTheLastBenchmarkHasEndedInterruptsNothing) {
+    ScratchDir dir;
+    dir.write("plan.yaml", "models: [null]\nbackends: [null]\nbatch_sizes: [1]\nduration: 30s\nwarmup: 0s\n"
+                           "max_iterations: 1500000\ntelemetry_enabled: false\n");
+    const std::string tag = unique_tag();
+    BackgroundCli cli(dir, {"run", "plan.yaml", "--db", "r.db", "--quiet"}, tag);
+    wait_for_worker(tag, 0ms);
+    ASSERT_TRUE(wait_until([&] { return tagged_workers(tag).empty(); }, 20s)) << "the worker did not end";
+    const std::string stat = testing::read_file("/proc/" + std::to_string(cli.pid()) + "/stat");
+    ASSERT_TRUE(!stat.empty() && stat.compare(stat.rfind(')') + 2, 1, "Z") != 0)
+        << "inferbench ended before the signal; the test needs a longer store";
+    cli.signal(SIGTERM);
+    EXPECT_EQ(exit_code(cli.wait()), 0) << cli.err();
+    const auto store = store::ResultsStore::open(dir.file("r.db"));
+    EXPECT_EQ(store.runs().at(0).status, RunStatus::completed);
+    const auto benchmarks = store.benchmarks();
+    ASSERT_EQ(benchmarks.size(), 1u);
+    EXPECT_EQ(benchmarks[0].status, BenchmarkStatus::ok) << benchmarks[0].reason;
+    EXPECT_EQ(store.iterations(benchmarks[0].benchmark_id).size(), 1'500'000u);
+}
+
 TEST(Resume, AWorkerOfAStoppedOrchestratorStillEndsAtItsTimeout) {
     ScratchDir dir;
     dir.write("plan.yaml", long_plan("1", "timeout: 1s\n"));
