@@ -32,6 +32,13 @@ inline bool wait_until(const std::function<bool()>& done, std::chrono::milliseco
     return true;
 }
 
+// Whether process `/proc/PID` (given as that folder) runs: it exists and is not a zombie.
+inline bool process_running(const std::string& proc_dir) {
+    const std::string stat = read_file(proc_dir + "/stat");
+    const auto close = stat.rfind(')');
+    return close != std::string::npos && stat.compare(close + 2, 1, "Z") != 0;
+}
+
 // Live (not zombie) `__worker` processes whose environment carries `tag`.
 inline std::vector<pid_t> tagged_workers(const std::string& tag) {
     const std::string marker = std::string("INFERBENCH_TEST_TAG=") + tag + '\0';
@@ -44,9 +51,7 @@ inline std::vector<pid_t> tagged_workers(const std::string& tag) {
         const std::string cmdline = read_file(dir + "/cmdline");
         if (cmdline.find(std::string("\0__worker\0", 10)) == std::string::npos) continue;
         if (read_file(dir + "/environ").find(marker) == std::string::npos) continue;
-        const std::string stat = read_file(dir + "/stat");
-        const auto close = stat.rfind(')');
-        if (close == std::string::npos || stat.compare(close + 2, 1, "Z") == 0) continue;
+        if (!process_running(dir)) continue;
         found.push_back(std::stoi(name));
     }
     return found;
