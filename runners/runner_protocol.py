@@ -6,6 +6,7 @@ here: the request, the loop, the chunked output, SIGTERM, errors and exit codes.
 """
 
 import argparse
+import faulthandler
 import json
 import signal
 import sys
@@ -194,6 +195,9 @@ def parse_args(argv):
 
 def main(runner, argv=None):
     """Runs a runner module (with describe() and run()); returns the exit code."""
+    # A crash in native code (the framework's, a driver's) writes the Python stack to stderr before the process
+    # dies, and inferbench stores stderr's tail with the failed benchmark.
+    faulthandler.enable()
     args = parse_args(sys.argv[1:] if argv is None else argv)
     stop = StopFlag()
     out = sys.stdout

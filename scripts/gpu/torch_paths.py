@@ -23,7 +23,9 @@ one ONNX file per model with a dynamic batch for torch and onnxruntime; torch.co
 Inductor's cache for the reference and the runner); inferbench (one plan, resumed with `run --resume` where a call
 ran out of time; first, so that its figures are the ones kept where the GPU time ends); reference (nothing else on
 the GPU; eager and compile one Python process per model and precision, the AOTI package one aoti_reference process
-per cell, so that a crash loses one path's or one package's figures alone); tables.
+per cell, so that a crash loses one path's or one package's figures alone; then the paths --reference-repeats names,
+compile by default, again in fresh processes, so that plain PyTorch's own spread from process to process is
+measured); tables.
 `--stages build,compile` does only those (e.g. in the background, on CPUs the measurements leave free, while the GPU
 measures something else); the next call without --stages goes on from there.
 CPU check of the plan alone: python3 scripts/gpu/torch_paths.py /tmp/tp --print-plan
@@ -198,17 +200,21 @@ def stage_compile(args, budget):
     return not pending and not compile_jobs(args)
 
 
-def reference_jobs(precisions):
+def reference_jobs(precisions, repeats=None):
     """(result name, arguments after `reference`): eager and compile for a model's batches at one precision in one
     process, the AOTI package one cell per process (a package load that crashes the interpreter loses that cell
-    alone)."""
+    alone). `repeats` ({path: processes}, --reference-repeats) measures a path again in fresh processes, named
+    NAME.r2, NAME.r3, ..., each pass after the whole of the one before, so that the repeats lie minutes apart as
+    inferbench's cells and the reference do."""
     jobs = []
     for model in MODELS:
         for precision in precisions:
             jobs += [(f"{model}.{path}.{precision}", [model, path, precision]) for path in PATHS if path != "aoti"]
             jobs += [(f"{model}.aoti.{cell_name(model, precision, b)}", [model, "aoti", precision, str(b)])
                      for b in BATCHES]
-    return jobs
+    passes = max((repeats or {}).values(), default=1)
+    return jobs + [(f"{name}.r{k}", argv) for k in range(2, passes + 1)
+                   for name, argv in jobs if (repeats or {}).get(argv[1], 1) >= k]
 
 
 def job_cells(argv):
@@ -313,7 +319,7 @@ def run_reference(args, budget, name, argv):
 
 
 def stage_reference(args, budget):
-    for name, argv in reference_jobs(args.precisions):
+    for name, argv in reference_jobs(args.precisions, args.reference_repeats):
         path = os.path.join(args.out, "reference", f"{name}.json")
         if os.path.exists(path):
             continue
@@ -333,8 +339,11 @@ def stage_reference(args, budget):
 
 
 def merged_reference(out, model):
-    """The model's reference files as one: {"cells": {CELL: {path: timing, path_error: ...}}}."""
+    """The model's reference files as one: {"cells": {CELL: {path: timing, path_error: ...}}}. A path that several
+    processes measured (--reference-repeats) has the median of their medians (and of their enqueue medians), and
+    each process's median in runs_ms."""
     merged = {"cells": {}}
+    timings = {}
     folder = os.path.join(out, "reference")
     for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
         if name.startswith(model + ".") and name.endswith(".json"):
@@ -342,7 +351,20 @@ def merged_reference(out, model):
             for key in ("torch", "gpu"):
                 merged.setdefault(key, answer.get(key))
             for cell, row in answer.get("cells", {}).items():
-                merged["cells"].setdefault(cell, {}).update(row)
+                for key, value in row.items():
+                    if isinstance(value, dict) and "median_ms" in value:
+                        timings.setdefault((cell, key), []).append(value)
+                    else:
+                        merged["cells"].setdefault(cell, {}).setdefault(key, value)
+    for (cell, path), runs in timings.items():
+        combined = runs[0]
+        if len(runs) > 1:
+            combined = {"median_ms": statistics.median(r["median_ms"] for r in runs),
+                        "runs_ms": sorted(r["median_ms"] for r in runs)}
+            enqueue = [r["enqueue_median_ms"] for r in runs if r.get("enqueue_median_ms") is not None]
+            if len(enqueue) == len(runs):
+                combined["enqueue_median_ms"] = statistics.median(enqueue)
+        merged["cells"].setdefault(cell, {})[path] = combined
     return merged
 
 
@@ -493,7 +515,9 @@ def host_shares(row, ref):
 
 def ratio_cell(row, ref, backend, name, verdicts):
     """The ratio of GPU compute medians; one past FLAG_RATIO on a like-for-like path goes into verdicts["host_bound"]
-    where both sides were bound by their launches (marked "host"), else into verdicts["unexplained"] (marked ⚠)."""
+    where both sides were bound by their launches (marked "host"); else into verdicts["spread"] where plain PyTorch's
+    own processes (--reference-repeats) were as far apart and inferbench's figure lies among them (marked
+    "spread"); else into verdicts["unexplained"] (marked ⚠)."""
     path, like_for_like = REFERENCE_OF[backend]
     if not row or row["compute_ms"] is None or path not in ref:
         return "–"
@@ -502,9 +526,26 @@ def ratio_cell(row, ref, backend, name, verdicts):
         return f"{ratio:.3f}"
     shares = host_shares(row, ref[path])
     said = f" (enqueue / GPU compute: inferbench {shares[0]:.0%}, reference {shares[1]:.0%})" if shares else ""
-    host_bound = shares is not None and min(shares) >= HOST_BOUND_SHARE
-    verdicts["host_bound" if host_bound else "unexplained"].append(f"{name} {backend}: {ratio:.3f}{said}")
-    return f"{ratio:.3f} {'host' if host_bound else '⚠'}"
+    runs = ref[path].get("runs_ms", [])
+    if shares is not None and min(shares) >= HOST_BOUND_SHARE:
+        verdict, mark = "host_bound", "host"
+    elif len(runs) > 1 and runs[0] <= row["compute_ms"] <= runs[-1]:
+        verdict, mark = "spread", "spread"
+        said = (f" ({row['compute_ms']:.3f} ms, among plain PyTorch's {len(runs)} processes: "
+                f"{', '.join(f'{r:.3f}' for r in runs)} ms, {runs[-1] / runs[0] - 1:.0%} apart)")
+    else:
+        verdict, mark = "unexplained", "⚠"
+    verdicts[verdict].append(f"{name} {backend}: {ratio:.3f}{said}")
+    return f"{ratio:.3f} {mark}"
+
+
+def reference_figure(ref, path):
+    """A reference path's median for the table, with its processes' range where several measured it."""
+    if path not in ref:
+        return "failed" if f"{path}_error" in ref else "–"
+    runs = ref[path].get("runs_ms")
+    spread = f" [{runs[0]:.3f}–{runs[-1]:.3f}]" if runs else ""
+    return f"{ref[path]['median_ms']:.3f}{spread}"
 
 
 def reference_table(rows, refs, verdicts):
@@ -516,15 +557,15 @@ def reference_table(rows, refs, verdicts):
              f"(the ONNX file on inferbench's LibTorch interpreter, no Python dispatch) and onnxruntime are other "
              f"paths, shown against eager for scale and not flagged. ⚠: more than {FLAG_RATIO:.0%} apart; host: as "
              f"far apart, both sides bound by the host's launches (enqueue >= {HOST_BOUND_SHARE:.0%} of GPU "
-             f"compute).", "",
+             f"compute); spread: as far apart, and inferbench's figure lies among those of plain PyTorch's own "
+             f"processes (a path measured by several, --reference-repeats: their median, [lowest–highest]).", "",
              HEADER + "reference eager / compile / aoti ms | " + " | ".join(BACKENDS) + " |",
              "|---|---|---:|---|" + "---|" * len(BACKENDS)]
     failures = []
     for model, precision, batch in cells():
         name = cell_name(model, precision, batch)
         ref = refs[model].get("cells", {}).get(name, {})
-        ref_text = " / ".join(f"{ref[k]['median_ms']:.3f}" if k in ref else "failed" if f"{k}_error" in ref else "–"
-                              for k in PATHS)
+        ref_text = " / ".join(reference_figure(ref, k) for k in PATHS)
         failures += [f"{name} {k}: {ref[k + '_error']}" for k in PATHS if f"{k}_error" in ref]
         cols = [ratio_cell(rows.get((model, precision, batch, b)), ref, b, name, verdicts) for b in BACKENDS]
         lines.append(f"| {model} | {precision} | {batch} | {ref_text} | " + " | ".join(cols) + " |")
@@ -550,7 +591,7 @@ def load_table(out, rows):
 def stage_tables(args):
     rows = inferbench_rows(args.out)
     refs = {m: merged_reference(args.out, m) for m in MODELS}
-    verdicts = {"unexplained": [], "host_bound": []}
+    verdicts = {"unexplained": [], "host_bound": [], "spread": []}
     lines = (["# PyTorch's deployment paths through inferbench, and plain PyTorch beside them", ""] + figures_table(rows)
              + ["", "## inferbench against plain PyTorch", ""] + reference_table(rows, refs, verdicts)
              + ["", "## Load times (s): the worker's load, torch-aoti's with its package compile (or cache lookup)", ""]
@@ -561,6 +602,10 @@ def stage_tables(args):
         lines += [f"More than {FLAG_RATIO:.0%} apart, both sides bound by the host's launches (each figure times the "
                   f"host's dispatch, which drifts from run to run, not the GPU): " + "; ".join(verdicts["host_bound"]),
                   ""]
+    if verdicts["spread"]:
+        lines += [f"More than {FLAG_RATIO:.0%} apart, within plain PyTorch's own spread from process to process (the "
+                  f"same script, model and inputs, timed in fresh processes minutes apart): "
+                  + "; ".join(verdicts["spread"]), ""]
     text = "\n".join(lines)
     with open(os.path.join(args.out, "figures.md"), "w") as f:
         f.write(text)
@@ -576,6 +621,17 @@ STAGES = {"build": stage_build, "compile": stage_compile, "inferbench": stage_in
           "reference": stage_reference, "tables": lambda args, budget: True}
 
 
+def path_counts(text):
+    """--reference-repeats: "compile=3,aoti=2" -> {"compile": 3, "aoti": 2}."""
+    counts = {}
+    for item in filter(None, text.split(",")):
+        path, _, count = item.partition("=")
+        if path not in PATHS or not count.isdigit() or int(count) < 1:
+            raise argparse.ArgumentTypeError(f"'{item}': use PATH=N with PATH one of {', '.join(PATHS)} and N >= 1")
+        counts[path] = int(count)
+    return counts
+
+
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("out", help="the folder for everything this writes; the same folder resumes")
@@ -584,6 +640,9 @@ def parse_args():
     p.add_argument("--min-job-s", type=float, default=45, help="do not start a compile or a model with less left")
     p.add_argument("--reference-timeout-s", type=float, default=240,
                    help="a reference process with no answer by then is killed and its cells say so (not retried)")
+    p.add_argument("--reference-repeats", default="compile=3", type=path_counts,
+                   help="PATH=N,...: measure a reference path in N fresh processes, minutes apart (default compile=3); "
+                        "a figure past 3%% that lies among them is within plain PyTorch's own spread. '' for none")
     p.add_argument("--inferbench", help="the inferbench executable (default: dist/inferbench)")
     p.add_argument("--stages", default=",".join(STAGES),
                    help="the stages to run, in their order (default: all); e.g. --stages build,compile in the "

@@ -18,6 +18,7 @@
 #include "backends/random_inputs.hpp"
 #include "backends/registry.hpp"
 #include "core/clock.hpp"
+#include "runner/crash_report.hpp"
 #include "runner/cuda_conditions.hpp"
 #include "runner/load_clock.hpp"
 #include "runner/measure_loop.hpp"
@@ -214,6 +215,7 @@ int run_benchmark(const BenchmarkSpec& spec, const std::string& model_path, Trac
 }  // namespace
 
 int worker_main() {
+    install_crash_report();
     wp::Request request;
     try {
         const std::string text{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};

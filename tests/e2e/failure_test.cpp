@@ -7,6 +7,7 @@
 #include <regex>
 #include <thread>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "e2e/cli_harness.hpp"
@@ -55,11 +56,18 @@ TEST(Failures, SigkillDuringMeasurementKeepsTheIterationsMeasured) {
     EXPECT_EQ(iterations.size(), 49u) << "the 49 iterations before the 50th inference died are kept";
 }
 
-TEST(Failures, Segfault) {
+TEST(Failures, SegfaultSaysWhereInNativeCode) {
     ScratchDir dir;
     const auto b = run_fault_plan(dir, fault_plan("segfault", "load"), 1);
     ASSERT_EQ(b.size(), 2u);
-    EXPECT_NE(b[0].reason.find("killed by signal 11 (SEGV)"), std::string::npos) << b[0].reason;
+    EXPECT_EQ(b[0].status, BenchmarkStatus::failed);
+    // The ending as the process ended, then the worker's last line: the library and offset it struck at.
+    EXPECT_THAT(b[0].reason, ::testing::MatchesRegex("killed by signal 11 \\(SEGV\\) \\(during load\\); last output: "
+                                                   "inferbench worker: signal 11 \\(SEGV\\) at "
+                                                   "libinferbench_backend_fault\\.so\\+0x[0-9a-f]+.*, address 0x0"));
+    EXPECT_THAT(b[0].stderr_tail, ::testing::HasSubstr("striking with segfault"));
+    EXPECT_THAT(b[0].stderr_tail, ::testing::HasSubstr("the native stack:"));
+    EXPECT_THAT(b[0].stderr_tail, ::testing::HasSubstr("libinferbench_backend_fault.so("));
 }
 
 TEST(Failures, ExceptionInTheBackendIsReportedWithItsMessage) {

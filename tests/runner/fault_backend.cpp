@@ -57,7 +57,12 @@ private:
         std::fprintf(stderr, "fault backend: striking with %s\n", fault_.c_str());
         std::fflush(stderr);
         if (fault_ == "sigkill") raise(SIGKILL);
-        if (fault_ == "segfault") raise(SIGSEGV);
+        if (fault_ == "segfault") {
+            // A real invalid write, as a framework's bug makes, not a signal sent. The pointer is read at run time,
+            // so the compiler cannot turn the write into a trap.
+            int* volatile nowhere = nullptr;
+            *nowhere = 1;
+        }
         if (fault_ == "throw") throw std::runtime_error("injected failure");
         if (fault_ == "exit") std::_Exit(7);
         if (fault_ == "hang_with_child") {

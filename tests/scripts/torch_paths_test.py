@@ -25,6 +25,7 @@ class Args:  # what parse_args() gives the stages
         self.out = out
         self.precisions = precisions
         self.inferbench = inferbench
+        self.reference_repeats = {}
 
 
 def plan_of(text):
@@ -154,7 +155,7 @@ class TorchPaths(unittest.TestCase):
                 ("resnet50", "fp16", 1, "onnxruntime"): {"status": "ok", "reason": None, "load_s": 3.0,
                                                          "compute_ms": 1.0, "e2e_ms": 1.1, "iterations": 900}}
         refs = {m: torch_paths.merged_reference(self.out, m) for m in torch_paths.MODELS}
-        verdicts = {"unexplained": [], "host_bound": []}
+        verdicts = {"unexplained": [], "host_bound": [], "spread": []}
         figures = torch_paths.figures_table(rows)
         self.assertEqual(len([line for line in figures if line.startswith("| ")]), 1 + 16)  # header + 16 cells
         self.assertIn("| resnet50 | fp16 | 1 | 2.100 (2.200) | not run yet |", "\n".join(figures))
@@ -163,7 +164,8 @@ class TorchPaths(unittest.TestCase):
         rows[("resnet50", "fp16", 1, "torch")] = dict(rows[("resnet50", "fp16", 1, "onnxruntime")])
         table = "\n".join(torch_paths.reference_table(rows, refs, verdicts))
         self.assertIn("| resnet50 | fp16 | 1 | 2.000 / – / – | 1.050 ⚠ | – | – | 0.500 | 0.500 |", table)
-        self.assertEqual(verdicts, {"unexplained": ["resnet50-fp16-b1 torch-eager: 1.050"], "host_bound": []},
+        self.assertEqual(verdicts, {"unexplained": ["resnet50-fp16-b1 torch-eager: 1.050"], "host_bound": [],
+                                    "spread": []},
                          "no enqueue time measured: nothing explains the gap")
 
     def test_a_gap_where_both_sides_waited_on_the_host_is_explained_by_it(self):
@@ -175,7 +177,7 @@ class TorchPaths(unittest.TestCase):
         row = {"status": "ok", "reason": None, "load_s": 8.0, "e2e_ms": 2.2, "iterations": 500}
         rows = {("resnet50", "fp16", 1, "torch-eager"): dict(row, compute_ms=2.0, enqueue_ms=1.9),
                 ("resnet50", "fp16", 1, "torch-compile"): dict(row, compute_ms=1.1, enqueue_ms=1.0)}
-        verdicts = {"unexplained": [], "host_bound": []}
+        verdicts = {"unexplained": [], "host_bound": [], "spread": []}
         table = "\n".join(torch_paths.reference_table(
             rows, {m: torch_paths.merged_reference(self.out, m) for m in torch_paths.MODELS}, verdicts))
         self.assertIn("| resnet50 | fp16 | 1 | 4.000 / 1.000 / – | 0.500 host | 1.100 ⚠ |", table)
@@ -183,7 +185,42 @@ class TorchPaths(unittest.TestCase):
             "host_bound": ["resnet50-fp16-b1 torch-eager: 0.500 (enqueue / GPU compute: inferbench 95%, "
                            "reference 98%)"],
             "unexplained": ["resnet50-fp16-b1 torch-compile: 1.100 (enqueue / GPU compute: inferbench 91%, "
-                            "reference 40%)"]}, "one side bound by the host is no explanation")
+                            "reference 40%)"], "spread": []}, "one side bound by the host is no explanation")
+
+    def test_a_path_measured_by_several_processes_shows_their_spread(self):
+        jobs = torch_paths.reference_jobs(("fp16",), {"compile": 3})
+        names = [name for name, _ in jobs]
+        self.assertEqual(len(jobs), 4 * 4 + 2 * 4, "one pass of every job, then compile twice more per model")
+        self.assertEqual(names[16:20], ["resnet50.compile.fp16.r2", "bert-large.compile.fp16.r2",
+                                        "convnext-t.compile.fp16.r2", "vit-b16.compile.fp16.r2"],
+                         "each pass after the whole of the one before")
+        self.assertEqual(names[-1], "vit-b16.compile.fp16.r3")
+        name = cell_name("resnet50", "fp16", 1)
+        for suffix, median, enqueue in (("", 1.0, 0.3), (".r2", 1.2, 0.5), (".r3", 0.9, 0.4)):
+            write_json(os.path.join(self.out, "reference", f"resnet50.compile.fp16{suffix}.json"),
+                       {"cells": {name: {"compile": {"median_ms": median, "enqueue_median_ms": enqueue},
+                                         "compile_first_call_s": 9.0}}})
+        merged = torch_paths.merged_reference(self.out, "resnet50")["cells"][name]
+        self.assertEqual(merged, {"compile": {"median_ms": 1.0, "runs_ms": [0.9, 1.0, 1.2], "enqueue_median_ms": 0.4},
+                                  "compile_first_call_s": 9.0})
+        row = {"status": "ok", "reason": None, "load_s": 8.0, "e2e_ms": 2.2, "iterations": 500, "enqueue_ms": 0.5}
+        refs = {m: torch_paths.merged_reference(self.out, m) for m in torch_paths.MODELS}
+        for compute_ms, mark in ((1.15, "1.150 spread"), (1.25, "1.250 ⚠"), (1.02, "1.020")):
+            verdicts = {"unexplained": [], "host_bound": [], "spread": []}
+            rows = {("resnet50", "fp16", 1, "torch-compile"): dict(row, compute_ms=compute_ms)}
+            table = "\n".join(torch_paths.reference_table(rows, refs, verdicts))
+            self.assertIn(f"| resnet50 | fp16 | 1 | – / 1.000 [0.900–1.200] / – | – | {mark} |", table)
+        self.assertEqual(verdicts, {"unexplained": [], "host_bound": [], "spread": []}, "1.02: within 3%")
+        verdicts = {"unexplained": [], "host_bound": [], "spread": []}
+        torch_paths.reference_table({("resnet50", "fp16", 1, "torch-compile"): dict(row, compute_ms=1.15)}, refs,
+                                    verdicts)
+        self.assertEqual(verdicts["spread"], ["resnet50-fp16-b1 torch-compile: 1.150 (1.150 ms, among plain "
+                                              "PyTorch's 3 processes: 0.900, 1.000, 1.200 ms, 33% apart)"])
+        self.assertEqual(torch_paths.path_counts("compile=3,aoti=2"), {"compile": 3, "aoti": 2})
+        self.assertEqual(torch_paths.path_counts(""), {})
+        for bad in ("compile", "jit=2", "eager=0"):
+            with self.assertRaises(Exception):
+                torch_paths.path_counts(bad)
 
     def test_inferbench_figures_are_medians_of_the_stored_iterations(self):
         db = os.path.join(self.out, "results.db")

@@ -215,6 +215,16 @@ class TorchRunner(unittest.TestCase):
         self.assertIn("broken() raised ValueError: no weights", lines[-1]["message"])
         self.assertIn("ValueError: no weights", err, "the traceback on stderr, which inferbench stores")
 
+    def test_a_crash_in_native_code_leaves_the_python_stack(self):
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "crashing.py")
+            with open(path, "w", encoding="utf-8") as stream:
+                stream.write("import ctypes\n\ndef make():\n    ctypes.string_at(0)\n")  # reads address 0
+            code, _, err = run_runner("torch_runner.py", make_request(f"python:{path}:make"), ["--mode", "eager"])
+        self.assertEqual(code, -signal.SIGSEGV)
+        self.assertIn("Fatal Python error: Segmentation fault", err)
+        self.assertIn('crashing.py", line 4 in make', err, "the frame that crashed, on stderr, which inferbench stores")
+
     def test_describe_names_the_zoo_and_missing_libraries(self):
         code, lines, err = run_runner("torch_runner.py", {}, ["--describe", "--mode", "eager"])
         self.assertEqual(code, 0, err)
