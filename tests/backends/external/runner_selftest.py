@@ -215,6 +215,23 @@ class TorchRunner(unittest.TestCase):
         self.assertIn("broken() raised ValueError: no weights", lines[-1]["message"])
         self.assertIn("ValueError: no weights", err, "the traceback on stderr, which inferbench stores")
 
+    def test_the_runner_ends_at_its_done_line_without_the_teardown_at_exit(self):
+        with tempfile.TemporaryDirectory() as folder:
+            script = os.path.join(folder, "slow_teardown_runner.py")
+            with open(script, "w", encoding="utf-8") as stream:
+                stream.write(f"import atexit, sys\nsys.path.insert(0, {RUNNERS!r})\nimport runner_protocol as rp\n\n"
+                             "def run(request, args, session):\n"
+                             "    atexit.register(lambda: print('teardown ran', file=sys.stderr))\n"
+                             "    session.ready(rp.base_header('fake', '1', 'cpu', 'cpu'))\n"
+                             "    session.measure(lambda: None)\n\n"
+                             "sys.exit(rp.main(sys.modules[__name__]))\n")
+            done = subprocess.run([sys.executable, script], input=json.dumps(make_request("m")), capture_output=True,
+                                  text=True, timeout=60, check=False)
+        lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual((lines[-1]["type"], lines[-1]["iterations"]), ("done", 3), "every line out before the end")
+        self.assertNotIn("teardown ran", done.stderr, "the process ends at its done line: exit handlers are skipped")
+
     def test_a_crash_in_native_code_leaves_the_python_stack(self):
         with tempfile.TemporaryDirectory() as folder:
             path = os.path.join(folder, "crashing.py")
