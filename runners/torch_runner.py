@@ -278,11 +278,33 @@ def prepare_forward(torch, settings, module, xs, metrics):
             with torch.autocast(settings.device.type, dtype=settings.dtype):
                 return module(*inputs)
     if settings.mode == "compile":
+        show_compile_hints(torch)
         compiled = torch.compile(forward, mode=None if settings.compile_mode == "default" else settings.compile_mode)
         device_xs = [x.to(settings.device) for x in xs]
         timed(torch, settings.device, metrics, "torch_compile_first_call_ns", lambda: compiled(*device_xs))
+        from torch._dynamo.utils import counters  # pylint: disable=import-outside-toplevel
+        metrics += compile_metrics(counters)
         forward = compiled
     return forward
+
+
+def show_compile_hints(torch):
+    """PyTorch's performance hints on stderr, which inferbench stores with the benchmark: why reduce-overhead skipped
+    CUDA graphs ("skipping cudagraphs due to mutated inputs"), where a graph broke."""
+    try:
+        torch._logging.set_logs(perf_hints=True, graph_breaks=True)  # pylint: disable=protected-access
+    except (AttributeError, TypeError, ValueError):  # a PyTorch without these log settings: nothing shown
+        pass
+
+
+def compile_metrics(counters):
+    """What torch.compile did by its first call, from Dynamo's counters (torch._dynamo.utils.counters, Counters by
+    group): the graphs it compiled, the graph breaks that split the model between them, and the CUDA graphs that
+    reduce-overhead skipped (its kernels then launch one by one from the host, as in eager). Benchmark metrics."""
+    return [{"name": "torch_compile_graphs", "value": counters["stats"]["unique_graphs"], "unit": "count"},
+            {"name": "torch_compile_graph_breaks", "value": sum(counters["graph_break"].values()), "unit": "count"},
+            {"name": "torch_compile_cudagraph_skips", "value": counters["inductor"]["cudagraph_skips"],
+             "unit": "count"}]
 
 
 def run(request, args, session):

@@ -47,11 +47,22 @@ StageTimes stage_times(std::span<const IterationRecord> iterations, std::span<co
     return t;
 }
 
+CompileCounts compile_counts(std::span<const store::Metric> metrics) {
+    CompileCounts counts;
+    for (const auto& m : metrics) {
+        if (m.name == "torch_compile_graphs") counts.graphs = m.value;
+        if (m.name == "torch_compile_graph_breaks") counts.graph_breaks = m.value;
+        if (m.name == "torch_compile_cudagraph_skips") counts.cudagraph_skips = m.value;
+    }
+    return counts;
+}
+
 BenchmarkEvidence make_evidence(analysis::BenchmarkSummary summary, std::vector<IterationRecord> iterations,
                                 std::span<const store::Metric> metrics, std::span<const GpuSample> gpu,
                                 std::vector<CpuSample> cpu) {
     BenchmarkEvidence e;
     e.stages = stage_times(iterations, metrics);
+    e.compile = compile_counts(metrics);
     e.gpu = analysis::benchmark_gpu_samples(gpu, summary.benchmark.device);
     e.cpu = std::move(cpu);
     e.iterations = std::move(iterations);

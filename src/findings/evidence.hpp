@@ -20,8 +20,14 @@ struct StageTimes {
     std::optional<double> enqueue_ns, h2d_ns, compute_ns, d2h_ns;
 };
 
+// What torch.compile did by its first call, where a runner reported it (torch-compile's torch_compile_* metrics).
+struct CompileCounts {
+    std::optional<double> graphs, graph_breaks, cudagraph_skips;
+};
+
 struct BenchmarkEvidence {
     analysis::BenchmarkSummary summary;
+    CompileCounts compile;
     std::vector<IterationRecord> iterations;
     std::vector<GpuSample> gpu;  // the benchmark's GPU(s) (analysis::benchmark_gpu_samples), every phase
     std::vector<CpuSample> cpu;
@@ -33,6 +39,7 @@ struct BenchmarkEvidence {
 };
 
 StageTimes stage_times(std::span<const IterationRecord> iterations, std::span<const store::Metric> metrics);
+CompileCounts compile_counts(std::span<const store::Metric> metrics);
 
 // One benchmark's evidence from rows already read (the report reads each benchmark's rows once and
 // passes them here); its layers are added by add_layer_sets.

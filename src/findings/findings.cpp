@@ -16,7 +16,7 @@ std::vector<Finding> explain(std::span<const BenchmarkEvidence> evidence) {
     };
     using Rule = std::vector<Finding> (*)(const BenchmarkEvidence&);
     for (const Rule rule : {&throttling, &launch_bound, &transfer_bound, &instability, &not_converged, &cpu_limits,
-                            &pre_post_processing, &layer_pitfalls})
+                            &pre_post_processing, &layer_pitfalls, &compile_fallbacks})
         for (const auto& e : evidence) add(rule(e));
     add(precision_anomalies(evidence));
     add(batch_scaling(evidence));

@@ -73,6 +73,7 @@ std::vector<Finding> not_converged(const BenchmarkEvidence& e);
 std::vector<Finding> cpu_limits(const BenchmarkEvidence& e);
 std::vector<Finding> pre_post_processing(const BenchmarkEvidence& e);
 std::vector<Finding> layer_pitfalls(const BenchmarkEvidence& e);
+std::vector<Finding> compile_fallbacks(const BenchmarkEvidence& e);
 
 // Across the benchmarks of a selection.
 std::vector<Finding> precision_anomalies(std::span<const BenchmarkEvidence> all);

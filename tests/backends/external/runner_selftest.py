@@ -215,6 +215,21 @@ class TorchRunner(unittest.TestCase):
         self.assertIn("broken() raised ValueError: no weights", lines[-1]["message"])
         self.assertIn("ValueError: no weights", err, "the traceback on stderr, which inferbench stores")
 
+    def test_compile_metrics_count_graphs_breaks_and_skipped_cuda_graphs(self):
+        import collections  # pylint: disable=import-outside-toplevel
+        sys.path.insert(0, RUNNERS)
+        import torch_runner  # pylint: disable=import-outside-toplevel
+        counters = collections.defaultdict(collections.Counter)  # as torch._dynamo.utils.counters
+        counters["stats"]["unique_graphs"] = 3
+        counters["graph_break"].update({"Tensor.item": 1, "print": 1})
+        counters["inductor"]["cudagraph_skips"] = 1
+        self.assertEqual(torch_runner.compile_metrics(counters), [
+            {"name": "torch_compile_graphs", "value": 3, "unit": "count"},
+            {"name": "torch_compile_graph_breaks", "value": 2, "unit": "count"},
+            {"name": "torch_compile_cudagraph_skips", "value": 1, "unit": "count"}])
+        nothing = torch_runner.compile_metrics(collections.defaultdict(collections.Counter))
+        self.assertEqual([m["value"] for m in nothing], [0, 0, 0], "a group Dynamo never counted in is 0")
+
     def test_the_runner_ends_at_its_done_line_without_the_teardown_at_exit(self):
         with tempfile.TemporaryDirectory() as folder:
             script = os.path.join(folder, "slow_teardown_runner.py")
