@@ -194,14 +194,14 @@ def parse_args(argv):
     return parser.parse_args(argv)
 
 
-def end_after_done():
+def end_after_done(code=0):
     """Ends the process as soon as its last line is out, as inferbench's own worker does: nothing after the done line
-    is measured, and the framework's teardown at exit took 6-12 s per benchmark for torch.compile on the H200
-    (Inductor's compile workers, CUDA graph pools), time a plan only waited through. Inductor's workers end themselves
-    once their parent is gone."""
+    is measured, and on the H200 a torch.compile runner took 6-12 s from its last measured iteration to its end
+    (PyTorch's teardown at exit, presumably: Inductor's compile workers, CUDA graph pools), time a plan only waited
+    through. Inductor's workers end themselves once their parent is gone."""
     sys.stdout.flush()
     sys.stderr.flush()
-    os._exit(0)
+    os._exit(code)
 
 
 def main(runner, argv=None):

@@ -206,15 +206,15 @@ def reference_jobs(precisions, repeats=None):
     alone). `repeats` ({path: processes}, --reference-repeats) measures a path again in fresh processes, named
     NAME.r2, NAME.r3, ..., each pass after the whole of the one before, so that the repeats lie minutes apart as
     inferbench's cells and the reference do."""
+    repeats = repeats or {}
     jobs = []
     for model in MODELS:
         for precision in precisions:
             jobs += [(f"{model}.{path}.{precision}", [model, path, precision]) for path in PATHS if path != "aoti"]
             jobs += [(f"{model}.aoti.{cell_name(model, precision, b)}", [model, "aoti", precision, str(b)])
                      for b in BATCHES]
-    passes = max((repeats or {}).values(), default=1)
-    return jobs + [(f"{name}.r{k}", argv) for k in range(2, passes + 1)
-                   for name, argv in jobs if (repeats or {}).get(argv[1], 1) >= k]
+    return jobs + [(f"{name}.r{k}", argv) for k in range(2, max(repeats.values(), default=1) + 1)
+                   for name, argv in jobs if repeats.get(argv[1], 1) >= k]
 
 
 def job_cells(argv):

@@ -233,9 +233,8 @@ def main():
 
 
 if __name__ == "__main__":
-    code = main()
-    # The answer is out: end without PyTorch's teardown at exit (6-12 s after torch.compile on the H200, Inductor's
-    # compile workers and CUDA graph pools), which torch_paths.py would only wait through, as inferbench's runners do.
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
+    # The answer is out: end as inferbench's runners do, without PyTorch's teardown at exit, which torch_paths.py
+    # would only wait through.
+    sys.path.insert(0, os.path.join(ROOT, "runners"))
+    import runner_protocol  # noqa: E402 pylint: disable=wrong-import-position
+    runner_protocol.end_after_done(main())

@@ -16,7 +16,8 @@ constexpr std::size_t kQuotedReasonChars = 160;
 std::string first_line_with(std::string_view text, std::string_view marker) {
     const std::size_t at = text.find(marker);
     if (at == std::string_view::npos) return {};
-    const std::size_t begin = text.rfind('\n', at) == std::string_view::npos ? 0 : text.rfind('\n', at) + 1;
+    const std::size_t newline = text.rfind('\n', at);
+    const std::size_t begin = newline == std::string_view::npos ? 0 : newline + 1;
     std::string line(text.substr(begin, text.find('\n', at) - begin));
     line.erase(0, line.find_first_not_of(" \t"));
     while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.pop_back();

@@ -18,6 +18,18 @@
 namespace inferbench::report {
 namespace {
 
+// Decimals shown of a human number: the column's, but no more than keep it to kShownDigits significant digits, so
+// that a large figure (the null backend's 105025468.7 inferences/s) shows no noise digits and stays as wide as its
+// integer part.
+constexpr int kShownDigits = 7;
+
+int shown_decimals(double value, int decimals) {
+    const double magnitude = std::abs(value);
+    if (magnitude < 1) return decimals;
+    const int integer_digits = static_cast<int>(std::floor(std::log10(magnitude))) + 1;
+    return std::clamp(kShownDigits - integer_digits, 0, decimals);
+}
+
 // Human text for terminals and Markdown; `machine` gives CSV's plain numbers at full precision
 // (the shortest text that reads back as the same double) instead.
 std::string cell_text(const Cell& cell, const Column& column, bool machine = false) {
@@ -31,7 +43,9 @@ std::string cell_text(const Cell& cell, const Column& column, bool machine = fal
     if (const auto* flag = std::get_if<bool>(&cell)) return *flag ? "yes" : "no";
     const double value = std::get<double>(cell);
     if (!std::isfinite(value)) return "";
-    return machine ? fmt::format("{}", value) : fmt::format("{:.{}f}", value * column.shown_scale, column.decimals);
+    if (machine) return fmt::format("{}", value);
+    const double shown = value * column.shown_scale;
+    return fmt::format("{:.{}f}", shown, shown_decimals(shown, column.decimals));
 }
 
 bool is_numeric(const Cell& cell) {

@@ -103,13 +103,13 @@ void report(int signal_number, siginfo_t* info, void* context) {
         .text(name ? name : "?")
         .text(") at ");
     append_location(summary, instruction_of(context));
-    // The address touched, for faults the kernel raised (si_code > 0); a signal another process or abort()
-    // sent has none.
-    const bool faulted = info != nullptr && info->si_code > 0 && signal_number != SIGABRT;
-    if (faulted && (signal_number == SIGSEGV || signal_number == SIGBUS)) {
-        summary.text(", address ").number(reinterpret_cast<std::uintptr_t>(info->si_addr), 16);
-    } else if (info != nullptr && info->si_code <= 0 && signal_number != SIGABRT) {
-        summary.text(", sent by process ").number(static_cast<unsigned>(info->si_pid), 10);
+    // A signal sent (si_code <= 0) names its sender, a memory fault the kernel raised the address it touched;
+    // abort() says nothing more than its stack.
+    if (info != nullptr && signal_number != SIGABRT) {
+        if (info->si_code <= 0)
+            summary.text(", sent by process ").number(static_cast<unsigned>(info->si_pid), 10);
+        else if (signal_number == SIGSEGV || signal_number == SIGBUS)
+            summary.text(", address ").number(reinterpret_cast<std::uintptr_t>(info->si_addr), 16);
     }
     summary.write_to(STDERR_FILENO);
 }

@@ -247,6 +247,17 @@ TEST(TableUnits, EnergyBelowAJouleIsShownInMillijoules) {
     EXPECT_NE(json.find("\"joules_per_inference\": 0.7431"), std::string::npos) << "files keep joules";
 }
 
+TEST(TableUnits, LargeFiguresShowSevenSignificantDigitsAndFilesKeepThemWhole) {
+    Table table{"t", {{"throughput_per_s", "inf/s", 1}, {"ms", "ms", 3}}, {{105025468.74, 0.25}, {123456.78, 1234.5678}}};
+    const auto text = render(table, Format::text);
+    EXPECT_NE(text.find("105025469"), std::string::npos) << "no noise decimal on a nine-digit figure\n" << text;
+    EXPECT_EQ(text.find("105025468.7"), std::string::npos) << text;
+    EXPECT_NE(text.find("123456.8"), std::string::npos) << "six integer digits keep one decimal\n" << text;
+    EXPECT_NE(text.find("1234.568"), std::string::npos) << "a column's decimals below seven digits\n" << text;
+    EXPECT_NE(text.find("0.250"), std::string::npos) << text;
+    EXPECT_NE(render(table, Format::csv).find("105025468.74"), std::string::npos) << "files keep full precision";
+}
+
 TEST(TerminalWidth, ColumnsVariableElsePipedDefault) {
     ::setenv("COLUMNS", "73", 1);
     EXPECT_EQ(terminal_width(-1), 73u);

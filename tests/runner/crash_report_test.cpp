@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <string>
 
@@ -63,6 +64,19 @@ TEST(CrashReport, AnInvalidWriteSaysWhereAndWhatItTouched) {
     // The faulting instruction is in this test's executable, which exports no symbols for it.
     EXPECT_THAT(ended.last_line(), MatchesRegex("inferbench worker: signal 11 \\(SEGV\\) at runner_tests\\+0x[0-9a-f]+"
                                                 ".*, address 0x10"))
+        << ended.err;
+}
+
+TEST(CrashReport, AFaultInsideAnotherLibraryNamesThatLibrary) {
+    // A bad pointer handed to a library, as to a framework's: the fault strikes inside libc, not in this program.
+    const Ended ended = crash_in_child([] {
+        const char* volatile nowhere = nullptr;
+        std::exit(static_cast<int>(std::strlen(nowhere)));
+    });
+    EXPECT_EQ(ended.signal, SIGSEGV);
+    EXPECT_THAT(ended.last_line(),
+                MatchesRegex("inferbench worker: signal 11 \\(SEGV\\) at libc\\.so\\.6\\+0x[0-9a-f]+.*, "
+                             "address 0x0"))
         << ended.err;
 }
 
