@@ -5,7 +5,8 @@ LibTorch interpreter) and onnxruntime (CUDA execution provider), in one inferben
 plain PyTorch (CUDA events around each call, median; eager and compiled in Python, the AOTI package by a plain C++
 program, bench/aoti_reference.cpp) as the reference; then one table of inferbench's figures and
 one of inferbench against the reference, path by path (ratio of GPU compute medians; past 3%, a gap where both sides
-waited on the host's launches told apart from one not explained).
+waited on the host's launches, one within plain PyTorch's own spread between processes and one where inferbench's
+GPU compute held host time (its finding launch.host_in_compute) told apart from one not explained).
 
 Usage, on the GPU host (PyTorch 2.x with CUDA, timm and transformers importable by this python3), after
 `scripts/setup.sh && scripts/bundle.sh` here and with the folder copied there:
@@ -340,8 +341,8 @@ def stage_reference(args, budget):
 
 def merged_reference(out, model):
     """The model's reference files as one: {"cells": {CELL: {path: timing, path_error: ...}}}. A path that several
-    processes measured (--reference-repeats) has the median of their medians (and of their enqueue medians), and
-    each process's median in runs_ms."""
+    processes measured (--reference-repeats) has the median of their medians (and of their enqueue medians), the
+    lowest of their correlations of GPU time with enqueue time, and each process's median in runs_ms."""
     merged = {"cells": {}}
     timings = {}
     folder = os.path.join(out, "reference")
@@ -364,6 +365,9 @@ def merged_reference(out, model):
             enqueue = [r["enqueue_median_ms"] for r in runs if r.get("enqueue_median_ms") is not None]
             if len(enqueue) == len(runs):
                 combined["enqueue_median_ms"] = statistics.median(enqueue)
+            coupling = [r["enqueue_correlation"] for r in runs if r.get("enqueue_correlation") is not None]
+            if len(coupling) == len(runs):
+                combined["enqueue_correlation"] = min(coupling)  # the weakest process's
         merged["cells"].setdefault(cell, {})[path] = combined
     return merged
 
@@ -453,7 +457,31 @@ def stage_inferbench(args, budget):
 
 # ---------------------------------------------------------------- tables
 
-def inferbench_rows(out):
+def host_in_compute(args):
+    """{benchmark id: statement} of inferbench's finding launch.host_in_compute over the stored run (`inferbench
+    explain`): a benchmark whose GPU compute followed its host's enqueue time call by call, so that its CUDA-event
+    time holds host time. Empty where explain cannot say (said in the log)."""
+    db = os.path.join(args.out, "results.db")
+    if not os.path.exists(db):
+        return {}
+    try:
+        answer = subprocess.run([inferbench_exe(args), "explain", "--db", db, "--run", "all", "--format", "json"],
+                                capture_output=True, text=True)
+    except OSError as error:
+        log(f"tables: cannot run inferbench explain: {error}")
+        return {}
+    try:
+        findings = json.loads(answer.stdout)["findings"]
+    except (ValueError, KeyError, TypeError):
+        log(f"tables: inferbench explain gave no findings (exit {answer.returncode}): "
+            f"{(answer.stderr.strip().splitlines() or ['?'])[-1]}")
+        return {}
+    return {b: f["statement"] for f in findings if f["id"] == "launch.host_in_compute" for b in f["benchmarks"]}
+
+
+def inferbench_rows(out, coupled=None):
+    """Each cell's figures from the stored run, with `coupled` (host_in_compute()) said where the cell has it."""
+    coupled = coupled or {}
     db = os.path.join(out, "results.db")
     if not os.path.exists(db):
         return {}
@@ -474,7 +502,8 @@ def inferbench_rows(out):
             compute_ms, e2e_ms, enqueue_ms = medians if iterations else (None, None, None)
             rows[(name, precision, batch, backend)] = {
                 "status": status, "reason": reason, "load_s": load_ns / 1e9 if load_ns else None,
-                "compute_ms": compute_ms, "e2e_ms": e2e_ms, "enqueue_ms": enqueue_ms, "iterations": len(iterations)}
+                "compute_ms": compute_ms, "e2e_ms": e2e_ms, "enqueue_ms": enqueue_ms, "iterations": len(iterations),
+                "host_in_compute": coupled.get(bid)}
     return rows
 
 
@@ -517,7 +546,8 @@ def ratio_cell(row, ref, backend, name, verdicts):
     """The ratio of GPU compute medians; one past FLAG_RATIO on a like-for-like path goes into verdicts["host_bound"]
     where both sides were bound by their launches (marked "host"); else into verdicts["spread"] where plain PyTorch's
     own processes (--reference-repeats) were as far apart and inferbench's figure lies among them (marked
-    "spread"); else into verdicts["unexplained"] (marked ⚠)."""
+    "spread"); else into verdicts["host_timed"] where inferbench found its GPU compute following its host's enqueue
+    time call by call (launch.host_in_compute; marked "host-timed"); else into verdicts["unexplained"] (marked ⚠)."""
     path, like_for_like = REFERENCE_OF[backend]
     if not row or row["compute_ms"] is None or path not in ref:
         return "–"
@@ -533,6 +563,11 @@ def ratio_cell(row, ref, backend, name, verdicts):
         verdict, mark = "spread", "spread"
         said = (f" ({row['compute_ms']:.3f} ms, among plain PyTorch's {len(runs)} processes: "
                 f"{', '.join(f'{r:.3f}' for r in runs)} ms, {runs[-1] / runs[0] - 1:.0%} apart)")
+    elif row.get("host_in_compute"):
+        verdict, mark = "host_timed", "host-timed"
+        plain = ref[path].get("enqueue_correlation")
+        said = (f" (inferbench: {row['host_in_compute'].split(': the GPU waited')[0]}; plain PyTorch's GPU time "
+                f"against its enqueue time: " + (f"r = {plain:.2f}" if plain is not None else "not measured") + ")")
     else:
         verdict, mark = "unexplained", "⚠"
     verdicts[verdict].append(f"{name} {backend}: {ratio:.3f}{said}")
@@ -558,7 +593,9 @@ def reference_table(rows, refs, verdicts):
              f"paths, shown against eager for scale and not flagged. ⚠: more than {FLAG_RATIO:.0%} apart; host: as "
              f"far apart, both sides bound by the host's launches (enqueue >= {HOST_BOUND_SHARE:.0%} of GPU "
              f"compute); spread: as far apart, and inferbench's figure lies among those of plain PyTorch's own "
-             f"processes (a path measured by several, --reference-repeats: their median, [lowest–highest]).", "",
+             f"processes (a path measured by several, --reference-repeats: their median, [lowest–highest]); "
+             f"host-timed: as far apart, and inferbench's GPU compute followed its host's enqueue time call by call "
+             f"(its finding launch.host_in_compute), so that the figure holds host time and moves with the host.", "",
              HEADER + "reference eager / compile / aoti ms | " + " | ".join(BACKENDS) + " |",
              "|---|---|---:|---|" + "---|" * len(BACKENDS)]
     failures = []
@@ -589,9 +626,9 @@ def load_table(out, rows):
 
 
 def stage_tables(args):
-    rows = inferbench_rows(args.out)
+    rows = inferbench_rows(args.out, host_in_compute(args))
     refs = {m: merged_reference(args.out, m) for m in MODELS}
-    verdicts = {"unexplained": [], "host_bound": [], "spread": []}
+    verdicts = {"unexplained": [], "host_bound": [], "spread": [], "host_timed": []}
     lines = (["# PyTorch's deployment paths through inferbench, and plain PyTorch beside them", ""] + figures_table(rows)
              + ["", "## inferbench against plain PyTorch", ""] + reference_table(rows, refs, verdicts)
              + ["", "## Load times (s): the worker's load, torch-aoti's with its package compile (or cache lookup)", ""]
@@ -606,6 +643,12 @@ def stage_tables(args):
         lines += [f"More than {FLAG_RATIO:.0%} apart, within plain PyTorch's own spread from process to process (the "
                   f"same script, model and inputs, timed in fresh processes minutes apart): "
                   + "; ".join(verdicts["spread"]), ""]
+    if verdicts["host_timed"]:
+        lines += [f"More than {FLAG_RATIO:.0%} apart, inferbench's GPU compute timed its host too (CUDA events time the "
+                  f"stream, and a stream with nothing before the call waits inside the timed region for the host's "
+                  f"work ahead of the launch: torch.compile's Python before its CUDA graph; its figure moves with the "
+                  f"host's speed, and with what precedes the call on the stream): "
+                  + "; ".join(verdicts["host_timed"]), ""]
     text = "\n".join(lines)
     with open(os.path.join(args.out, "figures.md"), "w") as f:
         f.write(text)

@@ -10,6 +10,11 @@ Started by torch_paths.py in processes of their own:
     torch_paths_reference.py OUT reference MODEL PATH PRECISION [BATCH]
                                                                  one JSON line: PATH (eager, compile) at
                                                                  PRECISION, every batch or BATCH alone
+and by hand, to see what feeding a compiled model from the host does to its CUDA-event time:
+    torch_paths_reference.py OUT feeds MODEL PRECISION BATCH     one JSON line: torch.compile(mode="reduce-overhead")
+                                                                 timed with its inputs resident on the GPU and with
+                                                                 them copied from pinned host memory before each call
+                                                                 (as inferbench's runner feeds it), alternately, twice
 """
 
 import faulthandler
@@ -102,32 +107,37 @@ def call(fn, inputs):
     return fn(*inputs.values())
 
 
-def time_calls(torch, fn, inputs, timing=None):
+def time_calls(torch, fn, inputs, timing=None, feed=None):
     """Median, p10 and p90 of CUDA-event times around single calls, in ms, after a warm-up, each phase as long as
-    `timing` (TIMING) says, in calls and seconds alike; and the median of the host's time to enqueue a call (from the
+    `timing` (TIMING) says, in calls and seconds alike; the median of the host's time to enqueue a call (from the
     first event's record to the second's, as inferbench's runners measure enqueue_ns): where it is close to the GPU
-    time, the call is bound by the host's launches, not by the GPU."""
+    time, the call is bound by the host's launches, not by the GPU; and the correlation of the two over the calls
+    (inferbench's finding launch.host_in_compute reads the same from its iterations). `feed()`, where given, gives
+    each call's inputs before the first event, outside the timed region (else every call takes `inputs`)."""
     timing = timing or TIMING
+    feed = feed or (lambda: inputs)
     warming, calls = time.perf_counter(), 0
     while calls < timing["warmup_calls"] or time.perf_counter() - warming < timing["warmup_s"]:
-        call(fn, inputs)
+        call(fn, feed())
         calls += 1
     torch.cuda.synchronize()
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     times, enqueue = [], []
     measuring = time.perf_counter()
     while len(times) < timing["min_calls"] or time.perf_counter() - measuring < timing["duration_s"]:
+        given = feed()
         began = time.perf_counter()
         start.record()
-        call(fn, inputs)
+        call(fn, given)
         end.record()
         enqueue.append((time.perf_counter() - began) * 1e3)
         end.synchronize()
         times.append(start.elapsed_time(end))
+    correlation = statistics.correlation(times, enqueue) if len(set(times)) > 1 and len(set(enqueue)) > 1 else None
     times.sort()
     return {"median_ms": statistics.median(times), "p10_ms": times[len(times) // 10],
             "p90_ms": times[(9 * len(times)) // 10], "enqueue_median_ms": statistics.median(enqueue),
-            "calls": len(times)}
+            "enqueue_correlation": correlation, "calls": len(times)}
 
 
 def declared_inputs(out, model, precision, batch):
@@ -221,11 +231,34 @@ def reference(out, model, path, precision, batch=None):
     return 0
 
 
+def feeds(out, model, precision, batch):
+    """torch.compile(mode="reduce-overhead") of `model` timed with its inputs resident on the GPU (the reference's
+    way) and copied from pinned host memory before each call (the runner's), alternately, twice, in one process: a
+    difference that follows the feeding, not the process, is the feeding's."""
+    import torch
+    inputs = make_inputs(torch, declared_inputs(out, model, precision, batch), "cuda")
+    host = {name: x.cpu().pin_memory() for name, x in inputs.items()}
+    fed = lambda: {name: x.to("cuda", non_blocking=True) for name, x in host.items()}  # noqa: E731
+    results = {"torch": torch.__version__, "gpu": torch.cuda.get_device_name(0),
+               "cell": cell_name(model, precision, batch), "timings": []}
+    with torch.inference_mode():
+        compiled = torch.compile(prepared(torch, model, precision), mode="reduce-overhead")
+        call(compiled, inputs)
+        for way in ("resident", "host", "resident", "host"):
+            row = time_calls(torch, compiled, inputs, feed=fed if way == "host" else None)
+            results["timings"].append(dict(row, inputs=way))
+            step(f"{results['cell']} {way}: {row['median_ms']:.3f} ms, enqueue {row['enqueue_median_ms']:.3f} ms")
+    print(json.dumps(results))
+    return 0
+
+
 def main():
     faulthandler.enable()  # a crash's Python stack goes to stderr, the process's log
     out, command = os.path.abspath(sys.argv[1]), sys.argv[2]
     if command == "warm":
         return warm(out, sys.argv[3], sys.argv[4], int(sys.argv[5]))
+    if command == "feeds" and len(sys.argv) == 6:
+        return feeds(out, sys.argv[3], sys.argv[4], int(sys.argv[5]))
     if command == "reference" and len(sys.argv) in (6, 7) and sys.argv[4] in PYTHON_PATHS:
         return reference(out, sys.argv[3], sys.argv[4], sys.argv[5], int(sys.argv[6]) if len(sys.argv) == 7 else None)
     print(__doc__, file=sys.stderr)

@@ -325,8 +325,30 @@ void TailBuffer::append(std::string_view data) {
     if (data_.size() > 2 * keep_) data_.erase(0, data_.size() - keep_);
 }
 
+namespace {
+
+// `text` without terminal control sequences (ESC [ parameters final-byte: the colours ONNX Runtime's and PyTorch's
+// logs put around a line) and stray ESC bytes: a tail is read as plain text, in a one-line reason or the store.
+std::string without_terminal_controls(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] != '\x1b') {
+            out += text[i];
+        } else if (i + 1 < text.size() && text[i + 1] == '[') {
+            std::size_t end = i + 2;
+            while (end < text.size() && (text[end] < '\x40' || text[end] > '\x7e')) ++end;
+            i = end;  // past the final byte
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
 std::string TailBuffer::text() const {
-    return data_.size() > keep_ ? data_.substr(data_.size() - keep_) : data_;
+    return without_terminal_controls(data_.size() > keep_ ? std::string_view(data_).substr(data_.size() - keep_)
+                                                          : std::string_view(data_));
 }
 
 std::string TailBuffer::last_lines(std::size_t max_lines, std::size_t line_bytes, std::string_view separator) const {

@@ -14,6 +14,11 @@ namespace inferbench::findings {
 namespace limits {
 // trtexec: "Throughput may be bound by Enqueue Time" when the enqueue time is >= 80% of GPU compute.
 inline constexpr double kEnqueueBoundRatio = 0.8;
+// GPU compute that follows the host's enqueue time iteration by iteration: a Pearson r of 0.9 (81% of compute's
+// variance moving with the host's) and a median compute 5% higher in the quarter of iterations with the longest
+// enqueue than in the quarter with the shortest (the same 5% as the drift rule) before it is worth a finding.
+inline constexpr double kHostCouplingR = 0.9;
+inline constexpr double kHostCouplingChange = 0.05;
 // trtexec: "may be bound by H2D/D2H transfers" when a copy takes at least as long as the compute.
 inline constexpr double kTransferBoundRatio = 1.0;
 // End-to-end at least twice the GPU's own time: half of every inference is spent on the host

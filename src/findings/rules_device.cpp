@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "analysis/gpu_timeline.hpp"
+#include "core/statistics.hpp"
 #include "core/units.hpp"
 #include "findings/rules.hpp"
 
@@ -114,6 +115,69 @@ Finding throttle_finding(const BenchmarkEvidence& e, std::string_view id, std::s
     return f;
 }
 
+// How one benchmark's GPU compute moves with its enqueue time, iteration by iteration.
+struct HostCoupling {
+    std::size_t iterations = 0;
+    double r = 0;                                // Pearson's correlation of compute with enqueue
+    double quick_host_ns = 0, slow_host_ns = 0;  // median compute in the quarters with the shortest, longest enqueue
+};
+
+std::optional<HostCoupling> host_coupling(std::span<const IterationRecord> iterations) {
+    std::vector<std::pair<double, double>> points;  // (enqueue, compute)
+    for (const auto& it : iterations)
+        if (it.enqueue_ns >= 0 && it.compute_ns > 0)
+            points.emplace_back(static_cast<double>(it.enqueue_ns), static_cast<double>(it.compute_ns));
+    if (points.size() < limits::kMinIterationsForShape) return std::nullopt;
+    const double n = static_cast<double>(points.size());
+    double mx = 0, my = 0;
+    for (const auto& [x, y] : points) {
+        mx += x / n;
+        my += y / n;
+    }
+    double sxx = 0, syy = 0, sxy = 0;
+    for (const auto& [x, y] : points) {
+        sxx += (x - mx) * (x - mx);
+        syy += (y - my) * (y - my);
+        sxy += (x - mx) * (y - my);
+    }
+    if (sxx <= 0 || syy <= 0) return std::nullopt;
+    std::sort(points.begin(), points.end());
+    const auto quarter = static_cast<std::ptrdiff_t>(points.size() / 4);
+    const auto median_compute = [](auto first, auto last) {
+        std::vector<double> v;
+        for (auto it = first; it != last; ++it) v.push_back(it->second);
+        std::sort(v.begin(), v.end());
+        return percentile_sorted(v, 50);
+    };
+    return HostCoupling{points.size(), sxy / std::sqrt(sxx * syy),
+                        median_compute(points.begin(), points.begin() + quarter),
+                        median_compute(points.end() - quarter, points.end())};
+}
+
+// GPU compute that rises and falls with the host's enqueue time although the host takes well under the GPU's time:
+// CUDA events time the stream, and a stream that waits for the host's next launch inside the timed region (a
+// framework's own work before it launches a CUDA graph, say) counts that wait as compute.
+std::optional<Finding> host_in_compute(const BenchmarkEvidence& e) {
+    const auto coupling = host_coupling(e.iterations);
+    if (!coupling || coupling->r < limits::kHostCouplingR ||
+        coupling->slow_host_ns < (1 + limits::kHostCouplingChange) * coupling->quick_host_ns)
+        return std::nullopt;
+    return Finding{
+        "launch.host_in_compute", Severity::warning, {e.id()},
+        fmt::format("GPU compute follows the host's enqueue time iteration by iteration (r = {:.2f} over {} "
+                    "iterations): median {} in the quarter with the shortest enqueue, {} in the quarter with the "
+                    "longest ({:+.0f}%), enqueue at {:.0f}% of compute: the GPU waited for the host inside the timed "
+                    "region, so this compute includes host time and moves with the host's speed",
+                    coupling->r, coupling->iterations, format_latency(coupling->quick_host_ns),
+                    format_latency(coupling->slow_host_ns),
+                    (coupling->slow_host_ns / coupling->quick_host_ns - 1) * 100,
+                    *e.stages.enqueue_ns / *e.stages.compute_ns * 100),
+        {{"iterations.compute", "iterations.enqueue"}, std::nullopt, {}},
+        "compare this path with another on the quarter with the shortest enqueue, or end to end, not on this "
+        "median; keep other load off the host and pin the worker (taskset); less host work between the call and its "
+        "launch (a CUDA graph launched directly) takes the host out of the GPU's time"};
+}
+
 }  // namespace
 
 std::vector<Finding> throttling(const BenchmarkEvidence& e) {
@@ -169,6 +233,8 @@ std::vector<Finding> launch_bound(const BenchmarkEvidence& e) {
                                    format_latency(*t.compute_ns), limits::kEnqueueBoundRatio * 100),
                        {{"enqueue", "gpu_compute"}, std::nullopt, {}},
                        graph_advice});
+    else if (t.enqueue_ns && t.compute_ns && *t.compute_ns > 0)
+        if (auto coupled = host_in_compute(e)) out.push_back(std::move(*coupled));
     if (!t.compute_ns || *t.compute_ns <= 0 || !has_latency(e.summary)) return out;
     const double device_ns = *t.compute_ns + t.h2d_ns.value_or(0) + t.d2h_ns.value_or(0);
     const double e2e = e.summary.e2e.mean;

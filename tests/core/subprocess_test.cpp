@@ -139,6 +139,16 @@ TEST(Subprocess, TailKeepsTheLastBytesAndLines) {
     EXPECT_EQ(lines.last_lines(2, 100, " | "), "b | c");
 }
 
+TEST(Subprocess, TailIsPlainTextWithoutTheTerminalsColours) {
+    // ONNX Runtime's warning as its CUDA provider printed it on the H200, before the crash it preceded.
+    TailBuffer tail(1000);
+    tail.append("\x1b[0;93m2026-12-04 15:51:53.826 [W:onnxruntime:, session_state.cc:1400] Rerunning with verbose");
+    tail.append(" output\x1b[m\nlast \x1b[1mbold\x1b[0m and a stray \x1b byte\n");
+    EXPECT_EQ(tail.text(), "2026-12-04 15:51:53.826 [W:onnxruntime:, session_state.cc:1400] Rerunning with verbose "
+                           "output\nlast bold and a stray  byte\n");
+    EXPECT_EQ(tail.last_lines(1, 100, " | "), "last bold and a stray  byte");
+}
+
 TEST(RunCaptured, CollectsBothStreamsAndTheExitStatus) {
     const CapturedRun run = run_captured({"/bin/sh", "-c", "cat; echo err >&2; exit 3"}, std::string("in\n"));
     EXPECT_EQ(run.out, "in\n");

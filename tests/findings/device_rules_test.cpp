@@ -15,6 +15,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::MatchesRegex;
 using namespace testing;
 
 const std::string kFixtures = INFERBENCH_FIXTURES_DIR;
@@ -119,6 +120,45 @@ TEST(LaunchBound, EndToEndFarAboveTheGpuTimeFiresAndCloseToItStaysSilent) {
     EXPECT_THAT(found[0].statement, HasSubstr("3.0x the 1.00 ms"));
     EXPECT_THAT(found[0].statement, HasSubstr("GPU utilisation not measured"));
     EXPECT_THAT(launch_bound(run.at(1)), IsEmpty());
+}
+
+// Iterations whose enqueue time sweeps 0.2-0.4 ms and whose GPU compute is `compute(enqueue, i)`, as torch.compile's
+// reduce-overhead measured on the H200: its Python work before the CUDA graph's launch counted as GPU time.
+template <typename F>
+StoredBenchmark enqueue_sweep(F compute) {
+    auto b = benchmark("cuda:0", "bf16", 1, "torch-compile");
+    b.iterations = iterations(200, [](int) { return 1'200'000; });
+    for (int i = 0; i < 200; ++i) {
+        auto& it = b.iterations[static_cast<std::size_t>(i)];
+        it.enqueue_ns = 200'000 + 2'000 * ((i * 37) % 101);
+        it.compute_ns = static_cast<std::int64_t>(compute(static_cast<double>(it.enqueue_ns), i));
+        it.e2e_ns = it.compute_ns + 150'000;
+    }
+    return b;
+}
+
+TEST(LaunchBound, ComputeThatFollowsTheHostsEnqueueFires) {
+    const StoredRun run(
+        {enqueue_sweep([](double enqueue, int i) { return 600'000 + 0.7 * enqueue + 2'000 * jitter(i); })});
+    const auto found = launch_bound(run.at(0));
+    ASSERT_THAT(ids(found), ElementsAre("launch.host_in_compute"));
+    // Shortest quarter: enqueue 0.2-0.25 ms, compute ~0.76 ms; longest: 0.35-0.4 ms, ~0.86 ms.
+    EXPECT_THAT(found[0].statement, HasSubstr("(r = 1.00 over 200 iterations)"));
+    EXPECT_THAT(found[0].statement, MatchesRegex(".*median 7[5-7][0-9].[0-9]+ us in the quarter with the shortest "
+                                                 "enqueue, 8[5-7][0-9].[0-9]+ us .*\\(\\+1[34]%\\).*"));
+    EXPECT_THAT(found[0].evidence.series, ElementsAre("iterations.compute", "iterations.enqueue"));
+}
+
+TEST(LaunchBound, ComputeApartFromTheHostOrBarelyMovingWithItStaysSilent) {
+    const StoredRun run({enqueue_sweep([](double, int i) { return 800'000 + 40'000 * jitter(i); }),
+                         enqueue_sweep([](double enqueue, int) { return 800'000 + 0.05 * enqueue; })});
+    EXPECT_THAT(launch_bound(run.at(0)), IsEmpty());  // r near 0
+    EXPECT_THAT(launch_bound(run.at(1)), IsEmpty());  // r = 1, but compute moves 1% from quarter to quarter
+}
+
+TEST(LaunchBound, AnEnqueueBoundBenchmarkGetsThatFindingAlone) {
+    const StoredRun run({enqueue_sweep([](double enqueue, int) { return 1.1 * enqueue; })});
+    EXPECT_THAT(ids(launch_bound(run.at(0))), ElementsAre("launch.enqueue_bound"));
 }
 
 TEST(TransferBound, CopiesLongerThanComputeFireAndShortOnesStaySilent) {

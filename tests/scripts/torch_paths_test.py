@@ -222,6 +222,48 @@ class TorchPaths(unittest.TestCase):
             with self.assertRaises(Exception):
                 torch_paths.path_counts(bad)
 
+    def test_a_gap_where_inferbench_found_its_compute_following_its_host_is_explained_by_it(self):
+        # inferbench's findings as `inferbench explain --format json` gives them: a fake that prints them.
+        statement = ("GPU compute follows the host's enqueue time iteration by iteration (r = 0.99 over 1514 "
+                     "iterations): median 751.50 us in the quarter with the shortest enqueue, 992.88 us in the "
+                     "quarter with the longest (+32%), enqueue at 52% of compute: the GPU waited for the host inside "
+                     "the timed region, so this compute includes host time and moves with the host's speed")
+        fake = os.path.join(self.out, "inferbench")
+        with open(fake, "w") as f:
+            f.write(f"#!{sys.executable}\nimport json, sys\nassert sys.argv[1:3] == ['explain', '--db']\n"
+                    f"print(json.dumps({{'findings': [{{'id': 'launch.host_in_compute', 'benchmarks': [7], "
+                    f"'statement': {statement!r}}}, {{'id': 'launch.enqueue_bound', 'benchmarks': [8], "
+                    f"'statement': 'x'}}]}}))\n")
+        os.chmod(fake, 0o755)
+        open(os.path.join(self.out, "results.db"), "w").close()
+        self.assertEqual(torch_paths.host_in_compute(Args(self.out, inferbench=fake)), {7: statement})
+        self.assertEqual(torch_paths.host_in_compute(Args(self.out, inferbench="/bin/false")), {},
+                         "no findings from explain: none, and the log says why")
+        self.assertEqual(torch_paths.host_in_compute(Args(self.out, inferbench=os.path.join(self.out, "none"))), {})
+        name = cell_name("vit-b16", "bf16", 1)
+        for suffix, median, coupling in (("", 0.74, 0.98), (".r2", 0.73, 0.95), (".r3", 0.76, 0.99)):
+            write_json(os.path.join(self.out, "reference", f"vit-b16.compile.bf16{suffix}.json"),
+                       {"cells": {name: {"compile": {"median_ms": median, "enqueue_median_ms": 0.2,
+                                                     "enqueue_correlation": coupling}}}})
+        refs = {m: torch_paths.merged_reference(self.out, m) for m in torch_paths.MODELS}
+        self.assertEqual(refs["vit-b16"]["cells"][name]["compile"]["enqueue_correlation"], 0.95,
+                         "the weakest process's")
+        row = {"status": "ok", "reason": None, "load_s": 8.0, "e2e_ms": 1.0, "iterations": 1514, "compute_ms": 0.925,
+               "enqueue_ms": 0.48}
+        for coupled, mark in ((statement, "1.250 host-timed"), (None, "1.250 ⚠")):
+            verdicts = {"unexplained": [], "host_bound": [], "spread": [], "host_timed": []}
+            rows = {("vit-b16", "bf16", 1, "torch-compile"): dict(row, host_in_compute=coupled)}
+            table = "\n".join(torch_paths.reference_table(rows, refs, verdicts))
+            self.assertIn(f"| vit-b16 | bf16 | 1 | – / 0.740 [0.730–0.760] / – | – | {mark} |", table)
+        verdicts = {"unexplained": [], "host_bound": [], "spread": [], "host_timed": []}
+        torch_paths.reference_table({("vit-b16", "bf16", 1, "torch-compile"): dict(row, host_in_compute=statement)},
+                                    refs, verdicts)
+        self.assertEqual(verdicts["host_timed"], [
+            "vit-b16-bf16-b1 torch-compile: 1.250 (inferbench: GPU compute follows the host's enqueue time iteration by "
+            "iteration (r = 0.99 over 1514 iterations): median 751.50 us in the quarter with the shortest enqueue, "
+            "992.88 us in the quarter with the longest (+32%), enqueue at 52% of compute; plain PyTorch's GPU time "
+            "against its enqueue time: r = 0.95)"])
+
     def test_inferbench_figures_are_medians_of_the_stored_iterations(self):
         db = os.path.join(self.out, "results.db")
         with sqlite3.connect(db) as con:
@@ -278,6 +320,16 @@ class TorchPaths(unittest.TestCase):
             timed = torch_paths_reference.time_calls(FakeTorch, fn, {"input": 1, "attention_mask": 2}, timing)
             few = torch_paths_reference.time_calls(FakeTorch, fn, {"input": 1, "attention_mask": 2},
                                                    dict(timing, warmup_s=0, duration_s=0))
+            fed = torch_paths_reference.time_calls(FakeTorch, fn, {"input": 1, "attention_mask": 2},
+                                                   dict(timing, warmup_s=0, duration_s=0),
+                                                   feed=lambda: {"input": 3, "attention_mask": 4})
+
+            def slower_each_third(x, mask):  # 1, 2 or 3 ms of host time: the GPU's time follows it
+                clock[0] += 0.001 * (1 + len(calls) % 3)
+                calls.append((x, mask))
+
+            coupled = torch_paths_reference.time_calls(FakeTorch, slower_each_third, {"input": 1, "mask": 2},
+                                                       dict(timing, warmup_s=0, duration_s=0, min_calls=9))
         finally:
             torch_paths_reference.time.perf_counter = real
         self.assertAlmostEqual(timed["median_ms"], 3.0)
@@ -286,7 +338,10 @@ class TorchPaths(unittest.TestCase):
         self.assertEqual(calls[:14], [(1, 2)] * 14, "4 warm-up calls (3.5 ms), then 10 timed, in the declared order, "
                                                      "one call each: no keyword call that fails first")
         self.assertEqual(few["calls"], 5, "no time asked: the least number of calls")
-        self.assertEqual(len(calls), 14 + 2 + 5)
+        self.assertEqual(calls[21:28], [(3, 4)] * 7, "fed: each call, warm-up and timed, takes what feed() gives")
+        self.assertEqual(fed["calls"], 5)
+        self.assertAlmostEqual(coupled["enqueue_correlation"], 1.0)
+        self.assertEqual(len(calls), 14 + 2 + 5 + 7 + 2 + 9)
         self.assertEqual(set(torch_paths_reference.TIMING), {"warmup_s", "warmup_calls", "duration_s", "min_calls"})
 
     def test_plain_pytorch_runs_without_the_library_folders_set_for_inferbench(self):
