@@ -566,7 +566,7 @@ def ratio_cell(row, ref, backend, name, verdicts):
     elif row.get("host_in_compute"):
         verdict, mark = "host_timed", "host-timed"
         plain = ref[path].get("enqueue_correlation")
-        said = (f" (inferbench: {row['host_in_compute'].split(': the GPU waited')[0]}; plain PyTorch's GPU time "
+        said = (f" (inferbench: {row['host_in_compute']}; plain PyTorch's GPU time "
                 f"against its enqueue time: " + (f"r = {plain:.2f}" if plain is not None else "not measured") + ")")
     else:
         verdict, mark = "unexplained", "⚠"

@@ -261,8 +261,9 @@ class TorchPaths(unittest.TestCase):
         self.assertEqual(verdicts["host_timed"], [
             "vit-b16-bf16-b1 torch-compile: 1.250 (inferbench: GPU compute follows the host's enqueue time iteration by "
             "iteration (r = 0.99 over 1514 iterations): median 751.50 us in the quarter with the shortest enqueue, "
-            "992.88 us in the quarter with the longest (+32%), enqueue at 52% of compute; plain PyTorch's GPU time "
-            "against its enqueue time: r = 0.95)"])
+            "992.88 us in the quarter with the longest (+32%), enqueue at 52% of compute: the GPU waited for the host "
+            "inside the timed region, so this compute includes host time and moves with the host's speed; plain "
+            "PyTorch's GPU time against its enqueue time: r = 0.95)"])
 
     def test_inferbench_figures_are_medians_of_the_stored_iterations(self):
         db = os.path.join(self.out, "results.db")
