@@ -3,7 +3,8 @@
 # benchmarks and the tests need (only those missing; LibTorch 1.13 for the torch backend where no better one
 # is here, python3-torch for the PyTorch runners, python3-torchvision and python3-onnx to export the corpus of
 # real-world ONNX files (scripts/corpus/export_corpus.py), ISA-L (the workbooks' deflate) and gnuplot for reports, unzip for the
-# workbook tests, Chromium for the HTML report's test), picks the LibTorch the torch and torch-aoti backends
+# workbook tests, Chromium for the HTML report's test, LibreOffice Calc and poppler-utils for the test that
+# renders a workbook in a spreadsheet program), picks the LibTorch the torch and torch-aoti backends
 # build against (scripts/pick-libtorch.sh: python3's PyTorch's own when it has CUDA or is 2.6 or newer, else
 # the system's) and says which, provisions ONNX Runtime (scripts/fetch-onnxruntime.sh) and uPlot
 # (scripts/fetch-uplot.sh), then configures and builds. Non-interactive and idempotent: a second run only
@@ -26,8 +27,9 @@ required=(
   libisal-dev gnuplot-nox fonts-dejavu-core unzip
 )
 command -v npm >/dev/null 2>&1 || required+=(npm)
-# Wanted where the archive has them: the PyTorch the tests and the corpus use, Chromium for one test.
-optional=(python3-torch python3-torchvision python3-onnx)
+# Wanted where the archive has them: the PyTorch the tests and the corpus use, Chromium for one test,
+# LibreOffice Calc (without its GUI) and pdftoppm to render a workbook in another.
+optional=(python3-torch python3-torchvision python3-onnx libreoffice-calc-nogui poppler-utils)
 # Ubuntu's chromium package only installs the snap, which a headless server need not carry.
 [ "$os_id" = ubuntu ] || optional+=(chromium)
 

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/statistics.hpp"
 #include "report/cost_figure.hpp"
 #include "report/findings_section.hpp"
 #include "report/xlsx_writer.hpp"
@@ -16,6 +17,21 @@ namespace {
 using Sheet = XlsxWorkbook::Sheet;
 using Row = XlsxWorkbook::Row;
 using Col = XlsxWorkbook::Col;
+using Column = XlsxWorkbook::Column;
+using NumberFormat = XlsxWorkbook::NumberFormat;
+
+// Milliseconds to the microsecond, joules to the microjoule, the other units (W, MHz, %, MiB, C,
+// inferences/s, 1/J) to one decimal: the cell keeps the full value.
+NumberFormat format_for(std::string_view unit) {
+    if (unit == "ms" || unit == "s") return NumberFormat::decimals3;
+    if (unit == "J") return NumberFormat::decimals6;
+    return NumberFormat::decimals1;
+}
+
+constexpr auto kSeconds = NumberFormat::decimals3;
+constexpr auto kMs = NumberFormat::decimals3;
+constexpr auto kCount = NumberFormat::integer;
+constexpr auto kOneDecimal = NumberFormat::decimals1;
 
 std::optional<double> device_ms(std::int64_t ns) {
     return ns == kNotMeasured ? std::nullopt : std::optional<double>(static_cast<double>(ns) / 1e6);
@@ -25,7 +41,7 @@ std::optional<double> device_ms(std::int64_t ns) {
 // `write(sheet, row, item)` fills one row. Returns whether any benchmark had rows.
 template <typename Rows, typename Write>
 bool write_row_sheets(const ReportGroup& group, const std::filesystem::path& file, const ExcelOptions& options,
-                      const std::vector<std::string>& header, Rows rows_of, Write write) {
+                      const std::vector<Column>& header, Rows rows_of, Write write) {
     const bool any = std::any_of(group.benchmarks.begin(), group.benchmarks.end(),
                                  [&](const ReportBenchmark& b) { return !rows_of(b).empty(); });
     if (!any) return false;
@@ -44,27 +60,57 @@ bool write_row_sheets(const ReportGroup& group, const std::filesystem::path& fil
     return true;
 }
 
+// The median time between a series' points (0 with fewer than two).
+double median_interval_s(const std::vector<Point>& points) {
+    std::vector<double> intervals;
+    for (std::size_t i = 1; i < points.size(); ++i) intervals.push_back(points[i].t_s - points[i - 1].t_s);
+    std::sort(intervals.begin(), intervals.end());
+    return percentile_sorted(intervals, 50);
+}
+
+// `value` rounded up to 1, 2 or 5 times a power of ten, so that the chart's title names a plain width.
+double round_up_125(double value) {
+    const double decade = std::pow(10.0, std::floor(std::log10(value)));
+    for (const double step : {1.0, 2.0, 5.0, 10.0})
+        if (value <= step * decade * (1 + 1e-9)) return step * decade;
+    return 10 * decade;
+}
+
+// A bucket at least as wide as the slowest series' median time between points (a 181 ms iteration in
+// 100 ms buckets would leave every other bucket empty), so that most buckets hold a mean of each series;
+// the charts join the values across the buckets that are still empty (xlsx_parts: dispBlanksAs span).
+double bucket_for(const std::vector<std::vector<Point>>& series, double bucket_s) {
+    double widest = 0;
+    for (const auto& points : series) widest = std::max(widest, median_interval_s(points));
+    return widest > bucket_s ? round_up_125(widest) : bucket_s;
+}
+
+struct TimeGrid {
+    Grid grid;
+    double bucket_s = 0;
+};
+
 // Where a time sheet's grid would pass the sheet's rows, wider buckets.
-Grid grid_within(const std::vector<std::vector<Point>>& series, double bucket_s, std::int64_t max_rows) {
+TimeGrid grid_within(const std::vector<std::vector<Point>>& series, double bucket_s, std::int64_t max_rows) {
     Grid grid = align_on_grid(series, bucket_s);
     while (static_cast<std::int64_t>(grid.t_s.size()) > max_rows - 1) {
         bucket_s *= std::ceil(static_cast<double>(grid.t_s.size()) / static_cast<double>(max_rows - 1)) + 1;
         grid = align_on_grid(series, bucket_s);
     }
-    return grid;
+    return {std::move(grid), bucket_s};
 }
 
 void write_summary_sheet(XlsxWorkbook& book, const ReportGroup& group) {
     Sheet sheet = book.add_sheet("summary");
-    std::vector<std::string> header = {"batch_size", "series", "status", "iterations"};
+    std::vector<Column> header = {{"batch_size", kCount}, "series", "status", {"iterations", kCount}};
     const auto& metrics = batch_metrics();
-    for (const auto& m : metrics) header.emplace_back(m.column);
+    for (const auto& m : metrics) header.emplace_back(std::string(m.column), format_for(m.unit));
     const auto gflops_col = static_cast<Col>(header.size());
-    header.emplace_back("GFLOP_per_inference");
+    header.emplace_back("GFLOP_per_inference", NumberFormat::decimals3);
     header.emplace_back("GFLOP_per_inference_note");  // the bound and node counts where not a total
     const auto stop_col = static_cast<Col>(header.size());
-    for (const char* name : {"convergence", "stop_reason", "mean_ci95_low_ms", "mean_ci95_high_ms"})
-        header.emplace_back(name);
+    for (const char* name : {"convergence", "stop_reason"}) header.emplace_back(name);
+    for (const char* name : {"mean_ci95_low_ms", "mean_ci95_high_ms"}) header.emplace_back(name, kMs);
     sheet.header(header);
     std::vector<bool> has_values(metrics.size(), false);
     Row row = 1;
@@ -111,17 +157,18 @@ void write_summary_sheet(XlsxWorkbook& book, const ReportGroup& group) {
 void write_time_sheets(XlsxWorkbook& book, const ReportGroup& group, const ExcelOptions& options) {
     for (const auto& metric : time_metrics()) {
         std::vector<std::vector<Point>> series;
-        std::vector<std::string> header = {"t_s"};
+        std::vector<Column> header = {{"t_s", kSeconds}};
         for (const auto& b : group.benchmarks) {
             auto points = metric.points(b);
             if (points.empty()) continue;
             series.push_back(std::move(points));
-            header.push_back(b.label);
+            header.emplace_back(b.label, format_for(metric.unit));
         }
         if (series.empty()) continue;
-        const Grid grid = grid_within(series, options.summary_bucket_s, options.max_rows_per_sheet);
+        const auto [grid, bucket_s] =
+            grid_within(series, bucket_for(series, options.summary_bucket_s), options.max_rows_per_sheet);
         Sheet sheet = book.add_sheet(std::string(metric.sheet));
-        sheet.header(header, 12);
+        sheet.header(header);
         for (std::size_t r = 0; r < grid.t_s.size(); ++r) {
             const auto row = static_cast<Row>(r + 1);
             sheet.number(row, 0, grid.t_s[r]);
@@ -130,12 +177,12 @@ void write_time_sheets(XlsxWorkbook& book, const ReportGroup& group, const Excel
         }
         XlsxWorkbook::Chart chart;
         chart.title = fmt::format("{} over time ({} ms means), {}", metric.title,
-                                  fmt::format("{:g}", options.summary_bucket_s * 1e3), group.title);
+                                  fmt::format("{:g}", bucket_s * 1e3), group.title);
         chart.x_title = time_axis_label(group.clock_from_zero);
         chart.y_title = fmt::format("{} ({})", metric.title, metric.unit);
         const auto last = static_cast<Row>(grid.t_s.size());
         for (std::size_t s = 0; s < series.size(); ++s)
-            chart.series.push_back({header[s + 1], sheet.name(), 1, last, 0, static_cast<Col>(s + 1)});
+            chart.series.push_back({header[s + 1].title, sheet.name(), 1, last, 0, static_cast<Col>(s + 1)});
         book.insert_chart(sheet, 1, static_cast<Col>(header.size() + 1), chart);
     }
 }
@@ -144,7 +191,8 @@ void write_time_sheets(XlsxWorkbook& book, const ReportGroup& group, const Excel
 
 bool write_latency_workbook(const ReportGroup& group, const std::filesystem::path& file, const ExcelOptions& options) {
     return write_row_sheets(
-        group, file, options, {"t_s", "e2e_ms", "h2d_ms", "compute_ms", "d2h_ms", "queue_ms"},
+        group, file, options,
+        {{"t_s", kSeconds}, {"e2e_ms", kMs}, {"h2d_ms", kMs}, {"compute_ms", kMs}, {"d2h_ms", kMs}, {"queue_ms", kMs}},
         [](const ReportBenchmark& b) -> const std::vector<IterationRecord>& { return b.iterations; },
         [](Sheet& sheet, Row row, const ReportBenchmark& b, const IterationRecord& it) {
             sheet.number(row, 0, b.seconds(it.start_ns));
@@ -159,8 +207,9 @@ bool write_latency_workbook(const ReportGroup& group, const std::filesystem::pat
 bool write_gpu_workbook(const ReportGroup& group, const std::filesystem::path& file, const ExcelOptions& options) {
     return write_row_sheets(
         group, file, options,
-        {"t_s", "phase", "gpu", "power_W", "temp_C", "sm_clock_MHz", "mem_clock_MHz", "gpu_util_pct", "mem_util_pct",
-         "fb_used_MiB", "throttle_reasons"},
+        {{"t_s", kSeconds}, "phase", {"gpu", kCount}, {"power_W", kOneDecimal}, {"temp_C", kOneDecimal},
+         {"sm_clock_MHz", kOneDecimal}, {"mem_clock_MHz", kOneDecimal}, {"gpu_util_pct", kOneDecimal},
+         {"mem_util_pct", kOneDecimal}, {"fb_used_MiB", kOneDecimal}, "throttle_reasons"},
         [](const ReportBenchmark& b) -> const std::vector<GpuSample>& { return b.gpu; },
         [](Sheet& sheet, Row row, const ReportBenchmark& b, const GpuSample& s) {
             sheet.number(row, 0, b.seconds(s.t_ns));
@@ -179,7 +228,9 @@ bool write_gpu_workbook(const ReportGroup& group, const std::filesystem::path& f
 
 bool write_cpu_workbook(const ReportGroup& group, const std::filesystem::path& file, const ExcelOptions& options) {
     return write_row_sheets(
-        group, file, options, {"t_s", "phase", "process_cpu_pct", "rss_MiB", "host_cpu_pct", "host_mem_used_MiB"},
+        group, file, options,
+        {{"t_s", kSeconds}, "phase", {"process_cpu_pct", kOneDecimal}, {"rss_MiB", kOneDecimal},
+         {"host_cpu_pct", kOneDecimal}, {"host_mem_used_MiB", kOneDecimal}},
         [](const ReportBenchmark& b) -> const std::vector<CpuSample>& { return b.cpu; },
         [](Sheet& sheet, Row row, const ReportBenchmark& b, const CpuSample& s) {
             sheet.number(row, 0, b.seconds(s.t_ns));

@@ -6,7 +6,8 @@
 //   cpu-<key>.xlsx       one sheet per batch size, one row per CPU sample: process CPU and RSS, host
 //   summary-<key>.xlsx   "summary": one row per batch size, one column per metric, a chart of each
 //                        metric against batch size; then one sheet per metric over time (100 ms means,
-//                        one column per batch size) with a chart, one line per batch size; and a
+//                        or buckets as wide as the slowest series' median interval; one column per
+//                        batch size) with a chart, one line per batch size; and a
 //                        "Findings" sheet with the findings of the group's benchmarks, where any
 // Every workbook is streamed to its file (xlsx_writer: memory stays flat for millions of rows); a batch
 // with more rows than a sheet holds continues on "batch 8 (2)", ... Times are seconds on the group's
@@ -23,7 +24,7 @@ namespace inferbench::report {
 
 struct ExcelOptions {
     std::int64_t max_rows_per_sheet = 1'048'576;  // Excel's limit, header included
-    double summary_bucket_s = 0.1;                // the time grid of the summary workbook's metric sheets
+    double summary_bucket_s = 0.1;                // the finest time grid of the summary workbook's metric sheets
     std::vector<findings::Finding> findings;      // of the selection: the summary workbook's Findings sheet
 };
 

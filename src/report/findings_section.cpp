@@ -35,8 +35,8 @@ void write_findings_sheet(XlsxWorkbook& book, std::span<const findings::Finding>
     if (found.empty()) return;
     const Table table = findings_table(found);
     XlsxWorkbook::Sheet sheet = book.add_sheet("Findings");
-    std::vector<std::string> header;
-    for (const auto& column : table.columns) header.push_back(column.key);
+    std::vector<XlsxWorkbook::Column> header;
+    for (const auto& column : table.columns) header.emplace_back(column.key);
     sheet.header(header);
     for (std::size_t r = 0; r < table.rows.size(); ++r)
         for (std::size_t c = 0; c < table.columns.size(); ++c)

@@ -1,11 +1,14 @@
 #include "report/xlsx_parts.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <iterator>
 
 #include <fmt/format.h>
 
 #include "core/text_checks.hpp"
+#include "report/table.hpp"
 
 namespace inferbench::report::xlsx {
 namespace {
@@ -24,6 +27,14 @@ constexpr double kDefaultColumnPx = 64, kDefaultRowPx = 20;  // 8.43 characters;
 
 // A column `width` characters wide in pixels of the default font (7-pixel digits, 5 pixels of padding).
 double column_pixels(double width) { return width < 1 ? std::floor(width * 12 + 0.5) : std::floor(width * 7 + 0.5) + 5; }
+
+// Each series' line colour: the HTML report's palette (html/page.js) without its grey, which reads as
+// an axis. Without a colour of its own a series draws no line in LibreOffice (no theme part to take one from).
+constexpr std::string_view kPalette[] = {"1F77B4", "D62728", "2CA02C", "FF7F0E", "9467BD",
+                                         "8C564B", "E377C2", "17BECF", "BCBD22"};
+
+// Custom number formats (numFmtId 164 on; 1 is Excel's built-in "0"), in NumberFormat's order after integer.
+constexpr std::string_view kDecimalFormats[] = {"0.0", "0.000", "0.000000"};
 
 bool needs_escape(char c) {
     const auto byte = static_cast<unsigned char>(c);
@@ -86,12 +97,25 @@ std::string number_reference(const std::string& formula, const std::vector<doubl
     return out + "</c:numRef>";
 }
 
+// A series' line (and markers) drawn in its own colour: a viewer need not pick one.
+std::string series_style(bool markers, std::string_view colour) {
+    const std::string fill = fmt::format("<a:solidFill><a:srgbClr val=\"{}\"/></a:solidFill>", colour);
+    std::string out = fmt::format("<c:spPr><a:ln w=\"19050\" cap=\"rnd\">{}<a:round/></a:ln></c:spPr>", fill);
+    if (markers)
+        out += fmt::format("<c:marker><c:symbol val=\"circle\"/><c:size val=\"6\"/><c:spPr>{0}<a:ln w=\"9525\">{0}</a:ln>"
+                           "</c:spPr></c:marker>",
+                           fill);
+    else
+        out += "<c:marker><c:symbol val=\"none\"/></c:marker>";
+    return out;
+}
+
 std::string series(const XlsxWorkbook::Chart& chart, std::size_t index, const SeriesValues& values) {
     const auto& s = chart.series[index];
     std::string out = fmt::format("<c:ser><c:idx val=\"{0}\"/><c:order val=\"{0}\"/><c:tx><c:v>", index);
     append_escaped(out, s.name);
     out += "</c:v></c:tx>";
-    out += chart.markers ? "<c:marker><c:size val=\"5\"/></c:marker>" : "<c:marker><c:symbol val=\"none\"/></c:marker>";
+    out += series_style(chart.markers, kPalette[index % std::size(kPalette)]);
     out += "<c:xVal>" + number_reference(range(s.sheet, s.x_col, s.first_row, s.last_row), values.x) + "</c:xVal>";
     out += "<c:yVal>" + number_reference(range(s.sheet, s.y_col, s.first_row, s.last_row), values.y) + "</c:yVal>";
     return out + "<c:smooth val=\"0\"/></c:ser>";
@@ -143,6 +167,16 @@ std::string cell_ref(XlsxWorkbook::Row row, XlsxWorkbook::Col col) { return colu
 
 double stored_width(double width) { return std::floor(column_pixels(width) / 7 * 256) / 256; }
 
+double title_width(std::string_view title, double min_width) {
+    constexpr double kBold = 1.15;  // bold characters are wider than the default font's digits
+    return std::max(min_width, std::ceil(static_cast<double>(display_width(title)) * kBold) + 2);
+}
+
+unsigned style_of(XlsxWorkbook::NumberFormat format) {
+    // cellXfs: 0 the default, 1 bold titles, then one per format after general.
+    return format == XlsxWorkbook::NumberFormat::general ? 0u : 1u + static_cast<unsigned>(format);
+}
+
 std::string content_types(const std::vector<SheetPart>& sheets, std::size_t drawings, std::size_t charts) {
     std::string out(kXmlDeclaration);
     out += "<Types xmlns=\"http://schemas.openxmlformats.org/package/2006/content-types\">"
@@ -191,17 +225,25 @@ std::string workbook_relationships(std::size_t sheets) {
 }
 
 std::string styles() {
-    // Style 0: the default; style 1: bold (the header row).
+    // Style 0: the default; style 1: bold (the header row); then style_of()'s number formats.
+    std::string formats = fmt::format("<numFmts count=\"{}\">", std::size(kDecimalFormats));
+    std::string number_styles = "<xf numFmtId=\"1\" fontId=\"0\" fillId=\"0\" borderId=\"0\" xfId=\"0\" applyNumberFormat=\"1\"/>";
+    for (std::size_t i = 0; i < std::size(kDecimalFormats); ++i) {
+        formats += fmt::format("<numFmt numFmtId=\"{}\" formatCode=\"{}\"/>", 164 + i, kDecimalFormats[i]);
+        number_styles += fmt::format(
+            "<xf numFmtId=\"{}\" fontId=\"0\" fillId=\"0\" borderId=\"0\" xfId=\"0\" applyNumberFormat=\"1\"/>", 164 + i);
+    }
+    formats += "</numFmts>";
     return fmt::format(
-        "{}<styleSheet xmlns=\"{}\"><fonts count=\"2\"><font><sz val=\"11\"/><name val=\"Calibri\"/><family val=\"2\"/>"
+        "{}<styleSheet xmlns=\"{}\">{}<fonts count=\"2\"><font><sz val=\"11\"/><name val=\"Calibri\"/><family val=\"2\"/>"
         "</font><font><b/><sz val=\"11\"/><name val=\"Calibri\"/><family val=\"2\"/></font></fonts><fills count=\"2\">"
         "<fill><patternFill patternType=\"none\"/></fill><fill><patternFill patternType=\"gray125\"/></fill></fills>"
         "<borders count=\"1\"><border><left/><right/><top/><bottom/><diagonal/></border></borders>"
         "<cellStyleXfs count=\"1\"><xf numFmtId=\"0\" fontId=\"0\" fillId=\"0\" borderId=\"0\"/></cellStyleXfs>"
-        "<cellXfs count=\"2\"><xf numFmtId=\"0\" fontId=\"0\" fillId=\"0\" borderId=\"0\" xfId=\"0\"/>"
-        "<xf numFmtId=\"0\" fontId=\"1\" fillId=\"0\" borderId=\"0\" xfId=\"0\" applyFont=\"1\"/></cellXfs>"
+        "<cellXfs count=\"{}\"><xf numFmtId=\"0\" fontId=\"0\" fillId=\"0\" borderId=\"0\" xfId=\"0\"/>"
+        "<xf numFmtId=\"0\" fontId=\"1\" fillId=\"0\" borderId=\"0\" xfId=\"0\" applyFont=\"1\"/>{}</cellXfs>"
         "<cellStyles count=\"1\"><cellStyle name=\"Normal\" xfId=\"0\" builtinId=\"0\"/></cellStyles></styleSheet>",
-        kXmlDeclaration, kMain);
+        kXmlDeclaration, kMain, formats, 3 + std::size(kDecimalFormats), number_styles);
 }
 
 std::string sheet_relationships(std::size_t drawing) {
@@ -211,9 +253,8 @@ std::string sheet_relationships(std::size_t drawing) {
         kXmlDeclaration, kPackageRelationships, kOfficeRelationships, drawing);
 }
 
-std::string drawing(const std::vector<ChartAnchor>& anchors, XlsxWorkbook::Col sized_cols, double width) {
-    const double sized_px = column_pixels(width);
-    const auto column_px = [&](std::size_t col) { return col < sized_cols ? sized_px : kDefaultColumnPx; };
+std::string drawing(const std::vector<ChartAnchor>& anchors, const std::vector<double>& widths) {
+    const auto column_px = [&](std::size_t col) { return col < widths.size() ? column_pixels(widths[col]) : kDefaultColumnPx; };
     const auto row_px = [](std::size_t) { return kDefaultRowPx; };
     std::string out = fmt::format("{}<xdr:wsDr xmlns:xdr=\"{}\" xmlns:a=\"{}\">", kXmlDeclaration,
                                   kSpreadsheetDrawingNs, kDrawingNs);
@@ -253,8 +294,10 @@ std::string chart(const XlsxWorkbook::Chart& chart, const std::vector<SeriesValu
         out += series(chart, i, i < values.size() ? values[i] : SeriesValues{});
     out += "<c:axId val=\"50010001\"/><c:axId val=\"50010002\"/></c:scatterChart>";
     out += value_axis(true, chart.x_title, chart.log2_x) + value_axis(false, chart.y_title, false);
+    // An empty cell is a bucket or a batch size without a value: the line joins the values either side
+    // (a line that stops at every empty bucket of a sparse series draws nothing but dots).
     out += "</c:plotArea><c:legend><c:legendPos val=\"b\"/><c:layout/></c:legend><c:plotVisOnly val=\"1\"/>"
-           "<c:dispBlanksAs val=\"gap\"/></c:chart>";
+           "<c:dispBlanksAs val=\"span\"/></c:chart>";
     out += "<c:printSettings><c:headerFooter/><c:pageMargins b=\"0.75\" l=\"0.7\" r=\"0.7\" t=\"0.75\" header=\"0.3\" "
            "footer=\"0.3\"/><c:pageSetup/></c:printSettings></c:chartSpace>";
     return out;

@@ -1,5 +1,5 @@
 // The XML of an .xlsx file's parts other than the sheets' rows (xlsx_writer.cpp's): the package's
-// content types and relationships, the workbook, the one style (bold titles), drawings and charts; and
+// content types and relationships, the workbook, the styles (bold titles, number formats), drawings and charts; and
 // the escaping every part's text goes through. For xlsx_writer alone.
 #pragma once
 
@@ -22,6 +22,10 @@ std::string column_name(XlsxWorkbook::Col col);
 std::string cell_ref(XlsxWorkbook::Row row, XlsxWorkbook::Col col);
 // Excel's stored column width for `width` characters of the default font (7-pixel digits, 5 pixels of padding).
 double stored_width(double width);
+// The width in characters a column needs to show `title` (bold) whole, and at least `min_width`.
+double title_width(std::string_view title, double min_width);
+// The cell style (an index into styles()' cellXfs) of numbers in `format`; 0 for general.
+unsigned style_of(XlsxWorkbook::NumberFormat format);
 
 struct SheetPart {
     std::string name;
@@ -41,9 +45,9 @@ struct ChartAnchor {
     XlsxWorkbook::Col col = 0;
     std::size_t chart = 0;
 };
-// The drawing of one sheet whose first `sized_cols` columns are `width` characters wide: each chart
-// 720 x 346 pixels (Excel's default 480 x 288, scaled by 1.5 and 1.2).
-std::string drawing(const std::vector<ChartAnchor>& anchors, XlsxWorkbook::Col sized_cols, double width);
+// The drawing of one sheet whose first columns are `widths` characters wide (the others Excel's default):
+// each chart 720 x 346 pixels (Excel's default 480 x 288, scaled by 1.5 and 1.2).
+std::string drawing(const std::vector<ChartAnchor>& anchors, const std::vector<double>& widths);
 std::string drawing_relationships(const std::vector<ChartAnchor>& anchors);
 
 // A series' values as the sheet holds them, for the chart's cache (NaN: empty cell); empty: no cache.

@@ -20,8 +20,8 @@ struct XlsxWorkbook::SheetState {
     bool started = false;    // the part's opening written
     std::int64_t row = -1;   // the row being written (its <row> open), -1 before the first
     std::int64_t next_col = 0;
-    Col sized_cols = 0;      // header(): columns with `width`
-    double width = 0;
+    std::vector<double> widths;  // header(): each column's width in characters
+    std::vector<XlsxWorkbook::NumberFormat> formats;  // header(): each column's number format
     std::vector<xlsx::ChartAnchor> charts;
     std::vector<std::vector<double>> values;  // [col][row], NaN where empty: Options::chart_values
 };
@@ -57,16 +57,20 @@ std::string sheet_opening(const SheetState& sheet, bool first) {
            "xmlns:r=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships\"><sheetViews><sheetView ";
     if (first) out += "tabSelected=\"1\" ";
     out += "workbookViewId=\"0\"";
-    if (sheet.sized_cols > 0) {
+    if (!sheet.widths.empty()) {
         out += "><pane ySplit=\"1\" topLeftCell=\"A2\" activePane=\"bottomLeft\" state=\"frozen\"/>"
                "<selection pane=\"bottomLeft\"/></sheetView>";
     } else {
         out += "/>";
     }
     out += "</sheetViews><sheetFormatPr defaultRowHeight=\"15\"/>";
-    if (sheet.sized_cols > 0)
-        out += fmt::format("<cols><col min=\"1\" max=\"{}\" width=\"{}\" customWidth=\"1\"/></cols>", sheet.sized_cols,
-                           xlsx::stored_width(sheet.width));
+    if (!sheet.widths.empty()) {
+        out += "<cols>";
+        for (std::size_t c = 0; c < sheet.widths.size(); ++c)
+            out += fmt::format("<col min=\"{0}\" max=\"{0}\" width=\"{1}\" customWidth=\"1\"/>", c + 1,
+                               xlsx::stored_width(sheet.widths[c]));
+        out += "</cols>";
+    }
     return out + "<sheetData>";
 }
 
@@ -168,6 +172,11 @@ void XlsxWorkbook::Sheet::number(Row row, Col col, double value) {
     SheetState& sheet = book_->writing(index_);
     book_->start_cell(sheet, row, col);
     std::string& buffer = book_->out();
+    if (col < sheet.formats.size() && sheet.formats[col] != NumberFormat::general) {
+        buffer += " s=\"";
+        buffer += std::to_string(xlsx::style_of(sheet.formats[col]));
+        buffer += '"';
+    }
     buffer += "><v>";
     append_number(buffer, value);
     buffer += "</v></c>";
@@ -191,17 +200,19 @@ void XlsxWorkbook::Sheet::text(Row row, Col col, std::string_view value) {
     book_->flush_if_full();
 }
 
-void XlsxWorkbook::Sheet::header(const std::vector<std::string>& titles, double width) {
+void XlsxWorkbook::Sheet::header(const std::vector<Column>& columns, double min_width) {
     SheetState& sheet = book_->writing(index_);
     if (sheet.started) throw std::logic_error(fmt::format("sheet '{}': header() after other cells", sheet.name));
-    if (titles.empty()) return;
-    sheet.sized_cols = static_cast<Col>(std::min<std::size_t>(titles.size(), kMaxCols));
-    sheet.width = width;
-    for (std::size_t c = 0; c < titles.size(); ++c) {
-        if (titles[c].empty()) continue;
+    const std::size_t count = std::min<std::size_t>(columns.size(), kMaxCols);
+    for (std::size_t c = 0; c < count; ++c) {
+        sheet.widths.push_back(xlsx::title_width(columns[c].title, min_width));
+        sheet.formats.push_back(columns[c].format);
+    }
+    for (std::size_t c = 0; c < count; ++c) {
+        if (columns[c].title.empty()) continue;
         book_->start_cell(sheet, 0, static_cast<Col>(c));
         book_->out() += " s=\"1\"";
-        append_text_cell(book_->out(), titles[c]);
+        append_text_cell(book_->out(), columns[c].title);
     }
 }
 
@@ -246,7 +257,7 @@ void XlsxWorkbook::close() {
         zip_->begin(fmt::format("xl/worksheets/_rels/sheet{}.xml.rels", sheet_number));
         zip_->append(xlsx::sheet_relationships(drawings));
         zip_->begin(fmt::format("xl/drawings/drawing{}.xml", drawings));
-        zip_->append(xlsx::drawing(sheet->charts, sheet->sized_cols, sheet->width));
+        zip_->append(xlsx::drawing(sheet->charts, sheet->widths));
         zip_->begin(fmt::format("xl/drawings/_rels/drawing{}.xml.rels", drawings));
         zip_->append(xlsx::drawing_relationships(sheet->charts));
     }

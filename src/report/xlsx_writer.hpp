@@ -3,7 +3,8 @@
 // the zip (zip_writer: deflated on a second thread), so memory stays flat for millions of rows: numbers
 // as their shortest round-trip text (std::to_chars), text as inline strings (never a formula, whatever
 // it says), empty or non-finite values as no cell at all, cell references written only after a gap.
-// Charts are native scatter charts over a sheet's cells. The file is written at an OutputFile's
+// Each column has a number format (the cell keeps its full value) and is at least as wide as its title.
+// Charts are native scatter charts over a sheet's cells, each series with its own line colour. The file is written at an OutputFile's
 // staging path: complete or absent.
 #pragma once
 
@@ -13,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/file_io.hpp"
@@ -28,6 +30,16 @@ public:
     static constexpr Row kMaxRows = 1'048'576;
     static constexpr Col kMaxCols = 16'384;
 
+    // How a column's numbers are shown; the cell always holds the full value.
+    enum class NumberFormat : std::uint8_t { general, integer, decimals1, decimals3, decimals6 };
+    struct Column {
+        Column(std::string title_, NumberFormat format_ = NumberFormat::general)  // NOLINT: from a title
+            : title(std::move(title_)), format(format_) {}
+        Column(const char* title_, NumberFormat format_ = NumberFormat::general) : Column(std::string(title_), format_) {}
+        std::string title;
+        NumberFormat format;
+    };
+
     struct Options {
         // Keep each sheet's numbers until the workbook is closed, so that charts carry their values
         // (for viewers that do not compute them); for small sheets only.
@@ -41,8 +53,9 @@ public:
         void number(Row row, Col col, std::optional<double> value);
         // A text cell (an empty text leaves the cell empty).
         void text(Row row, Col col, std::string_view value);
-        // Row 0: bold titles, frozen; every column `width` characters wide. Before any other cell.
-        void header(const std::vector<std::string>& titles, double width = 14);
+        // Row 0: bold titles, frozen; each column `min_width` characters wide or its title's width, so
+        // that no title is cut; its numbers in its format. Before any other cell.
+        void header(const std::vector<Column>& columns, double min_width = 12);
         const std::string& name() const;
 
     private:
@@ -60,7 +73,7 @@ public:
     };
     struct Chart {
         std::string title, x_title, y_title;
-        bool markers = false;  // points marked (few points), else plain lines
+        bool markers = false;  // points marked as well as joined (few points), else lines alone
         bool log2_x = false;
         std::vector<ChartSeries> series;
     };

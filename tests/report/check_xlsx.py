@@ -3,7 +3,8 @@
 with Python's own zipfile and XML parser (no package of ours): the archive (CRCs), every part parses,
 every part has a content type, every relationship leads to a part, the workbook's sheets are there,
 rows and cells come in order (references where written, else following the one before), numbers are
-numbers, and every chart series refers to cells of an existing sheet. Prints one line per workbook:
+numbers, every cell's style is one the styles part defines (its number format built in or defined
+there), and every chart series refers to cells of an existing sheet and has a line of its own colour. Prints one line per workbook:
   FILE: sheets NAME=ROWSxCOLS,...; charts N; cells N
 and exits 1 with the first problem of each broken file.
   check_xlsx.py FILE.xlsx...
@@ -18,6 +19,7 @@ MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 REL = "{http://schemas.openxmlformats.org/package/2006/relationships}"
 CT = "{http://schemas.openxmlformats.org/package/2006/content-types}"
 CHART = "{http://schemas.openxmlformats.org/drawingml/2006/chart}"
+DRAWING = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 R_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
 
 
@@ -46,8 +48,25 @@ def relationships(archive, part):
     return out
 
 
-def sheet_cells(archive, part):
-    """Rows and cells in order; returns {(row, col): value}."""
+BUILTIN_NUMBER_FORMATS = set(range(0, 50))
+
+
+def cell_styles(archive):
+    """The number of cell styles (cellXfs) in xl/styles.xml, each checked for a known number format."""
+    styles = ET.fromstring(archive.read("xl/styles.xml"))
+    defined = {int(f.get("numFmtId")) for f in styles.iter(MAIN + "numFmt")}
+    xfs = styles.find(MAIN + "cellXfs")
+    if xfs is None:
+        raise Broken("xl/styles.xml: no cellXfs")
+    for index, xf in enumerate(xfs.findall(MAIN + "xf")):
+        number_format = int(xf.get("numFmtId", "0"))
+        if number_format not in BUILTIN_NUMBER_FORMATS and number_format not in defined:
+            raise Broken(f"xl/styles.xml: cell style {index} uses number format {number_format}, which is not defined")
+    return len(xfs.findall(MAIN + "xf"))
+
+
+def sheet_cells(archive, part, styles=1):
+    """Rows and cells in order, each with a defined style; returns {(row, col): value}."""
     cells = {}
     row_number = 0
     for row in ET.fromstring(archive.read(part)).iter(MAIN + "row"):
@@ -69,6 +88,8 @@ def sheet_cells(archive, part):
             if next_col <= col or next_col > 16384:
                 raise Broken(f"{part}: row {row_number}: column {next_col} after column {col}")
             col = next_col
+            if int(cell.get("s", "0")) >= styles:
+                raise Broken(f"{part}: row {row_number} column {col}: style {cell.get('s')} of {styles} defined")
             kind = cell.get("t")
             if kind == "inlineStr":
                 value = "".join(t.text or "" for t in cell.iter(MAIN + "t"))
@@ -87,7 +108,12 @@ def sheet_cells(archive, part):
 
 def check_chart(archive, part, sheets):
     series = 0
-    for formula in ET.fromstring(archive.read(part)).iter(CHART + "f"):
+    root = ET.fromstring(archive.read(part))
+    for ser in root.iter(CHART + "ser"):
+        line = ser.find(CHART + "spPr/" + DRAWING + "ln/" + DRAWING + "solidFill")
+        if line is None:
+            raise Broken(f"{part}: a series without a line colour (LibreOffice draws no line)")
+    for formula in root.iter(CHART + "f"):
         match = re.fullmatch(r"'((?:[^']|'')+)'!\$([A-Z]+)\$(\d+):\$([A-Z]+)\$(\d+)", formula.text or "")
         if not match:
             raise Broken(f"{part}: reference {formula.text!r} is not a quoted sheet and a column range")
@@ -127,11 +153,12 @@ def check(path):
         root = relationships(archive, "")
         workbook_part = next(iter(root.values()))
         workbook_rels = relationships(archive, workbook_part)
+        styles = cell_styles(archive)
         sheets = {}
         sheet_parts = {}
         for sheet in ET.fromstring(archive.read(workbook_part)).iter(MAIN + "sheet"):
             part = workbook_rels[sheet.get(R_ID)]
-            sheets[sheet.get("name")] = sheet_cells(archive, part)
+            sheets[sheet.get("name")] = sheet_cells(archive, part, styles)
             sheet_parts[sheet.get("name")] = part
         if not sheets:
             raise Broken("a workbook without a sheet")

@@ -52,7 +52,7 @@ TEST_F(ExcelReport, LatencyWorkbookHasASheetPerBatchAndARowPerIteration) {
     EXPECT_FALSE(cells.contains("C3"));
     EXPECT_EQ(cells.at("E10"), "0.05") << "a row after a row without device times";
     EXPECT_FALSE(cells.contains("A12"));
-    EXPECT_NE(sheet1.find("<row><c><v>0.04</v></c><c><v>1.5</v></c></row>"), std::string::npos)
+    EXPECT_NE(sheet1.find("<row><c s=\"4\"><v>0.04</v></c><c s=\"4\"><v>1.5</v></c></row>"), std::string::npos)
         << "references only after a gap: " << sheet1;
 
     const auto sheet2 = zip_member(file("latency.xlsx"), "xl/worksheets/sheet2.xml");
@@ -122,7 +122,7 @@ TEST_F(ExcelReport, GpuWorkbookHasOnlyBatchesWithSamplesAndNamesThrottleReasons)
     EXPECT_EQ(cells.at("E3"), "60");
     EXPECT_EQ(cells.at("F3"), "1980");
     EXPECT_FALSE(cells.contains("G3")) << "memory clock not sampled: empty";
-    EXPECT_NE(sheet.find("<c r=\"H3\"><v>97</v></c>"), std::string::npos) << "the cell after a gap has its reference";
+    EXPECT_NE(sheet.find("<c r=\"H3\" s=\"3\"><v>97</v></c>"), std::string::npos) << "the cell after a gap has its reference";
 }
 
 TEST_F(ExcelReport, CpuWorkbook) {
@@ -131,8 +131,8 @@ TEST_F(ExcelReport, CpuWorkbook) {
     EXPECT_EQ(count(zip_member(file("cpu.xlsx"), "xl/workbook.xml"), "<sheet name="), 2u);
     const auto sheet = zip_member(file("cpu.xlsx"), "xl/worksheets/sheet2.xml");
     EXPECT_EQ(count(sheet, "</row>"), 4u);
-    EXPECT_NE(sheet.find("<row><c><v>0.1</v></c><c t=\"inlineStr\"><is><t>measure</t></is></c>"
-                         "<c><v>101</v></c><c><v>512</v></c><c><v>50</v></c></row>"),
+    EXPECT_NE(sheet.find("<row><c s=\"4\"><v>0.1</v></c><c t=\"inlineStr\"><is><t>measure</t></is></c>"
+                         "<c s=\"3\"><v>101</v></c><c s=\"3\"><v>512</v></c><c s=\"3\"><v>50</v></c></row>"),
               std::string::npos)
         << sheet;
 }
@@ -188,12 +188,90 @@ TEST_F(ExcelReport, SummaryWorkbookHasMetricsPerBatchAndTimeSeriesWithCharts) {
     EXPECT_EQ(count(e2e_chart, "<c:ser>"), 2u) << "one line per batch size";
     EXPECT_NE(e2e_chart.find("'e2e latency'!$C$2:$C$5"), std::string::npos) << e2e_chart;
     EXPECT_NE(e2e_chart.find("<c:v>batch 8</c:v>"), std::string::npos) << e2e_chart;
-    EXPECT_NE(e2e_chart.find("<c:dispBlanksAs val=\"gap\"/>"), std::string::npos) << "no sample: a gap, not zero";
+    EXPECT_NE(e2e_chart.find("<c:dispBlanksAs val=\"span\"/>"), std::string::npos)
+        << "a bucket without a value: the line joins its neighbours (neither a gap nor zero)";
     // Each chart sits on its sheet, right of the columns.
     const auto drawing = zip_member(file("summary.xlsx"), "xl/drawings/drawing2.xml");
     EXPECT_NE(drawing.find("<xdr:from><xdr:col>4</xdr:col>"), std::string::npos) << drawing;
     EXPECT_NE(zip_member(file("summary.xlsx"), "xl/drawings/_rels/drawing2.xml.rels").find("../charts/chart9.xml"),
               std::string::npos);
+}
+
+// Each number column shows its unit's decimals (the cell keeps the full value), and every column is as
+// wide as its title: no "throughput_per_" cut short, no 72.11348625714.
+TEST_F(ExcelReport, ColumnsHaveANumberFormatAndTitlesFit) {
+    auto group = testing::sample_group();
+    group.benchmarks[1].summary.throughput_per_s = 72.11348625714;
+    ASSERT_TRUE(write_summary_workbook(group, file("summary.xlsx")));
+    const auto styles = zip_member(file("summary.xlsx"), "xl/styles.xml");
+    const auto summary = zip_member(file("summary.xlsx"), "xl/worksheets/sheet1.xml");
+    const auto cells = sheet_cells(summary);
+    const auto cell_styles = testing::sheet_styles(summary);
+    ASSERT_EQ(cells.at("H1"), "throughput_per_s");
+    EXPECT_EQ(cells.at("H3"), "72.11348625714") << "the full value stays in the cell";
+    const auto format_of = [&](const std::string& ref) { return testing::format_code(styles, cell_styles.at(ref)); };
+    EXPECT_EQ(format_of("A3"), "0") << "batch size";
+    EXPECT_EQ(format_of("B3"), "General") << "a label";
+    EXPECT_EQ(format_of("D3"), "0") << "iterations";
+    EXPECT_EQ(format_of("E3"), "0.000") << "mean_ms";
+    EXPECT_EQ(format_of("H3"), "0.0") << "throughput_per_s";
+    EXPECT_EQ(format_of("I3"), "0.0") << "mean_power_W";
+    EXPECT_EQ(format_of("J3"), "0.000000") << "J_per_inference";
+    // Widths: one <col> per column, none narrower than its title (in characters of the default font).
+    for (const auto& [ref, title] : cells) {
+        if (ref.size() < 2 || ref.substr(1) != "1" || ref[0] > 'Z') continue;
+        const int col = ref[0] - 'A' + 1;
+        const auto at = summary.find("<col min=\"" + std::to_string(col) + "\" max=\"" + std::to_string(col) + "\"");
+        ASSERT_NE(at, std::string::npos) << ref;
+        const double width = std::stod(testing::attribute(summary.substr(at, summary.find('>', at) - at), "width"));
+        EXPECT_GT(width, static_cast<double>(title.size()) + 1) << title;
+    }
+    // Iteration sheets: seconds and milliseconds to three decimals.
+    ASSERT_TRUE(write_latency_workbook(group, file("latency.xlsx")));
+    const auto latency = testing::sheet_styles(zip_member(file("latency.xlsx"), "xl/worksheets/sheet1.xml"));
+    const auto latency_styles = zip_member(file("latency.xlsx"), "xl/styles.xml");
+    EXPECT_EQ(testing::format_code(latency_styles, latency.at("A3")), "0.000") << "t_s";
+    EXPECT_EQ(testing::format_code(latency_styles, latency.at("B3")), "0.000") << "e2e_ms";
+}
+
+// Iterations 181 ms apart in 100 ms buckets left every other bucket of that batch size empty, and its
+// line broken into dots: the buckets are now at least the slowest series' median interval (200 ms here),
+// and each series has a value in every bucket between its first and its last.
+TEST_F(ExcelReport, TimeSheetsLeaveNoEmptyBucketsWhereIterationsAreSlowerThanTheGrid) {
+    ReportGroup group = testing::sample_group();
+    for (auto& b : group.benchmarks) {
+        b.gpu.clear();
+        b.cpu.clear();
+    }
+    auto& slow = group.benchmarks[1];
+    slow.iterations.resize(20);
+    for (std::size_t i = 0; i < slow.iterations.size(); ++i) {
+        slow.iterations[i].start_ns = testing::kT0 + static_cast<std::int64_t>(i) * 181'000'000LL;
+        slow.iterations[i].e2e_ns = 12'000'000;
+    }
+    auto& fast = group.benchmarks[0];
+    fast.iterations.resize(90, fast.iterations.front());
+    for (std::size_t i = 0; i < fast.iterations.size(); ++i)
+        fast.iterations[i].start_ns = testing::kT0 + static_cast<std::int64_t>(i) * 40'000'000LL;
+    ASSERT_TRUE(write_summary_workbook(group, file("summary.xlsx")));
+    const auto e2e = sheet_cells(zip_member(file("summary.xlsx"), "xl/worksheets/sheet2.xml"));
+    ASSERT_EQ(e2e.at("C1"), "batch 8");
+    EXPECT_EQ(e2e.at("A3"), "0.2") << "200 ms buckets";
+    for (const char column : {'B', 'C'}) {
+        std::vector<int> rows;
+        for (const auto& [ref, value] : e2e)
+            if (ref[0] == column && ref.substr(1) != "1") rows.push_back(std::stoi(ref.substr(1)));
+        std::sort(rows.begin(), rows.end());
+        ASSERT_GT(rows.size(), 10u) << column;
+        EXPECT_EQ(rows.back() - rows.front() + 1, static_cast<int>(rows.size())) << "an empty bucket in column " << column;
+    }
+    std::string title;
+    for (const auto& member : zip_members(file("summary.xlsx"))) {
+        if (!member.starts_with("xl/charts/")) continue;
+        const auto chart = zip_member(file("summary.xlsx"), member);
+        if (chart.find("'e2e latency'!") != std::string::npos) title = chart;
+    }
+    EXPECT_NE(title.find("end-to-end latency over time (200 ms means)"), std::string::npos) << title;
 }
 
 TEST_F(ExcelReport, WorkbooksWithoutDataAreSkippedAndSaySo) {

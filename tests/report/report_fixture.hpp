@@ -126,10 +126,10 @@ inline std::string attribute(std::string_view tag, std::string_view name) {
     return std::string(tag.substr(from, tag.find('"', from) - from));
 }
 
-// A sheet's cells as written (numbers as their text, inline strings as their text with XML escapes left
-// as they are), by reference ("B2"): rows and cells without a reference follow the one before.
-inline std::map<std::string, std::string> sheet_cells(const std::string& xml) {
-    std::map<std::string, std::string> cells;
+// Calls visit(ref, at) for each cell of a sheet's XML ("B2", the offset of its "<c"): rows and cells
+// without a reference follow the one before.
+template <typename Visit>
+void for_each_cell(const std::string& xml, Visit visit) {
     long row = 0;
     for (auto at = xml.find("<row"); at != std::string::npos; at = xml.find("<row", at + 1)) {
         const auto row_end = xml.find("</row>", at);
@@ -149,13 +149,45 @@ inline std::map<std::string, std::string> sheet_cells(const std::string& xml) {
                 col = 0;
                 for (const char letter : column) col = col * 26 + (letter - 'A' + 1);
             }
-            const auto end = xml.find("</c>", c);
-            const auto value = xml.find("<v>", c) < end ? xml.find("<v>", c) + 3 : xml.find(">", xml.find("<t", c)) + 1;
-            const auto value_end = xml.find('<', value);
-            cells[column + std::to_string(row)] = xml.substr(value, value_end - value);
+            visit(column + std::to_string(row), c);
         }
     }
+}
+
+// A sheet's cells as written (numbers as their text, inline strings as their text with XML escapes left
+// as they are), by reference ("B2").
+inline std::map<std::string, std::string> sheet_cells(const std::string& xml) {
+    std::map<std::string, std::string> cells;
+    for_each_cell(xml, [&](const std::string& ref, std::size_t c) {
+        const auto end = xml.find("</c>", c);
+        const auto value = xml.find("<v>", c) < end ? xml.find("<v>", c) + 3 : xml.find(">", xml.find("<t", c)) + 1;
+        const auto value_end = xml.find('<', value);
+        cells[ref] = xml.substr(value, value_end - value);
+    });
     return cells;
+}
+
+// Each cell's style ("4"), by reference; "" where the cell has none (the default).
+inline std::map<std::string, std::string> sheet_styles(const std::string& xml) {
+    std::map<std::string, std::string> styles;
+    for_each_cell(xml, [&](const std::string& ref, std::size_t c) {
+        styles[ref] = attribute(std::string_view(xml).substr(c, xml.find('>', c) - c), "s");
+    });
+    return styles;
+}
+
+// The number format of cell style `style` in styles.xml: "General", Excel's built-in "0", or the code
+// the styles part defines.
+inline std::string format_code(const std::string& styles, const std::string& style) {
+    if (style.empty()) return "General";
+    std::size_t xf = styles.find("<xf ", styles.find("<cellXfs"));
+    for (int i = 0; i < std::stoi(style); ++i) xf = styles.find("<xf ", xf + 1);
+    const std::string id = attribute(std::string_view(styles).substr(xf, styles.find('>', xf) - xf), "numFmtId");
+    if (id == "0") return "General";
+    if (id == "1") return "0";
+    const auto at = styles.find("<numFmt numFmtId=\"" + id + "\"");
+    if (at == std::string::npos) return "undefined format " + id;
+    return attribute(std::string_view(styles).substr(at, styles.find('>', at) - at), "formatCode");
 }
 
 inline std::size_t count(const std::string& text, const std::string& what) {
