@@ -1,8 +1,10 @@
 // The comparison as an HTML page: the same machinery (html_page.hpp) as the report.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <tuple>
+#include <variant>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -89,6 +91,39 @@ void bar_charts(HtmlPage& page, const Comparison& comparison) {
     }
 }
 
+bool is_empty(const Cell& cell) {
+    const auto* text = std::get_if<std::string>(&cell);
+    return std::holds_alternative<Null>(cell) || (text && text->empty());
+}
+
+// The side-by-side table with each side's verdict right after the columns that name the row (model to
+// batch size): with every side's figures a row is wider than a screen, and the verdict is what it says.
+// A verdict column without any verdict (the baseline's) is left out.
+Table verdicts_first(Table table) {
+    const auto is_verdict = [](const Column& c) { return c.key.ends_with("_verdict"); };
+    const auto has_values = [&](std::size_t column) {
+        return std::any_of(table.rows.begin(), table.rows.end(),
+                           [&](const auto& row) { return column < row.size() && !is_empty(row[column]); });
+    };
+    const auto batch = std::find_if(table.columns.begin(), table.columns.end(),
+                                    [](const Column& c) { return c.key == "batch_size"; });
+    if (batch == table.columns.end()) return table;
+    const auto first = static_cast<std::size_t>(batch - table.columns.begin()) + 1;
+    std::vector<std::size_t> order(first);
+    for (std::size_t i = 0; i < first; ++i) order[i] = i;
+    for (std::size_t i = first; i < table.columns.size(); ++i)
+        if (is_verdict(table.columns[i]) && has_values(i)) order.push_back(i);
+    for (std::size_t i = first; i < table.columns.size(); ++i)
+        if (!is_verdict(table.columns[i])) order.push_back(i);
+    Table out{.name = table.name, .columns = {}, .rows = {}};
+    for (const std::size_t i : order) out.columns.push_back(table.columns[i]);
+    for (const auto& row : table.rows) {
+        auto& cells = out.rows.emplace_back();
+        for (const std::size_t i : order) cells.push_back(i < row.size() ? row[i] : Cell{Null{}});
+    }
+    return out;
+}
+
 }  // namespace
 
 std::string render_comparison_html(const Comparison& comparison) {
@@ -104,11 +139,12 @@ std::string render_comparison_html(const Comparison& comparison) {
         page.close_section();
     }
     page.open_section("Side by side", "comparison");
-    page.paragraph(fmt::format("[n] x: throughput relative to the baseline [{}]; [n] eff x: inferences per joule "
-                               "relative to the baseline. Click a column heading to sort.",
+    page.paragraph(fmt::format("[n] verdict: side n against the baseline [{}]; [n] x: throughput relative to the "
+                               "baseline; [n] eff x: inferences per joule relative to the baseline. Click a column "
+                               "heading to sort.",
                                comparison.baseline + 1),
                    "hint");
-    page.table(comparison_table(comparison));
+    page.table(verdicts_first(comparison_table(comparison)));
     page.close_section();
     bar_charts(page, comparison);
     page.paragraph(fmt::format("Written by inferbench {} ({}). Charts: hover for values, drag to zoom, double-click to "

@@ -1,5 +1,5 @@
-// Findings (findings/) in the reports: the HTML report's "Findings" section at the top of the page,
-// and the "Findings" sheet of a group's summary workbook.
+// Findings (findings/) in the reports: the HTML report's "Findings" section (after the results), and
+// the "Findings" sheet of a group's summary workbook.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +12,8 @@
 
 namespace inferbench::report {
 
-// The section: one row per finding (findings_table), problems first; "None." when there are none.
+// The section: one expandable line per rule (severity, id, how many findings, on which benchmarks), the
+// most severe rules first, each opening onto its findings (findings_table); "None." when there are none.
 void findings_section(HtmlPage& page, std::span<const findings::Finding> found);
 
 // The findings that concern any of `benchmark_ids`.

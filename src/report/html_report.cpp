@@ -259,7 +259,6 @@ std::string render_html_report(const ReportSelection& data, const std::vector<Ch
                                const RooflineSection& roofline, const std::vector<findings::Finding>& found) {
     const auto summaries = data.summaries();
     HtmlPage page(page_title(data));
-    findings_section(page, found);
     runs_part(page, data);
 
     page.open_section("Benchmarks", "benchmarks");
@@ -277,6 +276,8 @@ std::string render_html_report(const ReportSelection& data, const std::vector<Ch
     page.close_section();
 
     scenario_section(page, summaries);
+    // After the results it explains, grouped by rule: a long list of findings no longer hides them.
+    findings_section(page, found);
 
     page.open_section("Warnings and failures", "warnings");
     const auto warnings = warning_lines(data, summaries);

@@ -1,8 +1,10 @@
 // The HTML pages in a real browser: Debian's Chromium, headless (scripts/setup.sh installs it). The
 // page renders, its script runs without a console message, every chart draws series pixels, the
-// tables sort on a click, hostile names stay text, and the screenshot is not blank.
+// tables sort on a click, hostile names stay text, the results come before the findings and compare's
+// verdicts are on screen, and the screenshot is not blank (INFERBENCH_KEEP_SCREENSHOTS=DIR keeps two).
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <regex>
 
 #include <gtest/gtest.h>
@@ -73,6 +75,16 @@ protected:
         return text;
     }
 
+    // Adds `script` to the end of `page`'s body with the page's nonce (without it the script cannot run):
+    // a probe that writes what it measures into <body data-...>.
+    static void add_probe(const std::filesystem::path& page, const std::string& script) {
+        std::string html = read_text(page);
+        const auto at = html.find("script-src 'nonce-") + 18;
+        const std::string nonce = html.substr(at, html.find('\'', at) - at);
+        html.insert(html.rfind("</body>"), "<script nonce=\"" + nonce + "\">" + script + "</script>");
+        write_text_file(page, html);
+    }
+
     static std::string body_attribute(const std::string& dom, const std::string& name) {
         std::smatch match;
         const std::regex pattern("<body[^>]*\\s" + name + "=\"([^\"]*)\"");
@@ -131,7 +143,7 @@ TEST_F(Browser, ReportRendersDrawsAndKeepsHostileNamesAsText) {
     EXPECT_GT(shot, 5 * blank) << "report " << shot << " B, blank page " << blank << " B";
 }
 
-TEST_F(Browser, FindingsComeFirstAndKeepHostileNamesAsText) {
+TEST_F(Browser, FindingsFollowTheResultsGroupedByRuleAndKeepHostileNamesAsText) {
     write_html_fixture(dir.path() / "r.db");
     const auto results = store::ResultsStore::open(dir.path() / "r.db");
     const auto page = dir.path() / "report.html";
@@ -142,15 +154,39 @@ TEST_F(Browser, FindingsComeFirstAndKeepHostileNamesAsText) {
     const std::string dom = check_rendered(page);
     const auto findings_at = dom.find("id=\"findings\"");
     ASSERT_NE(findings_at, std::string::npos);
-    EXPECT_LT(findings_at, dom.find("id=\"runs\"")) << "the Findings section opens the page";
-    EXPECT_LT(findings_at, dom.find("id=\"benchmarks\""));
-    // Every finding is a row of the section's table, its id and severity as text.
+    EXPECT_GT(findings_at, dom.find("id=\"benchmarks\"")) << "the results come first";
+    // One closed <details> per rule, its summary line counting the rule's findings; inside, one row per
+    // finding, its id and severity as text.
     const std::string section = dom.substr(findings_at, dom.find("</section>", findings_at) - findings_at);
-    EXPECT_EQ(occurrences(section, "<tr>") + occurrences(section, "<tr "), found.size() + 1) << section;
-    for (const auto& f : found) EXPECT_NE(section.find(">" + f.id + "<"), std::string::npos) << f.id;
+    std::map<std::string, std::size_t> per_rule;
+    for (const auto& f : found) ++per_rule[f.id];
+    EXPECT_EQ(occurrences(section, "<details>"), per_rule.size()) << section;
+    EXPECT_EQ(occurrences(section, "<tr>") + occurrences(section, "<tr "), found.size() + per_rule.size()) << section;
+    for (const auto& [id, n] : per_rule) {
+        const std::string line = " · " + id + ": " + std::to_string(n) + (n == 1 ? " finding," : " findings,");
+        EXPECT_NE(section.find(line), std::string::npos) << line << "\n" << section;
+        EXPECT_NE(section.find(">" + id + "<"), std::string::npos) << id;
+    }
     // Statements quote model names: the hostile ones stay text.
     EXPECT_EQ(section.find("<script>alert"), std::string::npos);
     EXPECT_EQ(section.find("<img"), std::string::npos);
+
+    // In the browser: the results table starts on the first screen (900 px), the findings below it.
+    add_probe(page, R"(
+      (function () {
+        var topOf = function (id) { return Math.round(document.getElementById(id).getBoundingClientRect().top); };
+        document.body.dataset.benchmarksTop = topOf("benchmarks");
+        document.body.dataset.findingsTop = topOf("findings");
+      })();)");
+    const auto run = open(page, "--dump-dom");
+    const long benchmarks_top = std::stol("0" + body_attribute(run.out, "data-benchmarks-top"));
+    EXPECT_GT(benchmarks_top, 0);
+    EXPECT_LT(benchmarks_top, 900) << "the results are pushed below the first screen";
+    EXPECT_GT(std::stol("0" + body_attribute(run.out, "data-findings-top")), benchmarks_top);
+    open(page, "--screenshot=" + (dir.path() / "report.png").string());
+    if (const char* keep = std::getenv("INFERBENCH_KEEP_SCREENSHOTS"); keep && *keep)
+        std::filesystem::copy_file(dir.path() / "report.png", std::filesystem::path(keep) / "report.png",
+                                   std::filesystem::copy_options::overwrite_existing);
 }
 
 TEST_F(Browser, HeadingsSortTheTable) {
@@ -160,10 +196,7 @@ TEST_F(Browser, HeadingsSortTheTable) {
     write_html_report(results, results.benchmarks(), page);
     // Click "batch" twice (descending), then "model" once; the row order is written into <body>. The
     // script needs the page's nonce to run at all.
-    std::string html = read_text(page);
-    const auto at = html.find("script-src 'nonce-") + 18;
-    const std::string nonce = html.substr(at, html.find('\'', at) - at);
-    const std::string probe = "<script nonce=\"" + nonce + R"(">
+    add_probe(page, R"(
       (function () {
         var table = document.querySelector("table.sortable");
         var heads = Array.prototype.slice.call(table.tHead.rows[0].cells);
@@ -178,10 +211,7 @@ TEST_F(Browser, HeadingsSortTheTable) {
         document.body.dataset.modelAsc = order(column("model"));
         heads[column("mean")].click();
         document.body.dataset.meanAsc = order(column("mean"));
-      })();
-    </script>)";
-    html.insert(html.rfind("</body>"), probe);
-    write_text_file(page, html);
+      })();)");
     const auto run = open(page, "--dump-dom");
     EXPECT_EQ(console_lines(run), std::vector<std::string>{});
     EXPECT_EQ(body_attribute(run.out, "data-batch-desc"), "32|8|4|1|1|1");
@@ -229,6 +259,28 @@ TEST_F(Browser, ComparisonPageDrawsBars) {
     const std::string dom = check_rendered(page);
     EXPECT_NE(dom.find("[1] NVIDIA &lt;H200&gt;"), std::string::npos);
     EXPECT_NE(dom.find("[2] NVIDIA A100"), std::string::npos);  // a legend entry per device
+
+    // The other side's verdict is on screen (1280 px wide) without scrolling sideways.
+    add_probe(page, R"(
+      (function () {
+        var right = [];
+        document.querySelectorAll("#comparison th").forEach(function (th) {
+          if (/ verdict$/.test(th.textContent)) right.push(Math.round(th.getBoundingClientRect().right));
+        });
+        document.body.dataset.verdictRight = right.join(",");
+      })();)");
+    const auto run = open(page, "--dump-dom");
+    const std::string rights = body_attribute(run.out, "data-verdict-right");
+    ASSERT_FALSE(rights.empty()) << "no verdict column";
+    EXPECT_EQ(std::count(rights.begin(), rights.end(), ','), 0) << "one verdict: the baseline has none: " << rights;
+    for (std::size_t begin = 0, end = 0; end != std::string::npos; begin = end + 1) {
+        end = rights.find(',', begin);
+        EXPECT_LE(std::stol(rights.substr(begin, end - begin)), 1280) << "a verdict column off screen: " << rights;
+    }
+    open(page, "--screenshot=" + (dir.path() / "compare.png").string());
+    if (const char* keep = std::getenv("INFERBENCH_KEEP_SCREENSHOTS"); keep && *keep)
+        std::filesystem::copy_file(dir.path() / "compare.png", std::filesystem::path(keep) / "compare.png",
+                                   std::filesystem::copy_options::overwrite_existing);
 }
 
 }  // namespace
