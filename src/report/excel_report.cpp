@@ -20,18 +20,23 @@ using Col = XlsxWorkbook::Col;
 using Column = XlsxWorkbook::Column;
 using NumberFormat = XlsxWorkbook::NumberFormat;
 
-// Milliseconds to the microsecond, joules to the microjoule, the other units (W, MHz, %, MiB, C,
-// inferences/s, 1/J) to one decimal: the cell keeps the full value.
+// Milliseconds to the microsecond (to the nanosecond below 1 ms), seconds to the millisecond, joules to
+// the microjoule, the other units (W, MHz, %, MiB, C, inferences/s, 1/J) to one decimal: the cell keeps
+// the full value.
 NumberFormat format_for(std::string_view unit) {
-    if (unit == "ms" || unit == "s") return NumberFormat::decimals3;
+    if (unit == "ms") return NumberFormat::decimals3_or_6;
+    if (unit == "s") return NumberFormat::decimals3;
     if (unit == "J") return NumberFormat::decimals6;
     return NumberFormat::decimals1;
 }
 
 constexpr auto kSeconds = NumberFormat::decimals3;
-constexpr auto kMs = NumberFormat::decimals3;
+constexpr auto kMs = NumberFormat::decimals3_or_6;
 constexpr auto kCount = NumberFormat::integer;
 constexpr auto kOneDecimal = NumberFormat::decimals1;
+
+// Time charts with this many buckets or fewer mark their points as well as joining them.
+constexpr std::size_t kMarkedPoints = 40;
 
 std::optional<double> device_ms(std::int64_t ns) {
     return ns == kNotMeasured ? std::nullopt : std::optional<double>(static_cast<double>(ns) / 1e6);
@@ -82,7 +87,8 @@ double round_up_125(double value) {
 double bucket_for(const std::vector<std::vector<Point>>& series, double bucket_s) {
     double widest = 0;
     for (const auto& points : series) widest = std::max(widest, median_interval_s(points));
-    return widest > bucket_s ? round_up_125(widest) : bucket_s;
+    constexpr double kJitter = 1.1;  // samples every 100 ms that come a little late keep their 100 ms buckets
+    return widest > bucket_s * kJitter ? round_up_125(widest) : bucket_s;
 }
 
 struct TimeGrid {
@@ -176,6 +182,7 @@ void write_time_sheets(XlsxWorkbook& book, const ReportGroup& group, const Excel
                 sheet.number(row, static_cast<Col>(s + 1), grid.columns[s][r]);
         }
         XlsxWorkbook::Chart chart;
+        chart.markers = grid.t_s.size() <= kMarkedPoints;  // a series of one bucket is a point, not a line
         chart.title = fmt::format("{} over time ({} ms means), {}", metric.title,
                                   fmt::format("{:g}", bucket_s * 1e3), group.title);
         chart.x_title = time_axis_label(group.clock_from_zero);

@@ -34,7 +34,7 @@ constexpr std::string_view kPalette[] = {"1F77B4", "D62728", "2CA02C", "FF7F0E",
                                          "8C564B", "E377C2", "17BECF", "BCBD22"};
 
 // Custom number formats (numFmtId 164 on; 1 is Excel's built-in "0"), in NumberFormat's order after integer.
-constexpr std::string_view kDecimalFormats[] = {"0.0", "0.000", "0.000000"};
+constexpr std::string_view kDecimalFormats[] = {"0.0", "0.000", "0.000000", "[<1]0.000000;0.000"};
 
 bool needs_escape(char c) {
     const auto byte = static_cast<unsigned char>(c);
@@ -229,7 +229,9 @@ std::string styles() {
     std::string formats = fmt::format("<numFmts count=\"{}\">", std::size(kDecimalFormats));
     std::string number_styles = "<xf numFmtId=\"1\" fontId=\"0\" fillId=\"0\" borderId=\"0\" xfId=\"0\" applyNumberFormat=\"1\"/>";
     for (std::size_t i = 0; i < std::size(kDecimalFormats); ++i) {
-        formats += fmt::format("<numFmt numFmtId=\"{}\" formatCode=\"{}\"/>", 164 + i, kDecimalFormats[i]);
+        formats += fmt::format("<numFmt numFmtId=\"{}\" formatCode=\"", 164 + i);
+        append_escaped(formats, kDecimalFormats[i], true);
+        formats += "\"/>";
         number_styles += fmt::format(
             "<xf numFmtId=\"{}\" fontId=\"0\" fillId=\"0\" borderId=\"0\" xfId=\"0\" applyNumberFormat=\"1\"/>", 164 + i);
     }

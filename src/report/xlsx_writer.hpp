@@ -30,8 +30,9 @@ public:
     static constexpr Row kMaxRows = 1'048'576;
     static constexpr Col kMaxCols = 16'384;
 
-    // How a column's numbers are shown; the cell always holds the full value.
-    enum class NumberFormat : std::uint8_t { general, integer, decimals1, decimals3, decimals6 };
+    // How a column's numbers are shown; the cell always holds the full value. decimals3_or_6: 6 decimals
+    // below 1, so that a small value (16 ns in ms) does not show as 0.000.
+    enum class NumberFormat : std::uint8_t { general, integer, decimals1, decimals3, decimals6, decimals3_or_6 };
     struct Column {
         Column(std::string title_, NumberFormat format_ = NumberFormat::general)  // NOLINT: from a title
             : title(std::move(title_)), format(format_) {}

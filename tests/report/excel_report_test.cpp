@@ -52,7 +52,7 @@ TEST_F(ExcelReport, LatencyWorkbookHasASheetPerBatchAndARowPerIteration) {
     EXPECT_FALSE(cells.contains("C3"));
     EXPECT_EQ(cells.at("E10"), "0.05") << "a row after a row without device times";
     EXPECT_FALSE(cells.contains("A12"));
-    EXPECT_NE(sheet1.find("<row><c s=\"4\"><v>0.04</v></c><c s=\"4\"><v>1.5</v></c></row>"), std::string::npos)
+    EXPECT_NE(sheet1.find("<row><c s=\"4\"><v>0.04</v></c><c s=\"6\"><v>1.5</v></c></row>"), std::string::npos)
         << "references only after a gap: " << sheet1;
 
     const auto sheet2 = zip_member(file("latency.xlsx"), "xl/worksheets/sheet2.xml");
@@ -188,6 +188,8 @@ TEST_F(ExcelReport, SummaryWorkbookHasMetricsPerBatchAndTimeSeriesWithCharts) {
     EXPECT_EQ(count(e2e_chart, "<c:ser>"), 2u) << "one line per batch size";
     EXPECT_NE(e2e_chart.find("'e2e latency'!$C$2:$C$5"), std::string::npos) << e2e_chart;
     EXPECT_NE(e2e_chart.find("<c:v>batch 8</c:v>"), std::string::npos) << e2e_chart;
+    EXPECT_NE(e2e_chart.find("<c:symbol val=\"circle\"/>"), std::string::npos)
+        << "few buckets: each marked, so that a series of one bucket still shows";
     EXPECT_NE(e2e_chart.find("<c:dispBlanksAs val=\"span\"/>"), std::string::npos)
         << "a bucket without a value: the line joins its neighbours (neither a gap nor zero)";
     // Each chart sits on its sheet, right of the columns.
@@ -213,7 +215,7 @@ TEST_F(ExcelReport, ColumnsHaveANumberFormatAndTitlesFit) {
     EXPECT_EQ(format_of("A3"), "0") << "batch size";
     EXPECT_EQ(format_of("B3"), "General") << "a label";
     EXPECT_EQ(format_of("D3"), "0") << "iterations";
-    EXPECT_EQ(format_of("E3"), "0.000") << "mean_ms";
+    EXPECT_EQ(format_of("E3"), "[&lt;1]0.000000;0.000") << "mean_ms: to the ns below 1 ms, else to the µs";
     EXPECT_EQ(format_of("H3"), "0.0") << "throughput_per_s";
     EXPECT_EQ(format_of("I3"), "0.0") << "mean_power_W";
     EXPECT_EQ(format_of("J3"), "0.000000") << "J_per_inference";
@@ -226,12 +228,12 @@ TEST_F(ExcelReport, ColumnsHaveANumberFormatAndTitlesFit) {
         const double width = std::stod(testing::attribute(summary.substr(at, summary.find('>', at) - at), "width"));
         EXPECT_GT(width, static_cast<double>(title.size()) + 1) << title;
     }
-    // Iteration sheets: seconds and milliseconds to three decimals.
+    // Iteration sheets: seconds to three decimals, milliseconds to three or, below 1 ms, six.
     ASSERT_TRUE(write_latency_workbook(group, file("latency.xlsx")));
     const auto latency = testing::sheet_styles(zip_member(file("latency.xlsx"), "xl/worksheets/sheet1.xml"));
     const auto latency_styles = zip_member(file("latency.xlsx"), "xl/styles.xml");
     EXPECT_EQ(testing::format_code(latency_styles, latency.at("A3")), "0.000") << "t_s";
-    EXPECT_EQ(testing::format_code(latency_styles, latency.at("B3")), "0.000") << "e2e_ms";
+    EXPECT_EQ(testing::format_code(latency_styles, latency.at("B3")), "[&lt;1]0.000000;0.000") << "e2e_ms";
 }
 
 // Iterations 181 ms apart in 100 ms buckets left every other bucket of that batch size empty, and its
