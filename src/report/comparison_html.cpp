@@ -105,8 +105,8 @@ Table verdicts_first(Table table) {
         return std::any_of(table.rows.begin(), table.rows.end(),
                            [&](const auto& row) { return column < row.size() && !is_empty(row[column]); });
     };
-    const auto batch = std::find_if(table.columns.begin(), table.columns.end(),
-                                    [](const Column& c) { return c.key == "batch_size"; });
+    const auto batch =
+        std::find_if(table.columns.begin(), table.columns.end(), [](const Column& c) { return c.key == "batch_size"; });
     if (batch == table.columns.end()) return table;
     const auto first = static_cast<std::size_t>(batch - table.columns.begin()) + 1;
     std::vector<std::size_t> order(first);

@@ -25,7 +25,8 @@ std::vector<RuleFindings> by_rule(std::span<const findings::Finding> found) {
     std::vector<RuleFindings> rules;
     for (const auto& f : found) {
         auto rule = std::find_if(rules.begin(), rules.end(), [&](const RuleFindings& r) { return r.id == f.id; });
-        if (rule == rules.end()) rule = rules.insert(rules.end(), RuleFindings{.id = f.id, .severity = f.severity, .found = {}});
+        if (rule == rules.end())
+            rule = rules.insert(rules.end(), RuleFindings{.id = f.id, .severity = f.severity, .found = {}});
         rule->severity = std::max(rule->severity, f.severity);
         rule->found.push_back(f);
     }
@@ -38,10 +39,10 @@ std::vector<RuleFindings> by_rule(std::span<const findings::Finding> found) {
 std::string summary_line(const RuleFindings& rule) {
     std::set<std::int64_t> benchmarks;
     for (const auto& f : rule.found) benchmarks.insert(f.benchmarks.begin(), f.benchmarks.end());
-    const std::string where = benchmarks.size() <= kNamedBenchmarks
-                                  ? fmt::format("benchmark{} {}", benchmarks.size() == 1 ? "" : "s",
-                                                fmt::join(benchmarks, ", "))
-                                  : fmt::format("{} benchmarks", benchmarks.size());
+    const std::string where =
+        benchmarks.size() <= kNamedBenchmarks
+            ? fmt::format("benchmark{} {}", benchmarks.size() == 1 ? "" : "s", fmt::join(benchmarks, ", "))
+            : fmt::format("{} benchmarks", benchmarks.size());
     return fmt::format("{} · {}: {} finding{}, {}", findings::to_string(rule.severity), rule.id, rule.found.size(),
                        rule.found.size() == 1 ? "" : "s", where);
 }
@@ -54,10 +55,11 @@ void findings_section(HtmlPage& page, std::span<const findings::Finding> found) 
         page.paragraph("None: no rule found throttling, a bound, an anomaly or instability in the selected results.",
                        "muted");
     } else {
-        page.paragraph("What the stored data shows, one line per rule, problems first: open a line for its findings, "
-                       "each with its benchmarks (ids as in the overview), its evidence and what to try. "
-                       "`inferbench explain` prints the same.",
-                       "hint");
+        page.paragraph(
+            "What the stored data shows, one line per rule, problems first: open a line for its findings, "
+            "each with its benchmarks (ids as in the overview), its evidence and what to try. "
+            "`inferbench explain` prints the same.",
+            "hint");
         for (const auto& rule : by_rule(found)) {
             page.open_details(summary_line(rule));
             page.table(findings_table(rule.found));

@@ -102,9 +102,10 @@ std::string series_style(bool markers, std::string_view colour) {
     const std::string fill = fmt::format("<a:solidFill><a:srgbClr val=\"{}\"/></a:solidFill>", colour);
     std::string out = fmt::format("<c:spPr><a:ln w=\"19050\" cap=\"rnd\">{}<a:round/></a:ln></c:spPr>", fill);
     if (markers)
-        out += fmt::format("<c:marker><c:symbol val=\"circle\"/><c:size val=\"6\"/><c:spPr>{0}<a:ln w=\"9525\">{0}</a:ln>"
-                           "</c:spPr></c:marker>",
-                           fill);
+        out += fmt::format(
+            "<c:marker><c:symbol val=\"circle\"/><c:size val=\"6\"/><c:spPr>{0}<a:ln w=\"9525\">{0}</a:ln></c:spPr>"
+            "</c:marker>",
+            fill);
     else
         out += "<c:marker><c:symbol val=\"none\"/></c:marker>";
     return out;
@@ -227,18 +228,22 @@ std::string workbook_relationships(std::size_t sheets) {
 std::string styles() {
     // Style 0: the default; style 1: bold (the header row); then style_of()'s number formats.
     std::string formats = fmt::format("<numFmts count=\"{}\">", std::size(kDecimalFormats));
-    std::string number_styles = "<xf numFmtId=\"1\" fontId=\"0\" fillId=\"0\" borderId=\"0\" xfId=\"0\" applyNumberFormat=\"1\"/>";
+    const auto number_style = [](std::size_t id) {
+        return fmt::format(
+            "<xf numFmtId=\"{}\" fontId=\"0\" fillId=\"0\" borderId=\"0\" xfId=\"0\" applyNumberFormat=\"1\"/>", id);
+    };
+    std::string number_styles = number_style(1);
     for (std::size_t i = 0; i < std::size(kDecimalFormats); ++i) {
         formats += fmt::format("<numFmt numFmtId=\"{}\" formatCode=\"", 164 + i);
         append_escaped(formats, kDecimalFormats[i], true);
         formats += "\"/>";
-        number_styles += fmt::format(
-            "<xf numFmtId=\"{}\" fontId=\"0\" fillId=\"0\" borderId=\"0\" xfId=\"0\" applyNumberFormat=\"1\"/>", 164 + i);
+        number_styles += number_style(164 + i);
     }
     formats += "</numFmts>";
     return fmt::format(
-        "{}<styleSheet xmlns=\"{}\">{}<fonts count=\"2\"><font><sz val=\"11\"/><name val=\"Calibri\"/><family val=\"2\"/>"
-        "</font><font><b/><sz val=\"11\"/><name val=\"Calibri\"/><family val=\"2\"/></font></fonts><fills count=\"2\">"
+        "{}<styleSheet xmlns=\"{}\">{}<fonts count=\"2\"><font><sz val=\"11\"/><name val=\"Calibri\"/>"
+        "<family val=\"2\"/></font><font><b/><sz val=\"11\"/><name val=\"Calibri\"/><family val=\"2\"/></font></fonts>"
+        "<fills count=\"2\">"
         "<fill><patternFill patternType=\"none\"/></fill><fill><patternFill patternType=\"gray125\"/></fill></fills>"
         "<borders count=\"1\"><border><left/><right/><top/><bottom/><diagonal/></border></borders>"
         "<cellStyleXfs count=\"1\"><xf numFmtId=\"0\" fontId=\"0\" fillId=\"0\" borderId=\"0\"/></cellStyleXfs>"
@@ -256,7 +261,9 @@ std::string sheet_relationships(std::size_t drawing) {
 }
 
 std::string drawing(const std::vector<ChartAnchor>& anchors, const std::vector<double>& widths) {
-    const auto column_px = [&](std::size_t col) { return col < widths.size() ? column_pixels(widths[col]) : kDefaultColumnPx; };
+    const auto column_px = [&](std::size_t col) {
+        return col < widths.size() ? column_pixels(widths[col]) : kDefaultColumnPx;
+    };
     const auto row_px = [](std::size_t) { return kDefaultRowPx; };
     std::string out = fmt::format("{}<xdr:wsDr xmlns:xdr=\"{}\" xmlns:a=\"{}\">", kXmlDeclaration,
                                   kSpreadsheetDrawingNs, kDrawingNs);

@@ -4,8 +4,8 @@
 // as their shortest round-trip text (std::to_chars), text as inline strings (never a formula, whatever
 // it says), empty or non-finite values as no cell at all, cell references written only after a gap.
 // Each column has a number format (the cell keeps its full value) and is at least as wide as its title.
-// Charts are native scatter charts over a sheet's cells, each series with its own line colour. The file is written at an OutputFile's
-// staging path: complete or absent.
+// Charts are native scatter charts over a sheet's cells, each series with its own line colour. The file
+// is written at an OutputFile's staging path: complete or absent.
 #pragma once
 
 #include <cstdint>
@@ -36,7 +36,8 @@ public:
     struct Column {
         Column(std::string title_, NumberFormat format_ = NumberFormat::general)  // NOLINT: from a title
             : title(std::move(title_)), format(format_) {}
-        Column(const char* title_, NumberFormat format_ = NumberFormat::general) : Column(std::string(title_), format_) {}
+        Column(const char* title_, NumberFormat format_ = NumberFormat::general)  // NOLINT: from a title
+            : Column(std::string(title_), format_) {}
         std::string title;
         NumberFormat format;
     };

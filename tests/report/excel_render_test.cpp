@@ -95,10 +95,10 @@ protected:
     std::vector<Image> render(const std::filesystem::path& workbook) {
         const auto profile = scratch_.path() / "lo-profile";  // a fresh one: no other instance's lock
         const auto pdf_dir = scratch_.path() / "pdf";
-        const auto converted = run_captured({"soffice", "-env:UserInstallation=file://" + profile.string(), "--headless",
-                                             "--norestore", "--convert-to", "pdf", "--outdir", pdf_dir.string(),
-                                             workbook.string()},
-                                            std::nullopt, 180'000);
+        const auto converted =
+            run_captured({"soffice", "-env:UserInstallation=file://" + profile.string(), "--headless", "--norestore",
+                          "--convert-to", "pdf", "--outdir", pdf_dir.string(), workbook.string()},
+                         std::nullopt, 180'000);
         const auto pdf = pdf_dir / (workbook.stem().string() + ".pdf");
         EXPECT_TRUE(converted.status.success() && !converted.timed_out && std::filesystem::exists(pdf))
             << "soffice --convert-to pdf: " << converted.out << converted.err;
@@ -107,7 +107,8 @@ protected:
                 std::filesystem::copy_file(kept, std::filesystem::path(keep) / kept.filename(),
                                            std::filesystem::copy_options::overwrite_existing);
         const auto pages = scratch_.path() / "page";
-        const auto rendered = run_captured({"pdftoppm", "-r", "40", pdf.string(), pages.string()}, std::nullopt, 120'000);
+        const auto rendered =
+            run_captured({"pdftoppm", "-r", "40", pdf.string(), pages.string()}, std::nullopt, 120'000);
         EXPECT_TRUE(rendered.status.success()) << "pdftoppm: " << rendered.err;
         std::vector<std::filesystem::path> files;
         for (const auto& entry : std::filesystem::directory_iterator(scratch_.path()))
