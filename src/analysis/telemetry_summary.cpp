@@ -231,14 +231,18 @@ std::vector<std::string> telemetry_warnings(const TelemetrySummary& telemetry, s
     if (!reasons.empty())
         warnings.push_back(fmt::format("GPU throttled for {:.0f}% of the measured time ({}): clocks were lowered",
                                        worst * 100, fmt::join(reasons, ", ")));
-    std::optional<double> highest;
-    for (const auto& s : gpu)
-        if (s.sm_clock_mhz) highest = std::max(highest.value_or(*s.sm_clock_mhz), *s.sm_clock_mhz);
-    if (highest && telemetry.min_sm_clock_mhz && *telemetry.min_sm_clock_mhz < (1.0 - kLimit) * *highest)
+    // A clock that fell while the GPU idled (gpu_idle) was lowered by design, not by throttling.
+    std::optional<double> highest, lowest_busy;
+    for (const auto& s : gpu) {
+        if (!s.sm_clock_mhz) continue;
+        highest = std::max(highest.value_or(*s.sm_clock_mhz), *s.sm_clock_mhz);
+        if (s.phase == SamplePhase::measure && !gpu_idle(s))
+            lowest_busy = std::min(lowest_busy.value_or(*s.sm_clock_mhz), *s.sm_clock_mhz);
+    }
+    if (highest && lowest_busy && *lowest_busy < (1.0 - kLimit) * *highest)
         warnings.push_back(fmt::format("SM clock fell to {:.0f} MHz while measuring, {:.0f}% below the {:.0f} MHz seen in "
                                        "this benchmark",
-                                       *telemetry.min_sm_clock_mhz, (1.0 - *telemetry.min_sm_clock_mhz / *highest) * 100,
-                                       *highest));
+                                       *lowest_busy, (1.0 - *lowest_busy / *highest) * 100, *highest));
     return warnings;
 }
 

@@ -62,7 +62,8 @@ TelemetrySummary summarize_telemetry(std::span<const GpuSample> gpu, std::span<c
 std::vector<GpuSample> benchmark_gpu_samples(std::span<const GpuSample> gpu, std::string_view device);
 
 // For a GPU benchmark: throttled for more than 10% of the measure phase (saying by what), SM clock
-// more than 10% below the highest seen in the benchmark (`gpu`: its samples of every phase).
+// more than 10% below the highest seen in the benchmark (`gpu`: its samples of every phase) while the
+// GPU was measured and not idle (gpu_idle).
 std::vector<std::string> telemetry_warnings(const TelemetrySummary& telemetry, std::span<const GpuSample> gpu);
 
 }  // namespace inferbench::analysis

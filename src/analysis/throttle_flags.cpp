@@ -28,8 +28,7 @@ Judged judge_samples(std::span<const GpuSample> gpu, const ThrottleCriteria& cri
         j.t_ns.push_back(s.t_ns);
         j.gaps_before.push_back(gaps);
         j.reasons.push_back(s.clock_event_reasons.value_or(0) & clock_event::throttling_bits());
-        const bool idle = (s.clock_event_reasons.value_or(0) & clock_event::kGpuIdle) != 0;
-        j.below_floor.push_back(!idle && s.sm_clock_mhz && criteria.floor_mhz && *s.sm_clock_mhz < *criteria.floor_mhz);
+        j.below_floor.push_back(!gpu_idle(s) && s.sm_clock_mhz && criteria.floor_mhz && *s.sm_clock_mhz < *criteria.floor_mhz);
         j.throttled.push_back(j.reasons.back() != 0 || j.below_floor.back());
     }
     return j;
@@ -47,8 +46,7 @@ std::vector<std::size_t> by_start(std::span<const IterationRecord> iterations) {
 }  // namespace
 
 std::optional<bool> sample_throttled(const GpuSample& s, const ThrottleCriteria& criteria) {
-    const bool idle = s.clock_event_reasons && (*s.clock_event_reasons & clock_event::kGpuIdle) != 0;
-    const bool clock_judged = s.sm_clock_mhz && criteria.floor_mhz && !idle;
+    const bool clock_judged = s.sm_clock_mhz && criteria.floor_mhz && !gpu_idle(s);
     if (!s.clock_event_reasons && !clock_judged) return std::nullopt;
     return (s.clock_event_reasons && (*s.clock_event_reasons & clock_event::throttling_bits()) != 0) ||
            (clock_judged && *s.sm_clock_mhz < *criteria.floor_mhz);

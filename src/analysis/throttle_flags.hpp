@@ -6,8 +6,8 @@
 // A sample shows throttling where a throttling clock-event reason is set (clock_event::throttling_bits:
 // power cap, HW slowdown, sync boost, thermal and power-brake slowdowns; not "GPU idle" nor the
 // applications or display clock settings), or where its SM clock is below the floor (throttle_threshold
-// x the GPU's default applications clock) while the GPU idle reason is not set (an idle GPU lowers its
-// clock by design). A sample with neither reading (no reasons, and no clock or no floor) is skipped.
+// x the GPU's default applications clock) while the GPU is not idle (gpu_idle, core/samples.hpp: the
+// GPU idle reason, or a utilization of about 0; an idle GPU lowers its clock by design). A sample with neither reading (no reasons, and no clock or no floor) is skipped.
 //
 // An iteration [start, start + e2e] is judged by the samples around it: the last one at or before its
 // start, those during it, and the first one at or after its end. It is flagged where any of them shows

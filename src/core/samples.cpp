@@ -62,4 +62,9 @@ std::string describe(std::uint64_t bits) {
 }
 
 }  // namespace clock_event
+bool gpu_idle(const GpuSample& sample) {
+    return (sample.clock_event_reasons.value_or(0) & clock_event::kGpuIdle) != 0 ||
+           (sample.gpu_util_pct && *sample.gpu_util_pct <= kIdleUtilPct);
+}
+
 }  // namespace inferbench

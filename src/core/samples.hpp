@@ -68,6 +68,12 @@ struct GpuSample {
     std::optional<double> process_fb_mib;         // the benchmark process's own GPU memory
 };
 
+// Whether the GPU was idle when sampled: the driver's GPU-idle clock-event reason is set, or its
+// utilization reads at most kIdleUtilPct (nvidia-smi and NVML print whole percents: 0 or 1 is no work).
+// An idle GPU lowers its clocks by design: a low clock then is not throttling.
+inline constexpr double kIdleUtilPct = 1.0;
+bool gpu_idle(const GpuSample& sample);
+
 struct CpuSample {
     std::int64_t t_ns = 0;  // CLOCK_MONOTONIC
     SamplePhase phase = SamplePhase::measure;

@@ -57,6 +57,27 @@ CompileCounts compile_counts(std::span<const store::Metric> metrics) {
     return counts;
 }
 
+std::optional<HostLoad> host_load(std::span<const CpuSample> cpu) {
+    HostLoad load;
+    for (const auto& s : cpu) {
+        if (s.phase != SamplePhase::measure || !s.host_cpu_pct || !s.process_cpu_pct || s.process_cpu_pct_per_core.empty())
+            continue;
+        const auto cores = static_cast<double>(s.process_cpu_pct_per_core.size());
+        load.cores = std::max(load.cores, s.process_cpu_pct_per_core.size());
+        load.host_pct += *s.host_cpu_pct;
+        load.worker_core_pct += *s.process_cpu_pct;
+        // The two readings are taken a moment apart: the difference is never below nothing.
+        load.others_pct += std::max(0.0, *s.host_cpu_pct - *s.process_cpu_pct / cores);
+        ++load.samples;
+    }
+    if (load.samples == 0) return std::nullopt;
+    const auto n = static_cast<double>(load.samples);
+    load.host_pct /= n;
+    load.worker_core_pct /= n;
+    load.others_pct /= n;
+    return load;
+}
+
 BenchmarkEvidence make_evidence(analysis::BenchmarkSummary summary, std::vector<IterationRecord> iterations,
                                 std::span<const store::Metric> metrics, std::span<const GpuSample> gpu,
                                 std::vector<CpuSample> cpu) {
@@ -65,6 +86,7 @@ BenchmarkEvidence make_evidence(analysis::BenchmarkSummary summary, std::vector<
     e.compile = compile_counts(metrics);
     e.gpu = analysis::benchmark_gpu_samples(gpu, summary.benchmark.device);
     e.cpu = std::move(cpu);
+    e.host = host_load(e.cpu);
     e.iterations = std::move(iterations);
     e.summary = std::move(summary);
     return e;

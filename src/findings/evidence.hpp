@@ -25,12 +25,26 @@ struct CompileCounts {
     std::optional<double> graphs, graph_breaks, cudagraph_skips;
 };
 
+// What else ran on the host while the benchmark measured, from the CPU samples of the measured phase
+// that carry both the host's utilisation and the worker's: the host's cores (the length of the per-core
+// shares), and the mean share of all of them that other processes kept busy (the host's utilisation
+// less the worker's share of the host), in percent of the host (100 = every core).
+struct HostLoad {
+    std::size_t cores = 0;
+    double others_pct = 0;
+    double host_pct = 0;         // the host's mean utilisation, all processes
+    double worker_core_pct = 0;  // the worker's mean, 100 = one core
+    std::size_t samples = 0;
+};
+std::optional<HostLoad> host_load(std::span<const CpuSample> cpu);
+
 struct BenchmarkEvidence {
     analysis::BenchmarkSummary summary;
     CompileCounts compile;
     std::vector<IterationRecord> iterations;
     std::vector<GpuSample> gpu;  // the benchmark's GPU(s) (analysis::benchmark_gpu_samples), every phase
     std::vector<CpuSample> cpu;
+    std::optional<HostLoad> host;  // host_load(cpu); none without host and worker readings
     StageTimes stages;
     std::optional<analysis::LayerSet> layers;  // the per-layer profile under the device's roofs, where stored
 

@@ -15,7 +15,7 @@ std::vector<Finding> explain(std::span<const BenchmarkEvidence> evidence) {
         all.insert(all.end(), std::make_move_iterator(found.begin()), std::make_move_iterator(found.end()));
     };
     using Rule = std::vector<Finding> (*)(const BenchmarkEvidence&);
-    for (const Rule rule : {&throttling, &launch_bound, &transfer_bound, &instability, &not_converged, &cpu_limits,
+    for (const Rule rule : {&throttling, &launch_bound, &transfer_bound, &instability, &not_converged, &host_busy, &cpu_limits,
                             &pre_post_processing, &layer_pitfalls, &compile_fallbacks})
         for (const auto& e : evidence) add(rule(e));
     add(precision_anomalies(evidence));

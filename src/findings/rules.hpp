@@ -53,6 +53,11 @@ inline constexpr double kFullCorePct = 95.0;
 // A full core beside a GPU that copies and computes for at least 80% of each iteration (trtexec's enqueue rule
 // turned around) is the synchronisation spinning while it waits, not a thread at its limit.
 inline constexpr double kGpuBusyShare = 0.8;
+// A busy host: other processes kept at least a quarter of the host's CPUs busy through the measured
+// phase, on average. From there they take whole cores from a multi-threaded run (on the 2-core CI hosts,
+// half of one), and their threads preempt the worker's: latency and its spread, a thread rule's
+// "one core busy" and a drift are then the host's doing as much as the benchmark's.
+inline constexpr double kHostBusyOthersPct = 25.0;
 // RSS growth over the measured phase that points to a leak: more than 10% and more than 16 MiB
 // (allocator pools settle well within that).
 inline constexpr double kRssGrowthFraction = 0.10;
@@ -76,6 +81,9 @@ std::vector<Finding> transfer_bound(const BenchmarkEvidence& e);
 std::vector<Finding> instability(const BenchmarkEvidence& e);
 std::vector<Finding> not_converged(const BenchmarkEvidence& e);
 std::vector<Finding> cpu_limits(const BenchmarkEvidence& e);
+// Other processes' share of the host's CPUs during the measured phase (BenchmarkEvidence::host).
+std::vector<Finding> host_busy(const BenchmarkEvidence& e);
+bool host_was_busy(const BenchmarkEvidence& e);
 std::vector<Finding> pre_post_processing(const BenchmarkEvidence& e);
 std::vector<Finding> layer_pitfalls(const BenchmarkEvidence& e);
 std::vector<Finding> compile_fallbacks(const BenchmarkEvidence& e);

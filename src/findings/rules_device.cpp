@@ -206,7 +206,7 @@ std::vector<Finding> throttling(const BenchmarkEvidence& e) {
         if (by_reason || !peak) continue;
         const double floor_mhz = *peak * (1 - limits::kClockDropFraction);
         const auto dropped = intervals_where(
-            line, [&](const GpuSample& s) { return s.sm_clock_mhz && *s.sm_clock_mhz < floor_mhz; });
+            line, [&](const GpuSample& s) { return s.sm_clock_mhz && *s.sm_clock_mhz < floor_mhz && !gpu_idle(s); });
         if (static_cast<double>(total_ns(dropped)) >= limits::kThrottleShare * static_cast<double>(line.span_ns()))
             out.push_back(throttle_finding(e, "throttling.clock_drop",
                                            fmt::format("an SM clock under {:.0f} MHz (no throttle reason recorded)",

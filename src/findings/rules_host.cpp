@@ -1,5 +1,7 @@
 // The host side of a benchmark: the worker's cores and its memory over the measured phase.
 #include <algorithm>
+#include <string>
+#include <utility>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -71,19 +73,57 @@ std::optional<Finding> saturated_core(const BenchmarkEvidence& e, std::span<cons
                    "spinning synchronisation also reads as busy (blocking sync frees the core)"};
 }
 
+// The cell's intra-op thread setting as stored with it: the option's name and value, where the backend
+// has one ("intra_op_threads": ONNX Runtime, TensorFlow; "threads": torch, AOTInductor, external runners).
+struct ThreadSetting {
+    std::string option;
+    std::optional<std::int64_t> threads;  // none or 0: the framework's default (every core, or its own)
+};
+std::optional<ThreadSetting> thread_setting(const BenchmarkEvidence& e) {
+    const auto& values = e.summary.settings.backend_option_values;
+    for (const std::string_view option : {"intra_op_threads", "threads"}) {
+        const auto it = values.find(option);
+        if (it == values.end()) continue;
+        const auto n = parse_int(it->second);
+        return ThreadSetting{std::string(option), n && *n > 0 ? n : std::nullopt};
+    }
+    return std::nullopt;
+}
+
+// What one core busy says, given the cell's own thread setting: one thread configured is the setting at
+// work; more (or the default) configured is a model that gives its threads little parallel work.
+std::pair<std::string, std::string> single_core_reading(const BenchmarkEvidence& e) {
+    const auto setting = thread_setting(e);
+    if (setting && setting->threads == 1)
+        return {fmt::format("it was set to one thread ({}=1)", setting->option),
+                fmt::format("raise {} toward the host's core count, or run several streams", setting->option)};
+    if (setting && setting->threads)
+        return {fmt::format("with {}={}, its threads found little parallel work (operators too small to split)",
+                            setting->option, *setting->threads),
+                "raise the batch size (more work per operator), or run several streams of one thread each"};
+    if (setting)
+        return {fmt::format("with {} at the framework's default, its threads found little parallel work",
+                            setting->option),
+                "raise the batch size (more work per operator), or run several streams"};
+    return {"inference ran mostly on one thread (the backend stores no thread setting)",
+            "raise the backend's intra-op thread count where it has one, or run several streams"};
+}
+
+// Not on a busy host (host.busy): there one core's worth is what the others left the worker.
 std::optional<Finding> single_core(const BenchmarkEvidence& e, std::span<const CpuSample* const> samples) {
-    if (e.on_gpu()) return std::nullopt;
+    if (e.on_gpu() || host_was_busy(e)) return std::nullopt;
     const auto cores = core_count(samples);
     const auto mean = e.summary.telemetry.mean_process_cpu_pct;
     // One core's worth, give or take the sampling: under 1.2 cores busy on a host of two or more.
     constexpr double kOneCorePct = 120.0;
     if (cores < 2 || !mean || *mean > kOneCorePct || *mean < limits::kFullCorePct) return std::nullopt;
+    auto [why, advice] = single_core_reading(e);
     return Finding{"cpu.single_core", Severity::info, {e.id()},
                    fmt::format("the CPU benchmark kept about one core busy (mean {:.0f}% of a core) on a host of {} "
-                               "cores: inference ran on one thread",
-                               *mean, cores),
+                               "cores: {}",
+                               *mean, cores, why),
                    {{"cpu_samples.process_cpu_pct", "cpu_samples.process_cpu_pct_per_core"}, std::nullopt, {}},
-                   "raise the backend's intra-op thread count where it has one, or run several streams"};
+                   std::move(advice)};
 }
 
 std::optional<Finding> rss_growth(const BenchmarkEvidence& e, std::span<const CpuSample* const> samples) {
@@ -116,6 +156,23 @@ std::vector<Finding> cpu_limits(const BenchmarkEvidence& e) {
     for (auto f : {saturated_core(e, samples), single_core(e, samples), rss_growth(e, samples)})
         if (f) out.push_back(std::move(*f));
     return out;
+}
+
+bool host_was_busy(const BenchmarkEvidence& e) { return e.host && e.host->others_pct >= limits::kHostBusyOthersPct; }
+
+std::vector<Finding> host_busy(const BenchmarkEvidence& e) {
+    if (!host_was_busy(e)) return {};
+    const HostLoad& h = *e.host;
+    const auto setting = thread_setting(e);
+    const std::string threads = setting && setting->threads ? fmt::format(", set to {} threads", *setting->threads) : "";
+    return {Finding{
+        "host.busy", Severity::warning, {e.id()},
+        fmt::format("other processes kept {:.0f}% of the host's {} cores busy during the measured phase (the host "
+                    "{:.0f}% busy in all, the worker {:.0f}% of a core{}): the benchmark shared the CPUs, so its "
+                    "latency, its spread and its threads' use of the cores are partly the other load's",
+                    h.others_pct, h.cores, h.host_pct, h.worker_core_pct, threads),
+        {{"cpu_samples.host_cpu_pct", "cpu_samples.process_cpu_pct"}, std::nullopt, {}},
+        "measure on an idle host (stop other jobs), or pin the worker to cores the others do not use"}};
 }
 
 // Only where the backend reported the stages (a runner's pre_ns / post_ns): nothing is said of the others.

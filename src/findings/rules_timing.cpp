@@ -69,6 +69,30 @@ double median_of(std::span<const IterationRecord> iterations) {
     return percentile_sorted(v, 50);
 }
 
+// A warm-up effect is over within the first tenth: the second tenth's median already matches the last's.
+bool fell_at_the_start(const BenchmarkEvidence& e, double last) {
+    const auto tenth = e.iterations.size() / 10;
+    const double second = median_of(std::span<const IterationRecord>(e.iterations).subspan(tenth, tenth));
+    return std::abs(second - last) <= limits::kDriftFraction * last;
+}
+
+// What to look at, from what the evidence says explains a drift: a busy host (host.busy) first, a fall
+// confined to the start (warm-up) next; a fall that goes on through the run is no warm-up.
+std::string drift_advice(const BenchmarkEvidence& e, bool slower, double last) {
+    if (host_was_busy(e))
+        return fmt::format("the host was busy with other processes ({:.0f}% of its CPUs, host.busy): their load, "
+                           "not the benchmark, may have changed over the run; measure on an idle host",
+                           e.host->others_pct);
+    if (!slower && fell_at_the_start(e, last))
+        return "warm-up was too short: raise --warmup until the first iterations match the last";
+    if (!slower)
+        return "the latency fell through the run, not only at its start (no warm-up effect): check for other load "
+               "on the host that eased, and the CPU's and GPU's clocks over the run";
+    return e.on_gpu() ? "check the GPU's temperature and clocks over the run (thermal drift) and the worker's memory"
+                      : "check for other load on the host, the CPU's frequency and temperature over the run, and "
+                        "the worker's memory";
+}
+
 // `overall`: the median of all iterations (the caller has them sorted).
 std::optional<Finding> drift(const BenchmarkEvidence& e, double overall) {
     const auto n = e.iterations.size();
@@ -86,10 +110,7 @@ std::optional<Finding> drift(const BenchmarkEvidence& e, double overall) {
               {{"iterations.e2e"},
                TimeWindow{0, e.iterations.back().start_ns + e.iterations.back().e2e_ns - origin},
                {}},
-              !slower     ? "warm-up was too short: raise --warmup until the first iterations match the last"
-              : e.on_gpu() ? "check the GPU's temperature and clocks over the run (thermal drift) and the worker's memory"
-                           : "check for other load on the host, the CPU's frequency and temperature over the run, and "
-                             "the worker's memory"};
+              drift_advice(e, slower, last)};
     if (!e.gpu.empty()) f.evidence.series.emplace_back("gpu_samples.sm_clock_mhz");
     return f;
 }

@@ -1,6 +1,7 @@
 #include "report/selection.hpp"
 
 #include <algorithm>
+#include <initializer_list>
 #include <map>
 #include <set>
 #include <tuple>
@@ -82,6 +83,13 @@ bool admits(const std::vector<T>& wanted, const T& value) {
     return wanted.empty() || std::find(wanted.begin(), wanted.end(), value) != wanted.end();
 }
 
+std::string joined_nonempty(std::initializer_list<std::string_view> parts, std::string_view separator) {
+    std::vector<std::string> present;
+    for (const auto part : parts)
+        if (!part.empty()) present.emplace_back(part);
+    return join(present, separator);
+}
+
 }  // namespace
 
 std::string sanitize_file_part(std::string_view text) {
@@ -143,10 +151,10 @@ std::vector<BenchmarkGroup> group_benchmarks(const std::vector<store::BenchmarkR
             const std::string run_title = several_runs ? fmt::format(", run {}", b.run_id) : "";
             group.family_key = run_part + sanitize_file_part(b.device) + "-" + sanitize_file_part(b.model);
             group.family_title = fmt::format("{} on {}{}", b.model, b.device, run_title);
-            group.series_title = b.variant.empty() ? fmt::format("{} {}", b.backend, b.precision)
-                                                   : fmt::format("{} {} {}", b.backend, b.precision, b.variant);
-            std::string key = group.family_key + "-" + sanitize_file_part(b.backend) + "-" +
-                              sanitize_file_part(b.precision) +
+            // An imported log has no precision (nor variant): an empty field is left out, not shown blank.
+            group.series_title = joined_nonempty({b.backend, b.precision, b.variant}, " ");
+            std::string key = group.family_key + "-" + sanitize_file_part(b.backend) +
+                              (b.precision.empty() ? "" : "-" + sanitize_file_part(b.precision)) +
                               (b.variant.empty() ? "" : "-" + sanitize_file_part(b.variant));
             // File names stay well under 255 bytes whatever the swept options; a hash keeps them apart.
             if (key.size() > kMaxKey)
@@ -156,8 +164,8 @@ std::vector<BenchmarkGroup> group_benchmarks(const std::vector<store::BenchmarkR
             for (int n = 2; keys.contains(key); ++n) key = fmt::format("{}-{}", base, n);
             keys.insert(key);
             group.key = key;
-            group.title = fmt::format("{} / {} / {} / {}{}{}", b.model, b.backend, b.precision, b.device,
-                                      b.variant.empty() ? "" : " (" + b.variant + ")", run_title);
+            group.title = joined_nonempty({b.model, b.backend, b.precision, b.device}, " / ") +
+                          (b.variant.empty() ? "" : " (" + b.variant + ")") + run_title;
             groups.push_back(std::move(group));
         }
         groups[it->second].benchmarks.push_back(b);

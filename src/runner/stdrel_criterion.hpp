@@ -6,7 +6,8 @@
 // - finished when the iterations' summed time exceeds min_time and either the current noise is below
 //   max_noise, or (every 16th iteration, once 64 noise values exist) the noise has settled: the
 //   standard deviation of the last 512 noise values around the current one is below 5% of it. The
-//   second test ends benchmarks whose noise is steady above max_noise; nvbench counts both as finished.
+//   second test ends benchmarks whose noise is steady above max_noise; nvbench counts both as finished,
+//   we do not: a noise that plateaued above max_noise ends the loop as not converged (runner/stop_rule).
 // The mean and variance are updated in O(1) per iteration (Welford), equal to nvbench's two-pass
 // figures up to rounding; nothing allocates after construction.
 #pragma once
@@ -33,6 +34,9 @@ public:
     bool settled() const { return settled_; }
 
     std::int64_t iterations() const { return count_; }
+    // How many noise values the settled test looked at: at most kWindow, and never more than the
+    // iterations that have a noise (iterations() - kMinimumForNoise + 1).
+    std::size_t noise_values() const { return window_size_; }
     // The current noise (a fraction); NaN before kMinimumForNoise iterations.
     double noise() const;
 

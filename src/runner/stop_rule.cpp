@@ -25,6 +25,15 @@ StopOutcome gave_up(std::string_view name, const LoopSettings& loop, CriterionEn
     return {Convergence::not_converged, fmt::format("{}: {} ({}) after {} iterations", name, why, state, iterations)};
 }
 
+// nvbench's settled test ends a loop whose noise stays steady above max_noise: the loop is over, but the
+// target was not reached, so it is not converged; the count is of the noise values actually examined.
+StopOutcome plateaued(const StdrelCriterion& criterion, const std::string& noise_text, double max_noise) {
+    return {Convergence::not_converged,
+            fmt::format("stdrel: not converged: noise plateaued at {} (max_noise {}) over its last {} values, "
+                        "after {} iterations",
+                        noise_text, percent(max_noise), criterion.noise_values(), criterion.iterations())};
+}
+
 }  // namespace
 
 StopOutcome criterion_outcome(const StdrelCriterion& criterion, const LoopSettings& loop, CriterionEnding ending,
@@ -33,11 +42,7 @@ StopOutcome criterion_outcome(const StdrelCriterion& criterion, const LoopSettin
     const double noise = criterion.noise();
     const std::string noise_text = std::isfinite(noise) ? percent(noise) : "not yet known";
     if (ending == CriterionEnding::converged && !stopped) {
-        if (criterion.settled())
-            return {Convergence::converged,
-                    fmt::format("stdrel: noise settled at {} (above max_noise {}, steady over its last {} values) "
-                                "after {} iterations",
-                                noise_text, percent(max_noise), StdrelCriterion::kWindow, criterion.iterations())};
+        if (criterion.settled()) return plateaued(criterion, noise_text, max_noise);
         return {Convergence::converged, fmt::format("stdrel: noise {} below max_noise {} after {} iterations",
                                                     noise_text, percent(max_noise), criterion.iterations())};
     }

@@ -1,5 +1,6 @@
 // What the nvidia-smi parsers share, and the choice of parser from a log's content.
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <chrono>
@@ -201,11 +202,82 @@ void assign_times(NvidiaSmiLog& log, const std::vector<std::optional<std::int64_
     if (first == stamps_ms.end()) return;
     if (stamps_are_unix) log.first_unix_ms = **first;
     std::int64_t previous = **first;
-    for (std::size_t i = 0; i < log.samples.size() && i < stamps_ms.size(); ++i) {
-        if (stamps_ms[i]) previous = *stamps_ms[i];
+    std::vector<GpuSample> kept;
+    std::size_t backwards = 0;
+    std::string first_backwards;
+    for (std::size_t i = 0; i < log.samples.size(); ++i) {
+        const auto stamp = i < stamps_ms.size() ? stamps_ms[i] : std::nullopt;
+        if (stamp && *stamp < previous) {  // two logs out of order, or the clock set back: no time to give it
+            if (backwards++ == 0)
+                first_backwards = fmt::format("sample {} is {:.3f} s before the one it follows", i + 1,
+                                              static_cast<double>(previous - *stamp) / 1e3);
+            continue;
+        }
+        if (stamp) previous = *stamp;
         log.samples[i].t_ns = (previous - **first) * 1'000'000;
+        kept.push_back(log.samples[i]);
     }
+    if (backwards > 0)
+        log.warnings.push_back(fmt::format("{} sample{} whose time goes backwards left out ({})", backwards,
+                                           backwards == 1 ? "" : "s", first_backwards));
+    log.samples = std::move(kept);
 }
+
+namespace {
+
+// The range each reading can have: a value outside is a broken log, not a measurement.
+struct ReadingBounds {
+    std::optional<double> GpuSample::*member;
+    std::string_view name;
+    double max;
+};
+// No board draws 10 kW, no clock runs at 10 GHz, no GPU holds 16 TiB, no PCIe link moves 1 TB/s.
+constexpr double kMaxMib = 16.0 * 1024 * 1024;
+const std::array<ReadingBounds, 15> kBounds = {{
+    {&GpuSample::power_w, "power", 10'000},
+    {&GpuSample::power_avg_w, "average power", 10'000},
+    {&GpuSample::power_limit_w, "power limit", 10'000},
+    {&GpuSample::energy_mj, "energy", 1e18},
+    {&GpuSample::temperature_c, "temperature", 200},
+    {&GpuSample::memory_temperature_c, "memory temperature", 200},
+    {&GpuSample::sm_clock_mhz, "SM clock", 10'000},
+    {&GpuSample::memory_clock_mhz, "memory clock", 10'000},
+    {&GpuSample::graphics_clock_mhz, "graphics clock", 10'000},
+    {&GpuSample::gpu_util_pct, "GPU utilization", 100},
+    {&GpuSample::memory_util_pct, "memory utilization", 100},
+    {&GpuSample::fb_used_mib, "memory used", kMaxMib},
+    {&GpuSample::fb_total_mib, "memory total", kMaxMib},
+    {&GpuSample::pcie_tx_kib_s, "PCIe TX", 1e9},
+    {&GpuSample::pcie_rx_kib_s, "PCIe RX", 1e9},
+}};
+
+bool has_reading(const GpuSample& sample) {
+    return sample.pstate || sample.clock_event_reasons ||
+           std::ranges::any_of(kBounds, [&](const ReadingBounds& bound) { return (sample.*bound.member).has_value(); });
+}
+
+// Leaves out every reading no GPU can give (negative, or beyond its bound), with one warning that
+// counts them and names the first.
+void drop_impossible_readings(NvidiaSmiLog& log) {
+    std::size_t dropped = 0;
+    std::string first;
+    for (auto& sample : log.samples) {
+        for (const auto& bound : kBounds) {
+            auto& reading = sample.*bound.member;
+            if (!reading || (*reading >= 0 && *reading <= bound.max)) continue;
+            if (dropped++ == 0)
+                first = fmt::format("{} {:g} of GPU {} at {:.3f} s", bound.name, *reading, sample.gpu_index,
+                                    static_cast<double>(sample.t_ns) / 1e9);
+            reading.reset();
+        }
+    }
+    if (dropped > 0)
+        log.warnings.push_back(fmt::format("{} reading{} no GPU can give left out (first: {})", dropped,
+                                           dropped == 1 ? "" : "s", first));
+    std::erase_if(log.samples, [](const GpuSample& sample) { return !has_reading(sample); });
+}
+
+}  // namespace
 
 void note_gpu_name(NvidiaSmiLog& log, int index, std::string_view name) {
     name = trim(name);
@@ -281,6 +353,7 @@ NvidiaSmiLog parse_nvidia_smi_log(std::string_view text, std::string_view file_n
                                        "with: its first line has {} columns, the field list {}",
                                        columns, csv_fields.size())));
     }
+    detail::drop_impossible_readings(log);
     if (log.samples.empty()) {
         throw UserError(fmt::format("{}: nvidia-smi {} output without a single GPU reading in it (cut short?){}",
                                     file_name_for_errors, log.format,

@@ -25,6 +25,7 @@ struct Entry {
 struct GpuSection {
     std::size_t line = 0;
     std::map<std::string, Entry, std::less<>> entries;  // lowercase path -> value; the first occurrence
+    bool closed = false;  // a blank line followed its last entry, as nvidia-smi ends each GPU section
 };
 
 struct Dump {
@@ -76,13 +77,17 @@ std::vector<Dump> read_dumps(std::string_view text, NvidiaSmiLog& log) {
     std::vector<Dump> dumps;
     GpuSection* gpu = nullptr;
     std::vector<std::pair<std::size_t, std::string>> stack;  // (indent, lowercase name) of the enclosing lines
-    for (const auto& [number, line] : split_lines(text)) {
+    const auto lines = split_lines(text);
+    for (const auto& [number, line] : lines) {
         const std::string_view trimmed = trim(line);
+        // A blank line ends a GPU section; an unterminated last line is a cut, whatever it holds.
+        const bool terminated = number < lines.size() || text.ends_with('\n');
         if (trimmed.starts_with("=====") && trimmed.find("NVSMI LOG") != std::string_view::npos) {
             dumps.push_back({number, std::nullopt, {}});
             gpu = nullptr;
             continue;
         }
+        if (trimmed.empty() && gpu && terminated) gpu->closed = true;
         if (trimmed.empty() || dumps.empty()) continue;
         const std::size_t indent = indent_of(line);
         const std::size_t colon = trimmed.find(" :");
@@ -114,6 +119,7 @@ std::vector<Dump> read_dumps(std::string_view text, NvidiaSmiLog& log) {
         for (const auto& [depth, name] : stack) path += name + '/';
         path += lowercase(key);
         if (has_value) gpu->entries.try_emplace(path, Entry{std::string(value), number});
+        gpu->closed = false;
         stack.emplace_back(indent, lowercase(key));
     }
     return dumps;
@@ -163,6 +169,11 @@ std::optional<GpuSample> sample_of(const GpuSection& gpu, int index, NvidiaSmiLo
     return sample;
 }
 
+// Whether a GPU section reaches its end. nvidia-smi ends each GPU section with a blank line, and its
+// last entries are "Processes" (and, since about driver 550, "Capabilities"), after every reading kept
+// here: a section with neither was cut inside, and its sample would be partial.
+bool whole(const GpuSection& gpu) { return gpu.closed || gpu.entries.contains("processes"); }
+
 }  // namespace
 
 NvidiaSmiLog parse_q_text_log(std::string_view text, std::string_view file) {
@@ -170,7 +181,6 @@ NvidiaSmiLog parse_q_text_log(std::string_view text, std::string_view file) {
     log.format = "q-text";
     const auto dumps = read_dumps(text, log);
     std::vector<std::optional<std::int64_t>> stamps;
-    std::size_t largest_section = 0;
     for (std::size_t d = 0; d < dumps.size(); ++d) {
         const Dump& dump = dumps[d];
         if (dump.gpus.empty()) {
@@ -180,14 +190,11 @@ NvidiaSmiLog parse_q_text_log(std::string_view text, std::string_view file) {
         }
         for (std::size_t g = 0; g < dump.gpus.size(); ++g) {
             const GpuSection& gpu = dump.gpus[g];
-            // A dump cut short keeps its first sections only: fewer entries than the dumps before it.
-            if (gpu.entries.size() * 5 < largest_section * 4) {
-                log.warnings.push_back(
-                    fmt::format("line {}: this GPU section has {} entries, an earlier one {}: "
-                                "cut short? kept the readings it has",
-                                gpu.line, gpu.entries.size(), largest_section));
+            if (!whole(gpu)) {
+                log.warnings.push_back(fmt::format(
+                    "line {}: GPU section cut short (no blank line after it, no 'Processes' line); skipped", gpu.line));
+                continue;
             }
-            largest_section = std::max(largest_section, gpu.entries.size());
             const int index = static_cast<int>(g);
             auto sample = sample_of(gpu, index, log);
             if (!sample) {

@@ -179,6 +179,24 @@ TEST(TelemetryWarnings, ThrottlingAndAFallingClock) {
     EXPECT_TRUE(telemetry_warnings(steady, fast).empty()) << "5% throttled and 5% below the top: no warning";
 }
 
+// An idle GPU lowers its clock by design: 345 MHz with the GPU-idle reason set, or with 0% utilization,
+// is not a clock that fell while measuring.
+TEST(TelemetryWarnings, AnIdleGpusLowClockIsNotAFall) {
+    std::vector<GpuSample> gpu;
+    for (int i = 0; i < 5; ++i) {
+        gpu.push_back(gpu_sample(0, i, i < 3 ? 80 : 690, std::nullopt, i < 3 ? clock_event::kGpuIdle : 0));
+        gpu.back().sm_clock_mhz = i < 3 ? 345 : 1515;
+        gpu.back().gpu_util_pct = i < 3 ? 0 : 100;
+    }
+    EXPECT_TRUE(telemetry_warnings(summarize_telemetry(gpu, {}, {}, 1), gpu).empty());
+    for (auto& s : gpu) s.clock_event_reasons = 0;  // utilization 0 alone says idle too
+    EXPECT_TRUE(telemetry_warnings(summarize_telemetry(gpu, {}, {}, 1), gpu).empty());
+    gpu[1].gpu_util_pct = 100;  // busy at 345 MHz: that is a fall
+    const auto warnings = telemetry_warnings(summarize_telemetry(gpu, {}, {}, 1), gpu);
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_EQ(warnings[0], "SM clock fell to 345 MHz while measuring, 77% below the 1515 MHz seen in this benchmark");
+}
+
 TEST(BenchmarkGpuSamples, TheDevicesGpuElseAll) {
     const std::vector<GpuSample> gpu = {gpu_sample(0, 0, 100, std::nullopt), gpu_sample(1, 0, 50, std::nullopt)};
     ASSERT_EQ(benchmark_gpu_samples(gpu, "cuda:1").size(), 1u);

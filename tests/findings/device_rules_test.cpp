@@ -86,6 +86,25 @@ TEST(Throttling, AClockDropWithoutReasonFiresAndSteadyClocksStaySilent) {
     EXPECT_THAT(throttling(run.at(1)), IsEmpty());
 }
 
+// The real gpu_log: three dumps of an idle H200 (GPU-idle reason, SM clock far down), then a power-capped
+// GEMM. The idle dumps are no throttling: the finding names the power cap alone, and a clock that is low
+// only while the GPU idles (reason set, or utilization 0) stays silent.
+TEST(Throttling, AnIdleGpusLowClockIsNotAClockDrop) {
+    const auto run = smi("h200-load-q-5x1s.txt");
+    EXPECT_THAT(ids(throttling(run.at(0))), ElementsAre("throttling.power_cap"));
+    auto b = benchmark();
+    b.iterations = iterations(100, [](int) { return 1'000'000; });
+    for (int i = 0; i < 20; ++i) {
+        b.gpu.push_back(gpu_sample(kT0 + i * 5'000'000, i >= 10 ? 345 : 1980, i >= 10 ? clock_event::kGpuIdle : 0));
+        b.gpu.back().gpu_util_pct = i >= 10 ? 0 : 100;
+    }
+    auto by_utilization = b;
+    for (auto& s : by_utilization.gpu) s.clock_event_reasons = 0;
+    const StoredRun stored({b, by_utilization});
+    EXPECT_THAT(throttling(stored.at(0)), IsEmpty());
+    EXPECT_THAT(throttling(stored.at(1)), IsEmpty());
+}
+
 TEST(Throttling, AGpuBenchmarkWithoutTelemetrySaysNotMeasuredAndACpuOneSaysNothing) {
     auto gpu = benchmark();
     gpu.iterations = iterations(20, [](int) { return 1'000'000; });

@@ -12,6 +12,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 using namespace testing;
 
 StoredBenchmark with_cpu(std::string device, std::vector<double> per_core, double rss_first, double rss_last) {
@@ -49,6 +50,44 @@ TEST(CpuLimits, ACpuBenchmarkOnOneCoreOfSeveralFiresAndOneOnAllCoresStaysSilent)
     ASSERT_THAT(ids(found), ElementsAre("cpu.single_core"));
     EXPECT_THAT(found[0].statement, HasSubstr("(mean 100% of a core) on a host of 2 cores"));
     EXPECT_THAT(cpu_limits(run.at(1)), IsEmpty());
+}
+
+// The host's utilisation beside the worker's: `host_pct` of all cores busy in every sample.
+StoredBenchmark on_host(std::vector<double> per_core, double host_pct, std::string backend_options = "{}") {
+    auto b = with_cpu("cpu", std::move(per_core), 500, 500);
+    for (auto& s : b.cpu) s.host_cpu_pct = host_pct;
+    b.record.settings_json = R"({"backend_options":)" + backend_options + "}";
+    return b;
+}
+
+// The issue's run: both CPUs of a 2-core host 100% busy, the worker at one core. Other processes held
+// half the host: that is the finding, and "one thread" is not (the cell was set to 2 threads).
+TEST(HostBusy, OtherProcessesShareOfTheCpusFiresAndSuppressesTheOneThreadReading) {
+    const StoredRun run({on_host({99, 1}, 100, R"({"intra_op_threads":"2"})"), on_host({99, 1}, 52)});
+    const auto busy = host_busy(run.at(0));
+    ASSERT_THAT(ids(busy), ElementsAre("host.busy"));
+    EXPECT_EQ(busy[0].statement,
+              "other processes kept 50% of the host's 2 cores busy during the measured phase (the host 100% busy in "
+              "all, the worker 100% of a core, set to 2 threads): the benchmark shared the CPUs, so its latency, "
+              "its spread and its threads' use of the cores are partly the other load's");
+    EXPECT_THAT(cpu_limits(run.at(0)), IsEmpty()) << "one core's worth is what the others left it";
+    EXPECT_THAT(host_busy(run.at(1)), IsEmpty()) << "2% of the host for others: a quiet host";
+    EXPECT_THAT(ids(cpu_limits(run.at(1))), ElementsAre("cpu.single_core"));
+}
+
+// On a quiet host, one core busy is read against the cell's own thread setting.
+TEST(CpuLimits, OneCoreBusyIsReadAgainstTheCellsThreadSetting) {
+    const StoredRun run({on_host({99, 1}, 50, R"({"intra_op_threads":"2"})"), on_host({99, 1}, 50, R"({"threads":1})"),
+                         on_host({99, 1}, 50)});
+    const auto two = only(cpu_limits(run.at(0)), "cpu.single_core");
+    EXPECT_THAT(two.statement, HasSubstr("with intra_op_threads=2, its threads found little parallel work"));
+    EXPECT_THAT(two.statement, Not(HasSubstr("one thread")));
+    EXPECT_THAT(two.try_next, Not(HasSubstr("raise the backend's intra-op thread count")));
+    const auto one = only(cpu_limits(run.at(1)), "cpu.single_core");
+    EXPECT_THAT(one.statement, HasSubstr("it was set to one thread (threads=1)"));
+    EXPECT_THAT(one.try_next, HasSubstr("raise threads"));
+    EXPECT_THAT(only(cpu_limits(run.at(2)), "cpu.single_core").statement,
+                HasSubstr("the backend stores no thread setting"));
 }
 
 TEST(CpuLimits, ResidentMemoryGrowingFiresAndSteadyMemoryStaysSilent) {

@@ -49,6 +49,27 @@ TEST(Instability, LatencyGrowingOverTheRunFiresDriftAndFallingFiresTheWarmUpOne)
     EXPECT_THAT(ids(faster), Contains("instability.drift_faster"));
 }
 
+// "Warm-up too short" only where the fall is over within the first tenth; a fall through the whole run,
+// or one on a host that other processes kept busy (host.busy), is not put down to warm-up.
+TEST(Instability, AFallThatIsNoWarmUpIsNotCalledOne) {
+    const auto gradual = instability_of([](int i) { return 2'000'000 - 5'000 * i; });
+    ASSERT_THAT(ids(gradual), Contains("instability.drift_faster"));
+    EXPECT_THAT(only(gradual, "instability.drift_faster").try_next, Not(HasSubstr("warm-up was too short")));
+    EXPECT_THAT(only(gradual, "instability.drift_faster").try_next, HasSubstr("not only at its start"));
+
+    auto b = benchmark("cpu");
+    b.iterations = iterations(200, [](int i) { return i < 20 ? 2'000'000 - 40'000 * i : 1'000'000; });
+    for (int i = 0; i < 10; ++i) {
+        b.cpu.push_back(cpu_sample(kT0 + i * 20'000'000, {99, 1}, 500));
+        b.cpu.back().host_cpu_pct = 100;
+    }
+    const StoredRun run({b});
+    const auto busy = instability(run.at(0));
+    ASSERT_THAT(ids(busy), Contains("instability.drift_faster"));
+    EXPECT_THAT(only(busy, "instability.drift_faster").try_next, HasSubstr("the host was busy with other processes"));
+    EXPECT_THAT(only(busy, "instability.drift_faster").try_next, Not(HasSubstr("warm-up")));
+}
+
 TEST(Instability, ASlowIterationFiresOutliersAndSaysTelemetryWasNotMeasured) {
     const auto found = instability_of([](int i) { return i == 150 ? 5'000'000 : 1'000'000 + 10'000 * jitter(i); });
     const auto& outliers = only(found, "instability.outliers");

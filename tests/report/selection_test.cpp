@@ -159,6 +159,20 @@ TEST(Grouping, RepeatedBatchSizesAndLookalikeNamesStayApart) {
     EXPECT_EQ(long_key.substr(0, 20), "cuda_0-m-b-fp32-xxxx");
 }
 
+// An imported nvidia-smi log has no precision: its titles and file names leave the field out rather
+// than showing it blank ("nvidia-smi-log /  / cuda:0") or as "_".
+TEST(Grouping, AnEmptyPrecisionIsLeftOutOfTitlesAndFileNames) {
+    store::BenchmarkRecord log;
+    log.device = "cuda:0";
+    log.model = "h200-load-q-5x1s";
+    log.backend = "nvidia-smi-log";
+    const auto groups = group_benchmarks({log});
+    ASSERT_EQ(groups.size(), 1u);
+    EXPECT_EQ(groups[0].title, "h200-load-q-5x1s / nvidia-smi-log / cuda:0");
+    EXPECT_EQ(groups[0].series_title, "nvidia-smi-log");
+    EXPECT_EQ(groups[0].key, "cuda_0-h200-load-q-5x1s-nvidia-smi-log");
+}
+
 TEST(TimeAxis, ZeroIsTheFirstMeasuredIterationElseTheFirstMeasuredSample) {
     ReportBenchmark b;
     b.gpu.push_back({});

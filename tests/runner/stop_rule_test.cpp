@@ -81,6 +81,26 @@ TEST(StdrelCriterion, SteadyNoiseAboveTheTargetSettles) {
     EXPECT_NEAR(criterion.noise(), 0.1006309, 1e-6);
 }
 
+// Noise steady far above max_noise ends the loop, but it is not converged: the outcome says the noise
+// plateaued, and counts only the noise values that exist (76 at iteration 80, not the window's 512).
+TEST(StdrelCriterion, APlateauAboveMaxNoiseIsNotConverged) {
+    LoopSettings loop;
+    loop.stop = StopCriterion::stdrel;
+    loop.max_noise_pct = 0.5;
+    loop.min_time_ns = 0;
+    StdrelCriterion criterion = make_stdrel(loop);
+    std::vector<std::int64_t> alternating;
+    for (int i = 0; i < 1000; ++i) alternating.push_back(i % 2 == 0 ? 90 : 110);
+    ASSERT_EQ(first_finish(criterion, alternating), 80);
+    ASSERT_TRUE(criterion.settled());
+    EXPECT_EQ(criterion.noise_values(), 76u);
+    const StopOutcome outcome = criterion_outcome(criterion, loop, CriterionEnding::converged, false);
+    EXPECT_EQ(outcome.convergence, Convergence::not_converged) << outcome.reason;
+    EXPECT_EQ(outcome.reason,
+              "stdrel: not converged: noise plateaued at 10.1% (max_noise 0.5%) over its last 76 values, "
+              "after 80 iterations");
+}
+
 TEST(StdrelCriterion, FallingNoiseSettlesWhenItsWindowFlattens) {
     // One 2000 then 1000s: the noise falls as 1 / sqrt(n), too fast to settle until its last 512 values
     // lie within 5%; by nvbench's algorithm that happens at iteration 3248, at noise 1.754%.

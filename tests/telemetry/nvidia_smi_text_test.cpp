@@ -181,12 +181,16 @@ GPU 00000000:3B:00.0
         Graphics                          : 1230 MHz
         SM                                : 1230 MHz
         Memory                            : 877 MHz
+    Processes                             : None
+
 GPU 00000000:D8:00.0
     Product Name                          : Tesla V100-PCIE-32GB
     Performance State                     : P8
     Clocks Throttle Reasons               : N/A
     Power Readings
         Power Draw                        : 25.10 W
+    Processes                             : None
+
 )";
 
 TEST(NvidiaSmiText, OlderDriverLayoutAndTwoGpus) {
@@ -218,16 +222,12 @@ TEST(NvidiaSmiText, OlderDriverLayoutAndTwoGpus) {
 
 TEST(NvidiaSmiText, CutShortFiles) {
     const std::string whole = smi_fixture("h200-load-q-5x1s.txt");
-    // Cut inside the 5th dump, after its Utilization section: four whole samples and a partial one.
+    // Cut inside the 5th dump, after its Utilization section: four whole samples, the partial fifth left out.
     const std::string cut = whole.substr(0, whole.find("Encoder Stats", whole.rfind("NVSMI LOG")));
     const auto log = parse_nvidia_smi_log(cut, "cut.txt");
-    ASSERT_EQ(log.samples.size(), 5u);
-    EXPECT_EQ(log.samples[4].gpu_util_pct, 100.0);
-    EXPECT_EQ(log.samples[4].memory_util_pct, 24.0);
-    EXPECT_FALSE(log.samples[4].power_w) << "after the cut";
-    ASSERT_EQ(log.warnings.size(), 1u);
-    EXPECT_THAT(log.warnings[0], HasSubstr("line 1043: this GPU section has"));
-    EXPECT_THAT(log.warnings[0], HasSubstr("cut short? kept the readings it has"));
+    ASSERT_EQ(log.samples.size(), 4u);
+    EXPECT_THAT(log.warnings, ElementsAre("line 1043: GPU section cut short (no blank line after it, no 'Processes' "
+                                          "line); skipped"));
 
     // Cut before the GPU section: nothing to keep.
     const std::string header_only = whole.substr(0, whole.find("GPU 00000000"));
@@ -236,6 +236,59 @@ TEST(NvidiaSmiText, CutShortFiles) {
         FAIL();
     } catch (const UserError& e) {
         EXPECT_THAT(e.what(), HasSubstr("header.txt: nvidia-smi -q output without any GPU section (cut short"));
+    }
+}
+
+bool same_readings(const GpuSample& a, const GpuSample& b) {
+    return a.t_ns == b.t_ns && a.gpu_index == b.gpu_index && a.power_w == b.power_w && a.power_avg_w == b.power_avg_w &&
+           a.power_limit_w == b.power_limit_w && a.temperature_c == b.temperature_c &&
+           a.memory_temperature_c == b.memory_temperature_c && a.sm_clock_mhz == b.sm_clock_mhz &&
+           a.memory_clock_mhz == b.memory_clock_mhz && a.graphics_clock_mhz == b.graphics_clock_mhz &&
+           a.gpu_util_pct == b.gpu_util_pct && a.memory_util_pct == b.memory_util_pct &&
+           a.fb_used_mib == b.fb_used_mib && a.fb_total_mib == b.fb_total_mib && a.pcie_tx_kib_s == b.pcie_tx_kib_s &&
+           a.pcie_rx_kib_s == b.pcie_rx_kib_s && a.pstate == b.pstate && a.clock_event_reasons == b.clock_event_reasons;
+}
+
+// The real five-dump log cut at every byte of its last dump and its first GPU section, and every 37th byte
+// elsewhere: each cut is refused, or keeps only samples identical to the whole log's (never a partial one).
+TEST(NvidiaSmiText, ALogCutAtAnyByteKeepsOnlyWholeSamples) {
+    const std::string whole = smi_fixture("h200-load-q-5x1s.txt");
+    const auto complete = parse_nvidia_smi_log(whole, "whole.txt");
+    ASSERT_EQ(complete.samples.size(), 5u);
+    const std::size_t first_end = whole.find("NVSMI LOG", 100) + 200;
+    const std::size_t last_begin = whole.rfind("NVSMI LOG") - 100;
+    std::size_t refused = 0, cuts = 0;
+    for (std::size_t at = 1; at < whole.size(); ++cuts) {
+        try {
+            const auto log = parse_nvidia_smi_log(whole.substr(0, at), "cut.txt");
+            ASSERT_LE(log.samples.size(), complete.samples.size()) << at;
+            for (std::size_t i = 0; i < log.samples.size(); ++i)
+                ASSERT_TRUE(same_readings(log.samples[i], complete.samples[i])) << "cut at byte " << at << ", sample " << i;
+        } catch (const UserError&) {
+            ++refused;
+        }
+        at += at < first_end || at > last_begin ? 1 : 37;
+    }
+    EXPECT_GT(cuts, 20'000u);
+    EXPECT_GT(refused, 1000u) << "a cut inside the first dump keeps nothing";
+}
+
+// Readings no GPU gives are left out with one warning that counts them; a time going backwards leaves its
+// sample out, counted.
+TEST(NvidiaSmiText, ImpossibleReadingsAndTimeGoingBackwardsAreLeftOutAndCounted) {
+    std::string text = smi_fixture("h200-load-q-5x1s.txt");
+    text.replace(text.find("734.25 W"), 8, "-734.25 W");
+    const std::string temp = "GPU Current Temp                               : 49 C";
+    text.replace(text.find(temp), temp.size(), "GPU Current Temp                               : 1e308 C");
+    text.replace(text.find("Mon Nov 30 02:00:37 2026"), 24, "Mon Nov 30 01:00:37 2026");
+    const auto log = parse_nvidia_smi_log(text, "edited.txt");
+    ASSERT_EQ(log.samples.size(), 4u);
+    EXPECT_THAT(log.warnings, ElementsAre("1 sample whose time goes backwards left out (sample 3 is 3599.000 s before "
+                                          "the one it follows)",
+                                          "2 readings no GPU can give left out (first: power -734.25 of GPU 0 at 4.000 s)"));
+    for (const auto& sample : log.samples) {
+        EXPECT_TRUE(!sample.power_w || *sample.power_w >= 0);
+        EXPECT_TRUE(!sample.temperature_c || *sample.temperature_c < 200);
     }
 }
 

@@ -1,6 +1,7 @@
 #include "backends/trtexec/trtexec_log.hpp"
 
 #include <cctype>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -187,22 +188,55 @@ std::string trace_label(std::string_view text) {
     return snake_case(text);
 }
 
+// Why one trace value cannot be an averaged time, or nothing when it can.
+std::optional<std::string> implausible_time(std::string_view label, std::string_view text) {
+    const auto value = parse_double(text);
+    if (!value) return fmt::format("{} '{}' is not a number", label, text);
+    if (*value < 0 || *value > kMaxPlausibleMs) return fmt::format("{} = {:g} ms is not a possible time", label, *value);
+    return std::nullopt;
+}
+
+// Every trace layout ends its line with a time or a closing parenthesis, and closes what it opens.
+bool whole_trace_line(std::string_view message) {
+    message = trim(message);
+    if (message.ends_with('.')) message.remove_suffix(1);
+    return (message.ends_with(" ms") || message.ends_with(')')) &&
+           std::ranges::count(message, '(') == std::ranges::count(message, ')');
+}
+
 // "Average on 10 runs - GPU latency: 33.8371 ms - Host latency: 35.1268 ms (end to end 35.1314 ms,
-// enqueue 34.6321 ms)" and its variants: every "<label> <number> ms" piece after "runs".
-void parse_trace_average(std::string_view message, TrtexecLog& log) {
+// enqueue 34.6321 ms)" and its variants: every "<label> <number> ms" piece after "runs". Returns why the
+// line is rejected: a run count or a time no measurement has, a piece cut short, or other labels than
+// the first trace line's (a line cut after one of its pieces).
+std::optional<std::string> parse_trace_average(std::string_view message, TrtexecLog& log) {
     const auto runs = message.find(" runs");
-    if (runs == npos) return;
+    if (runs == npos) return std::string("cut short (no 'N runs')");
     const std::string_view head = message.substr(0, runs);
-    if (const auto count = parse_int(head.substr(head.rfind(' ') + 1))) log.runs_per_average = *count;
+    const auto count = parse_int(head.substr(head.rfind(' ') + 1));
+    if (!count || *count <= 0) return fmt::format("'{}' is not a possible run count", head.substr(head.rfind(' ') + 1));
     const std::string_view rest = message.substr(runs + 5);
+    std::vector<std::pair<std::string, double>> pieces;
     std::size_t pos = 0;
     for (auto ms = rest.find(" ms", pos); ms != npos; ms = rest.find(" ms", pos)) {
         const auto number_begin = rest.rfind(' ', ms - 1) + 1;
-        const auto value = parse_double(rest.substr(number_begin, ms - number_begin));
-        if (value && number_begin > pos)
-            log.trace_averages_ms[trace_label(rest.substr(pos, number_begin - pos)) + "_ms"].push_back(*value);
+        if (number_begin <= pos) return std::string("cut short (a time without its label)");
+        const std::string label = trace_label(rest.substr(pos, number_begin - pos)) + "_ms";
+        const std::string_view number = rest.substr(number_begin, ms - number_begin);
+        if (auto why = implausible_time(label, number)) return why;
+        pieces.emplace_back(label, *parse_double(number));
         pos = ms + 3;
     }
+    if (pieces.empty() || !whole_trace_line(message)) return std::string("cut short");
+    if (!log.trace_averages_ms.empty()) {
+        const bool same = pieces.size() == log.trace_averages_ms.size() &&
+                          std::ranges::all_of(pieces, [&](const auto& p) { return log.trace_averages_ms.contains(p.first); });
+        if (!same) return std::string("cut short (not the times of the first trace line)");
+        if (*count != log.runs_per_average)
+            return fmt::format("averages {} runs where the first trace line averages {}", *count, log.runs_per_average);
+    }
+    log.runs_per_average = *count;
+    for (auto& [label, value] : pieces) log.trace_averages_ms[label].push_back(value);
+    return std::nullopt;
 }
 
 // A line as quoted in a message: at most `width` characters.
@@ -248,8 +282,12 @@ std::optional<std::string> parse_info_line(std::string_view m, TrtexecLog& log) 
     } else if (m.starts_with("Timing trace has ")) {
         const std::string_view rest = m.substr(17);
         log.queries = parse_int(rest.substr(0, rest.find(' ')));
+        if (!log.queries || *log.queries < 0) {
+            log.queries.reset();
+            return std::string("not a possible query count");
+        }
     } else if (m.starts_with("Average on ") || m.starts_with("Average over ")) {
-        parse_trace_average(m, log);
+        return parse_trace_average(m, log);
     } else {
         return parse_statistic(m, log);
     }

@@ -57,7 +57,8 @@ struct TrtexecLog {
     std::map<std::string, std::vector<double>, std::less<>> trace_averages_ms;
 
     // Lines whose figures cannot be measurements (a negative, infinite or day-long time, min above
-    // max) or that are cut short, as "line N: why: the line"; their figures are left out.
+    // max, a trace line's impossible run count) or that are cut short (a trace line also when its times
+    // are not the first trace line's), as "line N: why: the line"; their figures are left out.
     std::vector<std::string> rejected_lines;
 
     bool has_performance_summary() const { return throughput_qps.has_value() || !statistics.empty(); }

@@ -192,13 +192,17 @@ TEST(TrtexecLog, VerboseLinesFailureAndUnknownLines) {
 }
 
 TEST(TrtexecLog, OlderTraceLineLayoutsAndStatisticSeparators) {
+    // One trace layout per log (a line with other times than the first is a cut one): TensorRT 5 and 6...
+    const TrtexecLog old_trace = parse_trtexec_log(
+        "[I] Average over 10 runs is 0.95 ms (host walltime is 1.02 ms, 99% percentile time is 1.2).\n");
+    EXPECT_THAT(old_trace.trace_averages_ms.at("average_ms"), ElementsAre(0.95));
+    EXPECT_THAT(old_trace.trace_averages_ms.at("host_walltime_ms"), ElementsAre(1.02));
+    EXPECT_TRUE(old_trace.rejected_lines.empty());
+    // ... and TensorRT 7 to 10.
     const TrtexecLog log = parse_trtexec_log(
-        "[I] Average over 10 runs is 0.95 ms (host walltime is 1.02 ms, 99% percentile time is 1.2).\n"
         "[I] Average on 10 runs - GPU latency: 5e-05 ms - Host latency: 0.5 ms (end to end 1 ms, enqueue 0.25 ms)\n"
         "[I] Host Latency: min: 1.5 ms, max: 2.5 ms, mean: 2 ms, median: 1.9 ms, percentile(99%): 2.4 ms\n"
         "[I] GPU Compute: min: 1.2 ms, max: 2.2 ms, mean: 1.7 ms, median: 1.6 ms, percentile: 2.1 ms at 99%\n");
-    EXPECT_THAT(log.trace_averages_ms.at("average_ms"), ElementsAre(0.95));
-    EXPECT_THAT(log.trace_averages_ms.at("host_walltime_ms"), ElementsAre(1.02));
     EXPECT_THAT(log.trace_averages_ms.at("gpu_latency_ms"), ElementsAre(5e-05));
     EXPECT_THAT(log.trace_averages_ms.at("end_to_end_ms"), ElementsAre(1.0));
     expect_statistic(log, "host_latency", 1.5, 2.5, 2.0, 1.9);
@@ -265,6 +269,38 @@ TEST(TrtexecLog, FiguresNoMeasurementHasAreRejectedNamingTheLine) {
     const TrtexecLog log = parse_trtexec_log(replaced(whole, "mean = 1.48372 ms", "mean = -1e308 ms"));
     EXPECT_FALSE(log.statistics.contains("host_latency")) << "a rejected line's figures are left out";
     for (const auto& metric : log_metrics(log)) EXPECT_TRUE(std::isfinite(metric.value)) << metric.name;
+}
+
+// The "Average on N runs" trace lines are measurements too: a time no measurement has, a line cut short
+// anywhere (inside a number, after a whole piece, before its parenthesis closes) is rejected, naming it.
+TEST(TrtexecLog, TraceLinesWithImpossibleOrCutTimesAreRejected) {
+    const std::string whole = fixture("trt8-tf32-trace-3050.log");
+    ASSERT_TRUE(parse_trtexec_log(whole).rejected_lines.empty());
+    const auto rejected = [&](const std::string& from, const std::string& to) {
+        const TrtexecLog log = parse_trtexec_log(replaced(whole, from, to));
+        return log.rejected_lines.empty() ? std::string("nothing rejected") : log.rejected_lines.front();
+    };
+    EXPECT_THAT(rejected("GPU latency: 33.5586 ms", "GPU latency: -33.5586 ms"),
+                ::testing::StartsWith("line 4: gpu_latency_ms = -33.5586 ms is not a possible time: 'Average on"));
+    EXPECT_THAT(rejected("GPU latency: 33.5586 ms", "GPU latency: 1e308 ms"),
+                ::testing::StartsWith("line 4: gpu_latency_ms = 1e+308 ms is not a possible time"));
+    EXPECT_THAT(rejected("enqueue 34.35 ms", "enqueue inf ms"),
+                ::testing::StartsWith("line 4: enqueue_ms 'inf' is not a number"));
+    EXPECT_THAT(rejected("Average on 10 runs - GPU latency: 33.5586", "Average on -10 runs - GPU latency: 33.5586"),
+                ::testing::StartsWith("line 4: '-10' is not a possible run count"));
+    // Line 4 cut inside a number, after its host latency, and inside the parenthesis: the rest of the
+    // log follows on the next line, as when two writers interleave.
+    const auto line4 = whole.find("[05/29/2022-21:55:54] [I] Average on 10 runs - GPU latency: 33.5586");
+    const auto line5 = whole.find('\n', line4) + 1;
+    for (const std::string cut_after : {"GPU latency: 33.55", "Host latency: 34.8392 ms", "(end to end 34.8435 ms",
+                                        "enqueue 34.35"}) {
+        const auto at = whole.find(cut_after, line4) + cut_after.size();
+        const TrtexecLog log = parse_trtexec_log(whole.substr(0, at) + "\n" + whole.substr(line5));
+        ASSERT_FALSE(log.rejected_lines.empty()) << cut_after;
+        EXPECT_THAT(log.rejected_lines.front(), ::testing::StartsWith("line 4: ")) << cut_after;
+        EXPECT_EQ(log.trace_averages_ms.at("gpu_latency_ms").size(), parse_trtexec_log(whole).trace_averages_ms.at("gpu_latency_ms").size() - 1)
+            << "a rejected line's figures are left out";
+    }
 }
 
 TEST(TrtexecLog, NotATrtexecLog) {
