@@ -8,8 +8,10 @@
 #include "core/error.hpp"
 
 namespace inferbench {
-void check_scenario(const Plan& plan) {
-    const ScenarioSettings& s = plan.settings.scenario;
+namespace {
+
+// The checks of one combination of the swept settings' values (or of the plan's settings, where none is swept).
+void check_point(const Plan& plan, const ScenarioSettings& s) {
     const std::string_view name = to_string(s.scenario);
     if (s.find_peak && s.scenario != Scenario::server)
         throw UserError(fmt::format("{}: find_peak searches the highest server QPS, but the scenario is {}; set "
@@ -44,6 +46,12 @@ void check_scenario(const Plan& plan) {
                                     "size, but batch size {} does not divide it; use batch sizes that divide {}",
                                     origin_of(plan, {key}), s.samples_per_query, batch, s.samples_per_query));
     }
+}
+
+}  // namespace
+
+void check_scenario(const Plan& plan) {
+    for (const SettingPoint& point : setting_points(plan)) check_point(plan, point.settings.scenario);
 }
 
 std::optional<std::string> raise_min_iterations_for_verdict(Plan& plan) {
