@@ -115,6 +115,7 @@ Chart steps_chart(const std::vector<const analysis::BenchmarkSummary*>& rows) {
 Cell peak_qps_cell(const analysis::ScenarioSummary& scenario) {
     if (!scenario.peak_qps) return Null{};
     if (*scenario.peak_qps <= 0) return std::string("none");
+    if (scenario.peak_at_max) return fmt::format(">= {:.1f}", *scenario.peak_qps);  // a lower bound, said so
     return *scenario.peak_qps;
 }
 
