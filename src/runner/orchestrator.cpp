@@ -449,6 +449,18 @@ void check_backend_options(const Plan& plan, const BackendRegistry& registry) {
     check_backend_options(plan, cache);
 }
 
+std::vector<std::optional<std::string>> planned_skips(const std::vector<BenchmarkSpec>& cells,
+                                                      const BackendRegistry& registry) {
+    CapabilityCache cache(registry);
+    std::vector<std::optional<std::string>> skips;
+    for (const BenchmarkSpec& spec : cells) {
+        std::string problem;
+        const Backend* backend = cache.get(spec.backend, problem);
+        skips.push_back(cell_problem(backend, problem, spec));
+    }
+    return skips;
+}
+
 int RunResult::count(BenchmarkStatus status) const {
     int n = 0;
     for (const auto& b : benchmarks) n += b.status == status ? 1 : 0;

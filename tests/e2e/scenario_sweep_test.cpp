@@ -1,6 +1,6 @@
 // What the CLI runs of a plan's scenario settings: a list of concurrency or target_qps values is a sweep whose
-// cells each carry their value into the summary; find_peak's steps measure the queries that can pass, at rates
-// that max_iterations holds.
+// cells each carry their value into the summary; find_peak's steps measure the queries that can pass; and
+// --dry-run marks the cells the run would skip, with the reason the run would give.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -52,6 +52,23 @@ TEST(ScenarioSweep, DryRunListsEachValueAsACell) {
     EXPECT_NE(r.out.find("   3  null null cpu fp32 b1 [target_qps=40]"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("   4  null null cpu fp32 b2 [target_qps=10]"), std::string::npos) << r.out;
     EXPECT_NE(r.err.find("6 benchmarks"), std::string::npos) << r.err;
+}
+
+// The fault test backend runs cpu and fp32 only: its cuda and fp16 cells are certain to be skipped, and the
+// listing says so with the run's own reasons, while the null backend's cells are listed plain.
+TEST(ScenarioSweep, DryRunMarksTheCellsTheRunWouldSkip) {
+    ScratchDir dir;
+    const auto r = dir.run("run --backend null,fault --model null --device cpu,cuda --precision fp32,fp16 --batch 1 "
+                           "--dry-run");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("   1  null null cpu fp32 b1\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("null fault cpu fp32 b1\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("null fault cpu fp16 b1  skipped: backend fault has no fp16 support\n"), std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("null fault cuda:0 fp32 b1  skipped: backend fault does not run on cuda:0\n"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.err.find("8 benchmarks, 3 of them would be skipped"), std::string::npos) << r.err;
 }
 
 // A step of 200 ms at a backend's 1000 queries a second holds 200 queries, fewer than LoadGen's early stopping
