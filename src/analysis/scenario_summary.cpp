@@ -109,6 +109,7 @@ ScenarioSummary summarize_scenario(const store::BenchmarkRecord& benchmark, std:
         summary.completed_qps = static_cast<double>(completed) * 1e9 / static_cast<double>(wall);
     if (s.scenario == Scenario::server) summary.target_qps = store::find_metric(metrics, sm::kTargetQps).value_or(s.target_qps);
     summary.peak_qps = store::find_metric(metrics, sm::kPeakQps);
+    summary.peak_at_max = store::find_metric(metrics, sm::kPeakAtMax).value_or(0) != 0;
     summary.peak_unconfirmed_qps = store::find_metric(metrics, sm::kPeakUnconfirmedQps);
     summary.peak_unconfirmed = static_cast<std::int64_t>(store::find_metric(metrics, sm::kPeakUnconfirmed).value_or(0));
     if (uses_batcher(s)) {
@@ -131,6 +132,11 @@ std::vector<std::string> ScenarioSummary::notes() const {
             *peak_unconfirmed_qps, peak_unconfirmed, peak_unconfirmed == 1 ? "" : "s",
             peak_qps && *peak_qps > 0 ? fmt::format("the peak is {:.1f} qps, which passed both", *peak_qps)
                                       : std::string("no rate passed twice: the run kept is the last tried")));
+    else if (peak_qps && *peak_qps > 0 && peak_at_max)
+        notes.push_back(fmt::format("find_peak: the peak is at least {:.1f} qps, the highest rate whose step fits "
+                                    "max_iterations for the duration (no higher rate was tried); raise max_iterations "
+                                    "(0: no limit) to search above it",
+                                    *peak_qps));
     else if (peak_qps && *peak_qps <= 0)
         notes.emplace_back("find_peak: no rate tried met the bound; the run kept is at the lowest rate tried");
     if (settings && smallest_batch && *smallest_batch > 1)

@@ -32,6 +32,7 @@ struct ScenarioSummary {
     std::optional<double> completed_qps;   // queries completed per second of the measured time
     std::optional<double> target_qps;      // the server's arrival rate (find_peak: the peak's)
     std::optional<double> peak_qps;        // find_peak's result, confirmed by a second run; 0: none
+    bool peak_at_max = false;              // the peak is the highest rate max_iterations let it try: a lower bound
     std::optional<double> peak_unconfirmed_qps;  // the highest rate that passed its step but not its second run
     std::int64_t peak_unconfirmed = 0;           // how many rates did so
     std::optional<double> mean_batch;      // the batcher: queries per inference

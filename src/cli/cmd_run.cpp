@@ -119,14 +119,23 @@ std::string repeat_text(std::int64_t repeat, std::int64_t repeats) {
 
 // Lists the benchmarks of a checked plan (execute() checks what `run` checks before it stores anything, so a
 // plan that passes --dry-run runs) in the order they would run (repeats interleaved).
-int print_dry_run(const Plan& plan) {
+// Each benchmark the plan expands to, those the run would skip (the run's own rule, planned_skips) marked with
+// the reason.
+int print_dry_run(const Plan& plan, const BackendRegistry& registry) {
     const auto cells = expand_matrix(plan);
+    const auto skips = planned_skips(cells, registry);
     const std::int64_t repeats = plan.settings.repeats;
-    for (const CellRepeat& b : run_order(cells.size(), repeats))
-        fmt::print("{:>4}  {}{}\n", b.ordinal + 1, cells[b.ordinal].label(), repeat_text(b.repeat, repeats));
+    for (const CellRepeat& b : run_order(cells.size(), repeats)) {
+        const auto& skip = skips[b.ordinal];
+        fmt::print("{:>4}  {}{}{}\n", b.ordinal + 1, cells[b.ordinal].label(), repeat_text(b.repeat, repeats),
+                   skip ? "  skipped: " + *skip : "");
+    }
     const std::string times = repeats > 1 ? fmt::format(" ({} cells x {} repeats)", cells.size(), repeats) : "";
-    fmt::print(stderr, "{} benchmarks{}; results would go to {}\n", cells.size() * static_cast<std::size_t>(repeats),
-               times, resolved_db_path(plan.settings));
+    const auto skipped = std::count_if(skips.begin(), skips.end(), [](const auto& skip) { return skip.has_value(); });
+    const std::string skipped_text =
+        skipped > 0 ? fmt::format(", {} of them would be skipped", static_cast<std::int64_t>(skipped) * repeats) : "";
+    fmt::print(stderr, "{} benchmarks{}{}; results would go to {}\n", cells.size() * static_cast<std::size_t>(repeats),
+               times, skipped_text, resolved_db_path(plan.settings));
     return kExitOk;
 }
 
@@ -266,7 +275,7 @@ int execute(const RunArgs& args) {
     // Said once the plan is known to run: bad input gets its one error line alone.
     check_backend_options(plan, registry);
     if (raised && !args.quiet) fmt::print(stderr, "{}\n", *raised);
-    if (args.dry_run) return print_dry_run(plan);
+    if (args.dry_run) return print_dry_run(plan, registry);
     auto results = store::ResultsStore::open(resolved_db_path(plan.settings));
     return run_and_report(args, results,
                           [&](const RunnerOptions& options) { return run_plan(plan, registry, results, options); });

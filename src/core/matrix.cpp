@@ -47,11 +47,11 @@ double cells_before_exclusions(const Plan& plan) {
     for (const std::size_t size : {plan.models.size(), plan.devices.size(), plan.precisions.size(),
                                    plan.batch_sizes.size()})
         variants *= static_cast<double>(size);
+    for (const SettingAxis& axis : plan.setting_axes) variants *= static_cast<double>(axis.values.size());
     return variants;
 }
 
-BenchmarkSpec spec_with_settings(const Plan& plan) {
-    const RunSettings& s = plan.settings;
+BenchmarkSpec spec_with_settings(const RunSettings& s) {
     BenchmarkSpec spec;
     spec.loop = s.loop;
     spec.scenario = s.scenario;
@@ -73,6 +73,12 @@ MeasureConditions conditions_for(const RunSettings& s, Device device) {
     return c;
 }
 
+// A cell's variant: the swept backend options, then the swept settings ("threads=2 concurrency=4").
+std::string variant_label(const std::string& options, const std::string& settings) {
+    if (options.empty() || settings.empty()) return options + settings;
+    return options + " " + settings;
+}
+
 }  // namespace
 
 std::vector<BenchmarkSpec> expand_matrix(const Plan& plan) {
@@ -81,25 +87,27 @@ std::vector<BenchmarkSpec> expand_matrix(const Plan& plan) {
                                     "limit of {}; split it into smaller plans",
                                     plan.source, count, kMaxBenchmarks));
     std::vector<BenchmarkSpec> cells;
-    const BenchmarkSpec base = spec_with_settings(plan);
+    const std::vector<SettingPoint> points = setting_points(plan);
     for (const auto& model : plan.models) {
         for (const auto& backend : plan.backends) {
             for (const Device device : plan.devices) {
                 for (const Precision precision : plan.precisions) {
                     for (const auto& variant : option_variants(plan, backend)) {
                         for (const auto batch : plan.batch_sizes) {
-                            BenchmarkSpec spec = base;
-                            spec.model = model;
-                            spec.backend = backend;
-                            spec.device = device;
-                            spec.precision = precision;
-                            spec.batch_size = batch;
-                            spec.backend_options = variant.options;
-                            spec.variant = variant.label;
-                            spec.conditions = conditions_for(plan.settings, device);
-                            const bool excluded = std::any_of(plan.exclude.begin(), plan.exclude.end(),
-                                                              [&](const ExcludeRule& r) { return r.matches(spec); });
-                            if (!excluded) cells.push_back(std::move(spec));
+                            for (const SettingPoint& point : points) {
+                                BenchmarkSpec spec = spec_with_settings(point.settings);
+                                spec.model = model;
+                                spec.backend = backend;
+                                spec.device = device;
+                                spec.precision = precision;
+                                spec.batch_size = batch;
+                                spec.backend_options = variant.options;
+                                spec.variant = variant_label(variant.label, point.label);
+                                spec.conditions = conditions_for(point.settings, device);
+                                const bool excluded = std::any_of(plan.exclude.begin(), plan.exclude.end(),
+                                                                  [&](const ExcludeRule& r) { return r.matches(spec); });
+                                if (!excluded) cells.push_back(std::move(spec));
+                            }
                         }
                     }
                 }

@@ -1,4 +1,5 @@
-// Expands a plan's axes into benchmark cells (Cartesian product, batch size innermost).
+// Expands a plan's axes into benchmark cells (Cartesian product, batch size innermost but for the swept
+// settings: a batch size's points of them side by side).
 #pragma once
 
 #include <cstddef>

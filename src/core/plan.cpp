@@ -333,6 +333,41 @@ void parse_backend_options(Plan& plan, const YAML::Node& node, std::string_view 
     }
 }
 
+// A setting's single value: it replaces a list given before (an override of a plan file's sweep).
+void set_single(Plan& plan, const SettingField& field, std::string_view text, const std::function<UserError(std::string)>& fail) {
+    std::erase_if(plan.setting_axes, [&](const SettingAxis& axis) { return axis.key == field.key; });
+    if (auto why = set_setting(plan.settings, field, text)) throw fail(*why);
+}
+
+// A sweepable setting's list: each value read once (set_setting's rules and messages) into a copy of the plan's
+// settings, a value listed twice refused; the first value is also the plan's setting (the checks read it).
+void read_setting_axis(Plan& plan, const SettingField& field, const std::vector<std::string>& texts,
+                       const ListFailure& fail) {
+    SettingAxis axis{std::string(field.key), {}};
+    std::map<std::string, std::size_t> seen;
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+        RunSettings value = plan.settings;
+        if (auto why = set_setting(value, field, texts[i])) throw fail({i, *why, std::nullopt});
+        const auto [first, added] = seen.emplace(setting_text(value, field), i);
+        if (!added) throw fail({i, repeat_message(field.key, texts[i]), first->second});
+        axis.values.push_back(std::move(value));
+    }
+    std::erase_if(plan.setting_axes, [&](const SettingAxis& a) { return a.key == field.key; });
+    copy_setting(plan.settings, axis.values.front(), field);
+    if (axis.values.size() > 1) plan.setting_axes.push_back(std::move(axis));
+}
+
+void parse_setting(Plan& plan, const SettingField& field, const YAML::Node& value, std::string_view source) {
+    if (value.IsSequence() && is_sweepable(field.key)) {
+        const ScalarItems items = scalar_list(value, field.key, source);
+        read_setting_axis(plan, field, texts_of(items), at_items(items, source));
+        return;
+    }
+    const auto text = scalar_text(value);
+    if (!text) fail_at(source, value.Mark(), fmt::format("{} must be a single {}", field.key, type_name(field.type)));
+    set_single(plan, field, *text, [&](const std::string& why) { return error_at(source, value.Mark(), why); });
+}
+
 void parse_entry(Plan& plan, const std::string& key, const YAML::Node& key_node, const YAML::Node& value,
                  std::string_view source, const PlanVocabulary& vocabulary) {
     plan.origins[key] = fmt::format("{}:{}:{}", source, value.Mark().line + 1, value.Mark().column + 1);
@@ -344,9 +379,7 @@ void parse_entry(Plan& plan, const std::string& key, const YAML::Node& key_node,
     } else if (key == "backend_options") {
         parse_backend_options(plan, value, source, vocabulary);
     } else if (const SettingField* field = find_setting(key)) {
-        const auto text = scalar_text(value);
-        if (!text) fail_at(source, value.Mark(), fmt::format("{} must be a single {}", key, type_name(field->type)));
-        if (auto why = set_setting(plan.settings, *field, *text)) fail_at(source, value.Mark(), *why);
+        parse_setting(plan, *field, value, source);
     } else {
         fail_at(source, key_node.Mark(),
                 fmt::format("unknown key '{}'; valid keys: {}", key, join(setting_keys(), ", ")));
@@ -430,7 +463,32 @@ void apply_override(Plan& plan, std::string_view key, std::string_view value, st
     if (!field) {
         throw UserError(fmt::format("{}: unknown key '{}'; valid keys: {}", origin, key, join(setting_keys(), ", ")));
     }
-    if (auto why = set_setting(plan.settings, *field, value)) throw UserError(fmt::format("{}: {}", origin, *why));
+    if (is_sweepable(key) && value.find(',') != std::string_view::npos) {
+        const auto texts = split_list(value);
+        for (const auto& item : texts)
+            if (item.empty()) throw UserError(fmt::format("{}: empty item in the list", origin));
+        read_setting_axis(plan, *field, texts, after_origin(origin));
+        return;
+    }
+    set_single(plan, *field, value, [&](const std::string& why) { return UserError(fmt::format("{}: {}", origin, why)); });
+}
+
+std::vector<SettingPoint> setting_points(const Plan& plan) {
+    std::vector<SettingPoint> points = {{plan.settings, ""}};
+    for (const SettingAxis& axis : plan.setting_axes) {
+        const SettingField& field = *find_setting(axis.key);
+        std::vector<SettingPoint> next;
+        for (const SettingPoint& point : points) {
+            for (const RunSettings& value : axis.values) {
+                SettingPoint swept = point;
+                copy_setting(swept.settings, value, field);
+                swept.label += fmt::format("{}{}={}", swept.label.empty() ? "" : " ", axis.key, setting_text(value, field));
+                next.push_back(std::move(swept));
+            }
+        }
+        points = std::move(next);
+    }
+    return points;
 }
 
 namespace {
@@ -506,6 +564,10 @@ std::string plan_to_json(const Plan& plan) {
     }
     json["backend_options"] = plan.backend_options;
     for (const auto& field : setting_fields()) json[std::string(field.key)] = setting_text(plan.settings, field);
+    for (const SettingAxis& axis : plan.setting_axes) {
+        auto& values = json[axis.key] = nlohmann::ordered_json::array();
+        for (const RunSettings& value : axis.values) values.push_back(setting_text(value, *find_setting(axis.key)));
+    }
     return json.dump();
 }
 

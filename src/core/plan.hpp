@@ -27,6 +27,14 @@ struct ExcludeRule {
     bool matches(const BenchmarkSpec& spec) const;
 };
 
+// A setting given as a list (core/settings: kSweepableSettings), e.g. concurrency: [1, 2, 4] or
+// --set concurrency=1,2,4: a sweep axis like the batch sizes. Each value is read once, into a RunSettings of its
+// own of which only this setting is used (copy_setting); a list of one value is a plain setting.
+struct SettingAxis {
+    std::string key;
+    std::vector<RunSettings> values;
+};
+
 // The member initialisers are the defaults, and together they are the embedded default plan that
 // `inferbench run` uses when given none: a short real benchmark of two networks on this machine's CPU.
 struct Plan {
@@ -39,7 +47,8 @@ struct Plan {
     std::vector<ExcludeRule> exclude;
     // backend -> option -> values; an option with several values is a sweep axis of that backend.
     std::map<std::string, std::map<std::string, std::vector<std::string>>> backend_options;
-    RunSettings settings;
+    RunSettings settings;  // a swept setting holds its first value here
+    std::vector<SettingAxis> setting_axes;  // in the order first given
     // Where each key was given, for errors that involve several keys: "plan.yaml:7:12" (its value in a
     // plan file) or the flag ("--set stop=stdrel", "--duration 10s"; the last one given); a key left at its
     // default has none.
@@ -60,6 +69,17 @@ inline constexpr std::int64_t kMaxBatchSize = 65536;
 std::optional<std::int64_t> parse_batch_size(std::string_view text);
 
 inline constexpr std::string_view kAxisKeys[] = {"models", "backends", "devices", "precisions", "batch_sizes"};
+
+// One combination of the swept settings' values: the plan's settings with them, and the label that says them
+// ("concurrency=2 target_qps=20"; empty where nothing is swept).
+struct SettingPoint {
+    RunSettings settings;
+    std::string label;
+};
+
+// The Cartesian product of the plan's setting axes, the first axis outermost; one point (the plan's settings,
+// no label) where none is swept.
+std::vector<SettingPoint> setting_points(const Plan& plan);
 
 // Throws UserError "SOURCE:LINE:COL: what is wrong; valid choices ..." on any problem.
 Plan parse_plan(std::string_view yaml_text, std::string_view source, const PlanVocabulary& vocabulary);

@@ -8,8 +8,10 @@
 #include "core/error.hpp"
 
 namespace inferbench {
-void check_scenario(const Plan& plan) {
-    const ScenarioSettings& s = plan.settings.scenario;
+namespace {
+
+// The checks of one combination of the swept settings' values (or of the plan's settings, where none is swept).
+void check_point(const Plan& plan, const ScenarioSettings& s) {
     const std::string_view name = to_string(s.scenario);
     if (s.find_peak && s.scenario != Scenario::server)
         throw UserError(fmt::format("{}: find_peak searches the highest server QPS, but the scenario is {}; set "
@@ -46,16 +48,36 @@ void check_scenario(const Plan& plan) {
     }
 }
 
+}  // namespace
+
+void check_scenario(const Plan& plan) {
+    for (const SettingPoint& point : setting_points(plan)) check_point(plan, point.settings.scenario);
+}
+
+namespace {
+
+// The server's find_peak judges each step by LoadGen's early stopping: a step passes only with the queries that
+// show its p99 within the bound, h(t) + t for t queries over it, 662 with one over (459 with none).
+bool searches_peak(const ScenarioSettings& s) { return s.scenario == Scenario::server && s.find_peak; }
+
+}  // namespace
+
 std::optional<std::string> raise_min_iterations_for_verdict(Plan& plan) {
     const Scenario scenario = plan.settings.scenario.scenario;
     LoopSettings& loop = plan.settings.loop;
-    if (scenario != Scenario::single_stream && scenario != Scenario::multi_stream) return std::nullopt;
+    const bool peak = searches_peak(plan.settings.scenario);
+    if (scenario != Scenario::single_stream && scenario != Scenario::multi_stream && !peak) return std::nullopt;
     if (loop.stop != StopCriterion::fixed || plan.origins.contains("min_iterations")) return std::nullopt;
     const double p = *target_percentile(scenario);
     const std::int64_t needed = early_stopping::min_passing_queries(1, p) + 1;
     const std::int64_t raised = loop.max_iterations == 0 ? needed : std::min(needed, loop.max_iterations);
     if (raised <= loop.min_iterations) return std::nullopt;
     loop.min_iterations = raised;
+    if (peak)
+        return fmt::format("{}: each find_peak step measures at least {} queries (min_iterations), as LoadGen's early "
+                           "stopping needs {} to show a p99 within the bound with one query over it; set "
+                           "min_iterations to choose another",
+                           plan.source, raised, needed);
     return fmt::format("{}: each cell measures at least {} queries (min_iterations), as LoadGen's early stopping needs "
                        "{} for the {} p{:g} estimate; set min_iterations to choose another",
                        plan.source, raised, needed, to_string(scenario), p * 100);

@@ -20,6 +20,8 @@ inline constexpr std::string_view kPeakQps = "scenario_peak_qps";  // find_peak,
 // find_peak: the highest rate that passed its step but not its confirmation run, and how many did ("qps", "count").
 inline constexpr std::string_view kPeakUnconfirmedQps = "scenario_peak_unconfirmed_qps";
 inline constexpr std::string_view kPeakUnconfirmed = "scenario_peak_unconfirmed";
+// find_peak: 1 where the peak is the highest rate max_iterations lets a step run (a lower bound), "flag".
+inline constexpr std::string_view kPeakAtMax = "scenario_peak_at_max";
 inline constexpr std::string_view kPrefix = "scenario_";
 
 // find_peak's steps, in the order run (benchmark_series; one value per step).

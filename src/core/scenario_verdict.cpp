@@ -11,6 +11,12 @@ namespace {
 
 std::string percent_name(double p) { return fmt::format("p{:g}", p * 100); }
 
+}  // namespace
+
+std::string rank_percentile_name(double p) { return percent_name(p) + " (LoadGen rank)"; }
+
+namespace {
+
 // single_stream and multi_stream: valid with enough queries for the early-stopping estimate.
 void judge_closed_loop(ScenarioVerdict& verdict, std::span<const std::int64_t> sorted, double p) {
     verdict.estimate = early_stopping::percentile_estimate(sorted, p);
@@ -34,7 +40,7 @@ void judge_server(ScenarioVerdict& verdict, const ScenarioSettings& settings, st
                                       format_latency(static_cast<double>(bound)),
                                       format_latency(static_cast<double>(facts.fastest_service_ns))));
     else if (verdict.percentile_ns > bound)
-        reasons.push_back(fmt::format("{} {} > bound {}", percent_name(p),
+        reasons.push_back(fmt::format("{} {} > bound {}", rank_percentile_name(p),
                                       format_latency(static_cast<double>(verdict.percentile_ns)),
                                       format_latency(static_cast<double>(bound))));
     if (facts.fell_behind || facts.issued < facts.scheduled) {

@@ -46,6 +46,10 @@ struct ScenarioVerdict {
 ScenarioVerdict judge_scenario(const ScenarioSettings& settings, std::span<const std::int64_t> sorted_latencies_ns,
                                const ScenarioFacts& facts);
 
+// The name of LoadGen's percentile wherever it is shown beside the interpolated one (core/statistics: p99
+// by linear interpolation, which can differ from sorted[floor(n p)] near the tail): "p99 (LoadGen rank)".
+std::string rank_percentile_name(double p);
+
 // "VALID", "INVALID", or "" where the scenario has no verdict.
 std::string verdict_word(const ScenarioVerdict& verdict);
 

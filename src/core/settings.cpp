@@ -1,5 +1,6 @@
 #include "core/settings.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -166,21 +167,21 @@ const std::vector<SettingField>& setting_fields() {
          "load (LoadGen's names): single_stream (one query at a time), multi_stream (queries of samples_per_query), "
          "server (Poisson arrivals at target_qps), offline (everything at once), concurrency (N in flight)",
          &ScenarioSettings::scenario, 0, 0, "single_stream, multi_stream, server, offline, concurrency"},
-        {"target_qps", FieldType::real, "server: mean arrival rate, queries per second (above 0)",
+        {"target_qps", FieldType::real, "server: mean arrival rate, queries per second (above 0; a list sweeps it, e.g. 10,20,40)",
          &ScenarioSettings::target_qps, 0, 0, {}, {}, 0, {0, kMaxQps, true}},
-        {"latency_bound", FieldType::duration, "server: the p99 latency a VALID run stays within (up to 1h)",
+        {"latency_bound", FieldType::duration, "server: the p99 latency a VALID run stays within (up to 1h; a list sweeps it)",
          &ScenarioSettings::latency_bound_ns, 1, kMaxLatencyBoundNs},
-        {"samples_per_query", FieldType::count, "multi_stream: samples per query, a multiple of the batch size",
+        {"samples_per_query", FieldType::count, "multi_stream: samples per query, a multiple of the batch size (a list sweeps it)",
          &ScenarioSettings::samples_per_query, 1, kMaxSamplesPerQuery},
-        {"concurrency", FieldType::count, "concurrency: queries in flight (1-4096)", &ScenarioSettings::concurrency, 1,
+        {"concurrency", FieldType::count, "concurrency: queries in flight (1-4096; a list sweeps it, e.g. 1,2,4)", &ScenarioSettings::concurrency, 1,
          kMaxConcurrency},
-        {"streams", FieldType::count, "backend instances serving queries, each on its own thread (1-64)",
+        {"streams", FieldType::count, "backend instances serving queries, each on its own thread (1-64; a list sweeps it)",
          &ScenarioSettings::streams, 1, kMaxStreams},
         {"find_peak", FieldType::flag, "server: search the highest target_qps whose p99 meets latency_bound",
          &ScenarioSettings::find_peak},
         {"batcher", FieldType::flag, "server, concurrency: batch queued queries, up to the batch size, per inference",
          &ScenarioSettings::batcher},
-        {"max_queue_delay", FieldType::duration, "batcher: the longest a query waits for its batch to fill",
+        {"max_queue_delay", FieldType::duration, "batcher: the longest a query waits for its batch to fill (a list sweeps it)",
          &ScenarioSettings::batcher_max_queue_delay_ns, 0, kMaxQueueDelayNs},
     };
     return fields;
@@ -279,6 +280,32 @@ std::string setting_text(const RunSettings& settings, const SettingField& field)
     const std::int64_t value = number_of(settings, field);
     if (!field.word.empty() && value == field.word_value) return std::string(field.word);
     return field.type == FieldType::duration ? format_duration(value) : std::to_string(value);
+}
+
+bool is_sweepable(std::string_view key) {
+    return std::find(std::begin(kSweepableSettings), std::end(kSweepableSettings), key) != std::end(kSweepableSettings);
+}
+
+namespace {
+
+// The struct a setting's member belongs to, in `settings`.
+template <typename T>
+auto& owner_of(RunSettings& settings, T RunSettings::*) { return settings; }
+template <typename T>
+auto& owner_of(RunSettings& settings, T LoopSettings::*) { return settings.loop; }
+template <typename T>
+auto& owner_of(RunSettings& settings, T ScenarioSettings::*) { return settings.scenario; }
+template <typename T>
+const auto& owner_of(const RunSettings& settings, T RunSettings::*) { return settings; }
+template <typename T>
+const auto& owner_of(const RunSettings& settings, T LoopSettings::*) { return settings.loop; }
+template <typename T>
+const auto& owner_of(const RunSettings& settings, T ScenarioSettings::*) { return settings.scenario; }
+
+}  // namespace
+
+void copy_setting(RunSettings& to, const RunSettings& from, const SettingField& field) {
+    std::visit([&](auto member) { owner_of(to, member).*member = owner_of(from, member).*member; }, field.member);
 }
 
 std::string resolved_db_path(const RunSettings& settings) {

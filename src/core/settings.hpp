@@ -81,6 +81,17 @@ std::optional<std::string> set_setting(RunSettings& settings, const SettingField
 std::string setting_text(const RunSettings& settings, const SettingField& field);
 std::string_view type_name(FieldType type);
 
+// The settings a plan may give as a list, each value a cell of its own (a sweep axis like the batch sizes):
+// the load scenarios' numbers, where perf_analyzer and LoadGen users sweep (concurrency 1,2,4; target_qps
+// 10,20,40), and the streams, latency bound, samples per query and batcher delay beside them. Not the scenario
+// itself nor find_peak and batcher (each changes which other settings apply), nor the loop and run settings.
+inline constexpr std::string_view kSweepableSettings[] = {"target_qps",   "concurrency",      "streams",
+                                                          "latency_bound", "samples_per_query", "max_queue_delay"};
+bool is_sweepable(std::string_view key);
+
+// Copies one setting's value from `from` into `to`, whatever its type (a swept value into its cell's settings).
+void copy_setting(RunSettings& to, const RunSettings& from, const SettingField& field);
+
 // The database path with defaults applied.
 std::string resolved_db_path(const RunSettings& settings);
 std::string resolved_model_cache(const RunSettings& settings);

@@ -2,14 +2,15 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 
 namespace inferbench {
 
 PeakSearch search_peak(double capacity_qps, const std::function<PeakStep(double qps)>& run_step, int max_steps,
-                       double precision) {
+                       double precision, double max_qps) {
     PeakSearch search;
     double passing = 0;  // known to pass (0: nothing yet)
-    double failing = 1.25 * std::max(capacity_qps, 1e-3);
+    double failing = std::min(1.25 * std::max(capacity_qps, 1e-3), max_qps);
     const auto run = [&](double qps) {
         search.steps.push_back(run_step(qps));
         return search.steps.back().passed;
@@ -17,7 +18,12 @@ PeakSearch search_peak(double capacity_qps, const std::function<PeakStep(double 
     // The upper end must fail; while it passes, the capacity was underestimated.
     while (static_cast<int>(search.steps.size()) < max_steps && run(failing)) {
         passing = failing;
-        failing *= 2;
+        if (failing >= max_qps) {
+            search.peak_qps = passing;
+            search.at_max = true;
+            return search;
+        }
+        failing = std::min(failing * 2, max_qps);
     }
     while (static_cast<int>(search.steps.size()) < max_steps && failing - passing > precision * failing) {
         const double middle = (passing + failing) / 2;
@@ -28,6 +34,11 @@ PeakSearch search_peak(double capacity_qps, const std::function<PeakStep(double 
     }
     search.peak_qps = passing;
     return search;
+}
+
+double max_peak_qps(std::int64_t max_queries, std::int64_t duration_ns) {
+    if (max_queries <= 0 || duration_ns <= 0) return std::numeric_limits<double>::infinity();
+    return 0.9 * static_cast<double>(max_queries) * 1e9 / static_cast<double>(duration_ns);
 }
 
 PeakConfirmation confirm_peak(const PeakSearch& search, const std::function<bool(double qps)>& run_passes,

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -27,14 +28,23 @@ struct PeakStep {
 struct PeakSearch {
     double peak_qps = 0;  // the highest passing step's rate; 0 when none passed
     std::vector<PeakStep> steps;
+    // The peak is max_qps, which passed: the true peak is at least that (a higher rate was not tried).
+    bool at_max = false;
 };
 
 inline constexpr double kPeakPrecision = 0.02;
 // Where no rate passed, the search gives up below this share of the capacity.
 inline constexpr double kPeakFloor = 1.0 / 16;
 
+// `max_qps`: the highest rate a step can run for its whole duration within max_iterations (a step cut short is
+// INVALID, so every rate above it would fail for that reason alone); no rate above it is tried.
 PeakSearch search_peak(double capacity_qps, const std::function<PeakStep(double qps)>& run_step,
-                       int max_steps = kMaxPeakSteps, double precision = kPeakPrecision);
+                       int max_steps = kMaxPeakSteps, double precision = kPeakPrecision,
+                       double max_qps = std::numeric_limits<double>::infinity());
+
+// The highest rate whose Poisson schedule for `duration_ns` fits `max_queries`, with a tenth spare for the
+// arrivals' randomness (their count varies by about its square root around rate x duration).
+double max_peak_qps(std::int64_t max_queries, std::int64_t duration_ns);
 
 // The run kept after a search is a new run at the peak, and near saturation a p99 varies from one run to
 // the next: on an H200, a rate whose step passed (p99 11 ms against 15 ms) failed its next run (27 ms).

@@ -21,6 +21,7 @@
 #include "runner/interrupt.hpp"
 #include "runner/model_path.hpp"
 #include "runner/process.hpp"
+#include "runner/run_estimate.hpp"
 #include "runner/telemetry_recorder.hpp"
 #include "runner/thermal_conditions.hpp"
 #include "runner/trace_buffer.hpp"
@@ -322,16 +323,20 @@ private:
         event.total = order_.size();
         event.repeats = plan_.settings.repeats;
         event.elapsed_ns = monotonic_ns() - begin_ns_;
-        event.eta_ns = estimate_remaining(event.index);
+        event.eta_ns = estimate_remaining(event.index, event.kind != ProgressEvent::Kind::finished);
         options_.on_progress(event);
     }
 
-    // Remaining cells times the mean time of finished ones (or the planned time before any).
-    std::int64_t estimate_remaining(std::size_t index) const {
-        const LoopSettings& loop = plan_.settings.loop;
-        const std::int64_t per_cell = finished_ > 0 ? finished_ns_ / finished_ : loop.warmup_ns + planned_measure_ns(loop);
-        const auto left = static_cast<std::int64_t>(order_.size() - index);
-        return per_cell * left;
+    // The benchmarks after the index-th (1-based), each estimated from the cells finished so far
+    // (runner/run_estimate), and while the index-th runs, what its estimate leaves of it.
+    std::int64_t estimate_remaining(std::size_t index, bool running) const {
+        std::int64_t left = 0;
+        if (running && index > 0) {
+            const std::int64_t current = estimate_cell_ns(cells_[order_[index - 1].ordinal], finished_);
+            left += std::max<std::int64_t>(current - (monotonic_ns() - cell_begin_ns_), 0);
+        }
+        for (std::size_t k = index; k < order_.size(); ++k) left += estimate_cell_ns(cells_[order_[k].ordinal], finished_);
+        return left;
     }
 
     // The k-th benchmark to run (from 0): the cell of ordinal order_[k].ordinal in the plan, one of its repeats.
@@ -339,6 +344,7 @@ private:
         const BenchmarkSpec& spec = cells_[order_[k].ordinal];
         const std::int64_t repeat = order_[k].repeat;
         const std::int64_t cell_begin = monotonic_ns();
+        cell_begin_ns_ = cell_begin;
         notify({ProgressEvent::Kind::started, k + 1, 0, &spec, repeat});
         store::BenchmarkRecord record = base_record(result_.run_id, order_[k], spec);
         std::vector<IterationRecord> iterations;
@@ -355,16 +361,15 @@ private:
         BenchmarkTelemetry telemetry = telemetry_.finish(iterations);
         auto metrics = model_costs_.metrics(record.model_path, spec.batch_size, spec.precision);
         metrics.insert(metrics.end(), worker_figures.begin(), worker_figures.end());
+        const auto queries = static_cast<std::int64_t>(iterations.size());
         keep({std::move(record), std::move(iterations), std::move(metrics), std::move(telemetry.gpu),
               std::move(telemetry.cpu), std::move(telemetry.sources), std::move(layers), std::move(series)});
         const store::BenchmarkRecord& kept = result_.benchmarks.back();
         // A stop asked for once the last benchmark has ended (while it is stored) cuts nothing short.
         const bool last = k + 1 == order_.size();
         if (kept.status == BenchmarkStatus::interrupted || (interrupt_requested() && !last)) result_.interrupted = true;
-        if (kept.status != BenchmarkStatus::skipped) {
-            finished_ns_ += monotonic_ns() - cell_begin;
-            ++finished_;
-        }
+        if (kept.status != BenchmarkStatus::skipped)
+            finished_.push_back({&spec, monotonic_ns() - cell_begin, kept.measured_wall_ns.value_or(0), queries});
         notify({ProgressEvent::Kind::finished, k + 1, 0, &spec, repeat, 1, &result_.benchmarks.back()});
     }
 
@@ -438,8 +443,8 @@ private:
     store::RunRecord run_;               // as begun (or resumed), for a recovery file
     RunResult result_;
     std::int64_t begin_ns_ = 0;
-    std::int64_t finished_ns_ = 0;
-    std::int64_t finished_ = 0;
+    std::vector<FinishedCell> finished_;  // for the progress's estimate
+    std::int64_t cell_begin_ns_ = 0;      // of the benchmark running
 };
 
 }  // namespace
@@ -447,6 +452,18 @@ private:
 void check_backend_options(const Plan& plan, const BackendRegistry& registry) {
     CapabilityCache cache(registry);
     check_backend_options(plan, cache);
+}
+
+std::vector<std::optional<std::string>> planned_skips(const std::vector<BenchmarkSpec>& cells,
+                                                      const BackendRegistry& registry) {
+    CapabilityCache cache(registry);
+    std::vector<std::optional<std::string>> skips;
+    for (const BenchmarkSpec& spec : cells) {
+        std::string problem;
+        const Backend* backend = cache.get(spec.backend, problem);
+        skips.push_back(cell_problem(backend, problem, spec));
+    }
+    return skips;
 }
 
 int RunResult::count(BenchmarkStatus status) const {

@@ -59,6 +59,12 @@ struct RunResult {
 // `run --dry-run` calls it alone.
 void check_backend_options(const Plan& plan, const BackendRegistry& registry);
 
+// Why each cell will be skipped, as the run decides before starting its worker (cell_problem(): the backend
+// cannot be used here, or cannot run the cell's device, precision, batch or scenario), or nothing: `run
+// --dry-run` marks those cells. A cell may still be skipped later, by what making its model's file finds.
+std::vector<std::optional<std::string>> planned_skips(const std::vector<BenchmarkSpec>& cells,
+                                                      const BackendRegistry& registry);
+
 // Throws UserError for bad backend options before anything is run or stored; EnvironmentError where
 // the store cannot take the run itself (nothing is measured before that).
 RunResult run_plan(const Plan& plan, const BackendRegistry& registry, store::ResultsStore& results,

@@ -207,12 +207,14 @@ ScenarioOutcome run_scenario(const ScenarioInstances& instances, const Benchmark
         return done;
     };
     if (spec.scenario.scenario == Scenario::server && spec.scenario.find_peak) {
-        const PeakSearch search = search_peak(capacity_qps(spec, seconds_per_inference), [&](double step_qps) {
-            const Run step = runner.run(runner.plan(step_qps, seconds_per_inference));
-            const ScenarioVerdict verdict = runner.judge(step);
-            return PeakStep{step_qps, step.result.completed, verdict.percentile_ns,
-                            verdict.valid.value_or(false) && !step.result.stopped};
-        });
+        const auto step = [&](double step_qps) {
+            const Run run = runner.run(runner.plan(step_qps, seconds_per_inference));
+            const ScenarioVerdict verdict = runner.judge(run);
+            return PeakStep{step_qps, run.result.completed, verdict.percentile_ns,
+                            verdict.valid.value_or(false) && !run.result.stopped};
+        };
+        const PeakSearch search = search_peak(capacity_qps(spec, seconds_per_inference), step, kMaxPeakSteps,
+                                              kPeakPrecision, max_peak_qps(capacity, loop.duration_ns));
         outcome.series = peak_series(search);
         // The run kept: one at the confirmed peak (confirm_peak); where no passing rate passed again, the
         // last tried; where nothing passed at all, one at the lowest rate tried, to show why.
@@ -222,6 +224,7 @@ ScenarioOutcome run_scenario(const ScenarioInstances& instances, const Benchmark
             return runner.judge(*kept).valid.value_or(false) && !kept->result.stopped;
         });
         outcome.metrics.push_back({std::string(sm::kPeakQps), confirmation.peak_qps, "qps"});
+        if (search.at_max && confirmation.peak_qps >= search.peak_qps) outcome.metrics.push_back(count_metric(sm::kPeakAtMax, 1, "flag"));
         if (!confirmation.failed.empty()) {
             outcome.metrics.push_back({std::string(sm::kPeakUnconfirmedQps), confirmation.failed.front(), "qps"});
             outcome.metrics.push_back(

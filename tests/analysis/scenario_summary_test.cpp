@@ -101,7 +101,7 @@ TEST(ScenarioSummary, ServerQueueingApartFromServiceAndItsVerdict) {
     EXPECT_EQ(verdict_word(sc.verdict), "INVALID");
     const auto notes = sc.notes();
     ASSERT_EQ(notes.size(), 1u);
-    EXPECT_EQ(notes[0], "INVALID: p99 3.00 ms > bound 2.00 ms");
+    EXPECT_EQ(notes[0], "INVALID: p99 (LoadGen rank) 3.00 ms > bound 2.00 ms");
     EXPECT_TRUE(summary.warnings.empty() || summary.warnings.front().find("iterations") == std::string::npos);
 }
 

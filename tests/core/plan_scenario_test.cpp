@@ -142,6 +142,15 @@ TEST(PlanScenario, AClosedLoopScenarioMeasuresTheQueriesItsVerdictNeeds) {
     ASSERT_TRUE(raise_min_iterations_for_verdict(capped));
     EXPECT_EQ(capped.settings.loop.min_iterations, 500);
 
+    // The server's find_peak: every step measures the queries that can pass a p99 (a 1 s step at 100 qps has 100).
+    Plan peak = checked("models: [null]\nbackends: [null]\nscenario: server\nfind_peak: true\nduration: 1s\n");
+    const auto peak_note = raise_min_iterations_for_verdict(peak);
+    EXPECT_EQ(peak.settings.loop.min_iterations, 662);
+    ASSERT_TRUE(peak_note);
+    EXPECT_EQ(*peak_note, "plan.yaml: each find_peak step measures at least 662 queries (min_iterations), as "
+                          "LoadGen's early stopping needs 662 to show a p99 within the bound with one query over "
+                          "it; set min_iterations to choose another");
+
     for (const std::string yaml : {"models: [null]\nbackends: [null]\nmin_iterations: 12\n",
                                    "models: [null]\nbackends: [null]\nstop: stdrel\n",
                                    "models: [null]\nbackends: [null]\nscenario: server\n",

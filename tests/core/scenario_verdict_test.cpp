@@ -63,7 +63,7 @@ TEST(ScenarioVerdict, ServerP99OverTheBound) {
     const auto v = judge_scenario(server(15 * kMs), latencies(2000, 5 * kMs, 40, 18'200'000), kept_up(2000));
     EXPECT_EQ(verdict_word(v), "INVALID");
     ASSERT_EQ(v.reasons.size(), 1u);
-    EXPECT_EQ(v.reasons[0], "p99 18.20 ms > bound 15.00 ms");
+    EXPECT_EQ(v.reasons[0], "p99 (LoadGen rank) 18.20 ms > bound 15.00 ms");
     EXPECT_EQ(v.server->overlatency, 40);
 }
 

@@ -42,7 +42,7 @@ TEST(ScenarioSection, AServerWithItsFindPeakSteps) {
     EXPECT_NE(html.find("<td>server find_peak (p99 &lt;= 15.00 ms)</td>"), std::string::npos);
     EXPECT_NE(html.find("<td>VALID</td>"), std::string::npos);
     EXPECT_NE(html.find("data-table=\"find_peak_steps\""), std::string::npos);
-    EXPECT_NE(html.find("find_peak: p99 against the rate tried"), std::string::npos);
+    EXPECT_NE(html.find("find_peak: p99 (LoadGen rank) against the rate tried"), std::string::npos);
 }
 
 // A cell's repeats keep their own rows (each has its own verdict), each saying which repeat it is; a cell that
@@ -68,6 +68,29 @@ TEST(ScenarioSection, ACellsRepeatsSayWhichRepeatEachIs) {
     EXPECT_NE(html.find("#9 resnet50 ·  ·  ·  · b1 · repeat 3/3"), std::string::npos);
     EXPECT_EQ(html.find("#10 "), std::string::npos);
     EXPECT_NE(html.find("#11 resnet50 ·  ·  ·  · b1<"), std::string::npos);
+}
+
+// A server row shows two p99s that differ near the tail (interpolated 100.3 ms, LoadGen's rank 131.4 ms): each is
+// labelled, and the one the INVALID note quotes is the row's "p99 (LoadGen rank)".
+TEST(ScenarioSection, TheRowsLoadGenP99IsTheOneItsNoteQuotes) {
+    std::vector<std::int64_t> latencies(100, 10'000'000);
+    latencies[98] = 100'000'000;
+    latencies[99] = 131'430'000;
+    auto s = summary_of(Scenario::server);
+    s.e2e = summarize(latencies);
+    ScenarioSettings settings = *s.scenario.settings;
+    settings.latency_bound_ns = 120'000'000;
+    s.scenario.settings = settings;
+    s.scenario.verdict = judge_scenario(settings, latencies, ScenarioFacts{.scheduled = 100, .issued = 100});
+    ASSERT_EQ(s.scenario.notes().size(), 1u);
+    EXPECT_EQ(s.scenario.notes()[0], "INVALID: p99 (LoadGen rank) 131.43 ms > bound 120.00 ms");
+    EXPECT_NEAR(s.e2e.p99, 100.3143e6, 1e3);  // interpolated between the two slowest: not the verdict's value
+    HtmlPage page("t");
+    scenario_section(page, {s});
+    const std::string html = page.finish();
+    EXPECT_NE(html.find("<th>p99 (interp.)</th>"), std::string::npos) << html;
+    EXPECT_NE(html.find("<th>p99 (LoadGen rank)</th>"), std::string::npos);
+    EXPECT_NE(html.find(">131.43<"), std::string::npos);
 }
 
 TEST(ScenarioSection, APeakThatNoRateMetReadsNoneNotZero) {

@@ -1,6 +1,8 @@
 // find_peak's bisection against systems whose highest passing rate is known.
 #include "runner/find_peak.hpp"
 
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 namespace inferbench {
@@ -34,6 +36,29 @@ TEST(FindPeak, NothingPassingIsAPeakOfZeroFoundWithoutCrawlingToZero) {
     // 1250, 625, 312.5, 156.25, 78.125; the next, 39, is below 1/16 of the capacity.
     ASSERT_EQ(search.steps.size(), 5u);
     EXPECT_DOUBLE_EQ(search.steps.back().qps, 78.125);
+}
+
+// A system faster than max_iterations lets a step run for its duration: no rate above max_qps is tried (its
+// step would be cut short, INVALID for that alone), and passing at max_qps ends the search there, said so.
+TEST(FindPeak, NoRateAboveWhatMaxIterationsHoldsIsTried) {
+    const PeakSearch search = search_peak(1000, passes_up_to(3000), kMaxPeakSteps, kPeakPrecision, 800);
+    ASSERT_EQ(search.steps.size(), 1u);
+    EXPECT_DOUBLE_EQ(search.steps.front().qps, 800);
+    EXPECT_DOUBLE_EQ(search.peak_qps, 800);
+    EXPECT_TRUE(search.at_max);
+
+    const PeakSearch below = search_peak(1000, passes_up_to(700), kMaxPeakSteps, kPeakPrecision, 800);
+    EXPECT_DOUBLE_EQ(below.steps.front().qps, 800);
+    EXPECT_FALSE(below.at_max);
+    EXPECT_LE(below.peak_qps, 700);
+    EXPECT_GE(below.peak_qps, 700 * (1 - 2 * kPeakPrecision));
+    for (const PeakStep& step : below.steps) EXPECT_LE(step.qps, 800);
+}
+
+TEST(FindPeak, TheHighestRateAStepsScheduleFitsInMaxIterations) {
+    EXPECT_DOUBLE_EQ(max_peak_qps(1'000'000, 1'000'000'000), 900'000);  // a tenth spare
+    EXPECT_DOUBLE_EQ(max_peak_qps(1'000'000, 5'000'000'000), 180'000);
+    EXPECT_TRUE(std::isinf(max_peak_qps(0, 1'000'000'000)));  // max_iterations 0: no limit
 }
 
 PeakSearch searched(std::initializer_list<std::pair<double, bool>> steps) {

@@ -1,0 +1,114 @@
+// What the CLI runs of a plan's scenario settings: a list of concurrency or target_qps values is a sweep whose
+// cells each carry their value into the summary; find_peak's steps measure the queries that can pass; and
+// --dry-run marks the cells the run would skip, with the reason the run would give.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "e2e/cli_harness.hpp"
+#include "store/results_store.hpp"
+
+namespace inferbench {
+namespace {
+
+using ScratchDir = testing::CliScratch;
+
+nlohmann::json summary_rows(const ScratchDir& dir) {
+    const auto summary = dir.run("summary --db r.db --json");
+    EXPECT_EQ(summary.exit_code, 0) << summary.err;
+    return nlohmann::json::parse(summary.out)["rows"];
+}
+
+TEST(ScenarioSweep, ConcurrencyAndTargetQpsListsAreCellsEachWithItsValue) {
+    ScratchDir dir;
+    const auto run = dir.run("run --backend null --model null --batch 1 --scenario concurrency --set concurrency=1,2 "
+                             "--duration 200ms --warmup 50ms --db r.db --quiet");
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    auto rows = summary_rows(dir);
+    ASSERT_EQ(rows.size(), 2u) << rows.dump();
+    EXPECT_EQ(rows[0]["scenario"], "concurrency 1");
+    EXPECT_EQ(rows[0]["variant"], "concurrency=1");
+    EXPECT_EQ(rows[1]["scenario"], "concurrency 2");
+    EXPECT_EQ(rows[1]["variant"], "concurrency=2");
+
+    ScratchDir server;
+    const auto served = server.run("run --backend null --model null --batch 1 --scenario server "
+                                   "--set target_qps=200,400 --set latency_bound=1s --duration 300ms --warmup 50ms "
+                                   "--db r.db --quiet");
+    ASSERT_EQ(served.exit_code, 0) << served.err;
+    rows = summary_rows(server);
+    ASSERT_EQ(rows.size(), 2u) << rows.dump();
+    EXPECT_EQ(rows[0]["variant"], "target_qps=200");
+    EXPECT_DOUBLE_EQ(rows[0]["target_qps"].get<double>(), 200);
+    EXPECT_EQ(rows[1]["variant"], "target_qps=400");
+    EXPECT_DOUBLE_EQ(rows[1]["target_qps"].get<double>(), 400);
+}
+
+TEST(ScenarioSweep, DryRunListsEachValueAsACell) {
+    ScratchDir dir;
+    const auto r = dir.run("run --backend null --model null --batch 1,2 --scenario server --set target_qps=10,20,40 "
+                           "--dry-run");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("   3  null null cpu fp32 b1 [target_qps=40]"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("   4  null null cpu fp32 b2 [target_qps=10]"), std::string::npos) << r.out;
+    EXPECT_NE(r.err.find("6 benchmarks"), std::string::npos) << r.err;
+}
+
+// The fault test backend runs cpu and fp32 only: its cuda and fp16 cells are certain to be skipped, and the
+// listing says so with the run's own reasons, while the null backend's cells are listed plain.
+TEST(ScenarioSweep, DryRunMarksTheCellsTheRunWouldSkip) {
+    ScratchDir dir;
+    const auto r = dir.run("run --backend null,fault --model null --device cpu,cuda --precision fp32,fp16 --batch 1 "
+                           "--dry-run");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("   1  null null cpu fp32 b1\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("null fault cpu fp32 b1\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("null fault cpu fp16 b1  skipped: backend fault has no fp16 support\n"), std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("null fault cuda:0 fp32 b1  skipped: backend fault does not run on cuda:0\n"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.err.find("8 benchmarks, 3 of them would be skipped"), std::string::npos) << r.err;
+}
+
+// A step of 200 ms at a backend's 1000 queries a second holds 200 queries, fewer than LoadGen's early stopping
+// needs to pass any p99: every step measures 662 (said before the run), so the search can find a peak.
+TEST(ScenarioSweep, FindPeakStepsMeasureTheQueriesTheirVerdictNeeds) {
+    ScratchDir dir;
+    dir.write("plan.yaml", "models: [null]\nbackends: [scripted]\nbatch_sizes: [1]\nwarmup: 100ms\nbackend_options:\n"
+                           "  scripted: {latency_us: \"1000\"}\nscenario: server\nfind_peak: true\n"
+                           "latency_bound: 100ms\nduration: 200ms\n");
+    const auto run = dir.run("run plan.yaml --db r.db");
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_NE(run.err.find("each find_peak step measures at least 662 queries"), std::string::npos) << run.err;
+    auto store = store::ResultsStore::open(dir.file("r.db"), store::ResultsStore::Access::read);
+    const auto series = store.series(store.benchmarks().at(0).benchmark_id);
+    bool found = false;
+    for (const auto& s : series) {
+        if (s.name != "find_peak_queries") continue;
+        found = true;
+        ASSERT_FALSE(s.values.empty());
+        for (const double queries : s.values) EXPECT_GE(queries, 662) << "a step cut below what can pass";
+    }
+    EXPECT_TRUE(found);
+}
+
+// max_iterations 700 holds a 1 s step at up to 630 queries a second, below the backend's 1000: no faster rate is
+// tried (its step would be cut short, INVALID for that alone), and the peak found there is said to be a lower bound.
+TEST(ScenarioSweep, FindPeakTriesNoRateMaxIterationsCannotHold) {
+    ScratchDir dir;
+    dir.write("plan.yaml", "models: [null]\nbackends: [scripted]\nbatch_sizes: [1]\nwarmup: 100ms\nbackend_options:\n"
+                           "  scripted: {latency_us: \"1000\"}\nscenario: server\nfind_peak: true\n"
+                           "latency_bound: 500ms\nduration: 1s\nmax_iterations: 700\n");
+    const auto run = dir.run("run plan.yaml --db r.db --quiet");
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const auto rows = summary_rows(dir);
+    const auto& row = rows.at(0);
+    if (row["peak_qps"] == "none") GTEST_SKIP() << "a host too busy for 630 queries a second within 500 ms";
+    EXPECT_EQ(row["peak_qps"], ">= 630.0") << row.dump();
+    EXPECT_NE(row["note"].get<std::string>().find("find_peak: the peak is at least 630.0 qps"), std::string::npos)
+        << row["note"];
+}
+
+}  // namespace
+}  // namespace inferbench
