@@ -280,6 +280,8 @@ BenchmarkSummary combine_repeats(std::span<const BenchmarkSummary> repeats) {
     combine_convergence(repeats, row.benchmark);
     row.warnings = combined_warnings(repeats);
     row.repeats = static_cast<std::int64_t>(ok.size());
+    row.repeat_ids.clear();
+    for (const auto& s : repeats) row.repeat_ids.push_back(s.benchmark.benchmark_id);
     // One measured repeat keeps its own figures and intervals.
     if (ok.size() >= 2) combine_figures(ok, row);
     if (!ok.empty()) {

@@ -211,6 +211,12 @@ std::optional<std::string> ModelFigures::incomplete_cost_reason() const {
     return fmt::format("model cost not a total: {}", fmt::join(parts, "; "));
 }
 
+std::vector<std::int64_t> benchmark_ids(const BenchmarkSummary& s) {
+    if (!s.repeat_ids.empty()) return s.repeat_ids;
+    if (s.benchmark.benchmark_id > 0) return {s.benchmark.benchmark_id};
+    return {};
+}
+
 BenchmarkSummary summarize_benchmark(const store::BenchmarkRecord& benchmark,
                                      std::span<const IterationRecord> iterations) {
     BenchmarkSummary summary;

@@ -87,6 +87,7 @@ struct BenchmarkSummary {
     std::optional<ThrottleSummary> throttle;  // the iterations' throttle flags, under flag or discard
     FigureIntervals ci;                     // 95% confidence intervals of the headline figures
     std::int64_t repeats = 1;               // benchmarks this summary stands for (analysis/repeats.hpp)
+    std::vector<std::int64_t> repeat_ids;   // a combined cell's stored repeats, measured or not; else empty
     std::optional<double> cv_of_means_pct;  // of the repeats' mean latencies, with 2 or more repeats
     std::vector<std::string> warnings;
 };
@@ -95,6 +96,10 @@ struct BenchmarkSummary {
 // without a query count (TensorRT 7 prints no walltime, so e2e.count stays 0). The throughput has its
 // own test: throughput_per_s > 0.
 inline bool has_latency(const BenchmarkSummary& s) { return s.e2e.count > 0 || s.e2e.mean > 0; }
+
+// The stored benchmarks a summary row stands for, by the ids `explain` names them with: every repeat of a
+// combined cell, else the benchmark's own (none before it is stored).
+std::vector<std::int64_t> benchmark_ids(const BenchmarkSummary& s);
 
 BenchmarkSummary summarize_benchmark(const store::BenchmarkRecord& benchmark,
                                      std::span<const IterationRecord> iterations);

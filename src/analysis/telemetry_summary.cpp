@@ -217,6 +217,12 @@ std::vector<GpuSample> benchmark_gpu_samples(std::span<const GpuSample> gpu, std
     return {gpu.begin(), gpu.end()};
 }
 
+bool source_concerns_device(std::string_view source, std::string_view device) {
+    if (source != "nvml" && source != "nvidia-smi") return true;
+    const auto parsed = parse_device(device);
+    return parsed && parsed->kind == DeviceKind::cuda;
+}
+
 std::vector<std::string> telemetry_warnings(const TelemetrySummary& telemetry, std::span<const GpuSample> gpu) {
     constexpr double kLimit = 0.10;
     std::vector<std::string> warnings;

@@ -61,6 +61,10 @@ TelemetrySummary summarize_telemetry(std::span<const GpuSample> gpu, std::span<c
 // reorder them), else every sampled GPU's.
 std::vector<GpuSample> benchmark_gpu_samples(std::span<const GpuSample> gpu, std::string_view device);
 
+// Whether a telemetry source bears on a benchmark on `device`: NVML and nvidia-smi read GPUs, so only
+// a GPU benchmark misses them; RAPL (the host's CPU energy) and procfs (the worker process) bear on any.
+bool source_concerns_device(std::string_view source, std::string_view device);
+
 // For a GPU benchmark: throttled for more than 10% of the measure phase (saying by what), SM clock
 // more than 10% below the highest seen in the benchmark (`gpu`: its samples of every phase) while the
 // GPU was measured and not idle (gpu_idle).

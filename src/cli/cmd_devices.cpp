@@ -213,7 +213,7 @@ void show_entry(const DevicesArgs& args, const devices::Catalog& catalog) {
     if (args.output.resolved() == "json") {
         std::cout << spec_json(*spec).dump(2) << "\n";
     } else {
-        print_wrapped(fmt::format("{} ({})", spec->name, catalog.origin));
+        if (!args.output.quiet) print_wrapped(fmt::format("{} ({})", spec->name, catalog.origin));
         print_table(entry_table(catalog, *spec), args.output);
     }
 }
@@ -230,13 +230,13 @@ int execute(const DevicesArgs& args) {
         return kExitOk;
     }
     report::parse_format(args.output.resolved());  // a bad --format fails before anything is printed
-    print_wrapped(fmt::format("Catalog ({}; dense peaks; `inferbench devices KEY` shows every figure with its source):",
-                              catalog.origin));
+    if (!args.output.quiet)
+        print_wrapped(fmt::format(
+            "Catalog ({}; dense peaks; `inferbench devices KEY` shows every figure with its source):", catalog.origin));
     print_table(catalog_table(catalog), args.output);
     fmt::print("\nPresent:\n");
     print_table(present.table, args.output, false);
-    if (!present.gpu_note.empty())
-        print_wrapped(present.gpu_note);
+    if (!present.gpu_note.empty() && !args.output.quiet) print_wrapped(present.gpu_note);
     return kExitOk;
 }
 

@@ -32,8 +32,8 @@ int execute(const ImportArgs& args) {
     const std::string path = args.db.empty() ? resolved_db_path(RunSettings{}) : args.db;
     auto results = store::ResultsStore::open(path);
     const std::int64_t run_id = importers::store_import(results, run, benchmarks);
-    fmt::print("imported {} trtexec log{} into {} (run {}); see `inferbench summary --db {} --run {}`\n",
-               benchmarks.size(), benchmarks.size() == 1 ? "" : "s", path, run_id, path, run_id);
+    print_wrapped(fmt::format("imported {} trtexec log{} into {} (run {}); see `inferbench summary --db {} --run {}`",
+                              benchmarks.size(), benchmarks.size() == 1 ? "" : "s", path, run_id, path, run_id));
     return kExitOk;
 }
 
@@ -105,10 +105,10 @@ int execute_smi(const SmiImportArgs& args) {
     const std::int64_t run_id = importers::store_import(results, run, benchmarks);
     for (const auto& log : parsed) {
         print_warnings(log);
-        fmt::print("{}\n", summary_line(log));
+        print_wrapped(summary_line(log));
     }
-    fmt::print("imported {} nvidia-smi log{} into {} (run {}); see `inferbench summary --db {} --run {}`\n",
-               parsed.size(), parsed.size() == 1 ? "" : "s", path, run_id, path, run_id);
+    print_wrapped(fmt::format("imported {} nvidia-smi log{} into {} (run {}); see `inferbench summary --db {} --run {}`",
+                              parsed.size(), parsed.size() == 1 ? "" : "s", path, run_id, path, run_id));
     return kExitOk;
 }
 

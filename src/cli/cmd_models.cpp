@@ -218,6 +218,7 @@ int inspect(const InspectArgs& args) {
     print_table(totals_table(cost, file_bytes), output, false);
     std::cout << '\n';
     print_table(histogram_table(cost), output, false);
+    if (args.output.quiet) return kExitOk;
     for (const auto& f : cost.flags) print_wrapped("flag: " + f);
     print_wrapped(std::string("conventions: ") + kConventions);
     return kExitOk;

@@ -100,7 +100,7 @@ report::Table results_table(const std::vector<devices::DeviceProbes>& probed) {
                          {"unit", "unit"},
                          {"datasheet", "datasheet", 3},
                          {"of_datasheet_pct", "% of datasheet", 1},
-                         {"detail", "detail"}},
+                         {"detail", "detail", 2, report::Fit::wrap}},
                         {}};
     for (const auto& d : probed) {
         const devices::DeviceSpec* spec = d.spec ? d.spec : d.computed ? &*d.computed : nullptr;
@@ -143,16 +143,18 @@ int execute(const ProbeArgs& args) {
     std::vector<devices::DeviceProbes> probed = devices::probe_gpus(targets, settings, catalog, notes);
     if (targets.cpu) probed.push_back(devices::probe_host_cpu(settings));
     const auto format = report::parse_format(args.output.resolved());
-    std::cout << report::render(results_table(probed), format);
+    print_table(results_table(probed), args.output);
     const std::string path = args.db.empty() ? resolved_db_path(RunSettings{}) : args.db;
     const std::size_t stored = args.no_store ? 0 : store_results(path, probed);
+    if (args.output.quiet) return kExitOk;
     if (format == report::Format::json) {
         for (const auto& note : notes) fmt::print(stderr, "{}\n", note);
     } else {
-        for (const auto& d : probed) fmt::print("{}: {} ({})\n", d.key, d.name, d.identified);
-        for (const auto& note : notes) fmt::print("{}\n", note);
+        for (const auto& d : probed) print_wrapped(fmt::format("{}: {} ({})", d.key, d.name, d.identified));
+        for (const auto& note : notes) print_wrapped(note);
         if (stored)
-            fmt::print("stored {} figures in {} (the roofline draws them beside the datasheet's)\n", stored, path);
+            print_wrapped(fmt::format("stored {} figures in {} (the roofline draws them beside the datasheet's)",
+                                      stored, path));
     }
     return kExitOk;
 }

@@ -65,6 +65,38 @@ std::string report_headline(const report::Table& summary) {
                        join(parts, ", "));
 }
 
+// Files named before "and N more" in one line of skipped files.
+constexpr std::size_t kNamedSkipped = 3;
+
+// "skipped gpu-a.xlsx: no GPU samples stored" for each file, or, where several were skipped for one
+// reason (a CPU run has no GPU samples in any group), that reason once: "skipped 12 files, no GPU
+// samples stored: gpu-a.xlsx, gpu-b.xlsx, gpu-c.xlsx and 9 more".
+std::vector<std::string> skipped_lines(const std::vector<std::string>& skipped) {
+    std::vector<std::pair<std::string, std::vector<std::string>>> reasons;  // in the order first seen
+    for (const auto& entry : skipped) {
+        const auto colon = entry.find(": ");
+        const std::string file = entry.substr(0, colon);
+        const std::string why = colon == std::string::npos ? "" : entry.substr(colon + 2);
+        auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& r) { return r.first == why; });
+        if (it == reasons.end()) it = reasons.insert(reasons.end(), {why, {}});
+        it->second.push_back(file);
+    }
+    std::vector<std::string> lines;
+    for (const auto& [why, files] : reasons) {
+        if (files.size() == 1) {
+            lines.push_back(fmt::format("skipped {}{}", files.front(), why.empty() ? "" : ": " + why));
+            continue;
+        }
+        const std::vector<std::string> named(files.begin(), files.begin() + static_cast<std::ptrdiff_t>(
+                                                                                std::min(files.size(), kNamedSkipped)));
+        lines.push_back(fmt::format("skipped {} files{}: {}{}", files.size(), why.empty() ? "" : ", " + why,
+                                    join(named, ", "),
+                                    files.size() > named.size() ? fmt::format(" and {} more", files.size() - named.size())
+                                                                : ""));
+    }
+    return lines;
+}
+
 int execute(const ReportArgs& args) {
     const auto options = options_from(args);
     const std::string path = args.db.empty() ? resolved_db_path(RunSettings{}) : args.db;
@@ -74,7 +106,7 @@ int execute(const ReportArgs& args) {
     const auto results = store::ResultsStore::open(path, store::ResultsStore::Access::read);
     const auto report = report::write_report(results, options);
     if (args.quiet) return kExitOk;
-    for (const auto& skipped : report.files.skipped) fmt::print("skipped {}\n", skipped);
+    for (const auto& line : skipped_lines(report.files.skipped)) print_wrapped(line);
     std::size_t workbooks = 0, images = 0;
     for (const auto& file : report.files.written) {
         const auto ext = file.extension();

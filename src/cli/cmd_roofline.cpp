@@ -140,6 +140,7 @@ void print_layers(const RooflineArgs& args, const analysis::RooflinePoint& point
                                   ? std::string("all of them, slowest first")
                                   : fmt::format("the {} slowest ({:.1f}% of the time)", shown.size(), shown_share)));
     print_table(report::roofline_layers_table(point, l, args.top), output);
+    if (args.quiet) return;
     for (const auto& note : report::roofline_layer_notes(point, l)) print_wrapped("note: " + note);
 }
 

@@ -34,11 +34,13 @@ int execute(const SummaryArgs& args) {
     std::optional<std::int64_t> run_id = args.run_id;
     if (!run_id) {
         const auto choice = analysis::default_run(results);
-        if (!choice.note.empty()) fmt::print(stderr, "inferbench: {}\n", choice.note);
+        if (!choice.note.empty() && !args.output.quiet) fmt::print(stderr, "inferbench: {}\n", choice.note);
         run_id = choice.run_id;
     }
     const auto summaries = analysis::summarize_run(results, run_id);
-    print_table(report::summary_table(args.each_repeat ? summaries : analysis::combine_cells(summaries)), args.output);
+    const auto table = args.each_repeat ? report::summary_table(summaries, report::SummaryRows::each_repeat)
+                                        : report::summary_table(analysis::combine_cells(summaries));
+    print_table(table, args.output);
     return kExitOk;
 }
 

@@ -31,9 +31,9 @@ void ProgressPrinter::operator()(const ProgressEvent& e) {
     std::string head = fmt::format("[{}/{}] {}", e.index, e.total, e.spec->label());
     if (e.repeats > 1) head += fmt::format(" (repeat {}/{})", e.repeat + 1, e.repeats);
     const std::string times = fmt::format("elapsed {}, ETA {}", clock_text(e.elapsed_ns), clock_text(e.eta_ns));
+    const std::size_t width = report::terminal_width(fileno(out_));
     // A rewritten line longer than the terminal wraps, and \r then redraws only its last part.
     const auto live_line = [&](const std::string& text) {
-        const std::size_t width = report::terminal_width(fileno(out_));
         fmt::print(out_, "\r\033[K{}", report::fit_line(text, width > 1 ? width - 1 : 1));
     };
     switch (e.kind) {
@@ -44,7 +44,9 @@ void ProgressPrinter::operator()(const ProgressEvent& e) {
             if (live_) live_line(fmt::format("{}  {} iterations  ({})", head, e.iterations_so_far, times));
             break;
         case ProgressEvent::Kind::finished:
-            fmt::print(out_, "{}{}  {}  ({})\n", live_ ? "\r\033[K" : "", head, outcome_text(*e.record), times);
+            // Kept whole (a failure's reason is read once the run is over), wrapped to the width.
+            fmt::print(out_, "{}{}", live_ ? "\r\033[K" : "",
+                       report::wrap_paragraph(fmt::format("{}  {}  ({})", head, outcome_text(*e.record), times), width));
             break;
     }
     std::fflush(out_);

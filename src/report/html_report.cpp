@@ -12,12 +12,14 @@
 #include "report/findings_section.hpp"
 #include "devices/catalog.hpp"
 #include "analysis/repeats.hpp"
+#include "analysis/telemetry_summary.hpp"
 #include "report/cost_figure.hpp"
 #include "report/html_page.hpp"
 #include "report/scenario_section.hpp"
 #include "report/report_charts.hpp"
 #include "report/report_data.hpp"
 #include "report/roofline_view.hpp"
+#include "report/summary_table.hpp"
 #include "report/table.hpp"
 
 namespace inferbench::report {
@@ -32,7 +34,8 @@ Table overview_table(const ReportSelection& data, const std::vector<analysis::Be
     Table table;
     table.name = "benchmarks";
     if (several_runs) table.columns.push_back({"run_id", "run"});
-    const std::vector<Column> columns = {{"model", "model"},
+    const std::vector<Column> columns = {{"benchmark_ids", "id"},
+                                         {"model", "model"},
                                          {"backend", "backend"},
                                          {"device", "device"},
                                          {"precision", "precision"},
@@ -69,6 +72,7 @@ Table overview_table(const ReportSelection& data, const std::vector<analysis::Be
         std::vector<Cell> row;
         if (several_runs) row.emplace_back(b.run_id);
         std::vector<Cell> cells = {
+            benchmark_ids_cell(s),
             b.model,
             b.backend,
             b.device,
@@ -113,8 +117,10 @@ std::string benchmark_name(const store::BenchmarkRecord& b, bool several_runs) {
 // Benchmarks named in one grouped warning before "and N more".
 constexpr std::size_t kNamedPerWarning = 6;
 
-// "text: 18 benchmarks (a; b; ... and 12 more)", or "a: text" for one benchmark.
-std::string grouped_line(const std::string& text, const std::vector<std::string>& names) {
+// "text: 18 benchmarks (a; b; ... and 12 more)", "text: every benchmark" where it concerns all `total` of
+// them (a source missing on the host), or "a: text" for one benchmark.
+std::string grouped_line(const std::string& text, const std::vector<std::string>& names, std::size_t total) {
+    if (names.size() == total && total > 1) return fmt::format("{}: every benchmark ({})", text, total);
     if (names.size() == 1) return fmt::format("{}: {}", names.front(), text);
     std::vector<std::string> shown(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(
                                                                      std::min(names.size(), kNamedPerWarning)));
@@ -142,13 +148,13 @@ std::vector<std::string> warning_lines(const ReportSelection& data,
         for (const auto& warning : s.warnings) add(warning, name);
         for (const auto& note : s.scenario.notes()) add(note, name);
         for (const auto& source : s.telemetry.sources)
-            if (source.status != "ok")
+            if (source.status != "ok" && analysis::source_concerns_device(source.source, s.benchmark.device))
                 add(fmt::format("telemetry source {} {}{}", source.source, source.status,
                                 source.detail.empty() ? "" : ": " + source.detail),
                     name);
     }
     std::vector<std::string> lines;
-    for (const auto& [text, names] : groups) lines.push_back(grouped_line(text, names));
+    for (const auto& [text, names] : groups) lines.push_back(grouped_line(text, names, summaries.size()));
     return lines;
 }
 
@@ -271,7 +277,7 @@ std::string render_html_report(const ReportSelection& data, const std::vector<Ch
             "one run's iterations, or Student t over a cell's repeats, whose means the row shows); stop: whether "
             "the stopping criterion converged (fixed: a fixed duration).",
             "hint");
-        page.table(overview_table(data, analysis::combine_cells(summaries)));
+        page.table(without_empty_columns(overview_table(data, analysis::combine_cells(summaries))));
     }
     page.close_section();
 

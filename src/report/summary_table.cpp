@@ -184,19 +184,26 @@ void add_precision_cells(std::vector<Cell>& row, const analysis::BenchmarkSummar
     row.push_back(s.cv_of_means_pct ? Cell{*s.cv_of_means_pct} : Cell{Null{}});
 }
 
-// On a narrow terminal the highest `shed` goes first; model, backend, batch, mean, inf/s and the
-// note always stay (report/table.hpp: Column::shed).
+// On a narrow terminal: a column with one value in every row is said once above the table; the
+// columns that name what a row measured (identity) are never left out, nor the headline figures (shed
+// 0: iterations, mean and its 95% interval, p50, p90, p99, inf/s and the note); of the others the
+// highest `shed` goes first (report/table.hpp).
 std::vector<Column> measured_columns() {
     const auto shed = [](const char* key, const char* title, int decimals, int rank) {
         return Column{key, title, decimals, Fit::keep, rank};
     };
-    return {{"model", "model"}, {"backend", "backend"}, shed("device", "device", 2, 2), shed("precision", "precision", 2, 2),
-            {"batch_size", "batch"}, shed("variant", "options", 2, 3), shed("status", "status", 2, 1),
-            shed("convergence", "stop", 2, 6), shed("iterations", "iters", 2, 5), {"mean_ms", "mean"},
-            shed("mean_ci95_half_ms", "±95%", 2, 3), shed("repeats", "reps", 2, 5),
+    // Names never left out wrap (at spaces) where a terminal is narrow.
+    const auto identity = [](const char* key, const char* title, Fit fit = Fit::keep) {
+        return Column{.key = key, .title = title, .fit = fit, .identity = true};
+    };
+    return {identity("benchmark_ids", "id"), identity("repeat", "repeat"), identity("model", "model", Fit::wrap),
+            identity("backend", "backend"), identity("device", "device"), identity("precision", "precision"),
+            identity("batch_size", "batch"), identity("variant", "options", Fit::wrap), shed("status", "status", 2, 1),
+            shed("convergence", "stop", 2, 6), {"iterations", "iters"}, {"mean_ms", "mean"},
+            {"mean_ci95_half_ms", "±95%"}, shed("repeats", "reps", 2, 5),
             shed("cv_of_means_pct", "cv means %", 1, 5),
-            shed("p50_ms", "p50", 2, 1), shed("p90_ms", "p90", 2, 5),
-            shed("p99_ms", "p99", 2, 4), shed("cv_pct", "cv %", 1, 4), shed("gpu_compute_p50_ms", "gpu p50", 2, 6),
+            {"p50_ms", "p50"}, {"p90_ms", "p90"},
+            {"p99_ms", "p99"}, shed("cv_pct", "cv %", 1, 4), shed("gpu_compute_p50_ms", "gpu p50", 2, 6),
             shed("h2d_mean_ms", "h2d", 2, 7), shed("d2h_mean_ms", "d2h", 2, 7), {"throughput_per_s", "inf/s", 1},
             shed("load_ms", "load ms", 0, 10), shed("model_size_mb", "size MB", 1, 10),
             shed("parameters_m", "params M", 1, 10), shed("gflops_per_inference", "GFLOP/inf", 2, 7),
@@ -218,9 +225,10 @@ std::vector<Column> scenario_columns() {
     const auto file = [](const char* key, const char* title, int decimals) {
         return Column{key, title, decimals, Fit::keep, 0, true};
     };
-    return {{"scenario", "scenario", 2, Fit::wrap, 2},
-            shed("result", "result", 2, 2),
-            shed("early_stop_p90_ms", "es p90", 2, 4),
+    // LoadGen's verdict and single_stream's early-stopping p90 are the scenario's headline figures.
+    return {{.key = "scenario", .title = "scenario", .fit = Fit::wrap, .identity = true},
+            {"result", "result"},
+            {"early_stop_p90_ms", "es p90"},
             shed("early_stop_p99_ms", "es p99", 2, 4),
             shed("queue_p99_ms", "queue p99", 2, 5),
             shed("target_qps", "target qps", 1, 4),
@@ -276,7 +284,13 @@ void choose_energy_unit(Table& table, const std::vector<analysis::BenchmarkSumma
 
 }  // namespace
 
-Table summary_table(const std::vector<analysis::BenchmarkSummary>& summaries) {
+Cell benchmark_ids_cell(const analysis::BenchmarkSummary& summary) {
+    std::vector<std::string> ids;
+    for (const auto id : analysis::benchmark_ids(summary)) ids.push_back(std::to_string(id));
+    return ids.empty() ? Cell{Null{}} : Cell{join(ids, ",")};
+}
+
+Table summary_table(const std::vector<analysis::BenchmarkSummary>& summaries, SummaryRows rows) {
     Table table;
     table.name = "summary";
     table.columns = summary_columns();
@@ -285,7 +299,8 @@ Table summary_table(const std::vector<analysis::BenchmarkSummary>& summaries) {
         const auto& b = s.benchmark;
         const bool measured = s.e2e.count > 0;
         const auto timing = [&](double ns) { return analysis::has_latency(s) ? Cell{Duration{ns}} : Cell{Null{}}; };
-        std::vector<Cell> row = {b.model, b.backend, b.device, b.precision, b.batch_size, b.variant, std::string(to_string(b.status)),
+        const Cell repeat = rows == SummaryRows::each_repeat ? Cell{b.repeat + 1} : Cell{Null{}};
+        std::vector<Cell> row = {benchmark_ids_cell(s), repeat, b.model, b.backend, b.device, b.precision, b.batch_size, b.variant, std::string(to_string(b.status)),
                               convergence_cell(b), measured ? Cell{s.e2e.count} : Cell{Null{}}, timing(s.e2e.mean)};
         add_precision_cells(row, s);
         const std::vector<Cell> rest = {timing(s.e2e.p50),

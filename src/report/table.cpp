@@ -197,6 +197,15 @@ Format parse_format(std::string_view name) {
 
 std::string cell_display_text(const Cell& cell, const Column& column) { return cell_text(cell, column); }
 
+Table without_empty_columns(Table table) {
+    for (std::size_t c = table.columns.size(); c-- > 0;) {
+        if (!column_empty(table, c)) continue;
+        table.columns.erase(table.columns.begin() + static_cast<std::ptrdiff_t>(c));
+        for (auto& row : table.rows) row.erase(row.begin() + static_cast<std::ptrdiff_t>(c));
+    }
+    return table;
+}
+
 std::string render(const Table& table, Format format, const RenderOptions& options) {
     const auto chosen = chosen_columns(table, format, options);
     switch (format) {
@@ -226,6 +235,7 @@ std::size_t display_width(std::string_view text) {
 }
 
 std::string wrap_paragraph(const std::string& text, std::size_t width) {
+    if (display_width(text) <= width && text.find('\n') == std::string::npos) return text + "\n";  // spacing kept
     std::string out;
     for (const auto& line : detail::wrap_text(text, width)) out += line + "\n";
     return out;

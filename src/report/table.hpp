@@ -1,7 +1,9 @@
 // A table of typed cells that every printer renders without knowing what it holds: aligned text for
 // terminals, Markdown, CSV and JSON (with a schema version). The one width policy of every command
-// lives here: a terminal table fits the terminal (terminal_width()), by wrapping text, moving notes
-// below the table and leaving out the least important columns, and says what it left out.
+// lives here: a terminal table fits the terminal (terminal_width()) by, in this order, saying a column
+// whose value is the same in every row once above the table, wrapping text, moving notes below the
+// table, leaving out the least important columns (named under the table), and, when the columns that
+// may not go still do not fit, continuing the table below with the row-naming columns repeated.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +31,8 @@ struct Column {
     std::string title;  // terminal/Markdown heading: "mean ms"
     int decimals = 2;   // for real numbers on terminals and in Markdown (CSV and JSON keep full precision)
     Fit fit = Fit::keep;
-    // 0: always on a terminal; otherwise left out when the terminal is too narrow, highest first.
+    // 0: always on a terminal (a headline figure); otherwise left out when the terminal is too narrow,
+    // highest first.
     int shed = 0;
     // Context for files (run id, host, settings, every statistic): in Markdown, CSV and JSON; on a
     // terminal only when --columns names it.
@@ -40,6 +43,9 @@ struct Column {
     // In CSV and JSON only (on a terminal or in Markdown when --columns names it): a plain number that
     // terminals and Markdown already say in another cell's text (an Annotated ">=" figure's bound).
     bool machine_only = false;
+    // Names what a row measured (model, batch, options, id): where its values differ it tells rows
+    // apart, so it is never left out, and it heads every part of a table continued below.
+    bool identity = false;
 };
 
 struct Null {};
@@ -86,11 +92,16 @@ std::size_t terminal_width(int fd);
 // Characters a terminal shows for UTF-8 text (code points; every one counted as one column).
 std::size_t display_width(std::string_view text);
 
-// `text` wrapped at spaces into lines of at most `width` columns, each ending in a newline.
+// `text` wrapped at spaces into lines of at most `width` columns, each ending in a newline; text that
+// fits is kept as it is.
 std::string wrap_paragraph(const std::string& text, std::size_t width);
 
 // `text` cut to `width` terminal columns, "..." marking the cut.
 std::string fit_line(std::string_view text, std::size_t width);
+
+// `table` without the columns that have no value in any row (as every printer leaves them out), for
+// pages that draw a Table themselves: a CPU run's overview has no power or energy column.
+Table without_empty_columns(Table table);
 
 // One cell as terminals and Markdown show it ("23.41 ms", "42.1"); empty for Null and non-finite numbers.
 std::string cell_display_text(const Cell& cell, const Column& column);

@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <utility>
 
 #include <fmt/format.h>
@@ -36,8 +37,10 @@ std::string pad(const std::string& text, std::size_t width, bool right) {
 
 struct Layout {
     std::vector<std::size_t> widths;
+    std::vector<std::string> constants;  // "device: cpu": columns with one value in every row, said above the table
     std::vector<std::string> footnotes;  // texts moved below the table, numbered from 1
     std::vector<const Column*> left_out;  // columns left out for width
+    std::vector<std::vector<std::size_t>> parts;  // the columns of each part, when the table continues below
 };
 
 std::size_t natural_width(const TextGrid& grid, std::size_t c) {
@@ -52,14 +55,50 @@ std::size_t total_width(const std::vector<std::size_t>& widths) {
     return total + kSeparator.size() * (widths.empty() ? 0 : widths.size() - 1);
 }
 
-void erase_column(TextGrid& grid, Layout& layout, std::size_t c) {
-    layout.left_out.push_back(grid.columns[c]);
+void remove_column(TextGrid& grid, Layout& layout, std::size_t c) {
     grid.columns.erase(grid.columns.begin() + static_cast<std::ptrdiff_t>(c));
     grid.titles.erase(grid.titles.begin() + static_cast<std::ptrdiff_t>(c));
     grid.right.erase(grid.right.begin() + static_cast<std::ptrdiff_t>(c));
     layout.widths.erase(layout.widths.begin() + static_cast<std::ptrdiff_t>(c));
     for (auto& row : grid.cells) row.erase(row.begin() + static_cast<std::ptrdiff_t>(c));
 }
+
+void erase_column(TextGrid& grid, Layout& layout, std::size_t c) {
+    layout.left_out.push_back(grid.columns[c]);
+    remove_column(grid, layout, c);
+}
+
+// The one value every row has in column c, if they all have the same one (two rows or more).
+std::optional<std::string> constant_value(const TextGrid& grid, std::size_t c) {
+    if (grid.cells.size() < 2 || grid.cells.front()[c].empty()) return std::nullopt;
+    const std::string& first = grid.cells.front()[c];
+    for (const auto& row : grid.cells)
+        if (row[c] != first) return std::nullopt;
+    return first;
+}
+
+// The first measure for width: a column that names what rows measured (identity) or may be left out,
+// whose value is the same in every row, says it once, above the table ("device: cpu"), so that the
+// columns telling rows apart keep their room. Headline figures and notes stay in the table.
+void collapse_constant_columns(TextGrid& grid, Layout& layout) {
+    std::vector<std::string> said;
+    for (std::size_t c = 0; c < grid.columns.size() && grid.columns.size() > 1;) {
+        const Column& column = *grid.columns[c];
+        const bool may_move = column.identity || (column.shed > 0 && column.fit != Fit::footnote);
+        const auto value = may_move ? constant_value(grid, c) : std::nullopt;
+        if (!value) {
+            ++c;
+            continue;
+        }
+        said.push_back(fmt::format("{}: {}", grid.titles[c], *value));
+        remove_column(grid, layout, c);
+    }
+    layout.constants = std::move(said);
+}
+
+// Whether a column may be left out for width: neither a headline figure (shed 0) nor one that tells
+// rows apart (identity: those with one value were said above the table by now).
+bool sheddable(const Column& column) { return column.shed > 0 && !column.identity; }
 
 // Identical texts share one number: a note repeated on every row is printed once.
 void move_to_footnotes(TextGrid& grid, Layout& layout, std::size_t c) {
@@ -73,12 +112,12 @@ void move_to_footnotes(TextGrid& grid, Layout& layout, std::size_t c) {
     layout.widths[c] = natural_width(grid, c);
 }
 
-// The column to leave out next: the highest `shed`, the rightmost of equals; none when all are 0.
+// The column to leave out next: the highest `shed`, the rightmost of equals; none when none may go.
 std::optional<std::size_t> next_to_shed(const TextGrid& grid) {
     std::optional<std::size_t> pick;
     for (std::size_t c = 0; c < grid.columns.size(); ++c) {
-        const int shed = grid.columns[c]->shed;
-        if (shed > 0 && (!pick || shed >= grid.columns[*pick]->shed)) pick = c;
+        if (!sheddable(*grid.columns[c])) continue;
+        if (!pick || grid.columns[c]->shed >= grid.columns[*pick]->shed) pick = c;
     }
     return pick;
 }
@@ -117,10 +156,58 @@ void narrow_wrapped(const TextGrid& grid, Layout& layout, std::size_t width) {
     }
 }
 
+bool values_distinct(const TextGrid& grid, std::size_t c) {
+    std::set<std::string> seen;
+    for (const auto& row : grid.cells)
+        if (row[c].empty() || !seen.insert(row[c]).second) return false;
+    return true;
+}
+
+// The columns that head every part of a table continued below: those that tell rows apart (else the
+// first), or, where they take more than half the width, the first of them that alone tells every row
+// apart (the benchmark id).
+std::vector<std::size_t> heading_columns(const TextGrid& grid, const Layout& layout, std::size_t width) {
+    std::vector<std::size_t> heads;
+    std::vector<std::size_t> widths;
+    for (std::size_t c = 0; c < grid.columns.size(); ++c) {
+        if (!grid.columns[c]->identity) continue;
+        heads.push_back(c);
+        widths.push_back(layout.widths[c]);
+    }
+    if (heads.empty()) return grid.columns.empty() ? heads : std::vector<std::size_t>{0};
+    if (total_width(widths) <= width / 2) return heads;
+    for (const auto c : heads)
+        if (values_distinct(grid, c)) return {c};
+    return heads;
+}
+
+// The columns that may not go still do not fit: the table continues below, in parts that each fit (a
+// column wider than the room left beside the heading columns gets a part of its own), every part
+// headed by the columns that tell its rows apart.
+void split_into_parts(const TextGrid& grid, Layout& layout, std::size_t width) {
+    const auto heads = heading_columns(grid, layout, width);
+    std::vector<std::size_t> head_widths;
+    for (const auto c : heads) head_widths.push_back(layout.widths[c]);
+    std::vector<std::size_t> part = heads, part_widths = head_widths;
+    for (std::size_t c = 0; c < grid.columns.size(); ++c) {
+        if (std::find(heads.begin(), heads.end(), c) != heads.end()) continue;
+        part_widths.push_back(layout.widths[c]);
+        if (part.size() > heads.size() && total_width(part_widths) > width) {
+            layout.parts.push_back(std::exchange(part, heads));
+            part_widths = head_widths;
+            part_widths.push_back(layout.widths[c]);
+        }
+        part.push_back(c);
+    }
+    layout.parts.push_back(std::move(part));
+}
+
 Layout fit(TextGrid& grid, std::size_t width, bool may_shed) {
     Layout layout;
     for (std::size_t c = 0; c < grid.columns.size(); ++c) layout.widths.push_back(natural_width(grid, c));
     if (width == 0 || total_width(layout.widths) <= width) return layout;
+    if (may_shed) collapse_constant_columns(grid, layout);
+    if (total_width(layout.widths) <= width) return layout;
     const std::vector<std::size_t> natural = layout.widths;
     for (std::size_t c = 0; c < grid.columns.size(); ++c) {
         if (grid.columns[c]->fit == Fit::footnote) move_to_footnotes(grid, layout, c);
@@ -136,6 +223,10 @@ Layout fit(TextGrid& grid, std::size_t width, bool may_shed) {
         wanted.erase(wanted.begin() + static_cast<std::ptrdiff_t>(*shed));
     }
     narrow_wrapped(grid, layout, width);
+    if (may_shed && total_width(layout.widths) > width) {
+        split_into_parts(grid, layout, width);
+        return layout;
+    }
     std::size_t spare = width > total_width(layout.widths) ? width - total_width(layout.widths) : 0;
     for (std::size_t c = 0; c < grid.columns.size() && spare > 0; ++c) {
         const std::size_t more = std::min(spare, wanted[c] - layout.widths[c]);
@@ -205,17 +296,46 @@ std::vector<std::string> wrap_text(const std::string& text, std::size_t width) {
     return lines;
 }
 
-std::string render_grid(TextGrid grid, bool markdown, std::size_t width, bool may_shed) {
-    const Layout layout = fit(grid, markdown ? 0 : width, may_shed);
-    std::string out = emit_row(grid.titles, layout, std::vector<bool>(grid.titles.size(), false), markdown);
-    std::vector<std::string> rule;
-    for (std::size_t c = 0; c < layout.widths.size(); ++c) {
+namespace {
+
+// The heading, rule and rows of the columns `part` of the fitted grid.
+std::string emit_part(const TextGrid& grid, const Layout& layout, const std::vector<std::size_t>& part, bool markdown) {
+    Layout slice;
+    std::vector<std::string> titles, rule;
+    std::vector<bool> right;
+    for (const auto c : part) {
+        slice.widths.push_back(layout.widths[c]);
+        titles.push_back(grid.titles[c]);
+        right.push_back(grid.right[c]);
         std::string dashes(layout.widths[c], '-');
         if (markdown && grid.right[c] && !dashes.empty()) dashes.back() = ':';
-        rule.push_back(dashes);
+        rule.push_back(std::move(dashes));
     }
-    out += emit_row(rule, layout, std::vector<bool>(rule.size(), false), markdown);
-    for (const auto& row : grid.cells) out += emit_row(row, layout, grid.right, markdown);
+    std::string out = emit_row(titles, slice, std::vector<bool>(part.size(), false), markdown);
+    out += emit_row(rule, slice, std::vector<bool>(part.size(), false), markdown);
+    for (const auto& row : grid.cells) {
+        std::vector<std::string> cells;
+        for (const auto c : part) cells.push_back(row[c]);
+        out += emit_row(cells, slice, right, markdown);
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string render_grid(TextGrid grid, bool markdown, std::size_t width, bool may_shed) {
+    Layout layout = fit(grid, markdown ? 0 : width, may_shed);
+    std::string out;
+    if (!layout.constants.empty()) out += trailer("", join(layout.constants, " · "), width);
+    if (layout.parts.empty()) {
+        std::vector<std::size_t> all(grid.columns.size());
+        for (std::size_t c = 0; c < all.size(); ++c) all[c] = c;
+        layout.parts.push_back(std::move(all));
+    }
+    for (std::size_t p = 0; p < layout.parts.size(); ++p) {
+        if (p) out += "\n";
+        out += emit_part(grid, layout, layout.parts[p], markdown);
+    }
     for (std::size_t i = 0; i < layout.footnotes.size(); ++i)
         out += trailer(fmt::format("[{}] ", i + 1), layout.footnotes[i], width);
     if (!layout.left_out.empty()) {

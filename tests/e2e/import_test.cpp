@@ -186,7 +186,9 @@ const std::string kSmiLoadText = std::string(INFERBENCH_FIXTURES_DIR) + "/nvidia
 
 TEST(Import, NvidiaSmiLogsBecomeGpuTelemetry) {
     testing::CliScratch dir;
-    const auto imported = dir.run("import nvidia-smi '" + kSmiLoadCsv + "' '" + kSmiLoadText + "' --db r.db");
+    // Wide enough for the fixtures' absolute paths on one line (outputs_test checks the wrapping).
+    const auto imported =
+        dir.run("import nvidia-smi '" + kSmiLoadCsv + "' '" + kSmiLoadText + "' --db r.db", "env COLUMNS=1000");
     ASSERT_EQ(imported.exit_code, 0) << imported.err;
     EXPECT_EQ(imported.err, "");
     EXPECT_THAT(imported.out,

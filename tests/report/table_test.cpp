@@ -106,6 +106,12 @@ std::size_t widest_line(const std::string& text) {
     return widest;
 }
 
+std::size_t occurrences_of(const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+}
+
 std::string golden(const std::string& name, const std::string& actual) {
     const std::string path = std::string(INFERBENCH_GOLDEN_DIR) + "/" + name;
     if (std::getenv("INFERBENCH_UPDATE_GOLDEN")) std::ofstream(path) << actual;
@@ -156,20 +162,145 @@ TEST(TableWidth, FitsTheTerminalWidth) {
     // Notes move below the table, each once; the columns left out are named, in the table's order.
     EXPECT_NE(text.find("[1] throttled by SW power cap; energy from integrated power"), std::string::npos) << text;
     EXPECT_NE(text.find("[2] backend tensorrt is not built"), std::string::npos) << text;
-    EXPECT_NE(text.find("columns left out to fit 120 characters: convergence, iterations, p90_ms,"), std::string::npos)
+    // The identity columns stay (device and precision tell these rows apart), and so do the headline figures.
+    EXPECT_NE(text.find("columns left out to fit 120 characters: status, convergence, cv_pct, load_ms,"),
+              std::string::npos)
         << text;
-    EXPECT_NE(text.find(" 189.00 ms  201.12 ms   2.2"), std::string::npos) << "p99 and cv kept at 120\n" << text;
+    EXPECT_NE(text.find(" 189.00 ms  195.50 ms  201.12 ms   42.0  [1]"), std::string::npos)
+        << "p50, p90, p99 kept at 120\n" << text;
+    EXPECT_NE(text.find("\nfasterrcnn.onnx    onnxruntime  cpu     fp32"), std::string::npos)
+        << "the model column narrowed to its longest word\n" << text;
     for (const std::size_t width : {110u, 140u, 200u})
         EXPECT_LE(widest_line(render(table, Format::text, {.columns = {}, .width = width})), width) << width;
-    // At 60 the identity columns a row can do without (device, precision, status) and p50 go too;
-    // model, backend, batch, mean, inf/s and the note always stay: 63 wide with this long model name.
+    // At 60 even the columns that may not go do not fit: the table continues below, each part headed
+    // by the model, which alone tells these rows apart; nothing of them is left out.
     const auto narrow = render(table, Format::text, {.columns = {}, .width = 60});
-    EXPECT_EQ(widest_line(narrow), 63u) << narrow;
-    EXPECT_TRUE(narrow.starts_with("model                backend      batch  mean       inf/s  note\n")) << narrow;
+    EXPECT_LE(widest_line(narrow), 60u) << narrow;
+    EXPECT_TRUE(narrow.starts_with("model            backend      device  precision  batch\n")) << narrow;
+    EXPECT_NE(narrow.find("\nmodel            p99        inf/s  note\n"), std::string::npos) << narrow;
+    EXPECT_EQ(narrow.find("left out to fit 60 characters: iterations"), std::string::npos) << narrow;
     // Unlimited: every shown column in full, the note inline.
     const auto wide = render(table, Format::text);
     EXPECT_NE(wide.find("latency is unstable"), std::string::npos);
     EXPECT_EQ(wide.find("[1]"), std::string::npos);
+}
+
+// The sweep of issue 32: two rows that differ only in their options, on a CPU.
+std::vector<analysis::BenchmarkSummary> thread_sweep() {
+    analysis::BenchmarkSummary one;
+    one.benchmark.benchmark_id = 7;
+    one.benchmark.model = "mobilenet";
+    one.benchmark.backend = "onnxruntime";
+    one.benchmark.device = "cpu";
+    one.benchmark.precision = "fp32";
+    one.benchmark.batch_size = 1;
+    one.benchmark.variant = "intra_op_threads=1";
+    one.benchmark.status = BenchmarkStatus::ok;
+    one.benchmark.load_ns = 212'000'000;
+    one.benchmark.model_size_bytes = 14'000'000;
+    one.model.parameters = 3'504'872;
+    one.model.flops_per_inference = 0.6e9;
+    one.e2e = {.count = 345, .mean = 14'430'000, .cv_pct = 4.5, .p50 = 14'100'000, .p90 = 15'200'000, .p99 = 17'900'000};
+    one.ci.mean = Interval{14'300'000, 14'560'000};
+    one.throughput_per_s = 69.3;
+    one.telemetry.mean_process_cpu_pct = 99.5;
+    one.telemetry.peak_rss_mib = 212.5;
+    analysis::BenchmarkSummary two = one;
+    two.benchmark.benchmark_id = 8;
+    two.benchmark.variant = "intra_op_threads=2";
+    two.e2e = {.count = 162, .mean = 30'930'000, .cv_pct = 3.1, .p50 = 30'100'000, .p90 = 32'000'000, .p99 = 35'500'000};
+    two.throughput_per_s = 32.3;
+    return {one, two};
+}
+
+std::string first_line(const std::string& text, const std::string& starting) {
+    const auto at = text.find("\n" + starting);
+    if (at == std::string::npos) return "";
+    return text.substr(at + 1, text.find('\n', at + 1) - at - 1);
+}
+
+TEST(TableWidth, ConstantColumnsAreSaidAboveAndTheColumnTellingRowsApartStays) {
+    const auto text = render(summary_table(thread_sweep()), Format::text, {.columns = {}, .width = 100});
+    EXPECT_LE(widest_line(text), 100u) << text;
+    EXPECT_TRUE(text.starts_with("model: mobilenet · backend: onnxruntime · device: cpu · precision: fp32 · batch: 1 · "
+                                 "status: ok"))
+        << text;
+    const std::string header = first_line("\n" + text, "id ");
+    EXPECT_NE(header.find("options"), std::string::npos) << text;
+    EXPECT_NE(text.find("intra_op_threads=1"), std::string::npos) << text;
+    EXPECT_NE(text.find("intra_op_threads=2"), std::string::npos) << text;
+    EXPECT_EQ(header.find("device"), std::string::npos) << "said once above, not in every row\n" << text;
+    // The headline figures stay at 100 columns.
+    for (const char* heading : {"iters", "mean", "±95%", "p50", "p90", "p99", "inf/s"})
+        EXPECT_NE(header.find(heading), std::string::npos) << heading << "\n" << text;
+}
+
+TEST(TableWidth, HeadlineFiguresAreNeverLeftOut) {
+    // The GPU rows of the sample: many columns, a long model name.
+    const auto text = render(summary_table(sample_summaries()), Format::text, {.columns = {}, .width = 100});
+    EXPECT_LE(widest_line(text), 100u) << text;
+    for (const char* heading : {"  iters", "  mean", "  p50", "  p90", "  p99", "  inf/s"})
+        EXPECT_NE(text.find(heading), std::string::npos) << heading << "\n" << text;
+    const auto left_out = text.substr(text.find("left out to fit"));
+    for (const char* key : {"iterations", "p90_ms", "p99_ms", "p50_ms", "mean_ci95_half_ms", "throughput_per_s"})
+        EXPECT_EQ(left_out.find(key), std::string::npos) << key << "\n" << text;
+}
+
+TEST(TableWidth, ATableTooWideForItsFixedColumnsContinuesBelowWithTheRowNamesRepeated) {
+    const auto text = render(summary_table(thread_sweep()), Format::text, {.columns = {}, .width = 50});
+    EXPECT_LE(widest_line(text), 50u) << text;
+    // Two parts, each headed by the ids and options that tell the rows apart.
+    std::size_t parts = 0;
+    for (std::size_t at = 0; (at = text.find("\nid  options", at)) != std::string::npos; ++at) ++parts;
+    EXPECT_GE(parts, 2u) << text;
+    for (const char* heading : {"iters", "mean", "±95%", "p50", "p90", "p99", "inf/s"})
+        EXPECT_NE(text.find(heading), std::string::npos) << heading << "\n" << text;
+    EXPECT_EQ(occurrences_of(text, "intra_op_threads=2"), parts) << text;
+}
+
+TEST(TableWidth, EarlyStoppingP90OfSingleStreamStays) {
+    auto rows = thread_sweep();
+    for (auto& s : rows) {
+        s.scenario.label = "single_stream";
+        s.scenario.verdict.estimate = early_stopping::PercentileEstimate{.enough = true, .estimate_ns = 16'000'000};
+        s.scenario.settings = ScenarioSettings{};
+        s.scenario.settings->scenario = Scenario::single_stream;
+    }
+    const auto text = render(summary_table(rows), Format::text, {.columns = {}, .width = 100});
+    EXPECT_NE(text.find("es p90"), std::string::npos) << text;
+    EXPECT_NE(text.find("16.00 ms"), std::string::npos) << text;
+}
+
+TEST(SummaryIds, EveryRowNamesItsBenchmarksAndEachRepeatItsNumber) {
+    auto rows = thread_sweep();
+    rows[1].repeat_ids = {8, 11, 14};  // a cell measured three times
+    const auto table = summary_table(rows);
+    const auto json = nlohmann::json::parse(render(table, Format::json));
+    EXPECT_EQ(json["rows"][0]["benchmark_ids"], "7");
+    EXPECT_EQ(json["rows"][1]["benchmark_ids"], "8,11,14");
+    EXPECT_FALSE(json["rows"][0].contains("repeat")) << "one row per cell: no repeat column";
+    const auto csv = render(table, Format::csv);
+    EXPECT_TRUE(csv.starts_with("benchmark_ids,model,")) << csv;
+    EXPECT_NE(csv.find("\n\"8,11,14\",mobilenet,"), std::string::npos) << csv;
+    EXPECT_TRUE(render(table, Format::markdown).starts_with("| id      | model     |")) << render(table, Format::markdown);
+    EXPECT_TRUE(render(table, Format::text).starts_with("id       model")) << render(table, Format::text);
+
+    auto repeats = thread_sweep();
+    repeats[1].benchmark.repeat = 1;
+    const auto each = summary_table(repeats, SummaryRows::each_repeat);
+    EXPECT_TRUE(render(each, Format::csv).starts_with("benchmark_ids,repeat,model,"));
+    const auto each_json = nlohmann::json::parse(render(each, Format::json));
+    EXPECT_EQ(each_json["rows"][0]["repeat"], 1);
+    EXPECT_EQ(each_json["rows"][1]["repeat"], 2);
+    EXPECT_TRUE(render(each, Format::text).starts_with("id  repeat  model")) << render(each, Format::text);
+}
+
+TEST(TableColumns, WithoutEmptyColumnsDropsThoseWithNoValueInAnyRow) {
+    Table table{"t", {{"a", "a"}, {"power_w", "power W"}, {"b", "b"}}, {{std::int64_t{1}, Null{}, std::string("x")}}};
+    const auto kept = without_empty_columns(table);
+    ASSERT_EQ(kept.columns.size(), 2u);
+    EXPECT_EQ(kept.columns[1].key, "b");
+    EXPECT_EQ(std::get<std::string>(kept.rows[0][1]), "x");
 }
 
 TEST(TableWidth, WrapsTextColumnsAndNeverCutsAWordSilently) {
@@ -213,7 +344,7 @@ TEST(TableColumns, ColumnsChooseAndUnknownNamesListTheValidOnes) {
     } catch (const UserError& e) {
         const std::string what = e.what();
         EXPECT_NE(what.find("--columns latency: the summary table has no such column"), std::string::npos) << what;
-        EXPECT_NE(what.find("valid names: model, backend,"), std::string::npos) << what;
+        EXPECT_NE(what.find("valid names: benchmark_ids, repeat, model, backend,"), std::string::npos) << what;
         EXPECT_NE(what.find("p999_ms, mean_ci95_low_ms,"), std::string::npos) << what;
         EXPECT_NE(what.find("ci_method, stop_reason, all"), std::string::npos) << what;
     }
