@@ -75,10 +75,13 @@ fi
 "$root/scripts/fetch-uplot.sh"
 
 echo "setup: LibTorch: $torch_why"
-torch_args=()
-[ -z "$torch_dir" ] || torch_args=(-DTorch_DIR="$torch_dir")
+cmake_args=()
+[ -z "$torch_dir" ] || cmake_args=(-DTorch_DIR="$torch_dir")
 cd "$root"
-cmake --preset "$preset" "${torch_args[@]}" >/dev/null
+# A compiler cache where one is installed: a second clone or a rebuild after a branch switch recompiles
+# only what changed.
+command -v ccache >/dev/null 2>&1 && cmake_args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+cmake --preset "$preset" "${cmake_args[@]}" >/dev/null
 cmake --build --preset "$preset" -j "$(nproc)"
 built=()
 for backend in torch torch-aoti; do
