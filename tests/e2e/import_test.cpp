@@ -259,9 +259,13 @@ TEST(Import, NvidiaSmiLogsBecomeGpuTelemetry) {
 TEST(Import, AnIdleGpusClockIsNoFallAndTheLogsTitlesHaveNoEmptyField) {
     testing::CliScratch dir;
     ASSERT_EQ(dir.run("import nvidia-smi '" + kSmiLoadText + "' --db r.db").exit_code, 0);
-    const auto summary = dir.run("summary --db r.db");
+    const auto summary = dir.run("summary --db r.db --json");
     ASSERT_EQ(summary.exit_code, 0) << summary.err;
+    EXPECT_THAT(summary.out, HasSubstr("\"note\""));  // where the summary says such warnings
     EXPECT_THAT(summary.out + summary.err, Not(HasSubstr("SM clock fell")));
+    const auto report_html_warnings = dir.run("report --db r.db --out warn --no-excel --no-plots");
+    ASSERT_EQ(report_html_warnings.exit_code, 0) << report_html_warnings.err;
+    EXPECT_THAT(testing::read_file(dir.file("warn/report.html")), Not(HasSubstr("SM clock fell")));
     const auto report = dir.run("report --db r.db --out rep --image-format svg --no-excel");
     ASSERT_EQ(report.exit_code, 0) << report.err;
     std::size_t files = 0;
