@@ -15,6 +15,7 @@ namespace inferbench {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 const std::string kTrt8 = std::string(INFERBENCH_FIXTURES_DIR) + "/trtexec/trt8-tf32-trace-3050.log";
 const std::string kTrt10 = std::string(INFERBENCH_FIXTURES_DIR) + "/trtexec/trt10-resnet50-summary.log";
@@ -184,6 +185,17 @@ TEST(Import, ASummaryWithoutTotalsShowsItsThroughputAndLatencies) {
 const std::string kSmiLoadCsv = std::string(INFERBENCH_FIXTURES_DIR) + "/nvidia-smi/h200-load-query-200ms.csv";
 const std::string kSmiLoadText = std::string(INFERBENCH_FIXTURES_DIR) + "/nvidia-smi/h200-load-q-5x1s.txt";
 
+TEST(Import, TraceLinesWithImpossibleTimesAreRefusedNamingTheLine) {
+    testing::CliScratch dir;
+    std::string edited = fixture_text(kTrt8);
+    edited.replace(edited.find("GPU latency: 33.5586 ms"), 23, "GPU latency: -1e308 ms");
+    dir.write("trace.log", edited);
+    const auto r = dir.run("import trtexec trace.log --db r.db");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_THAT(r.err, HasSubstr("trace.log line 4: gpu_latency_ms = -1e+308 ms is not a possible time: 'Average on"));
+    EXPECT_FALSE(std::filesystem::exists(dir.file("r.db")));
+}
+
 TEST(Import, NvidiaSmiLogsBecomeGpuTelemetry) {
     testing::CliScratch dir;
     // Wide enough for the fixtures' absolute paths on one line (outputs_test checks the wrapping).
@@ -241,6 +253,33 @@ TEST(Import, NvidiaSmiLogsBecomeGpuTelemetry) {
 
     const auto summary = dir.run("summary --db r.db --json");
     EXPECT_EQ(summary.exit_code, 0) << summary.err;
+}
+
+// The real gpu_log: three dumps of an idle H200 (GPU-idle reason set, SM clock 345 MHz), then a
+// power-capped GEMM. The idle clock is not a clock that fell while measuring, and the log's group has no
+// precision: its titles and file names leave that field out.
+TEST(Import, AnIdleGpusClockIsNoFallAndTheLogsTitlesHaveNoEmptyField) {
+    testing::CliScratch dir;
+    ASSERT_EQ(dir.run("import nvidia-smi '" + kSmiLoadText + "' --db r.db").exit_code, 0);
+    const auto summary = dir.run("summary --db r.db --json");
+    ASSERT_EQ(summary.exit_code, 0) << summary.err;
+    EXPECT_THAT(summary.out, HasSubstr("\"note\""));  // where the summary says such warnings
+    EXPECT_THAT(summary.out + summary.err, Not(HasSubstr("SM clock fell")));
+    const auto report_html_warnings = dir.run("report --db r.db --out warn --no-excel --no-plots");
+    ASSERT_EQ(report_html_warnings.exit_code, 0) << report_html_warnings.err;
+    EXPECT_THAT(testing::read_file(dir.file("warn/report.html")), Not(HasSubstr("SM clock fell")));
+    const auto report = dir.run("report --db r.db --out rep --image-format svg --no-excel");
+    ASSERT_EQ(report.exit_code, 0) << report.err;
+    std::size_t files = 0;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(dir.file("rep"))) {
+        const std::string stem = entry.path().stem().string();
+        EXPECT_FALSE(stem.ends_with("-_") || stem.find("-_-") != std::string::npos) << entry.path();
+        ++files;
+    }
+    EXPECT_GT(files, 1u);
+    const std::string html = testing::read_file(dir.file("rep/report.html"));
+    EXPECT_THAT(html, HasSubstr("h200-load-q-5x1s / nvidia-smi-log / cuda:0"));
+    EXPECT_THAT(html, Not(HasSubstr(" /  / ")));
 }
 
 TEST(Import, NvidiaSmiOptionsAndHeaderlessCsv) {
