@@ -71,6 +71,19 @@ TEST(ScenarioSweep, DryRunMarksTheCellsTheRunWouldSkip) {
     EXPECT_NE(r.err.find("8 benchmarks, 3 of them would be skipped"), std::string::npos) << r.err;
 }
 
+// Resuming lists the benchmarks without an ok result, a skipped one again with its reason.
+TEST(ScenarioSweep, ResumesDryRunMarksTheCellsItWouldSkipAgain) {
+    ScratchDir dir;
+    const auto run = dir.run("run --backend null,fault --model null --precision fp32,fp16 --batch 1 --duration 50ms "
+                             "--warmup 10ms --db r.db --quiet");
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const auto r = dir.run("run --resume latest --db r.db --dry-run");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("   4  null fault cpu fp16 b1  skipped: backend fault has no fp16 support\n"),
+              std::string::npos)
+        << r.out;
+}
+
 // A step of 50 ms at a backend's 5000 queries a second holds 250 queries, fewer than LoadGen's early stopping
 // needs to pass any p99: every step measures 662 (said before the run), so the search can find a peak.
 TEST(ScenarioSweep, FindPeakStepsMeasureTheQueriesTheirVerdictNeeds) {
