@@ -119,17 +119,20 @@ std::string repeat_text(std::int64_t repeat, std::int64_t repeats) {
 
 // Lists the benchmarks of a checked plan (execute() checks what `run` checks before it stores anything, so a
 // plan that passes --dry-run runs) in the order they would run (repeats interleaved).
-// Each benchmark the plan expands to, those the run would skip (the run's own rule, planned_skips) marked with
-// the reason.
+// One benchmark of a --dry-run listing; one the run would skip (the run's own rule, planned_skips) is marked
+// with the reason.
+void print_listed(const std::vector<BenchmarkSpec>& cells, const std::vector<std::optional<std::string>>& skips,
+                  const CellRepeat& b, std::int64_t repeats) {
+    const auto& skip = skips[b.ordinal];
+    fmt::print("{:>4}  {}{}{}\n", b.ordinal + 1, cells[b.ordinal].label(), repeat_text(b.repeat, repeats),
+               skip ? "  skipped: " + *skip : "");
+}
+
 int print_dry_run(const Plan& plan, const BackendRegistry& registry) {
     const auto cells = expand_matrix(plan);
     const auto skips = planned_skips(cells, registry);
     const std::int64_t repeats = plan.settings.repeats;
-    for (const CellRepeat& b : run_order(cells.size(), repeats)) {
-        const auto& skip = skips[b.ordinal];
-        fmt::print("{:>4}  {}{}{}\n", b.ordinal + 1, cells[b.ordinal].label(), repeat_text(b.repeat, repeats),
-                   skip ? "  skipped: " + *skip : "");
-    }
+    for (const CellRepeat& b : run_order(cells.size(), repeats)) print_listed(cells, skips, b, repeats);
     const std::string times = repeats > 1 ? fmt::format(" ({} cells x {} repeats)", cells.size(), repeats) : "";
     const auto skipped = std::count_if(skips.begin(), skips.end(), [](const auto& skip) { return skip.has_value(); });
     const std::string skipped_text =
@@ -251,9 +254,8 @@ int execute_resume(const RunArgs& args, const BackendRegistry& registry) {
     }
     const auto cells = expand_matrix(point.plan);
     if (args.dry_run) {
-        for (const CellRepeat& b : point.pending)
-            fmt::print("{:>4}  {}{}\n", b.ordinal + 1, cells[b.ordinal].label(),
-                       repeat_text(b.repeat, point.plan.settings.repeats));
+        const auto skips = planned_skips(cells, registry);
+        for (const CellRepeat& b : point.pending) print_listed(cells, skips, b, point.plan.settings.repeats);
         fmt::print(stderr, "{} of {} benchmarks of run {} would run again\n", point.pending.size(), point.benchmarks,
                    point.run.run_id);
         return kExitOk;

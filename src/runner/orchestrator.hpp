@@ -61,7 +61,8 @@ void check_backend_options(const Plan& plan, const BackendRegistry& registry);
 
 // Why each cell will be skipped, as the run decides before starting its worker (cell_problem(): the backend
 // cannot be used here, or cannot run the cell's device, precision, batch or scenario), or nothing: `run
-// --dry-run` marks those cells. A cell may still be skipped later, by what making its model's file finds.
+// --dry-run` marks those cells. A cell may still be skipped later, by what making or converting its model's
+// file finds (ONNX Runtime's fp16 on the CPU, by the converted model's ops).
 std::vector<std::optional<std::string>> planned_skips(const std::vector<BenchmarkSpec>& cells,
                                                       const BackendRegistry& registry);
 
