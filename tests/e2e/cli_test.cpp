@@ -144,6 +144,26 @@ TEST(Cli, ReadingCommandsLeaveAFileThatIsNotAStoreUnchanged) {
     }
 }
 
+// max_iterations: 0 on the null backend: far more iterations than the ring the worker writes into, every
+// one stored in order (the ring drained as it filled, none overwritten), with flat memory.
+TEST(Cli, AnUnlimitedLoopStoresEveryIterationThroughTheRing) {
+    ScratchDir dir;
+    const auto r = dir.run("run --backend null --model null --batch 1 --duration 1s --warmup 0s --quiet "
+                           "--max-iterations 0 --db r.db");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto store = store::ResultsStore::open(dir.file("r.db"), store::ResultsStore::Access::read);
+    const auto benchmarks = store.benchmarks();
+    ASSERT_EQ(benchmarks.size(), 1u);
+    EXPECT_EQ(benchmarks[0].status, BenchmarkStatus::ok);
+    const auto iterations = store.iterations(benchmarks[0].benchmark_id);
+    EXPECT_GT(iterations.size(), 262'144u) << "the loop must outlast the ring for this test to mean anything";
+    for (std::size_t i = 1; i < iterations.size(); ++i)
+        ASSERT_GT(iterations[i].start_ns, iterations[i - 1].start_ns) << "iteration " << i;
+    ASSERT_TRUE(benchmarks[0].measured_wall_ns.has_value());
+    EXPECT_LE(*benchmarks[0].measured_wall_ns,
+              iterations.back().start_ns + iterations.back().e2e_ns - iterations.front().start_ns);
+}
+
 // A run name that holds a terminal escape sequence is shown escaped in human output, and stored as given.
 TEST(Cli, ControlCharactersInNamesArePrintedEscaped) {
     ScratchDir dir;
