@@ -22,9 +22,9 @@ std::string temporary_folder() {
 }
 
 [[noreturn]] void fail(const std::string& what, int error) {
-    throw EnvironmentError(fmt::format("iterations kept in {}: {}: {}{}", temporary_folder(), what,
-                                       std::strerror(error),
-                                       error == ENOSPC ? "; free space there or set TMPDIR to a folder with room" : ""));
+    throw EnvironmentError(
+        fmt::format("iterations kept in {}: {}: {}{}", temporary_folder(), what, std::strerror(error),
+                    error == ENOSPC ? "; free space there or set TMPDIR to a folder with room" : ""));
 }
 
 constexpr std::size_t kRecordBytes = sizeof(IterationRecord);

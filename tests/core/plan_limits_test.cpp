@@ -31,11 +31,13 @@ TEST(PlanLimits, ANameOrPathLongerThanTheLimitIsOneError) {
               "plan.yaml:1:7: name: the value is 4097 bytes long, above the 4096 bytes a name or path may have; give a "
               "shorter one");
     Plan plan;
-    EXPECT_EQ(error_of([&] { apply_override(plan, "name", std::string(10'000'000, 'n'), "--set name=...", kVocabulary); }),
-              "--set name=...: name: the value is 10000000 bytes long, above the 4096 bytes a name or path may have; "
-              "give a shorter one");
-    EXPECT_EQ(error_of([&] { parse_plan("models: [" + std::string(5000, 'm') + ".onnx]\n", "plan.yaml", kVocabulary); }),
-              "plan.yaml:1:10: a model name or path of 5005 bytes, above the 4096 bytes one may have; give a shorter one");
+    EXPECT_EQ(
+        error_of([&] { apply_override(plan, "name", std::string(10'000'000, 'n'), "--set name=...", kVocabulary); }),
+        "--set name=...: name: the value is 10000000 bytes long, above the 4096 bytes a name or path may have; "
+        "give a shorter one");
+    EXPECT_EQ(
+        error_of([&] { parse_plan("models: [" + std::string(5000, 'm') + ".onnx]\n", "plan.yaml", kVocabulary); }),
+        "plan.yaml:1:10: a model name or path of 5005 bytes, above the 4096 bytes one may have; give a shorter one");
 }
 
 TEST(PlanLimits, APlanLargerThanAMebibyteIsRefusedBeforeItIsParsed) {
@@ -47,8 +49,9 @@ TEST(PlanLimits, APlanLargerThanAMebibyteIsRefusedBeforeItIsParsed) {
     const std::string path = (dir.path() / "big.yaml").string();
     std::ofstream(path) << big;
     EXPECT_EQ(error_of([&] { load_plan_file(path, kVocabulary); }),
-              path + ": the plan is 1048594 bytes, above the 1048576 bytes a plan may have; a plan lists settings and "
-                     "names, give one that does");
+              path +
+                  ": the plan is 1048594 bytes, above the 1048576 bytes a plan may have; a plan lists settings and "
+                  "names, give one that does");
 }
 
 }  // namespace

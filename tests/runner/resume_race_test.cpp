@@ -38,9 +38,10 @@ TEST(ResumeRace, TheLoserIsRefusedAsARunStillBeingWritten) {
         resume_plan(plan, registry, results, RunnerOptions{}, ResumeTarget{run_id, {}});
         FAIL() << "a run another orchestrator writes must not be resumed";
     } catch (const UserError& error) {
-        EXPECT_EQ(std::string(error.what()).find("--resume " + std::to_string(run_id) +
-                                                 ": the run is still being written by inferbench (pid "),
-                  0u)
+        EXPECT_EQ(
+            std::string(error.what())
+                .find("--resume " + std::to_string(run_id) + ": the run is still being written by inferbench (pid "),
+            0u)
             << error.what();
     }
     EXPECT_EQ(results.find_run(run_id)->orchestrator->start_ticks, current_process_identity().start_ticks);
