@@ -296,7 +296,10 @@ void require_store(const Database& db) {
 }
 
 void require_no_foreign_tables(const Database& db) {
-    Statement count = db.prepare("SELECT count(*) FROM sqlite_master");
+    // One statement, one snapshot: another process may make the file a store between two reads (its tables
+    // and its version come in one commit), which is not another program's tables.
+    Statement count = db.prepare(
+        "SELECT count(*) FROM sqlite_master WHERE (SELECT user_version FROM pragma_user_version) = 0");
     if (!count.step() || count.column_int64(0) == 0) return;
     throw EnvironmentError("'" + db.path().string() +
                            "' holds another program's SQLite tables and is not an inferbench results store; "
