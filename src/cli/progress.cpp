@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/text_checks.hpp"
 #include "core/units.hpp"
 #include "report/table.hpp"
 
@@ -28,7 +29,7 @@ std::string outcome_text(const store::BenchmarkRecord& r) {
 ProgressPrinter::ProgressPrinter(std::FILE* out) : out_(out), live_(isatty(fileno(out)) != 0) {}
 
 void ProgressPrinter::operator()(const ProgressEvent& e) {
-    std::string head = fmt::format("[{}/{}] {}", e.index, e.total, e.spec->label());
+    std::string head = fmt::format("[{}/{}] {}", e.index, e.total, printable_text(e.spec->label()));
     if (e.repeats > 1) head += fmt::format(" (repeat {}/{})", e.repeat + 1, e.repeats);
     const std::string times = fmt::format("elapsed {}, ETA {}", clock_text(e.elapsed_ns), clock_text(e.eta_ns));
     const std::size_t width = report::terminal_width(fileno(out_));

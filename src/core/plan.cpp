@@ -29,6 +29,13 @@ UserError error_at(std::string_view source, const YAML::Mark& mark, const std::s
     throw error_at(source, mark, what);
 }
 
+void require_plan_size(std::uintmax_t bytes, std::string_view source) {
+    if (bytes <= kMaxPlanBytes) return;
+    throw UserError(fmt::format("{}: the plan is {} bytes, above the {} bytes a plan may have; a plan lists "
+                                "settings and names, give one that does",
+                                source, bytes, kMaxPlanBytes));
+}
+
 // Names and paths end up in JSON, which must be UTF-8: a plan file that is not is refused where it
 // first goes wrong.
 void reject_invalid_utf8(std::string_view text, std::string_view source) {
@@ -139,6 +146,11 @@ template <typename T>
 using Reader = std::optional<T> (*)(std::string_view text, const PlanVocabulary& vocabulary, std::string& why);
 
 std::optional<std::string> read_model(std::string_view text, const PlanVocabulary& vocabulary, std::string& why) {
+    if (text.size() > kMaxTextBytes) {
+        why = fmt::format("a model name or path of {} bytes, above the {} bytes one may have; give a shorter one",
+                          text.size(), kMaxTextBytes);
+        return std::nullopt;
+    }
     if (contains(vocabulary.models, text)) return std::string(text);
     if (looks_like_model_spec(text) && !is_special_file(text) && !std::filesystem::exists(std::string(text))) {
         const auto problem = model_spec_problem(text);
@@ -395,6 +407,7 @@ bool ExcludeRule::matches(const BenchmarkSpec& spec) const {
 }
 
 Plan parse_plan(std::string_view yaml_text, std::string_view source, const PlanVocabulary& vocabulary) {
+    require_plan_size(yaml_text.size(), source);
     reject_invalid_utf8(yaml_text, source);
     YAML::Node root;
     try {
@@ -427,6 +440,7 @@ Plan load_plan_file(const std::string& path, const PlanVocabulary& vocabulary) {
     if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
         throw UserError(fmt::format("{}: is not a regular file ({}); give a plan file (YAML)", path,
                                     file_kind(status.type())));
+    if (const auto bytes = std::filesystem::file_size(path, ec); !ec) require_plan_size(bytes, path);
     std::ifstream in(path);
     if (!in) throw UserError(fmt::format("{}: cannot read the plan file; check the path", path));
     std::stringstream text;

@@ -61,6 +61,10 @@ struct PlanVocabulary {
     std::vector<std::string> backends;
 };
 
+// A plan is a page of settings; parsing YAML takes many times the file's size in memory, so a larger
+// file, surely not a plan, is refused before it is read.
+inline constexpr std::uintmax_t kMaxPlanBytes = 1024 * 1024;
+
 // Larger batches are surely typos; the bound also keeps input buffers within what a host can hold.
 inline constexpr std::int64_t kMaxBatchSize = 65536;
 

@@ -218,6 +218,9 @@ std::optional<std::string> set_setting(RunSettings& settings, const SettingField
     if (field.type == FieldType::choice && !is_choice(field.choices, text))
         return fmt::format("{}: unknown value '{}'; valid choices: {}", field.key, text, field.choices);
     if (const auto* text_member = std::get_if<std::string RunSettings::*>(&field.member)) {
+        if (text.size() > kMaxTextBytes)
+            return fmt::format("{}: the value is {} bytes long, above the {} bytes a name or path may have; give a "
+                               "shorter one", field.key, text.size(), kMaxTextBytes);
         settings.*(*text_member) = std::string(text);
         return std::nullopt;
     }

@@ -2,6 +2,7 @@
 // below drives the plan parser, `--set key=value`, `--help` and the plan echo stored with each run.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -13,6 +14,10 @@
 #include "core/scenario_settings.hpp"
 
 namespace inferbench {
+
+// The longest text a plan may give one name, path or other text value, in bytes (PATH_MAX): far above
+// any real name or path, and a bound on what every table, report and query that shows it must carry.
+inline constexpr std::size_t kMaxTextBytes = 4096;
 
 struct RunSettings {
     std::string name = "inferbench";                 // test id, stored with the run

@@ -24,6 +24,22 @@ std::vector<std::string_view> criterion_keys(StopCriterion criterion) {
     return {};
 }
 
+// A worker is killed at the timeout, load included: a warm-up and measured phase (the duration for fixed,
+// stop_timeout for the others) that fill it would make every cell time out.
+void require_time_after_measuring(const Plan& plan) {
+    const LoopSettings& loop = plan.settings.loop;
+    const bool fixed = loop.stop == StopCriterion::fixed;
+    const std::string_view measure_key = fixed ? "duration" : "stop_timeout";
+    if (plan.settings.timeout_ns > loop.warmup_ns + planned_measure_ns(loop)) return;
+    throw UserError(fmt::format("{}: timeout {} leaves no time to load the model after the warm-up ({}) and {} ({}): "
+                                "the worker would be killed before {}; raise timeout or lower {}",
+                                origin_of(plan, {"timeout", measure_key, "warmup"}),
+                                format_duration(plan.settings.timeout_ns), format_duration(loop.warmup_ns), measure_key,
+                                format_duration(planned_measure_ns(loop)),
+                                fixed ? std::string("its measured phase ends") : std::string(to_string(loop.stop)) + " gives up",
+                                measure_key));
+}
+
 }  // namespace
 
 void check_stop_settings(const Plan& plan) {
@@ -41,19 +57,12 @@ void check_stop_settings(const Plan& plan) {
                                     origin_of(plan, {key}), key, join(users, " or "), to_string(loop.stop),
                                     users.front(), key));
     }
-    if (loop.stop == StopCriterion::fixed) return;
+    require_time_after_measuring(plan);
     if (loop.stop == StopCriterion::stdrel && loop.stop_timeout_ns < loop.min_time_ns)
         throw UserError(fmt::format("{}: stop_timeout {} is below min_time {}: stdrel could never stop before giving "
                                     "up; raise stop_timeout or lower min_time",
                                     origin_of(plan, {"stop_timeout", "min_time"}), format_duration(loop.stop_timeout_ns),
                                     format_duration(loop.min_time_ns)));
-    if (plan.settings.timeout_ns <= loop.warmup_ns + loop.stop_timeout_ns)
-        throw UserError(fmt::format("{}: timeout {} leaves no time to load the model after the warm-up ({}) and "
-                                    "stop_timeout ({}): the worker would be killed before {} gives up; raise timeout "
-                                    "or lower stop_timeout",
-                                    origin_of(plan, {"timeout", "stop_timeout", "warmup"}),
-                                    format_duration(plan.settings.timeout_ns), format_duration(loop.warmup_ns),
-                                    format_duration(loop.stop_timeout_ns), to_string(loop.stop)));
 }
 
 }  // namespace inferbench

@@ -69,6 +69,24 @@ std::string escape_invalid_utf8(std::string_view text) {
     return out;
 }
 
+std::string printable_text(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size();) {
+        const std::size_t length = sequence_length(text, i);
+        const auto lead = static_cast<std::uint8_t>(text[i]);
+        if (length == 0 || (length == 1 && (lead < 0x20 || lead == 0x7F))) {
+            out += fmt::format("\\x{:02X}", lead);
+        } else if (length == 2 && lead == 0xC2 && static_cast<std::uint8_t>(text[i + 1]) < 0xA0) {
+            out += fmt::format("\\u{:04X}", static_cast<std::uint8_t>(text[i + 1]));  // U+0080 to U+009F
+        } else {
+            out.append(text.substr(i, length));
+        }
+        i += std::max<std::size_t>(length, 1);
+    }
+    return out;
+}
+
 std::size_t edit_distance(std::string_view a, std::string_view b) {
     std::vector<std::size_t> row(b.size() + 1);
     std::iota(row.begin(), row.end(), std::size_t{0});

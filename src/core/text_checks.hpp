@@ -19,6 +19,11 @@ std::optional<std::string> utf8_problem(std::string_view text);
 // The text with every byte that is not part of valid UTF-8 written as \xHH, fit to print.
 std::string escape_invalid_utf8(std::string_view text);
 
+// The text as a terminal may show it: control characters (C0, DEL, C1: what starts an escape sequence,
+// moves the cursor or rings the bell) written as \xHH or \uHHHH, bytes that are not valid UTF-8 as \xHH,
+// everything else as it is. For names and other stored text in human output.
+std::string printable_text(std::string_view text);
+
 // Levenshtein distance (insert, delete, substitute: 1 each).
 std::size_t edit_distance(std::string_view a, std::string_view b);
 

@@ -171,7 +171,7 @@ std::vector<std::filesystem::path> draw_rooflines(const analysis::RooflineSet& s
     std::set<std::string> names;
     for (std::size_t d = 0; d < set.devices.size(); ++d) {
         if (device_points(set, d).empty()) continue;
-        std::string stem = "roofline-" + sanitize_file_part(device_label(set.devices[d]));
+        std::string stem = "roofline-" + bounded_file_part(sanitize_file_part(device_label(set.devices[d])));
         for (int n = 2; names.contains(stem); ++n) stem = fmt::format("{}-{}", stem, n);
         names.insert(stem);
         for (const ImageFormat format : formats) {
@@ -260,8 +260,8 @@ std::vector<std::filesystem::path> draw_layer_rooflines(const analysis::Roofline
     std::vector<std::filesystem::path> files;
     for (const auto& one : layers) {
         const auto& b = set.points.at(one.point).benchmark;
-        const std::string stem =
-            sanitize_file_part(fmt::format("roofline-layers-{}-{}-b{}", b.benchmark_id, b.model, b.batch_size));
+        const std::string stem = bounded_file_part(
+            sanitize_file_part(fmt::format("roofline-layers-{}-{}-b{}", b.benchmark_id, b.model, b.batch_size)));
         for (const ImageFormat format : formats) {
             const auto file = dir / (stem + "." + std::string(extension(format)));
             OutputFile output(file);

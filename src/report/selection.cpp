@@ -92,6 +92,11 @@ std::string joined_nonempty(std::initializer_list<std::string_view> parts, std::
 
 }  // namespace
 
+std::string bounded_file_part(const std::string& part) {
+    if (part.size() <= kMaxKey) return part;
+    return fmt::format("{}-{:08x}", part.substr(0, kMaxKey - 9), fnv1a64(part) & 0xffffffffU);
+}
+
 std::string sanitize_file_part(std::string_view text) {
     std::string out;
     for (const char c : text) {
@@ -149,16 +154,14 @@ std::vector<BenchmarkGroup> group_benchmarks(const std::vector<store::BenchmarkR
             BenchmarkGroup group;
             const std::string run_part = several_runs ? fmt::format("run{}-", b.run_id) : "";
             const std::string run_title = several_runs ? fmt::format(", run {}", b.run_id) : "";
-            group.family_key = run_part + sanitize_file_part(b.device) + "-" + sanitize_file_part(b.model);
+            const std::string family = run_part + sanitize_file_part(b.device) + "-" + sanitize_file_part(b.model);
+            group.family_key = bounded_file_part(family);
             group.family_title = fmt::format("{} on {}{}", b.model, b.device, run_title);
             // An imported log has no precision (nor variant): an empty field is left out, not shown blank.
             group.series_title = joined_nonempty({b.backend, b.precision, b.variant}, " ");
-            std::string key = group.family_key + "-" + sanitize_file_part(b.backend) +
-                              (b.precision.empty() ? "" : "-" + sanitize_file_part(b.precision)) +
-                              (b.variant.empty() ? "" : "-" + sanitize_file_part(b.variant));
-            // File names stay well under 255 bytes whatever the swept options; a hash keeps them apart.
-            if (key.size() > kMaxKey)
-                key = fmt::format("{}-{:08x}", key.substr(0, kMaxKey - 9), fnv1a64(key) & 0xffffffffU);
+            std::string key = bounded_file_part(family + "-" + sanitize_file_part(b.backend) +
+                                                (b.precision.empty() ? "" : "-" + sanitize_file_part(b.precision)) +
+                                                (b.variant.empty() ? "" : "-" + sanitize_file_part(b.variant)));
             // Different texts may sanitize alike ("cuda:0", "cuda_0"); file names must stay apart.
             const std::string base = key;
             for (int n = 2; keys.contains(key); ++n) key = fmt::format("{}-{}", base, n);

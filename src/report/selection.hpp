@@ -38,4 +38,9 @@ std::vector<BenchmarkGroup> group_benchmarks(const std::vector<store::BenchmarkR
 // Any text as part of a file name: letters, digits and . _ - + = stay, spaces and all else become '_'.
 std::string sanitize_file_part(std::string_view text);
 
+// A file name's part cut to 160 bytes, so that with a prefix and an extension it stays well under the
+// 255 that file systems allow whatever the model's name or the swept options; a hash of the whole keeps
+// two long parts with the same beginning apart.
+std::string bounded_file_part(const std::string& part);
+
 }  // namespace inferbench::report

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "core/text_checks.hpp"
 #include "core/units.hpp"
 #include "report/table_text.hpp"
 
@@ -31,12 +32,13 @@ int shown_decimals(double value, int decimals) {
 }
 
 // Human text for terminals and Markdown; `machine` gives CSV's plain numbers at full precision
-// (the shortest text that reads back as the same double) instead.
+// (the shortest text that reads back as the same double) and its text as stored instead.
 std::string cell_text(const Cell& cell, const Column& column, bool machine = false) {
     if (std::holds_alternative<Null>(cell)) return "";
     if (const auto* duration = std::get_if<Duration>(&cell))
         return machine ? fmt::format("{}", duration->ns / 1e6) : format_latency(duration->ns);
-    if (const auto* text = std::get_if<std::string>(&cell)) return *text;
+    // Stored names may hold control characters: a terminal would act on them rather than show them.
+    if (const auto* text = std::get_if<std::string>(&cell)) return machine ? *text : printable_text(*text);
     if (const auto* annotated = std::get_if<Annotated>(&cell))
         return machine ? fmt::format("{}", annotated->value) : annotated->text;
     if (const auto* integer = std::get_if<std::int64_t>(&cell)) return std::to_string(*integer);

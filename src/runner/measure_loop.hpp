@@ -24,6 +24,10 @@ struct WarmupResult {
 struct TraceSink {
     IterationRecord* records = nullptr;
     std::atomic<std::int64_t>* published = nullptr;
+    // A ring (runner/trace_buffer) of `capacity` records, where `consumed` says how far the orchestrator
+    // took them out; none: `records` holds every record of the loop.
+    const std::atomic<std::int64_t>* consumed = nullptr;
+    std::int64_t capacity = 0;
 };
 
 // Work between iterations, outside the timed region, in the warm-up and the measured loop alike: it
@@ -36,7 +40,7 @@ public:
 
 struct MeasureResult {
     std::int64_t iterations = 0;
-    std::int64_t wall_ns = 0;  // first start to last end
+    std::int64_t wall_ns = 0;  // first start to last end, less the waits for room in a full ring
     bool stopped = false;      // ended early by a stop request
     StopOutcome stop;          // whether the stopping criterion converged, and what it saw
 };
@@ -47,7 +51,8 @@ WarmupResult run_warmup(Backend& backend, const LoopSettings& loop, const std::a
                         BetweenIterations* between = nullptr);
 
 // Runs until the cell's stopping rule says so (runner/stop_rule.hpp: fixed, stdrel or entropy), or a
-// stop request. `between` (optional) runs before each iteration, untimed.
+// stop request. `between` (optional) runs before each iteration, untimed. With a ring sink the loop waits,
+// untimed, where the ring is full; the stopping rule and wall_ns count the loop's time without those waits.
 MeasureResult run_measured(Backend& backend, const LoopSettings& loop, TraceSink sink,
                            const std::atomic<std::int32_t>& stop, BetweenIterations* between = nullptr);
 

@@ -22,9 +22,11 @@
 #include "runner/model_path.hpp"
 #include "runner/process.hpp"
 #include "runner/run_estimate.hpp"
+#include "runner/resume.hpp"
 #include "runner/telemetry_recorder.hpp"
 #include "runner/thermal_conditions.hpp"
 #include "runner/trace_buffer.hpp"
+#include "runner/trace_drain.hpp"
 #include "runner/worker_protocol.hpp"
 #include "store/sqlite.hpp"
 
@@ -36,9 +38,13 @@ namespace {
 constexpr int kStoreAttempts = 2;
 constexpr std::chrono::milliseconds kStoreRetryPause{1000};
 
-// Upper bound of records kept when max_iterations is 0 (no limit): pages are only allocated when
-// written, so the bound costs address space, not memory.
+// Upper bound of records kept when max_iterations is 0 (no limit) by a loop that is not drained as it
+// runs (a load scenario's, a backend's own): pages are only allocated when written, so the bound costs
+// address space, not memory.
 constexpr std::int64_t kUnlimitedCapacity = 100'000'000;
+// The ring of the harness's single_stream loop, drained into a spool file as it fills: 14 MiB shared by
+// the worker and the orchestrator, whatever the loop's length.
+constexpr std::int64_t kRingRecords = 256 * 1024;
 // Telemetry memory is reserved for warm-up + duration + this (load, teardown).
 constexpr std::int64_t kLoadAndTeardownNs = 30'000'000'000;
 
@@ -226,6 +232,24 @@ std::vector<LayerTime> layer_times(const WorkerOutcome& outcome) {
     return event ? event->layers : std::vector<LayerTime>{};
 }
 
+// A cell's measured iterations: in memory (a loop read once it ended), or in a spool file (a drained one).
+struct CellIterations {
+    std::vector<IterationRecord> in_memory;
+    std::shared_ptr<const store::IterationSpool> spooled;
+
+    std::int64_t size() const {
+        return spooled ? spooled->size() : static_cast<std::int64_t>(in_memory.size());
+    }
+
+    // The first and last records, all that the telemetry's phases are aligned on.
+    std::vector<IterationRecord> first_and_last() const {
+        if (!spooled) return in_memory.empty() ? in_memory : std::vector{in_memory.front(), in_memory.back()};
+        const auto first = spooled->front();
+        const auto last = spooled->back();
+        return first && last ? std::vector{*first, *last} : std::vector<IterationRecord>{};
+    }
+};
+
 class PlanRunner {
 public:
     PlanRunner(const Plan& plan, const BackendRegistry& registry, store::ResultsStore& results,
@@ -238,7 +262,10 @@ public:
         if (target) {
             for (const CellRepeat& benchmark : target->pending)
                 if (benchmark.ordinal >= cells_.size()) throw std::logic_error("resume: a cell beyond the plan");
-            results_.reopen_run(target->run_id, current_process_identity());
+            // A second resume that read the run as interrupted before this one reopened it is refused here,
+            // with the words and exit code of a resume that found it running.
+            if (const auto held = results_.reopen_run(target->run_id, current_process_identity()))
+                require_not_being_written(*held);
             result_.run_id = target->run_id;
             order_ = target->pending;
             run_ = run_record();
@@ -301,7 +328,13 @@ private:
         const bool stored = try_store(
             [&] { measured.record.benchmark_id = results_.replace_benchmark(measured.record, measured.data()); });
         result_.benchmarks.push_back(measured.record);
-        if (!stored) result_.unstored.push_back(std::move(measured));
+        if (stored) return;
+        // Summarized from memory once the plan stops: the spool's records come in (a failed store only).
+        if (measured.spooled_iterations) {
+            for (const auto& record : measured.spooled_iterations->read_all()) measured.iterations.push_back(record);
+            measured.spooled_iterations.reset();
+        }
+        result_.unstored.push_back(std::move(measured));
     }
 
     void end_run() {
@@ -347,7 +380,7 @@ private:
         cell_begin_ns_ = cell_begin;
         notify({ProgressEvent::Kind::started, k + 1, 0, &spec, repeat});
         store::BenchmarkRecord record = base_record(result_.run_id, order_[k], spec);
-        std::vector<IterationRecord> iterations;
+        CellIterations iterations;
         std::vector<LayerTime> layers;
         std::vector<store::Metric> worker_figures;
         std::vector<store::Series> series;
@@ -358,12 +391,13 @@ private:
             record.reason = e.what();
         }
         record.ended_unix_ms = unix_ms();
-        BenchmarkTelemetry telemetry = telemetry_.finish(iterations);
+        BenchmarkTelemetry telemetry = telemetry_.finish(iterations.first_and_last());
         auto metrics = model_costs_.metrics(record.model_path, spec.batch_size, spec.precision);
         metrics.insert(metrics.end(), worker_figures.begin(), worker_figures.end());
-        const auto queries = static_cast<std::int64_t>(iterations.size());
-        keep({std::move(record), std::move(iterations), std::move(metrics), std::move(telemetry.gpu),
-              std::move(telemetry.cpu), std::move(telemetry.sources), std::move(layers), std::move(series)});
+        const std::int64_t queries = iterations.size();
+        keep({std::move(record), std::move(iterations.in_memory), std::move(metrics), std::move(telemetry.gpu),
+              std::move(telemetry.cpu), std::move(telemetry.sources), std::move(layers), std::move(series),
+              std::move(iterations.spooled)});
         const store::BenchmarkRecord& kept = result_.benchmarks.back();
         // A stop asked for once the last benchmark has ended (while it is stored) cuts nothing short.
         const bool last = k + 1 == order_.size();
@@ -373,7 +407,7 @@ private:
         notify({ProgressEvent::Kind::finished, k + 1, 0, &spec, repeat, 1, &result_.benchmarks.back()});
     }
 
-    void measure_cell(const BenchmarkSpec& spec, store::BenchmarkRecord& record, std::vector<IterationRecord>& iterations,
+    void measure_cell(const BenchmarkSpec& spec, store::BenchmarkRecord& record, CellIterations& iterations,
                       std::vector<LayerTime>& layers, std::vector<store::Metric>& worker_figures,
                       std::vector<store::Series>& series, std::size_t k) {
         std::string problem;
@@ -400,7 +434,14 @@ private:
         record.model_path = model.model_path;
         if (std::error_code ec; std::filesystem::is_regular_file(model.model_path, ec))
             record.model_size_bytes = static_cast<std::int64_t>(std::filesystem::file_size(model.model_path, ec));
-        TraceBuffer trace = TraceBuffer::create(spec.loop.max_iterations > 0 ? spec.loop.max_iterations : kUnlimitedCapacity);
+        // The harness's single_stream loop is drained as it runs; the others' records are read once it ends.
+        const bool drained = spec.scenario.scenario == Scenario::single_stream && !backend->capabilities().runs_own_loop;
+        TraceBuffer trace = drained ? TraceBuffer::create_ring(kRingRecords)
+                                    : TraceBuffer::create(spec.loop.max_iterations > 0 ? spec.loop.max_iterations
+                                                                                       : kUnlimitedCapacity);
+        std::shared_ptr<store::IterationSpool> spool;
+        std::optional<TraceDrain> drain;
+        if (drained) drain.emplace(trace, *(spool = std::make_shared<store::IterationSpool>()));
         const WorkerLaunch launch{options_.worker_executable,
                                   {std::string(wp::kWorkerCommand)},
                                   wp::to_json(wp::Request{spec, model.model_path}).dump(),
@@ -417,13 +458,24 @@ private:
         hooks.on_event = [&](const wp::Event& event) { telemetry_.worker_event(event); };
         hooks.on_tick = [&] {
             ProgressEvent tick{ProgressEvent::Kind::tick, k + 1, 0, &spec, order_[k].repeat};
-            tick.iterations_so_far = static_cast<std::int64_t>(trace.published().size());
+            tick.iterations_so_far = trace.header().published.load(std::memory_order_acquire);
             notify(tick);
         };
         const WorkerOutcome outcome = run_worker(launch, hooks);
-        const auto published = trace.published();
-        iterations.assign(published.begin(), published.end());
+        std::optional<std::string> drain_failure;
+        if (drain) {
+            drain_failure = drain->finish();
+            iterations.spooled = std::move(spool);
+        } else {
+            const auto published = trace.published();
+            iterations.in_memory.assign(published.begin(), published.end());
+        }
         fill_from_outcome(record, outcome);
+        if (drain_failure) {  // the worker was stopped for it: not the user's stop
+            record.status = BenchmarkStatus::failed;
+            record.reason = fmt::format("measuring stopped after {} iterations, which are kept: {}",
+                                        iterations.spooled->size(), *drain_failure);
+        }
         layers = layer_times(outcome);
         worker_figures = worker_metrics(outcome);
         worker_figures.insert(worker_figures.end(), cooldown.begin(), cooldown.end());

@@ -24,17 +24,6 @@ store::RunRecord find_run(const store::ResultsStore& results, std::string_view w
                                 "or give --db for another database", which, where, *id));
 }
 
-void require_not_being_written(const store::RunRecord& run) {
-    if (run.status != RunStatus::running) return;
-    if (!run.orchestrator)
-        throw UserError(fmt::format("--resume {}: the run is marked running and its orchestrator was not recorded "
-                                    "(an older inferbench); it cannot be told whether it still runs",
-                                    run.run_id));
-    throw UserError(fmt::format("--resume {}: the run is still being written by inferbench (pid {} on {}); wait for it "
-                                "to end, or stop it first",
-                                run.run_id, run.orchestrator->pid, run.host));
-}
-
 // A stored record must be the cell the plan puts at its ordinal, or the plan no longer means what it did.
 void require_same_cells(const store::RunRecord& run, const std::vector<BenchmarkSpec>& cells,
                         const std::vector<store::BenchmarkRecord>& records) {
@@ -54,6 +43,17 @@ void require_same_cells(const store::RunRecord& run, const std::vector<Benchmark
 }
 
 }  // namespace
+
+void require_not_being_written(const store::RunRecord& run) {
+    if (run.status != RunStatus::running) return;
+    if (!run.orchestrator)
+        throw UserError(fmt::format("--resume {}: the run is marked running and its orchestrator was not recorded "
+                                    "(an older inferbench); it cannot be told whether it still runs",
+                                    run.run_id));
+    throw UserError(fmt::format("--resume {}: the run is still being written by inferbench (pid {} on {}); wait for it "
+                                "to end, or stop it first",
+                                run.run_id, run.orchestrator->pid, run.host));
+}
 
 ResumePoint find_resume_point(const store::ResultsStore& results, std::string_view which,
                               const PlanVocabulary& vocabulary) {

@@ -29,6 +29,9 @@ struct ResumePoint {
 ResumePoint find_resume_point(const store::ResultsStore& results, std::string_view which,
                               const PlanVocabulary& vocabulary);
 
+// Throws UserError (exit code 2) where the run is marked running: its orchestrator may still be writing it.
+void require_not_being_written(const store::RunRecord& run);
+
 // An interrupted run whose every benchmark is ok (its orchestrator was killed between storing the last
 // benchmark and ending the run) is marked completed, ended when its last benchmark ended (when it
 // started, for a run without one). Returns whether it was marked.

@@ -56,6 +56,12 @@ TraceBuffer TraceBuffer::create(std::int64_t capacity) {
     return TraceBuffer(fd, mapping, bytes);
 }
 
+TraceBuffer TraceBuffer::create_ring(std::int64_t capacity) {
+    TraceBuffer buffer = create(capacity);
+    buffer.header_->ring = 1;
+    return buffer;
+}
+
 TraceBuffer TraceBuffer::attach(int fd) {
     struct stat st {};
     if (fstat(fd, &st) != 0 || static_cast<std::size_t>(st.st_size) < kHeaderBytes)

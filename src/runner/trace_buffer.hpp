@@ -2,6 +2,9 @@
 // The worker writes records and publishes the count with a release store; nothing in its measured
 // loop does I/O. The orchestrator reads what was published at any time, so even a worker killed
 // mid-run leaves every completed iteration behind.
+// A ring (the harness's single_stream loop) holds a fixed number of records whatever the loop's length:
+// record i is at i % capacity, and the orchestrator takes records out as they come (runner/trace_drain),
+// saying how far it took them in `consumed`; a worker that finds the ring full waits, untimed, for room.
 #pragma once
 
 #include <atomic>
@@ -15,8 +18,9 @@ namespace inferbench {
 struct TraceHeader {
     std::atomic<std::int64_t> published{0};    // records [0, published) are complete
     std::atomic<std::int32_t> stop_requested{0};  // set by the orchestrator on Ctrl-C
-    std::int32_t reserved = 0;
+    std::int32_t ring = 0;                        // 1: a ring, drained as it fills
     std::int64_t capacity = 0;
+    std::atomic<std::int64_t> consumed{0};        // a ring's records [0, consumed) were taken out
 };
 static_assert(std::atomic<std::int64_t>::is_always_lock_free, "shared-memory atomics must be lock-free");
 
@@ -24,6 +28,8 @@ class TraceBuffer {
 public:
     // Orchestrator side: a new shared buffer for `capacity` records (pages are allocated on touch).
     static TraceBuffer create(std::int64_t capacity);
+    // Orchestrator side: a ring of `capacity` records, for a loop of any length.
+    static TraceBuffer create_ring(std::int64_t capacity);
     // Worker side: maps the buffer behind an inherited file descriptor.
     static TraceBuffer attach(int fd);
 
@@ -37,6 +43,7 @@ public:
     TraceHeader& header() { return *header_; }
     const TraceHeader& header() const { return *header_; }
     std::int64_t capacity() const { return header_->capacity; }
+    bool is_ring() const { return header_->ring != 0; }
     IterationRecord* records() { return records_; }
     // The records published so far.
     std::span<const IterationRecord> published() const;

@@ -10,6 +10,7 @@
 #include <exception>
 #include <iostream>
 #include <iterator>
+#include <limits>
 #include <string>
 #include <thread>
 
@@ -187,7 +188,11 @@ int run_benchmark(const BenchmarkSpec& spec, const std::string& model_path, Trac
         for (auto& metric : conditions.after_prepare()) metrics.push_back(std::move(metric));
         send_event(wp::Loaded{load_ns, backend->version(), input_infos, std::move(metrics)});
 
-        const LoopSettings loop = within_capacity(spec.loop, trace.capacity());
+        // A ring that the orchestrator drains bounds nothing: the plan's max_iterations stands (0: no limit).
+        const LoopSettings loop =
+            within_capacity(spec.loop, !trace.is_ring()               ? trace.capacity()
+                                       : spec.loop.max_iterations > 0 ? spec.loop.max_iterations
+                                                                      : std::numeric_limits<std::int64_t>::max());
         if (backend->capabilities().runs_own_loop) return run_external_loop(*backend, loop, trace, phase);
         if (spec.scenario.scenario != Scenario::single_stream)
             return run_scenario_cell(*backend, registry, spec, converted.model_path, loop, trace, phase);
@@ -198,9 +203,13 @@ int run_benchmark(const BenchmarkSpec& spec, const std::string& model_path, Trac
         trace.prefault(expected_iterations(warmup, loop));
 
         phase = "measure";
+        TraceSink sink{trace.records(), &trace.header().published};
+        if (trace.is_ring()) {
+            sink.consumed = &trace.header().consumed;
+            sink.capacity = trace.capacity();
+        }
         const MeasureResult measured =
-            run_measured(*backend, loop, TraceSink{trace.records(), &trace.header().published},
-                         trace.header().stop_requested, conditions.between());
+            run_measured(*backend, loop, sink, trace.header().stop_requested, conditions.between());
         send_event(wp::Measured{measured.iterations, measured.wall_ns, measured.stopped, measured.stop.convergence,
                                 measured.stop.reason});
         send_layer_times(*backend, trace, phase);

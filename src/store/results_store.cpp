@@ -211,14 +211,15 @@ std::string insert_iterations_sql(std::size_t rows) {
 }
 
 // Binds iterations[first, first + count) as rows of `insert` and runs it.
+// Iteration numbers are `number_from` + the position in `iterations`.
 void insert_iteration_rows(Statement& insert, std::int64_t benchmark_id, std::span<const IterationRecord> iterations,
-                           std::size_t first, std::size_t count) {
+                           std::size_t first, std::size_t count, std::int64_t number_from) {
     insert.reset();
     insert.bind_int64(1, benchmark_id);
     int parameter = 2;
     for (std::size_t i = first; i < first + count; ++i) {
         const IterationRecord& record = iterations[i];
-        insert.bind_int64(parameter, static_cast<std::int64_t>(i));
+        insert.bind_int64(parameter, number_from + static_cast<std::int64_t>(i));
         insert.bind_int64(parameter + 1, record.start_ns).bind_int64(parameter + 2, record.e2e_ns);
         bind_device_time(insert, parameter + 3, record.enqueue_ns);
         bind_device_time(insert, parameter + 4, record.h2d_ns);
@@ -232,11 +233,22 @@ void insert_iteration_rows(Statement& insert, std::int64_t benchmark_id, std::sp
 }
 
 void insert_iterations(Statement& many, Statement& one, std::int64_t benchmark_id,
-                       std::span<const IterationRecord> iterations) {
+                       std::span<const IterationRecord> iterations, std::int64_t number_from = 0) {
     std::size_t i = 0;
     for (; i + kIterationsPerInsert <= iterations.size(); i += kIterationsPerInsert)
-        insert_iteration_rows(many, benchmark_id, iterations, i, kIterationsPerInsert);
-    for (; i < iterations.size(); ++i) insert_iteration_rows(one, benchmark_id, iterations, i, 1);
+        insert_iteration_rows(many, benchmark_id, iterations, i, kIterationsPerInsert, number_from);
+    for (; i < iterations.size(); ++i) insert_iteration_rows(one, benchmark_id, iterations, i, 1, number_from);
+}
+
+// The benchmark's iterations in memory, then those of its spool, numbered on.
+void insert_all_iterations(Statement& many, Statement& one, std::int64_t benchmark_id, const BenchmarkData& data) {
+    insert_iterations(many, one, benchmark_id, data.iterations);
+    if (!data.spooled_iterations) return;
+    auto number = static_cast<std::int64_t>(data.iterations.size());
+    data.spooled_iterations->for_each_chunk([&](std::span<const IterationRecord> chunk) {
+        insert_iterations(many, one, benchmark_id, chunk, number);
+        number += static_cast<std::int64_t>(chunk.size());
+    });
 }
 
 // Rare and small (a few dozen rows per imported benchmark): prepared per call.
@@ -436,13 +448,32 @@ WaitPolicy wait_policy() {
     return policy;
 }
 
+// A store this process began to create and could not finish (a full disk, no inode left) is removed, so
+// that no empty file is left behind to be taken for a store. Only while nothing is in it: a file another
+// process made a store of meanwhile has pages, or a -wal file with its commits.
+void remove_unfinished_store(const std::filesystem::path& path) noexcept {
+    std::error_code error;
+    const auto wal = std::filesystem::path(path.string() + "-wal");
+    if (std::filesystem::file_size(path, error) != 0 || error) return;
+    if (std::filesystem::exists(wal, error) && std::filesystem::file_size(wal, error) != 0) return;
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+        std::filesystem::remove(path.string() + suffix, error);
+}
+
 Database open_for_writing(const std::filesystem::path& path) {
     create_parent_directories(path);
-    Database db = Database::open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-    db.set_wait_policy(wait_policy());
-    require_intact(db);
-    prepare_schema(db);
-    return db;
+    std::error_code ignored;
+    const bool is_new = !std::filesystem::exists(path, ignored);
+    try {
+        Database db = Database::open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+        db.set_wait_policy(wait_policy());
+        require_intact(db);
+        prepare_schema(db);
+        return db;
+    } catch (...) {  // the connection is closed by now
+        if (is_new) remove_unfinished_store(path);
+        throw;
+    }
 }
 
 bool can_write(const std::filesystem::path& path) {
@@ -456,6 +487,7 @@ Database open_read_only(const std::filesystem::path& path) {
     try {
         Database db = Database::open(path, SQLITE_OPEN_READONLY);
         db.set_wait_policy(wait_policy());
+        require_store(db);
         check_read_only_schema(db);
         return db;
     } catch (const DatabaseError& error) {
@@ -465,6 +497,7 @@ Database open_read_only(const std::filesystem::path& path) {
         if (!no_index || std::filesystem::exists(path.string() + "-wal", ignored)) throw;
     }
     Database db = Database::open(path, SQLITE_OPEN_READONLY, "immutable=1");
+    require_store(db);
     check_read_only_schema(db);
     return db;
 }
@@ -473,6 +506,7 @@ Database open_for_reading(const std::filesystem::path& path) {
     if (!can_write(path)) return open_read_only(path);
     Database db = Database::open(path, SQLITE_OPEN_READWRITE);
     db.set_wait_policy(wait_policy());
+    require_store(db);  // only `run`, `import` and `probe` make a store; a reader leaves a foreign file as it was
     prepare_schema(db);
     return db;
 }
@@ -585,15 +619,11 @@ std::int64_t ResultsStore::add_benchmark(const BenchmarkRecord& benchmark,
     return add_benchmark(benchmark, BenchmarkData{.iterations = iterations});
 }
 
-void ResultsStore::reopen_run(std::int64_t run_id, const ProcessIdentity& orchestrator) {
+std::optional<RunRecord> ResultsStore::reopen_run(std::int64_t run_id, const ProcessIdentity& orchestrator) {
     Transaction transaction(impl_->db);  // the write lock first: two resumes of one run cannot both pass
-    const auto run = impl_->find_run(run_id);
+    auto run = impl_->find_run(run_id);
     if (!run) throw EnvironmentError(fmt::format("results database '{}': no run with id {}", path().string(), run_id));
-    if (run->status == RunStatus::running) {
-        throw EnvironmentError(fmt::format(
-            "run {} is still being written by inferbench (pid {} on {}); wait for it to end, or stop it first", run_id,
-            run->orchestrator ? run->orchestrator->pid : 0, run->host));
-    }
+    if (run->status == RunStatus::running) return run;
     Statement update = impl_->db.prepare(
         "UPDATE runs SET status = ?6, ended_unix_ms = NULL, end_reason = NULL, orchestrator_pid = ?1, "
         "orchestrator_start_ticks = ?2, orchestrator_boot_id = ?3, orchestrator_pid_namespace = ?4 WHERE run_id = ?5");
@@ -601,6 +631,7 @@ void ResultsStore::reopen_run(std::int64_t run_id, const ProcessIdentity& orches
     update.bind_int64(5, run_id).bind_text(6, to_string(RunStatus::running));
     update.run();
     transaction.commit();
+    return std::nullopt;
 }
 
 std::int64_t ResultsStore::add_benchmark(const BenchmarkRecord& benchmark, const BenchmarkData& data) {
@@ -627,7 +658,7 @@ std::int64_t ResultsStore::Impl::store_benchmark(const BenchmarkRecord& benchmar
     s.insert_benchmark.run();
     s.insert_benchmark.reset();
     const std::int64_t benchmark_id = s.db.last_insert_rowid();
-    insert_iterations(s.insert_iteration_batch, s.insert_iteration, benchmark_id, data.iterations);
+    insert_all_iterations(s.insert_iteration_batch, s.insert_iteration, benchmark_id, data);
     insert_metrics(s.db, benchmark_id, data.metrics);
     insert_series(s.db, benchmark_id, data.series);
     insert_gpu_samples(s.db, benchmark_id, data.gpu_samples);

@@ -17,6 +17,7 @@
 #include "core/spec.hpp"
 #include "core/status.hpp"
 #include "core/stop_criterion.hpp"
+#include "store/iteration_spool.hpp"
 
 namespace inferbench::store {
 
@@ -86,6 +87,8 @@ struct Series {
 // Everything measured for one benchmark besides its row, written in the same transaction.
 struct BenchmarkData {
     std::span<const IterationRecord> iterations = {};
+    // More iterations, after `iterations` and numbered on from them, read from their spool in chunks.
+    const IterationSpool* spooled_iterations = nullptr;
     std::span<const Metric> metrics = {};   // names unique within the benchmark
     std::span<const Series> series = {};    // names unique within the benchmark
     std::span<const GpuSample> gpu_samples = {};
@@ -105,9 +108,10 @@ struct MeasuredBenchmark {
     std::vector<TelemetrySource> telemetry_sources;
     std::vector<LayerTime> layer_times;
     std::vector<Series> series = {};  // e.g. the server's find_peak steps, an imported log's averages
+    std::shared_ptr<const IterationSpool> spooled_iterations = {};  // after `iterations`: a drained loop's
 
     BenchmarkData data() const {
-        return {.iterations = iterations, .metrics = metrics, .series = series, .gpu_samples = gpu_samples,
+        return {.iterations = iterations, .spooled_iterations = spooled_iterations.get(), .metrics = metrics, .series = series, .gpu_samples = gpu_samples,
                 .cpu_samples = cpu_samples, .telemetry_sources = telemetry_sources, .layer_times = layer_times};
     }
 };
@@ -168,9 +172,11 @@ public:
     // Throws if run_id does not exist.
     void end_run(std::int64_t run_id, std::int64_t ended_unix_ms, RunStatus status,
                  std::string_view end_reason = {});
-    // Sets an ended run running again, written by `orchestrator` (to resume it). Throws
-    // EnvironmentError if there is no such run or if another orchestrator may still be writing it.
-    void reopen_run(std::int64_t run_id, const ProcessIdentity& orchestrator);
+    // Sets an ended run running again, written by `orchestrator` (to resume it), and returns nothing. Where
+    // another orchestrator may still be writing it (a second resume that won the write lock first), changes
+    // nothing and returns the run as it is, for the caller to refuse as it refuses any run still running.
+    // Throws EnvironmentError if there is no such run.
+    [[nodiscard]] std::optional<RunRecord> reopen_run(std::int64_t run_id, const ProcessIdentity& orchestrator);
 
     // One transaction per finished benchmark: the row and everything measured for it, so a crash loses
     // at most the benchmark in flight. Iteration numbers are the positions in `iterations`, from 0;

@@ -262,9 +262,10 @@ int schema_version(const Database& db) {
 
 int prepare_schema(Database& db) {
     db.exec("PRAGMA foreign_keys = ON");
-    // Checked before any write, so a newer binary's file is left exactly as it was.
+    // Checked before any write, so a newer binary's file, or another program's, is left exactly as it was.
     const int version = schema_version(db);
     require_known(db, version);
+    if (version == 0) require_no_foreign_tables(db);
     // A new file gets 16 KiB pages (an existing one keeps its own): a fifth less time to store millions of
     // iterations than SQLite's 4 KiB, and fewer pages to read back.
     db.exec("PRAGMA page_size = 16384");
@@ -284,6 +285,25 @@ int check_read_only_schema(const Database& db) {
                                "write access, and read it again");
     }
     return version;
+}
+
+void require_store(const Database& db) {
+    if (schema_version(db) != 0) return;
+    throw EnvironmentError("'" + db.path().string() +
+                           "' is not an inferbench results store (an empty file, or another program's SQLite "
+                           "database); nothing was written to it; give --db a store that `inferbench run` or "
+                           "`inferbench import` wrote");
+}
+
+void require_no_foreign_tables(const Database& db) {
+    // One statement, one snapshot: another process may make the file a store between two reads (its tables
+    // and its version come in one commit), which is not another program's tables.
+    Statement count = db.prepare(
+        "SELECT count(*) FROM sqlite_master WHERE (SELECT user_version FROM pragma_user_version) = 0");
+    if (!count.step() || count.column_int64(0) == 0) return;
+    throw EnvironmentError("'" + db.path().string() +
+                           "' holds another program's SQLite tables and is not an inferbench results store; "
+                           "nothing was written to it; give --db a new file or an inferbench store");
 }
 
 void require_intact(const Database& db) {

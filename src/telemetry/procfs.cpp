@@ -153,8 +153,11 @@ ProcessMemory parse_status(std::string_view content) {
 std::optional<double> parse_statm_rss_mib(std::string_view content, long page_bytes) {
     const auto fields = words(content);
     if (fields.size() < 2) return std::nullopt;
+    // A process that has no address space left (a zombie, or one tearing it down) reads all zeros: its
+    // resident set was not read, which is not a resident set of 0.
+    const auto size = number<std::uint64_t>(fields[0]);
     const auto pages = number<std::uint64_t>(fields[1]);
-    if (!pages) return std::nullopt;
+    if (!size || *size == 0 || !pages) return std::nullopt;
     return static_cast<double>(*pages) * static_cast<double>(page_bytes) / (kKibPerMib * 1024.0);
 }
 

@@ -51,7 +51,7 @@ struct ProcessMemory {
 ProcessMemory parse_status(std::string_view content);
 
 // /proc/PID/statm: the resident set (its second field, in pages of `page_bytes`), a much cheaper read than
-// status. Nothing when the line is not one.
+// status. Nothing when the line is not one, or when the process has no address space (a zombie's zeros).
 std::optional<double> parse_statm_rss_mib(std::string_view content, long page_bytes);
 
 // /proc/PID/task/TID/children: "123 456 ".

@@ -98,6 +98,13 @@ TEST(StopSettings, ImpossibleCombinationsPointAtTheKeyToChange) {
     EXPECT_EQ(plan_error("stop: entropy\ntimeout: 10s\n"),
               "plan.yaml:2:10: timeout 10s leaves no time to load the model after the warm-up (1s) and stop_timeout "
               "(15s): the worker would be killed before entropy gives up; raise timeout or lower stop_timeout");
+    // Every cell of a fixed duration beyond its timeout would time out: refused before anything runs.
+    EXPECT_EQ(plan_error("duration: 20s\ntimeout: 10s\n"),
+              "plan.yaml:2:10: timeout 10s leaves no time to load the model after the warm-up (1s) and duration "
+              "(20s): the worker would be killed before its measured phase ends; raise timeout or lower duration");
+    EXPECT_EQ(plan_error("timeout: 6s\n"),
+              "plan.yaml:1:10: timeout 6s leaves no time to load the model after the warm-up (1s) and duration "
+              "(5s): the worker would be killed before its measured phase ends; raise timeout or lower duration");
     // A setting of another criterion would be ignored in silence.
     EXPECT_EQ(plan_error("max_noise: 1%\n"),
               "plan.yaml:1:12: max_noise is a setting of stop: stdrel, and this plan's stop is fixed; set stop: "

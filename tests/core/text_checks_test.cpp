@@ -23,6 +23,16 @@ TEST(Utf8, ProblemAndEscapedText) {
     EXPECT_EQ(escape_invalid_utf8("caf\xe9/\xc3\xa9\xff"), "caf\\xE9/\xc3\xa9\\xFF");
 }
 
+// A name holding an escape sequence is shown, not obeyed: ESC, BEL, CR, DEL and C1's CSI are written out.
+TEST(Utf8, PrintableTextEscapesControlCharacters) {
+    EXPECT_EQ(printable_text("resnet50 caf\xc3\xa9 \xe2\x9c\x93"), "resnet50 caf\xc3\xa9 \xe2\x9c\x93");
+    EXPECT_EQ(printable_text("\x1b[31mred\x1b[0m"), "\\x1B[31mred\\x1B[0m");
+    EXPECT_EQ(printable_text("a\tb\nc\rd\x07\x7f"), "a\\x09b\\x0Ac\\x0Dd\\x07\\x7F");
+    EXPECT_EQ(printable_text("\xc2\x9b" "2J \xc2\xa0"), "\\u009B2J \xc2\xa0");
+    EXPECT_EQ(printable_text("caf\xe9"), "caf\\xE9");
+    EXPECT_EQ(printable_text(std::string_view("a\0b", 3)), "a\\x00b");
+}
+
 TEST(Suggestions, EditDistance) {
     EXPECT_EQ(edit_distance("", ""), 0u);
     EXPECT_EQ(edit_distance("duration", "durration"), 1u);

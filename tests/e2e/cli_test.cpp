@@ -1,10 +1,13 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 
 #include "e2e/cli_harness.hpp"
 #include "store/results_store.hpp"
+#include "store/sqlite.hpp"
 
 namespace inferbench {
 namespace {
@@ -117,6 +120,64 @@ TEST(Cli, SummaryWithoutDatabaseSaysWhatToDo) {
     const auto r = dir.run("summary --db missing.db");
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.err.find("missing.db: no results database here; run `inferbench run` first"), std::string::npos);
+}
+
+// Only `run`, `import` and `probe` make a store: the commands that read refuse an empty file or another
+// program's SQLite database with one line and leave it byte for byte as it was.
+TEST(Cli, ReadingCommandsLeaveAFileThatIsNotAStoreUnchanged) {
+    ScratchDir dir;
+    std::ofstream(dir.file("empty.db")).close();
+    {
+        store::Database other = store::Database::open(dir.file("other.db"), SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+        other.exec("CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('mine')");
+    }
+    for (const std::string file : {"empty.db", "other.db"}) {
+        const std::string before = testing::read_file(dir.file(file));
+        for (const std::string command : {"summary", "report --out rep", "explain", "roofline", "compare"}) {
+            const auto r = dir.run(command + " --db " + file);
+            EXPECT_EQ(r.exit_code, 1) << command << " " << file << ": " << r.err;
+            EXPECT_NE(r.err.find(file + "' is not an inferbench results store"), std::string::npos) << r.err;
+            EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+            EXPECT_EQ(testing::read_file(dir.file(file)), before) << command << " " << file;
+            EXPECT_FALSE(std::filesystem::exists(dir.file(file + "-wal"))) << command << " " << file;
+        }
+    }
+}
+
+// max_iterations: 0 on the null backend: far more iterations than the ring the worker writes into, every
+// one stored in order (the ring drained as it filled, none overwritten), with flat memory.
+TEST(Cli, AnUnlimitedLoopStoresEveryIterationThroughTheRing) {
+    ScratchDir dir;
+    const auto r = dir.run("run --backend null --model null --batch 1 --duration 1s --warmup 0s --quiet "
+                           "--max-iterations 0 --db r.db");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto store = store::ResultsStore::open(dir.file("r.db"), store::ResultsStore::Access::read);
+    const auto benchmarks = store.benchmarks();
+    ASSERT_EQ(benchmarks.size(), 1u);
+    EXPECT_EQ(benchmarks[0].status, BenchmarkStatus::ok);
+    const auto iterations = store.iterations(benchmarks[0].benchmark_id);
+    EXPECT_GT(iterations.size(), 262'144u) << "the loop must outlast the ring for this test to mean anything";
+    for (std::size_t i = 1; i < iterations.size(); ++i)
+        ASSERT_GT(iterations[i].start_ns, iterations[i - 1].start_ns) << "iteration " << i;
+    ASSERT_TRUE(benchmarks[0].measured_wall_ns.has_value());
+    EXPECT_LE(*benchmarks[0].measured_wall_ns,
+              iterations.back().start_ns + iterations.back().e2e_ns - iterations.front().start_ns);
+}
+
+// A run name that holds a terminal escape sequence is shown escaped in human output, and stored as given.
+TEST(Cli, ControlCharactersInNamesArePrintedEscaped) {
+    ScratchDir dir;
+    const auto r = dir.run("run --backend null --model null --batch 1 --duration 20ms --warmup 0s --quiet --db r.db "
+                           "--set name=\"$(printf 'red\\033[31mX\\033[0m\\007')\"");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    for (const std::string format : {"table", "md"}) {
+        const auto runs = dir.run("summary --runs --db r.db --format " + format);
+        ASSERT_EQ(runs.exit_code, 0) << runs.err;
+        EXPECT_NE(runs.out.find("red\\x1B[31mX\\x1B[0m\\x07"), std::string::npos) << runs.out;
+        EXPECT_EQ(runs.out.find('\033'), std::string::npos) << format;
+        EXPECT_EQ(runs.out.find('\007'), std::string::npos) << format;
+    }
+    EXPECT_EQ(store::ResultsStore::open(dir.file("r.db")).runs().front().name, "red\033[31mX\033[0m\007");
 }
 
 #if INFERBENCH_HAVE_ONNXRUNTIME

@@ -140,7 +140,9 @@ TEST(Resume, ASigtermOnceTheLastBenchmarkHasEndedInterruptsNothing) {
 
 TEST(Resume, AWorkerOfAStoppedOrchestratorStillEndsAtItsTimeout) {
     ScratchDir dir;
-    dir.write("plan.yaml", long_plan("1", "timeout: 1s\n"));
+    // A worker that hangs while measuring, so that only its timeout ends it.
+    dir.write("plan.yaml", "models: [null]\nbackends: [fault]\nbatch_sizes: [1]\nduration: 100ms\nwarmup: 0s\n"
+                           "telemetry_enabled: false\ntimeout: 1s\nbackend_options:\n  fault: {fault: hang, phase: measure}\n");
     const std::string tag = unique_tag();
     BackgroundCli cli(dir, {"run", "plan.yaml", "--db", "r.db", "--quiet"}, tag);
     const auto started = std::chrono::steady_clock::now();

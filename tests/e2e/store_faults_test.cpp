@@ -4,6 +4,7 @@
 #include <sys/mount.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cerrno>
 #include <cstdlib>
@@ -158,6 +159,17 @@ TEST_F(SmallDisk, DiskFullDuringARunKeepsTheMeasuredBenchmark) {
     ASSERT_EQ(full.runs().size(), 2u);
     EXPECT_EQ(full.runs()[1].status, RunStatus::failed);
     EXPECT_TRUE(full.benchmarks(full.runs()[1].run_id).empty());
+}
+
+// A store that cannot be created on a full disk leaves no empty file behind to be taken for one.
+TEST_F(SmallDisk, AStoreThatCannotBeCreatedLeavesNoFile) {
+    fill(0);
+    const auto r = dir_.run(std::string(kSmallRun) + " --db small/new.db");
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("small/new.db"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+        EXPECT_FALSE(std::filesystem::exists(mount_point_ / (std::string("new.db") + suffix))) << suffix;
 }
 
 TEST(StoreFaults, ATruncatedStoreIsRefusedBeforeWriting) {

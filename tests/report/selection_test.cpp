@@ -157,6 +157,19 @@ TEST(Grouping, RepeatedBatchSizesAndLookalikeNamesStayApart) {
     const auto long_key = group_benchmarks({wide}).front().key;
     EXPECT_EQ(long_key.size(), 160u) << "file names stay short";
     EXPECT_EQ(long_key.substr(0, 20), "cuda_0-m-b-fp32-xxxx");
+
+    // A model file's name near the 255-byte limit: the family's figures are named after its key too.
+    store::BenchmarkRecord long_model = a;
+    long_model.model = std::string(245, 'm') + ".onnx";
+    store::BenchmarkRecord other_model = long_model;
+    other_model.model = std::string(245, 'm') + ".pt";
+    const auto long_groups = group_benchmarks({long_model, other_model});
+    ASSERT_EQ(long_groups.size(), 2u);
+    for (const auto& group : long_groups) {
+        EXPECT_LE(group.family_key.size(), 160u) << "family figures' file names stay short";
+        EXPECT_LE(group.key.size(), 160u);
+    }
+    EXPECT_NE(long_groups[0].family_key, long_groups[1].family_key) << "models that differ at the end stay apart";
 }
 
 // An imported nvidia-smi log has no precision: its titles and file names leave the field out rather

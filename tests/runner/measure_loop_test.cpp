@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -171,6 +172,64 @@ TEST(MeasureLoop, NullBackendRecordsEveryIteration) {
     std::atomic<std::int32_t> stop{0};
     EXPECT_EQ(run_measured(*backend, loop, buffer.sink(), stop).iterations, 10000);
     EXPECT_GE(buffer.records[9999].e2e_ns, 0);
+}
+
+// A ring of 8 records drained by another thread: a loop of any length, every record in order, and the
+// loop waiting (untimed) when the ring is full rather than overwriting what was not taken out.
+TEST(MeasureLoop, ARingIsNeverOverwrittenBeforeItIsDrained) {
+    CountingBackend backend;
+    constexpr std::int64_t kRing = 8;
+    std::vector<IterationRecord> ring(kRing);
+    std::atomic<std::int64_t> published{0};
+    std::atomic<std::int64_t> consumed{0};
+    TraceSink sink{ring.data(), &published, &consumed, kRing};
+    LoopSettings loop;
+    loop.duration_ns = 60'000'000'000;
+    loop.max_iterations = 1000;
+    std::atomic<std::int32_t> stop{0};
+    std::vector<IterationRecord> drained;
+    std::atomic<bool> done{false};
+    std::thread drainer([&] {
+        while (true) {
+            const bool last = done.load();
+            const std::int64_t until = published.load(std::memory_order_acquire);
+            for (std::int64_t i = consumed.load(); i < until; ++i) drained.push_back(ring[static_cast<std::size_t>(i % kRing)]);
+            consumed.store(until, std::memory_order_release);
+            if (last) break;
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
+        }
+    });
+    const auto result = run_measured(backend, loop, sink, stop);
+    done.store(true);
+    drainer.join();
+    EXPECT_EQ(result.iterations, 1000);
+    ASSERT_EQ(drained.size(), 1000u);
+    for (std::size_t i = 1; i < drained.size(); ++i)
+        ASSERT_GT(drained[i].start_ns, drained[i - 1].start_ns) << "record " << i << " was overwritten or repeated";
+    const std::int64_t span = drained.back().start_ns + drained.back().e2e_ns - drained.front().start_ns;
+    EXPECT_LE(result.wall_ns, span) << "the waits for room are not the loop's time";
+    EXPECT_GT(result.wall_ns, 0);
+}
+
+// A stop while the ring is full ends the wait and the loop.
+TEST(MeasureLoop, AStopEndsAWaitForRoom) {
+    CountingBackend backend;
+    std::vector<IterationRecord> ring(4);
+    std::atomic<std::int64_t> published{0};
+    std::atomic<std::int64_t> consumed{0};  // never drained
+    LoopSettings loop;
+    loop.duration_ns = 60'000'000'000;
+    loop.max_iterations = 100;
+    std::atomic<std::int32_t> stop{0};
+    std::thread stopper([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        stop.store(1);
+    });
+    const auto result = run_measured(backend, loop, TraceSink{ring.data(), &published, &consumed, 4}, stop);
+    stopper.join();
+    EXPECT_TRUE(result.stopped);
+    EXPECT_EQ(result.iterations, 4);
+    EXPECT_EQ(backend.calls, 4);
 }
 
 }  // namespace

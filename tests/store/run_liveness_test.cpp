@@ -123,21 +123,19 @@ TEST_F(RunLivenessTest, EndedRunsKeepTheirStatusAndReason) {
 TEST_F(RunLivenessTest, ReopenRefusesARunALiveOrchestratorWritesAndTakesOverAGoneOne) {
     auto store = ResultsStore::open(db_path_);
     const auto live = add_run_by(store, current_process_identity());
-    try {
-        store.reopen_run(live, current_process_identity());
-        FAIL() << "a run still being written must not be reopened";
-    } catch (const EnvironmentError& e) {
-        EXPECT_THAT(e.what(), HasSubstr("still being written"));
-    }
+    const auto held = store.reopen_run(live, current_process_identity());
+    ASSERT_TRUE(held.has_value()) << "a run still being written must not be reopened";
+    EXPECT_EQ(held->status, RunStatus::running);
+    EXPECT_EQ(held->run_id, live);
     ProcessIdentity gone = current_process_identity();
     gone.start_ticks += 1;
     const auto killed = add_run_by(store, gone);
-    store.reopen_run(killed, current_process_identity());
+    EXPECT_FALSE(store.reopen_run(killed, current_process_identity()).has_value());
     const auto run = store.find_run(killed);
     EXPECT_EQ(run->status, RunStatus::running);
     EXPECT_EQ(run->orchestrator->start_ticks, current_process_identity().start_ticks);
     EXPECT_TRUE(run->end_reason.empty());
-    EXPECT_THROW(store.reopen_run(killed + 100, current_process_identity()), EnvironmentError);
+    EXPECT_THROW((void)store.reopen_run(killed + 100, current_process_identity()), EnvironmentError);
 }
 
 TEST_F(RunLivenessTest, ReplaceBenchmarkLeavesOneRecordPerOrdinal) {

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <thread>
 #include <vector>
@@ -130,6 +131,58 @@ TEST_F(SchemaTest, NewerSchemaIsAClearErrorAndLeavesTheFileAlone) {
     EXPECT_EQ(query_int(db, "SELECT count(*) FROM sqlite_schema"), 0);
 }
 
+std::string file_bytes(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// summary, report, compare, explain and roofline open for reading: an empty file or another program's
+// database is refused with one line, and left byte for byte as it was, with no -wal or -shm beside it.
+TEST_F(SchemaTest, ReadersRefuseAFileThatIsNotAStoreAndLeaveItAlone) {
+    const std::filesystem::path empty = dir_ / "empty.db";
+    std::ofstream(empty).close();
+    const std::filesystem::path foreign = dir_ / "foreign.db";
+    {
+        Database db = Database::open(foreign, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+        db.exec("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT); INSERT INTO notes (text) VALUES ('mine')");
+    }
+    for (const auto& path : {empty, foreign}) {
+        const std::string before = file_bytes(path);
+        try {
+            ResultsStore::open(path, ResultsStore::Access::read);
+            FAIL() << "expected an EnvironmentError for " << path;
+        } catch (const EnvironmentError& error) {
+            EXPECT_EQ(std::string(error.what()),
+                      "'" + path.string() +
+                          "' is not an inferbench results store (an empty file, or another program's SQLite database); "
+                          "nothing was written to it; give --db a store that `inferbench run` or `inferbench import` "
+                          "wrote");
+        }
+        EXPECT_EQ(file_bytes(path), before) << path;
+        EXPECT_FALSE(std::filesystem::exists(path.string() + "-wal")) << path;
+        EXPECT_FALSE(std::filesystem::exists(path.string() + "-shm")) << path;
+    }
+}
+
+// `run` makes a store in a new or empty file, never inside another program's database.
+TEST_F(SchemaTest, WritersRefuseAnotherProgramsDatabase) {
+    {
+        Database db = Database::open(db_path_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+        db.exec("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)");
+    }
+    const std::string before = file_bytes(db_path_);
+    try {
+        ResultsStore::open(db_path_);
+        FAIL() << "expected an EnvironmentError";
+    } catch (const EnvironmentError& error) {
+        EXPECT_EQ(std::string(error.what()), "'" + db_path_.string() +
+                                                 "' holds another program's SQLite tables and is not an inferbench "
+                                                 "results store; nothing was written to it; give --db a new file or "
+                                                 "an inferbench store");
+    }
+    EXPECT_EQ(file_bytes(db_path_), before);
+}
+
 TEST_F(SchemaTest, NotADatabaseIsAnErrorNamingTheFile) {
     std::ofstream(db_path_) << "this is a text file, not an SQLite database, at all......\n";
     try {
@@ -170,7 +223,8 @@ TEST_F(SchemaTest, NewFilesGetLargePagesAndOldOnesKeepTheirs) {
     const auto old_path = dir_ / "old.db";
     {
         Database old = Database::open(old_path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-        old.exec("PRAGMA page_size = 4096; PRAGMA journal_mode = WAL; CREATE TABLE t (x)");
+        // The table fixes the page size; dropped, as a store is never made in a file with tables of its own.
+        old.exec("PRAGMA page_size = 4096; PRAGMA journal_mode = WAL; CREATE TABLE t (x); DROP TABLE t");
     }
     {
         ResultsStore store = ResultsStore::open(old_path);

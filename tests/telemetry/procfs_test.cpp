@@ -94,6 +94,7 @@ TEST(Statm, ResidentPagesInMiB) {
     EXPECT_EQ(parse_statm_rss_mib("1 512 0 0 0 0 0", 65536), 32.0);
     EXPECT_FALSE(parse_statm_rss_mib("", 4096).has_value());
     EXPECT_FALSE(parse_statm_rss_mib("12 x", 4096).has_value());
+    EXPECT_FALSE(parse_statm_rss_mib("0 0 0 0 0 0 0\n", 4096).has_value()) << "a zombie's statm: not read, not 0";
 }
 
 TEST(Children, Pids) {
@@ -180,6 +181,22 @@ TEST_F(FakeProc, FrequentReadingsLeaveTheCostlyPartsOut) {
     EXPECT_EQ(occasional.peak_rss_mib, 6.0);
     ASSERT_GE(occasional.cpu_pct_per_core.size(), 1u);
     EXPECT_NEAR(occasional.cpu_pct_per_core[0], 50.0, 1e-9) << "0.1 s of CPU 0 over the 0.2 s since the last per-core reading";
+}
+
+// A worker that has exited but is not yet reaped (the sample taken as a cell is torn down): its statm
+// reads all zeros. Its resident set is absent from the reading, never 0.
+TEST_F(FakeProc, AZombieTreeHasNoResidentSet) {
+    tree(0, 0, 0, true);
+    ProcessTreeReader reader(100, proc_.path(), 0);
+    EXPECT_EQ(reader.read(1'000'000'000).rss_mib, 3.0);
+    children(100, 101, "");
+    std::filesystem::remove_all(proc_.path() / "200");
+    std::ofstream(proc_.path() / "100" / "statm") << "0 0 0 0 0 0 0\n";
+    std::ofstream(proc_.path() / "100" / "status") << "State:\tZ (zombie)\n";
+    const auto teardown = reader.read(1'100'000'000);
+    EXPECT_THAT(teardown.pids, ElementsAre(100));
+    EXPECT_FALSE(teardown.rss_mib.has_value());
+    EXPECT_FALSE(teardown.peak_rss_mib.has_value());
 }
 
 TEST_F(FakeProc, AnEndedChildLeavesTheTreeAndAMissingRootIsSaid) {
