@@ -31,8 +31,10 @@ public:
         return caps;
     }
     std::vector<BackendOption> options() const override {
-        return {{"fault", "none", "which failure"}, {"phase", "load", "load or measure"},
-                {"fault_batch", "0", "batch size that fails"}, {"sleep_ms", "0", "sleep per inference"}};
+        return {{"fault", "none", "which failure", OptionType::choice},
+                {"phase", "load", "load or measure", OptionType::choice},
+                {"fault_batch", "0", "batch size that fails", OptionType::count},
+                {"sleep_ms", "0", "sleep per inference", OptionType::count}};
     }
     void load(const std::string& /*path*/, const BenchmarkSpec& spec) override {
         const auto option = [&](const char* key, const char* fallback) {
