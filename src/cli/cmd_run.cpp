@@ -86,7 +86,7 @@ std::string settings_help() {
                             field.help);
     }
     text += "  exclude            list of rules, e.g. [{backend: onnxruntime, batch_size: 8}]\n";
-    text += "  backend_options    map: backend -> {option: value}; see `inferbench list backends`\n";
+    text += "  backend_options    map: backend -> {option: value}; `inferbench list backends --options` lists them\n";
     text += fmt::format("Batch sizes go from 1 to {}; a plan expands to at most {} benchmarks.\n", kMaxBatchSize,
                         kMaxBenchmarks);
     text += fmt::format(

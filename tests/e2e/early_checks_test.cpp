@@ -39,6 +39,8 @@ TEST(EarlyChecks, RunHelpListsEveryExitCode) {
                              "4 the results store could not take", "130 interrupted by Ctrl-C", "143 by SIGTERM",
                              "129 by SIGHUP", "5 is `compare --fail-on-regression`"})
         EXPECT_THAT(help.out, HasSubstr(code));
+    EXPECT_THAT(help.out, HasSubstr("backend_options    map: backend -> {option: value}; `inferbench list backends "
+                                    "--options` lists them"));
 }
 
 TEST(EarlyChecks, ListBackendsOptionsSaysEachOptionsTypeDefaultAndHelp) {
