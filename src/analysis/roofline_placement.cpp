@@ -71,6 +71,10 @@ private:
         return it->second;
     }
 
+    bool has_probes(const std::string& key) const {
+        return std::any_of(probes_.begin(), probes_.end(), [&](const auto& p) { return p.device_key == key; });
+    }
+
     std::size_t add(DeviceRoofs roofs, const DeviceSpec* spec) {
         std::vector<store::ProbeRecord> mine;
         for (const auto& p : probes_) {
@@ -111,9 +115,11 @@ private:
         std::optional<DeviceSpec> spec;
         if (host_cpu_->model_name == model) {
             spec = cpu_device_spec(*host_cpu_, estimate_cpu_peaks(*host_cpu_, host_max_freq_khz()));
-            roofs.notes.push_back(
-                "CPU peaks are estimates (cores x FMA lanes x clock); the CPU has no datasheet "
-                "memory bandwidth: `inferbench probe --device cpu` measures it");
+            roofs.notes.emplace_back(has_probes(key) ? "CPU peaks are estimates (cores x FMA lanes x clock) beside "
+                                                       "the measured roofs `inferbench probe` stored"
+                                                     : "CPU peaks are estimates (cores x FMA lanes x clock); the CPU "
+                                                       "has no datasheet memory bandwidth: `inferbench probe "
+                                                       "--device cpu` measures it");
         } else {
             roofs.notes.push_back(
                 fmt::format("no estimated peaks for {}: they are computed on the machine itself "
@@ -181,9 +187,10 @@ void add_point_notes(const DeviceRoofs& roofs, RooflinePoint& p) {
     for (const auto& placement : {p.datasheet, p.measured}) {
         if (!placement || placement->percent <= 100.5) continue;
         if (p.achieved_per_s > placement->peak_per_s && placement->origin == RoofOrigin::estimated)
-            p.notes.emplace_back(
-                "above the estimated peak: the estimate is low (it is computed, not measured; `inferbench probe` "
-                "measures the roofs)");
+            p.notes.emplace_back(roofs.compute_roof(*p.precision, true)
+                                     ? "above the estimated peak: the estimate is low (it is computed, not measured)"
+                                     : "above the estimated peak: the estimate is low (it is computed, not measured; "
+                                       "`inferbench probe` measures the roofs)");
         else if (p.achieved_per_s > placement->peak_per_s)
             p.notes.push_back(
                 fmt::format("above the {} peak: the model's operation count exceeds what ran (work skipped "

@@ -25,6 +25,19 @@ std::string_view to_string(DType t) {
     return "?";
 }
 
+std::string_view to_string(OptionType type) {
+    switch (type) {
+        case OptionType::text: return "text";
+        case OptionType::path: return "path";
+        case OptionType::flag: return "bool";
+        case OptionType::count: return "integer";
+        case OptionType::number: return "number";
+        case OptionType::choice: return "choice";
+        case OptionType::list: return "list";
+    }
+    return "?";
+}
+
 std::optional<DType> parse_dtype(std::string_view text) {
     for (const DType dtype : {DType::f32, DType::f16, DType::bf16, DType::f64, DType::i8, DType::u8, DType::i32,
                               DType::i64, DType::boolean}) {

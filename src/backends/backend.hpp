@@ -65,11 +65,18 @@ public:
     virtual bool stop_requested() const = 0;
 };
 
+// What an option's value is, as `list backends --options` says it: text, a file or folder path, a
+// boolean (true|false, yes|no, on|off, 1|0), a whole number, a real number, one of the words its help
+// lists, or a comma-separated list.
+enum class OptionType { text, path, flag, count, number, choice, list };
+std::string_view to_string(OptionType type);
+
 // An option a backend accepts under the plan's `backend_options.<backend>:` map.
 struct BackendOption {
     std::string name;
     std::string default_value;
     std::string help;
+    OptionType type = OptionType::text;
 };
 
 // A figure a backend measured besides the loop, stored with the benchmark (benchmark_metrics): e.g. an
@@ -156,9 +163,9 @@ public:
 // Shared-library backend modules export one C function returning this descriptor. The version changes
 // with the Backend class's layout (2: profile_layers, 3: last_outputs, 4: convert_model, 5: ConvertedModel's
 // load_ns, prepared_metrics, measured_metrics and run_own_loop's report; 6: the spec's measure conditions,
-// stopping criterion and scenario, Capabilities::concurrent_instances), so a module built against another
-// is refused.
-inline constexpr int kBackendApiVersion = 6;
+// stopping criterion and scenario, Capabilities::concurrent_instances; 7: BackendOption::type), so a module
+// built against another is refused.
+inline constexpr int kBackendApiVersion = 7;
 
 struct BackendModule {
     int api_version;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/text_checks.hpp"
 #include "core/units.hpp"
 
 namespace inferbench {
@@ -18,8 +19,10 @@ OptionReader::OptionReader(std::string backend, const OptionMap& options, std::v
         if (is_known) continue;
         std::vector<std::string> names;
         for (const auto& o : known_) names.push_back(o.name);
-        throw UserError(fmt::format("unknown {} option '{}'; valid options: {}", backend_, key,
-                                    names.empty() ? "none" : join(names, ", ")));
+        throw UserError(
+            fmt::format("unknown {} option '{}'{}; valid options: {} (`inferbench list backends "
+                        "--options` says what each does)",
+                        backend_, key, did_you_mean(key, names), names.empty() ? "none" : join(names, ", ")));
     }
 }
 

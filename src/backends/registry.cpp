@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <future>
 #include <mutex>
 
 #include <fmt/format.h>
@@ -103,6 +104,24 @@ void describe_devices(const Backend& backend, BackendEntry& entry) {
     } catch (const std::exception& e) {
         entry.devices.push_back({"", e.what()});
     }
+}
+
+// A module's entry: opened, created and asked about its default cell as `run` would ask.
+BackendEntry module_entry(ModuleSlot& slot) {
+    open_module(slot);
+    std::string problem = slot.problem;
+    std::unique_ptr<Backend> backend;
+    if (slot.module) {
+        try {
+            backend.reset(slot.module->create());
+        } catch (const std::exception& e) {
+            problem = e.what();
+        }
+        problem = cell_problem(backend.get(), problem, backend ? default_cell(*backend) : BenchmarkSpec{}).value_or("");
+    }
+    BackendEntry entry{slot.name, slot.module ? slot.module->description : "", slot.path.string(), problem, "", {}};
+    if (backend) describe_devices(*backend, entry);
+    return entry;
 }
 
 const KnownBackend* find_known(std::string_view name) {
@@ -220,24 +239,12 @@ std::vector<BackendEntry> BackendRegistry::entries() const {
     std::vector<BackendEntry> entries = {
         {"null", "does nothing: measures the harness's own overhead", "built-in", "", "", {}}};
     describe_devices(*make_null_backend(), entries.back());
-    for (auto& slot : impl_->modules) {
-        open_module(slot);
-        std::string problem = slot.problem;
-        std::unique_ptr<Backend> backend;
-        if (slot.module) {
-            try {
-                backend.reset(slot.module->create());
-            } catch (const std::exception& e) {
-                problem = e.what();
-            }
-            problem = cell_problem(backend.get(), problem, backend ? default_cell(*backend) : BenchmarkSpec{})
-                          .value_or("");
-        }
-        BackendEntry& entry =
-            entries.emplace_back(BackendEntry{slot.name, slot.module ? slot.module->description : "", slot.path.string(),
-                                              problem, "", {}});
-        if (backend) describe_devices(*backend, entry);
-    }
+    // A backend's check may start its framework (a Python runner imports PyTorch, a second or more each):
+    // all checked at once, the list takes as long as the slowest check, not the sum of them.
+    std::vector<std::future<BackendEntry>> checks;
+    for (auto& slot : impl_->modules)
+        checks.push_back(std::async(std::launch::async, [&slot] { return module_entry(slot); }));
+    for (auto& check : checks) entries.push_back(check.get());
     for (const auto& known : kKnownBackends) {
         if (impl_->find(known.name)) continue;
         entries.push_back({std::string(known.name), std::string(known.description), "not built",

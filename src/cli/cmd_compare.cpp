@@ -1,4 +1,5 @@
-// `inferbench compare --db A [--db B ...]`: the same benchmarks on several devices side by side.
+// `inferbench compare --db A [--db B ...]`: the same benchmarks on several devices side by side; or
+// `compare --db A --run 1 --run 2`: two runs of one database.
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
@@ -32,18 +33,29 @@ struct CompareArgs {
     OutputOptions output;
 };
 
-// The run of the i-th database: "latest" or one run id.
-std::string run_of(const CompareArgs& args, std::size_t i) {
-    if (args.runs.empty()) return "latest";
-    if (args.runs.size() != 1 && args.runs.size() != args.dbs.size())
+// One side's source: a database and one of its runs ("latest" or a run id).
+struct SourceArg {
+    std::string db;
+    std::string run;
+};
+
+// The compared (database, run) pairs: every --db with the one --run (latest without it), every --db with
+// its own --run, or one --db with each of several --run (two runs of one store).
+std::vector<SourceArg> source_args(const CompareArgs& args) {
+    const std::size_t runs = args.runs.size();
+    if (runs > 1 && runs != args.dbs.size() && args.dbs.size() != 1)
         throw UserError(
-            fmt::format("--run: given {} times for {} databases; give it once (for all) or once per --db, "
-                        "in the same order",
-                        args.runs.size(), args.dbs.size()));
-    const std::string& run = args.runs[args.runs.size() == 1 ? 0 : i];
-    if (run != "latest" && !parse_int(run))
-        throw UserError(fmt::format("--run {}: compare takes one run per database: a run id or latest", run));
-    return run;
+            fmt::format("--run: given {} times for {} databases; give it once (for all), once per --db in the same "
+                        "order, or several times with one --db to compare runs of that database",
+                        runs, args.dbs.size()));
+    std::vector<SourceArg> sources;
+    for (std::size_t i = 0; i < std::max(runs, args.dbs.size()); ++i) {
+        SourceArg source{args.dbs[args.dbs.size() == 1 ? 0 : i], runs == 0 ? "latest" : args.runs[runs == 1 ? 0 : i]};
+        if (source.run != "latest" && !parse_int(source.run))
+            throw UserError(fmt::format("--run {}: compare takes one run per side: a run id or latest", source.run));
+        sources.push_back(std::move(source));
+    }
+    return sources;
 }
 
 template <typename T>
@@ -97,17 +109,19 @@ int execute(const CompareArgs& args) {
     const double margin = percent_flag("--margin", args.margin);
     if (!args.fail_on_regression.empty()) percent_flag("--fail-on-regression", args.fail_on_regression);
     const auto filter = cleaned_filter(args.filter, args.batches);
+    const auto source_list = source_args(args);
     std::vector<store::ResultsStore> stores;
     std::vector<std::vector<store::BenchmarkRecord>> pools;
-    for (std::size_t i = 0; i < args.dbs.size(); ++i) {
-        const auto& db = args.dbs[i];
+    std::vector<std::int64_t> run_ids;
+    for (const auto& [db, run] : source_list) {
         if (!std::filesystem::exists(db))
             throw UserError(
                 fmt::format("--db {}: no such file; give results databases written by `inferbench run`", db));
         stores.push_back(store::ResultsStore::open(db, store::ResultsStore::Access::read));
         report::ReportFilter runs_only;
-        runs_only.runs = run_of(args, i);
+        runs_only.runs = run;
         pools.push_back(report::select_benchmarks(stores.back(), runs_only));
+        run_ids.push_back(pools.back().front().run_id);
     }
     check_values(filter.devices, pools, &store::BenchmarkRecord::device, "--device");
     check_values(filter.models, pools, &store::BenchmarkRecord::model, "--model");
@@ -116,16 +130,16 @@ int execute(const CompareArgs& args) {
     check_values(filter.batch_sizes, pools, &store::BenchmarkRecord::batch_size, "--batch");
 
     std::vector<report::ComparisonSource> sources;
-    for (std::size_t i = 0; i < args.dbs.size(); ++i) {
+    for (std::size_t i = 0; i < source_list.size(); ++i) {
         std::vector<store::BenchmarkRecord> selected;
         for (const auto& b : pools[i])
             if (admits(filter, b)) selected.push_back(b);
-        report::ComparisonSource source{.db = args.dbs[i], .run = {}, .summaries = {}};
-        const auto run_id = pools[i].front().run_id;
+        report::ComparisonSource source{.db = source_list[i].db, .run = {}, .summaries = {}};
+        const auto run_id = run_ids[i];
         for (const auto& run : stores[i].runs())
             if (run.run_id == run_id) source.run = run;
         if (selected.empty())
-            fmt::print(stderr, "compare: {} run {}: no benchmark matches the filters\n", args.dbs[i], run_id);
+            fmt::print(stderr, "compare: {} run {}: no benchmark matches the filters\n", source.db, run_id);
         else
             source.summaries = analysis::combine_cells(report::load_selection(stores[i], selected).summaries());
         sources.push_back(std::move(source));
@@ -151,18 +165,22 @@ void add_compare_command(CLI::App& app, CommandContext& context) {
         "compare",
         "compare the same benchmarks across devices (databases): latency, throughput and energy side by "
         "side, with speed-ups relative to a baseline");
-    cmd->add_option("--db", args->dbs, "results database; repeat for each device or machine to compare")->required();
+    cmd->add_option("--db", args->dbs,
+                    "results database; repeat for each device or machine to compare (or give one, with several --run)")
+        ->required();
     cmd->add_option("--run", args->runs,
-                    "run id or latest (default): once for all databases, or once per --db in the same order");
+                    "run id or latest (default): once for all databases, once per --db in the same order, or "
+                    "several times with one --db to compare runs of one database");
     cmd->add_option("--device", args->filter.devices, "only these devices (cpu, cuda:0, ...), comma-separated")
         ->delimiter(',');
     cmd->add_option("--model", args->filter.models, "only these models")->delimiter(',');
     cmd->add_option("--backend,--frameworks,--framework", args->filter.backends, "only these backends")->delimiter(',');
     cmd->add_option("--precision,--precisions", args->filter.precisions, "only these precisions")->delimiter(',');
     cmd->add_option("--batch,--batches", args->batches, "only these batch sizes, e.g. 1,8")->delimiter(',');
-    cmd->add_option("--baseline", args->baseline,
-                    "what speed-ups are relative to: a database index (1 = the first --db) or a device name or part of "
-                    "its label (default: the first device of the first database)");
+    cmd->add_option(
+        "--baseline", args->baseline,
+        "what speed-ups are relative to: a database index (1 = the first --db; with one --db, 1 = its first "
+        "--run) or a device name or part of its label (default: the first device of the first database)");
     cmd->add_option("--html", args->html, "also write the comparison as a self-contained HTML page to this file");
     cmd->add_option("--margin", args->margin,
                     "equivalence margin of the verdicts: SAME where the 95% interval of the change in mean latency "

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <thread>
 
 #include <fmt/format.h>
@@ -7,6 +8,8 @@
 #include "cli/commands.hpp"
 #include "core/driver_gpus.hpp"
 #include "core/error.hpp"
+#include "core/text_checks.hpp"
+#include "core/units.hpp"
 #include "devices/cpu_peaks.hpp"
 #include "models/zoo.hpp"
 #include "report/table.hpp"
@@ -16,6 +19,8 @@ namespace {
 
 struct ListArgs {
     std::string what;
+    std::vector<std::string> option_backends;  // with --options: these backends (none named: every one)
+    bool options = false;
     OutputOptions output;
 };
 
@@ -40,6 +45,45 @@ report::Table backends_table() {
     return table;
 }
 
+// The backends whose options --options lists: those named (a name it does not know is a bad input), else
+// every one.
+std::vector<std::string> option_backend_names(const ListArgs& args, const BackendRegistry& registry) {
+    const auto known = registry.names();
+    std::vector<std::string> named = args.option_backends;
+    std::erase(named, "");  // a bare --options
+    if (named.empty()) return known;
+    for (const auto& name : named)
+        if (std::find(known.begin(), known.end(), name) == known.end())
+            throw UserError(fmt::format("--options {}: no such backend{}; backends: {}", name,
+                                        did_you_mean(name, known), join(known, ", ")));
+    return named;
+}
+
+// Every option of the backends, with its type, default and help: what backend_options.<backend>.<option>
+// takes. A backend that cannot be created here (not built) has its reason on stderr instead.
+report::Table backend_options_table(const ListArgs& args) {
+    report::Table table{"backend_options",
+                        {{"backend", "backend"},
+                         {"option", "option"},
+                         {"type", "type"},
+                         {"default", "default", 2, report::Fit::wrap},
+                         {"help", "help", 2, report::Fit::wrap}},
+                        {}};
+    const auto registry = BackendRegistry::discover(BackendRegistry::default_search_dirs());
+    for (const auto& name : option_backend_names(args, registry)) {
+        std::vector<BackendOption> options;
+        try {
+            options = registry.create(name)->options();
+        } catch (const std::exception& e) {
+            if (!args.output.quiet) fmt::print(stderr, "{}: options not listed: {}\n", name, e.what());
+            continue;
+        }
+        for (const auto& o : options)
+            table.rows.push_back({name, o.name, std::string(to_string(o.type)), o.default_value, o.help});
+    }
+    return table;
+}
+
 // GPUs the NVIDIA driver reports in /proc; telemetry through NVML comes with the telemetry module.
 report::Table devices_table() {
     report::Table table{"devices", {{"device", "device"}, {"name", "name", 2, report::Fit::wrap},
@@ -56,8 +100,13 @@ report::Table devices_table() {
 }
 
 int execute(const ListArgs& args) {
+    if (args.options && args.what != "backends")
+        throw UserError(fmt::format("--options: `list {}` has none; `inferbench list backends --options` lists the "
+                                    "backends' options",
+                                    args.what));
     report::Table table;
-    if (args.what == "backends") table = backends_table();
+    if (args.options) table = backend_options_table(args);
+    else if (args.what == "backends") table = backends_table();
     else if (args.what == "models") table = zoo_models_table();
     else table = devices_table();
     print_table(table, args.output);
@@ -80,8 +129,17 @@ void add_list_command(CLI::App& app, CommandContext& context) {
     list->add_option("what", args->what, "backends, models or devices")
         ->required()
         ->check(CLI::IsMember({"backends", "models", "devices"}));
+    list->add_option("--options", args->option_backends,
+                     "with backends: list each backend's options (backend_options.BACKEND.OPTION) with type, default "
+                     "and help, instead of checking which backends run here; optionally only these backends")
+        ->expected(0, -1)
+        ->delimiter(',')
+        ->option_text("[BACKEND,...]");
     args->output.add_to(*list);
-    list->callback([&context, args] { context.action = [args] { return execute(*args); }; });
+    list->callback([&context, args, list] {
+        args->options = list->count("--options") > 0;
+        context.action = [args] { return execute(*args); };
+    });
 }
 
 }  // namespace inferbench::cli

@@ -40,7 +40,7 @@ OptionMap option_map(const std::vector<std::string>& items, const char* flag) {
     for (const std::string& item : items) {
         const auto eq = item.find('=');
         if (eq == std::string::npos || eq == 0)
-            throw UserError(fmt::format("{} {}: expected KEY=VALUE (see `inferbench list backends` for the options)",
+            throw UserError(fmt::format("{} {}: expected KEY=VALUE (`inferbench list backends --options` lists the options)",
                                         flag, item));
         map.insert_or_assign(item.substr(0, eq), item.substr(eq + 1));
     }

@@ -1,5 +1,6 @@
 // `inferbench probe [--device LIST] [--db PATH]`: measures the ceilings of the CPU and the GPUs (through
-// the CUDA probe module) and stores them per device, for the roofline to draw beside the datasheet's.
+// the CUDA probe module) and stores them per device, for the roofline to draw beside the datasheet's (or,
+// for a CPU, the estimated) roofs.
 #include <chrono>
 #include <iostream>
 
@@ -92,14 +93,22 @@ devices::ProbeSettings parse_settings(const ProbeArgs& args) {
     return settings;
 }
 
+// What a probe's figure is held against: the datasheet's (a catalog GPU), or an estimate (a CPU has no
+// datasheet: its peaks are computed from cores, FMA lanes and clock), which the cell says.
+report::Cell reference_cell(const devices::DeviceSpec& spec, double value) {
+    report::Cell cell = value;
+    if (spec.estimated) cell = report::Annotated{value, fmt::format("{:.3f} est.", value)};
+    return cell;
+}
+
 report::Table results_table(const std::vector<devices::DeviceProbes>& probed) {
     report::Table table{"probes",
                         {{"device", "device"},
                          {"probe", "probe"},
                          {"value", "measured", 3},
                          {"unit", "unit"},
-                         {"datasheet", "datasheet", 3},
-                         {"of_datasheet_pct", "% of datasheet", 1},
+                         {"reference", "reference", 3},
+                         {"of_reference_pct", "% of reference", 1},
                          {"detail", "detail", 2, report::Fit::wrap}},
                         {}};
     for (const auto& d : probed) {
@@ -108,7 +117,7 @@ report::Table results_table(const std::vector<devices::DeviceProbes>& probed) {
             const bool measured = m.skipped.empty();
             report::Cell sheet = report::Null{}, percent = report::Null{};
             if (const auto value = spec ? devices::datasheet_value(*spec, m.name) : std::nullopt; value.has_value()) {
-                sheet = value.value();
+                sheet = reference_cell(*spec, value.value());
                 if (measured && value.value() > 0) percent = m.value / value.value() * 100;
             }
             table.rows.push_back({d.key, m.name, measured ? report::Cell(m.value) : report::Cell(report::Null{}),
@@ -151,10 +160,14 @@ int execute(const ProbeArgs& args) {
         for (const auto& note : notes) fmt::print(stderr, "{}\n", note);
     } else {
         for (const auto& d : probed) print_wrapped(fmt::format("{}: {} ({})", d.key, d.name, d.identified));
+        print_wrapped(
+            "reference: the datasheet's figure; est.: an estimate, not a datasheet's (a CPU's peaks are "
+            "computed: cores x FMA lanes x clock)");
         for (const auto& note : notes) print_wrapped(note);
         if (stored)
-            print_wrapped(fmt::format("stored {} figures in {} (the roofline draws them beside the datasheet's)",
-                                      stored, path));
+            print_wrapped(fmt::format(
+                "stored {} figures in {} (the roofline draws them beside the datasheet's or estimated roofs)", stored,
+                path));
     }
     return kExitOk;
 }

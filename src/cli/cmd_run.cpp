@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <csignal>
 #include <filesystem>
 #include <iostream>
 
@@ -85,12 +86,16 @@ std::string settings_help() {
                             field.help);
     }
     text += "  exclude            list of rules, e.g. [{backend: onnxruntime, batch_size: 8}]\n";
-    text += "  backend_options    map: backend -> {option: value}; see `inferbench list backends`\n";
+    text += "  backend_options    map: backend -> {option: value}; `inferbench list backends --options` lists them\n";
     text += fmt::format("Batch sizes go from 1 to {}; a plan expands to at most {} benchmarks.\n", kMaxBatchSize,
                         kMaxBenchmarks);
-    text += fmt::format("\nExit codes: {} all benchmarks ok (some may be skipped); {} at least one failed; {} bad input; "
-                        "{} nothing ran (every benchmark skipped); {} interrupted.\n",
-                        kExitOk, kExitFailure, kExitUsage, kExitNothingRan, kExitInterrupted);
+    text += fmt::format(
+        "\nExit codes: {} all benchmarks ok (some may be skipped); {} at least one failed; {} bad input; "
+        "{} nothing ran (every benchmark skipped); {} the results store could not take what was "
+        "measured (the table still shows it, a recovery file holds it); {} interrupted by Ctrl-C, {} by "
+        "SIGTERM, {} by SIGHUP. ({} is `compare --fail-on-regression`'s.)\n",
+        kExitOk, kExitFailure, kExitUsage, kExitNothingRan, kExitNotStored, kExitInterrupted, 128 + SIGTERM,
+        128 + SIGHUP, kExitRegression);
     return text;
 }
 
@@ -268,8 +273,14 @@ int execute_resume(const RunArgs& args, const BackendRegistry& registry) {
     });
 }
 
+// The output flags checked as the run's table will use them, on the summary table without rows: a bad
+// --format or a --columns name the summary has not fails before anything runs or is stored.
+void check_output_options(const OutputOptions& output) {
+    report::render(report::summary_table({}), report::parse_format(output.resolved()), render_options(output));
+}
+
 int execute(const RunArgs& args) {
-    report::parse_format(args.output.resolved());  // a bad format fails before anything runs
+    check_output_options(args.output);
     const auto registry = BackendRegistry::discover(BackendRegistry::default_search_dirs());
     if (!args.resume.empty()) return execute_resume(args, registry);
     Plan plan = build_plan(args, vocabulary(registry));

@@ -351,6 +351,20 @@ std::string TailBuffer::text() const {
                                                           : std::string_view(data_));
 }
 
+namespace {
+
+// `line` cut to at most `bytes` at a space, or where a longer word must be cut (never inside a UTF-8
+// character), "..." marking the cut: a reason quoted from a tool never ends mid-word unmarked.
+std::string cut_at_word(const std::string& line, std::size_t bytes) {
+    if (line.size() <= bytes) return line;
+    std::size_t end = line.rfind(' ', bytes);
+    if (end == std::string::npos || end < bytes / 2) end = bytes;
+    while (end > 0 && (static_cast<unsigned char>(line[end]) & 0xC0) == 0x80) --end;
+    return line.substr(0, end) + "...";
+}
+
+}  // namespace
+
 std::string TailBuffer::last_lines(std::size_t max_lines, std::size_t line_bytes, std::string_view separator) const {
     const std::string kept = text();
     std::vector<std::string> lines;
@@ -359,7 +373,8 @@ std::string TailBuffer::last_lines(std::size_t max_lines, std::size_t line_bytes
         const auto newline = kept.rfind('\n', end - 1);
         const std::size_t begin = newline == std::string::npos ? 0 : newline + 1;
         const std::string line = kept.substr(begin, end - begin);
-        if (line.find_first_not_of(" \t\r") != std::string::npos) lines.insert(lines.begin(), line.substr(0, line_bytes));
+        if (line.find_first_not_of(" \t\r") != std::string::npos)
+            lines.insert(lines.begin(), cut_at_word(line, line_bytes));
         if (newline == std::string::npos) break;
         end = newline;
     }

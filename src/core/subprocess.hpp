@@ -144,7 +144,8 @@ public:
     explicit TailBuffer(std::size_t keep_bytes) : keep_(keep_bytes) {}
     void append(std::string_view data);
     std::string text() const;  // at most keep_bytes, terminal control sequences (colours) taken out
-    // The last `max_lines` non-blank lines, each cut to line_bytes, joined with `separator`.
+    // The last `max_lines` non-blank lines, each longer than line_bytes cut at a word and marked "...",
+    // joined with `separator`.
     std::string last_lines(std::size_t max_lines, std::size_t line_bytes, std::string_view separator) const;
 
 private:

@@ -37,6 +37,15 @@ std::string host_of(const store::RunRecord& run) {
     return json_string(nlohmann::json::parse(run.environment_json, nullptr, false), "host");
 }
 
+// What tells a source from the others: its run where another source reads the same database (two runs of
+// one store), else the database's place on the command line.
+std::string source_tag(const Comparison& comparison, std::size_t source) {
+    const auto& sources = comparison.sources;
+    const auto same_db = std::count_if(sources.begin(), sources.end(),
+                                       [&](const ComparisonSource& s) { return s.db == sources[source].db; });
+    return same_db > 1 ? fmt::format("run {}", sources[source].run.run_id) : fmt::format("db {}", source + 1);
+}
+
 void make_labels_unique(Comparison& comparison) {
     const auto alike = [](const std::vector<ComparisonSide>& sides, const ComparisonSide& side, bool other_source) {
         return std::count_if(sides.begin(), sides.end(), [&](const ComparisonSide& o) {
@@ -50,10 +59,10 @@ void make_labels_unique(Comparison& comparison) {
         if (alike(before, side, false) && !host.empty() && side.label.find(" @ ") == std::string::npos)
             side.label += " @ " + host;
     }
-    // Still alike: the same kind of device in several databases, then several alike devices of one host.
+    // Still alike: the same kind of device in several databases or runs, then several alike devices of one host.
     before = comparison.sides;
     for (auto& side : comparison.sides)
-        if (alike(before, side, true)) side.label += fmt::format(" (db {})", side.source + 1);
+        if (alike(before, side, true)) side.label += fmt::format(" ({})", source_tag(comparison, side.source));
     before = comparison.sides;
     for (auto& side : comparison.sides)
         if (alike(before, side, false)) side.label += " " + side.device;
@@ -70,8 +79,9 @@ std::size_t find_baseline(const Comparison& comparison, const std::string& basel
     if (baseline.empty()) return 0;
     if (const auto index = parse_int(baseline)) {
         if (*index < 1 || static_cast<std::size_t>(*index) > comparison.sources.size())
-            throw UserError(fmt::format("--baseline {}: there are {} databases; give 1 to {}, or a device", baseline,
-                                        comparison.sources.size(), comparison.sources.size()));
+            throw UserError(
+                fmt::format("--baseline {}: there are {} compared databases or runs; give 1 to {}, or a device",
+                            baseline, comparison.sources.size(), comparison.sources.size()));
         for (std::size_t i = 0; i < comparison.sides.size(); ++i)
             if (comparison.sides[i].source == static_cast<std::size_t>(*index - 1)) return i;
         throw UserError(fmt::format("--baseline {}: {} has no benchmark with status ok to compare against", baseline,

@@ -198,9 +198,12 @@ std::vector<std::string> estimated_roof_notes(const devices::DeviceRoofs& roofs,
     std::vector<std::string> notes;
     for (const auto* roof : drawn) {
         if (roof->origin != RoofOrigin::estimated) continue;
-        notes.push_back(fmt::format("{} {} roof is an estimate ({}), not a datasheet or measured figure: a point "
-                                    "above it means the estimate is low; `inferbench probe` measures the roofs",
-                                    device_name(roofs), devices::precision_name(roof->precision), roof->what));
+        const bool probed = roofs.compute_roof(roof->precision, true) != nullptr;
+        notes.push_back(
+            fmt::format("{} {} roof is an estimate ({}), not a datasheet or measured figure: a point "
+                        "above it means the estimate is low{}",
+                        device_name(roofs), devices::precision_name(roof->precision), roof->what,
+                        probed ? "; the measured roof is drawn beside it" : "; `inferbench probe` measures the roofs"));
     }
     return notes;
 }

@@ -11,11 +11,12 @@
 #include "core/clock.hpp"
 #include "core/error.hpp"
 #include "core/matrix.hpp"
-#include "core/spec_json.hpp"
-#include "core/units.hpp"
-#include "core/version.hpp"
 #include "core/model_metrics.hpp"
 #include "core/process_identity.hpp"
+#include "core/spec_json.hpp"
+#include "core/text_checks.hpp"
+#include "core/units.hpp"
+#include "core/version.hpp"
 #include "models/inference_cost.hpp"
 #include "runner/environment.hpp"
 #include "runner/interrupt.hpp"
@@ -91,8 +92,13 @@ void check_backend_options(const Plan& plan, CapabilityCache& cache) {
         for (const auto& option : known) valid.push_back(option.name);
         for (const auto& [key, value] : options) {
             if (std::find(valid.begin(), valid.end(), key) == valid.end()) {
-                throw UserError(fmt::format("{}: backend_options.{}.{}: unknown option; valid options: {}", plan.source,
-                                            name, key, valid.empty() ? "none" : join(valid, ", ")));
+                throw UserError(fmt::format("{}: backend_options.{}.{}: unknown option{}; valid options: {}",
+                                            plan.source, name, key, did_you_mean(key, valid),
+                                            valid.empty() ? "none"
+                                                          : join(valid, ", ") + fmt::format(" (`inferbench list "
+                                                                                            "backends --options {}` "
+                                                                                            "says what each does)",
+                                                                                            name)));
             }
         }
     }

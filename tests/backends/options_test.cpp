@@ -72,7 +72,8 @@ TEST(OptionReader, FlagTakesEveryBooleanSpelling) {
 
 TEST(OptionReader, UnknownKeyListsTheValidOptions) {
     EXPECT_EQ(error_of({{"thread", "2"}}, [](const OptionReader&) {}),
-              "unknown demo option 'thread'; valid options: verbose, threads, level, mode, names, tags, dir");
+              "unknown demo option 'thread'; did you mean threads?; valid options: verbose, threads, level, mode, names, "
+              "tags, dir (`inferbench list backends --options` says what each does)");
     EXPECT_THAT(error_of({{"x", "1"}}, [](const OptionReader&) {}), HasSubstr("valid options: verbose"));
     const OptionMap given{{"x", "1"}};
     try {

@@ -2,6 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+
+#include "common/scratch_dir.hpp"
+
 #include "core/error.hpp"
 
 namespace inferbench {
@@ -40,6 +46,27 @@ TEST(Registry, FindsModulesInTheSearchPath) {
         }
     }
     EXPECT_TRUE(listed);
+}
+
+TEST(Registry, EntriesAskTheBackendsAtOnce) {
+    // Two copies of the fault module, each of whose checks waits (up to 10 s) until the other's has begun:
+    // asked one after another the first would wait it out; asked at once, both go on at once.
+    testing::ScratchDir modules, rendezvous;
+    const std::filesystem::path fault =
+        std::filesystem::path(INFERBENCH_TEST_BACKEND_DIR) / "libinferbench_backend_fault.so";
+    std::filesystem::copy_file(fault, modules.path() / "libinferbench_backend_fault.so");
+    std::filesystem::copy_file(fault, modules.path() / "libinferbench_backend_faultcopy.so");
+    setenv("FAULT_CHECK_RENDEZVOUS", rendezvous.path().c_str(), 1);
+    const auto registry = BackendRegistry::discover({modules.path()});
+    const auto start = std::chrono::steady_clock::now();
+    const auto entries = registry.entries();
+    const auto took = std::chrono::steady_clock::now() - start;
+    unsetenv("FAULT_CHECK_RENDEZVOUS");
+    ASSERT_GE(entries.size(), 3u);
+    EXPECT_EQ(entries[1].name, "fault");
+    EXPECT_EQ(entries[2].name, "faultcopy");
+    EXPECT_TRUE(entries[1].usable() && entries[2].usable()) << entries[1].problem << entries[2].problem;
+    EXPECT_LT(took, std::chrono::seconds(8)) << "the checks ran one after another";
 }
 
 TEST(Registry, RefusesAModuleBuiltForAnotherApiVersion) {

@@ -137,6 +137,11 @@ TEST(Subprocess, TailKeepsTheLastBytesAndLines) {
     TailBuffer lines(100);
     lines.append("a\n  \nb\nc\n");
     EXPECT_EQ(lines.last_lines(2, 100, " | "), "b | c");
+    // A long line is cut at a word, and says so; a word longer than half the limit is cut where it must.
+    TailBuffer long_line(100);
+    long_line.append("ModuleNotFoundError: No module named torchvision\n");
+    EXPECT_EQ(long_line.last_lines(1, 40, " | "), "ModuleNotFoundError: No module named...");
+    EXPECT_EQ(long_line.last_lines(1, 12, " | "), "ModuleNotFou...");
 }
 
 TEST(Subprocess, TailIsPlainTextWithoutTheTerminalsColours) {

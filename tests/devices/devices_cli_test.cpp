@@ -69,6 +69,9 @@ TEST(DevicesCli, ProbesTheCpuAndStoresTheFigures) {
     for (const char* name : {"fma_fp32", "fma_fp64", "dram_copy", "dram_triad"})
         EXPECT_NE(r.out.find(name), std::string::npos);
     EXPECT_NE(r.out.find("stored 4 figures in r.db"), std::string::npos) << r.out;
+    // A CPU has no datasheet: its reference figures are estimates, and the table says so.
+    EXPECT_NE(r.out.find(" est. "), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("% of datasheet"), std::string::npos) << r.out;
     const auto results = store::ResultsStore::open(scratch.path() / "r.db");
     const auto probes = results.probes();
     ASSERT_EQ(probes.size(), 4u);
@@ -114,6 +117,9 @@ TEST(DevicesCli, RooflineOfARealRunWithTheCpuProbed) {
     EXPECT_TRUE(r.out.find("memory-bound") != std::string::npos || r.out.find("compute-bound") != std::string::npos)
         << r.out;
     EXPECT_NE(r.out.find("wrote plots/roofline-cpu_"), std::string::npos) << r.out;
+    // Once probe has stored the CPU's roofs, nothing asks for it to run again.
+    EXPECT_EQ(r.out.find("` measures"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("no measured roofs"), std::string::npos) << r.out;
     const auto json = scratch.run("roofline --db r.db --json");
     ASSERT_EQ(json.exit_code, 0) << json.err;
     const auto doc = nlohmann::json::parse(json.out);

@@ -211,5 +211,24 @@ TEST_F(RooflineDb, ThisHostsCpuIsEstimatedAndPairedWithItsMeasuredBandwidth) {
                 1e-6 * p.datasheet->peak_per_s);
 }
 
+TEST_F(RooflineDb, TheCpuNoteAsksForProbeOnlyUntilProbesAreStored) {
+    const auto host = host_cpuinfo();
+    const auto r = run(R"({"cpu_model": ")" + host.model_name + R"("})");
+    benchmark(r, "cpu", "fp32", 1, 1e9, 1e8);
+    const auto notes = [&] {
+        std::string all;
+        const auto set = placed();
+        for (const auto& note : set.devices.at(0).notes) all += note + "\n";
+        return all;
+    };
+    EXPECT_NE(notes().find("`inferbench probe --device cpu` measures it"), std::string::npos) << notes();
+    const std::string key = cpu_device_key(host.model_name);
+    store_->add_probe({0, key, host.model_name, "", 1, "dram_copy", 50, "GB/s", "", "{}"});
+    store_->add_probe({0, key, host.model_name, "", 1, "fma_fp32", 0.5, "TFLOP/s", "fp32", "{}"});
+    EXPECT_EQ(notes().find("inferbench probe --"), std::string::npos) << notes();
+    EXPECT_EQ(notes().find("no measured roofs"), std::string::npos) << notes();
+    EXPECT_NE(notes().find("beside the measured roofs `inferbench probe` stored"), std::string::npos) << notes();
+}
+
 }  // namespace
 }  // namespace inferbench::devices

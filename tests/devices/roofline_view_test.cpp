@@ -141,6 +141,18 @@ TEST_F(RooflineDb, RoofsTableFitsANarrowTerminal) {
     for (std::string line; std::getline(lines, line);) EXPECT_LE(report::display_width(line), 60U) << line;
 }
 
+TEST(RooflineNotes, AnEstimatedRoofAsksForProbeOnlyWhereNoMeasuredRoofIsDrawnBesideIt) {
+    DeviceRoofs roofs;
+    roofs.key = "cpu:Test CPU";
+    roofs.name = "Test CPU";
+    roofs.compute = {{Precision::fp32, 1e12, RoofOrigin::estimated, "vector FMA units"}};
+    const auto notes = [&] { return report::estimated_roof_notes(roofs, {&roofs.compute.front()}).at(0); };
+    EXPECT_NE(notes().find("`inferbench probe` measures the roofs"), std::string::npos) << notes();
+    roofs.compute.push_back({Precision::fp32, 0.8e12, RoofOrigin::measured, "probe fma_fp32"});
+    EXPECT_EQ(notes().find("inferbench probe"), std::string::npos) << notes();
+    EXPECT_NE(notes().find("the measured roof is drawn beside it"), std::string::npos) << notes();
+}
+
 TEST(RooflineSection, AbsentWithoutBenchmarksAndSaysWhyWhenItCouldNotBeComputed) {
     EXPECT_EQ(report::render_html_report({}, {}, {}).find("id=\"roofline\""), std::string::npos);
     const std::string page = report::render_html_report({}, {}, {{}, "devices.yaml:3:1: bad value"});

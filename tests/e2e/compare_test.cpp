@@ -101,6 +101,21 @@ TEST_F(Compare, GpuNamedFromTheRunEnvironmentWithPowerAndEfficiency) {
     EXPECT_TRUE(doc["rows"][0]["power_w"].is_null());  // the CPU side has no GPU power
 }
 
+TEST_F(Compare, TwoRunsOfOneDatabaseSideBySideLabelledByRun) {
+    const auto r = dir.run("compare --db b.db --run 1 --run 2");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr("(run 1) (cpu): b.db run 1"));
+    EXPECT_THAT(r.out, HasSubstr("(run 2) (cpu): b.db run 2"));
+    EXPECT_THAT(r.out, HasSubstr("[2] inf/s"));
+    const auto json = dir.run("compare --db b.db --run 1 --run 2 --json --batch 4");
+    ASSERT_EQ(json.exit_code, 0) << json.err;
+    const auto doc = nlohmann::json::parse(json.out);
+    ASSERT_EQ(doc["rows"].size(), 2u);
+    EXPECT_EQ(doc["rows"][0]["run_id"], 1);
+    EXPECT_EQ(doc["rows"][1]["run_id"], 2);
+    EXPECT_THAT(doc["rows"][1]["device_label"].get<std::string>(), HasSubstr("(run 2)"));
+}
+
 TEST_F(Compare, BadInputIsOneLineAndExitCode2) {
     const auto expect_error = [&](const std::string& args, const std::string& message) {
         const auto r = dir.run("compare " + args);
@@ -110,9 +125,10 @@ TEST_F(Compare, BadInputIsOneLineAndExitCode2) {
     };
     expect_error("--db a.db --db nope.db", "--db nope.db: no such file");
     expect_error("--db a.db --model resnet50", "--model resnet50: in none of the compared runs; they have: null");
-    expect_error("--db a.db --db b.db --baseline 3", "--baseline 3: there are 2 databases");
+    expect_error("--db a.db --db b.db --baseline 3", "--baseline 3: there are 2 compared databases or runs");
     expect_error("--db a.db --db b.db --run 1 --run 1 --run 1", "--run: given 3 times for 2 databases");
-    expect_error("--db a.db --run all", "--run all: compare takes one run per database");
+    expect_error("--db a.db --run all", "--run all: compare takes one run per side: a run id or latest");
+    expect_error("--db a.db --db b.db --db a.db --run 1 --run 2", "--run: given 2 times for 3 databases");
     expect_error("--db a.db --db b.db --run 9", "has no run 9");
 }
 

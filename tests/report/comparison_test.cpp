@@ -92,6 +92,17 @@ TEST(Comparison, AlikeDevicesAreToldApart) {
     EXPECT_EQ(same.sides[1].label, "NVIDIA H100 80GB HBM3 @ node-a (db 2)");
 }
 
+TEST(Comparison, TwoRunsOfOneDatabaseAreToldApartByRun) {
+    auto sources = two_hosts();
+    sources[1] = sources[0];  // the same host and database, measured again as run 4
+    sources[1].run.run_id = 4;
+    const auto runs = build_comparison(sources, "");
+    ASSERT_EQ(runs.sides.size(), 2u);
+    EXPECT_EQ(runs.sides[0].label, "NVIDIA H100 80GB HBM3 @ node-a (run 3)");
+    EXPECT_EQ(runs.sides[1].label, "NVIDIA H100 80GB HBM3 @ node-a (run 4)");
+    EXPECT_EQ(comparison_legend(runs)[1], "[2] NVIDIA H100 80GB HBM3 @ node-a (run 4) (cuda:0): h100.db run 4 on node-a");
+}
+
 TEST(Comparison, ImportedLogsNameTheirGpu) {
     store::RunRecord run;
     run.environment_json = R"({"source":"trtexec logs, measured elsewhere"})";
@@ -118,7 +129,7 @@ TEST(Comparison, Baselines) {
         }
         return std::string("no error");
     };
-    EXPECT_EQ(message("3"), "--baseline 3: there are 2 databases; give 1 to 2, or a device");
+    EXPECT_EQ(message("3"), "--baseline 3: there are 2 compared databases or runs; give 1 to 2, or a device");
     EXPECT_EQ(message("nvidia"),
               "--baseline nvidia: matches more than one side; give a database index (1, 2, ...) "
               "or one of: [1] NVIDIA H100 80GB HBM3 (cuda:0), [2] NVIDIA H200 (cuda:0), "

@@ -4,12 +4,20 @@
 //   phase: load | measure    (where the fault strikes; default load)
 //   fault_batch: N           (strike only in cells of this batch size; 0 = all)
 //   sleep_ms: N              (each inference sleeps this long)
+// With FAULT_CHECK_RENDEZVOUS=DIR in the environment, a backend's first unsupported_reason() leaves a
+// file in DIR and waits (up to 10 s) for a second backend to leave one: `list backends` finishes at once
+// only if it asks both at the same time.
 #include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -30,9 +38,26 @@ public:
         caps.needs_model_file = false;
         return caps;
     }
+    std::optional<std::string> unsupported_reason(const BenchmarkSpec& spec) const override {
+        if (const char* dir = std::getenv("FAULT_CHECK_RENDEZVOUS"); dir && !met_) {
+            met_ = true;
+            const std::filesystem::path folder(dir);
+            std::ofstream(folder / std::to_string(reinterpret_cast<std::uintptr_t>(this))) << "here\n";
+            const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+            const auto arrived = [&] {
+                return std::distance(std::filesystem::directory_iterator(folder),
+                                     std::filesystem::directory_iterator{});
+            };
+            while (arrived() < 2 && std::chrono::steady_clock::now() < deadline)
+                std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        return Backend::unsupported_reason(spec);
+    }
     std::vector<BackendOption> options() const override {
-        return {{"fault", "none", "which failure"}, {"phase", "load", "load or measure"},
-                {"fault_batch", "0", "batch size that fails"}, {"sleep_ms", "0", "sleep per inference"}};
+        return {{"fault", "none", "which failure", OptionType::choice},
+                {"phase", "load", "load or measure", OptionType::choice},
+                {"fault_batch", "0", "batch size that fails", OptionType::count},
+                {"sleep_ms", "0", "sleep per inference", OptionType::count}};
     }
     void load(const std::string& /*path*/, const BenchmarkSpec& spec) override {
         const auto option = [&](const char* key, const char* fallback) {
@@ -53,6 +78,7 @@ public:
     }
 
 private:
+    mutable bool met_ = false;
     void strike() {
         std::fprintf(stderr, "fault backend: striking with %s\n", fault_.c_str());
         std::fflush(stderr);

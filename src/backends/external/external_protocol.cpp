@@ -145,8 +145,10 @@ std::string RunnerHeader::model_refusal(const std::string& model) const {
         const auto missing = missing_libraries.find(library);
         return missing == missing_libraries.end() ? std::string() : fmt::format("{}: {}", model, missing->second);
     }
-    // A zoo name: no folder and no extension (files are given by path).
-    const bool zoo_name = model.find('/') == std::string::npos && std::filesystem::path(model).extension().empty();
+    // A zoo name: no folder and no extension (files are given by path). No model (the cell `list backends`
+    // asks about) is no name to refuse.
+    const bool zoo_name =
+        !model.empty() && model.find('/') == std::string::npos && std::filesystem::path(model).extension().empty();
     if (!zoo_name || zoo_models.empty() || contains(zoo_models, model)) return {};
     return fmt::format("this runner builds the zoo models {}; not {}", join(zoo_models, ", "), model);
 }

@@ -9,24 +9,31 @@
 namespace inferbench::external {
 namespace {
 
-const BackendOption kPythonOption{"python", "", "the interpreter; empty: python3 on PATH, then /usr/bin/python3"};
-const BackendOption kThreadsOption{"threads", "0", "intra-op threads; 0: the framework's default"};
+const BackendOption kPythonOption{"python", "", "the interpreter; empty: python3 on PATH, then /usr/bin/python3",
+                                  OptionType::path};
+const BackendOption kThreadsOption{"threads", "0", "intra-op threads; 0: the framework's default", OptionType::count};
 
 std::vector<ExternalVariant> make_variants() {
     const std::vector<BackendOption> torch_options = {
         kPythonOption,
         kThreadsOption,
-        {"channels_last", "false", "model and input in torch.channels_last memory format"},
-        {"cuda_graph", "false", "capture the forward pass in a CUDA graph and replay it (cuda only)"},
-        {"input_shape", "3,224,224", "per-sample input shape of a TorchScript file or a torchvision: model"},
+        {"channels_last", "false", "model and input in torch.channels_last memory format", OptionType::flag},
+        {"cuda_graph", "false", "capture the forward pass in a CUDA graph and replay it (cuda only)", OptionType::flag},
+        {"input_shape", "3,224,224", "per-sample input shape of a TorchScript file or a torchvision: model",
+         OptionType::list},
         {"compile_mode", "default",
-         "torch-compile: torch.compile's mode (default|reduce-overhead|max-autotune|max-autotune-no-cudagraphs)"},
-        {"precision_mode", "convert", "convert: weights and inputs in the precision; autocast: fp32 weights under "
-                                      "torch.autocast"},
-        {"seq_len", "384", "tokens of a text model (the zoo's bert, hf: models), capped at its position table"},
+         "torch-compile: torch.compile's mode (default|reduce-overhead|max-autotune|max-autotune-no-cudagraphs)",
+         OptionType::choice},
+        {"precision_mode", "convert",
+         "convert: weights and inputs in the precision; autocast: fp32 weights under "
+         "torch.autocast",
+         OptionType::choice},
+        {"seq_len", "384", "tokens of a text model (the zoo's bert, hf: models), capped at its position table",
+         OptionType::count},
         {"cudnn_benchmark", "true",
          "torch.backends.cudnn.benchmark: cuDNN times its algorithms for these shapes in the warm-up, as the torch "
-         "backend does (false: PyTorch's default, picked by heuristics; cuda only)"},
+         "backend does (false: PyTorch's default, picked by heuristics; cuda only)",
+         OptionType::flag},
         {"hf_class", "", "the transformers class of an hf: model; empty: the config's architectures[0]"}};
     const std::vector<Precision> torch_precisions = {Precision::fp32, Precision::fp16, Precision::bf16};
     const std::vector<std::string> torch_formats = {"pt", "pth", "ts"};
@@ -74,9 +81,9 @@ std::vector<ExternalVariant> make_variants() {
          {"pb", "savedmodel", "keras", "h5"},
          {kPythonOption,
           kThreadsOption,
-          {"input_names", "", "frozen graph: input tensor names, e.g. input:0"},
-          {"output_names", "", "frozen graph: output tensor names"},
-          {"input_shape", "", "per-sample input shape where the model leaves it open"}},
+          {"input_names", "", "frozen graph: input tensor names, e.g. input:0", OptionType::list},
+          {"output_names", "", "frozen graph: output tensor names", OptionType::list},
+          {"input_shape", "", "per-sample input shape where the model leaves it open", OptionType::list}},
          {},
          false},
         {"external",

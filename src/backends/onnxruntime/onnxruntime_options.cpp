@@ -49,25 +49,35 @@ std::vector<BackendOption> onnxruntime_option_list() {
     std::vector<BackendOption> list{
         {"runtime", "",
          "the ONNX Runtime to run: a folder (or its lib/) holding libonnxruntime.so.1, or the library itself; "
-         "empty = INFERBENCH_ONNXRUNTIME_ROOT, else the bundled one, else the one built with"},
-        {"intra_op_threads", "0", "threads used inside one operator; 0 = ONNX Runtime's default (physical cores)"},
-        {"inter_op_threads", "0", "threads running independent operators (execution_mode parallel); 0 = default"},
-        {"graph_optimization", "all", "graph optimization level: disable|basic|extended|all"},
-        {"execution_mode", "sequential", "operator scheduling: sequential|parallel"},
+         "empty = INFERBENCH_ONNXRUNTIME_ROOT, else the bundled one, else the one built with",
+         OptionType::path},
+        {"intra_op_threads", "0", "threads used inside one operator; 0 = ONNX Runtime's default (physical cores)",
+         OptionType::count},
+        {"inter_op_threads", "0", "threads running independent operators (execution_mode parallel); 0 = default",
+         OptionType::count},
+        {"graph_optimization", "all", "graph optimization level: disable|basic|extended|all", OptionType::choice},
+        {"execution_mode", "sequential", "operator scheduling: sequential|parallel", OptionType::choice},
         {"layer_profile", "0",
          "per-layer times: after the measured loop, a separate profiled run of this many iterations (max 1000) "
-         "on a second session; 0 = off (a cuda cell still profiles one run, for the nodes' placement)"},
-        {"execution_provider", "cuda", "cuda devices: the execution provider, cuda|tensorrt"},
-        {"cudnn_conv_algo_search", "exhaustive", "cuda: how cuDNN convolution algorithms are chosen: "
-                                                 "exhaustive|heuristic|default"},
-        {"arena_extend_strategy", "next_power_of_two", "cuda: how the GPU memory arena grows: "
-                                                       "next_power_of_two|same_as_requested"},
-        {"gpu_mem_limit", "0", "cuda: the GPU memory arena's limit in bytes; 0 = no limit"},
-        {"enable_cuda_graph", "false", "cuda, tensorrt: capture the run once as a CUDA graph and replay it"},
-        {"use_tf32", "true", "cuda: let float32 matrix products and convolutions use TF32 tensor cores"},
-        {"prefer_nhwc", "false", "cuda: run convolutions in NHWC layout where ONNX Runtime can"},
-        {"device_resident", "false",
-         "cuda: inputs and outputs stay on the GPU (no host copies timed per iteration)"},
+         "on a second session; 0 = off (a cuda cell still profiles one run, for the nodes' placement)",
+         OptionType::count},
+        {"execution_provider", "cuda", "cuda devices: the execution provider, cuda|tensorrt", OptionType::choice},
+        {"cudnn_conv_algo_search", "exhaustive",
+         "cuda: how cuDNN convolution algorithms are chosen: "
+         "exhaustive|heuristic|default",
+         OptionType::choice},
+        {"arena_extend_strategy", "next_power_of_two",
+         "cuda: how the GPU memory arena grows: "
+         "next_power_of_two|same_as_requested",
+         OptionType::choice},
+        {"gpu_mem_limit", "0", "cuda: the GPU memory arena's limit in bytes; 0 = no limit", OptionType::count},
+        {"enable_cuda_graph", "false", "cuda, tensorrt: capture the run once as a CUDA graph and replay it",
+         OptionType::flag},
+        {"use_tf32", "true", "cuda: let float32 matrix products and convolutions use TF32 tensor cores",
+         OptionType::flag},
+        {"prefer_nhwc", "false", "cuda: run convolutions in NHWC layout where ONNX Runtime can", OptionType::flag},
+        {"device_resident", "false", "cuda: inputs and outputs stay on the GPU (no host copies timed per iteration)",
+         OptionType::flag},
     };
     for (BackendOption& option : ort_precision_option_list()) list.push_back(std::move(option));
     return list;

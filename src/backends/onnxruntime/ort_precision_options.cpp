@@ -39,18 +39,25 @@ double read_percentile(const OptionReader& read) {
 std::vector<BackendOption> ort_precision_option_list() {
     return {
         {"calibration_method", "minmax",
-         "int8: how activation ranges are calibrated: minmax|percentile|entropy (KL divergence, as TensorRT)"},
-        {"calibration_percentile", "99.999", "int8, calibration_method percentile: the share of |x| kept, in %"},
+         "int8: how activation ranges are calibrated: minmax|percentile|entropy (KL divergence, as TensorRT)",
+         OptionType::choice},
+        {"calibration_percentile", "99.999", "int8, calibration_method percentile: the share of |x| kept, in %",
+         OptionType::number},
         {"calibration_batches", "4",
-         "int8: seeded random calibration batches (the inputs a benchmark feeds), when calibration_data is not set"},
+         "int8: seeded random calibration batches (the inputs a benchmark feeds), when calibration_data is not set",
+         OptionType::count},
         {"calibration_data", "",
-         "int8: a folder of .npy files per model input (NAME.npy, or NAME_0.npy, NAME_1.npy, ...) to calibrate on"},
-        {"per_channel", "true", "int8: one weight scale per output channel (false: one per tensor)"},
-        {"activation_type", "int8", "int8: activations int8 (symmetric, as TensorRT runs them) or uint8 (asymmetric)"},
+         "int8: a folder of .npy files per model input (NAME.npy, or NAME_0.npy, NAME_1.npy, ...) to calibrate on",
+         OptionType::path},
+        {"per_channel", "true", "int8: one weight scale per output channel (false: one per tensor)", OptionType::flag},
+        {"activation_type", "int8", "int8: activations int8 (symmetric, as TensorRT runs them) or uint8 (asymmetric)",
+         OptionType::choice},
         {"quantize_bias", "auto",
          "int8: biases as int32 behind DequantizeLinear (true) or float32 (false); auto: true on the CPU (fused into "
-         "integer kernels), false on a GPU (the CUDA provider has no int32 DequantizeLinear)"},
-        {"keep_io_types", "false", "fp16: keep float32 model inputs and outputs (Casts at the boundary)"},
+         "integer kernels), false on a GPU (the CUDA provider has no int32 DequantizeLinear)",
+         OptionType::choice},
+        {"keep_io_types", "false", "fp16: keep float32 model inputs and outputs (Casts at the boundary)",
+         OptionType::flag},
     };
 }
 

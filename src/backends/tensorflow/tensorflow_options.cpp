@@ -34,11 +34,13 @@ std::string TensorName::text() const { return index == 0 ? node : fmt::format("{
 
 std::vector<BackendOption> tensorflow_option_list() {
     return {
-        {"inputs", "", "tensors to feed, comma-separated node[:index]; empty: every Placeholder node"},
-        {"outputs", "", "tensors to fetch, comma-separated node[:index] (required: a graph does not name its outputs)"},
-        {"intra_op_threads", "0", "threads inside one operator; 0: TensorFlow's default"},
-        {"inter_op_threads", "0", "threads running independent operators; 0: TensorFlow's default"},
-        {"tags", "serve", "SavedModel: the tag-set of the MetaGraph to load, comma-separated"},
+        {"inputs", "", "tensors to feed, comma-separated node[:index]; empty: every Placeholder node",
+         OptionType::list},
+        {"outputs", "", "tensors to fetch, comma-separated node[:index] (required: a graph does not name its outputs)",
+         OptionType::list},
+        {"intra_op_threads", "0", "threads inside one operator; 0: TensorFlow's default", OptionType::count},
+        {"inter_op_threads", "0", "threads running independent operators; 0: TensorFlow's default", OptionType::count},
+        {"tags", "serve", "SavedModel: the tag-set of the MetaGraph to load, comma-separated", OptionType::list},
     };
 }
 

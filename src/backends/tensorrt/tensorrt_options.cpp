@@ -8,15 +8,20 @@ namespace inferbench {
 
 std::vector<BackendOption> tensorrt_option_list() {
     return {
-        {"device_resident", "false", "inputs and outputs stay on the device: no transfers, e2e = compute"},
-        {"cuda_graph", "false", "capture enqueueV3 in a CUDA graph once and launch the graph per inference"},
-        {"workspace_mb", "0", "builder workspace limit in MiB; 0: TensorRT's default (the device's memory)"},
+        {"device_resident", "false", "inputs and outputs stay on the device: no transfers, e2e = compute",
+         OptionType::flag},
+        {"cuda_graph", "false", "capture enqueueV3 in a CUDA graph once and launch the graph per inference",
+         OptionType::flag},
+        {"workspace_mb", "0", "builder workspace limit in MiB; 0: TensorRT's default (the device's memory)",
+         OptionType::count},
         {"calibration_dir", "",
          "int8: folder of raw input batches (*.bin, sorted by name, one file per input per batch); empty: "
-         "seeded random batches (a valid engine whose accuracy is meaningless)"},
+         "seeded random batches (a valid engine whose accuracy is meaningless)",
+         OptionType::path},
         {"builder_optimization_level", fmt::format("{}", kDefaultBuilderOptimizationLevel),
          fmt::format("0..{}: higher builds slower and may find faster kernels", kMaxBuilderOptimizationLevel)},
-        {"cache_dir", "", "where engines and the timing cache are kept; empty: <model cache dir>/tensorrt"},
+        {"cache_dir", "", "where engines and the timing cache are kept; empty: <model cache dir>/tensorrt",
+         OptionType::path},
     };
 }
 

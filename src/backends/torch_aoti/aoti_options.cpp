@@ -26,16 +26,20 @@ std::vector<BackendOption> aoti_option_list() {
     return {
         {"python", "",
          "the Python whose PyTorch compiles the package (the PyTorch this module's LibTorch comes from); empty: "
-         "python3 on PATH, then /usr/bin/python3"},
+         "python3 on PATH, then /usr/bin/python3",
+         OptionType::path},
         {"dynamic_batch", "false",
-         "one package with a dynamic batch dimension for every batch size, instead of one package per batch size"},
-        {"seq_len", "0", "text models (bert, hf:): the sequence length; 0: the exporter's default"},
+         "one package with a dynamic batch dimension for every batch size, instead of one package per batch size",
+         OptionType::flag},
+        {"seq_len", "0", "text models (bert, hf:): the sequence length; 0: the exporter's default", OptionType::count},
         {"export_options", "", "more KEY=VALUE settings for runners/torch_export.py, separated by spaces"},
         {"cuda_graph", "false",
          "capture the loaded package in a CUDA graph and replay it; one that cannot be captured runs without, and the "
-         "benchmark says so (cuda only)"},
-        {"device_resident", "false", "inputs and outputs stay on the device: no transfers, compute only (cuda only)"},
-        {"threads", "0", "CPU intra-op threads; 0: one per logical core"},
+         "benchmark says so (cuda only)",
+         OptionType::flag},
+        {"device_resident", "false", "inputs and outputs stay on the device: no transfers, compute only (cuda only)",
+         OptionType::flag},
+        {"threads", "0", "CPU intra-op threads; 0: one per logical core", OptionType::count},
     };
 }
 

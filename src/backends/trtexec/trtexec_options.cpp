@@ -24,7 +24,8 @@ std::vector<std::string> split_words(std::string_view text) {
 
 std::vector<BackendOption> trtexec_option_list() {
     return {
-        {"trtexec", "", "path to trtexec; empty: trtexec on PATH, then /usr/src/tensorrt/bin/trtexec"},
+        {"trtexec", "", "path to trtexec; empty: trtexec on PATH, then /usr/src/tensorrt/bin/trtexec",
+         OptionType::path},
         {"extra_args", "",
          "more trtexec arguments, separated by spaces, given to the engine build and to the run "
          "(e.g. --useCudaGraph, or --calib=CACHE for int8)"},

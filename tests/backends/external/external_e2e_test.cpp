@@ -1,10 +1,12 @@
 // The real CLI with the torch-eager runner on this machine's PyTorch: iterations measured in Python
 // land in the results database like any backend's, and cells PyTorch cannot run are skipped with why.
 #include <cstdlib>
+#include <filesystem>
 #include <string_view>
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "e2e/cli_harness.hpp"
 #include "store/results_store.hpp"
@@ -129,6 +131,26 @@ TEST(ExternalE2E, AnUnknownModelLibraryIsAPlanError) {
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.err.find("plan.yaml:1:20: model 'keras:vgg16': unknown model library 'keras'"), std::string::npos)
         << r.err;
+}
+
+// `list backends` asks torch-eager about its default cell, which names no model: a runner that builds
+// the zoo's models (as torch_runner.py says it does) is usable, as `run --model mobilenet` finds it.
+TEST(ExternalE2E, ListBackendsCallsARunnerThatBuildsZooModelsUsable) {
+    testing::CliScratch dir;
+    std::filesystem::copy_file(INFERBENCH_FAKE_RUNNER, dir.path() / "torch_runner.py");
+    const std::string launcher =
+        "env INFERBENCH_RUNNER_DIR='" + dir.path().string() + "' FAKE_RUNNER_ZOO=mobilenet,resnet50";
+    const auto r = dir.run("list backends --json", launcher);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    bool listed = false;
+    const auto doc = nlohmann::json::parse(r.out);
+    for (const auto& row : doc["rows"]) {
+        if (row["name"] != "torch-eager") continue;
+        listed = true;
+        EXPECT_EQ(row["usable"], true) << row.dump();
+        EXPECT_EQ(row["version"], "1.0") << row.dump();
+    }
+    EXPECT_TRUE(listed) << r.out;
 }
 
 }  // namespace

@@ -123,6 +123,13 @@ TEST(RunnerHeader, DescribeFieldsDecideWhichCellsRun) {
     EXPECT_EQ(header.refusal(cpu, Precision::bf16, "onnx"), "bf16 with torch needs a model file in one of: pt");
     EXPECT_EQ(header.refusal(cpu, Precision::bf16, "pt"), "");
 
+    RunnerHeader zoo = header;
+    zoo.zoo_models = {"mobilenet", "resnet50"};
+    EXPECT_EQ(zoo.model_refusal("mobilenet"), "");
+    EXPECT_EQ(zoo.model_refusal("bert"), "this runner builds the zoo models mobilenet, resnet50; not bert");
+    // No model at all (`list backends` asks about the backend, not a model): nothing to refuse.
+    EXPECT_EQ(zoo.model_refusal(""), "");
+
     RunnerHeader unavailable = header;
     unavailable.unavailable = "torch.compile needs PyTorch >= 2.0";
     EXPECT_EQ(unavailable.refusal(cpu, Precision::fp32, ""), "torch.compile needs PyTorch >= 2.0");

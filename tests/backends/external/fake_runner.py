@@ -47,9 +47,13 @@ def wait_for_term(limit_s=20.0):
 
 
 def describe():
-    emit({"type": "header", "framework": "fake", "version": "1.0", "devices": ["cpu"],
-          "precisions": {"cpu": ["fp32", "bf16"]}, "notes": {"cpu/fp16": "the fake runner has no fp16"},
-          "precision_formats": {"bf16": ["pt"]}})
+    header = {"type": "header", "framework": "fake", "version": "1.0", "devices": ["cpu"],
+              "precisions": {"cpu": ["fp32", "bf16"]}, "notes": {"cpu/fp16": "the fake runner has no fp16"},
+              "precision_formats": {"bf16": ["pt"]}}
+    # The zoo models it builds, as torch_runner.py says them: FAKE_RUNNER_ZOO=mobilenet,resnet50.
+    if os.environ.get("FAKE_RUNNER_ZOO"):
+        header["zoo_models"] = os.environ["FAKE_RUNNER_ZOO"].split(",")
+    emit(header)
 
 
 def scenario_ok(request):
