@@ -5,6 +5,9 @@
 #include <string>
 #include <unordered_map>
 
+#include <fmt/format.h>
+
+#include "core/tensor_size.hpp"
 #include "models/shape_ops.hpp"
 
 namespace inferbench::models::detail {
@@ -32,8 +35,12 @@ std::optional<Dims> ShapeContext::ints(const OnnxNode& node, std::size_t index) 
 }
 
 void ShapeContext::set(const OnnxNode& node, std::size_t index, DataType type, Dims dims) {
-    if (index < node.outputs.size() && !node.outputs[index].empty())
-        result.values[node.outputs[index]] = ValueShape{true, type, std::move(dims), data_dependent};
+    if (index >= node.outputs.size() || node.outputs[index].empty()) return;
+    // Every shape kept has an element count in 64 bits, so that what is computed from it cannot wrap.
+    if (std::ranges::all_of(dims, [](std::int64_t d) { return d >= 0; }))
+        element_count_or_throw(fmt::format("output '{}' of node {} ({})", node.outputs[index], node.name, node.op_type),
+                               dims);
+    result.values[node.outputs[index]] = ValueShape{true, type, std::move(dims), data_dependent};
 }
 
 void ShapeContext::set_constant(const OnnxNode& node, std::size_t index, std::vector<double> values) {
@@ -76,7 +83,7 @@ std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
 
 std::int64_t product(const Dims& dims, std::size_t from, std::size_t to) {
     std::int64_t n = 1;
-    for (std::size_t i = from; i < to && i < dims.size(); ++i) n *= dims[i];
+    for (std::size_t i = from; i < to && i < dims.size(); ++i) n *= dims[i];  // a part of a shape set() checked
     return n;
 }
 
