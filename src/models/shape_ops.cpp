@@ -36,10 +36,10 @@ std::optional<Dims> ShapeContext::ints(const OnnxNode& node, std::size_t index) 
 
 void ShapeContext::set(const OnnxNode& node, std::size_t index, DataType type, Dims dims) {
     if (index >= node.outputs.size() || node.outputs[index].empty()) return;
-    // Every shape kept has an element count in 64 bits, so that what is computed from it cannot wrap.
-    if (std::ranges::all_of(dims, [](std::int64_t d) { return d >= 0; }))
-        element_count_or_throw(fmt::format("output '{}' of node {} ({})", node.outputs[index], node.name, node.op_type),
-                               dims);
+    // Every shape kept has an element count in 64 bits, so that what is computed from it cannot wrap; a negative
+    // size (attributes out of range) leaves the output unknown, so that nothing after it is costed from it.
+    if (std::ranges::any_of(dims, [](std::int64_t d) { return d < 0; })) return;
+    element_count_or_throw(fmt::format("output '{}' of node {} ({})", node.outputs[index], node.name, node.op_type), dims);
     result.values[node.outputs[index]] = ValueShape{true, type, std::move(dims), data_dependent};
 }
 
