@@ -120,6 +120,7 @@ CellSettings cell_settings(const store::BenchmarkRecord& benchmark) {
             settings.backend_option_values.emplace(key, value.is_string() ? value.get<std::string>() : value.dump());
     }
     if (auto name = json_string(json, "gpu_name"); !name.empty()) settings.gpu_names.push_back(std::move(name));
+    settings.inputs = json_string(json, "inputs");
     const auto strings = [&json](const char* key, std::vector<std::string>& out) {
         if (const auto it = json.find(key); it != json.end() && it->is_array())
             for (const auto& item : *it)

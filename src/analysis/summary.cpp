@@ -192,6 +192,13 @@ std::vector<std::string> LoadFigures::notes() const {
     return notes;
 }
 
+std::optional<std::string> InputFigures::note() const {
+    if (file.empty()) return std::nullopt;
+    if (!samples) return fmt::format("inputs: {}", file);
+    return fmt::format("inputs: {} ({:.0f} sample{}{})", file, *samples, *samples == 1 ? "" : "s",
+                       cycled ? ", cycled" : (*samples > 1 ? ", the first alone" : ""));
+}
+
 bool ModelFigures::cost_complete() const {
     return cost_unknown_nodes.value_or(0) == 0 && cost_data_dependent_nodes.value_or(0) == 0;
 }
@@ -255,13 +262,13 @@ BenchmarkSummary summarize_benchmark(const store::BenchmarkRecord& benchmark,
 
 namespace {
 
-// The time throughput divides by, where the measured wall time is not it: with l2_flush the iterations'
-// own time (the flushes between them are no part of the model's); under discard, the kept iterations'
-// share of the time (by their end-to-end latencies).
-void adjust_throughput(const store::MeasuredBenchmark& measured, std::span<const IterationRecord> used, bool l2_flush,
-                       BenchmarkSummary& summary) {
+// The time throughput divides by, where the measured wall time is not it: with work between the iterations
+// (l2_flush, the next input sample prepared) the iterations' own time (that work is no part of the model's);
+// under discard, the kept iterations' share of the time (by their end-to-end latencies).
+void adjust_throughput(const store::MeasuredBenchmark& measured, std::span<const IterationRecord> used,
+                       bool work_between, BenchmarkSummary& summary) {
     const bool discarded = used.size() != measured.iterations.size();
-    if ((!l2_flush && !discarded) || used.empty()) return;
+    if ((!work_between && !discarded) || used.empty()) return;
     const auto sum_e2e = [](std::span<const IterationRecord> iterations) {
         double ns = 0;
         for (const auto& it : iterations) ns += static_cast<double>(it.e2e_ns);
@@ -271,13 +278,13 @@ void adjust_throughput(const store::MeasuredBenchmark& measured, std::span<const
     const auto& last = measured.iterations.back();
     const double wall_ns = static_cast<double>(
         measured.record.measured_wall_ns.value_or(last.start_ns + last.e2e_ns - measured.iterations.front().start_ns));
-    const double time_ns = (l2_flush ? all_ns : wall_ns) * (all_ns > 0 ? sum_e2e(used) / all_ns : 1.0);
+    const double time_ns = (work_between ? all_ns : wall_ns) * (all_ns > 0 ? sum_e2e(used) / all_ns : 1.0);
     summary.throughput_per_s = throughput_per_s(samples_per_stored_record(measured.record), static_cast<std::int64_t>(used.size()),
                                                 static_cast<std::int64_t>(time_ns));
-    // The interval came from the gaps between the iterations' starts, which hold the flushes and the
+    // The interval came from the gaps between the iterations' starts, which hold the work between them and the
     // discarded iterations this figure leaves out: it is not this figure's interval, so there is none.
     summary.ci.throughput.reset();
-    if (discarded && !l2_flush)
+    if (discarded && !work_between)
         summary.warnings.push_back(
             "throughput of the kept iterations is an estimate: the measured time scaled by their share of the "
             "summed latencies");
@@ -293,7 +300,10 @@ BenchmarkSummary summarize_measured(const store::MeasuredBenchmark& measured, co
     BenchmarkSummary summary = measured.iterations.empty() && has_tool_figures(measured.metrics)
                                    ? summarize_from_metrics(measured.record, measured.metrics)
                                    : summarize_benchmark(measured.record, used);
-    adjust_throughput(measured, used, conditions.l2_flush, summary);
+    summary.inputs = {cell_settings(measured.record).inputs,
+                      store::find_metric(measured.metrics, harness_metrics::kInputSamples),
+                      store::find_metric(measured.metrics, harness_metrics::kInputsCycled).value_or(0) != 0};
+    adjust_throughput(measured, used, conditions.l2_flush || summary.inputs.cycled, summary);
     summary.throttle = throttle.summary;
     if (summary.throttle)
         for (auto& note : throttle_notes(*summary.throttle)) summary.warnings.push_back(std::move(note));

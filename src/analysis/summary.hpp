@@ -67,6 +67,16 @@ struct LoadFigures {
     std::vector<std::string> notes() const;
 };
 
+// Where a cell's inputs came from: the plan's files (the stored spec's `inputs`, core/harness_metrics), else
+// seeded random tensors (the stored spec's seed).
+struct InputFigures {
+    std::string file;                // empty: seeded random inputs
+    std::optional<double> samples;   // the samples read from the files
+    bool cycled = false;             // one per measured iteration
+    // "inputs: /data/x.npz (1 sample)", "inputs: /data/set (8 samples, cycled)"; nothing for random inputs.
+    std::optional<std::string> note() const;
+};
+
 struct BenchmarkSummary {
     store::BenchmarkRecord benchmark;
     RunContext run;                         // set by summarize_run
@@ -84,6 +94,7 @@ struct BenchmarkSummary {
     ProfileCheck profile_check;             // where a profiled run compared its profiler with CUDA events
     HostStageFigures host_stages;           // where a runner reported pre- and post-processing
     LoadFigures load;                       // a compile counted in the load time, a CUDA graph not captured
+    InputFigures inputs;                    // files the cell fed, where the plan gave them
     std::optional<ThrottleSummary> throttle;  // the iterations' throttle flags, under flag or discard
     FigureIntervals ci;                     // 95% confidence intervals of the headline figures
     std::int64_t repeats = 1;               // benchmarks this summary stands for (analysis/repeats.hpp)

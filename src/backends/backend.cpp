@@ -7,6 +7,7 @@
 
 #include "backends/model_spec_support.hpp"
 #include "core/error.hpp"
+#include "core/tensor_size.hpp"
 
 namespace inferbench {
 
@@ -62,9 +63,11 @@ std::size_t size_of(DType t) {
 }
 
 std::int64_t TensorInfo::element_count() const {
-    std::int64_t count = 1;
-    for (auto d : shape) count *= d;
-    return count;
+    return element_count_or_throw(fmt::format("input {}", name), shape);
+}
+
+std::size_t TensorInfo::byte_size() const {
+    return byte_size_or_throw(fmt::format("input {}", name), shape, size_of(dtype));
 }
 
 OwnLoopReport Backend::run_own_loop(const LoopSettings& /*settings*/, IterationSink& /*sink*/) {

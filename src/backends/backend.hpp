@@ -29,8 +29,10 @@ struct TensorInfo {
     DType dtype = DType::f32;
     std::vector<std::int64_t> shape;
 
+    // Checked (core/tensor_size): a UserError naming the input and its shape where the count overflows or
+    // the bytes exceed kMaxTensorBytes, never a wrapped size.
     std::int64_t element_count() const;
-    std::size_t byte_size() const { return static_cast<std::size_t>(element_count()) * size_of(dtype); }
+    std::size_t byte_size() const;
 };
 
 struct HostTensor {

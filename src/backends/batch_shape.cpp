@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/tensor_size.hpp"
 
 namespace inferbench {
 namespace {
@@ -33,6 +34,7 @@ std::vector<std::int64_t> resolve_batch_shape(const DeclaredShape& declared, std
             "dynamic first (batch) dimension",
             input, model, shape[0], batch));
     }
+    element_count_or_throw(fmt::format("input {} of model {}", input, model), shape);
     return shape;
 }
 

@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "core/file_io.hpp"
+#include "core/tensor_size.hpp"
 
 namespace inferbench {
 namespace {
@@ -75,10 +76,12 @@ void write_npy_file(const std::filesystem::path& path, const HostTensor& tensor)
 }
 
 HostTensor read_npy_file(const std::filesystem::path& path, const std::string& name) {
-    const std::string file = path.string();
-    const std::string bytes = read_regular_file(path);
+    return parse_npy(read_regular_file(path), path.string(), name);
+}
+
+HostTensor parse_npy(std::string_view bytes, const std::string& file, const std::string& name) {
     constexpr std::string_view kMagic = "\x93NUMPY";
-    if (bytes.size() < 10 || std::string_view(bytes).substr(0, 6) != kMagic)
+    if (bytes.size() < 10 || bytes.substr(0, 6) != kMagic)
         throw UserError(fmt::format("{}: not a NumPy .npy file (save it with numpy.save)", file));
     const auto major = static_cast<unsigned char>(bytes[6]);
     std::size_t header_length = 0;
@@ -113,11 +116,12 @@ HostTensor read_npy_file(const std::filesystem::path& path, const std::string& n
                                     "float64, int8, uint8, int32, int64 or bool)",
                                     file, descr));
     t.info.shape = parse_shape(header_value(header, "shape"), file);
+    const std::size_t size = byte_size_or_throw(fmt::format("the array in {}", file), t.info.shape, size_of(t.info.dtype));
     const std::size_t data_offset = offset + header_length;
-    if (bytes.size() - data_offset != t.info.byte_size())
+    if (bytes.size() - data_offset != size)
         throw UserError(fmt::format("{}: holds {} bytes of data, but its shape and type take {}", file,
-                                    bytes.size() - data_offset, t.info.byte_size()));
-    t.data.resize(t.info.byte_size());
+                                    bytes.size() - data_offset, size));
+    t.data.resize(size);
     std::memcpy(t.data.data(), bytes.data() + data_offset, t.data.size());
     return t;
 }

@@ -4,7 +4,10 @@
 #include <cstring>
 #include <string_view>
 
+#include <fmt/format.h>
+
 #include "core/splitmix64.hpp"
+#include "core/tensor_size.hpp"
 
 namespace inferbench {
 namespace {
@@ -55,7 +58,14 @@ void fill(HostTensor& tensor, SplitMix64& rng) {
 
 }  // namespace
 
+std::size_t check_input_sizes(const std::vector<TensorInfo>& infos) {
+    std::size_t total = 0;
+    for (const auto& info : infos) total = add_total_bytes_or_throw(fmt::format("input {}", info.name), total, info.byte_size());
+    return total;
+}
+
 std::vector<HostTensor> make_random_inputs(const std::vector<TensorInfo>& infos, std::uint64_t seed) {
+    check_input_sizes(infos);
     std::vector<HostTensor> tensors;
     SplitMix64 rng(seed);
     for (const auto& info : infos) {

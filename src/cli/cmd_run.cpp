@@ -59,6 +59,7 @@ constexpr FlagKey kFlagKeys[] = {
     {"--max-iterations", "max_iterations", "maximum measured iterations (0: no limit)"},
     {"--timeout", "timeout", "per-benchmark timeout, e.g. 10m"},
     {"--seed", "seed", "random seed"},
+    {"--inputs", "inputs", "inputs from files: an .npz, an .npy or a folder of them (default: seeded random)"},
     {"--name", "name", "test id stored with the run"},
     {"--out", "output_dir", "output folder"},
     {"--db", "db", "results database path"},

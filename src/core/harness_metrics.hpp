@@ -19,6 +19,10 @@ inline constexpr std::string_view kL2FlushBytes = "harness_l2_flush_bytes";
 // CU_CTX_SCHED_*), and whether the context was already active when they were set (unit "flag").
 inline constexpr std::string_view kCudaSchedFlags = "harness_cuda_sched_flags";
 inline constexpr std::string_view kCudaContextWasActive = "harness_cuda_context_was_active";
+// inputs from files (the plan's `inputs`): the samples read (unit "count") and whether the measured loop cycled
+// them, one per iteration (unit "flag"; 0: the first alone fed every iteration, as a load scenario's instances do).
+inline constexpr std::string_view kInputSamples = "harness_input_samples";
+inline constexpr std::string_view kInputsCycled = "harness_inputs_cycled";
 inline constexpr std::string_view kPrefix = "harness_";
 
 }  // namespace inferbench::harness_metrics

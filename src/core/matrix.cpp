@@ -1,6 +1,7 @@
 #include "core/matrix.hpp"
 
 #include <algorithm>
+#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -58,6 +59,8 @@ BenchmarkSpec spec_with_settings(const RunSettings& s) {
     spec.timeout_ns = s.timeout_ns;
     spec.seed = static_cast<std::uint64_t>(s.seed);
     spec.model_cache_dir = resolved_model_cache(s);
+    // Absolute: the worker need not run where the plan was read.
+    if (!s.inputs.empty()) spec.inputs = std::filesystem::absolute(s.inputs).lexically_normal().string();
     return spec;
 }
 

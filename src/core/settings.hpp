@@ -28,6 +28,7 @@ struct RunSettings {
     std::string output_dir = "inferbench-results";   // results database and reports
     std::string db;                                  // empty: <output_dir>/results.db
     std::string model_cache;                         // empty: $XDG_CACHE_HOME/inferbench/models
+    std::string inputs;                              // empty: seeded random inputs; else files (backends/input_files)
     bool telemetry_enabled = true;                   // sample GPUs, the worker's CPU and memory, the host
     std::int64_t telemetry_rate_hz = 10;             // samples per second, 1..100
     std::string telemetry_gpu = "auto";              // auto (NVML, else nvidia-smi), nvml, nvidia-smi, off

@@ -56,6 +56,9 @@ struct BenchmarkSpec {
     OptionMap backend_options;
     // Last, so that a backend module built before it was added still finds every other member in place.
     MeasureConditions conditions;
+    // The plan's inputs (an .npz, .npy or folder, backends/input_files) as an absolute path; empty: seeded random.
+    // After `conditions` for the same reason.
+    std::string inputs;
 
     std::string label() const;  // "resnet50 onnxruntime cpu fp32 b8"
 };

@@ -115,6 +115,7 @@ nlohmann::json spec_to_json(const BenchmarkSpec& spec) {
     json["model_cache_dir"] = spec.model_cache_dir;
     json["backend_options"] = spec.backend_options;
     write_conditions(spec.conditions, json);
+    if (!spec.inputs.empty()) json["inputs"] = spec.inputs;
     return json;
 }
 
@@ -136,6 +137,7 @@ BenchmarkSpec spec_from_json(const nlohmann::json& json) {
     spec.model_cache_dir = json.at("model_cache_dir").get<std::string>();
     for (const auto& [key, value] : json.at("backend_options").items()) spec.backend_options[key] = value.get<std::string>();
     spec.conditions = conditions_from_json(json).value_or(MeasureConditions{});
+    spec.inputs = json.value("inputs", "");
     return spec;
 }
 

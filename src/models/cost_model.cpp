@@ -5,6 +5,9 @@
 
 #include <fmt/format.h>
 
+#include "core/error.hpp"
+#include "core/tensor_size.hpp"
+
 namespace inferbench::models {
 
 using onnx::OnnxNode;
@@ -20,6 +23,24 @@ double CostTotals::intensity() const {
 }
 
 namespace {
+
+// Checked arithmetic on the counts (core/tensor_size): a cost beyond 64 bits is an error, never a wrapped figure.
+// node_cost() adds the node's name to the message.
+[[noreturn]] void count_overflows() {
+    throw UserError("its cost overflows a 64-bit count; the shapes in the model are out of range");
+}
+
+std::int64_t mul(std::int64_t a, std::int64_t b) {
+    const auto product = checked_mul(a, b);
+    if (!product) count_overflows();
+    return *product;
+}
+
+void add_to(std::int64_t& total, std::int64_t value) {
+    const auto sum = checked_add(total, value);
+    if (!sum) count_overflows();
+    total = *sum;
+}
 
 struct NodeView {
     const OnnxNode& node;
@@ -38,16 +59,16 @@ struct NodeView {
 
 std::int64_t product(const std::vector<std::int64_t>& dims, std::size_t from) {
     std::int64_t n = 1;
-    for (std::size_t i = from; i < dims.size(); ++i) n *= dims[i];
+    for (std::size_t i = from; i < dims.size(); ++i) n = mul(n, dims[i]);
     return n;
 }
 
 std::int64_t conv_macs(const NodeView& v) {
     const auto* w = v.in(1);
     if (w == nullptr || w->dims.size() < 3) return 0;
-    if (v.node.op_type == "Conv") return v.out_elements() * product(w->dims, 1);  // Cin/groups * kernel
+    if (v.node.op_type == "Conv") return mul(v.out_elements(), product(w->dims, 1));  // Cin/groups * kernel
     const auto* x = v.in(0);  // ConvTranspose: W is [Cin, Cout/groups, k...]
-    return x == nullptr ? 0 : x->elements() * product(w->dims, 1);
+    return x == nullptr ? 0 : mul(x->elements(), product(w->dims, 1));
 }
 
 std::int64_t matrix_macs(const NodeView& v) {
@@ -55,7 +76,7 @@ std::int64_t matrix_macs(const NodeView& v) {
     if (a == nullptr || a->dims.empty()) return 0;
     std::int64_t k = a->dims.back();
     if (v.node.op_type == "Gemm" && v.attribute("transA", 0) != 0) k = a->dims.front();
-    return v.out_elements() * k;
+    return mul(v.out_elements(), k);
 }
 
 std::int64_t macs_of(const NodeView& v) {
@@ -79,7 +100,7 @@ const std::set<std::string, std::less<>>& unit_flop_ops() {
 std::int64_t pool_flops(const NodeView& v) {
     const auto it = v.node.attributes.find("kernel_shape");
     const auto* kernel = it == v.node.attributes.end() ? nullptr : std::get_if<std::vector<std::int64_t>>(&it->second);
-    return kernel == nullptr ? 0 : v.out_elements() * product(*kernel, 0);
+    return kernel == nullptr ? 0 : mul(v.out_elements(), product(*kernel, 0));
 }
 
 // The IoU test of every pair of boxes, per batch and class: the most the greedy pass can make
@@ -89,30 +110,30 @@ std::int64_t nms_flops(const NodeView& v) {
     const auto* scores = v.in(1);
     if (boxes == nullptr || scores == nullptr || boxes->dims.size() != 3 || scores->dims.size() != 3) return 0;
     const std::int64_t n = boxes->dims[1];
-    return kNmsFlopsPerPair * scores->dims[0] * scores->dims[1] * (n * (n - 1) / 2);
+    return mul(mul(mul(kNmsFlopsPerPair, scores->dims[0]), scores->dims[1]), mul(n, n - 1) / 2);
 }
 
 // Samples per output element: sampling_ratio^2, or with 0 (adaptive, ceil(roi size / output
 // size) per axis) at most that of a roi as large as the feature map.
 std::int64_t roi_align_samples(const NodeView& v) {
     const std::int64_t ratio = v.attribute("sampling_ratio", 0);
-    if (ratio > 0) return ratio * ratio;
+    if (ratio > 0) return mul(ratio, ratio);
     const auto* x = v.in(0);
     if (x == nullptr || x->dims.size() != 4) return 0;
-    const auto ceil_div = [](std::int64_t a, std::int64_t b) { return b <= 0 ? 0 : (a + b - 1) / b; };
-    return ceil_div(x->dims[2], v.attribute("output_height", 1)) * ceil_div(x->dims[3], v.attribute("output_width", 1));
+    const auto ceil_div = [](std::int64_t a, std::int64_t b) { return b <= 0 || a <= 0 ? 0 : (a - 1) / b + 1; };
+    return mul(ceil_div(x->dims[2], v.attribute("output_height", 1)), ceil_div(x->dims[3], v.attribute("output_width", 1)));
 }
 
 std::int64_t other_flops(const NodeView& v, const CostOptions& options) {
     const auto& op = v.node.op_type;
     const std::int64_t n = v.out_elements();
     if (unit_flop_ops().contains(op)) return n;
-    if (op == "Softmax" || op == "LogSoftmax") return 3 * n;
-    if (op == "BatchNormalization") return options.fold_batch_norm ? 0 : 2 * n;
-    if (op == "LayerNormalization" || op == "InstanceNormalization") return 7 * n;
+    if (op == "Softmax" || op == "LogSoftmax") return mul(3, n);
+    if (op == "BatchNormalization") return options.fold_batch_norm ? 0 : mul(2, n);
+    if (op == "LayerNormalization" || op == "InstanceNormalization") return mul(7, n);
     if (op == "MaxPool" || op == "AveragePool" || op == "LpPool") return pool_flops(v);
     if (op == "NonMaxSuppression") return nms_flops(v);
-    if (op == "RoiAlign") return kRoiAlignFlopsPerSample * n * roi_align_samples(v);
+    if (op == "RoiAlign") return mul(mul(kRoiAlignFlopsPerSample, n), roi_align_samples(v));
     if (op == "GlobalAveragePool" || op == "GlobalMaxPool" || op.starts_with("Reduce"))
         return v.in(0) == nullptr ? 0 : v.in(0)->elements();
     return 0;
@@ -126,13 +147,14 @@ bool is_view(std::string_view op) {
 void count_bytes(const NodeView& v, NodeCost& cost) {
     if (is_view(v.node.op_type)) return;
     for (std::size_t i = 0; i < v.node.outputs.size(); ++i)
-        if (const auto* o = v.out(i)) cost.bytes_written += o->bytes();
+        if (const auto* o = v.out(i)) add_to(cost.bytes_written, o->bytes());
     if (v.node.op_type == "Gather" || v.node.op_type == "GatherElements") {  // what it outputs, and the indices
-        cost.bytes_read = cost.bytes_written + (v.in(1) == nullptr ? 0 : v.in(1)->bytes());
+        cost.bytes_read = cost.bytes_written;
+        add_to(cost.bytes_read, v.in(1) == nullptr ? 0 : v.in(1)->bytes());
         return;
     }
     for (std::size_t i = 0; i < v.node.inputs.size(); ++i)
-        if (const auto* x = v.in(i)) cost.bytes_read += x->bytes();
+        if (const auto* x = v.in(i)) add_to(cost.bytes_read, x->bytes());
 }
 
 void conv_flags(const NodeView& v, NodeCost& cost) {
@@ -189,10 +211,10 @@ void add_branches(const NodeView& v, const Names& initializers, const CostOption
         NodeCost branch{};
         for (const auto& node : graph->nodes) {
             const NodeCost inner = node_cost(NodeView{node, v.shapes}, true, initializers, options);
-            branch.macs += inner.macs;
-            branch.flops += inner.flops;
-            branch.bytes_read += inner.bytes_read;
-            branch.bytes_written += inner.bytes_written;
+            add_to(branch.macs, inner.macs);
+            add_to(branch.flops, inner.flops);
+            add_to(branch.bytes_read, inner.bytes_read);
+            add_to(branch.bytes_written, inner.bytes_written);
             branch.data_dependent = branch.data_dependent || inner.data_dependent;
         }
         most.macs = std::max(most.macs, branch.macs);
@@ -201,14 +223,14 @@ void add_branches(const NodeView& v, const Names& initializers, const CostOption
         most.bytes_written = std::max(most.bytes_written, branch.bytes_written);
         most.data_dependent = most.data_dependent || branch.data_dependent;
     }
-    cost.macs += most.macs;
-    cost.flops += most.flops;
-    cost.bytes_read += most.bytes_read;
-    cost.bytes_written += most.bytes_written;
+    add_to(cost.macs, most.macs);
+    add_to(cost.flops, most.flops);
+    add_to(cost.bytes_read, most.bytes_read);
+    add_to(cost.bytes_written, most.bytes_written);
     cost.data_dependent = cost.data_dependent || most.data_dependent || it->second.size() > 1;
 }
 
-NodeCost node_cost(const NodeView& v, bool inferred, const Names& initializers, const CostOptions& options) {
+NodeCost node_cost_of(const NodeView& v, bool inferred, const Names& initializers, const CostOptions& options) {
     NodeCost cost{v.node.name, v.node.op_type, {}, 0, 0, 0, 0, 0, !inferred, {}};
     for (std::size_t i = 0; i < v.node.outputs.size(); ++i) {
         cost.outputs.push_back(v.out(i) == nullptr ? ValueShape{} : *v.out(i));
@@ -216,18 +238,28 @@ NodeCost node_cost(const NodeView& v, bool inferred, const Names& initializers, 
     }
     for (std::size_t i = 0; i < v.node.inputs.size(); ++i)
         if (initializers.contains(v.node.inputs[i]) && v.in(i) != nullptr && is_parameter_input(v.node, i))
-            cost.parameters += v.in(i)->elements();
+            add_to(cost.parameters, v.in(i)->elements());
     if (!inferred) return cost;
     // A bound at most: how many pairs the greedy pass tests, how many samples adaptive rois take.
     if (v.node.op_type == "NonMaxSuppression" || (v.node.op_type == "RoiAlign" && v.attribute("sampling_ratio", 0) <= 0))
         cost.data_dependent = true;
     cost.macs = macs_of(v);
-    cost.flops = 2 * cost.macs + other_flops(v, options);
+    cost.flops = mul(2, cost.macs);
+    add_to(cost.flops, other_flops(v, options));
     if (!(options.fold_batch_norm && v.node.op_type == "BatchNormalization")) count_bytes(v, cost);
     if (v.node.op_type == "Conv" || v.node.op_type == "ConvTranspose") conv_flags(v, cost);
     if (v.node.op_type == "Gemm" || v.node.op_type == "MatMul") matrix_flags(v, cost);
     if (v.node.op_type == "If") add_branches(v, initializers, options, cost);
     return cost;
+}
+
+NodeCost node_cost(const NodeView& v, bool inferred, const Names& initializers, const CostOptions& options) {
+    try {
+        return node_cost_of(v, inferred, initializers, options);
+    } catch (const UserError& e) {
+        throw UserError(fmt::format("node {} ({}): {}", v.node.name.empty() ? "(unnamed)" : v.node.name,
+                                    v.node.op_type, e.what()));
+    }
 }
 
 void summarise_flags(ModelCost& cost) {
@@ -240,7 +272,7 @@ void summarise_flags(ModelCost& cost) {
         for (const auto& flag : node.flags) {
             auto& c = counts[flag];
             if (c.nodes++ == 0) c.first = node.name;
-            c.macs += node.macs;
+            add_to(c.macs, node.macs);
         }
     }
     static const std::map<std::string, std::string> meaning = {
@@ -254,6 +286,17 @@ void summarise_flags(ModelCost& cost) {
     for (const auto& [flag, c] : counts)
         cost.flags.push_back(fmt::format("{}: {} {}, {:.1f}% of MACs; first: {}", flag, c.nodes, meaning.at(flag),
                                          100.0 * static_cast<double>(c.macs) / total, c.first));
+}
+
+void add_totals(CostTotals& totals, const NodeCost& node) {
+    try {
+        add_to(totals.macs, node.macs);
+        add_to(totals.flops, node.flops);
+        add_to(totals.bytes_read, node.bytes_read);
+        add_to(totals.bytes_written, node.bytes_written);
+    } catch (const UserError& e) {
+        throw UserError(fmt::format("the model's total up to node {}: {}", node.name, e.what()));
+    }
 }
 
 }  // namespace
@@ -271,17 +314,14 @@ ModelCost estimate_cost(const onnx::OnnxModel& model, const ShapeInference& shap
         initializers.insert(init.name);
         // Shapes, axes and indices (int64) and clip bounds are not weights.
         if (init.data_type == onnx::DataType::int64 || bounds.contains(init.name)) continue;
-        (statistics.contains(init.name) ? cost.totals.batch_norm_statistics : cost.totals.parameters) +=
-            init.element_count();
+        add_to(statistics.contains(init.name) ? cost.totals.batch_norm_statistics : cost.totals.parameters,
+               init.element_count());
     }
     const auto& nodes = model.graph.nodes;
     for (std::size_t i = 0; i < nodes.size(); ++i) {
         const bool inferred = i < shapes.node_inferred.size() && shapes.node_inferred[i];
         NodeCost node = node_cost(NodeView{nodes[i], shapes}, inferred, initializers, options);
-        cost.totals.macs += node.macs;
-        cost.totals.flops += node.flops;
-        cost.totals.bytes_read += node.bytes_read;
-        cost.totals.bytes_written += node.bytes_written;
+        add_totals(cost.totals, node);
         cost.totals.unknown_nodes += node.unknown ? 1 : 0;
         cost.totals.data_dependent_nodes += node.data_dependent && !node.unknown ? 1 : 0;
         ++cost.histogram[node.op_type];

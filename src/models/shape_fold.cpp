@@ -7,6 +7,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "core/tensor_size.hpp"
 #include "models/shape_ops.hpp"
 
 namespace inferbench::models::detail {
@@ -18,9 +19,7 @@ using Dims = std::vector<std::int64_t>;
 namespace {
 
 std::int64_t count(const Dims& dims) {
-    std::int64_t n = 1;
-    for (const auto d : dims) n *= d;
-    return n;
+    return checked_element_count(dims).value_or(-1);  // -1: no count, nothing folded
 }
 
 bool is_integral(DataType type) {

@@ -3,27 +3,45 @@
 #include <algorithm>
 #include <charconv>
 #include <cstring>
+#include <limits>
 #include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "core/error.hpp"
+#include "core/tensor_size.hpp"
 #include "models/shape_ops.hpp"
 
 namespace inferbench::models {
 
 using onnx::DataType;
 
+namespace {
+
+[[noreturn]] void overflows(const std::vector<std::int64_t>& dims) {
+    throw UserError(fmt::format("a value of shape {} has more elements or bytes than a 64-bit count holds; the "
+                                "shapes in the model are out of range",
+                                shape_text(dims)));
+}
+
+}  // namespace
+
 std::int64_t ValueShape::elements() const {
     if (!known) return 0;
     std::int64_t n = 1;
-    for (const auto d : dims) n *= d;
+    for (const auto d : dims) {
+        const auto next = checked_mul(n, d);
+        if (!next) overflows(dims);
+        n = *next;
+    }
     return n;
 }
 
 std::int64_t ValueShape::bytes() const {
-    return (elements() * static_cast<std::int64_t>(onnx::element_bits(type)) + 7) / 8;
+    const auto bits = checked_mul(elements(), static_cast<std::int64_t>(onnx::element_bits(type)));
+    if (!bits || *bits > std::numeric_limits<std::int64_t>::max() - 7) overflows(dims);
+    return (*bits + 7) / 8;
 }
 
 const ValueShape* ShapeInference::find(const std::string& name) const {
@@ -131,6 +149,8 @@ void bind_inputs(const onnx::OnnxGraph& graph, const ShapeInferenceOptions& opti
             for (std::size_t i = 0; i < input.dims.size(); ++i)
                 shape.dims.push_back(bind_dimension(input, i, options, result));
         }
+        byte_size_or_throw(fmt::format("input '{}'", input.name), shape.dims,
+                           std::max<std::size_t>(1, (onnx::element_bits(input.elem_type) + 7) / 8));
         result.values[input.name] = shape;
     }
     if (!unused.empty()) throw UserError(fmt::format("--shape {}: no such graph input", *unused.begin()));

@@ -3,7 +3,8 @@
 // of small tensors (initializers, Constant, Shape and what is computed from them: Gather, Concat,
 // Range, Where, arithmetic, ...) are folded so that Reshape, Slice, Expand, Resize and the like get
 // concrete targets; If takes its branch when the condition folds. An op this file does not know
-// leaves its outputs unknown and adds a warning; it never throws for an op.
+// leaves its outputs unknown and adds a warning; it never throws for an op, except where a shape it would
+// keep has more elements than a 64-bit count holds (a UserError naming the node's output and the shape).
 //
 // Sizes decided by the data (NonZero, NonMaxSuppression, If on a computed condition, and whatever
 // follows them) are taken at the largest size the data allows and marked data_dependent: costs

@@ -5,6 +5,9 @@
 #include <string>
 #include <unordered_map>
 
+#include <fmt/format.h>
+
+#include "core/tensor_size.hpp"
 #include "models/shape_ops.hpp"
 
 namespace inferbench::models::detail {
@@ -32,8 +35,12 @@ std::optional<Dims> ShapeContext::ints(const OnnxNode& node, std::size_t index) 
 }
 
 void ShapeContext::set(const OnnxNode& node, std::size_t index, DataType type, Dims dims) {
-    if (index < node.outputs.size() && !node.outputs[index].empty())
-        result.values[node.outputs[index]] = ValueShape{true, type, std::move(dims), data_dependent};
+    if (index >= node.outputs.size() || node.outputs[index].empty()) return;
+    // Every shape kept has an element count in 64 bits, so that what is computed from it cannot wrap; a negative
+    // size (attributes out of range) leaves the output unknown, so that nothing after it is costed from it.
+    if (std::ranges::any_of(dims, [](std::int64_t d) { return d < 0; })) return;
+    element_count_or_throw(fmt::format("output '{}' of node {} ({})", node.outputs[index], node.name, node.op_type), dims);
+    result.values[node.outputs[index]] = ValueShape{true, type, std::move(dims), data_dependent};
 }
 
 void ShapeContext::set_constant(const OnnxNode& node, std::size_t index, std::vector<double> values) {
@@ -76,7 +83,7 @@ std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
 
 std::int64_t product(const Dims& dims, std::size_t from, std::size_t to) {
     std::int64_t n = 1;
-    for (std::size_t i = from; i < to && i < dims.size(); ++i) n *= dims[i];
+    for (std::size_t i = from; i < to && i < dims.size(); ++i) n *= dims[i];  // a part of a shape set() checked
     return n;
 }
 
@@ -140,20 +147,34 @@ Window window_of(const OnnxNode& n, Dims kernel) {
     return w;
 }
 
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }  // a >= 0, b > 0
+
+// The input positions a window can start at, minus one: size + pads - dilated kernel; nothing where the
+// attributes are out of range (they come from the file) or the window does not fit.
+std::optional<std::int64_t> window_span(std::int64_t size, std::int64_t pads, std::int64_t kernel, std::int64_t dilation) {
+    if (size < 0 || pads < 0 || kernel < 1 || dilation < 1) return std::nullopt;
+    const auto reach = checked_mul(dilation, kernel - 1);
+    const auto padded = checked_add(size, pads);
+    if (!reach || !padded || *padded - 1 < *reach) return std::nullopt;
+    return *padded - 1 - *reach;
+}
+
 std::optional<Dims> window_output(const Dims& spatial, const Window& w) {
-    if (w.kernel.size() != spatial.size() || w.strides.size() != spatial.size() || w.pads.size() != 2 * spatial.size())
+    const std::size_t k = spatial.size();
+    if (w.kernel.size() != k || w.strides.size() != k || w.dilations.size() != k || w.pads.size() != 2 * k)
         return std::nullopt;
     Dims out;
-    for (std::size_t i = 0; i < spatial.size(); ++i) {
+    for (std::size_t i = 0; i < k; ++i) {
         const std::int64_t s = std::max<std::int64_t>(w.strides[i], 1);
         if (w.auto_pad == "SAME_UPPER" || w.auto_pad == "SAME_LOWER") {
-            out.push_back((spatial[i] + s - 1) / s);
+            if (spatial[i] < 0) return std::nullopt;
+            out.push_back(ceil_div(spatial[i], s));
             continue;
         }
-        const std::int64_t pads = w.auto_pad == "VALID" ? 0 : w.pads[i] + w.pads[i + spatial.size()];
-        const std::int64_t span = spatial[i] + pads - (w.dilations[i] * (w.kernel[i] - 1) + 1);
-        if (span < 0) return std::nullopt;
-        out.push_back((w.ceil_mode ? (span + s - 1) / s : span / s) + 1);
+        const auto pads = w.auto_pad == "VALID" ? std::optional<std::int64_t>(0) : checked_add(w.pads[i], w.pads[i + k]);
+        const auto span = pads ? window_span(spatial[i], *pads, w.kernel[i], w.dilations[i]) : std::nullopt;
+        if (!span) return std::nullopt;
+        out.push_back((w.ceil_mode ? ceil_div(*span, s) : *span / s) + 1);
     }
     return out;
 }
@@ -179,16 +200,28 @@ bool conv_transpose(ShapeContext& c, const OnnxNode& n) {
     const Window win = window_of(n, Dims(w->dims.begin() + 2, w->dims.end()));
     const Dims output_padding = ints_attribute(n, "output_padding").value_or(Dims(k, 0));
     const auto output_shape = ints_attribute(n, "output_shape");
-    if (win.pads.size() != 2 * k || output_padding.size() != k) return false;
-    Dims dims{x->dims[0], w->dims[1] * int_attribute(n, "group", 1)};
+    if (win.pads.size() != 2 * k || output_padding.size() != k || win.kernel.size() != k || win.strides.size() != k ||
+        win.dilations.size() != k)
+        return false;
+    const auto channels = checked_mul(w->dims[1], int_attribute(n, "group", 1));
+    if (!channels) return false;
+    Dims dims{x->dims[0], *channels};
     for (std::size_t i = 0; i < k; ++i) {
         if (output_shape && output_shape->size() == k) {
             dims.push_back((*output_shape)[i]);
             continue;
         }
-        const std::int64_t pads = win.auto_pad.starts_with("SAME") ? 0 : win.pads[i] + win.pads[i + k];
-        dims.push_back(win.strides[i] * (x->dims[i + 2] - 1) + output_padding[i] +
-                       (win.kernel[i] - 1) * win.dilations[i] + 1 - pads);
+        // strides * (size - 1) + output_padding + (kernel - 1) * dilations + 1 - pads, each step checked.
+        const auto pads = win.auto_pad.starts_with("SAME") ? std::optional<std::int64_t>(0)
+                                                           : checked_add(win.pads[i], win.pads[i + k]);
+        if (!pads || *pads < 0) return false;
+        const auto stepped = x->dims[i + 2] < 1 ? std::nullopt : checked_mul(win.strides[i], x->dims[i + 2] - 1);
+        const auto reach = win.kernel[i] < 1 ? std::nullopt : checked_mul(win.kernel[i] - 1, win.dilations[i]);
+        const auto sum = stepped && reach ? checked_add(*stepped, *reach) : std::nullopt;
+        const auto padded = sum ? checked_add(*sum, output_padding[i]) : std::nullopt;
+        const auto size = padded ? checked_add(*padded, 1 - *pads) : std::nullopt;
+        if (!size) return false;
+        dims.push_back(*size);
     }
     c.set(n, 0, x->type, dims);
     return true;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "core/tensor_size.hpp"
 #include "models/shape_ops.hpp"
 
 namespace inferbench::models::detail {
@@ -43,8 +44,10 @@ bool reshape(ShapeContext& c, const OnnxNode& n) {
         }
         if (d == -1)
             infer = i;
+        else if (const auto next = checked_mul(known, d))
+            known = *next;
         else
-            known *= d;
+            return false;
     }
     if (infer) {
         if (known == 0 || x->elements() % known != 0) return false;
@@ -267,8 +270,7 @@ bool constant_of_shape(ShapeContext& c, const OnnxNode& n) {
     std::optional<std::vector<double>> value;
     if (n.attributes.contains("value")) value = constant_attribute_values(n, type, ignored);
     c.set(n, 0, type, *dims);
-    std::int64_t elements = 1;
-    for (const auto d : *dims) elements *= d;
+    const std::int64_t elements = checked_element_count(*dims).value_or(-1);
     const double fill = value && value->size() == 1 ? (*value)[0] : 0.0;
     if (elements >= 0 && elements <= static_cast<std::int64_t>(kMaxFoldedElements) && (!value || value->size() == 1))
         c.set_constant(n, 0, std::vector<double>(static_cast<std::size_t>(elements), fill));

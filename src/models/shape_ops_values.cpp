@@ -6,6 +6,7 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "core/tensor_size.hpp"
 #include "models/shape_ops.hpp"
 
 namespace inferbench::models::detail {
@@ -46,7 +47,11 @@ bool tile(ShapeContext& c, const OnnxNode& n) {
     const auto repeats = c.ints(n, 1);
     if (x == nullptr || !repeats || repeats->size() != x->dims.size()) return false;
     Dims dims = x->dims;
-    for (std::size_t i = 0; i < dims.size(); ++i) dims[i] *= (*repeats)[i];
+    for (std::size_t i = 0; i < dims.size(); ++i) {
+        const auto repeated = checked_mul(dims[i], (*repeats)[i]);
+        if (!repeated) return false;
+        dims[i] = *repeated;
+    }
     c.set(n, 0, x->type, dims);
     if (const auto* v = c.constant(n, 0); v != nullptr && dims.size() == 1) {
         std::vector<double> values;
@@ -98,9 +103,11 @@ bool non_max_suppression(ShapeContext& c, const OnnxNode& n) {
         if (!limit || limit->size() != 1) return false;
         per_class = (*limit)[0];
     }
-    const std::int64_t most = scores->dims[0] * scores->dims[1] * std::clamp<std::int64_t>(per_class, 0, boxes->dims[1]);
+    const auto pairs = checked_mul(scores->dims[0], scores->dims[1]);
+    const auto most = pairs ? checked_mul(*pairs, std::clamp<std::int64_t>(per_class, 0, boxes->dims[1])) : std::nullopt;
+    if (!most) return false;
     c.data_dependent = true;
-    c.set(n, 0, DataType::int64, {most, 3});
+    c.set(n, 0, DataType::int64, {*most, 3});
     return true;
 }
 

@@ -67,6 +67,7 @@ std::string note(const analysis::BenchmarkSummary& s) {
         notes.push_back(fmt::format("{} of {:.3f} ms end to end per iteration ({:.1f}%, as the runner reported)",
                                     join(parts, " and "), *st.e2e_mean_ns / 1e6, *share));
     }
+    if (auto inputs = s.inputs.note()) notes.push_back(std::move(*inputs));
     const auto load_notes = s.load.notes();
     notes.insert(notes.end(), load_notes.begin(), load_notes.end());
     return join(notes, "; ");

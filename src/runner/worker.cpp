@@ -16,11 +16,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "backends/random_inputs.hpp"
 #include "backends/registry.hpp"
 #include "core/clock.hpp"
 #include "runner/crash_report.hpp"
 #include "runner/cuda_conditions.hpp"
+#include "runner/input_feed.hpp"
 #include "runner/load_clock.hpp"
 #include "runner/measure_loop.hpp"
 #include "runner/scenario_run.hpp"
@@ -123,7 +123,7 @@ std::unique_ptr<Backend> make_instance(const BackendRegistry& registry, const Be
     BenchmarkSpec cell = spec;
     cell.batch_size = batch_size;
     backend->load(model_path, cell);
-    backend->prepare(make_random_inputs(backend->inputs(), spec.seed));
+    backend->prepare(InputFeed(cell, backend->inputs()).first());
     return backend;
 }
 
@@ -180,12 +180,17 @@ int run_benchmark(const BenchmarkSpec& spec, const std::string& model_path, Trac
 
         phase = "prepare";
         const auto input_infos = backend->inputs();
-        const auto inputs = make_random_inputs(input_infos, spec.seed);
-        backend->prepare(inputs);
+        InputFeed feed(spec, input_infos);
+        backend->prepare(feed.first());
         std::vector<BackendMetric> metrics = std::move(converted.metrics);
         for (BackendMetric& metric : backend->prepared_metrics()) metrics.push_back(std::move(metric));
         phase = "measure conditions";
         for (auto& metric : conditions.after_prepare()) metrics.push_back(std::move(metric));
+        // A load scenario's instances run at once: each feeds its first sample, none cycles.
+        BetweenIterations* const between = spec.scenario.scenario == Scenario::single_stream
+                                                ? feed.cycle_on(*backend, conditions.between())
+                                                : conditions.between();
+        for (auto& metric : feed.metrics()) metrics.push_back(std::move(metric));
         send_event(wp::Loaded{load_ns, backend->version(), input_infos, std::move(metrics)});
 
         // A ring that the orchestrator drains bounds nothing: the plan's max_iterations stands (0: no limit).
@@ -198,7 +203,7 @@ int run_benchmark(const BenchmarkSpec& spec, const std::string& model_path, Trac
             return run_scenario_cell(*backend, registry, spec, converted.model_path, loop, trace, phase);
 
         phase = "warm-up";
-        const WarmupResult warmup = run_warmup(*backend, loop, trace.header().stop_requested, conditions.between());
+        const WarmupResult warmup = run_warmup(*backend, loop, trace.header().stop_requested, between);
         send_event(wp::WarmupDone{warmup.iterations, warmup.elapsed_ns});
         trace.prefault(expected_iterations(warmup, loop));
 
@@ -209,7 +214,7 @@ int run_benchmark(const BenchmarkSpec& spec, const std::string& model_path, Trac
             sink.capacity = trace.capacity();
         }
         const MeasureResult measured =
-            run_measured(*backend, loop, sink, trace.header().stop_requested, conditions.between());
+            run_measured(*backend, loop, sink, trace.header().stop_requested, between);
         send_event(wp::Measured{measured.iterations, measured.wall_ns, measured.stopped, measured.stop.convergence,
                                 measured.stop.reason});
         send_layer_times(*backend, trace, phase);

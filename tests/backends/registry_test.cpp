@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "backends/null/null_backend.hpp"
 #include "common/scratch_dir.hpp"
-
 #include "core/error.hpp"
 
 namespace inferbench {
@@ -157,6 +157,19 @@ TEST(Registry, ABackendRunningItsOwnLoopTakesNeitherTheL2FlushNorASyncMode) {
     spec.conditions.sync = SyncMode::automatic;
     spec.conditions.throttle_policy = ThrottlePolicy::discard;
     EXPECT_EQ(cell_problem(&backend, "", spec), std::nullopt) << "throttle flags are the analysis's, for any backend";
+}
+
+TEST(Registry, ABackendRunningItsOwnLoopTakesNoInputFiles) {
+    OwnLoopBackend backend;
+    BenchmarkSpec spec;
+    spec.backend = "own-loop";
+    spec.inputs = "/data/inputs.npz";
+    EXPECT_EQ(cell_problem(&backend, "", spec),
+              "own-loop runs its own iterations on inputs of its own: the plan's inputs reach the backends the harness "
+              "drives only; leave inputs unset for it");
+    spec.backend = "null";
+    spec.model = "null";
+    EXPECT_EQ(cell_problem(make_null_backend().get(), "", spec), std::nullopt) << "the harness drives null";
 }
 
 }  // namespace

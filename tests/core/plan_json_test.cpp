@@ -66,7 +66,7 @@ exclude:
               R"("precisions":["fp32","fp16"],"batch_sizes":[1,8],)"
               R"("exclude":[{"device":"cuda:1","precision":"fp16","batch_size":8}],"backend_options":{},)"
               R"("name":"compare","warmup":"5ms","warmup_iterations":"1","duration":"20ms","min_iterations":"2",)"
-              R"("max_iterations":"0","timeout":"10m","seed":"42","output_dir":"inferbench-results","db":"",)"
+              R"("max_iterations":"0","timeout":"10m","seed":"42","output_dir":"inferbench-results","db":"","inputs":"",)"
               R"("model_cache":"","telemetry_enabled":"true","telemetry_rate_hz":"10","telemetry_gpu":"auto",)"
               R"("throttle_threshold":"0.75","throttle_policy":"flag","cooldown":"0s","cooldown_max":"2m",)"
               R"("idle_baseline":"3s","l2_flush":"false","sync":"auto",)"

@@ -1,0 +1,143 @@
+#include "backends/npz_file.hpp"
+
+#include <cstdint>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "backends/npy_file.hpp"
+#include "core/error.hpp"
+#include "core/file_io.hpp"
+
+namespace inferbench {
+namespace {
+
+// Zip's little-endian fields (PKWARE APPNOTE 4.3), read within the archive's bounds.
+class ZipBytes {
+public:
+    ZipBytes(std::string_view bytes, std::string file) : bytes_(bytes), file_(std::move(file)) {}
+
+    std::uint64_t number(std::size_t at, std::size_t size) const {
+        if (at > bytes_.size() || size > bytes_.size() - at) truncated();
+        std::uint64_t value = 0;
+        for (std::size_t k = 0; k < size; ++k)
+            value |= static_cast<std::uint64_t>(static_cast<unsigned char>(bytes_[at + k])) << (8 * k);
+        return value;
+    }
+    std::string_view slice(std::uint64_t at, std::uint64_t size) const {
+        if (at > bytes_.size() || size > bytes_.size() - at) truncated();
+        return bytes_.substr(static_cast<std::size_t>(at), static_cast<std::size_t>(size));
+    }
+    std::size_t size() const { return bytes_.size(); }
+    const std::string& file() const { return file_; }
+    [[noreturn]] void truncated() const {
+        throw UserError(fmt::format("{}: a truncated or damaged .npz archive; save it again with numpy.savez", file_));
+    }
+
+private:
+    std::string_view bytes_;
+    std::string file_;
+};
+
+constexpr std::uint32_t kEndOfDirectory = 0x06054b50;
+constexpr std::uint32_t kZip64EndOfDirectory = 0x06064b50;
+constexpr std::uint32_t kZip64Locator = 0x07064b50;
+constexpr std::uint32_t kDirectoryEntry = 0x02014b50;
+constexpr std::uint32_t kLocalHeader = 0x04034b50;
+constexpr std::uint16_t kZip64Extra = 0x0001;
+constexpr std::uint32_t kSaturated = 0xFFFFFFFF;
+
+struct Directory {
+    std::uint64_t offset = 0;
+    std::uint64_t entries = 0;
+};
+
+// The end-of-central-directory record, the last one in the file (a comment may follow it), and its zip64
+// form where numpy's writer (Python's zipfile) needed one.
+Directory find_directory(const ZipBytes& zip) {
+    if (zip.size() < 22) zip.truncated();
+    for (std::size_t at = zip.size() - 22;; --at) {
+        if (zip.number(at, 4) == kEndOfDirectory) {
+            Directory d{zip.number(at + 16, 4), zip.number(at + 10, 2)};
+            if (at >= 20 && zip.number(at - 20, 4) == kZip64Locator) {
+                const std::uint64_t record = zip.number(at - 20 + 8, 8);
+                if (zip.number(static_cast<std::size_t>(record), 4) != kZip64EndOfDirectory) zip.truncated();
+                d = {zip.number(static_cast<std::size_t>(record) + 48, 8), zip.number(static_cast<std::size_t>(record) + 32, 8)};
+            }
+            return d;
+        }
+        if (at == 0 || zip.size() - at > 22 + 65535) break;
+    }
+    throw UserError(fmt::format("{}: not an .npz archive (save the arrays with numpy.savez)", zip.file()));
+}
+
+struct Entry {
+    std::string name;
+    std::uint16_t method = 0;
+    std::uint64_t compressed = 0;
+    std::uint64_t local_header = 0;
+};
+
+// A central-directory entry at `at`; returns where the next one starts.
+std::size_t read_entry(const ZipBytes& zip, std::size_t at, Entry& entry) {
+    if (zip.number(at, 4) != kDirectoryEntry) zip.truncated();
+    entry.method = static_cast<std::uint16_t>(zip.number(at + 10, 2));
+    entry.compressed = zip.number(at + 20, 4);
+    std::uint64_t uncompressed = zip.number(at + 24, 4);
+    const std::size_t name_length = zip.number(at + 28, 2);
+    const std::size_t extra_length = zip.number(at + 30, 2);
+    const std::size_t comment_length = zip.number(at + 32, 2);
+    entry.local_header = zip.number(at + 42, 4);
+    entry.name = std::string(zip.slice(at + 46, name_length));
+    // The zip64 extra field holds, in this order, each of the three that is saturated above.
+    std::size_t extra = at + 46 + name_length;
+    const std::size_t extra_end = extra + extra_length;
+    while (extra + 4 <= extra_end) {
+        const auto id = zip.number(extra, 2);
+        const std::size_t size = zip.number(extra + 2, 2);
+        if (id == kZip64Extra) {
+            std::size_t field = extra + 4;
+            for (std::uint64_t* value : {&uncompressed, &entry.compressed, &entry.local_header}) {
+                if (*value != kSaturated) continue;
+                *value = zip.number(field, 8);
+                field += 8;
+            }
+        }
+        extra += 4 + size;
+    }
+    return extra_end + comment_length;
+}
+
+// An entry's stored bytes, after its local header (whose extra field may differ from the directory's).
+std::string_view entry_bytes(const ZipBytes& zip, const Entry& entry) {
+    const auto at = static_cast<std::size_t>(entry.local_header);
+    if (zip.number(at, 4) != kLocalHeader) zip.truncated();
+    const std::size_t data = at + 30 + zip.number(at + 26, 2) + zip.number(at + 28, 2);
+    return zip.slice(data, entry.compressed);
+}
+
+}  // namespace
+
+std::vector<HostTensor> read_npz_file(const std::filesystem::path& path) {
+    const std::string bytes = read_regular_file(path);
+    const ZipBytes zip(bytes, path.string());
+    const Directory directory = find_directory(zip);
+    std::vector<HostTensor> arrays;
+    auto at = static_cast<std::size_t>(directory.offset);
+    for (std::uint64_t k = 0; k < directory.entries; ++k) {
+        Entry entry;
+        at = read_entry(zip, at, entry);
+        const std::string source = fmt::format("{}:{}", path.string(), entry.name);
+        if (!entry.name.ends_with(".npy"))
+            throw UserError(fmt::format("{}: not an .npy array; an .npz archive holds arrays saved by numpy.savez", source));
+        if (entry.method != 0)
+            throw UserError(fmt::format("{}: compressed (numpy.savez_compressed); save the arrays with numpy.savez, "
+                                        "which stores them, or as a folder of .npy files",
+                                        source));
+        const std::string name = entry.name.substr(0, entry.name.size() - 4);
+        arrays.push_back(parse_npy(entry_bytes(zip, entry), source, name));
+    }
+    return arrays;
+}
+
+}  // namespace inferbench
