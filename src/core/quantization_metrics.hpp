@@ -9,13 +9,15 @@
 #include <string>
 #include <string_view>
 
+#include <fmt/format.h>
+
 namespace inferbench::quantization_metrics {
 
 // The smallest cosine similarity of a float output with the float32 model's, over the calibration batches.
 inline constexpr std::string_view kOutputCosine = "int8_output_cosine";
 // The share of rows of classifier-like outputs ([batch, classes]) whose top-1 class is float32's.
 inline constexpr std::string_view kTop1Agreement = "int8_top1_agreement";
-// The weights' largest level (unit "level"): 127 (8 bits) or 64 (reduced range, 7 bits).
+// The weights' largest level (unit "level"): 127, or 64 for reduced-range weights.
 inline constexpr std::string_view kWeightMaxLevel = "int8_weight_max_level";
 // Why that range (unit "reason"): a WeightRangeReason's value.
 inline constexpr std::string_view kWeightRangeReason = "int8_weight_range_reason";
@@ -32,9 +34,9 @@ enum class WeightRangeReason : std::int32_t {
 };
 
 inline std::optional<WeightRangeReason> weight_range_reason(double stored) {
-    const auto code = static_cast<std::int32_t>(stored);
-    if (static_cast<double>(code) != stored || code < 1 || code > 6) return std::nullopt;
-    return static_cast<WeightRangeReason>(code);
+    for (int code = 1; code <= 6; ++code)  // every WeightRangeReason
+        if (stored == code) return static_cast<WeightRangeReason>(code);
+    return std::nullopt;
 }
 
 inline std::string_view describe(WeightRangeReason reason) {
@@ -51,10 +53,11 @@ inline std::string_view describe(WeightRangeReason reason) {
     return "";
 }
 
-// "int8 weights 7-bit (reduced range, [-64, 64]): <why>"; "" when the level is not stored (older benchmarks).
+// "int8 weights in [-64, 64] (reduced range): <why>"; "" when the level is not stored (older benchmarks).
 inline std::string weight_range_note(std::optional<double> max_level, std::optional<double> reason) {
     if (!max_level) return "";
-    std::string text = *max_level < 127 ? "int8 weights 7-bit (reduced range, [-64, 64])" : "int8 weights 8-bit";
+    std::string text = fmt::format("int8 weights in [-{0:g}, {0:g}]", *max_level);
+    if (*max_level < 127) text += " (reduced range)";
     if (const auto why = reason ? weight_range_reason(*reason) : std::nullopt) {
         text += ": ";
         text += describe(*why);

@@ -62,7 +62,7 @@ QuantParams symmetric_int8(float threshold);
 // Over [min(0, lo), max(0, hi)]: scale (hi - lo) / 255, zero point round(-lo / scale) in [0, 255].
 QuantParams asymmetric_uint8(float lo, float hi);
 
-// The largest |q| of int8 weights: the full range [-127, 127], or ONNX Runtime's reduce_range [-64, 64] (7 bits),
+// The largest |q| of int8 weights: the full range [-127, 127], or ONNX Runtime's reduce_range [-64, 64],
 // which keeps the sum of two uint8 x int8 products within int16 (2 x 255 x 64 = 32640): x86 CPUs without VNNI
 // form int8 dot products so, saturating at 32767.
 enum class WeightRange { full, reduced };

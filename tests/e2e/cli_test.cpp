@@ -174,7 +174,7 @@ TEST(Cli, Int8ModelForACpuWithoutVnniHasReducedRangeWeightsAndSaysWhy) {
     EXPECT_EQ(int8["int8_weight_range_reason"], 4);
     EXPECT_GE(int8["int8_output_cosine"], 0.99);
     const auto summary = dir.run("summary --db r.db --format csv");
-    EXPECT_NE(summary.out.find("int8 weights 7-bit (reduced range, [-64, 64]): an x86-64 CPU without VNNI"),
+    EXPECT_NE(summary.out.find("int8 weights in [-64, 64] (reduced range): an x86-64 CPU without VNNI"),
               std::string::npos)
         << summary.out;
 }

@@ -51,7 +51,7 @@ std::vector<BackendOption> ort_precision_option_list() {
          "int8: biases as int32 behind DequantizeLinear (true) or float32 (false); auto: true on the CPU (fused into "
          "integer kernels), false on a GPU (the CUDA provider has no int32 DequantizeLinear)"},
         {"reduce_range", "auto",
-         "int8: weights in [-64, 64] (7 bits, ONNX Runtime's reduce_range) (true) or [-127, 127] (false); auto: true "
+         "int8: weights in [-64, 64] (ONNX Runtime's reduce_range) (true) or [-127, 127] (false); auto: true "
          "on an x86-64 CPU without VNNI (its int8 kernels add u8 x s8 products in int16, which full-range weights "
          "saturate), false with AVX-512 VNNI or AVX-VNNI, on other CPUs and for a GPU"},
         {"keep_io_types", "false", "fp16: keep float32 model inputs and outputs (Casts at the boundary)"},

@@ -200,9 +200,9 @@ TEST(OnnxRuntimeOptions, Int8WeightRangeFollowsTheCpuUnlessTheOptionSaysOtherwis
     EXPECT_EQ(metrics[1].name, quantization_metrics::kWeightRangeReason);
     EXPECT_EQ(metrics[1].value, 4);
     EXPECT_EQ(quantization_metrics::weight_range_note(metrics[0].value, metrics[1].value),
-              "int8 weights 7-bit (reduced range, [-64, 64]): an x86-64 CPU without VNNI, whose int8 kernels add u8 x s8 "
+              "int8 weights in [-64, 64] (reduced range): an x86-64 CPU without VNNI, whose int8 kernels add u8 x s8 "
               "products in int16 and would saturate at 8 bits");
-    EXPECT_EQ(quantization_metrics::weight_range_note(127, 2), "int8 weights 8-bit: the CPU has AVX-512 VNNI");
+    EXPECT_EQ(quantization_metrics::weight_range_note(127, 2), "int8 weights in [-127, 127]: the CPU has AVX-512 VNNI");
     EXPECT_EQ(quantization_metrics::weight_range_note(std::nullopt, 2), "");
 
     EXPECT_EQ(int8_settings_text(automatic, cpu, WeightRange::full), "method=minmax per_channel=true activation_type=int8")
