@@ -56,7 +56,8 @@ std::string note(const analysis::BenchmarkSummary& s) {
         if (q.top1_agreement) agreement += fmt::format(", top-1 {:.1f}%", *q.top1_agreement * 100);
         notes.push_back(std::move(agreement));
     }
-    if (auto weights = quantization_metrics::weight_range_note(s.quantization.weight_max_level, s.quantization.weight_range_reason);
+    if (auto weights = quantization_metrics::weight_range_note(s.quantization.weight_max_level,
+                                                               s.quantization.weight_range_reason);
         !weights.empty())
         notes.push_back(std::move(weights));
     if (const auto& p = s.profile_check; p.runs && p.runtime_median_ns && p.events_median_ns && p.runtime_over_events)

@@ -98,11 +98,13 @@ Int8WeightRange int8_weight_range_for(const OrtPrecisionOptions& options, Device
 }
 
 std::vector<BackendMetric> int8_weight_range_metrics(const Int8WeightRange& choice) {
-    return {{std::string(quantization_metrics::kWeightMaxLevel), static_cast<double>(models::quant::max_weight_level(choice.range)), "level"},
+    return {{std::string(quantization_metrics::kWeightMaxLevel),
+             static_cast<double>(models::quant::max_weight_level(choice.range)), "level"},
             {std::string(quantization_metrics::kWeightRangeReason), static_cast<double>(choice.reason), "reason"}};
 }
 
-std::string int8_settings_text(const OrtPrecisionOptions& options, DeviceKind device, models::quant::WeightRange weights) {
+std::string int8_settings_text(const OrtPrecisionOptions& options, DeviceKind device,
+                               models::quant::WeightRange weights) {
     std::string text = fmt::format("method={} per_channel={} activation_type={}", to_string(options.calibration_method),
                                    options.per_channel, to_string(options.activation_type));
     // Only a float bias and reduced-range weights change the key, so the files made before those options existed stay

@@ -54,6 +54,7 @@ std::vector<BackendMetric> int8_weight_range_metrics(const Int8WeightRange& choi
 
 // Every setting that changes the converted file, for the converted-model cache key.
 std::string fp16_settings_text(const OrtPrecisionOptions& options);
-std::string int8_settings_text(const OrtPrecisionOptions& options, DeviceKind device, models::quant::WeightRange weights);
+std::string int8_settings_text(const OrtPrecisionOptions& options, DeviceKind device,
+                               models::quant::WeightRange weights);
 
 }  // namespace inferbench

@@ -183,11 +183,14 @@ TEST(OnnxRuntimeOptions, Int8WeightRangeFollowsTheCpuUnlessTheOptionSaysOtherwis
         return std::make_pair(c.range, c.reason);
     };
     const auto cpu = DeviceKind::cpu;
-    EXPECT_EQ(choose(automatic, cpu, CpuInt8Dot::saturating), std::make_pair(WeightRange::reduced, Reason::cpu_without_vnni));
-    EXPECT_EQ(choose(automatic, cpu, CpuInt8Dot::avx512_vnni), std::make_pair(WeightRange::full, Reason::cpu_avx512_vnni));
+    EXPECT_EQ(choose(automatic, cpu, CpuInt8Dot::saturating),
+              std::make_pair(WeightRange::reduced, Reason::cpu_without_vnni));
+    EXPECT_EQ(choose(automatic, cpu, CpuInt8Dot::avx512_vnni),
+              std::make_pair(WeightRange::full, Reason::cpu_avx512_vnni));
     EXPECT_EQ(choose(automatic, cpu, CpuInt8Dot::avx_vnni), std::make_pair(WeightRange::full, Reason::cpu_avx_vnni));
     EXPECT_EQ(choose(automatic, cpu, CpuInt8Dot::not_x86), std::make_pair(WeightRange::full, Reason::cpu_not_x86));
-    EXPECT_EQ(choose(automatic, DeviceKind::cuda, CpuInt8Dot::saturating), std::make_pair(WeightRange::full, Reason::gpu));
+    EXPECT_EQ(choose(automatic, DeviceKind::cuda, CpuInt8Dot::saturating),
+              std::make_pair(WeightRange::full, Reason::gpu));
     const OrtPrecisionOptions reduced = parse_onnxruntime_options({{"reduce_range", "true"}}).precision;
     const OrtPrecisionOptions full = parse_onnxruntime_options({{"reduce_range", "false"}}).precision;
     EXPECT_EQ(choose(reduced, cpu, CpuInt8Dot::avx512_vnni), std::make_pair(WeightRange::reduced, Reason::option));
@@ -205,7 +208,8 @@ TEST(OnnxRuntimeOptions, Int8WeightRangeFollowsTheCpuUnlessTheOptionSaysOtherwis
     EXPECT_EQ(quantization_metrics::weight_range_note(127, 2), "int8 weights in [-127, 127]: the CPU has AVX-512 VNNI");
     EXPECT_EQ(quantization_metrics::weight_range_note(std::nullopt, 2), "");
 
-    EXPECT_EQ(int8_settings_text(automatic, cpu, WeightRange::full), "method=minmax per_channel=true activation_type=int8")
+    EXPECT_EQ(int8_settings_text(automatic, cpu, WeightRange::full),
+              "method=minmax per_channel=true activation_type=int8")
         << "the key of files made before the option existed";
     EXPECT_EQ(int8_settings_text(automatic, cpu, WeightRange::reduced),
               "method=minmax per_channel=true activation_type=int8 weights=reduce_range");

@@ -183,7 +183,8 @@ TEST_F(OrtPrecisionTest, BiasesAreInt32OnTheCpuAndFloatForAGpu) {
     EXPECT_EQ(int32_biases(gpu.model_path), 0);
     EXPECT_GE(metric(gpu, kInt8CosineMetric), 0.999);
     // A GPU's int8 weights are full-range; so are these, on any CPU.
-    const ConvertedModel forced = convert(model, Precision::int8, {{"quantize_bias", "false"}, {"reduce_range", "false"}});
+    const ConvertedModel forced =
+        convert(model, Precision::int8, {{"quantize_bias", "false"}, {"reduce_range", "false"}});
     EXPECT_EQ(forced.model_path, gpu.model_path) << "the same settings give the same cached file";
     const auto agreement = compare_outputs(run(forced.model_path), run(model.string()));
     ASSERT_EQ(agreement.size(), 1U);
@@ -308,7 +309,8 @@ int weight_level(const std::string& path) {
     int level = 0;
     for (const auto& t : models::onnx::read_onnx_file(path).graph.initializers)
         if (t.data_type == models::onnx::DataType::int8)
-            for (const std::byte b : t.raw) level = std::max(level, std::abs(static_cast<int>(static_cast<std::int8_t>(b))));
+            for (const std::byte b : t.raw)
+                level = std::max(level, std::abs(static_cast<int>(static_cast<std::int8_t>(b))));
     return level;
 }
 
