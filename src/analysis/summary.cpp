@@ -311,7 +311,9 @@ BenchmarkSummary summarize_measured(const store::MeasuredBenchmark& measured, co
     summary.model = model_figures(measured.metrics);
     summary.scenario = summarize_scenario(measured.record, measured.iterations, measured.metrics, measured.series);
     summary.quantization = {store::find_metric(measured.metrics, quantization_metrics::kOutputCosine),
-                            store::find_metric(measured.metrics, quantization_metrics::kTop1Agreement)};
+                            store::find_metric(measured.metrics, quantization_metrics::kTop1Agreement),
+                            store::find_metric(measured.metrics, quantization_metrics::kWeightMaxLevel),
+                            store::find_metric(measured.metrics, quantization_metrics::kWeightRangeReason)};
     summary.profile_check = {store::find_metric(measured.metrics, profile_metrics::kRuns),
                              store::find_metric(measured.metrics, profile_metrics::kRuntimeMedianNs),
                              store::find_metric(measured.metrics, profile_metrics::kEventsMedianNs),

@@ -31,11 +31,13 @@ struct ModelFigures {
     std::optional<std::string> incomplete_cost_reason() const;
 };
 
-// A model inferbench quantized: its agreement with float32 on the calibration inputs
-// (core/quantization_metrics.hpp), where stored.
+// A model inferbench quantized: its agreement with float32 on the calibration inputs and its weights' range
+// with the reason for it (core/quantization_metrics.hpp), where stored.
 struct QuantizationFigures {
     std::optional<double> output_cosine;
     std::optional<double> top1_agreement;
+    std::optional<double> weight_max_level;     // 127, or 64 for reduced-range weights
+    std::optional<double> weight_range_reason;  // quantization_metrics::WeightRangeReason
 };
 
 // A profiled run's check of the GPU compute time: the runtime's own profiler beside the backend's CUDA events

@@ -184,7 +184,7 @@ private:
     // An int8 copy of `w` with its scales and a DequantizeLinear; returns the dequantized name.
     std::string quantize_weight(const OnnxTensor& w, std::optional<std::size_t> axis, std::vector<float>& scales) {
         std::vector<std::int8_t> q;
-        scales = quant::quantize_weights(floats_of(w), w.dims, axis, q);
+        scales = quant::quantize_weights(floats_of(w), w.dims, axis, q, settings_.weight_range);
         return add_dequantize(w.name, DataType::int8, w.dims, bytes_of(q), scales, axis);
     }
 

@@ -25,6 +25,8 @@ struct QdqSettings {
     // left float32 (what its CUDA provider can run: it has no int32 DequantizeLinear, so such a bias would run on
     // the CPU, and TensorRT quantizes biases itself).
     bool quantize_bias = true;
+    // Weights in [-127, 127], or [-64, 64] for x86 CPUs without VNNI (quant::WeightRange says why).
+    quant::WeightRange weight_range = quant::WeightRange::full;
 };
 
 // The float activations a QDQ quantization of `model` needs ranges for, graph inputs included, in graph order.

@@ -140,8 +140,13 @@ std::uint8_t quantize_uint8(float value, QuantParams params) {
     return static_cast<std::uint8_t>(std::clamp<long>(q, 0, 255));
 }
 
+std::int32_t max_weight_level(WeightRange range) {
+    return range == WeightRange::reduced ? 64 : 127;
+}
+
 std::vector<float> quantize_weights(std::span<const float> values, std::span<const std::int64_t> dims,
-                                    std::optional<std::size_t> axis, std::vector<std::int8_t>& quantized) {
+                                    std::optional<std::size_t> axis, std::vector<std::int8_t>& quantized,
+                                    WeightRange range) {
     std::size_t channels = 1;
     std::size_t inner = values.size();
     if (axis && *axis < dims.size()) {
@@ -154,10 +159,14 @@ std::vector<float> quantize_weights(std::span<const float> values, std::span<con
     for (std::size_t i = 0; i < values.size(); ++i)
         if (std::isfinite(values[i])) max_abs[channel_of(i)] = std::max(max_abs[channel_of(i)], std::fabs(values[i]));
     std::vector<float> scales(channels);
-    for (std::size_t c = 0; c < channels; ++c) scales[c] = symmetric_int8(max_abs[c]).scale;
+    const float level = static_cast<float>(max_weight_level(range));
+    for (std::size_t c = 0; c < channels; ++c)
+        scales[c] = max_abs[c] > 0 && std::isfinite(max_abs[c]) ? max_abs[c] / level : 1.0F;
     quantized.resize(values.size());
+    const long limit = max_weight_level(range);
     for (std::size_t i = 0; i < values.size(); ++i)
-        quantized[i] = quantize_int8(values[i], {scales[channel_of(i)], 0});
+        quantized[i] = static_cast<std::int8_t>(
+            std::clamp<long>(quantize_int8(values[i], {scales[channel_of(i)], 0}), -limit, limit));
     return scales;
 }
 

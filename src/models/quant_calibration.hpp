@@ -62,10 +62,18 @@ QuantParams symmetric_int8(float threshold);
 // Over [min(0, lo), max(0, hi)]: scale (hi - lo) / 255, zero point round(-lo / scale) in [0, 255].
 QuantParams asymmetric_uint8(float lo, float hi);
 
+// The largest |q| of int8 weights: the full range [-127, 127], or ONNX Runtime's reduce_range [-64, 64],
+// which keeps the sum of two uint8 x int8 products within int16 (2 x 255 x 64 = 32640): x86 CPUs without VNNI
+// form int8 dot products so, saturating at 32767.
+enum class WeightRange { full, reduced };
+std::int32_t max_weight_level(WeightRange range);
+
 // Per-channel (or, with channels 1, per-tensor) symmetric int8 weights: channel c is every element whose
-// index along `axis` of `dims` is c. Returns the scales and fills `quantized`.
+// index along `axis` of `dims` is c, scaled so that its largest |x| is max_weight_level(range). Returns the
+// scales and fills `quantized`.
 std::vector<float> quantize_weights(std::span<const float> values, std::span<const std::int64_t> dims,
-                                    std::optional<std::size_t> axis, std::vector<std::int8_t>& quantized);
+                                    std::optional<std::size_t> axis, std::vector<std::int8_t>& quantized,
+                                    WeightRange range = WeightRange::full);
 
 std::int8_t quantize_int8(float value, QuantParams params);
 std::uint8_t quantize_uint8(float value, QuantParams params);

@@ -6,6 +6,7 @@
 
 #include <fmt/chrono.h>
 
+#include "core/quantization_metrics.hpp"
 #include "core/units.hpp"
 #include "report/cost_figure.hpp"
 #include "report/scenario_section.hpp"
@@ -55,6 +56,10 @@ std::string note(const analysis::BenchmarkSummary& s) {
         if (q.top1_agreement) agreement += fmt::format(", top-1 {:.1f}%", *q.top1_agreement * 100);
         notes.push_back(std::move(agreement));
     }
+    if (auto weights = quantization_metrics::weight_range_note(s.quantization.weight_max_level,
+                                                               s.quantization.weight_range_reason);
+        !weights.empty())
+        notes.push_back(std::move(weights));
     if (const auto& p = s.profile_check; p.runs && p.runtime_median_ns && p.events_median_ns && p.runtime_over_events)
         notes.push_back(fmt::format(
             "profiled runs: the runtime's profiler {:.3f} ms per run vs CUDA events {:.3f} ms "

@@ -211,6 +211,33 @@ TEST(Cli, RealNetworkOnOnnxRuntime) {
     EXPECT_GE(int8["int8_output_cosine"], 0.99);
     EXPECT_TRUE(int8.contains("int8_top1_agreement"));
     EXPECT_NE(summary.out.find("int8 vs fp32 on the calibration inputs: cosine"), std::string::npos) << summary.out;
+    // Which weight range the int8 model has, chosen by this CPU, and why.
+    EXPECT_TRUE(int8.contains("int8_weight_max_level"));
+    EXPECT_TRUE(int8.contains("int8_weight_range_reason"));
+    EXPECT_NE(summary.out.find("int8 weights "), std::string::npos) << summary.out;
+}
+
+// On an x86-64 CPU without VNNI (the other kind of CI machine; decided so here through the environment) the int8
+// model gets reduced-range weights, agrees with fp32 as well, and its benchmark says which format and why.
+TEST(Cli, Int8ModelForACpuWithoutVnniHasReducedRangeWeightsAndSaysWhy) {
+    ScratchDir dir;
+    const auto r = dir.run("run --model mobilenet --backend onnxruntime --precision int8 --batch 1 --duration 200ms "
+                           "--warmup 0s --min-iterations 2 --db r.db",
+                           "INFERBENCH_ASSUME_CPU_WITHOUT_VNNI=1");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto store = store::ResultsStore::open(dir.file("r.db"));
+    const auto benchmarks = store.benchmarks();
+    ASSERT_EQ(benchmarks.size(), 1u);
+    EXPECT_EQ(benchmarks[0].status, BenchmarkStatus::ok) << benchmarks[0].reason;
+    std::map<std::string, double> int8;
+    for (const auto& m : store.metrics(benchmarks[0].benchmark_id)) int8[m.name] = m.value;
+    EXPECT_EQ(int8["int8_weight_max_level"], 64);
+    EXPECT_EQ(int8["int8_weight_range_reason"], 4);
+    EXPECT_GE(int8["int8_output_cosine"], 0.99);
+    const auto summary = dir.run("summary --db r.db --format csv");
+    EXPECT_NE(summary.out.find("int8 weights in [-64, 64] (reduced range): an x86-64 CPU without VNNI"),
+              std::string::npos)
+        << summary.out;
 }
 #endif
 

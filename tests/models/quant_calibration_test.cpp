@@ -98,5 +98,21 @@ TEST(QuantCalibration, WeightsGetOneScalePerChannelAlongTheAxis) {
     EXPECT_EQ(q[3], 13);
 }
 
+// Reduced range (ONNX Runtime's reduce_range): each channel's largest |x| maps to 64, so that two uint8 x int8
+// products add up within int16 (2 x 255 x 64 = 32640 <= 32767; at 127 they reach 64770).
+TEST(QuantCalibration, ReducedRangeWeightsStayWithin64) {
+    const std::vector<float> w{1.28F, -0.5F, 0.0F, 0.064F, -0.064F, 0.01F};
+    const std::vector<std::int64_t> dims{2, 3};
+    std::vector<std::int8_t> q;
+    const std::vector<float> scales = quantize_weights(w, dims, 0, q, WeightRange::reduced);
+    ASSERT_EQ(scales.size(), 2U);
+    EXPECT_FLOAT_EQ(scales[0], 0.02F);
+    EXPECT_FLOAT_EQ(scales[1], 0.001F);
+    EXPECT_EQ(q, (std::vector<std::int8_t>{64, -25, 0, 64, -64, 10}));
+    EXPECT_EQ(max_weight_level(WeightRange::full), 127);
+    EXPECT_LE(2 * 255 * max_weight_level(WeightRange::reduced), 32767);
+    EXPECT_GT(2 * 255 * max_weight_level(WeightRange::full), 32767);
+}
+
 }  // namespace
 }  // namespace inferbench::models::quant

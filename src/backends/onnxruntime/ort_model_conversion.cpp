@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include "backends/onnxruntime/ort_calibration_inputs.hpp"
+#include "backends/onnxruntime/ort_cpu_int8.hpp"
 #include "backends/onnxruntime/ort_runtime.hpp"
 #include "backends/output_agreement.hpp"
 #include "core/error.hpp"
@@ -198,23 +199,32 @@ models::ConvertedModelKey key_for(const fs::path& model, std::string conversion,
             std::move(conversion), std::move(settings)};
 }
 
+// The metrics measured when the file was made (kept beside it), then the weight range's, decided per run: the
+// same file may have been chosen by the option one time and by the CPU another.
+std::vector<BackendMetric> int8_metrics(std::vector<BackendMetric> measured, const Int8WeightRange& weights) {
+    for (auto& m : int8_weight_range_metrics(weights)) measured.push_back(std::move(m));
+    return measured;
+}
+
 ConvertedModel convert_int8(const fs::path& model, const BenchmarkSpec& spec, const OnnxRuntimeOptions& options) {
     CalibrationInputs inputs = calibration_inputs(model, spec.seed, options.precision);
-    const auto key = key_for(
-        model, "int8",
-        fmt::format("{} calibration=[{}] onnxruntime={}", int8_settings_text(options.precision, spec.device.kind),
-                    inputs.identity, OrtRuntime::open(options.runtime).version()));
+    const Int8WeightRange weights = int8_weight_range_for(options.precision, spec.device.kind, host_cpu_int8_dot());
+    const auto key = key_for(model, "int8",
+                             fmt::format("{} calibration=[{}] onnxruntime={}",
+                                         int8_settings_text(options.precision, spec.device.kind, weights.range),
+                                         inputs.identity, OrtRuntime::open(options.runtime).version()));
     const auto paths = models::converted_model_paths(models::converted_model_dir(spec.model_cache_dir), model, key);
-    if (const auto figures = models::cached_model_figures(paths, key)) return {paths.model.string(), parse_figures(*figures), {}};
+    if (const auto figures = models::cached_model_figures(paths, key))
+        return {paths.model.string(), int8_metrics(parse_figures(*figures), weights), {}};
     Ort::Env env(ORT_LOGGING_LEVEL_WARNING, "inferbench-calibration");
     const ParamsMap activations = calibrate(env, model, inputs.batches, options);
     const std::string quantized =
         models::onnx::quantize_to_qdq(model, activations,
                                       {options.precision.per_channel, options.precision.activation_type,
-                                       quantize_bias_for(options.precision, spec.device.kind)});
+                                       quantize_bias_for(options.precision, spec.device.kind), weights.range});
     const std::vector<BackendMetric> metrics = agreement(env, model, quantized, inputs.batches, options);
     models::write_cached_model(paths, key, quantized, figures_text(metrics));
-    return {paths.model.string(), metrics, {}};
+    return {paths.model.string(), int8_metrics(metrics, weights), {}};
 }
 
 // The op types ONNX Runtime's CPU provider runs in float32 for want of float16 kernels: it puts Casts (named

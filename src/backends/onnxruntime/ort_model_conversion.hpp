@@ -1,7 +1,8 @@
 // The model file an onnxruntime cell runs, by its precision: fp32 as it is; fp16 converted (models/onnx_fp16);
 // int8 calibrated here on ONNX Runtime's CPU execution provider (the float32 model's activations read as
-// extra graph outputs, on the calibration batches) and quantized to QDQ (models/onnx_qdq), with the int8
-// model's agreement with float32 on those batches measured as metrics. Converted files are cached
+// extra graph outputs, on the calibration batches) and quantized to QDQ (models/onnx_qdq), its weights' range
+// chosen by the CPU that runs it (ort_precision_options: int8_weight_range_for), with that choice and the int8
+// model's agreement with float32 on those batches as metrics. Converted files are cached
 // (models/converted_model_cache) by the source model's hash and every setting that changes them.
 #pragma once
 

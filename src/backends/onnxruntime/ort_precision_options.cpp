@@ -56,6 +56,11 @@ std::vector<BackendOption> ort_precision_option_list() {
          "int8: biases as int32 behind DequantizeLinear (true) or float32 (false); auto: true on the CPU (fused into "
          "integer kernels), false on a GPU (the CUDA provider has no int32 DequantizeLinear)",
          OptionType::choice},
+        {"reduce_range", "auto",
+         "int8: weights in [-64, 64] (ONNX Runtime's reduce_range) (true) or [-127, 127] (false); auto: true "
+         "on an x86-64 CPU without VNNI (its int8 kernels add u8 x s8 products in int16, which full-range weights "
+         "saturate), false with AVX-512 VNNI or AVX-VNNI, on other CPUs and for a GPU",
+         OptionType::choice},
         {"keep_io_types", "false", "fp16: keep float32 model inputs and outputs (Casts at the boundary)",
          OptionType::flag},
     };
@@ -72,6 +77,8 @@ OrtPrecisionOptions read_ort_precision_options(const OptionReader& read) {
     parsed.activation_type = read.choice("activation_type", kActivationTypes);
     if (const std::string bias = read.text("quantize_bias"); bias != "auto")
         parsed.quantize_bias = read.flag("quantize_bias");
+    if (const std::string reduce = read.text("reduce_range"); reduce != "auto")
+        parsed.reduce_range = read.flag("reduce_range");
     parsed.keep_io_types = read.flag("keep_io_types");
     return parsed;
 }
@@ -84,11 +91,34 @@ bool quantize_bias_for(const OrtPrecisionOptions& options, DeviceKind device) {
     return options.quantize_bias.value_or(device == DeviceKind::cpu);
 }
 
-std::string int8_settings_text(const OrtPrecisionOptions& options, DeviceKind device) {
+Int8WeightRange int8_weight_range_for(const OrtPrecisionOptions& options, DeviceKind device, CpuInt8Dot cpu) {
+    using models::quant::WeightRange;
+    using Reason = quantization_metrics::WeightRangeReason;
+    if (options.reduce_range) return {*options.reduce_range ? WeightRange::reduced : WeightRange::full, Reason::option};
+    if (device != DeviceKind::cpu) return {WeightRange::full, Reason::gpu};
+    switch (cpu) {
+        case CpuInt8Dot::avx512_vnni: return {WeightRange::full, Reason::cpu_avx512_vnni};
+        case CpuInt8Dot::avx_vnni: return {WeightRange::full, Reason::cpu_avx_vnni};
+        case CpuInt8Dot::saturating: return {WeightRange::reduced, Reason::cpu_without_vnni};
+        case CpuInt8Dot::not_x86: break;
+    }
+    return {WeightRange::full, Reason::cpu_not_x86};
+}
+
+std::vector<BackendMetric> int8_weight_range_metrics(const Int8WeightRange& choice) {
+    return {{std::string(quantization_metrics::kWeightMaxLevel),
+             static_cast<double>(models::quant::max_weight_level(choice.range)), "level"},
+            {std::string(quantization_metrics::kWeightRangeReason), static_cast<double>(choice.reason), "reason"}};
+}
+
+std::string int8_settings_text(const OrtPrecisionOptions& options, DeviceKind device,
+                               models::quant::WeightRange weights) {
     std::string text = fmt::format("method={} per_channel={} activation_type={}", to_string(options.calibration_method),
                                    options.per_channel, to_string(options.activation_type));
-    // Only a float bias changes the key, so the int32-bias files made before the option existed stay valid.
+    // Only a float bias and reduced-range weights change the key, so the files made before those options existed stay
+    // valid.
     if (!quantize_bias_for(options, device)) text += " bias=float32";
+    if (weights == models::quant::WeightRange::reduced) text += " weights=reduce_range";
     if (options.calibration_method == models::quant::CalibrationMethod::percentile)
         text += fmt::format(" percentile={}", options.calibration_percentile);
     return text;

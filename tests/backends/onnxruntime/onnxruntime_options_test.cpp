@@ -85,7 +85,7 @@ TEST(OnnxRuntimeOptions, BadChoicesListTheValidValues) {
 
 TEST(OnnxRuntimeOptions, ListsEveryOptionWithItsDefault) {
     const std::vector<BackendOption> list = onnxruntime_option_list();
-    ASSERT_EQ(list.size(), 22u);
+    ASSERT_EQ(list.size(), 23u);
     for (const BackendOption& option : list) {
         EXPECT_NO_THROW(parse_onnxruntime_options({{option.name, option.default_value}})) << option.name;
         EXPECT_FALSE(option.help.empty());
@@ -168,6 +168,51 @@ TEST(OnnxRuntimeOptions, PrecisionOptionsParseAndRejectBadValues) {
     EXPECT_THAT(parse_error({{"calibration_percentile", "42"}}), HasSubstr("a percentage above 50"));
     EXPECT_THAT(parse_error({{"calibration_batches", "0"}}), HasSubstr("calibration_batches"));
     EXPECT_THAT(parse_error({{"activation_type", "int4"}}), HasSubstr("int8|uint8"));
+    EXPECT_THAT(parse_error({{"reduce_range", "7"}}), HasSubstr("reduce_range"));
+}
+
+// auto: reduced-range weights exactly where int8 products are summed in a saturating int16 (x86-64 without VNNI);
+// the option overrides, and the choice changes the cached file's key.
+TEST(OnnxRuntimeOptions, Int8WeightRangeFollowsTheCpuUnlessTheOptionSaysOtherwise) {
+    using models::quant::WeightRange;
+    using Reason = quantization_metrics::WeightRangeReason;
+    const OrtPrecisionOptions automatic = parse_onnxruntime_options({}).precision;
+    EXPECT_FALSE(automatic.reduce_range.has_value());
+    const auto choose = [](const OrtPrecisionOptions& o, DeviceKind device, CpuInt8Dot cpu) {
+        const Int8WeightRange c = int8_weight_range_for(o, device, cpu);
+        return std::make_pair(c.range, c.reason);
+    };
+    const auto cpu = DeviceKind::cpu;
+    EXPECT_EQ(choose(automatic, cpu, CpuInt8Dot::saturating),
+              std::make_pair(WeightRange::reduced, Reason::cpu_without_vnni));
+    EXPECT_EQ(choose(automatic, cpu, CpuInt8Dot::avx512_vnni),
+              std::make_pair(WeightRange::full, Reason::cpu_avx512_vnni));
+    EXPECT_EQ(choose(automatic, cpu, CpuInt8Dot::avx_vnni), std::make_pair(WeightRange::full, Reason::cpu_avx_vnni));
+    EXPECT_EQ(choose(automatic, cpu, CpuInt8Dot::not_x86), std::make_pair(WeightRange::full, Reason::cpu_not_x86));
+    EXPECT_EQ(choose(automatic, DeviceKind::cuda, CpuInt8Dot::saturating),
+              std::make_pair(WeightRange::full, Reason::gpu));
+    const OrtPrecisionOptions reduced = parse_onnxruntime_options({{"reduce_range", "true"}}).precision;
+    const OrtPrecisionOptions full = parse_onnxruntime_options({{"reduce_range", "false"}}).precision;
+    EXPECT_EQ(choose(reduced, cpu, CpuInt8Dot::avx512_vnni), std::make_pair(WeightRange::reduced, Reason::option));
+    EXPECT_EQ(choose(full, cpu, CpuInt8Dot::saturating), std::make_pair(WeightRange::full, Reason::option));
+
+    const auto metrics = int8_weight_range_metrics({WeightRange::reduced, Reason::cpu_without_vnni});
+    ASSERT_EQ(metrics.size(), 2U);
+    EXPECT_EQ(metrics[0].name, quantization_metrics::kWeightMaxLevel);
+    EXPECT_EQ(metrics[0].value, 64);
+    EXPECT_EQ(metrics[1].name, quantization_metrics::kWeightRangeReason);
+    EXPECT_EQ(metrics[1].value, 4);
+    EXPECT_EQ(quantization_metrics::weight_range_note(metrics[0].value, metrics[1].value),
+              "int8 weights in [-64, 64] (reduced range): an x86-64 CPU without VNNI, whose int8 kernels add u8 x s8 "
+              "products in int16 and would saturate at 8 bits");
+    EXPECT_EQ(quantization_metrics::weight_range_note(127, 2), "int8 weights in [-127, 127]: the CPU has AVX-512 VNNI");
+    EXPECT_EQ(quantization_metrics::weight_range_note(std::nullopt, 2), "");
+
+    EXPECT_EQ(int8_settings_text(automatic, cpu, WeightRange::full),
+              "method=minmax per_channel=true activation_type=int8")
+        << "the key of files made before the option existed";
+    EXPECT_EQ(int8_settings_text(automatic, cpu, WeightRange::reduced),
+              "method=minmax per_channel=true activation_type=int8 weights=reduce_range");
 }
 
 }  // namespace

@@ -14,12 +14,14 @@
 #include <gtest/gtest.h>
 
 #include "backends/onnxruntime/onnxruntime_backend.hpp"
+#include "backends/onnxruntime/ort_cpu_int8.hpp"
 #include "backends/output_agreement.hpp"
 #include "backends/random_inputs.hpp"
 #include "core/error.hpp"
 #include "models/onnx_builder.hpp"
 #include "models/onnx_reader.hpp"
 #include "models/zoo.hpp"
+#include "telemetry/telemetry_env.hpp"
 
 namespace inferbench {
 namespace {
@@ -160,6 +162,7 @@ TEST_F(OrtPrecisionTest, Int8OneOpModelsAgreeWithFloat32) {
 
 // A GPU cell's int8 model keeps its biases float32 (ONNX Runtime's CUDA provider has no int32 DequantizeLinear);
 // a CPU cell's has int32 biases; the option decides where given; each is its own cached file, and agrees.
+// On a CPU without VNNI as on one with it.
 TEST_F(OrtPrecisionTest, BiasesAreInt32OnTheCpuAndFloatForAGpu) {
     const fs::path model = write(conv_model());
     const auto int32_biases = [](const std::string& path) {
@@ -179,7 +182,9 @@ TEST_F(OrtPrecisionTest, BiasesAreInt32OnTheCpuAndFloatForAGpu) {
     EXPECT_NE(gpu.model_path, cpu.model_path);
     EXPECT_EQ(int32_biases(gpu.model_path), 0);
     EXPECT_GE(metric(gpu, kInt8CosineMetric), 0.999);
-    const ConvertedModel forced = convert(model, Precision::int8, {{"quantize_bias", "false"}});
+    // A GPU's int8 weights are full-range; so are these, on any CPU.
+    const ConvertedModel forced =
+        convert(model, Precision::int8, {{"quantize_bias", "false"}, {"reduce_range", "false"}});
     EXPECT_EQ(forced.model_path, gpu.model_path) << "the same settings give the same cached file";
     const auto agreement = compare_outputs(run(forced.model_path), run(model.string()));
     ASSERT_EQ(agreement.size(), 1U);
@@ -297,6 +302,53 @@ TEST_F(OrtPrecisionTest, Fp16ModelsRunOnTheCpuWhereOnnxRuntimeHasTheKernelsAndAr
     }
     spec_.device = Device{DeviceKind::cuda, 0};
     EXPECT_EQ(convert(write(conv_model()), Precision::fp16).skip_reason, "") << "judged on the CPU only";
+}
+
+// The largest |q| of a QDQ model's int8 initializers: its weights' level (the zero points are 0).
+int weight_level(const std::string& path) {
+    int level = 0;
+    for (const auto& t : models::onnx::read_onnx_file(path).graph.initializers)
+        if (t.data_type == models::onnx::DataType::int8)
+            for (const std::byte b : t.raw)
+                level = std::max(level, std::abs(static_cast<int>(static_cast<std::int8_t>(b))));
+    return level;
+}
+
+// The int8 weights' range follows the CPU that runs the model: reduced to [-64, 64] on x86-64 without VNNI (whose
+// int16 pair sums full-range weights saturate; decided so here through the environment, on any CPU), full with
+// VNNI and for a GPU; the option overrides; the benchmark's metrics say which and why; each range is its own
+// cached file, and a cached file's reason is the run's own.
+TEST_F(OrtPrecisionTest, Int8WeightRangeFollowsTheCpuAndIsStoredWithTheFigures) {
+    using quantization_metrics::WeightRangeReason;
+    const auto reason = [](const ConvertedModel& m) { return metric(m, quantization_metrics::kWeightRangeReason); };
+    const auto level = [](const ConvertedModel& m) { return metric(m, quantization_metrics::kWeightMaxLevel); };
+    const fs::path model = write(conv_model());
+    const ConvertedModel here = convert(model, Precision::int8);
+    const int expected = host_cpu_int8_dot() == CpuInt8Dot::saturating ? 64 : 127;
+    EXPECT_EQ(level(here), expected);
+    EXPECT_EQ(weight_level(here.model_path), expected);
+    {
+        const testing::ScopedEnv no_vnni(std::string(kAssumeNoVnniVariable), "1");
+        const ConvertedModel reduced = convert(model, Precision::int8);
+        EXPECT_EQ(level(reduced), 64);
+        EXPECT_EQ(reason(reduced), static_cast<double>(WeightRangeReason::cpu_without_vnni));
+        EXPECT_EQ(weight_level(reduced.model_path), 64);
+        EXPECT_GE(metric(reduced, kInt8CosineMetric), 0.999);
+        const ConvertedModel full = convert(model, Precision::int8, {{"reduce_range", "false"}});
+        EXPECT_EQ(level(full), 127);
+        EXPECT_EQ(reason(full), static_cast<double>(WeightRangeReason::option));
+        EXPECT_EQ(weight_level(full.model_path), 127);
+        EXPECT_NE(full.model_path, reduced.model_path);
+        const ConvertedModel asked = convert(model, Precision::int8, {{"reduce_range", "true"}});
+        EXPECT_EQ(asked.model_path, reduced.model_path) << "the same file, from the cache";
+        EXPECT_EQ(reason(asked), static_cast<double>(WeightRangeReason::option));
+        spec_.device = Device{DeviceKind::cuda, 0};
+        const ConvertedModel gpu = convert(model, Precision::int8);
+        spec_.device = Device{};
+        EXPECT_EQ(level(gpu), 127);
+        EXPECT_EQ(reason(gpu), static_cast<double>(WeightRangeReason::gpu));
+    }
+    EXPECT_EQ(level(convert(model, Precision::int8)), expected) << "the variable read at each conversion";
 }
 
 // Zoo classifiers at int8 against float32 on their calibration batches (random weights, random images).
