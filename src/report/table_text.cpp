@@ -77,14 +77,14 @@ std::optional<std::string> constant_value(const TextGrid& grid, std::size_t c) {
     return first;
 }
 
-// The first measure for width: a column that names what rows measured (identity) or may be left out,
-// whose value is the same in every row, says it once, above the table ("device: cpu"), so that the
-// columns telling rows apart keep their room. Headline figures and notes stay in the table.
+// The first measure for width: a column that names what rows measured (identity), or a text column
+// that may be left out, whose value is the same in every row, says it once, above the table ("device:
+// cpu"), so that the columns telling rows apart keep their room. Figures and notes stay in the table.
 void collapse_constant_columns(TextGrid& grid, Layout& layout) {
     std::vector<std::string> said;
     for (std::size_t c = 0; c < grid.columns.size() && grid.columns.size() > 1;) {
         const Column& column = *grid.columns[c];
-        const bool may_move = column.identity || (column.shed > 0 && column.fit != Fit::footnote);
+        const bool may_move = column.identity || (column.shed > 0 && column.fit != Fit::footnote && !grid.right[c]);
         const auto value = may_move ? constant_value(grid, c) : std::nullopt;
         if (!value) {
             ++c;
