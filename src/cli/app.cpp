@@ -1,7 +1,10 @@
 #include "cli/app.hpp"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <iostream>
+#include <sstream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +16,7 @@
 #include "core/error.hpp"
 #include "core/text_checks.hpp"
 #include "core/version.hpp"
+#include "report/table.hpp"
 #include "runner/worker.hpp"
 #include "runner/worker_protocol.hpp"
 
@@ -61,6 +65,43 @@ std::optional<std::string> unplaced_argument_message(CLI::App& app) {
     return fmt::format("unexpected argument '{}' (`{} --help` shows the usage)", first, path);
 }
 
+// Where an overlong help line's description begins: after its last run of two or more spaces that ends
+// before `limit` (its last column, as far right as leaves room to wrap in), else after its indentation. CLI11 lays help out in columns ("  --duration TEXT   the
+// measured ..."; the plan keys' "  KEY  TYPE  DEFAULT  help") without wrapping the last one.
+std::size_t hanging_indent(const std::string& line, std::size_t limit) {
+    const std::size_t indent = line.find_first_not_of(' ');
+    if (indent == std::string::npos) return 0;
+    std::size_t best = indent;
+    for (std::size_t at = line.find("  ", indent); at != std::string::npos && at < limit; at = line.find("  ", at)) {
+        const std::size_t end = line.find_first_not_of(' ', at);
+        if (end == std::string::npos || end >= limit) break;
+        best = end;
+        at = end;
+    }
+    return best;
+}
+
+// Help text whose lines fit `width`: a line too long wraps its last column under itself.
+std::string fit_help(const std::string& text, std::size_t width) {
+    std::string out;
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+        if (report::display_width(line) <= width) {
+            out += line + "\n";
+            continue;
+        }
+        constexpr std::size_t kRoom = 24;  // the least a wrapped description keeps beside its indent
+        const std::size_t indent = hanging_indent(line, width > 2 * kRoom ? width - kRoom : width / 2);
+        const std::string lead = line.substr(0, indent);
+        const std::string wrapped = report::wrap_paragraph(line.substr(indent), width - report::display_width(lead));
+        std::istringstream parts(wrapped);
+        bool first = true;
+        for (std::string part; std::getline(parts, part); first = false)
+            out += (first ? lead : std::string(report::display_width(lead), ' ')) + part + "\n";
+    }
+    return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -94,7 +135,10 @@ int main(int argc, char** argv) {
                 return kExitUsage;
             }
         }
-        const int code = app.exit(e);
+        // Help and errors as CLI11 words them, help fitted to the terminal.
+        std::ostringstream help;
+        const int code = app.exit(e, help, std::cerr);
+        std::cout << fit_help(help.str(), report::terminal_width(STDOUT_FILENO));
         return code == 0 ? kExitOk : kExitUsage;
     } catch (const UserError& e) {
         fmt::print(stderr, "inferbench: error: {}\n", e.what());

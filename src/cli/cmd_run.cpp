@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <algorithm>
 #include <csignal>
 #include <filesystem>
@@ -288,7 +290,8 @@ int execute(const RunArgs& args) {
     const auto raised = raise_min_iterations_for_verdict(plan);
     // Said once the plan is known to run: bad input gets its one error line alone.
     check_backend_options(plan, registry);
-    if (raised && !args.quiet) fmt::print(stderr, "{}\n", *raised);
+    if (raised && !args.quiet)
+        fmt::print(stderr, "{}", report::wrap_paragraph(*raised, report::terminal_width(STDERR_FILENO)));
     if (args.dry_run) return print_dry_run(plan, registry);
     auto results = store::ResultsStore::open(resolved_db_path(plan.settings));
     return run_and_report(args, results,

@@ -77,14 +77,14 @@ std::optional<std::string> constant_value(const TextGrid& grid, std::size_t c) {
     return first;
 }
 
-// The first measure for width: a column that names what rows measured (identity) or may be left out,
-// whose value is the same in every row, says it once, above the table ("device: cpu"), so that the
-// columns telling rows apart keep their room. Headline figures and notes stay in the table.
+// The first measure for width: a column that names what rows measured (identity), or a text column
+// that may be left out, whose value is the same in every row, says it once, above the table ("device:
+// cpu"), so that the columns telling rows apart keep their room. Figures and notes stay in the table.
 void collapse_constant_columns(TextGrid& grid, Layout& layout) {
     std::vector<std::string> said;
     for (std::size_t c = 0; c < grid.columns.size() && grid.columns.size() > 1;) {
         const Column& column = *grid.columns[c];
-        const bool may_move = column.identity || (column.shed > 0 && column.fit != Fit::footnote);
+        const bool may_move = column.identity || (column.shed > 0 && column.fit != Fit::footnote && !grid.right[c]);
         const auto value = may_move ? constant_value(grid, c) : std::nullopt;
         if (!value) {
             ++c;
@@ -122,22 +122,33 @@ std::optional<std::size_t> next_to_shed(const TextGrid& grid) {
     return pick;
 }
 
-// The narrowest a wrapped column may get: its longest word, so that no name is cut, unless a word
-// is longer than kMinWrapWidth (then cut anyway): kNarrowestWrap.
-std::size_t longest_word(std::string_view text) {
+// The longest run of `text` between `separators`, each but a space kept with the run it ends.
+std::size_t longest_run(std::string_view text, std::string_view separators) {
     std::size_t longest = 0;
     for (std::size_t start = 0; start <= text.size();) {
-        const std::size_t end = std::min(text.find(' ', start), text.size());
-        longest = std::max(longest, display_width(text.substr(start, end - start)));
+        const std::size_t end = std::min(text.find_first_of(separators, start), text.size());
+        const std::size_t kept = end < text.size() && text[end] != ' ' ? end + 1 : end;
+        longest = std::max(longest, display_width(text.substr(start, kept - start)));
         start = end + 1;
     }
     return longest;
 }
 
+std::size_t longest_in_column(const TextGrid& grid, std::size_t c, std::string_view separators) {
+    std::size_t longest = longest_run(grid.titles[c], separators);
+    for (const auto& row : grid.cells) longest = std::max(longest, longest_run(row[c], separators));
+    return longest;
+}
+
+// The narrowest a wrapped column may get: its longest word, so that no name is cut; where a word is
+// longer than kMinWrapWidth (a path), its longest piece between the characters a long name breaks
+// after (wrap_text), so that a path breaks at its '/' and not inside a name; only a piece longer than
+// twice that is cut anyway, at kNarrowestWrap.
 std::size_t narrowest(const TextGrid& grid, std::size_t c) {
-    std::size_t longest = longest_word(grid.titles[c]);
-    for (const auto& row : grid.cells) longest = std::max(longest, longest_word(row[c]));
-    return longest > kMinWrapWidth ? kNarrowestWrap : std::max(longest, kNarrowestWrap);
+    const std::size_t word = longest_in_column(grid, c, " ");
+    if (word <= kMinWrapWidth) return std::max(word, kNarrowestWrap);
+    const std::size_t piece = longest_in_column(grid, c, " /-_");
+    return piece > 2 * kMinWrapWidth ? kNarrowestWrap : std::max(piece, kNarrowestWrap);
 }
 
 // Nothing left to leave out and still too wide: the widest wrapped column gives up a character, until
@@ -211,7 +222,8 @@ Layout fit(TextGrid& grid, std::size_t width, bool may_shed) {
     const std::vector<std::size_t> natural = layout.widths;
     for (std::size_t c = 0; c < grid.columns.size(); ++c) {
         if (grid.columns[c]->fit == Fit::footnote) move_to_footnotes(grid, layout, c);
-        if (grid.columns[c]->fit == Fit::wrap) layout.widths[c] = std::min(natural[c], kMinWrapWidth);
+        if (grid.columns[c]->fit == Fit::wrap)
+            layout.widths[c] = std::min(natural[c], std::max(kMinWrapWidth, narrowest(grid, c)));
     }
     std::vector<std::size_t> wanted = layout.widths;
     for (std::size_t c = 0; c < grid.columns.size(); ++c)
@@ -282,9 +294,10 @@ std::vector<std::string> wrap_text(const std::string& text, std::size_t width) {
         if (end == std::string::npos) end = text.size();
         std::string word = text.substr(start, end - start);
         start = end + 1;
-        while (display_width(word) > width) {  // a word longer than a line is cut
+        while (display_width(word) > width) {  // a word longer than a line is cut, after a '/', '-' or '_' if it has one
             if (!line.empty()) lines.push_back(std::exchange(line, {}));
-            const std::size_t cut = utf8_bytes(word, width);
+            std::size_t cut = utf8_bytes(word, width);
+            if (const auto at = word.find_last_of("/-_", cut - 1); at != std::string::npos && at > 0) cut = at + 1;
             lines.push_back(word.substr(0, cut));
             word.erase(0, cut);
         }

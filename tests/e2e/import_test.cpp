@@ -182,6 +182,10 @@ TEST(Import, ASummaryWithoutTotalsShowsItsThroughputAndLatencies) {
     EXPECT_DOUBLE_EQ(row["gpu_compute_p50_ms"].get<double>(), 1.39775);
 }
 
+// A terminal wide enough for each log's line whole, the fixtures' absolute paths included (lines wrap to
+// the width: outputs_test checks that).
+const std::string kOneLine = "env COLUMNS=1000";
+
 const std::string kSmiLoadCsv = std::string(INFERBENCH_FIXTURES_DIR) + "/nvidia-smi/h200-load-query-200ms.csv";
 const std::string kSmiLoadText = std::string(INFERBENCH_FIXTURES_DIR) + "/nvidia-smi/h200-load-q-5x1s.txt";
 
@@ -198,9 +202,7 @@ TEST(Import, TraceLinesWithImpossibleTimesAreRefusedNamingTheLine) {
 
 TEST(Import, NvidiaSmiLogsBecomeGpuTelemetry) {
     testing::CliScratch dir;
-    // Wide enough for the fixtures' absolute paths on one line (outputs_test checks the wrapping).
-    const auto imported =
-        dir.run("import nvidia-smi '" + kSmiLoadCsv + "' '" + kSmiLoadText + "' --db r.db", "env COLUMNS=1000");
+    const auto imported = dir.run("import nvidia-smi '" + kSmiLoadCsv + "' '" + kSmiLoadText + "' --db r.db", kOneLine);
     ASSERT_EQ(imported.exit_code, 0) << imported.err;
     EXPECT_EQ(imported.err, "");
     EXPECT_THAT(imported.out,
@@ -287,7 +289,7 @@ TEST(Import, NvidiaSmiOptionsAndHeaderlessCsv) {
     dir.write("sampler.csv", "1, 734.25, 600.58, 700.00, 49, 33, 1515, 3201, 1515, 100, 25, 1139, 143771, P0, 0x4\n"
                              "1, 587.31, 688.30, 700.00, 52, 37, 1395, 3201, 1395, 100, 24, 1139, 143771, P0, 0x4\n");
     dir.write("two-columns.csv", "3, 250.5\n3, 251.5\n");
-    const auto r = dir.run("import nvidia-smi sampler.csv --db r.db --name h200-gemm --model gemm-bf16");
+    const auto r = dir.run("import nvidia-smi sampler.csv --db r.db --name h200-gemm --model gemm-bf16", kOneLine);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_THAT(r.out, HasSubstr("sampler.csv: query-csv, 2 samples, 1 GPU, no time in the log, power mean 660.8 W, "
                                  "max 734.25 W, clock event reasons: SW power cap"));
@@ -315,7 +317,7 @@ TEST(Import, NvidiaSmiLinesThatCannotBeReadAreNamedOnStderr) {
                          "2026/11/30 02:00:44.465, 691.39 W, 1470 MHz\n"
                          "2026/11/30 02:00:44.671, 692.90 W\n"
                          "2026/11/30 02:00:44.871, 691.68 W, 1500 MHz\n");
-    const auto r = dir.run("import nvidia-smi cut.csv --db r.db");
+    const auto r = dir.run("import nvidia-smi cut.csv --db r.db", kOneLine);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(r.err, "cut.csv: warning: line 3: 2 columns, expected 3; skipped\n");
     EXPECT_THAT(r.out, HasSubstr("cut.csv: query-csv, 2 samples, 1 GPU, 0.406 s, power mean 691.5 W, max 691.68 W, "

@@ -49,7 +49,8 @@ TEST(CliReport, WritesTablesWorkbooksFiguresAndThePage) {
     EXPECT_EQ(doc["rows"][0]["run_id"], 1) << "each row says where it comes from";
     EXPECT_TRUE(doc["rows"][0].contains("p999_ms"));
     EXPECT_EQ(doc["rows"][1]["batch_size"], 2);
-    EXPECT_EQ(testing::read_file(dir.path() / "rep/summary.csv").substr(0, 36), "model,backend,device,precision,batch");
+    EXPECT_EQ(testing::read_file(dir.path() / "rep/summary.csv").substr(0, 50),
+              "benchmark_ids,model,backend,device,precision,batch");
 
     if (find_program("unzip")) {
         const auto workbook = run_captured(

@@ -87,6 +87,53 @@ TEST_F(HtmlReport, HasRunEnvironmentOverviewAndWarnings) {
     EXPECT_NE(warnings.find("SM clock fell to 1500 MHz"), std::string::npos);
 }
 
+TEST_F(HtmlReport, OverviewRowsCarryTheirBenchmarkIds) {
+    const auto table = page.find("<table class=\"sortable\" data-table=\"benchmarks\">");
+    ASSERT_NE(table, std::string::npos);
+    const std::string overview = page.substr(table, page.find("</table>", table) - table);
+    EXPECT_NE(overview.find("data-key=\"benchmark_ids\" scope=\"col\">id</th>"), std::string::npos) << overview;
+    for (const auto& b : results->benchmarks())
+        EXPECT_NE(overview.find("<tr><td>" + std::to_string(b.benchmark_id) + "</td>"), std::string::npos)
+            << b.benchmark_id;
+}
+
+// A CPU run: no power or energy column, and NVML and nvidia-smi, which read GPUs, are no warning for its
+// benchmarks; RAPL, missing for every benchmark, is said once.
+TEST(HtmlReportCpu, NoEmptyPowerColumnsNorGpuSourcesMissingOnACpu) {
+    inferbench::testing::ScratchDir dir;
+    auto results = store::ResultsStore::open(dir.path() / "cpu.db");
+    store::RunRecord run;
+    run.name = "cpu";
+    run.started_unix_ms = 1'700'000'000'000;
+    const auto run_id = results.begin_run(run);
+    const std::vector<TelemetrySource> sources = {{"nvml", "unavailable", "libnvidia-ml.so.1: cannot open"},
+                                                  {"nvidia-smi", "unavailable", "nvidia-smi not found on PATH"},
+                                                  {"procfs", "ok", ""},
+                                                  {"rapl", "unavailable", "no powercap access"}};
+    for (const std::int64_t batch : {1, 2}) {
+        auto record = fixture_record(run_id, "mobilenet", "onnxruntime", "cpu", "fp32", batch);
+        record.ordinal = batch;
+        results.add_benchmark(record, store::BenchmarkData{.iterations = fixture_iterations(200, 2'000'000, false),
+                                                           .cpu_samples = fixture_cpu_samples(10),
+                                                           .telemetry_sources = sources});
+    }
+    results.end_run(run_id, 1'700'000'100'000, RunStatus::completed);
+    write_html_report(results, results.benchmarks(), dir.path() / "out" / "report.html");
+    const std::string page = read_text(dir.path() / "out" / "report.html");
+    const auto table = page.find("data-table=\"benchmarks\"");
+    const std::string overview = page.substr(table, page.find("</table>", table) - table);
+    for (const char* heading : {">power W<", ">mJ/inf<", ">inf/J<", ">flagged %<"})
+        EXPECT_EQ(overview.find(heading), std::string::npos) << heading;
+    EXPECT_NE(overview.find(">mean<"), std::string::npos);
+    const auto warnings = page.substr(page.find("id=\"warnings\""));
+    const std::string section = warnings.substr(0, warnings.find("</section>"));
+    EXPECT_EQ(section.find("nvml"), std::string::npos) << section;
+    EXPECT_EQ(section.find("nvidia-smi"), std::string::npos) << section;
+    EXPECT_NE(section.find("telemetry source rapl unavailable: no powercap access: every benchmark (2)"),
+              std::string::npos)
+        << section;
+}
+
 TEST_F(HtmlReport, DrawsEveryTimeSeriesAndTheSweep) {
     const auto figures = occurrences(page, "<figure class=\"chart\"");
     ASSERT_EQ(figures, data["charts"].size());

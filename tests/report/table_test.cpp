@@ -313,6 +313,27 @@ TEST(TableWidth, WrapsTextColumnsAndNeverCutsAWordSilently) {
     EXPECT_NE(text.find("eleven"), std::string::npos);
 }
 
+// `list backends` broke names mid-word ("scripts/fetch-onnxru" / "ntime.sh", "INFERBENCH_ONNXRUNTI" /
+// "ME_ROOT"): a long word breaks after a '/', '-' or '_', and the column is as wide as its pieces.
+TEST(TableWidth, LongNamesBreakAtTheirSeparatorsNotInsideAName) {
+    Table table{"backends",
+                {{"name", "name"}, {"problem", "problem", 2, Fit::wrap}},
+                {{std::string("onnxruntime"),
+                  std::string("not built; run scripts/fetch-onnxruntime.sh, then rebuild (or set "
+                              "INFERBENCH_ONNXRUNTIME_ROOT)")},
+                 {std::string("oldapi"), std::string("/work/wt/tables/build/release/test-backends/"
+                                                     "libinferbench_backend_oldapi.so was built for backend API 999")}}};
+    const auto text = render(table, Format::text, {.columns = {}, .width = 40});
+    EXPECT_LE(widest_line(text), 40u) << text;
+    for (const char* piece : {"scripts/", "fetch-", "onnxruntime.sh,", "INFERBENCH_", "ONNXRUNTIME_", "ROOT)",
+                              "test-", "backends/", "libinferbench_", "oldapi.so"})
+        EXPECT_NE(text.find(piece), std::string::npos) << piece << "\n" << text;
+    EXPECT_EQ(text.find("onnxru\n"), std::string::npos) << text;
+    EXPECT_EQ(text.find("ONNXRUNTI\n"), std::string::npos) << text;
+    EXPECT_EQ(wrap_paragraph("see /usr/lib/x86_64-linux-gnu/libonnxruntime.so", 20),
+              "see\n/usr/lib/x86_64-\nlinux-gnu/\nlibonnxruntime.so\n");
+}
+
 TEST(TableWidth, WrappedColumnsNarrowBelowTwentyWhenNothingIsLeftToLeaveOut) {
     Table table{"t",
                 {{"name", "name"}, {"about", "about", 2, Fit::wrap}, {"problem", "problem", 2, Fit::wrap}},
