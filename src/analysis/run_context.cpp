@@ -121,6 +121,8 @@ CellSettings cell_settings(const store::BenchmarkRecord& benchmark) {
     }
     if (auto name = json_string(json, "gpu_name"); !name.empty()) settings.gpu_names.push_back(std::move(name));
     settings.inputs = json_string(json, "inputs");
+    if (const auto seed = json.find("seed"); seed != json.end() && seed->is_number_unsigned())
+        settings.seed = seed->get<std::uint64_t>();
     const auto strings = [&json](const char* key, std::vector<std::string>& out) {
         if (const auto it = json.find(key); it != json.end() && it->is_array())
             for (const auto& item : *it)

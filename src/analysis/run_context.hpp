@@ -45,6 +45,7 @@ struct CellSettings {
     std::vector<std::string> imported_warnings;  // what the importing tool warned of (trtexec's warnings)
     std::optional<MeasureConditions> conditions;  // throttle policy, L2 flush, sync; unset where not stored
     std::string inputs;                           // the plan's input files; empty: seeded random inputs
+    std::optional<std::uint64_t> seed;            // of the random inputs; unset where not stored (imported logs)
 };
 
 // The device a benchmark ran on, by name: for cuda devices the GPU's name (from an imported log's

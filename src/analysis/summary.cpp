@@ -192,10 +192,10 @@ std::vector<std::string> LoadFigures::notes() const {
     return notes;
 }
 
-std::optional<std::string> InputFigures::note() const {
-    if (file.empty()) return std::nullopt;
-    if (!samples) return fmt::format("inputs: {}", file);
-    return fmt::format("inputs: {} ({:.0f} sample{}{})", file, *samples, *samples == 1 ? "" : "s",
+std::optional<std::string> InputFigures::described() const {
+    if (file.empty()) return seed ? std::optional{fmt::format("random (seed {})", *seed)} : std::nullopt;
+    if (!samples) return file;
+    return fmt::format("{} ({:.0f} sample{}{})", file, *samples, *samples == 1 ? "" : "s",
                        cycled ? ", cycled" : (*samples > 1 ? ", the first alone" : ""));
 }
 
@@ -300,9 +300,9 @@ BenchmarkSummary summarize_measured(const store::MeasuredBenchmark& measured, co
     BenchmarkSummary summary = measured.iterations.empty() && has_tool_figures(measured.metrics)
                                    ? summarize_from_metrics(measured.record, measured.metrics)
                                    : summarize_benchmark(measured.record, used);
-    summary.inputs = {cell_settings(measured.record).inputs,
-                      store::find_metric(measured.metrics, harness_metrics::kInputSamples),
-                      store::find_metric(measured.metrics, harness_metrics::kInputsCycled).value_or(0) != 0};
+    summary.inputs = {summary.settings.inputs, store::find_metric(measured.metrics, harness_metrics::kInputSamples),
+                      store::find_metric(measured.metrics, harness_metrics::kInputsCycled).value_or(0) != 0,
+                      summary.settings.seed};
     adjust_throughput(measured, used, conditions.l2_flush || summary.inputs.cycled, summary);
     summary.throttle = throttle.summary;
     if (summary.throttle)

@@ -72,11 +72,13 @@ struct LoadFigures {
 // Where a cell's inputs came from: the plan's files (the stored spec's `inputs`, core/harness_metrics), else
 // seeded random tensors (the stored spec's seed).
 struct InputFigures {
-    std::string file;                // empty: seeded random inputs
-    std::optional<double> samples;   // the samples read from the files
-    bool cycled = false;             // one per measured iteration
-    // "inputs: /data/x.npz (1 sample)", "inputs: /data/set (8 samples, cycled)"; nothing for random inputs.
-    std::optional<std::string> note() const;
+    std::string file;                    // empty: seeded random inputs
+    std::optional<double> samples;       // the samples read from the files
+    bool cycled = false;                 // one per measured iteration
+    std::optional<std::uint64_t> seed;   // of random inputs; unset where the cell did not store it
+    // "/data/x.npz (1 sample)", "/data/set (8 samples, cycled)", "random (seed 42)"; nothing where unknown
+    // (an imported log's inputs).
+    std::optional<std::string> described() const;
 };
 
 struct BenchmarkSummary {

@@ -23,6 +23,8 @@ Cell optional_cell(const std::optional<T>& value, double per_unit = 1.0) {
     return static_cast<double>(*value) / per_unit;
 }
 
+Cell optional_text(std::optional<std::string> text) { return text ? Cell{std::move(*text)} : Cell{Null{}}; }
+
 Cell device_time(const std::optional<TimingSummary>& summary, double TimingSummary::*statistic) {
     if (!summary) return Null{};
     return Duration{(*summary).*statistic};
@@ -72,7 +74,6 @@ std::string note(const analysis::BenchmarkSummary& s) {
         notes.push_back(fmt::format("{} of {:.3f} ms end to end per iteration ({:.1f}%, as the runner reported)",
                                     join(parts, " and "), *st.e2e_mean_ns / 1e6, *share));
     }
-    if (auto inputs = s.inputs.note()) notes.push_back(std::move(*inputs));
     const auto load_notes = s.load.notes();
     notes.insert(notes.end(), load_notes.begin(), load_notes.end());
     return join(notes, "; ");
@@ -204,7 +205,8 @@ std::vector<Column> measured_columns() {
     };
     return {identity("benchmark_ids", "id"), identity("repeat", "repeat"), identity("model", "model", Fit::wrap),
             identity("backend", "backend"), identity("device", "device"), identity("precision", "precision"),
-            identity("batch_size", "batch"), identity("variant", "options", Fit::wrap), shed("status", "status", 2, 1),
+            identity("batch_size", "batch"), identity("variant", "options", Fit::wrap),
+            identity("inputs", "inputs", Fit::wrap), shed("status", "status", 2, 1),
             shed("convergence", "stop", 2, 6), {"iterations", "iters"}, {"mean_ms", "mean"},
             {"mean_ci95_half_ms", "±95%"}, shed("repeats", "reps", 2, 5),
             shed("cv_of_means_pct", "cv means %", 1, 5),
@@ -307,7 +309,8 @@ Table summary_table(const std::vector<analysis::BenchmarkSummary>& summaries, Su
         const bool measured = s.e2e.count > 0;
         const auto timing = [&](double ns) { return analysis::has_latency(s) ? Cell{Duration{ns}} : Cell{Null{}}; };
         const Cell repeat = rows == SummaryRows::each_repeat ? Cell{b.repeat + 1} : Cell{Null{}};
-        std::vector<Cell> row = {benchmark_ids_cell(s), repeat, b.model, b.backend, b.device, b.precision, b.batch_size, b.variant, std::string(to_string(b.status)),
+        std::vector<Cell> row = {benchmark_ids_cell(s), repeat, b.model, b.backend, b.device, b.precision, b.batch_size, b.variant, optional_text(s.inputs.described()),
+                                 std::string(to_string(b.status)),
                               convergence_cell(b), measured ? Cell{s.e2e.count} : Cell{Null{}}, timing(s.e2e.mean)};
         add_precision_cells(row, s);
         const std::vector<Cell> rest = {timing(s.e2e.p50),

@@ -29,6 +29,21 @@ std::string temporary_folder() {
 
 constexpr std::size_t kRecordBytes = sizeof(IterationRecord);
 
+// pread or pwrite until all `left` bytes moved: 0, or the errno of the failure (`short_errno` where the call
+// moved nothing: the end of the file, or a full disk).
+template <typename Call, typename Byte>
+int transfer_all(Call call, int fd, Byte* data, std::size_t left, off_t offset, int short_errno) {
+    while (left > 0) {
+        const ssize_t moved = call(fd, data, left, offset);
+        if (moved < 0 && errno == EINTR) continue;
+        if (moved <= 0) return moved < 0 ? errno : short_errno;
+        data += moved;
+        left -= static_cast<std::size_t>(moved);
+        offset += moved;
+    }
+    return 0;
+}
+
 }  // namespace
 
 IterationSpool::IterationSpool() {
@@ -41,17 +56,10 @@ IterationSpool::~IterationSpool() {
 }
 
 void IterationSpool::append(std::span<const IterationRecord> records) {
+    const auto offset = static_cast<off_t>(static_cast<std::size_t>(count_) * kRecordBytes);
     const auto* data = reinterpret_cast<const char*>(records.data());
-    std::size_t left = records.size_bytes();
-    auto offset = static_cast<off_t>(static_cast<std::size_t>(count_) * kRecordBytes);
-    while (left > 0) {
-        const ssize_t written = ::pwrite(fd_, data, left, offset);
-        if (written < 0 && errno == EINTR) continue;
-        if (written <= 0) fail("cannot write", written < 0 ? errno : ENOSPC);
-        data += written;
-        left -= static_cast<std::size_t>(written);
-        offset += written;
-    }
+    if (const int error = transfer_all(::pwrite, fd_, data, records.size_bytes(), offset, ENOSPC))
+        fail("cannot write", error);
     count_ += static_cast<std::int64_t>(records.size());
 }
 
@@ -59,7 +67,8 @@ std::optional<IterationRecord> IterationSpool::read_one(std::int64_t index) cons
     if (index < 0 || index >= count_) return std::nullopt;
     IterationRecord record;
     const auto offset = static_cast<off_t>(static_cast<std::size_t>(index) * kRecordBytes);
-    if (::pread(fd_, &record, kRecordBytes, offset) != static_cast<ssize_t>(kRecordBytes)) fail("cannot read", errno);
+    if (const int error = transfer_all(::pread, fd_, reinterpret_cast<char*>(&record), kRecordBytes, offset, EIO))
+        fail("cannot read", error);
     return record;
 }
 
@@ -72,17 +81,9 @@ void IterationSpool::for_each_chunk(const std::function<void(std::span<const Ite
     for (std::int64_t first = 0; first < count_;) {
         const auto n = static_cast<std::size_t>(std::min<std::int64_t>(count_ - first, kChunkRecords));
         chunk.resize(n);
-        auto* data = reinterpret_cast<char*>(chunk.data());
-        std::size_t left = n * kRecordBytes;
-        auto offset = static_cast<off_t>(static_cast<std::size_t>(first) * kRecordBytes);
-        while (left > 0) {
-            const ssize_t got = ::pread(fd_, data, left, offset);
-            if (got < 0 && errno == EINTR) continue;
-            if (got <= 0) fail("cannot read", got < 0 ? errno : EIO);
-            data += got;
-            left -= static_cast<std::size_t>(got);
-            offset += got;
-        }
+        const auto offset = static_cast<off_t>(static_cast<std::size_t>(first) * kRecordBytes);
+        if (const int error = transfer_all(::pread, fd_, reinterpret_cast<char*>(chunk.data()), n * kRecordBytes, offset, EIO))
+            fail("cannot read", error);
         take(chunk);
         first += static_cast<std::int64_t>(n);
     }

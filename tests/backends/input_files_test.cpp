@@ -9,25 +9,18 @@
 #include "backends/npz_file.hpp"
 #include "common/npz_writer.hpp"
 #include "common/scratch_dir.hpp"
+#include "common/user_error.hpp"
 #include "core/error.hpp"
 
 namespace inferbench {
 namespace {
 
+using testing::user_error;
+
 using testing::counting_tensor;
 using testing::write_npz;
 
 const std::vector<TensorInfo> kTwoInputs = {{"images", DType::f32, {2, 3}}, {"scale", DType::f32, {2}}};
-
-template <typename F>
-std::string user_error(F&& f) {
-    try {
-        f();
-    } catch (const UserError& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
 
 TEST(InputFiles, AnNpzFeedsEachInputByName) {
     testing::ScratchDir dir;

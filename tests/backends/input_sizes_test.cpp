@@ -8,6 +8,7 @@
 #include "backends/npy_file.hpp"
 #include "backends/random_inputs.hpp"
 #include "common/scratch_dir.hpp"
+#include "common/user_error.hpp"
 #include "core/error.hpp"
 #include "core/splitmix64.hpp"
 #include "core/tensor_size.hpp"
@@ -15,21 +16,13 @@
 namespace inferbench {
 namespace {
 
+using testing::user_error;
+
 // Exact products for the reference (a GCC and clang extension).
 __extension__ typedef __int128 Wide;
 
 constexpr std::int64_t k2to62 = std::int64_t{1} << 62;
 constexpr std::int64_t k2to31 = std::int64_t{1} << 31;
-
-template <typename F>
-std::string user_error(F&& f) {
-    try {
-        f();
-    } catch (const UserError& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
 
 TEST(InputSizes, AShapeWhoseBytesWrapIsRefusedBeforeAnyBufferIsMade) {
     // 4 * (2^62 + 16) wraps to 64 bytes: make_random_inputs once filled 2^62 elements into them.
