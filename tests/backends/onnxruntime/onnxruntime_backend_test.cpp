@@ -146,7 +146,7 @@ TEST_F(OnnxRuntimeBackendTest, DescribesItself) {
     const bool gpu = std::find(caps.devices.begin(), caps.devices.end(), DeviceKind::cuda) != caps.devices.end();
     EXPECT_EQ(caps.device_timing, gpu);
     EXPECT_EQ(caps.cuda_graphs, gpu);
-    EXPECT_EQ(backend_.options().size(), 22u);
+    EXPECT_EQ(backend_.options().size(), 23u);
     EXPECT_EQ(make_onnxruntime_backend()->name(), "onnxruntime");
 }
 

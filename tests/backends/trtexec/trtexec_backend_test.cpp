@@ -307,7 +307,7 @@ TEST(TrtexecOptions, ParsedAndChecked) {
         [] {
             parse_trtexec_options({{"threads", "2"}});
         },
-        ::testing::ThrowsMessage<UserError>("unknown trtexec option 'threads'; valid options: trtexec, extra_args"));
+        ::testing::ThrowsMessage<UserError>("unknown trtexec option 'threads'; valid options: trtexec, extra_args (`inferbench list backends --options` says what each does)"));
 }
 
 TEST(TrtexecModule, LoadsThroughTheRegistry) {
