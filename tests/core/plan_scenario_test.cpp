@@ -2,6 +2,7 @@
 // combination one error line naming where it was written, and carried unchanged to every cell.
 #include <gtest/gtest.h>
 
+#include "common/checked_plan.hpp"
 #include "core/error.hpp"
 #include "core/matrix.hpp"
 #include "core/plan.hpp"
@@ -11,13 +12,9 @@
 namespace inferbench {
 namespace {
 
-const PlanVocabulary kVocabulary{{"mobilenet", "resnet50", "null"}, {"onnxruntime", "null"}};
+const PlanVocabulary& kVocabulary = testing::kPlanTestVocabulary;
 
-Plan checked(const std::string& yaml) {
-    Plan plan = parse_plan(yaml, "plan.yaml", kVocabulary);
-    check_plan(plan);
-    return plan;
-}
+Plan checked(const std::string& yaml) { return testing::checked_plan(yaml); }
 
 std::string error_of(const std::string& yaml) {
     try {
