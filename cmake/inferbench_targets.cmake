@@ -31,7 +31,9 @@ function(inferbench_backend_module name)
     LIBRARY_OUTPUT_DIRECTORY ${INFERBENCH_BACKEND_DIR}
     CXX_VISIBILITY_PRESET hidden)
   inferbench_warnings(inferbench_backend_${name})
+  set_target_properties(inferbench_backend_${name} PROPERTIES INSTALL_RPATH "$ORIGIN/../lib")
   install(TARGETS inferbench_backend_${name} LIBRARY DESTINATION lib/inferbench/backends)
+  set_property(GLOBAL APPEND PROPERTY INFERBENCH_BACKEND_MODULES ${name})
 endfunction()
 
 # inferbench_test(NAME SOURCES ... DEPS ...): a GoogleTest executable registered with CTest.

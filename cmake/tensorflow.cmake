@@ -39,6 +39,7 @@ elseif(_tf_lib)
   endif()
   set(INFERBENCH_HAVE_TENSORFLOW ON)
   message(STATUS "TensorFlow C library: ${_tf_lib} (headers ${_tf_inc})")
+  set_property(GLOBAL APPEND PROPERTY INFERBENCH_FRAMEWORKS "TensorFlow C library (${_tf_lib})")
 else()
   list(JOIN _tf_roots ", " _tf_roots)
   message(STATUS "TensorFlow C library: not found (no include/tensorflow/c/c_api.h with lib/libtensorflow.so under "

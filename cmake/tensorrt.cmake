@@ -93,6 +93,7 @@ elseif(NOT _trt_missing)
   endforeach()
   set(INFERBENCH_HAVE_TENSORRT ON)
   message(STATUS "TensorRT ${_trt_version}: ${_trt_lib_nvinfer} (headers ${_trt_inc}; CUDA ${CUDAToolkit_VERSION})")
+  set_property(GLOBAL APPEND PROPERTY INFERBENCH_FRAMEWORKS "TensorRT ${_trt_version} (CUDA ${CUDAToolkit_VERSION})")
 else()
   list(JOIN _trt_missing ", " _trt_missing)
   message(STATUS "TensorRT: not found (no ${_trt_missing}; searched ${_trt_where}); the TensorRT backend is off. "

@@ -1,13 +1,12 @@
-# Build facts compiled into the binary and stored with every run.
-execute_process(COMMAND git rev-parse --short=12 HEAD WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
-                OUTPUT_VARIABLE INFERBENCH_GIT_COMMIT OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-execute_process(COMMAND git status --porcelain --untracked-files=no WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
-                OUTPUT_VARIABLE _inferbench_dirty OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-if(NOT INFERBENCH_GIT_COMMIT)
-  set(INFERBENCH_GIT_COMMIT "unknown")
-elseif(_inferbench_dirty)
-  string(APPEND INFERBENCH_GIT_COMMIT "-dirty")
-endif()
+# Build facts compiled into the binary and stored with every run: the version and build type at configure
+# time; the commit at every build (cmake/git_commit.cmake), so that a binary never names a commit it was
+# not built from.
+set(INFERBENCH_GIT_COMMIT_SOURCE ${PROJECT_BINARY_DIR}/generated/git_commit.cpp)
+add_custom_target(inferbench_git_commit
+  COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR} -DOUTPUT=${INFERBENCH_GIT_COMMIT_SOURCE}
+          -P ${PROJECT_SOURCE_DIR}/cmake/git_commit.cmake
+  BYPRODUCTS ${INFERBENCH_GIT_COMMIT_SOURCE}
+  VERBATIM)
 if(NOT CMAKE_BUILD_TYPE)
   set(CMAKE_BUILD_TYPE Release CACHE STRING "Build type" FORCE)
 endif()

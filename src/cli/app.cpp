@@ -12,10 +12,10 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "cli/build_facts.hpp"
 #include "cli/commands.hpp"
 #include "core/error.hpp"
 #include "core/text_checks.hpp"
-#include "core/version.hpp"
 #include "report/table.hpp"
 #include "runner/worker.hpp"
 #include "runner/worker_protocol.hpp"
@@ -110,7 +110,7 @@ int main(int argc, char** argv) {
 
     CLI::App app{"inferbench: benchmark AI inference on CPUs and GPUs, store every iteration, explain the results"};
     app.name("inferbench");
-    app.set_version_flag("--version", fmt::format("inferbench {} ({}, {} build)", kVersion, kGitCommit, kBuildType));
+    app.set_version_flag("--version", version_text());
     app.require_subcommand(1);
     app.footer("Run `inferbench COMMAND --help` for the options of a command.");
     CommandContext context;
@@ -125,6 +125,7 @@ int main(int argc, char** argv) {
     add_probe_command(app, context);
     add_roofline_command(app, context);
     add_explain_command(app, context);
+    add_completion_command(app, context);
     try {
         app.parse(argc, argv);
         return context.action ? context.action() : kExitOk;

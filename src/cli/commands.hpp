@@ -27,6 +27,7 @@ void add_devices_command(CLI::App& app, CommandContext& context);
 void add_probe_command(CLI::App& app, CommandContext& context);
 void add_roofline_command(CLI::App& app, CommandContext& context);
 void add_explain_command(CLI::App& app, CommandContext& context);
+void add_completion_command(CLI::App& app, CommandContext& context);
 
 // The zoo as a table: `list models` and `models list`.
 report::Table zoo_models_table();
