@@ -10,34 +10,49 @@
 # (scripts/fetch-uplot.sh), then configures and builds. Non-interactive and idempotent: a second run only
 # rebuilds what changed. Packages an archive lacks (Ubuntu has no libtorch-dev; its chromium is a snap, which
 # only a test needs) are left out with a note: the main job needs none of them.
-#   scripts/setup.sh            release build in build/release
+#   scripts/setup.sh            the tool: packages for run and report, and only the CLI, its backend modules
+#                               and the CUDA probe (target inferbench-tool) in build/release
+#   scripts/setup.sh --tests    also the packages the tests need, and every target (tests, benches)
 #   INFERBENCH_PRESET=debug scripts/setup.sh   (or asan)
 #   INFERBENCH_LIBTORCH=/path/to/libtorch scripts/setup.sh   (a LibTorch of your choosing)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 preset=${INFERBENCH_PRESET:-release}
+tests=false
+case "${1:-}" in
+  "") ;;
+  --tests) tests=true ;;
+  *) echo "setup: unknown argument '$1'; use no argument (the tool) or --tests (the tool and its tests)" >&2; exit 2 ;;
+esac
 os_id=$(. /etc/os-release 2>/dev/null && echo "${ID:-unknown}")
 
 # What the build, the benchmarks and the reports need: in Debian 12 and Ubuntu 22.04/24.04 alike.
 required=(
   build-essential cmake ninja-build pkg-config git ca-certificates
   libyaml-cpp-dev libcli11-dev nlohmann-json3-dev libfmt-dev libsqlite3-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
-  libisal-dev gnuplot-nox fonts-dejavu-core unzip
+  libisal-dev gnuplot-nox fonts-dejavu-core
 )
 command -v npm >/dev/null 2>&1 || required+=(npm)
-# Wanted where the archive has them: the PyTorch the tests and the corpus use, Chromium for one test,
-# LibreOffice Calc (without its GUI) and pdftoppm to render a workbook in another.
-optional=(python3-torch python3-torchvision python3-onnx libreoffice-calc-nogui poppler-utils)
-# Ubuntu's chromium package only installs the snap, which a headless server need not carry.
-[ "$os_id" = ubuntu ] || optional+=(chromium)
+optional=()
+if $tests; then
+  # The test frameworks, unzip for the workbook tests; where the archive has them: the PyTorch the tests and
+  # the corpus use, Chromium for one test, LibreOffice Calc (without its GUI) and pdftoppm to render a workbook.
+  required+=(libgtest-dev libgmock-dev libbenchmark-dev unzip)
+  optional+=(python3-torch python3-torchvision python3-onnx libreoffice-calc-nogui poppler-utils)
+  # Ubuntu's chromium package only installs the snap, which a headless server need not carry.
+  [ "$os_id" = ubuntu ] || optional+=(chromium)
+fi
 
 # The LibTorch first: Debian's libtorch-dev is needed only where nothing better is here.
 { read -r torch_dir; read -r torch_why; } < <("$root/scripts/pick-libtorch.sh")
-case "$torch_dir" in
-  "" | /usr/lib/*) optional=(libtorch-dev "${optional[@]}") ;;
-esac
+# The tool builds the torch backends against a LibTorch found here; Debian's (with its many dependencies) is
+# installed for the tests only, or with INFERBENCH_DEBIAN_LIBTORCH=1.
+if $tests || [ "${INFERBENCH_DEBIAN_LIBTORCH:-0}" = 1 ]; then
+  case "$torch_dir" in
+    "" | /usr/lib/*) optional=(libtorch-dev "${optional[@]}") ;;
+  esac
+fi
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 missing=() missing_optional=()
@@ -81,10 +96,22 @@ cd "$root"
 # A compiler cache where one is installed: a second clone or a rebuild after a branch switch recompiles
 # only what changed.
 command -v ccache >/dev/null 2>&1 && cmake_args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+# The tests' frameworks are configured only where they are wanted (a tool build needs no GoogleTest).
+# A build folder the test command already configured keeps its tests.
+if $tests; then
+  cmake_args+=(-DINFERBENCH_BUILD_TESTS=ON -DINFERBENCH_BUILD_BENCH=ON)
+elif ! grep -q '^INFERBENCH_BUILD_TESTS:BOOL=ON' "build/$preset/CMakeCache.txt" 2>/dev/null; then
+  cmake_args+=(-DINFERBENCH_BUILD_TESTS=OFF -DINFERBENCH_BUILD_BENCH=OFF)
+fi
 cmake --preset "$preset" "${cmake_args[@]}" >/dev/null
-cmake --build --preset "$preset" -j "$(nproc)"
+if $tests; then
+  cmake --build --preset "$preset" -j "$(nproc)"
+else
+  cmake --build --preset "$preset" -j "$(nproc)" --target inferbench-tool
+fi
 built=()
 for backend in torch torch-aoti; do
   [ -f "build/$preset/backends/libinferbench_backend_$backend.so" ] && built+=("$backend")
 done
 echo "setup: built build/$preset/inferbench${built:+ with the ${built[*]} backend(s)}"
+[ -n "$torch_dir" ] || echo "setup: no LibTorch here: the torch backends are not built (INFERBENCH_DEBIAN_LIBTORCH=1 scripts/setup.sh installs Debian's; INFERBENCH_LIBTORCH=/path names another)"

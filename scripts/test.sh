@@ -4,6 +4,6 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 preset=${INFERBENCH_PRESET:-release}
-"$root/scripts/setup.sh"
+"$root/scripts/setup.sh" --tests
 cd "$root"
 ctest --preset "$preset"
