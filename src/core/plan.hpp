@@ -43,7 +43,7 @@ struct Plan {
     std::vector<std::string> backends = {"onnxruntime"};
     std::vector<Device> devices = {Device{DeviceKind::cpu, 0}};
     std::vector<Precision> precisions = {Precision::fp32};
-    std::vector<std::int64_t> batch_sizes = {1, 2, 8};
+    std::vector<std::int64_t> batch_sizes = {1, 4};
     std::vector<ExcludeRule> exclude;
     // backend -> option -> values; an option with several values is a sweep axis of that backend.
     std::map<std::string, std::map<std::string, std::vector<std::string>>> backend_options;
