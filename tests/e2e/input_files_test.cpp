@@ -149,6 +149,12 @@ TEST(InputFilesCli, TrtexecIsGivenTheFirstSampleAndTheSummarySaysTheRestWereNotF
     ASSERT_EQ(dir.run(run + "--db random.db", env).exit_code, 0);
     const std::string calls = testing::read_file(dir.path() / "calls.txt");
     EXPECT_EQ(calls.substr(calls.rfind("--loadEngine")).find("--loadInputs"), std::string::npos) << calls;
+    // A ready engine does not say its inputs: --dry-run already marks the cell skipped, with the reason.
+    dir.write("ready.engine", "engine");
+    const auto planned = dir.run("run --backend trtexec --device cuda --model ready.engine --batch 2 --inputs set --dry-run", env);
+    EXPECT_EQ(planned.exit_code, 0) << planned.err;
+    EXPECT_NE(planned.out.find("skipped: trtexec takes the plan's inputs for an ONNX model only"), std::string::npos)
+        << planned.out;
     // Arrays of another batch fail the cell in prepare, with the line that names the file and the input.
     const auto misfit = dir.run(run.substr(0, run.find("--batch")) + "--batch 1 --duration 20ms --warmup 0s --inputs set --db misfit.db", env);
     EXPECT_EQ(misfit.exit_code, 1) << misfit.err;
