@@ -91,6 +91,20 @@ std::vector<TensorInfo> input_infos(const std::vector<OnnxInput>& inputs, std::i
     return infos;
 }
 
+// Before TensorRT 10 the ONNX parser makes an int64 network input an int32 one: --loadInputs would then read half
+// of each int64 array as the whole input.
+void check_int64_inputs(const std::vector<TensorInfo>& infos, const std::string& tensorrt_version) {
+    const auto major = parse_int(std::string_view(tensorrt_version).substr(0, tensorrt_version.find('.')));
+    if (!major || *major >= 10) return;
+    for (const TensorInfo& info : infos) {
+        if (info.dtype == DType::i64)
+            throw UserError(fmt::format("trtexec: TensorRT {} makes the int64 input {} an int32 one, which the plan's "
+                                        "int64 arrays do not fit; use TensorRT 10 or later, or leave inputs unset for "
+                                        "this model",
+                                        tensorrt_version, info.name));
+    }
+}
+
 // Why the plan's input files cannot reach trtexec for this cell, or nothing.
 std::optional<std::string> inputs_problem(const BenchmarkSpec& spec, const TrtexecOptions& options) {
     if (spec.inputs.empty()) return std::nullopt;
@@ -240,7 +254,10 @@ void TrtexecBackend::build_engine(const std::string& model_path, const Benchmark
     const std::vector<OnnxInput> inputs = command_inputs(models::onnx::read_onnx_signature(model_path));
     const bool own_shapes = has_flag(options_.extra_args, "--minShapes") || has_flag(options_.extra_args, "--optShapes");
     shapes_ = own_shapes ? std::string() : shapes_for_batch(inputs, spec.batch_size, model_path);
-    if (!inputs_path_.empty()) input_infos_ = input_infos(inputs, spec.batch_size, model_path);
+    if (!inputs_path_.empty()) {
+        input_infos_ = input_infos(inputs, spec.batch_size, model_path);
+        check_int64_inputs(input_infos_, tensorrt_version_);
+    }
     const std::string gpu = probe_gpu_name(device_);
     const std::filesystem::path cache_dir = std::filesystem::path(spec.model_cache_dir) / "trtexec-engines";
     std::filesystem::create_directories(cache_dir);

@@ -307,6 +307,30 @@ TEST_F(TrtexecBackendTest, InputFilesForAReadyEngineOrBesideLoadInputsAreRefused
     EXPECT_THROW(backend.load(model_.string(), cell), UserError);
 }
 
+TEST_F(TrtexecBackendTest, Int64InputsBeforeTensorRt10AreRefusedAsTheyWouldNotFit) {
+    models::GraphBuilder graph("ids", 1);
+    graph.add_input("ids", models::OnnxElemType::int64, {models::OnnxDim::symbolic("batch"), models::OnnxDim::fixed(8)});
+    graph.add_node({"Identity", "same", {"ids"}, {"out"}, {}});
+    graph.add_output("out", models::OnnxElemType::int64, {});
+    const auto ids_model = scratch_.path() / "ids.onnx";
+    std::ofstream(ids_model, std::ios::binary) << graph.serialize();
+    BenchmarkSpec cell = spec();
+    cell.model = ids_model.string();
+    cell.inputs = (scratch_.path() / "ids.npz").string();
+    // TensorRT 8.6's trtexec, as far as the version probe and an engine build go.
+    write_executable(bin_ / "trtexec",
+                     "#!/bin/sh\nfor arg in \"$@\"; do case \"$arg\" in\n"
+                     "  --help) echo '&&&& RUNNING TensorRT.trtexec [TensorRT v8601] # trtexec --help'; exit 0 ;;\n"
+                     "  --saveEngine=*) echo engine > \"${arg#--saveEngine=}\" ;;\nesac; done\n");
+    TrtexecBackend backend;
+    EXPECT_THAT([&] { backend.load(ids_model.string(), cell); },
+                ::testing::ThrowsMessage<UserError>(
+                    "trtexec: TensorRT 8.6.1 makes the int64 input ids an int32 one, which the plan's int64 arrays do "
+                    "not fit; use TensorRT 10 or later, or leave inputs unset for this model"));
+    cell.inputs.clear();
+    EXPECT_NO_THROW(backend.load(ids_model.string(), cell)) << "trtexec's own inputs: nothing to fit";
+}
+
 TEST_F(TrtexecBackendTest, AFullSinkTakesNoMore) {
     TrtexecBackend backend;
     backend.load(model_.string(), spec());
