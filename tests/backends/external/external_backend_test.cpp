@@ -142,6 +142,17 @@ TEST(ExternalBackend, ARunnerThatDoesNotSayItFedThePlansInputsFailsTheCell) {
                     "request's \"inputs\" (docs/external-runner-protocol.md)"));
 }
 
+TEST(ExternalBackend, TheTensorflowRunnerWhichMakesItsOwnInputsRefusesThePlans) {
+    const ExternalBackend backend(find_variant("tensorflow-python"), {5'000'000'000, kShortGraceNs});
+    BenchmarkSpec spec;
+    spec.model = "frozen.pb";
+    spec.backend = "tensorflow-python";
+    spec.inputs = "/data/set";
+    EXPECT_EQ(backend.unsupported_reason(spec),
+              "the tensorflow-python runner makes inputs of its own and cannot read the plan's inputs; leave inputs "
+              "unset for it");
+}
+
 TEST(ExternalBackend, TextLinesAreTheRunnersOwnOutput) {
     VectorSink sink(100);
     EXPECT_EQ(run_scenario("text", sink), "");
