@@ -55,14 +55,19 @@ def input_shape(info, batch_size):
 
 
 def make_feeds(session, numpy, request):
-    rng = numpy.random.default_rng(request["seed"])
-    feeds = {}
+    """The inputs, one dict per sample: the plan's files where the request names them, else seeded random ones."""
+    declared = []
     for info in session.get_inputs():
         if info.type not in NUMPY_TYPES:
             raise rp.RunnerError(f"input '{info.name}' has type {info.type}, which the runner cannot fill")
-        shape = input_shape(info, request["batch_size"])
-        feeds[info.name] = (rng.random(shape, dtype=numpy.float64) * 2 - 1).astype(NUMPY_TYPES[info.type])
-    return feeds
+        declared.append((info.name, NUMPY_TYPES[info.type], input_shape(info, request["batch_size"])))
+    if request.get("inputs"):
+        samples = rp.read_input_samples(numpy, request["inputs"], declared)
+        return rp.InputCycle([{name: array for (name, _, _), array in zip(declared, sample)} for sample in samples],
+                             True)
+    rng = numpy.random.default_rng(request["seed"])
+    feeds = {name: (rng.random(shape, dtype=numpy.float64) * 2 - 1).astype(dtype) for name, dtype, shape in declared}
+    return rp.InputCycle([feeds], False)
 
 
 def session_options(ort, options):
@@ -95,12 +100,13 @@ def run(request, _args, session):
     feeds = make_feeds(inference, numpy, request)
 
     def step():
-        inference.run(None, feeds)
+        inference.run(None, feeds.current)
         return None
 
-    session.ready(rp.base_header("onnxruntime", ort.__version__, device,
-                                 rp.cpu_name() if device == "cpu" else device))
-    session.measure(step)
+    header = rp.base_header("onnxruntime", ort.__version__, device, rp.cpu_name() if device == "cpu" else device)
+    header.update(feeds.header())
+    session.ready(header)
+    session.measure(step, feeds.advance)
 
 
 if __name__ == "__main__":

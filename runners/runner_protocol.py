@@ -137,7 +137,11 @@ class IterationLog:
         self._last_flush_ns = now_ns if now_ns is not None else time.monotonic_ns()
 
 
-def warm_up(step, request, stop):
+def nothing():
+    """Work between iterations where there is none."""
+
+
+def warm_up(step, request, stop, between=nothing):
     """Returns the warm-up's iterations and its duration in ns."""
     begin = time.monotonic_ns()
     iterations = 0
@@ -145,12 +149,14 @@ def warm_up(step, request, stop):
         if time.monotonic_ns() - begin >= request["warmup_ns"] and iterations >= request["warmup_iterations"]:
             break
         step()
+        between()
         iterations += 1
     return iterations, time.monotonic_ns() - begin
 
 
-def measure(step, request, stop, log):
-    """The measured loop, as inferbench's own: two clock reads around one inference, then a record."""
+def measure(step, request, stop, log, between=nothing):
+    """The measured loop, as inferbench's own: two clock reads around one inference, then a record; between()
+    (the next input sample) after it, outside the clock reads."""
     min_iterations = max(1, int(request["min_iterations"]))
     max_iterations = int(request["max_iterations"])
     deadline = time.monotonic_ns() + request["duration_ns"]
@@ -163,8 +169,118 @@ def measure(step, request, stop, log):
         iterations += 1
         if (max_iterations and iterations >= max_iterations) or (end >= deadline and iterations >= min_iterations):
             break
+        between()
     log.flush()
     return iterations
+
+
+def _checked(array, name, dtype, shape, source):
+    """`array` as input `name` takes it (numpy dtype name `dtype`, `shape` with the batch first), or RunnerError."""
+    if str(array.dtype) != dtype:
+        raise RunnerError(f"inputs {source}: holds {array.dtype} but input {name} takes {dtype}; save it as that type")
+    if tuple(array.shape) != tuple(shape):
+        raise RunnerError(f"inputs {source}: shape {list(array.shape)} does not fit input {name}, which takes "
+                          f"{list(shape)} at this cell's batch size (the first dimension)")
+    return array
+
+
+def _npz_sample(numpy, path, inputs):
+    with numpy.load(path, allow_pickle=False) as archive:
+        held = list(archive.keys())
+        sample = []
+        for name, dtype, shape in inputs:
+            if name not in held:
+                raise RunnerError(f"inputs {path}: no array named {name} (it holds {', '.join(held) or 'none'}; the "
+                                  f"model's inputs are {', '.join(n for n, _, _ in inputs)})")
+            sample.append(_checked(archive[name], name, dtype, shape, f"{path}:{name}.npy"))
+    return sample
+
+
+def _npy_sample(numpy, path, inputs):
+    if len(inputs) != 1:
+        raise RunnerError(f"inputs {path}: one .npy array feeds a model of one input, and this one has {len(inputs)} "
+                          f"({', '.join(n for n, _, _ in inputs)}); give an .npz archive or a folder with one NAME.npy "
+                          "per input")
+    name, dtype, shape = inputs[0]
+    return [_checked(numpy.load(path, allow_pickle=False), name, dtype, shape, path)]
+
+
+def _named_sample(numpy, folder, inputs, suffix):
+    files = [os.path.join(folder, f"{name}{suffix}.npy") for name, _, _ in inputs]
+    if not all(os.path.isfile(f) for f in files):
+        return None
+    return [_checked(numpy.load(f, allow_pickle=False), name, dtype, shape, f)
+            for f, (name, dtype, shape) in zip(files, inputs)]
+
+
+def _folder_samples(numpy, folder, inputs):
+    one = _named_sample(numpy, folder, inputs, "")
+    if one is not None:
+        return [one]
+    samples = []
+    while True:
+        sample = _named_sample(numpy, folder, inputs, f"_{len(samples)}")
+        if sample is None:
+            break
+        samples.append(sample)
+    if samples:
+        return samples
+    numbered = sorted((int(os.path.splitext(entry)[0]), entry) for entry in os.listdir(folder)
+                      if os.path.splitext(entry)[0].isdigit())
+    for _, entry in numbered:
+        path = os.path.join(folder, entry)
+        if os.path.isdir(path):
+            sample = _named_sample(numpy, path, inputs, "")
+            if sample is None:
+                raise RunnerError(f"inputs {path}: no NAME.npy for every input "
+                                  f"({', '.join(n for n, _, _ in inputs)})")
+            samples.append(sample)
+        elif entry.endswith(".npz"):
+            samples.append(_npz_sample(numpy, path, inputs))
+        else:
+            samples.append(_npy_sample(numpy, path, inputs))
+    if not samples:
+        raise RunnerError(f"inputs {folder}: holds no NAME.npy per input ({', '.join(n for n, _, _ in inputs)}), no "
+                          "NAME_0.npy, ... and no numbered samples (0/, 1/, ... or 0.npz, 1.npz, ...)")
+    return samples
+
+
+def read_input_samples(numpy, path, inputs):
+    """The plan's input files at `path` (the request's "inputs") for `inputs`, a list of (name, numpy dtype name,
+    shape with the batch first): a list of samples, each a list of arrays in the order of `inputs`. The layouts are
+    inferbench's own (backends/input_files.hpp): an .npz archive with one array per input name; an .npy file for a
+    model of one input; a folder of NAME.npy (one sample), of NAME_0.npy, NAME_1.npy, ... (one sample per index), or
+    of numbered entries 0, 1, ... (folders of NAME.npy, .npz archives, .npy files), in number order."""
+    if os.path.isdir(path):
+        return _folder_samples(numpy, path, inputs)
+    if not os.path.exists(path):
+        raise RunnerError(f"inputs {path}: no such file or folder")
+    if path.endswith(".npz"):
+        return [_npz_sample(numpy, path, inputs)]
+    if path.endswith(".npy"):
+        return [_npy_sample(numpy, path, inputs)]
+    raise RunnerError(f"inputs {path}: not an .npz archive, an .npy file or a folder of them")
+
+
+class InputCycle:
+    """The samples an iteration takes, one per iteration in turn: `current` is the next iteration's, advance() (the
+    measured loop's between-iterations work, untimed) moves on. header() is what the runner's header says of them."""
+
+    def __init__(self, samples, from_files):
+        self.samples = samples
+        self.from_files = from_files
+        self._next = 0
+        self.current = samples[0]
+
+    def advance(self):
+        self._next = (self._next + 1) % len(self.samples)
+        self.current = self.samples[self._next]
+
+    def header(self):
+        """{"inputs": {...}} for the plan's files; nothing for the runner's own inputs."""
+        if not self.from_files:
+            return {}
+        return {"inputs": {"samples": len(self.samples), "cycled": len(self.samples) > 1}}
 
 
 class Session:
@@ -181,10 +297,11 @@ class Session:
     def ready(self, header):
         emit(header, self._out)
 
-    def measure(self, step):
-        """step() runs one inference and returns None or a dict of device times in ns."""
-        self.warmup_iterations, self.warmup_ns = warm_up(step, self.request, self.stop)
-        self.iterations = measure(step, self.request, self.stop, IterationLog(self._out))
+    def measure(self, step, between=nothing):
+        """step() runs one inference and returns None or a dict of device times in ns; between() runs after each
+        iteration, untimed (the next input sample: InputCycle.advance)."""
+        self.warmup_iterations, self.warmup_ns = warm_up(step, self.request, self.stop, between)
+        self.iterations = measure(step, self.request, self.stop, IterationLog(self._out), between)
 
 
 def parse_args(argv):

@@ -144,16 +144,31 @@ def flatten(torch, outputs):
     return []
 
 
-def host_inputs(torch, resolved, request, dtype, device, channels_last):
-    """Inputs made once: floats in `dtype` (None: kept as made), 4-D ones channels-last where asked, pinned."""
+def host_tensors(torch, made, dtype, device, channels_last):
+    """Inputs as an iteration takes them: floats in `dtype` (None: kept as made), 4-D ones channels-last where asked,
+    pinned."""
     tensors = []
-    for x in model_specs.make_inputs(resolved, request["batch_size"], request["seed"]):
+    for x in made:
         if dtype is not None and x.is_floating_point():
             x = x.to(dtype)
         if channels_last and x.dim() == 4:
             x = x.contiguous(memory_format=torch.channels_last)
         tensors.append(x.pin_memory() if device.type == "cuda" else x)
     return tensors
+
+
+def host_inputs(torch, resolved, request, dtype, device, channels_last):
+    """The samples, made once: the plan's files where the request names them (each array as the model's input
+    declares it, then converted as made ones are), else the model's own inputs (model_specs)."""
+    batch = request["batch_size"]
+    if request.get("inputs"):
+        import numpy  # pylint: disable=import-outside-toplevel
+        declared = [(spec.name, spec.dtype, (batch,) + tuple(spec.shape)) for spec in resolved.inputs]
+        samples = rp.read_input_samples(numpy, request["inputs"], declared)
+        return rp.InputCycle([host_tensors(torch, [torch.from_numpy(a.copy()) for a in sample], dtype, device,
+                                           channels_last) for sample in samples], True)
+    made = model_specs.make_inputs(resolved, batch, request["seed"])
+    return rp.InputCycle([host_tensors(torch, made, dtype, device, channels_last)], False)
 
 
 def ms_to_ns(milliseconds):
@@ -325,8 +340,14 @@ def run(request, args, session):
             module = module.to(settings.dtype)
         if settings.channels_last:
             module = module.to(memory_format=torch.channels_last)
-        xs = host_inputs(torch, resolved, request, None if settings.autocast else settings.dtype, settings.device,
-                         settings.channels_last)
+        feeds = host_inputs(torch, resolved, request, None if settings.autocast else settings.dtype, settings.device,
+                            settings.channels_last)
+        # The steps read the list xs each iteration: the next sample goes in place between iterations, untimed.
+        xs = list(feeds.current)
+
+        def next_sample():
+            feeds.advance()
+            xs[:] = feeds.current
         forward = prepare_forward(torch, settings, module, xs, metrics)
         if settings.cuda_graph:
             step = timed(torch, settings.device, metrics, "cuda_graph_capture_ns",
@@ -339,9 +360,9 @@ def run(request, args, session):
         header.update(mode=args.mode, model_source=resolved.source, threads=torch.get_num_threads(), metrics=metrics,
                       compile_mode=settings.compile_mode if args.mode == "compile" else None,
                       precision_mode=settings.precision_mode,
-                      cudnn_benchmark=settings.cudnn_benchmark if device.type == "cuda" else None)
+                      cudnn_benchmark=settings.cudnn_benchmark if device.type == "cuda" else None, **feeds.header())
         session.ready(header)
-        session.measure(step)
+        session.measure(step, next_sample)
 
 
 if __name__ == "__main__":

@@ -165,10 +165,6 @@ std::optional<std::string> cell_problem(const Backend* backend, const std::strin
         return fmt::format("{} runs its own iterations in a process of its own: l2_flush and sync apply to the "
                            "harness's loop only; set l2_flush: false and sync: auto for this backend",
                            spec.backend);
-    if (!spec.inputs.empty() && own_loop)
-        return fmt::format("{} runs its own iterations on inputs of its own: the plan's inputs reach the backends the "
-                           "harness drives only; leave inputs unset for it",
-                           spec.backend);
     if (spec.loop.stop != StopCriterion::fixed && own_loop)
         return fmt::format("the {} backend runs its own measured loop, which stop: {} cannot end; use stop: fixed "
                            "for it",

@@ -5,7 +5,8 @@
 
 namespace inferbench {
 
-InputFeed::InputFeed(const BenchmarkSpec& spec, const std::vector<TensorInfo>& infos) : from_files_(!spec.inputs.empty()) {
+InputFeed::InputFeed(const BenchmarkSpec& spec, const std::vector<TensorInfo>& infos, Source source)
+    : from_files_(source == Source::plan && !spec.inputs.empty()) {
     if (from_files_)
         samples_ = read_input_samples(spec.inputs, infos);
     else

@@ -15,9 +15,13 @@ namespace inferbench {
 
 class InputFeed final : public BetweenIterations {
 public:
+    // plan: the spec's inputs (its files, else seeded random); random: seeded random whatever the spec says,
+    // for a backend that feeds the plan's files to a tool of its own.
+    enum class Source { plan, random };
+
     // The spec's inputs for `infos` (the loaded model's, at the cell's batch size). Throws UserError where
     // the files do not fit them (backends/input_files).
-    InputFeed(const BenchmarkSpec& spec, const std::vector<TensorInfo>& infos);
+    InputFeed(const BenchmarkSpec& spec, const std::vector<TensorInfo>& infos, Source source = Source::plan);
 
     // What prepare() takes first.
     const std::vector<HostTensor>& first() const { return samples_.front(); }

@@ -180,7 +180,10 @@ int run_benchmark(const BenchmarkSpec& spec, const std::string& model_path, Trac
 
         phase = "prepare";
         const auto input_infos = backend->inputs();
-        InputFeed feed(spec, input_infos);
+        // A backend that runs its own loop hands the plan's input files to its tool itself and says what it fed
+        // (in its prepared_metrics); the harness feeds the loops it drives.
+        const bool own_loop = backend->capabilities().runs_own_loop;
+        InputFeed feed(spec, input_infos, own_loop ? InputFeed::Source::random : InputFeed::Source::plan);
         backend->prepare(feed.first());
         std::vector<BackendMetric> metrics = std::move(converted.metrics);
         for (BackendMetric& metric : backend->prepared_metrics()) metrics.push_back(std::move(metric));
@@ -198,7 +201,7 @@ int run_benchmark(const BenchmarkSpec& spec, const std::string& model_path, Trac
             within_capacity(spec.loop, !trace.is_ring()               ? trace.capacity()
                                        : spec.loop.max_iterations > 0 ? spec.loop.max_iterations
                                                                       : std::numeric_limits<std::int64_t>::max());
-        if (backend->capabilities().runs_own_loop) return run_external_loop(*backend, loop, trace, phase);
+        if (own_loop) return run_external_loop(*backend, loop, trace, phase);
         if (spec.scenario.scenario != Scenario::single_stream)
             return run_scenario_cell(*backend, registry, spec, converted.model_path, loop, trace, phase);
 

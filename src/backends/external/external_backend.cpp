@@ -13,6 +13,7 @@
 #include "backends/options.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"
+#include "core/harness_metrics.hpp"
 #include "core/model_spec.hpp"
 #include "core/units.hpp"
 
@@ -101,6 +102,10 @@ std::optional<std::string> ExternalBackend::unsupported_reason(const BenchmarkSp
             return fmt::format("option {}=true needs a cuda device", flag);
     }
     if (auto refusal = model_spec_refusal(name(), capabilities(), spec)) return refusal;
+    if (!spec.inputs.empty() && !variant_.takes_input_files)
+        return fmt::format("the {} runner makes inputs of its own and cannot read the plan's inputs; leave inputs "
+                           "unset for it",
+                           name());
     const Described& described = describe(spec.backend_options);
     if (!described.header) return described.problem;
     std::string refusal = described.header->refusal(spec.device, spec.precision, model_format(spec.model));
@@ -211,7 +216,7 @@ void ExternalBackend::load(const std::string& model_path, const BenchmarkSpec& s
     const auto commands = launch_commands(spec.backend_options);
     for (std::size_t i = 0; i < commands.size(); ++i) {
         child_ = std::make_unique<ChildProcess>(commands[i], request, /*forward_stderr=*/true);
-        if (await_header()) return;
+        if (await_header()) return check_inputs_taken(spec);
         const ExitStatus status = child_->wait(timeouts_.stop_grace_ns);
         const bool missing = status.exited && (status.code == kExitFrameworkMissing || status.code == 127);
         if (missing && i + 1 < commands.size()) {
@@ -220,6 +225,23 @@ void ExternalBackend::load(const std::string& model_path, const BenchmarkSpec& s
         }
         throw EnvironmentError(failure(status, "before it was ready"));
     }
+}
+
+// A runner that does not say it fed the plan's input files (one older than them, a program of the user's that
+// ignores the request's "inputs") measured inputs of its own: failed, never stored as if it had taken them.
+void ExternalBackend::check_inputs_taken(const BenchmarkSpec& spec) {
+    if (spec.inputs.empty() || header_->inputs) return;
+    child_->kill_group();
+    throw EnvironmentError(fmt::format("the {} runner did not say that it fed the plan's inputs ({}): its header has "
+                                       "no \"inputs\", so it ran on inputs of its own; leave inputs unset for it, or "
+                                       "make it read the request's \"inputs\" (docs/external-runner-protocol.md)",
+                                       name(), spec.inputs));
+}
+
+std::vector<BackendMetric> ExternalBackend::prepared_metrics() const {
+    if (!header_ || !header_->inputs) return {};
+    return {{std::string(harness_metrics::kInputSamples), static_cast<double>(header_->inputs->samples), "count"},
+            {std::string(harness_metrics::kInputsCycled), header_->inputs->cycled ? 1.0 : 0.0, "flag"}};
 }
 
 bool ExternalBackend::await_header() {

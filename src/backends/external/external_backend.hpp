@@ -37,7 +37,8 @@ public:
     // Starts the runner with the request and returns once its header says the model is ready: the
     // harness's load time covers the interpreter's start, the import and the model's load.
     void load(const std::string& model_path, const BenchmarkSpec& spec) override;
-    // The runner makes its own inputs (seeded); the harness has none to give.
+    // The runner makes its own inputs (seeded), or reads the plan's input files itself (the request's "inputs"):
+    // the harness has none to give.
     std::vector<TensorInfo> inputs() const override { return {}; }
     void prepare(std::span<const HostTensor> /*inputs*/) override {}
     void infer(DeviceTimes& times) override;
@@ -45,6 +46,9 @@ public:
     // What the runner's header reported (build, compile and capture times) and the pre- and post-processing
     // times it reported for the iterations stored (core/host_stage_metrics).
     std::vector<BackendMetric> measured_metrics() const override;
+    // Where the plan gave input files: the samples the runner read and whether it cycled them (its header's
+    // "inputs", core/harness_metrics).
+    std::vector<BackendMetric> prepared_metrics() const override;
 
 private:
     struct Described {
@@ -61,6 +65,7 @@ private:
     // the runner script or the command is missing.
     std::vector<std::vector<std::string>> launch_commands(const OptionMap& options) const;
     bool await_header();
+    void check_inputs_taken(const BenchmarkSpec& spec);
     void handle_line(const std::string& text, IterationSink& sink, LoopState& state);
     void request_stop_if_needed(const IterationSink& sink, LoopState& state);
     void finish(const LoopState& state, const ExitStatus& status) const;

@@ -70,6 +70,11 @@ RunnerHeader parse_header(const json& line) {
             for (const json& metric : *it)
                 header.metrics.push_back({metric.at("name").get<std::string>(), metric.at("value").get<double>(),
                                           metric.at("unit").get<std::string>()});
+        if (const auto it = line.find("inputs"); it != line.end()) {
+            header.inputs = RunnerHeader::InputsFed{it->at("samples").get<std::int64_t>(), it->at("cycled").get<bool>()};
+            if (header.inputs->samples < 1)
+                throw ProtocolError(fmt::format("inputs.samples must be 1 or more, not {}", header.inputs->samples));
+        }
     } catch (const json::exception& e) {
         throw ProtocolError(fmt::format("a header field has the wrong type: {}", e.what()));
     }
@@ -172,18 +177,20 @@ json make_request(const std::string& model, const BenchmarkSpec& spec) {
     const LoopSettings& loop = spec.loop;
     std::int64_t min_iterations = std::max<std::int64_t>(loop.min_iterations, 1);
     if (loop.max_iterations > 0) min_iterations = std::min(min_iterations, loop.max_iterations);
-    return json{{"protocol_version", kProtocolVersion},
-                {"model", model},
-                {"batch_size", spec.batch_size},
-                {"precision", to_string(spec.precision)},
-                {"device", to_string(spec.device)},
-                {"warmup_ns", loop.warmup_ns},
-                {"warmup_iterations", loop.warmup_iterations},
-                {"duration_ns", loop.duration_ns},
-                {"min_iterations", min_iterations},
-                {"max_iterations", loop.max_iterations},
-                {"seed", spec.seed},
-                {"options", options}};
+    json request{{"protocol_version", kProtocolVersion},
+                 {"model", model},
+                 {"batch_size", spec.batch_size},
+                 {"precision", to_string(spec.precision)},
+                 {"device", to_string(spec.device)},
+                 {"warmup_ns", loop.warmup_ns},
+                 {"warmup_iterations", loop.warmup_iterations},
+                 {"duration_ns", loop.duration_ns},
+                 {"min_iterations", min_iterations},
+                 {"max_iterations", loop.max_iterations},
+                 {"seed", spec.seed},
+                 {"options", options}};
+    if (!spec.inputs.empty()) request["inputs"] = spec.inputs;
+    return request;
 }
 
 void HostStageTotals::add(const RunnerLine& iteration) {

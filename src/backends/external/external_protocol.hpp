@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -42,6 +43,13 @@ struct RunnerHeader {
     std::vector<std::string> zoo_models;                                // the zoo models it builds; empty: not said
     std::map<std::string, std::string> missing_libraries;               // spec library ("hf") -> why it is missing
     std::vector<BackendMetric> metrics;  // measured before the header (model build, compile, capture)
+    // A run given the plan's input files (the request's "inputs"): the samples it read and whether it feeds them
+    // one per iteration, in turn (else the first feeds every one). Unset: the runner did not say it took them.
+    struct InputsFed {
+        std::int64_t samples = 0;
+        bool cycled = false;
+    };
+    std::optional<InputsFed> inputs;
 
     // Why `target` x `precision` cannot run with a model of `format`, or empty.
     std::string refusal(const Device& target, Precision precision, std::string_view format) const;
@@ -80,7 +88,8 @@ private:
 // output (Kind::text); a JSON line that breaks the protocol throws ProtocolError.
 RunnerLine parse_runner_line(std::string_view line);
 
-// The request written to the runner's stdin for one benchmark cell.
+// The request written to the runner's stdin for one benchmark cell; "inputs" (the plan's input files) only where
+// the plan gives them.
 nlohmann::json make_request(const std::string& model, const BenchmarkSpec& spec);
 
 }  // namespace inferbench::external

@@ -85,6 +85,7 @@ std::vector<ExternalVariant> make_variants() {
           {"output_names", "", "frozen graph: output tensor names", OptionType::list},
           {"input_shape", "", "per-sample input shape where the model leaves it open", OptionType::list}},
          {},
+         false,
          false},
         {"external",
          "any program speaking the external-runner protocol (option command)",

@@ -25,6 +25,8 @@ struct ExternalVariant {
     std::vector<BackendOption> options;
     std::vector<std::string> cuda_only_flags;  // flag options that need a cuda device when true
     bool builds_zoo_models = false;  // and reads PyTorch model specs: given the model's text as it is
+    // Its runner reads the plan's input files (the request's "inputs") and says what it fed in its header.
+    bool takes_input_files = true;
 
     bool uses_python() const { return !runner.empty(); }
 };

@@ -13,6 +13,8 @@
 
 #include <fmt/format.h>
 
+#include "backends/batch_shape.hpp"
+#include "backends/input_files.hpp"
 #include "backends/tensorrt/tensorrt_engine_cache.hpp"
 #include "backends/trtexec/trtexec_command.hpp"
 #include "backends/trtexec/trtexec_log.hpp"
@@ -20,6 +22,7 @@
 #include "backends/trtexec/trtexec_times.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"
+#include "core/harness_metrics.hpp"
 #include "core/subprocess.hpp"
 #include "core/supervise.hpp"
 #include "core/temp_dir.hpp"
@@ -55,6 +58,65 @@ std::vector<OnnxInput> command_inputs(const models::onnx::OnnxGraphSignature& si
         inputs.push_back(std::move(input));
     }
     return inputs;
+}
+
+std::optional<DType> dtype_of(std::int32_t elem_type) {
+    using models::onnx::DataType;
+    switch (static_cast<DataType>(elem_type)) {
+        case DataType::float32: return DType::f32;
+        case DataType::float16: return DType::f16;
+        case DataType::bfloat16: return DType::bf16;
+        case DataType::float64: return DType::f64;
+        case DataType::int8: return DType::i8;
+        case DataType::uint8: return DType::u8;
+        case DataType::int32: return DType::i32;
+        case DataType::int64: return DType::i64;
+        case DataType::boolean: return DType::boolean;
+        default: return std::nullopt;
+    }
+}
+
+// The model's inputs as the plan's input files must hold them: the ONNX types, the batch resolved as for the
+// engine's profile (backends/batch_shape).
+std::vector<TensorInfo> input_infos(const std::vector<OnnxInput>& inputs, std::int64_t batch, const std::string& model) {
+    std::vector<TensorInfo> infos;
+    for (const OnnxInput& input : inputs) {
+        const auto dtype = dtype_of(input.elem_type);
+        if (!dtype)
+            throw UserError(fmt::format("trtexec: input {} of {} is of ONNX type {}, which inferbench cannot read from "
+                                        "the plan's inputs; leave inputs unset for this model",
+                                        input.name, model, input.elem_type));
+        infos.push_back({input.name, *dtype, resolve_batch_shape(input.dims, batch, model, input.name)});
+    }
+    return infos;
+}
+
+// Before TensorRT 10 the ONNX parser makes an int64 network input an int32 one: --loadInputs would then read half
+// of each int64 array as the whole input.
+void check_int64_inputs(const std::vector<TensorInfo>& infos, const std::string& tensorrt_version) {
+    const auto major = parse_int(std::string_view(tensorrt_version).substr(0, tensorrt_version.find('.')));
+    if (!major || *major >= 10) return;
+    for (const TensorInfo& info : infos) {
+        if (info.dtype == DType::i64)
+            throw UserError(fmt::format("trtexec: TensorRT {} makes the int64 input {} an int32 one, which the plan's "
+                                        "int64 arrays do not fit; use TensorRT 10 or later, or leave inputs unset for "
+                                        "this model",
+                                        tensorrt_version, info.name));
+    }
+}
+
+// Why the plan's input files cannot reach trtexec for this cell, or nothing.
+std::optional<std::string> inputs_problem(const BenchmarkSpec& spec, const TrtexecOptions& options) {
+    if (spec.inputs.empty()) return std::nullopt;
+    if (is_engine_file(spec.model))
+        return fmt::format("trtexec takes the plan's inputs for an ONNX model only: inferbench reads the input "
+                           "names and sizes from it, and a ready engine ({}) does not say them; give the ONNX model, "
+                           "or leave inputs unset and give --loadInputs in backend_options.trtexec.extra_args",
+                           spec.model);
+    if (has_flag(options.extra_args, "--loadInputs"))
+        return "the plan's inputs and --loadInputs in backend_options.trtexec.extra_args both give trtexec's "
+               "inputs; keep one of them";
+    return std::nullopt;
 }
 
 // The key of the shared TensorRT engine cache; trtexec asks no CUDA API, so the compute capability is
@@ -159,6 +221,7 @@ std::optional<std::string> TrtexecBackend::unsupported_reason(const BenchmarkSpe
         if (options.trtexec.empty()) return kNotFound;
         return fmt::format("trtexec not found at '{}' (backend_options.trtexec.trtexec)", options.trtexec);
     }
+    if (auto problem = inputs_problem(spec, options)) return problem;
     return Backend::unsupported_reason(spec);
 }
 
@@ -169,6 +232,11 @@ void TrtexecBackend::load(const std::string& model_path, const BenchmarkSpec& sp
     trtexec_ = *found;
     device_ = spec.device.index;
     engine_was_cached_ = false;
+    inputs_path_ = spec.inputs;
+    input_infos_.clear();
+    first_sample_.clear();
+    input_samples_ = 0;
+    if (auto problem = inputs_problem(spec, options_)) throw UserError(*problem);
     std::error_code ec;
     if (!std::filesystem::is_regular_file(model_path, ec))
         throw std::runtime_error(fmt::format("cannot load {}: no such file", model_path));
@@ -186,6 +254,10 @@ void TrtexecBackend::build_engine(const std::string& model_path, const Benchmark
     const std::vector<OnnxInput> inputs = command_inputs(models::onnx::read_onnx_signature(model_path));
     const bool own_shapes = has_flag(options_.extra_args, "--minShapes") || has_flag(options_.extra_args, "--optShapes");
     shapes_ = own_shapes ? std::string() : shapes_for_batch(inputs, spec.batch_size, model_path);
+    if (!inputs_path_.empty()) {
+        input_infos_ = input_infos(inputs, spec.batch_size, model_path);
+        check_int64_inputs(input_infos_, tensorrt_version_);
+    }
     const std::string gpu = probe_gpu_name(device_);
     const std::filesystem::path cache_dir = std::filesystem::path(spec.model_cache_dir) / "trtexec-engines";
     std::filesystem::create_directories(cache_dir);
@@ -219,6 +291,42 @@ void TrtexecBackend::build_engine(const std::string& model_path, const Benchmark
                  tensorrt_version_.c_str());
 }
 
+// Untimed: the plan's files read and checked here, as the harness's feed reads them for the backends it drives;
+// trtexec makes its own random inputs otherwise, so the harness's are not used.
+void TrtexecBackend::prepare(std::span<const HostTensor> /*inputs*/) {
+    if (inputs_path_.empty() || input_samples_ > 0) return;
+    InputSamples samples = read_input_samples(inputs_path_, input_infos_);
+    input_samples_ = static_cast<std::int64_t>(samples.size());
+    first_sample_ = std::move(samples.front());
+    if (input_samples_ > 1)
+        std::fprintf(stderr,
+                     "trtexec: feeding the first of the %lld samples of %s to every iteration: trtexec's --loadInputs "
+                     "takes one file per input and does not cycle\n",
+                     static_cast<long long>(input_samples_), inputs_path_.c_str());
+}
+
+std::vector<BackendMetric> TrtexecBackend::prepared_metrics() const {
+    if (input_samples_ == 0) return {};
+    return {{std::string(harness_metrics::kInputSamples), static_cast<double>(input_samples_), "count"},
+            {std::string(harness_metrics::kInputsCycled), 0.0, "flag"}};
+}
+
+// Each input's bytes as they are in memory (little-endian on every host inferbench runs on), the size of the
+// input at the cell's batch: what trtexec reads with --loadInputs.
+std::vector<std::pair<std::string, std::string>> TrtexecBackend::write_input_files(const std::filesystem::path& dir) const {
+    std::vector<std::pair<std::string, std::string>> files;
+    for (std::size_t i = 0; i < first_sample_.size(); ++i) {
+        const HostTensor& tensor = first_sample_[i];
+        const std::filesystem::path file = dir / fmt::format("input{}.bin", i);
+        std::ofstream out(file, std::ios::binary);
+        out.write(reinterpret_cast<const char*>(tensor.data.data()), static_cast<std::streamsize>(tensor.data.size()));
+        if (!out.flush())
+            throw EnvironmentError(fmt::format("trtexec: cannot write the input file {}", file.string()));
+        files.emplace_back(tensor.info.name, file.string());
+    }
+    return files;
+}
+
 void TrtexecBackend::infer(DeviceTimes& /*times*/) {
     throw std::logic_error("the trtexec backend runs its own loop (run_own_loop); infer() is not called for it");
 }
@@ -228,7 +336,7 @@ OwnLoopReport TrtexecBackend::run_own_loop(const LoopSettings& settings, Iterati
     const TempDir dir("trtexec");
     const EngineRun run{trtexec_.string(), engine_path_.string(), (dir.path() / "times.json").string(),
                         settings.warmup_ns, settings.duration_ns, settings.min_iterations, shapes_, device_,
-                        options_.extra_args};
+                        options_.extra_args, write_input_files(dir.path())};
     const Supervised result = run_logged(engine_run_command(run), dir.path() / "trtexec.log",
                                          stop_policy([&sink] { return sink.stop_requested(); }));
     const std::int64_t exit_ns = monotonic_ns();

@@ -1,6 +1,7 @@
 #include "backends/trtexec/trtexec_command.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -23,6 +24,20 @@ std::string decimal(double value) {
 // trtexec splits a shape spec at ':'; a name holding one is quoted.
 std::string shape_name(const std::string& name) {
     return name.find_first_of(":,") == std::string::npos ? name : "'" + name + "'";
+}
+
+// "image:/tmp/x/input0.bin,'ids:0':/tmp/x/input1.bin"
+std::string load_inputs_spec(const std::vector<std::pair<std::string, std::string>>& files) {
+    std::vector<std::string> specs;
+    for (const auto& [name, file] : files) {
+        if (file.find(',') != std::string::npos)
+            throw std::invalid_argument(fmt::format(
+                "trtexec's --loadInputs splits at ',', which the input file {} holds; set TMPDIR to a folder "
+                "without one",
+                file));
+        specs.push_back(shape_name(name) + ":" + file);
+    }
+    return join(specs, ",");
 }
 
 // The --skipInference flag came with TensorRT 8.4; earlier versions called it --buildOnly.
@@ -109,6 +124,7 @@ std::vector<std::string> engine_run_command(const EngineRun& run) {
         "--exportTimes=" + run.export_times_path,
     };
     if (!run.shapes.empty() && !has_flag(run.extra_args, "--shapes")) argv.push_back("--shapes=" + run.shapes);
+    if (!run.input_files.empty()) argv.push_back("--loadInputs=" + load_inputs_spec(run.input_files));
     argv.push_back(fmt::format("--device={}", run.device));
     // Spinning instead of blocking on CUDA events: steadier latencies, as trtexec itself advises.
     argv.emplace_back("--useSpinWait");

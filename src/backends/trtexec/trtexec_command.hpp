@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/spec.hpp"
@@ -41,6 +42,8 @@ struct EngineRun {
     std::string shapes;           // --shapes value; empty for an engine of fixed shapes
     int device = 0;
     std::vector<std::string> extra_args;
+    // The plan's inputs as raw files, one per input: {input name, file}; empty: trtexec's own random inputs.
+    std::vector<std::pair<std::string, std::string>> input_files;
 };
 
 struct CommandLine {
@@ -53,8 +56,10 @@ struct CommandLine {
 // A dynamic-batch model gets one profile with min = opt = max = the batch: the engine is cached per batch.
 CommandLine engine_build_command(const EngineBuild& build);
 
-// trtexec --loadEngine=E --warmUp=MS --duration=S --iterations=N --exportTimes=F [--shapes=..] --device=N
-// --useSpinWait.
+// trtexec --loadEngine=E --warmUp=MS --duration=S --iterations=N --exportTimes=F [--shapes=..]
+// [--loadInputs=NAME:FILE,...] --device=N --useSpinWait. trtexec reads one file per input (raw bytes of the
+// input's size) and feeds it to every iteration; a name holding ':' or ',' is quoted, as trtexec's help says.
+// Throws std::invalid_argument for a file whose path holds ',', which trtexec would split there.
 std::vector<std::string> engine_run_command(const EngineRun& run);
 
 // "input:8x3x224x224,mask:8x128": each input of `model` with its batch (first) dimension set to

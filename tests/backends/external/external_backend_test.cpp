@@ -8,11 +8,13 @@
 #include <chrono>
 #include <filesystem>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "common/scratch_dir.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"
+#include "core/harness_metrics.hpp"
 
 namespace inferbench::external {
 namespace {
@@ -107,6 +109,48 @@ TEST(ExternalBackend, ReportedPreAndPostProcessingBecomeItsMeasuredMetrics) {
     VectorSink ok(100);
     backend.run_own_loop({0, 0, 0, 4, 100}, ok);
     EXPECT_TRUE(backend.measured_metrics().empty());
+}
+
+TEST(ExternalBackend, TheRunnerThatSaysItFedThePlansInputsHasThemStored) {
+    auto backend = make_generic();
+    auto spec = fake_spec("inputs");
+    spec.inputs = "/data/set";
+    backend.load(spec.model, spec);
+    const auto metrics = backend.prepared_metrics();
+    ASSERT_EQ(metrics.size(), 2u);
+    EXPECT_EQ(metrics[0].name, harness_metrics::kInputSamples);
+    EXPECT_EQ(metrics[0].value, 3.0);
+    EXPECT_EQ(metrics[1].name, harness_metrics::kInputsCycled);
+    EXPECT_EQ(metrics[1].value, 1.0);
+    VectorSink sink(100);
+    backend.run_own_loop({0, 0, 0, 4, 100}, sink);
+    EXPECT_EQ(sink.records.size(), 4u);
+    // Without inputs in the plan: nothing said, nothing stored.
+    const auto plain = fake_spec("inputs");
+    backend.load(plain.model, plain);
+    EXPECT_TRUE(backend.prepared_metrics().empty());
+}
+
+TEST(ExternalBackend, ARunnerThatDoesNotSayItFedThePlansInputsFailsTheCell) {
+    auto backend = make_generic();
+    auto spec = fake_spec("ok");
+    spec.inputs = "/data/set";
+    EXPECT_THAT([&] { backend.load(spec.model, spec); },
+                ::testing::ThrowsMessage<EnvironmentError>(
+                    "the external runner did not say that it fed the plan's inputs (/data/set): its header has no "
+                    "\"inputs\", so it ran on inputs of its own; leave inputs unset for it, or make it read the "
+                    "request's \"inputs\" (docs/external-runner-protocol.md)"));
+}
+
+TEST(ExternalBackend, TheTensorflowRunnerWhichMakesItsOwnInputsRefusesThePlans) {
+    const ExternalBackend backend(find_variant("tensorflow-python"), {5'000'000'000, kShortGraceNs});
+    BenchmarkSpec spec;
+    spec.model = "frozen.pb";
+    spec.backend = "tensorflow-python";
+    spec.inputs = "/data/set";
+    EXPECT_EQ(backend.unsupported_reason(spec),
+              "the tensorflow-python runner makes inputs of its own and cannot read the plan's inputs; leave inputs "
+              "unset for it");
 }
 
 TEST(ExternalBackend, TextLinesAreTheRunnersOwnOutput) {

@@ -2,12 +2,15 @@
 // land in the results database like any backend's, and cells PyTorch cannot run are skipped with why.
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <string_view>
 #include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "backends/npy_file.hpp"
+#include "common/npz_writer.hpp"
 #include "e2e/cli_harness.hpp"
 #include "store/results_store.hpp"
 
@@ -122,6 +125,51 @@ TEST(ExternalE2E, ModelSpecsRunOnEveryPathAndBadOnesFailAlone) {
     EXPECT_EQ(b[6].status, BenchmarkStatus::skipped);
     EXPECT_NE(b[6].reason.find("not swin-t"), std::string::npos) << b[6].reason;
     EXPECT_NE(b[6].reason.find("ssd-resnet34"), std::string::npos) << b[6].reason;
+}
+
+std::optional<double> metric(const store::ResultsStore& results, std::int64_t benchmark, std::string_view name) {
+    for (const auto& m : results.metrics(benchmark))
+        if (m.name == name) return m.value;
+    return std::nullopt;
+}
+
+// The plan's input files reach the runner, which feeds them one per iteration and says so: stored, and shown in
+// the summary's inputs column; arrays that do not fit fail the cell with the runner's one line.
+TEST(ExternalE2E, TorchEagerCyclesThePlansInputFilesAndTheSummarySaysSo) {
+    if (!torch_importable()) GTEST_SKIP() << "PyTorch is importable by neither python3 nor /usr/bin/python3";
+    testing::CliScratch dir;
+    dir.write("tiny.py", "import torch\n\ndef make():\n    return torch.nn.Sequential(torch.nn.Linear(4, 2)), "
+                         "torch.rand(1, 4)\n");
+    std::filesystem::create_directories(dir.path() / "set");
+    for (int k = 0; k < 3; ++k)
+        write_npy_file(dir.path() / "set" / (std::to_string(k) + ".npy"),
+                       testing::counting_tensor("input", {2, 4}, static_cast<float>(k)));
+    const std::string run = "run --backend torch-eager --model python:tiny.py:make --batch 2 --duration 100ms "
+                            "--warmup 0s --min-iterations 6 --set backend_options.torch-eager.threads=1 ";
+    const auto planned = dir.run(run + "--inputs set --dry-run");
+    ASSERT_EQ(planned.exit_code, 0) << planned.err;
+    EXPECT_EQ(planned.out.find("skip"), std::string::npos) << "the runner takes inputs: nothing skipped\n" << planned.out;
+    const auto r = dir.run(run + "--inputs set --db r.db");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto results = store::ResultsStore::open(dir.file("r.db"));
+    const auto benchmarks = results.benchmarks();
+    ASSERT_EQ(benchmarks.size(), 1u);
+    ASSERT_EQ(benchmarks[0].status, BenchmarkStatus::ok) << benchmarks[0].reason;
+    EXPECT_EQ(metric(results, benchmarks[0].benchmark_id, "harness_input_samples"), 3.0);
+    EXPECT_EQ(metric(results, benchmarks[0].benchmark_id, "harness_inputs_cycled"), 1.0);
+    const auto csv = dir.run("summary --db r.db --format csv");
+    EXPECT_NE(csv.out.find("\"" + dir.file("set") + " (3 samples, cycled)\""), std::string::npos) << csv.out;
+
+    // At batch 1 the arrays of batch 2 do not fit: the cell fails with the runner's line naming file and input.
+    const auto misfit = dir.run("run --backend torch-eager --model python:tiny.py:make --batch 1 --duration 50ms "
+                                "--warmup 0s --inputs set --db misfit.db");
+    EXPECT_EQ(misfit.exit_code, 1) << misfit.err;
+    const auto failed = store::ResultsStore::open(dir.file("misfit.db")).benchmarks();
+    ASSERT_EQ(failed.size(), 1u);
+    EXPECT_NE(failed[0].reason.find("inputs " + dir.file("set") + "/0.npy: shape [2, 4] does not fit input input, "
+                                    "which takes [1, 4] at this cell's batch size (the first dimension)"),
+              std::string::npos)
+        << failed[0].reason;
 }
 
 TEST(ExternalE2E, AnUnknownModelLibraryIsAPlanError) {

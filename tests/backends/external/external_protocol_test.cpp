@@ -99,6 +99,19 @@ TEST(RunnerLine, HeaderDoneAndError) {
     EXPECT_EQ(error.text, "CUDA out of memory");
 }
 
+TEST(RunnerLine, AHeaderSaysWhatItFedOfThePlansInputs) {
+    const auto fed = parse_runner_line(
+        R"({"type":"header","framework":"f","version":"1","inputs":{"samples":3,"cycled":true}})");
+    ASSERT_TRUE(fed.header.inputs);
+    EXPECT_EQ(fed.header.inputs->samples, 3);
+    EXPECT_TRUE(fed.header.inputs->cycled);
+    EXPECT_FALSE(parse_runner_line(R"({"type":"header","framework":"f","version":"1"})").header.inputs);
+    EXPECT_THROW(parse_runner_line(R"({"type":"header","framework":"f","version":"1","inputs":{"samples":0,"cycled":false}})"),
+                 ProtocolError);
+    EXPECT_THROW(parse_runner_line(R"({"type":"header","framework":"f","version":"1","inputs":{"samples":2}})"),
+                 ProtocolError);
+}
+
 TEST(RunnerLine, PlainTextIsTheRunnersOwnOutputButBrokenJsonIsAnError) {
     const auto text = parse_runner_line("Downloading weights... done");
     EXPECT_EQ(text.kind, RunnerLine::Kind::text);
@@ -170,6 +183,9 @@ TEST(Request, CarriesTheCellAndTheLoopSettings) {
     spec.loop.max_iterations = 0;
     EXPECT_EQ(make_request("m.pt", spec).at("min_iterations"), 5000) << "0: no maximum";
     EXPECT_EQ(make_request("m.pt", spec).at("options").size(), 1u);
+    EXPECT_FALSE(make_request("m.pt", spec).contains("inputs")) << "only where the plan gives input files";
+    spec.inputs = "/data/set";
+    EXPECT_EQ(make_request("m.pt", spec).at("inputs"), "/data/set");
 }
 
 TEST(Variants, EachModuleHasItsRunnerAndInterpretersAreTriedInOrder) {

@@ -143,6 +143,15 @@ def scenario_stages(request):
     emit({"type": "done", "iterations": count})
 
 
+def scenario_inputs(request):
+    """Says it fed the request's "inputs" as 3 samples, cycled, where the request has them."""
+    fed = {"inputs": {"samples": 3, "cycled": True}} if request.get("inputs") else {}
+    emit({"type": "header", "framework": "fake", "version": "1.0", "device": "cpu", "device_name": "cpu",
+          "request_inputs": request.get("inputs"), **fed})
+    iterations(request["min_iterations"])
+    emit({"type": "done", "iterations": request["min_iterations"]})
+
+
 def scenario_miscount(_request):
     header()
     iterations(2)

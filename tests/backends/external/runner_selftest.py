@@ -122,6 +122,58 @@ class ProtocolHelpers(unittest.TestCase):
             rp.option_shape({"s": "3,,0"}, "s")
 
 
+@unittest.skipUnless(HAVE_NUMPY, "numpy is not importable by this interpreter")
+class PlanInputs(unittest.TestCase):
+    """The plan's input files as the runners read them: inferbench's layouts (backends/input_files.hpp)."""
+
+    INPUTS = [("x", "float32", (2, 4)), ("ids", "int64", (2, 3))]
+
+    def sample(self, value):
+        import numpy  # pylint: disable=import-outside-toplevel
+        return {"x": numpy.full((2, 4), value, numpy.float32), "ids": numpy.full((2, 3), int(value), numpy.int64)}
+
+    def test_every_layout_gives_its_samples_in_order(self):
+        import numpy  # pylint: disable=import-outside-toplevel
+        with tempfile.TemporaryDirectory() as folder:
+            numpy.savez(os.path.join(folder, "one.npz"), **self.sample(1))
+            samples = rp.read_input_samples(numpy, os.path.join(folder, "one.npz"), self.INPUTS)
+            self.assertEqual([(len(s), float(s[0][0, 0]), int(s[1][0, 0])) for s in samples], [(2, 1.0, 1)])
+            indexed = os.path.join(folder, "indexed")
+            numbered = os.path.join(folder, "numbered")
+            os.makedirs(indexed)
+            os.makedirs(numbered)
+            for k in range(3):
+                for name, array in self.sample(k).items():
+                    numpy.save(os.path.join(indexed, f"{name}_{k}.npy"), array)
+                numpy.savez(os.path.join(numbered, f"{k}.npz"), **self.sample(10 + k))
+            self.assertEqual([float(s[0][0, 0]) for s in rp.read_input_samples(numpy, indexed, self.INPUTS)],
+                             [0.0, 1.0, 2.0])
+            self.assertEqual([float(s[0][0, 0]) for s in rp.read_input_samples(numpy, numbered, self.INPUTS)],
+                             [10.0, 11.0, 12.0])
+
+    def test_a_misfit_is_one_line_naming_the_file_and_the_input(self):
+        import numpy  # pylint: disable=import-outside-toplevel
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "b1.npz")
+            numpy.savez(path, x=numpy.zeros((1, 4), numpy.float32), ids=numpy.zeros((2, 3), numpy.int64))
+            with self.assertRaises(rp.RunnerError) as caught:
+                rp.read_input_samples(numpy, path, self.INPUTS)
+            self.assertEqual(str(caught.exception), f"inputs {path}:x.npy: shape [1, 4] does not fit input x, which "
+                                                    "takes [2, 4] at this cell's batch size (the first dimension)")
+            with self.assertRaisesRegex(rp.RunnerError, "no such file or folder"):
+                rp.read_input_samples(numpy, os.path.join(folder, "nowhere.npz"), self.INPUTS)
+
+    def test_the_loops_move_to_the_next_sample_between_iterations(self):
+        cycle = rp.InputCycle(["a", "b", "c"], True)
+        seen = []
+        request = make_request("m", warmup_iterations=0, min_iterations=5)
+        rp.measure(lambda: seen.append(cycle.current), request, NeverStop(), rp.IterationLog(io.StringIO()),
+                   cycle.advance)
+        self.assertEqual(seen, ["a", "b", "c", "a", "b"])
+        self.assertEqual(cycle.header(), {"inputs": {"samples": 3, "cycled": True}})
+        self.assertEqual(rp.InputCycle(["random"], False).header(), {}, "the runner's own inputs: nothing said")
+
+
 @unittest.skipUnless(HAVE_TORCH, "torch is not importable by this interpreter")
 class TorchRunner(unittest.TestCase):
     def test_zoo_models_have_the_onnx_zoos_parameter_counts(self):
@@ -214,6 +266,31 @@ class TorchRunner(unittest.TestCase):
         self.assertEqual(code, 1)
         self.assertIn("broken() raised ValueError: no weights", lines[-1]["message"])
         self.assertIn("ValueError: no weights", err, "the traceback on stderr, which inferbench stores")
+
+    def test_the_plans_inputs_are_fed_one_sample_per_iteration(self):
+        import numpy  # pylint: disable=import-outside-toplevel
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "seen.py")
+            with open(path, "w", encoding="utf-8") as stream:  # the model says on stderr what each call got
+                stream.write("import sys, torch\n\nclass Seen(torch.nn.Module):\n    def forward(self, x):\n"
+                             "        sys.stderr.write(f'seen {x[0, 0].item():g}\\n')\n        return x * 2\n\n"
+                             "def make():\n    return Seen(), torch.zeros(1, 8)\n")
+            samples = os.path.join(folder, "set")
+            os.makedirs(samples)
+            for k in range(3):
+                numpy.save(os.path.join(samples, f"{k}.npy"), numpy.full((2, 8), 100 * k, numpy.float32))
+            request = make_request(f"python:{path}:make", batch_size=2, warmup_iterations=0, min_iterations=4,
+                                   inputs=samples)
+            code, lines, err = run_runner("torch_runner.py", request, ["--mode", "eager"])
+            self.assertEqual(code, 0, err)
+            self.assertEqual(lines[0]["inputs"], {"samples": 3, "cycled": True})
+            self.assertEqual([line.split()[1] for line in err.splitlines() if line.startswith("seen ")],
+                             ["0", "100", "200", "0"])
+            numpy.save(os.path.join(folder, "b1.npy"), numpy.zeros((1, 8), numpy.float32))
+            code, lines, _ = run_runner("torch_runner.py", dict(request, inputs=os.path.join(folder, "b1.npy")),
+                                        ["--mode", "eager"])
+        self.assertEqual(code, 1)
+        self.assertIn("b1.npy: shape [1, 8] does not fit input x, which takes [2, 8]", lines[-1]["message"])
 
     def test_compile_metrics_count_graphs_breaks_and_skipped_cuda_graphs(self):
         import collections  # pylint: disable=import-outside-toplevel
@@ -313,6 +390,21 @@ class FakeFrameworkRunners(unittest.TestCase):
             self.assertIn("has no CUDAExecutionProvider", lines[-1]["message"])
         code, lines, _ = run_runner("onnxruntime_runner.py", make_request("resnet50"), fakes=True)
         self.assertIn("reads an .onnx or .ort file; 'resnet50' is not one", lines[-1]["message"])
+
+    def test_onnxruntime_runner_takes_the_plans_inputs(self):
+        import numpy  # pylint: disable=import-outside-toplevel
+        with tempfile.TemporaryDirectory() as folder:
+            model = os.path.join(folder, "m.onnx")
+            open(model, "wb").close()
+            for k in range(2):
+                numpy.save(os.path.join(folder, f"input_{k}.npy"), numpy.full((4, 3, 8, 8), k / 2, numpy.float32))
+            code, lines, err = run_runner("onnxruntime_runner.py", make_request(model, batch_size=4, inputs=folder),
+                                          fakes=True)
+            self.assertEqual(code, 0, err)
+            self.assertEqual(lines[0]["inputs"], {"samples": 2, "cycled": True})
+            code, lines, _ = run_runner("onnxruntime_runner.py", make_request(model, batch_size=2, inputs=folder),
+                                        fakes=True)
+            self.assertIn("does not fit input input, which takes [2, 3, 8, 8]", lines[-1]["message"])
 
     @unittest.skipUnless(importlib.util.find_spec("onnxruntime") is None, "onnxruntime is installed here")
     def test_missing_framework_exits_3(self):

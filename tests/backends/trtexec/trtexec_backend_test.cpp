@@ -12,9 +12,11 @@
 #include <sstream>
 
 #include "backends/registry.hpp"
+#include "common/npz_writer.hpp"
 #include "common/scratch_dir.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"
+#include "core/harness_metrics.hpp"
 #include "models/onnx_builder.hpp"
 
 namespace inferbench::trtexec {
@@ -80,7 +82,12 @@ protected:
                                "    --help) echo '&&&& RUNNING TensorRT.trtexec [TensorRT v100900] [b34] # trtexec "
                                "--help'; exit 0 ;;\n"
                                "    --saveEngine=*) engine=${arg#--saveEngine=} ;;\n"
-                               "    --exportTimes=*) times=${arg#--exportTimes=} ;;\n  esac\ndone\n"
+                               "    --exportTimes=*) times=${arg#--exportTimes=} ;;\n"
+                               // As trtexec: one NAME:FILE per input, each file read whole; a missing one fails.
+                               "    --loadInputs=*) echo \"${arg#--loadInputs=}\" | tr ',' '\\n' | while IFS= read -r "
+                               "spec; do file=${spec#*:}; [ -f \"$file\" ] || { echo \"[E] cannot open $file\"; exit 1; }; "
+                               "echo \"${spec%%:*} $(wc -c < \"$file\") $(od -An -tf4 -N8 \"$file\" | tr -s ' ')\" >> '" +
+                               inputs_.string() + "'; done || exit 1 ;;\n  esac\ndone\n"
                                "write_times() {\ncat > \"$times\" <<'JSON'\n" + std::string(kTimes) + "JSON\n}\n"
                                "if [ -n \"$engine\" ]; then echo 'serialized engine' > \"$engine\"; exit 0; fi\n" +
                                measure);
@@ -126,6 +133,7 @@ protected:
     testing::ScratchDir scratch_;
     std::filesystem::path bin_ = scratch_.path() / "bin";
     std::filesystem::path calls_ = scratch_.path() / "calls.txt";
+    std::filesystem::path inputs_ = scratch_.path() / "inputs.txt";  // what the stand-in got through --loadInputs
     std::filesystem::path model_ = scratch_.path() / "tiny.onnx";
     std::string saved_path_;
 };
@@ -234,6 +242,93 @@ TEST_F(TrtexecBackendTest, RunOwnLoopDeliversEveryQueryOnTheMonotonicClock) {
     // Placed so that the last query ends when trtexec exited.
     EXPECT_GE(r[0].start_ns, before);
     EXPECT_LE(r[2].start_ns + r[2].e2e_ns, after);
+}
+
+std::string file_text(const std::filesystem::path& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST_F(TrtexecBackendTest, ThePlansInputsReachTrtexecAsOneRawFilePerInput) {
+    // Three samples of image[4, 3, 8, 8]: 0, 1, 2, ... then 1000, 1001, ... then 2000, ...
+    const auto set = scratch_.path() / "set";
+    for (int k = 0; k < 3; ++k) {
+        std::filesystem::create_directories(set / std::to_string(k));
+        write_npy_file(set / std::to_string(k) / "image.npy",
+                       testing::counting_tensor("image", {4, 3, 8, 8}, 1000.0F * static_cast<float>(k)));
+    }
+    BenchmarkSpec cell = spec();
+    cell.inputs = set.string();
+    TrtexecBackend backend;
+    ASSERT_EQ(backend.unsupported_reason(cell), std::nullopt);
+    backend.load(model_.string(), cell);
+    backend.prepare({});
+    const auto metrics = backend.prepared_metrics();
+    ASSERT_EQ(metrics.size(), 2u);
+    EXPECT_EQ(metrics[0].name, harness_metrics::kInputSamples);
+    EXPECT_EQ(metrics[0].value, 3.0);
+    EXPECT_EQ(metrics[1].name, harness_metrics::kInputsCycled);
+    EXPECT_EQ(metrics[1].value, 0.0) << "trtexec takes one file per input: the first sample alone";
+    CollectingSink sink;
+    backend.run_own_loop(settings(), sink);
+    EXPECT_EQ(sink.records.size(), 3u);
+    EXPECT_THAT(calls().back(), MatchesRegex(".* --loadInputs=image:[^ ,]*/input0\\.bin --device=0 .*"));
+    // 4 x 3 x 8 x 8 float32 = 3072 bytes, the first sample's: 0, 1, ...
+    EXPECT_EQ(file_text(inputs_), "image 3072  0 1\n");
+}
+
+TEST_F(TrtexecBackendTest, InputFilesThatDoNotFitTheModelFailInPrepareWithOneLine) {
+    testing::write_npz(scratch_.path() / "b2.npz", {testing::counting_tensor("image", {2, 3, 8, 8})});
+    BenchmarkSpec cell = spec();
+    cell.inputs = (scratch_.path() / "b2.npz").string();
+    TrtexecBackend backend;
+    backend.load(model_.string(), cell);
+    EXPECT_THAT([&] { backend.prepare({}); },
+                ::testing::ThrowsMessage<UserError>(
+                    "inputs " + cell.inputs + ":image.npy: shape [2, 3, 8, 8] does not fit input image, which takes "
+                    "[4, 3, 8, 8] at this cell's batch size (the first dimension)"));
+    EXPECT_TRUE(backend.prepared_metrics().empty());
+}
+
+TEST_F(TrtexecBackendTest, InputFilesForAReadyEngineOrBesideLoadInputsAreRefused) {
+    BenchmarkSpec cell = spec();
+    cell.inputs = (scratch_.path() / "x.npz").string();
+    cell.model = (scratch_.path() / "prebuilt.engine").string();
+    TrtexecBackend backend;
+    EXPECT_EQ(backend.unsupported_reason(cell),
+              "trtexec takes the plan's inputs for an ONNX model only: inferbench reads the input names and sizes from "
+              "it, and a ready engine (" + cell.model + ") does not say them; give the ONNX model, or leave inputs "
+              "unset and give --loadInputs in backend_options.trtexec.extra_args");
+    cell.model = model_.string();
+    cell.backend_options = {{"extra_args", "--loadInputs=image:x.bin"}};
+    EXPECT_EQ(backend.unsupported_reason(cell),
+              "the plan's inputs and --loadInputs in backend_options.trtexec.extra_args both give trtexec's inputs; "
+              "keep one of them");
+    EXPECT_THROW(backend.load(model_.string(), cell), UserError);
+}
+
+TEST_F(TrtexecBackendTest, Int64InputsBeforeTensorRt10AreRefusedAsTheyWouldNotFit) {
+    models::GraphBuilder graph("ids", 1);
+    graph.add_input("ids", models::OnnxElemType::int64, {models::OnnxDim::symbolic("batch"), models::OnnxDim::fixed(8)});
+    graph.add_node({"Identity", "same", {"ids"}, {"out"}, {}});
+    graph.add_output("out", models::OnnxElemType::int64, {});
+    const auto ids_model = scratch_.path() / "ids.onnx";
+    std::ofstream(ids_model, std::ios::binary) << graph.serialize();
+    BenchmarkSpec cell = spec();
+    cell.model = ids_model.string();
+    cell.inputs = (scratch_.path() / "ids.npz").string();
+    // TensorRT 8.6's trtexec, as far as the version probe and an engine build go.
+    write_executable(bin_ / "trtexec",
+                     "#!/bin/sh\nfor arg in \"$@\"; do case \"$arg\" in\n"
+                     "  --help) echo '&&&& RUNNING TensorRT.trtexec [TensorRT v8601] # trtexec --help'; exit 0 ;;\n"
+                     "  --saveEngine=*) echo engine > \"${arg#--saveEngine=}\" ;;\nesac; done\n");
+    TrtexecBackend backend;
+    EXPECT_THAT([&] { backend.load(ids_model.string(), cell); },
+                ::testing::ThrowsMessage<UserError>(
+                    "trtexec: TensorRT 8.6.1 makes the int64 input ids an int32 one, which the plan's int64 arrays do "
+                    "not fit; use TensorRT 10 or later, or leave inputs unset for this model"));
+    cell.inputs.clear();
+    EXPECT_NO_THROW(backend.load(ids_model.string(), cell)) << "trtexec's own inputs: nothing to fit";
 }
 
 TEST_F(TrtexecBackendTest, AFullSinkTakesNoMore) {

@@ -139,6 +139,22 @@ TEST(TrtexecCommand, RunCommand) {
                             "--exportTimes=/tmp/x/times.json", "--device=0", "--useSpinWait", "--useCudaGraph"));
 }
 
+TEST(TrtexecCommand, RunCommandLoadsTheInputFilesOnePerInput) {
+    EngineRun run;
+    run.trtexec = "trtexec";
+    run.engine_path = "/c/e.engine";
+    run.export_times_path = "/tmp/x/times.json";
+    run.extra_args = {"--useCudaGraph"};
+    run.input_files = {{"image", "/tmp/x/input0.bin"}, {"ids:0", "/tmp/x/input1.bin"}};
+    EXPECT_THAT(engine_run_command(run),
+                ElementsAre("trtexec", "--loadEngine=/c/e.engine", "--warmUp=0", "--duration=0", "--iterations=1",
+                            "--exportTimes=/tmp/x/times.json",
+                            "--loadInputs=image:/tmp/x/input0.bin,'ids:0':/tmp/x/input1.bin", "--device=0",
+                            "--useSpinWait", "--useCudaGraph"));
+    run.input_files = {{"image", "/tmp/a,b/input0.bin"}};
+    EXPECT_THROW(engine_run_command(run), std::invalid_argument) << "trtexec would split the path at the comma";
+}
+
 TEST(TrtexecCommand, HasFlag) {
     const std::vector<std::string> args = {"--calib=x", "--useCudaGraph", "--shapesX=1"};
     EXPECT_TRUE(has_flag(args, "--calib"));
