@@ -42,7 +42,7 @@ struct RooflineArgs {
 constexpr std::size_t kMaxLabelledLayers = 8;
 
 nlohmann::ordered_json rows_json(const report::Table& table) {
-    return nlohmann::ordered_json::parse(report::render(table, report::Format::json))["rows"];
+    return report::table_json(table)["rows"];
 }
 
 // What the roofline computed, for either output.
