@@ -129,7 +129,7 @@ void add_report_command(CLI::App& app, CommandContext& context) {
         "report",
         "write the summary table (md, csv, json), Excel workbooks, PNG/SVG figures and an HTML page of stored "
         "benchmarks into one folder");
-    cmd->add_option("--db", args->db, "results database (default inferbench-results/results.db)");
+    add_db_option(*cmd, args->db);
     cmd->add_option("--out", args->out, "report folder (default inferbench-results/report)");
     add_selection_options(*cmd, args->filter, args->batches);
     add_image_format_option(*cmd, args->formats);
