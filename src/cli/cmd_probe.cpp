@@ -190,7 +190,8 @@ void add_probe_command(CLI::App& app, CommandContext& context) {
         ->delimiter(',')
         ->capture_default_str();
     cmd->add_option("--db", args->db,
-                    "results database to store the figures in (default inferbench-results/results.db)");
+                    fmt::format("results database to store the figures in (default {})",
+                                resolved_db_path(RunSettings{})));
     cmd->add_flag("--no-store", args->no_store, "print the figures, store nothing");
     cmd->add_option("--memory-size", args->memory_size,
                     "each array of the copy/triad probes, e.g. 1GiB (default: GPU 1 GiB, CPU 4 x the last-level cache, "
