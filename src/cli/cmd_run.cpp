@@ -73,8 +73,8 @@ constexpr FlagKey kFlagKeys[] = {
 std::string flag_help(const FlagKey& flag) {
     if (const SettingField* field = find_setting(flag.key)) return std::string(field->help);
     if (flag.axis_help) return flag.axis_help;
-    throw std::logic_error(fmt::format("{} sets {}, which is neither a setting nor has a help of its own", flag.flag,
-                                       flag.key));
+    throw std::logic_error(
+        fmt::format("{} sets {}, which is neither a setting nor has a help of its own", flag.flag, flag.key));
 }
 
 // An axis's values as the plan file writes them.
