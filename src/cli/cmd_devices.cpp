@@ -197,7 +197,7 @@ nlohmann::ordered_json catalog_json(const devices::Catalog& catalog, const Prese
     for (const auto& [id, s] : catalog.sources) doc["sources"][id] = {{"title", s.title}, {"url", s.url}};
     doc["devices"] = nlohmann::ordered_json::array();
     for (const auto& d : catalog.devices) doc["devices"].push_back(spec_json(d));
-    doc["present"] = nlohmann::ordered_json::parse(report::render(present.table, report::Format::json))["rows"];
+    doc["present"] = report::table_json(present.table)["rows"];
     if (!present.gpu_note.empty()) doc["present_note"] = present.gpu_note;
     return doc;
 }

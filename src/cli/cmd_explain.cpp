@@ -59,7 +59,7 @@ void add_explain_command(CLI::App& app, CommandContext& context) {
         "say what stored results show and why: throttling, launch-, transfer- or host-bound, precision that gains "
         "nothing, memory-bound layers, batch scaling, instability, CPU limits, winners; each finding with its "
         "numbers, evidence and what to try");
-    cmd->add_option("--db", args->db, "results database (default inferbench-results/results.db)");
+    add_db_option(*cmd, args->db);
     add_selection_options(*cmd, args->filter, args->batches);
     args->output.add_to(*cmd);
     cmd->callback([&context, args] { context.action = [args] { return execute(*args); }; });

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/filter_args.hpp"
 #include "core/error.hpp"
 #include "core/settings.hpp"
 #include "core/units.hpp"
@@ -121,7 +122,7 @@ void add_import_command(CLI::App& app, CommandContext& context) {
     CLI::App* trtexec = import->add_subcommand(
         "trtexec", "store trtexec logs (their performance summary, warnings and trace averages) as benchmarks");
     trtexec->add_option("logs", args->logs, "trtexec log files (its console output)")->required();
-    trtexec->add_option("--db", args->db, "results database (default inferbench-results/results.db)");
+    add_db_option(*trtexec, args->db);
     trtexec->add_option("--name", args->name, "name of the run (default import)");
     trtexec->add_option("--model", args->model, "model name (default: the log's --onnx or --loadEngine)");
     trtexec->add_option("--device", args->device, "device (default: cuda:N of the log's --device, else cuda:0)");
@@ -132,7 +133,7 @@ void add_import_command(CLI::App& app, CommandContext& context) {
         "nvidia-smi", "store nvidia-smi logs (-q text, -q -x XML, --query-gpu CSV or dmon) as GPU telemetry, one "
                       "benchmark per file");
     smi->add_option("logs", smi_args->logs, "nvidia-smi output files; the format is told from the content")->required();
-    smi->add_option("--db", smi_args->db, "results database (default inferbench-results/results.db)");
+    add_db_option(*smi, smi_args->db);
     smi->add_option("--name", smi_args->name, "name of the run (default: import nvidia-smi FILE...)");
     smi->add_option("--model", smi_args->model, "what ran while the log was written (default: the file's name)");
     smi->add_option("--device", smi_args->device, "device (default: cuda:N of the log's one GPU, gpu for several)");

@@ -275,7 +275,7 @@ void add_export(CLI::App& models_cmd, CommandContext& context) {
     cmd->add_option("--batch", args->batch,
                     "dynamic (default: a symbolic batch dimension) or N (N fixed on every input and output)");
     cmd->add_option("--out", args->out, "copy the model to this file (default: the model cache)");
-    cmd->add_option("--seed", args->seed, "weight seed (default 42, as `run`)");
+    cmd->add_option("--seed", args->seed, fmt::format("weight seed (default {}, as `run`)", default_seed()));
     cmd->add_option("--image-size", args->image_size,
                     "a reduced image side (the volume's side for 3d-unet): the same layers and weights, for quick "
                     "checks; default: the published size");

@@ -103,7 +103,7 @@ OutputCheckRequest check_request(const CheckArgs& args) {
 }
 
 void print_json(const CheckArgs& args, const OutputCheckResult& result, const report::Table& table, bool agree) {
-    auto doc = nlohmann::json::parse(report::render(table, report::Format::json));
+    nlohmann::json doc = report::table_json(table);  // keys sorted, as this document has always had them
     doc["checked"] = result.checked_version;
     doc["reference"] = result.reference_version;
     doc["model"] = args.model;
@@ -184,7 +184,8 @@ void add_models_check(CLI::App& models_cmd, CommandContext& context) {
     cmd->add_option("--reference-option", args->reference_options, "its backend option KEY=VALUE (repeatable)")
         ->allow_extra_args(false);
     cmd->add_option("--batch", args->batch, "batch size (default 1)");
-    cmd->add_option("--seed", args->seed, "input and zoo-weight seed (default 42, as `run`)");
+    cmd->add_option("--seed", args->seed,
+                    fmt::format("input and zoo-weight seed (default {}, as `run`)", RunSettings{}.seed));
     cmd->add_option("--tolerance", args->tolerance,
                     "largest relative error accepted (default by the checked precision: fp32 2e-3, fp16 2e-2, "
                     "bf16 8e-2, int8/fp8 2e-1)");

@@ -189,8 +189,9 @@ void add_probe_command(CLI::App& app, CommandContext& context) {
                     "dram_memcpy, l2_read, gemm_tf32, gemm_fp16, gemm_bf16, gemm_fp8, gemm_int8")
         ->delimiter(',')
         ->capture_default_str();
-    cmd->add_option("--db", args->db,
-                    "results database to store the figures in (default inferbench-results/results.db)");
+    cmd->add_option(
+        "--db", args->db,
+        fmt::format("results database to store the figures in (default {})", resolved_db_path(RunSettings{})));
     cmd->add_flag("--no-store", args->no_store, "print the figures, store nothing");
     cmd->add_option("--memory-size", args->memory_size,
                     "each array of the copy/triad probes, e.g. 1GiB (default: GPU 1 GiB, CPU 4 x the last-level cache, "

@@ -29,6 +29,9 @@ struct ReportArgs {
     bool quiet = false;
 };
 
+// Where the report goes without --out: beside the database `run` writes by default.
+std::filesystem::path default_report_dir() { return std::filesystem::path(RunSettings{}.output_dir) / "report"; }
+
 report::ReportOptions options_from(const ReportArgs& args) {
     report::ReportOptions options;
     options.filter = cleaned_filter(args.filter, args.batches);
@@ -41,8 +44,7 @@ report::ReportOptions options_from(const ReportArgs& args) {
     check_range("--height", args.height, 100, 20000);
     check_range("--dpi", args.dpi, 24, 1200);
     options.plot.size = {args.width, args.height, args.dpi};
-    options.out_dir =
-        args.out.empty() ? std::filesystem::path(RunSettings{}.output_dir) / "report" : std::filesystem::path(args.out);
+    options.out_dir = args.out.empty() ? default_report_dir() : std::filesystem::path(args.out);
     options.excel = !args.no_excel;
     options.plots = !args.no_plots && !options.plot.formats.empty();
     options.html = !args.no_html;
@@ -129,8 +131,8 @@ void add_report_command(CLI::App& app, CommandContext& context) {
         "report",
         "write the summary table (md, csv, json), Excel workbooks, PNG/SVG figures and an HTML page of stored "
         "benchmarks into one folder");
-    cmd->add_option("--db", args->db, "results database (default inferbench-results/results.db)");
-    cmd->add_option("--out", args->out, "report folder (default inferbench-results/report)");
+    add_db_option(*cmd, args->db);
+    cmd->add_option("--out", args->out, fmt::format("report folder (default {})", default_report_dir().string()));
     add_selection_options(*cmd, args->filter, args->batches);
     add_image_format_option(*cmd, args->formats);
     cmd->add_option("--width", args->width, "figure width, pixels")->capture_default_str();

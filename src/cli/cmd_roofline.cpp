@@ -42,7 +42,7 @@ struct RooflineArgs {
 constexpr std::size_t kMaxLabelledLayers = 8;
 
 nlohmann::ordered_json rows_json(const report::Table& table) {
-    return nlohmann::ordered_json::parse(report::render(table, report::Format::json))["rows"];
+    return report::table_json(table)["rows"];
 }
 
 // What the roofline computed, for either output.
@@ -184,7 +184,7 @@ void add_roofline_command(CLI::App& app, CommandContext& context) {
         "roofline",
         "place stored benchmarks under their device's roofs (datasheet and measured): intensity, achieved "
         "FLOP/s, % of attainable, memory- or compute-bound; per layer with --layers; figures with --out");
-    cmd->add_option("--db", args->db, "results database (default inferbench-results/results.db)");
+    add_db_option(*cmd, args->db);
     add_selection_options(*cmd, args->filter, args->batches);
     cmd->add_option(
         "--roofs", args->roofs,

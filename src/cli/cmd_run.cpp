@@ -4,6 +4,7 @@
 #include <csignal>
 #include <filesystem>
 #include <iostream>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -40,11 +41,13 @@ struct RunArgs {
 // What may go with --resume: where the database is and how to print. The plan is the run's own.
 constexpr const char* kResumeFlags[] = {"--db", "--out"};
 
-// Flags that set one plan key each; their values are applied in this order, then every --set.
+// Flags that set one plan key each; their values are applied in this order, then every --set. A flag that
+// sets a run setting says that setting's help (core/settings: one text per setting, the one the plan keys
+// below show); the axes, which have no entry there, say their own.
 struct FlagKey {
     const char* flag;
     const char* key;
-    const char* help;
+    const char* axis_help = nullptr;
 };
 
 constexpr FlagKey kFlagKeys[] = {
@@ -53,19 +56,26 @@ constexpr FlagKey kFlagKeys[] = {
     {"--device", "devices", "devices: cpu, cuda, cuda:N; comma-separated"},
     {"--precision", "precisions", "precisions: fp32, fp16, bf16, int8, fp8; comma-separated"},
     {"--batch", "batch_sizes", "batch sizes, comma-separated, e.g. 1,8,32"},
-    {"--duration", "duration", "minimum measured time per benchmark, e.g. 10s"},
-    {"--scenario", "scenario", "load: single_stream, multi_stream, server, offline, concurrency"},
-    {"--warmup", "warmup", "minimum warm-up time, e.g. 1s"},
-    {"--warmup-iterations", "warmup_iterations", "minimum warm-up iterations"},
-    {"--min-iterations", "min_iterations", "minimum measured iterations"},
-    {"--max-iterations", "max_iterations", "maximum measured iterations (0: no limit)"},
-    {"--timeout", "timeout", "per-benchmark timeout, e.g. 10m"},
-    {"--seed", "seed", "random seed"},
-    {"--inputs", "inputs", "inputs from files: an .npz, an .npy or a folder of them (default: seeded random)"},
-    {"--name", "name", "test id stored with the run"},
-    {"--out", "output_dir", "output folder"},
-    {"--db", "db", "results database path"},
+    {"--duration", "duration"},
+    {"--scenario", "scenario"},
+    {"--warmup", "warmup"},
+    {"--warmup-iterations", "warmup_iterations"},
+    {"--min-iterations", "min_iterations"},
+    {"--max-iterations", "max_iterations"},
+    {"--timeout", "timeout"},
+    {"--seed", "seed"},
+    {"--inputs", "inputs"},
+    {"--name", "name"},
+    {"--out", "output_dir"},
+    {"--db", "db"},
 };
+
+std::string flag_help(const FlagKey& flag) {
+    if (const SettingField* field = find_setting(flag.key)) return std::string(field->help);
+    if (flag.axis_help) return flag.axis_help;
+    throw std::logic_error(
+        fmt::format("{} sets {}, which is neither a setting nor has a help of its own", flag.flag, flag.key));
+}
 
 // An axis's values as the plan file writes them.
 template <typename T>
@@ -309,7 +319,7 @@ void add_run_command(CLI::App& app, CommandContext& context) {
                flag.flag, [args, name = std::string(flag.flag)](const std::vector<std::string>& values) {
                    for (const auto& v : values) args->overrides.emplace_back(name, v);
                },
-               flag.help)
+               flag_help(flag))
             ->type_size(1)
             ->allow_extra_args(false)
             ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);

@@ -6,6 +6,7 @@
 #include "analysis/repeats.hpp"
 #include "analysis/summary.hpp"
 #include "cli/commands.hpp"
+#include "cli/filter_args.hpp"
 #include "core/error.hpp"
 #include "core/settings.hpp"
 #include "report/summary_table.hpp"
@@ -49,7 +50,7 @@ int execute(const SummaryArgs& args) {
 void add_summary_command(CLI::App& app, CommandContext& context) {
     auto args = std::make_shared<SummaryArgs>();
     CLI::App* summary = app.add_subcommand("summary", "print the summary of a stored run (default: the latest)");
-    summary->add_option("--db", args->db, "results database (default inferbench-results/results.db)");
+    add_db_option(*summary, args->db);
     summary->add_option("--run", args->run_id, "run id (see --runs)");
     summary->add_flag("--runs", args->list_runs, "list the stored runs instead");
     summary->add_flag("--each-repeat", args->each_repeat,

@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "core/plan.hpp"
+#include "core/settings.hpp"
 #include "core/units.hpp"
 
 namespace inferbench::cli {
@@ -44,6 +45,10 @@ void add_selection_options(CLI::App& cmd, report::ReportFilter& filter, std::vec
     cmd.add_option("--backend,--frameworks,--framework", filter.backends, "only these backends")->delimiter(',');
     cmd.add_option("--precision,--precisions", filter.precisions, "only these precisions")->delimiter(',');
     cmd.add_option("--batch,--batches", batches, "only these batch sizes, e.g. 1,8")->delimiter(',');
+}
+
+void add_db_option(CLI::App& cmd, std::string& db) {
+    cmd.add_option("--db", db, fmt::format("results database (default {})", resolved_db_path(RunSettings{})));
 }
 
 void add_image_format_option(CLI::App& cmd, ImageFormatArgs& args) {

@@ -2,6 +2,7 @@
 // checked the same way everywhere, batch sizes and image formats parsed once.
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -25,6 +26,10 @@ report::ReportFilter cleaned_filter(const report::ReportFilter& raw, const std::
 // stored benchmarks (report, roofline, explain): into `filter`, the batch texts into `batches` for
 // cleaned_filter().
 void add_selection_options(CLI::App& cmd, report::ReportFilter& filter, std::vector<std::string>& batches);
+
+// --db of a command that reads or imports results (summary, explain, report, roofline, import): the database
+// `run` writes when given none, its default said from the settings' (core/settings: db, output_dir).
+void add_db_option(CLI::App& cmd, std::string& db);
 
 // The figure formats of a command that draws: `--image-format png,svg`. `--format` names the table
 // format everywhere, so its old use for figures is still taken here, with one deprecation line.

@@ -162,7 +162,7 @@ std::string render_csv(const Table& table, const std::vector<std::size_t>& chose
     return out;
 }
 
-std::string render_json(const Table& table, const std::vector<std::size_t>& chosen) {
+nlohmann::ordered_json json_document(const Table& table, const std::vector<std::size_t>& chosen) {
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
     for (const auto& row : table.rows) {
         nlohmann::ordered_json object = nlohmann::ordered_json::object();
@@ -184,7 +184,7 @@ std::string render_json(const Table& table, const std::vector<std::size_t>& chos
     doc["schema_version"] = kJsonSchemaVersion;
     doc["table"] = table.name;
     doc["rows"] = std::move(rows);
-    return doc.dump(2) + "\n";
+    return doc;
 }
 
 }  // namespace
@@ -214,9 +214,13 @@ std::string render(const Table& table, Format format, const RenderOptions& optio
         case Format::text: return render_text(table, chosen, false, options.width, options.columns.empty());
         case Format::markdown: return render_text(table, chosen, true, 0, false);
         case Format::csv: return render_csv(table, chosen);
-        case Format::json: return render_json(table, chosen);
+        case Format::json: return json_document(table, chosen).dump(2) + "\n";
     }
     return {};
+}
+
+nlohmann::ordered_json table_json(const Table& table, const RenderOptions& options) {
+    return json_document(table, chosen_columns(table, Format::json, options));
 }
 
 std::size_t terminal_width(int fd) {

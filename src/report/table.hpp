@@ -12,6 +12,8 @@
 #include <variant>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 namespace inferbench::report {
 
 enum class Format { text, markdown, csv, json };
@@ -84,6 +86,10 @@ struct RenderOptions {
 };
 
 std::string render(const Table& table, Format format, const RenderOptions& options = {});
+
+// The table as its JSON output holds it ({schema_version, table, rows}; render(Format::json) writes this value),
+// for a JSON document that holds a table beside other values: the value itself, never its text read back.
+nlohmann::ordered_json table_json(const Table& table, const RenderOptions& options = {});
 
 // The width of the terminal behind `fd`: COLUMNS when set to a number, else the terminal's own
 // (TIOCGWINSZ), else kPipedWidth.

@@ -6,9 +6,12 @@
 #include <algorithm>
 #include <filesystem>
 #include <regex>
+#include <string>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
+#include "core/settings.hpp"
 #include "e2e/cli_harness.hpp"
 
 namespace inferbench {
@@ -44,6 +47,28 @@ TEST(EarlyChecks, RunHelpListsEveryExitCode) {
         EXPECT_THAT(text, HasSubstr(code));
     EXPECT_THAT(text, HasSubstr("backend_options map: backend -> {option: value}; `inferbench list backends "
                                 "--options` lists them"));
+}
+
+// A flag that sets a run setting says that setting's one help text (core/settings), the text the plan keys
+// below the options show for it, in its own words nowhere else.
+TEST(EarlyChecks, RunFlagsSayTheirSettingsHelp) {
+    ScratchDir dir;
+    const auto help = dir.run("run --help");
+    ASSERT_EQ(help.exit_code, 0);
+    const std::string text = std::regex_replace(help.out, std::regex("\\s+"), " ");
+    const std::pair<const char*, const char*> flags[] = {
+        {"--duration", "duration"},   {"--scenario", "scenario"},         {"--warmup", "warmup"},
+        {"--warmup-iterations", "warmup_iterations"},                     {"--min-iterations", "min_iterations"},
+        {"--max-iterations", "max_iterations"},                           {"--timeout", "timeout"},
+        {"--seed", "seed"},           {"--inputs", "inputs"},             {"--name", "name"},
+        {"--out", "output_dir"},      {"--db", "db"}};
+    for (const auto& [flag, key] : flags) {
+        const SettingField* field = find_setting(key);
+        ASSERT_NE(field, nullptr) << key;
+        EXPECT_THAT(text, HasSubstr(std::string(flag) + " TEXT ... " + std::string(field->help))) << flag;
+    }
+    // The axes have no setting: their flags keep their own words.
+    EXPECT_THAT(text, HasSubstr("--batch TEXT ... batch sizes, comma-separated, e.g. 1,8,32"));
 }
 
 TEST(EarlyChecks, ListBackendsOptionsSaysEachOptionsTypeDefaultAndHelp) {

@@ -3,6 +3,7 @@
 #include "report/summary_table.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -448,6 +449,30 @@ TEST(SummaryCostBounds, PartialSumsAreLowerBoundsAndDataDependentOnesUpperBounds
     const auto csv = render(table, Format::csv);
     EXPECT_NE(csv.find(",0.48,"), std::string::npos) << csv;
     EXPECT_NE(csv.find(",lower,642,0,"), std::string::npos) << csv;
+}
+
+
+// Documents that hold a table beside other values (roofline --json, devices --json, models check --json)
+// take the table's JSON value itself: it is what rendering the table to JSON text and reading it back gave,
+// and its text is the JSON output's.
+TEST(TableJson, ValueHandedOnIsWhatItsTextReadBackGave) {
+    const Table every_cell{"cells",
+                           {{"text", "text"}, {"count", "count"}, {"real", "real"}, {"latency_ms", "latency"},
+                            {"flag", "flag"}, {"bound", "bound"}, {"empty", "empty"}},
+                           {{std::string("a \"quoted\" name"), std::int64_t{-3}, 0.1 + 0.2, Duration{1234567.0}, true,
+                             Annotated{0.48, ">=0.48"}, Null{}},
+                            {std::string(""), std::int64_t{42}, std::nan(""), Duration{0}, false,
+                             Annotated{std::nan(""), "unknown"}, Null{}}}};
+    for (const Table& table : {every_cell, summary_table(sample_summaries())}) {
+        const auto text = render(table, Format::json);
+        EXPECT_EQ(table_json(table), nlohmann::ordered_json::parse(text)) << table.name;
+        EXPECT_EQ(table_json(table).dump(2) + "\n", text) << table.name;
+        // Sorted keys (models check's document) come out the same as from the text read back.
+        EXPECT_EQ(nlohmann::json(table_json(table)).dump(2), nlohmann::json::parse(text).dump(2)) << table.name;
+    }
+    const RenderOptions chosen{.columns = {"real", "text"}};
+    EXPECT_EQ(table_json(every_cell, chosen), nlohmann::ordered_json::parse(render(every_cell, Format::json, chosen)));
+    EXPECT_FALSE(table_json(every_cell)["rows"][0].contains("empty"));
 }
 
 }  // namespace
