@@ -1,4 +1,4 @@
-// NumPy's .npz archives (numpy.savez): a zip file of .npy arrays, one per name. SDK-free.
+// NumPy's .npz archives (numpy.savez, numpy.savez_compressed): a zip file of .npy arrays, one per name. SDK-free.
 #pragma once
 
 #include <filesystem>
@@ -10,8 +10,10 @@
 namespace inferbench {
 
 // Every array in the archive, named as numpy.savez named it (the entry's name without ".npy"), in the
-// archive's order. Throws UserError naming the file for anything else: not a zip archive, a truncated one,
-// an entry that is not an .npy array, or one compressed (numpy.savez_compressed; numpy.savez stores them).
+// archive's order: stored entries (numpy.savez) and deflated ones (numpy.savez_compressed, inflated by ISA-L
+// and checked against the sizes and CRC-32 the archive declares). Throws UserError naming the file for
+// anything else: not a zip archive, a truncated one, an entry that is not an .npy array, a damaged deflated
+// entry (naming the entry and the fault), or another compression.
 std::vector<HostTensor> read_npz_file(const std::filesystem::path& file);
 
 }  // namespace inferbench
