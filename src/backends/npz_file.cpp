@@ -193,15 +193,18 @@ std::string inflated(std::string_view deflated, const Entry& entry, const std::s
 }  // namespace
 
 std::vector<HostTensor> read_npz_file(const std::filesystem::path& path) {
-    const std::string bytes = read_regular_file(path);
-    const ZipBytes zip(bytes, path.string());
+    return parse_npz(read_regular_file(path), path.string());
+}
+
+std::vector<HostTensor> parse_npz(std::string_view bytes, const std::string& file) {
+    const ZipBytes zip(bytes, file);
     const Directory directory = find_directory(zip);
     std::vector<HostTensor> arrays;
     auto at = static_cast<std::size_t>(directory.offset);
     for (std::uint64_t k = 0; k < directory.entries; ++k) {
         Entry entry;
         at = read_entry(zip, at, entry);
-        const std::string source = fmt::format("{}:{}", path.string(), entry.name);
+        const std::string source = fmt::format("{}:{}", file, entry.name);
         if (!entry.name.ends_with(".npy"))
             throw UserError(fmt::format("{}: not an .npy array; an .npz archive holds arrays saved by numpy.savez", source));
         const std::string name = entry.name.substr(0, entry.name.size() - 4);

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "backends/backend.hpp"
@@ -15,5 +16,7 @@ namespace inferbench {
 // anything else: not a zip archive, a truncated one, an entry that is not an .npy array, a damaged deflated
 // entry (naming the entry and the fault), or another compression.
 std::vector<HostTensor> read_npz_file(const std::filesystem::path& file);
+// The same from the archive's bytes; `file` names them in errors.
+std::vector<HostTensor> parse_npz(std::string_view bytes, const std::string& file);
 
 }  // namespace inferbench
