@@ -38,8 +38,9 @@ inline std::string npy_bytes(const HostTensor& tensor, const std::filesystem::pa
     return bytes;
 }
 
-// Each tensor as the entry "<name>.npy". `method` 8 marks the entries deflated (their bytes left as they are),
-// for the test of an archive numpy.savez_compressed wrote.
+// Each tensor as the entry "<name>.npy". Another `method` than 0 (stored) marks the entries so, their bytes
+// left as they are, for the test of a compression numpy does not write (numpy.savez_compressed's archives are
+// fixtures that numpy wrote: tests/backends/fixtures).
 inline void write_npz(const std::filesystem::path& file, const std::vector<HostTensor>& tensors, std::uint16_t method = 0) {
     std::string out, directory;
     for (const auto& tensor : tensors) {

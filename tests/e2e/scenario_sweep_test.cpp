@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "e2e/cli_harness.hpp"
+#include "models/onnx_builder.hpp"
 #include "store/results_store.hpp"
 
 namespace inferbench {
@@ -70,6 +71,59 @@ TEST(ScenarioSweep, DryRunMarksTheCellsTheRunWouldSkip) {
         << r.out;
     EXPECT_NE(r.err.find("8 benchmarks, 3 of them would be skipped"), std::string::npos) << r.err;
 }
+
+#if INFERBENCH_HAVE_ONNXRUNTIME
+// y = op(x), x of [N, ...in], y of [N, ...out].
+std::string one_op_model(const std::string& op, const std::vector<std::int64_t>& in, const std::vector<std::int64_t>& out) {
+    const auto shape = [](const std::vector<std::int64_t>& dims) {
+        std::vector<models::OnnxDim> batched{models::OnnxDim::symbolic("N")};
+        for (const std::int64_t d : dims) batched.push_back(models::OnnxDim::fixed(d));
+        return batched;
+    };
+    models::GraphBuilder g(op, 1);
+    g.add_input("x", models::OnnxElemType::float32, shape(in));
+    g.add_node({op, "op", {"x"}, {"y"}, {}});
+    g.add_output("y", models::OnnxElemType::float32, shape(out));
+    return g.serialize();
+}
+
+// fp16 on ONNX Runtime's CPU provider runs where the provider has a float16 kernel for every op of the model:
+// it has none for Relu (the cell is skipped, with the same reason in the listing and in the run, and nothing is
+// converted for it), and one for Flatten (the cell runs).
+TEST(ScenarioSweep, DryRunJudgesFp16OnOnnxRuntimesCpuProviderForTheModelAsTheRunDoes) {
+    ScratchDir dir;
+    dir.write("relu.onnx", one_op_model("Relu", {4}, {4}));
+    dir.write("flatten.onnx", one_op_model("Flatten", {4, 4}, {16}));
+    const std::string cells = "run --backend onnxruntime --device cpu --precision fp16 --batch 1 "
+                              "--model relu.onnx,flatten.onnx ";
+    const auto dry = dir.run(cells + "--dry-run");
+    ASSERT_EQ(dry.exit_code, 0) << dry.err;
+    const std::string skipped = "relu.onnx onnxruntime cpu fp16 b1  skipped: ";
+    const auto at = dry.out.find(skipped);
+    ASSERT_NE(at, std::string::npos) << dry.out;
+    const auto end = dry.out.find('\n', at);
+    const std::string reason = dry.out.substr(at + skipped.size(), end - at - skipped.size());
+    EXPECT_NE(reason.find("fp16 on the CPU: ONNX Runtime "), std::string::npos) << reason;
+    EXPECT_NE(reason.find("has no float16 kernel for Relu of the float16 model of relu.onnx"), std::string::npos)
+        << reason;
+    EXPECT_NE(dry.out.find("flatten.onnx onnxruntime cpu fp16 b1\n"), std::string::npos) << dry.out;
+    EXPECT_NE(dry.err.find("2 benchmarks, 1 of them would be skipped"), std::string::npos) << dry.err;
+
+    const auto run = dir.run(cells + "--duration 50ms --warmup 0s --min-iterations 2 --db r.db --quiet");
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const auto benchmarks = store::ResultsStore::open(dir.file("r.db")).benchmarks();
+    ASSERT_EQ(benchmarks.size(), 2u);
+    EXPECT_EQ(benchmarks[0].status, BenchmarkStatus::skipped);
+    EXPECT_EQ(benchmarks[0].reason, reason);
+    EXPECT_EQ(benchmarks[1].status, BenchmarkStatus::ok) << benchmarks[1].reason;
+    // Skipped before its conversion: the converted-model cache holds the Flatten's float16 model only.
+    std::vector<std::string> converted;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(dir.path() / "cache"))
+        if (entry.path().extension() == ".onnx") converted.push_back(entry.path().filename().string());
+    ASSERT_EQ(converted.size(), 1u);
+    EXPECT_TRUE(converted[0].starts_with("flatten.fp16.")) << converted[0];
+}
+#endif
 
 // Resuming lists the benchmarks without an ok result, a skipped one again with its reason.
 TEST(ScenarioSweep, ResumesDryRunMarksTheCellsItWouldSkipAgain) {

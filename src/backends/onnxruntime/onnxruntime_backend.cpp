@@ -15,7 +15,9 @@
 #include "backends/onnxruntime/ort_model_conversion.hpp"
 #include "backends/onnxruntime/ort_profile.hpp"
 #include "core/error.hpp"
+#include "core/model_spec.hpp"
 #include "core/temp_dir.hpp"
+#include "models/zoo.hpp"
 
 namespace inferbench {
 namespace {
@@ -153,6 +155,16 @@ const HostTensor& find_input(std::span<const HostTensor> given, const TensorInfo
     return *found;
 }
 
+// The ONNX file a cell runs, where it is known before the run: the file named, or a zoo model's export (the
+// cached one the run uses); nothing for a PyTorch model spec, which the run exports.
+std::optional<std::filesystem::path> onnx_file_before_run(const BenchmarkSpec& spec) {
+    if (is_model_spec(spec.model)) return std::nullopt;
+    if (models::find_zoo_model(spec.model)) return models::export_onnx(spec.model, spec.model_cache_dir, spec.seed);
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(spec.model, ec)) return std::filesystem::path(spec.model);
+    return std::nullopt;
+}
+
 }  // namespace
 
 OnnxRuntimeBackend::OnnxRuntimeBackend() : runtime_(&OrtRuntime::open("")) { runtime_->use(); }
@@ -194,7 +206,15 @@ std::optional<std::string> OnnxRuntimeBackend::unsupported_reason(const Benchmar
     }
     if (spec.precision == Precision::bf16 || spec.precision == Precision::fp8) return precision_reason(spec.precision);
     if (spec.device.kind == DeviceKind::cuda) return std::nullopt;  // answered above, whatever capabilities() say
-    return Backend::unsupported_reason(spec);
+    if (auto reason = Backend::unsupported_reason(spec)) return reason;
+    if (spec.precision != Precision::fp16) return std::nullopt;
+    try {
+        const auto model = onnx_file_before_run(spec);
+        if (!model) return std::nullopt;  // a PyTorch model spec: judged once the run has exported it
+        return fp16_cpu_skip_reason(model->string(), options);
+    } catch (const std::exception&) {
+        return std::nullopt;  // a model that cannot be made or converted fails in the run, with that error
+    }
 }
 
 ConvertedModel OnnxRuntimeBackend::convert_model(const std::string& model_path, const BenchmarkSpec& spec) {

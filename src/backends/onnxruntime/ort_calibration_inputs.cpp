@@ -7,7 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "backends/batch_shape.hpp"
-#include "backends/npy_file.hpp"
+#include "backends/input_files.hpp"
 #include "backends/random_inputs.hpp"
 #include "core/error.hpp"
 #include "core/file_hash.hpp"
@@ -78,23 +78,10 @@ CalibrationInputs random_batches(const fs::path& model, const std::vector<Declar
     return result;
 }
 
-// NAME.npy, or NAME_0.npy, NAME_1.npy, ... up to the first missing index.
-std::vector<fs::path> files_of(const fs::path& dir, const std::string& name) {
-    std::error_code ec;
-    if (fs::is_regular_file(dir / (name + ".npy"), ec)) return {dir / (name + ".npy")};
-    std::vector<fs::path> files;
-    for (std::size_t k = 0;; ++k) {
-        const fs::path file = dir / fmt::format("{}_{}.npy", name, k);
-        if (!fs::is_regular_file(file, ec)) break;
-        files.push_back(file);
-    }
-    return files;
-}
-
-HostTensor read_batch(const fs::path& model, const DeclaredInput& in, const fs::path& file) {
-    HostTensor t = read_npy_file(file, in.name);
+// The array `source` holds for input `in`, at whatever batch the file has (its first dimension).
+HostTensor fitted_batch(HostTensor t, const fs::path& model, const DeclaredInput& in, const std::string& source) {
     if (t.info.dtype != in.dtype)
-        throw UserError(fmt::format("{}: holds {} but input {} of {} takes {}; save it as that type", file.string(),
+        throw UserError(fmt::format("{}: holds {} but input {} of {} takes {}; save it as that type", source,
                                     to_string(t.info.dtype), in.name, model.filename().string(), to_string(in.dtype)));
     const std::int64_t batch = t.info.shape.empty() ? 1 : t.info.shape.front();
     std::vector<std::int64_t> expected;
@@ -106,38 +93,37 @@ HostTensor read_batch(const fs::path& model, const DeclaredInput& in, const fs::
     if (expected != t.info.shape)
         throw UserError(fmt::format("{}: shape [{}] does not fit input {} of {}, declared [{}] (the first dimension "
                                     "is the batch)",
-                                    file.string(), fmt::join(t.info.shape, ", "), in.name, model.filename().string(),
+                                    source, fmt::join(t.info.shape, ", "), in.name, model.filename().string(),
                                     fmt::join(in.shape.dims, ", ")));
+    t.info.name = in.name;
     return t;
 }
 
-CalibrationInputs folder_batches(const fs::path& model, const std::vector<DeclaredInput>& inputs, const fs::path& dir) {
+// What the converted-model cache key says of the files: their names and contents, so that editing one makes
+// the int8 model anew.
+std::string files_identity(const fs::path& path) {
     std::error_code ec;
-    if (!fs::is_directory(dir, ec))
-        throw UserError(fmt::format("calibration_data {}: not a folder; give a folder of .npy files, one per input "
-                                    "(NAME.npy or NAME_0.npy, NAME_1.npy, ...)",
-                                    dir.string()));
-    std::vector<std::vector<fs::path>> files;
-    for (const auto& in : inputs) {
-        files.push_back(files_of(dir, in.name));
-        if (files.back().empty())
-            throw UserError(fmt::format("calibration_data {}: no {}.npy or {}_0.npy for input {} of {}", dir.string(),
-                                        in.name, in.name, in.name, model.filename().string()));
-        if (files.back().size() != files.front().size())
-            throw UserError(fmt::format("calibration_data {}: input {} has {} batches, input {} has {}; give each "
-                                        "input the same number",
-                                        dir.string(), inputs.front().name, files.front().size(), in.name,
-                                        files.back().size()));
-    }
+    if (!fs::is_directory(path, ec)) return fmt::format("{}={:016x}", path.string(), hash_file_contents(path));
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::recursive_directory_iterator(path))
+        if (entry.is_regular_file()) files.push_back(entry.path());
+    std::sort(files.begin(), files.end());
+    std::string identity = path.string();
+    for (const auto& file : files)
+        identity += fmt::format(" {}={:016x}", fs::relative(file, path).string(), hash_file_contents(file));
+    return identity;
+}
+
+// The user's files, in any layout the plan's inputs take (backends/input_files), each batch as its file has it.
+CalibrationInputs file_batches(const fs::path& model, const std::vector<DeclaredInput>& inputs, const fs::path& path) {
+    std::vector<std::string> names;
+    for (const auto& in : inputs) names.push_back(in.name);
+    const FitArray fit = [&](HostTensor array, std::size_t input, const std::string& source) {
+        return fitted_batch(std::move(array), model, inputs[input], source);
+    };
     CalibrationInputs result;
-    result.identity = fmt::format("folder {}", dir.string());
-    for (std::size_t b = 0; b < files.front().size(); ++b) {
-        auto& batch = result.batches.emplace_back();
-        for (std::size_t i = 0; i < inputs.size(); ++i) {
-            batch.push_back(read_batch(model, inputs[i], files[i][b]));
-            result.identity += fmt::format(" {}={:016x}", files[i][b].filename().string(), hash_file_contents(files[i][b]));
-        }
-    }
+    result.batches = read_input_files(path, "calibration_data", names, fit);
+    result.identity = "files " + files_identity(path);
     return result;
 }
 
@@ -145,7 +131,7 @@ CalibrationInputs folder_batches(const fs::path& model, const std::vector<Declar
 
 CalibrationInputs calibration_inputs(const fs::path& model, std::uint64_t seed, const OrtPrecisionOptions& options) {
     const std::vector<DeclaredInput> inputs = declared_inputs(model);
-    if (!options.calibration_data.empty()) return folder_batches(model, inputs, options.calibration_data);
+    if (!options.calibration_data.empty()) return file_batches(model, inputs, options.calibration_data);
     return random_batches(model, inputs, seed, options.calibration_batches);
 }
 

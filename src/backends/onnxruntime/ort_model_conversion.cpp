@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -16,6 +18,7 @@
 #include "backends/onnxruntime/ort_runtime.hpp"
 #include "backends/output_agreement.hpp"
 #include "core/error.hpp"
+#include "core/file_io.hpp"
 #include "core/temp_dir.hpp"
 #include "models/converted_model_cache.hpp"
 #include "models/onnx_fp16.hpp"
@@ -252,26 +255,54 @@ std::set<std::string> cpu_float32_fallback(const fs::path& model, const OnnxRunt
     return ops;
 }
 
+std::string float16_model(const fs::path& model, const OnnxRuntimeOptions& options) {
+    models::onnx::Fp16Options fp16;
+    fp16.keep_io_types = options.precision.keep_io_types;
+    return models::onnx::convert_to_fp16(model, fp16);
+}
+
+// Why the CPU provider cannot run `fp16_model`, the float16 model of `model`; "" where it has every kernel.
+std::string cpu_fp16_skip_reason(const fs::path& fp16_model, const fs::path& model, const OnnxRuntimeOptions& options) {
+    const std::set<std::string> fallback = cpu_float32_fallback(fp16_model, options);
+    if (fallback.empty()) return "";
+    return fmt::format(
+        "fp16 on the CPU: ONNX Runtime {}'s CPU execution provider has no float16 kernel for {} of the float16 "
+        "model of {} (it would run them in float32 between Casts it inserts); fp16 needs a GPU execution provider",
+        OrtRuntime::open(options.runtime).version(), fmt::join(fallback, ", "), model.filename().string());
+}
+
 ConvertedModel convert_fp16(const fs::path& model, const BenchmarkSpec& spec, const OnnxRuntimeOptions& options) {
     const auto key = key_for(model, "fp16", fp16_settings_text(options.precision));
     const auto paths = models::converted_model_paths(models::converted_model_dir(spec.model_cache_dir), model, key);
-    if (!models::cached_model_figures(paths, key)) {
-        models::onnx::Fp16Options fp16;
-        fp16.keep_io_types = options.precision.keep_io_types;
-        models::write_cached_model(paths, key, models::onnx::convert_to_fp16(model, fp16), "");
-    }
+    if (!models::cached_model_figures(paths, key))
+        models::write_cached_model(paths, key, float16_model(model, options), "");
     ConvertedModel converted{paths.model.string(), {}, {}};
-    if (spec.device.kind != DeviceKind::cpu) return converted;
-    const std::set<std::string> fallback = cpu_float32_fallback(paths.model, options);
-    if (!fallback.empty())
-        converted.skip_reason = fmt::format(
-            "fp16 on the CPU: ONNX Runtime {}'s CPU execution provider has no float16 kernel for {} of the float16 "
-            "model of {} (it would run them in float32 between Casts it inserts); fp16 needs a GPU execution provider",
-            OrtRuntime::open(options.runtime).version(), fmt::join(fallback, ", "), model.filename().string());
+    // A model file known before the run is judged before it starts (fp16_cpu_skip_reason); a PyTorch model
+    // spec's export only here.
+    if (spec.device.kind == DeviceKind::cpu) converted.skip_reason = cpu_fp16_skip_reason(paths.model, model, options);
     return converted;
 }
 
 }  // namespace
+
+std::optional<std::string> fp16_cpu_skip_reason(const std::string& model_path, const OnnxRuntimeOptions& options) {
+    // The parent process asks once per cell and repeat: the answer is kept for the model file and settings.
+    static std::mutex mutex;
+    static std::map<std::string, std::string> answers;
+    const std::string key = fmt::format("{}\n{}\n{}\n{}", model_path, options.runtime,
+                                        fp16_settings_text(options.precision), static_cast<int>(options.graph_optimization));
+    const std::lock_guard lock(mutex);
+    auto found = answers.find(key);
+    if (found == answers.end()) {
+        OrtRuntime::open(options.runtime).use();
+        const TempDir folder("onnxruntime-fp16-model");
+        const fs::path fp16_model = folder.path() / "fp16.onnx";
+        write_file_atomically(fp16_model, float16_model(model_path, options));
+        found = answers.emplace(key, cpu_fp16_skip_reason(fp16_model, model_path, options)).first;
+    }
+    if (found->second.empty()) return std::nullopt;
+    return found->second;
+}
 
 ConvertedModel convert_for_onnxruntime(const std::string& model_path, const BenchmarkSpec& spec,
                                        const OnnxRuntimeOptions& options) {

@@ -6,6 +6,7 @@
 // (models/converted_model_cache) by the source model's hash and every setting that changes them.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "backends/backend.hpp"
@@ -23,5 +24,12 @@ inline constexpr std::string_view kInt8Top1Metric = quantization_metrics::kTop1A
 // with skip_reason set. Throws UserError for calibration data that does not fit the model.
 ConvertedModel convert_for_onnxruntime(const std::string& model_path, const BenchmarkSpec& spec,
                                        const OnnxRuntimeOptions& options);
+
+// fp16 on the CPU, judged before anything is converted or run (so that `run --dry-run` and the run skip the
+// same cells, for the same reason): the float16 model of `model_path` is made in a temporary folder and
+// ONNX Runtime's CPU execution provider asked which of its ops it would run in float32. The reason to skip,
+// as convert_for_onnxruntime gives it, or nothing where the CPU provider has every kernel (the float16 model
+// of a Flatten, say, runs).
+std::optional<std::string> fp16_cpu_skip_reason(const std::string& model_path, const OnnxRuntimeOptions& options);
 
 }  // namespace inferbench

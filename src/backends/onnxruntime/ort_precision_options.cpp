@@ -47,7 +47,7 @@ std::vector<BackendOption> ort_precision_option_list() {
          "int8: seeded random calibration batches (the inputs a benchmark feeds), when calibration_data is not set",
          OptionType::count},
         {"calibration_data", "",
-         "int8: a folder of .npy files per model input (NAME.npy, or NAME_0.npy, NAME_1.npy, ...) to calibrate on",
+         "int8: files to calibrate on, as inputs takes them (an .npz, an .npy, a folder of NAME.npy or NAME_0.npy, ...)",
          OptionType::path},
         {"per_channel", "true", "int8: one weight scale per output channel (false: one per tensor)", OptionType::flag},
         {"activation_type", "int8", "int8: activations int8 (symmetric, as TensorRT runs them) or uint8 (asymmetric)",

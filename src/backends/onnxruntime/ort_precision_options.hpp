@@ -19,7 +19,7 @@ struct OrtPrecisionOptions {
     models::quant::CalibrationMethod calibration_method = models::quant::CalibrationMethod::minmax;
     double calibration_percentile = 99.999;  // percentile method: the share of |x| kept, in %
     std::int64_t calibration_batches = 4;    // seeded random batches, when there is no calibration_data
-    std::string calibration_data;            // a folder of .npy files per input: NAME.npy or NAME_K.npy
+    std::string calibration_data;            // files as `inputs` takes them (backends/input_files)
     bool per_channel = true;
     models::quant::ActivationType activation_type = models::quant::ActivationType::int8;
     // int32 biases behind DequantizeLinear; nothing: the device decides (quantize_bias_for).

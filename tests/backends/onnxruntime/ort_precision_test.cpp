@@ -17,6 +17,7 @@
 #include "backends/onnxruntime/ort_cpu_int8.hpp"
 #include "backends/output_agreement.hpp"
 #include "backends/random_inputs.hpp"
+#include "common/npz_writer.hpp"
 #include "core/error.hpp"
 #include "models/onnx_builder.hpp"
 #include "models/onnx_reader.hpp"
@@ -259,6 +260,28 @@ TEST_F(OrtPrecisionTest, CalibratesOnNpyFilesAndNamesTheFileThatDoesNotFit) {
         ADD_FAILURE() << "no error";
     } catch (const UserError& e) {
         EXPECT_THAT(e.what(), HasSubstr("x_1.npy: holds float64 but input x of gemm.onnx takes float32"));
+    }
+}
+
+// calibration_data takes what the plan's inputs take (backends/input_files): here an .npz archive of two batches'
+// worth of samples, and a misfit in it is named by archive and member.
+TEST_F(OrtPrecisionTest, CalibratesOnAnNpzAsInputsTakesIt) {
+    const fs::path model = write(gemm_model());
+    HostTensor x{{"x", DType::f32, {8, 32}}, {}};
+    const std::vector<float> values = weights(8 * 32, 7);
+    x.data.resize(values.size() * 4);
+    std::memcpy(x.data.data(), values.data(), x.data.size());
+    testing::write_npz(dir_ / "calibration.npz", {x});
+    const ConvertedModel int8 = convert(model, Precision::int8, {{"calibration_data", (dir_ / "calibration.npz").string()}});
+    EXPECT_GE(metric(int8, kInt8CosineMetric), 0.99);
+
+    x.info.shape = {8, 16, 2};
+    testing::write_npz(dir_ / "misfit.npz", {x});
+    try {
+        convert(model, Precision::int8, {{"calibration_data", (dir_ / "misfit.npz").string()}});
+        ADD_FAILURE() << "no error";
+    } catch (const UserError& e) {
+        EXPECT_THAT(e.what(), HasSubstr((dir_ / "misfit.npz").string() + ":x.npy: shape [8, 16, 2] does not fit input x"));
     }
 }
 
