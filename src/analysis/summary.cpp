@@ -15,6 +15,7 @@
 #include "core/profile_metrics.hpp"
 #include "core/quantization_metrics.hpp"
 #include "core/scenario_metrics.hpp"
+#include "core/time_units.hpp"
 #include "core/units.hpp"
 
 #include <fmt/format.h>
@@ -55,7 +56,7 @@ double metric_or_nan(const std::map<std::string, double, std::less<>>& metrics, 
 std::optional<TimingSummary> timing_from_metrics(const std::map<std::string, double, std::less<>>& metrics,
                                                  std::string_view quantity, std::int64_t count) {
     const auto ns = [&](std::string_view stat) {
-        return metric_or_nan(metrics, fmt::format("{}_{}_ms", quantity, stat)) * 1e6;
+        return ms_to_ns(metric_or_nan(metrics, fmt::format("{}_{}_ms", quantity, stat)));
     };
     if (!metrics.contains(fmt::format("{}_mean_ms", quantity))) return std::nullopt;
     TimingSummary timing;

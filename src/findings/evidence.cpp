@@ -4,6 +4,7 @@
 #include <map>
 
 #include "analysis/run_context.hpp"
+#include "core/time_units.hpp"
 
 namespace inferbench::findings {
 
@@ -23,7 +24,7 @@ std::optional<double> mean_of(std::span<const IterationRecord> iterations, std::
 
 std::optional<double> metric_ns(std::span<const store::Metric> metrics, std::string_view name) {
     for (const auto& m : metrics)
-        if (m.name == name) return m.value * 1e6;
+        if (m.name == name) return ms_to_ns(m.value);
     return std::nullopt;
 }
 
