@@ -80,8 +80,7 @@ std::string summary_line(const importers::ImportedSmiLog& parsed) {
     return fmt::format("{}: {}, {} sample{}, {} GPU{}{}, {}, {}, {}", parsed.file, log.format, log.samples.size(),
                        log.samples.size() == 1 ? "" : "s", gpus.size(), gpus.size() == 1 ? "" : "s",
                        names.empty() ? "" : " (" + join(names, ", ") + ")",
-                       log.first_unix_ms || span > 0 ? fmt::format("{:.3f} s", ns_to_s(span))
-                                                     : "no time in the log",
+                       log.first_unix_ms || span > 0 ? fmt::format("{:.3f} s", ns_to_s(span)) : "no time in the log",
                        power_text(log), reasons_text(log));
 }
 

@@ -10,7 +10,7 @@
 
 namespace inferbench::trtexec_metrics {
 
-inline constexpr std::string_view kThroughputQps = "throughput_qps";                    // queries per second, "qps"
+inline constexpr std::string_view kThroughputQps = "throughput_qps";                   // queries per second, "qps"
 inline constexpr std::string_view kQueries = "queries";                                // measured queries, "count"
 inline constexpr std::string_view kTotalHostWalltimeS = "total_host_walltime_s";       // "s"
 inline constexpr std::string_view kTotalGpuComputeTimeS = "total_gpu_compute_time_s";  // "s"
@@ -18,12 +18,12 @@ inline constexpr std::string_view kGpuComputeCvPct = "gpu_compute_cv_pct";      
 inline constexpr std::string_view kTraceAverageRuns = "trace_average_runs";            // runs per trace line, "count"
 
 // The timed quantities trtexec prints (another printed name becomes its snake_case form).
-inline constexpr std::string_view kHostLatency = "host_latency";          // "Latency" or "Host Latency"
+inline constexpr std::string_view kHostLatency = "host_latency";         // "Latency" or "Host Latency"
 inline constexpr std::string_view kE2eHostLatency = "e2e_host_latency";  // "End-to-End Host Latency"
-inline constexpr std::string_view kEnqueue = "enqueue";                   // "Enqueue Time"
-inline constexpr std::string_view kH2d = "h2d";                           // "H2D Latency"
-inline constexpr std::string_view kGpuCompute = "gpu_compute";            // "GPU Compute Time"
-inline constexpr std::string_view kD2h = "d2h";                           // "D2H Latency"
+inline constexpr std::string_view kEnqueue = "enqueue";                  // "Enqueue Time"
+inline constexpr std::string_view kH2d = "h2d";                          // "H2D Latency"
+inline constexpr std::string_view kGpuCompute = "gpu_compute";           // "GPU Compute Time"
+inline constexpr std::string_view kD2h = "d2h";                          // "D2H Latency"
 
 // Each quantity's statistics; a percentile's is "p" and the percent ("p99", "p99.9").
 inline constexpr std::string_view kMin = "min";

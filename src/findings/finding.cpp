@@ -21,8 +21,7 @@ std::string describe(const Evidence& evidence) {
     if (!evidence.series.empty()) parts.push_back(fmt::format("series: {}", fmt::join(evidence.series, ", ")));
     if (evidence.window)
         parts.push_back(fmt::format("window: {:.2f} s to {:.2f} s of the measured phase",
-                                    ns_to_s(evidence.window->start_ns),
-                                    ns_to_s(evidence.window->end_ns)));
+                                    ns_to_s(evidence.window->start_ns), ns_to_s(evidence.window->end_ns)));
     if (!evidence.layers.empty()) parts.push_back(fmt::format("layers: {}", fmt::join(evidence.layers, ", ")));
     return fmt::format("{}", fmt::join(parts, "; "));
 }

@@ -28,8 +28,7 @@ std::optional<double> latency_ms(const analysis::BenchmarkSummary& s, double Tim
 std::vector<Point> e2e_points(const ReportBenchmark& b) {
     std::vector<Point> points;
     points.reserve(b.iterations.size());
-    for (const auto& it : b.iterations)
-        points.push_back({b.seconds(it.start_ns), ns_to_ms(it.e2e_ns)});
+    for (const auto& it : b.iterations) points.push_back({b.seconds(it.start_ns), ns_to_ms(it.e2e_ns)});
     return points;
 }
 

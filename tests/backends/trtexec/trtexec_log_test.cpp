@@ -154,14 +154,13 @@ TEST(TrtexecLog, MetricsAreStoredUnderTheDeclaredNames) {
     std::set<std::string> stored;
     for (const auto& m : metrics) stored.insert(m.name);
     std::set<std::string> declared;
-    for (const std::string_view name : {names::kThroughputQps, names::kQueries, names::kTotalHostWalltimeS,
-                                        names::kTotalGpuComputeTimeS, names::kGpuComputeCvPct,
-                                        names::kTraceAverageRuns})
+    for (const std::string_view name :
+         {names::kThroughputQps, names::kQueries, names::kTotalHostWalltimeS, names::kTotalGpuComputeTimeS,
+          names::kGpuComputeCvPct, names::kTraceAverageRuns})
         declared.emplace(name);
-    const std::vector<std::string> statistics = {std::string(names::kMin),  std::string(names::kMax),
-                                                 std::string(names::kMean), std::string(names::kMedian),
-                                                 names::percentile(90),     names::percentile(95),
-                                                 names::percentile(99)};
+    const std::vector<std::string> statistics = {
+        std::string(names::kMin), std::string(names::kMax), std::string(names::kMean), std::string(names::kMedian),
+        names::percentile(90),    names::percentile(95),    names::percentile(99)};
     for (const std::string_view quantity :
          {names::kHostLatency, names::kEnqueue, names::kH2d, names::kGpuCompute, names::kD2h}) {
         for (const std::string& statistic : statistics) declared.insert(names::statistic_name(quantity, statistic));
