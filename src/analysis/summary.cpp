@@ -15,6 +15,8 @@
 #include "core/profile_metrics.hpp"
 #include "core/quantization_metrics.hpp"
 #include "core/scenario_metrics.hpp"
+#include "core/time_units.hpp"
+#include "core/trtexec_metrics.hpp"
 #include "core/units.hpp"
 
 #include <fmt/format.h>
@@ -45,7 +47,7 @@ std::optional<std::string> convergence_warning(const store::BenchmarkRecord& ben
                                                                                : benchmark.stop_reason);
 }
 
-double metric_or_nan(const std::map<std::string, double, std::less<>>& metrics, const std::string& name) {
+double metric_or_nan(const std::map<std::string, double, std::less<>>& metrics, std::string_view name) {
     const auto it = metrics.find(name);
     return it == metrics.end() ? std::numeric_limits<double>::quiet_NaN() : it->second;
 }
@@ -55,19 +57,19 @@ double metric_or_nan(const std::map<std::string, double, std::less<>>& metrics, 
 std::optional<TimingSummary> timing_from_metrics(const std::map<std::string, double, std::less<>>& metrics,
                                                  std::string_view quantity, std::int64_t count) {
     const auto ns = [&](std::string_view stat) {
-        return metric_or_nan(metrics, fmt::format("{}_{}_ms", quantity, stat)) * 1e6;
+        return ms_to_ns(metric_or_nan(metrics, trtexec_metrics::statistic_name(quantity, stat)));
     };
-    if (!metrics.contains(fmt::format("{}_mean_ms", quantity))) return std::nullopt;
+    if (!metrics.contains(trtexec_metrics::statistic_name(quantity, trtexec_metrics::kMean))) return std::nullopt;
     TimingSummary timing;
     timing.count = count;
-    timing.min = ns("min");
-    timing.max = ns("max");
-    timing.mean = ns("mean");
-    timing.p50 = ns("median");
-    timing.p90 = ns("p90");
-    timing.p95 = ns("p95");
-    timing.p99 = ns("p99");
-    timing.p999 = ns("p99.9");
+    timing.min = ns(trtexec_metrics::kMin);
+    timing.max = ns(trtexec_metrics::kMax);
+    timing.mean = ns(trtexec_metrics::kMean);
+    timing.p50 = ns(trtexec_metrics::kMedian);
+    timing.p90 = ns(trtexec_metrics::percentile(90));
+    timing.p95 = ns(trtexec_metrics::percentile(95));
+    timing.p99 = ns(trtexec_metrics::percentile(99));
+    timing.p999 = ns(trtexec_metrics::percentile(99.9));
     timing.stdev = timing.cv_pct = std::numeric_limits<double>::quiet_NaN();
     return timing;
 }
@@ -81,14 +83,14 @@ BenchmarkSummary summarize_from_metrics(const store::BenchmarkRecord& benchmark,
     BenchmarkSummary summary;
     summary.benchmark = benchmark;
     summary.settings = cell_settings(benchmark);
-    const double queries = metric_or_nan(metrics, "queries");
+    const double queries = metric_or_nan(metrics, trtexec_metrics::kQueries);
     const auto count = std::isfinite(queries) ? static_cast<std::int64_t>(std::llround(queries)) : 0;
-    auto e2e = timing_from_metrics(metrics, "e2e_host_latency", count);
-    if (!e2e) e2e = timing_from_metrics(metrics, "host_latency", count);
+    auto e2e = timing_from_metrics(metrics, trtexec_metrics::kE2eHostLatency, count);
+    if (!e2e) e2e = timing_from_metrics(metrics, trtexec_metrics::kHostLatency, count);
     if (e2e) summary.e2e = *e2e;
-    summary.compute = timing_from_metrics(metrics, "gpu_compute", count);
+    summary.compute = timing_from_metrics(metrics, trtexec_metrics::kGpuCompute, count);
     // trtexec counts queries; each query runs the whole batch.
-    const double qps = metric_or_nan(metrics, "throughput_qps");
+    const double qps = metric_or_nan(metrics, trtexec_metrics::kThroughputQps);
     summary.throughput_per_s = std::isfinite(qps) ? qps * static_cast<double>(benchmark.batch_size) : 0.0;
     summary.samples = count * benchmark.batch_size;
     summary.warnings.push_back(fmt::format("imported from a {} log: statistics as {} computed them",

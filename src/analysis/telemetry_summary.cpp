@@ -7,6 +7,7 @@
 
 #include "analysis/gpu_timeline.hpp"
 #include "core/spec.hpp"
+#include "core/time_units.hpp"
 
 namespace inferbench::analysis {
 namespace {
@@ -53,7 +54,7 @@ std::optional<double> integrated_energy_j(const Series& samples) {
         const auto p0 = power_of(*samples[i - 1]);
         const auto p1 = power_of(*samples[i]);
         if (!p0 || !p1) continue;
-        const double seconds = static_cast<double>(samples[i]->t_ns - samples[i - 1]->t_ns) / 1e9;
+        const double seconds = ns_to_s(samples[i]->t_ns - samples[i - 1]->t_ns);
         joules = joules.value_or(0.0) + (*p0 + *p1) / 2.0 * seconds;
     }
     return joules;

@@ -11,6 +11,7 @@
 #include "cli/filter_args.hpp"
 #include "core/error.hpp"
 #include "core/settings.hpp"
+#include "core/time_units.hpp"
 #include "core/units.hpp"
 #include "importers/nvidia_smi_import.hpp"
 #include "importers/trtexec_import.hpp"
@@ -80,8 +81,7 @@ std::string summary_line(const importers::ImportedSmiLog& parsed) {
     return fmt::format("{}: {}, {} sample{}, {} GPU{}{}, {}, {}, {}", parsed.file, log.format, log.samples.size(),
                        log.samples.size() == 1 ? "" : "s", gpus.size(), gpus.size() == 1 ? "" : "s",
                        names.empty() ? "" : " (" + join(names, ", ") + ")",
-                       log.first_unix_ms || span > 0 ? fmt::format("{:.3f} s", static_cast<double>(span) / 1e9)
-                                                     : "no time in the log",
+                       log.first_unix_ms || span > 0 ? fmt::format("{:.3f} s", ns_to_s(span)) : "no time in the log",
                        power_text(log), reasons_text(log));
 }
 

@@ -13,6 +13,7 @@
 #include "cli/filter_args.hpp"
 #include "core/error.hpp"
 #include "core/settings.hpp"
+#include "core/time_units.hpp"
 #include "core/units.hpp"
 #include "devices/catalog.hpp"
 #include "devices/quantities.hpp"
@@ -111,7 +112,7 @@ void print_json(const RooflineArgs& args, const RooflineResult& r) {
             doc["layers"].push_back({{"benchmark_id", point.benchmark.benchmark_id},
                                      {"point", point.label},
                                      {"layers", l.layers.size()},
-                                     {"profiled_ms", static_cast<double>(l.total_ns) / 1e6},
+                                     {"profiled_ms", ns_to_ms(l.total_ns)},
                                      {"uncosted", l.uncosted},
                                      {"uncosted_share_pct", l.uncosted_share_pct},
                                      {"notes", report::roofline_layer_notes(point, l)},

@@ -15,6 +15,12 @@ inline constexpr std::string_view kCompileCacheHit = "compile_cache_hit";
 // 1: cuda_graph was asked for, capture failed, and the loop ran the model without a graph (unit "bool").
 inline constexpr std::string_view kCudaGraphFallback = "cuda_graph_fallback";
 
+// torch.compile's counts by its first call, as the torch-compile runner (runners/torch_runner.py) stores them (unit
+// "count"): the graphs it compiled, the graph breaks between them, and the CUDA graphs reduce-overhead skipped.
+inline constexpr std::string_view kTorchCompileGraphs = "torch_compile_graphs";
+inline constexpr std::string_view kTorchCompileGraphBreaks = "torch_compile_graph_breaks";
+inline constexpr std::string_view kTorchCompileCudagraphSkips = "torch_compile_cudagraph_skips";
+
 constexpr bool is_load_metric(std::string_view name) {
     return name == kCompileSeconds || name == kCompileCacheHit || name == kCudaGraphFallback;
 }

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "core/time_units.hpp"
+
 namespace inferbench {
 namespace {
 
@@ -81,9 +83,9 @@ std::string format_duration(std::int64_t ns) {
 std::string format_latency(double ns) {
     if (!std::isfinite(ns)) return "-";
     if (ns < 1e3) return fmt::format("{:.0f} ns", ns);
-    if (ns < 1e6) return fmt::format("{:.2f} us", ns / 1e3);
-    if (ns < 1e9) return fmt::format("{:.2f} ms", ns / 1e6);
-    return fmt::format("{:.3f} s", ns / 1e9);
+    if (ns < 1e6) return fmt::format("{:.2f} us", ns_to_us(ns));
+    if (ns < 1e9) return fmt::format("{:.2f} ms", ns_to_ms(ns));
+    return fmt::format("{:.3f} s", ns_to_s(ns));
 }
 
 std::vector<std::string> split_list(std::string_view text) {

@@ -4,6 +4,9 @@
 #include <map>
 
 #include "analysis/run_context.hpp"
+#include "core/load_metrics.hpp"
+#include "core/time_units.hpp"
+#include "core/trtexec_metrics.hpp"
 
 namespace inferbench::findings {
 
@@ -21,9 +24,11 @@ std::optional<double> mean_of(std::span<const IterationRecord> iterations, std::
     return sum / static_cast<double>(count);
 }
 
-std::optional<double> metric_ns(std::span<const store::Metric> metrics, std::string_view name) {
+// A tool log's mean of one quantity (trtexec's "<quantity>_mean_ms"), in ns.
+std::optional<double> mean_from_log_ns(std::span<const store::Metric> metrics, std::string_view quantity) {
+    const std::string name = trtexec_metrics::statistic_name(quantity, trtexec_metrics::kMean);
     for (const auto& m : metrics)
-        if (m.name == name) return m.value * 1e6;
+        if (m.name == name) return ms_to_ns(m.value);
     return std::nullopt;
 }
 
@@ -40,19 +45,19 @@ StageTimes stage_times(std::span<const IterationRecord> iterations, std::span<co
     t.h2d_ns = mean_of(iterations, &IterationRecord::h2d_ns);
     t.compute_ns = mean_of(iterations, &IterationRecord::compute_ns);
     t.d2h_ns = mean_of(iterations, &IterationRecord::d2h_ns);
-    if (!t.enqueue_ns) t.enqueue_ns = metric_ns(metrics, "enqueue_mean_ms");
-    if (!t.h2d_ns) t.h2d_ns = metric_ns(metrics, "h2d_mean_ms");
-    if (!t.compute_ns) t.compute_ns = metric_ns(metrics, "gpu_compute_mean_ms");
-    if (!t.d2h_ns) t.d2h_ns = metric_ns(metrics, "d2h_mean_ms");
+    if (!t.enqueue_ns) t.enqueue_ns = mean_from_log_ns(metrics, trtexec_metrics::kEnqueue);
+    if (!t.h2d_ns) t.h2d_ns = mean_from_log_ns(metrics, trtexec_metrics::kH2d);
+    if (!t.compute_ns) t.compute_ns = mean_from_log_ns(metrics, trtexec_metrics::kGpuCompute);
+    if (!t.d2h_ns) t.d2h_ns = mean_from_log_ns(metrics, trtexec_metrics::kD2h);
     return t;
 }
 
 CompileCounts compile_counts(std::span<const store::Metric> metrics) {
     CompileCounts counts;
     for (const auto& m : metrics) {
-        if (m.name == "torch_compile_graphs") counts.graphs = m.value;
-        if (m.name == "torch_compile_graph_breaks") counts.graph_breaks = m.value;
-        if (m.name == "torch_compile_cudagraph_skips") counts.cudagraph_skips = m.value;
+        if (m.name == load_metrics::kTorchCompileGraphs) counts.graphs = m.value;
+        if (m.name == load_metrics::kTorchCompileGraphBreaks) counts.graph_breaks = m.value;
+        if (m.name == load_metrics::kTorchCompileCudagraphSkips) counts.cudagraph_skips = m.value;
     }
     return counts;
 }

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "core/time_units.hpp"
+
 namespace inferbench::findings {
 
 std::string_view to_string(Severity severity) {
@@ -19,8 +21,7 @@ std::string describe(const Evidence& evidence) {
     if (!evidence.series.empty()) parts.push_back(fmt::format("series: {}", fmt::join(evidence.series, ", ")));
     if (evidence.window)
         parts.push_back(fmt::format("window: {:.2f} s to {:.2f} s of the measured phase",
-                                    static_cast<double>(evidence.window->start_ns) / 1e9,
-                                    static_cast<double>(evidence.window->end_ns) / 1e9));
+                                    ns_to_s(evidence.window->start_ns), ns_to_s(evidence.window->end_ns)));
     if (!evidence.layers.empty()) parts.push_back(fmt::format("layers: {}", fmt::join(evidence.layers, ", ")));
     return fmt::format("{}", fmt::join(parts, "; "));
 }

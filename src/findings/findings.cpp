@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "core/time_units.hpp"
 #include "findings/rules.hpp"
 
 namespace inferbench::findings {
@@ -35,8 +36,8 @@ std::vector<Finding> explain(const store::ResultsStore& results, std::span<const
 nlohmann::ordered_json to_json(const Finding& finding) {
     nlohmann::ordered_json evidence{{"series", finding.evidence.series}, {"layers", finding.evidence.layers}};
     if (finding.evidence.window)
-        evidence["window_ms"] = {static_cast<double>(finding.evidence.window->start_ns) / 1e6,
-                                 static_cast<double>(finding.evidence.window->end_ns) / 1e6};
+        evidence["window_ms"] = {ns_to_ms(finding.evidence.window->start_ns),
+                                 ns_to_ms(finding.evidence.window->end_ns)};
     return {{"id", finding.id},
             {"severity", to_string(finding.severity)},
             {"benchmarks", finding.benchmarks},

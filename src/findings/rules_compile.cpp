@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/load_metrics.hpp"
 #include "findings/rules.hpp"
 
 namespace inferbench::findings {
@@ -45,7 +46,10 @@ std::vector<Finding> compile_fallbacks(const BenchmarkEvidence& e) {
                          "in eager, so small batches stay bound by their launches",
                          plural(*c.cudagraph_skips, "CUDA graph"),
                          said.empty() ? std::string() : fmt::format(" (PyTorch: \"{}\")", said)),
-             {{"benchmark_metrics.torch_compile_cudagraph_skips", "benchmarks.stderr_tail"}, std::nullopt, {}},
+             {{fmt::format("benchmark_metrics.{}", load_metrics::kTorchCompileCudagraphSkips),
+               "benchmarks.stderr_tail"},
+              std::nullopt,
+              {}},
              "remove what PyTorch names (an input mutated in place, a CPU tensor, a dynamic shape), or run "
              "the model as one captured graph: torch-eager or torch-aoti with cuda_graph=true"});
     }
@@ -60,7 +64,10 @@ std::vector<Finding> compile_fallbacks(const BenchmarkEvidence& e) {
                                    "code as in eager, and each graph is launched apart",
                                    graphs, plural(*c.graph_breaks, "graph break"),
                                    said.empty() ? std::string() : fmt::format(" (PyTorch: \"{}\")", said)),
-                       {{"benchmark_metrics.torch_compile_graph_breaks", "benchmarks.stderr_tail"}, std::nullopt, {}},
+                       {{fmt::format("benchmark_metrics.{}", load_metrics::kTorchCompileGraphBreaks),
+                         "benchmarks.stderr_tail"},
+                        std::nullopt,
+                        {}},
                        "the benchmark's stored output names each break (PyTorch's graph-break log); "
                        "torch.compile(fullgraph=True) makes them errors that point at the code to change"});
     }

@@ -9,6 +9,7 @@
 
 #include "analysis/gpu_timeline.hpp"
 #include "core/statistics.hpp"
+#include "core/time_units.hpp"
 #include "core/units.hpp"
 #include "findings/rules.hpp"
 
@@ -105,7 +106,7 @@ Finding throttle_finding(const BenchmarkEvidence& e, std::string_view id, std::s
     f.benchmarks = {e.id()};
     const auto origin = line.samples.front()->t_ns;
     f.statement = fmt::format("GPU {} was held by {} for {:.0f}% of the measured {:.1f} s{}; {}", gpu_index, what,
-                              share * 100, static_cast<double>(line.span_ns()) / 1e9, clocks, contrast.text);
+                              share * 100, ns_to_s(line.span_ns()), clocks, contrast.text);
     f.evidence.series = {"gpu_samples.clock_event_reasons", "gpu_samples.sm_clock_mhz", "iterations.e2e"};
     f.evidence.window = TimeWindow{windows.front().start_ns - origin, windows.back().end_ns - origin};
     f.try_next = id == "throttling.thermal"

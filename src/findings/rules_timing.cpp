@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/statistics.hpp"
+#include "core/time_units.hpp"
 #include "core/units.hpp"
 #include "findings/rules.hpp"
 
@@ -142,7 +143,7 @@ std::optional<Finding> outliers(const BenchmarkEvidence& e, double median) {
                    fmt::format("{} of {} iterations took >= {:.0f}x the median {} (worst {} at {:.2f} s); {}",
                                slow.size(), e.iterations.size(), limits::kOutlierFactor, format_latency(median),
                                format_latency(static_cast<double>((*worst)->e2e_ns)),
-                               static_cast<double>((*worst)->start_ns - origin) / 1e9, telemetry),
+                               ns_to_s((*worst)->start_ns - origin), telemetry),
                    {{"iterations.e2e", "gpu_samples.clock_event_reasons"},
                     TimeWindow{slow.front()->start_ns - origin, slow.back()->start_ns + slow.back()->e2e_ns - origin},
                     {}},

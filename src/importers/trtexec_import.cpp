@@ -9,6 +9,7 @@
 #include "backends/trtexec/trtexec_log.hpp"
 #include "core/error.hpp"
 #include "core/file_io.hpp"
+#include "core/time_units.hpp"
 #include "core/units.hpp"
 
 namespace inferbench::importers {
@@ -70,7 +71,7 @@ store::BenchmarkRecord record_of(const std::string& file, const trtexec::Trtexec
     record.started_unix_ms = record.ended_unix_ms = unix_ms_now();
     if (log.command) record.model_path = log.command->onnx.empty() ? log.command->load_engine : log.command->onnx;
     if (log.total_host_walltime_s)
-        record.measured_wall_ns = static_cast<std::int64_t>(std::llround(*log.total_host_walltime_s * 1e9));
+        record.measured_wall_ns = static_cast<std::int64_t>(std::llround(s_to_ns(*log.total_host_walltime_s)));
     record.settings_json = settings_of(file, log);
     return record;
 }

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/statistics.hpp"
+#include "core/time_units.hpp"
 #include "report/cost_figure.hpp"
 #include "report/findings_section.hpp"
 #include "report/xlsx_writer.hpp"
@@ -39,7 +40,7 @@ constexpr auto kOneDecimal = NumberFormat::decimals1;
 constexpr std::size_t kMarkedPoints = 40;
 
 std::optional<double> device_ms(std::int64_t ns) {
-    return ns == kNotMeasured ? std::nullopt : std::optional<double>(static_cast<double>(ns) / 1e6);
+    return ns == kNotMeasured ? std::nullopt : std::optional<double>(ns_to_ms(ns));
 }
 
 // One sheet per benchmark with rows (continued on "label (2)", ... past the sheet's row limit);
@@ -137,8 +138,8 @@ void write_summary_sheet(XlsxWorkbook& book, const ReportGroup& group) {
         sheet.text(row, stop_col, convergence_label(s.benchmark.convergence));
         if (!s.benchmark.stop_reason.empty()) sheet.text(row, static_cast<Col>(stop_col + 1), s.benchmark.stop_reason);
         if (s.ci.mean) {
-            sheet.number(row, static_cast<Col>(stop_col + 2), s.ci.mean->low / 1e6);
-            sheet.number(row, static_cast<Col>(stop_col + 3), s.ci.mean->high / 1e6);
+            sheet.number(row, static_cast<Col>(stop_col + 2), ns_to_ms(s.ci.mean->low));
+            sheet.number(row, static_cast<Col>(stop_col + 3), ns_to_ms(s.ci.mean->high));
         }
         ++row;
     }
@@ -203,7 +204,7 @@ bool write_latency_workbook(const ReportGroup& group, const std::filesystem::pat
         [](const ReportBenchmark& b) -> const std::vector<IterationRecord>& { return b.iterations; },
         [](Sheet& sheet, Row row, const ReportBenchmark& b, const IterationRecord& it) {
             sheet.number(row, 0, b.seconds(it.start_ns));
-            sheet.number(row, 1, static_cast<double>(it.e2e_ns) / 1e6);
+            sheet.number(row, 1, ns_to_ms(it.e2e_ns));
             sheet.number(row, 2, device_ms(it.h2d_ns));
             sheet.number(row, 3, device_ms(it.compute_ns));
             sheet.number(row, 4, device_ms(it.d2h_ns));

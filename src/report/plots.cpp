@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/time_units.hpp"
 #include "core/units.hpp"
 
 namespace inferbench::report {
@@ -135,7 +136,7 @@ std::vector<Point> thinned(std::vector<Point> points, std::size_t max_points, st
     if (points.size() <= max_points || max_points == 0) return points;
     const double span = points.back().t_s - points.front().t_s;
     const double bucket = span / static_cast<double>(max_points);
-    note = fmt::format(" (means of {})", format_latency(bucket * 1e9));
+    note = fmt::format(" (means of {})", format_latency(s_to_ns(bucket)));
     return resample(points, bucket);
 }
 

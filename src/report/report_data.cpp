@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "core/spec.hpp"
+#include "core/time_units.hpp"
 #include "core/units.hpp"
 
 namespace inferbench::report {
@@ -21,14 +22,13 @@ std::optional<double> finite(double value) {
 
 std::optional<double> latency_ms(const analysis::BenchmarkSummary& s, double TimingSummary::*statistic) {
     if (!analysis::has_latency(s)) return std::nullopt;
-    return finite(s.e2e.*statistic / 1e6);
+    return finite(ns_to_ms(s.e2e.*statistic));
 }
 
 std::vector<Point> e2e_points(const ReportBenchmark& b) {
     std::vector<Point> points;
     points.reserve(b.iterations.size());
-    for (const auto& it : b.iterations)
-        points.push_back({b.seconds(it.start_ns), static_cast<double>(it.e2e_ns) / 1e6});
+    for (const auto& it : b.iterations) points.push_back({b.seconds(it.start_ns), ns_to_ms(it.e2e_ns)});
     return points;
 }
 
@@ -187,11 +187,11 @@ const std::vector<BatchMetric>& batch_metrics() {
          [](S s) { return s.telemetry.mean_process_cpu_pct; }},
         {"peak-rss", "peak_rss_MiB", "peak resident memory", "MiB", [](S s) { return s.telemetry.peak_rss_mib; }},
         {"queue-p99", "queue_p99_ms", "p99 queue wait", "ms",
-         [](S s) { return s.scenario.queue ? finite(s.scenario.queue->p99 / 1e6) : std::nullopt; }},
+         [](S s) { return s.scenario.queue ? finite(ns_to_ms(s.scenario.queue->p99)) : std::nullopt; }},
         {"early-stop-estimate", "early_stop_ms", "early-stopping estimate", "ms",
          [](S s) {
              const auto& e = s.scenario.verdict.estimate;
-             return e && e->enough ? finite(static_cast<double>(e->estimate_ns) / 1e6) : std::nullopt;
+             return e && e->enough ? finite(ns_to_ms(e->estimate_ns)) : std::nullopt;
          }},
     };
     return metrics;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "analysis/summary.hpp"
+#include "core/time_units.hpp"
 #include "report/selection.hpp"
 #include "store/results_store.hpp"
 
@@ -38,7 +39,7 @@ struct ReportBenchmark {
     // Time zero of every time axis, CLOCK_MONOTONIC ns: the first measured iteration's start (else the
     // first measure-phase sample, else the first sample) with clock_from_zero, else 0 (absolute clock).
     std::int64_t origin_ns = 0;
-    double seconds(std::int64_t t_ns) const { return static_cast<double>(t_ns - origin_ns) / 1e9; }
+    double seconds(std::int64_t t_ns) const { return ns_to_s(t_ns - origin_ns); }
     bool has_data() const { return !iterations.empty() || !gpu.empty() || !cpu.empty() || summary.e2e.count > 0; }
 };
 

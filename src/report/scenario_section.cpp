@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/time_units.hpp"
 #include "core/units.hpp"
 #include "report/table.hpp"
 
@@ -80,7 +81,7 @@ Table steps_table(const std::vector<const analysis::BenchmarkSummary*>& rows, co
     for (const auto* s : rows) {
         std::int64_t step = 0;
         for (const auto& p : s->scenario.peak_steps)
-            table.rows.push_back({name_of(s->benchmark, repeats), ++step, p.qps, Cell{Duration{p.p99_ms * 1e6}}, p.queries, p.passed});
+            table.rows.push_back({name_of(s->benchmark, repeats), ++step, p.qps, Cell{Duration{ms_to_ns(p.p99_ms)}}, p.queries, p.passed});
     }
     return table;
 }
@@ -101,7 +102,7 @@ Chart steps_chart(const std::vector<const analysis::BenchmarkSummary*>& rows) {
             series.x.push_back(p.qps);
             series.y.push_back(p.p99_ms);
         }
-        const double bound_ms = static_cast<double>(s->scenario.settings->latency_bound_ns) / 1e6;
+        const double bound_ms = ns_to_ms(s->scenario.settings->latency_bound_ns);
         chart.series.push_back(std::move(series));
         chart.series.push_back({.label = fmt::format("#{} bound", s->benchmark.benchmark_id),
                                 .x = {steps.front().qps, steps.back().qps},

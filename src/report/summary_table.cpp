@@ -7,6 +7,7 @@
 #include <fmt/chrono.h>
 
 #include "core/quantization_metrics.hpp"
+#include "core/time_units.hpp"
 #include "core/units.hpp"
 #include "report/cost_figure.hpp"
 #include "report/scenario_section.hpp"
@@ -66,13 +67,13 @@ std::string note(const analysis::BenchmarkSummary& s) {
         notes.push_back(fmt::format(
             "profiled runs: the runtime's profiler {:.3f} ms per run vs CUDA events {:.3f} ms "
             "over the same {:.0f} runs ({:+.1f}%)",
-            *p.runtime_median_ns / 1e6, *p.events_median_ns / 1e6, *p.runs, (*p.runtime_over_events - 1) * 100));
+            ns_to_ms(*p.runtime_median_ns), ns_to_ms(*p.events_median_ns), *p.runs, (*p.runtime_over_events - 1) * 100));
     if (const auto& st = s.host_stages; const auto share = st.share_pct()) {
         std::vector<std::string> parts;
-        if (st.pre_mean_ns) parts.push_back(fmt::format("pre-processing {:.3f} ms", *st.pre_mean_ns / 1e6));
-        if (st.post_mean_ns) parts.push_back(fmt::format("post-processing {:.3f} ms", *st.post_mean_ns / 1e6));
+        if (st.pre_mean_ns) parts.push_back(fmt::format("pre-processing {:.3f} ms", ns_to_ms(*st.pre_mean_ns)));
+        if (st.post_mean_ns) parts.push_back(fmt::format("post-processing {:.3f} ms", ns_to_ms(*st.post_mean_ns)));
         notes.push_back(fmt::format("{} of {:.3f} ms end to end per iteration ({:.1f}%, as the runner reported)",
-                                    join(parts, " and "), *st.e2e_mean_ns / 1e6, *share));
+                                    join(parts, " and "), ns_to_ms(*st.e2e_mean_ns), *share));
     }
     const auto load_notes = s.load.notes();
     notes.insert(notes.end(), load_notes.begin(), load_notes.end());

@@ -13,6 +13,7 @@
 
 #include "core/error.hpp"
 #include "core/text_checks.hpp"
+#include "core/time_units.hpp"
 #include "core/units.hpp"
 #include "report/table_text.hpp"
 
@@ -36,7 +37,7 @@ int shown_decimals(double value, int decimals) {
 std::string cell_text(const Cell& cell, const Column& column, bool machine = false) {
     if (std::holds_alternative<Null>(cell)) return "";
     if (const auto* duration = std::get_if<Duration>(&cell))
-        return machine ? fmt::format("{}", duration->ns / 1e6) : format_latency(duration->ns);
+        return machine ? fmt::format("{}", ns_to_ms(duration->ns)) : format_latency(duration->ns);
     // Stored names may hold control characters: a terminal would act on them rather than show them.
     if (const auto* text = std::get_if<std::string>(&cell)) return machine ? *text : printable_text(*text);
     if (const auto* annotated = std::get_if<Annotated>(&cell))
@@ -172,7 +173,7 @@ nlohmann::ordered_json json_document(const Table& table, const std::vector<std::
             if (const auto* text = std::get_if<std::string>(&cell)) slot = *text;
             else if (const auto* integer = std::get_if<std::int64_t>(&cell)) slot = *integer;
             else if (const auto* real = std::get_if<double>(&cell); real && std::isfinite(*real)) slot = *real;
-            else if (const auto* duration = std::get_if<Duration>(&cell)) slot = duration->ns / 1e6;
+            else if (const auto* duration = std::get_if<Duration>(&cell)) slot = ns_to_ms(duration->ns);
             else if (const auto* flag = std::get_if<bool>(&cell)) slot = *flag;
             else if (const auto* annotated = std::get_if<Annotated>(&cell); annotated && std::isfinite(annotated->value))
                 slot = annotated->value;

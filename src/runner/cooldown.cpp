@@ -7,6 +7,7 @@
 #include "core/clock.hpp"
 #include "core/harness_metrics.hpp"
 #include "core/settings.hpp"
+#include "core/time_units.hpp"
 
 namespace inferbench {
 namespace {
@@ -78,8 +79,7 @@ CooldownResult cool_down(const CooldownRequest& request, GpuWindowReader& reader
 }
 
 std::vector<store::Metric> cooldown_metrics(const CooldownResult& result) {
-    std::vector<store::Metric> metrics = {
-        {std::string(harness_metrics::kCooldownS), static_cast<double>(result.waited_ns) / 1e9, "s"}};
+    std::vector<store::Metric> metrics = {{std::string(harness_metrics::kCooldownS), ns_to_s(result.waited_ns), "s"}};
     if (result.reached_idle)
         metrics.push_back({std::string(harness_metrics::kCooldownReachedIdle), *result.reached_idle ? 1.0 : 0.0, "flag"});
     if (result.last && result.last->power_w)

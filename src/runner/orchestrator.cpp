@@ -256,6 +256,15 @@ struct CellIterations {
     }
 };
 
+// What measuring a cell gives: its record, its iterations, and the worker's layer times, figures and series.
+struct MeasuredCell {
+    store::BenchmarkRecord record;
+    CellIterations iterations;
+    std::vector<LayerTime> layers;
+    std::vector<store::Metric> worker_figures;
+    std::vector<store::Series> series;
+};
+
 class PlanRunner {
 public:
     PlanRunner(const Plan& plan, const BackendRegistry& registry, store::ResultsStore& results,
@@ -385,25 +394,15 @@ private:
         const std::int64_t cell_begin = monotonic_ns();
         cell_begin_ns_ = cell_begin;
         notify({ProgressEvent::Kind::started, k + 1, 0, &spec, repeat});
-        store::BenchmarkRecord record = base_record(result_.run_id, order_[k], spec);
-        CellIterations iterations;
-        std::vector<LayerTime> layers;
-        std::vector<store::Metric> worker_figures;
-        std::vector<store::Series> series;
-        try {
-            measure_cell(spec, record, iterations, layers, worker_figures, series, k);
-        } catch (const std::exception& e) {
-            record.status = BenchmarkStatus::failed;
-            record.reason = e.what();
-        }
-        record.ended_unix_ms = unix_ms();
-        BenchmarkTelemetry telemetry = telemetry_.finish(iterations.first_and_last());
-        auto metrics = model_costs_.metrics(record.model_path, spec.batch_size, spec.precision);
-        metrics.insert(metrics.end(), worker_figures.begin(), worker_figures.end());
-        const std::int64_t queries = iterations.size();
-        keep({std::move(record), std::move(iterations.in_memory), std::move(metrics), std::move(telemetry.gpu),
-              std::move(telemetry.cpu), std::move(telemetry.sources), std::move(layers), std::move(series),
-              std::move(iterations.spooled)});
+        MeasuredCell cell = measure_cell(spec, base_record(result_.run_id, order_[k], spec), k);
+        cell.record.ended_unix_ms = unix_ms();
+        BenchmarkTelemetry telemetry = telemetry_.finish(cell.iterations.first_and_last());
+        auto metrics = model_costs_.metrics(cell.record.model_path, spec.batch_size, spec.precision);
+        metrics.insert(metrics.end(), cell.worker_figures.begin(), cell.worker_figures.end());
+        const std::int64_t queries = cell.iterations.size();
+        keep({std::move(cell.record), std::move(cell.iterations.in_memory), std::move(metrics),
+              std::move(telemetry.gpu), std::move(telemetry.cpu), std::move(telemetry.sources), std::move(cell.layers),
+              std::move(cell.series), std::move(cell.iterations.spooled)});
         const store::BenchmarkRecord& kept = result_.benchmarks.back();
         // A stop asked for once the last benchmark has ended (while it is stored) cuts nothing short.
         const bool last = k + 1 == order_.size();
@@ -413,44 +412,76 @@ private:
         notify({ProgressEvent::Kind::finished, k + 1, 0, &spec, repeat, 1, &result_.benchmarks.back()});
     }
 
-    void measure_cell(const BenchmarkSpec& spec, store::BenchmarkRecord& record, CellIterations& iterations,
-                      std::vector<LayerTime>& layers, std::vector<store::Metric>& worker_figures,
-                      std::vector<store::Series>& series, std::size_t k) {
-        std::string problem;
-        const Backend* backend = cache_.get(spec.backend, problem);
-        std::optional<std::string> skip = cell_problem(backend, problem, spec);
-        ResolvedModel model;
-        if (!skip) {
-            model = resolve_model(spec, backend->capabilities());
-            skip = model.skip_reason;
+    // The k-th benchmark measured, from its base record; an exception fails it and keeps what was filled in before.
+    MeasuredCell measure_cell(const BenchmarkSpec& spec, store::BenchmarkRecord record, std::size_t k) {
+        MeasuredCell cell{std::move(record), {}, {}, {}, {}};
+        try {
+            std::string problem;
+            const Backend* backend = cache_.get(spec.backend, problem);
+            std::optional<std::string> skip = cell_problem(backend, problem, spec);
+            ResolvedModel model;
+            if (!skip) {
+                model = resolve_model(spec, backend->capabilities());
+                skip = model.skip_reason;
+            }
+            if (skip) {
+                cell.record.status = BenchmarkStatus::skipped;
+                cell.record.reason = *skip;
+                cell.record.stderr_tail = model.output_tail;
+                return cell;
+            }
+            if (model.failure) {  // making the model's file failed (a PyTorch model spec's export)
+                cell.record.status = BenchmarkStatus::failed;
+                cell.record.reason = *model.failure;
+                cell.record.stderr_tail = model.output_tail;
+                return cell;
+            }
+            const std::vector<store::Metric> cooldown = thermal_.before_cell(spec);
+            cell.record.model_path = model.model_path;
+            if (std::error_code ec; std::filesystem::is_regular_file(model.model_path, ec))
+                cell.record.model_size_bytes =
+                    static_cast<std::int64_t>(std::filesystem::file_size(model.model_path, ec));
+            // The harness's single_stream loop is drained as it runs; the others' records are read once it ends.
+            const bool drained =
+                spec.scenario.scenario == Scenario::single_stream && !backend->capabilities().runs_own_loop;
+            TraceBuffer trace = drained ? TraceBuffer::create_ring(kRingRecords)
+                                        : TraceBuffer::create(spec.loop.max_iterations > 0 ? spec.loop.max_iterations
+                                                                                           : kUnlimitedCapacity);
+            std::shared_ptr<store::IterationSpool> spool;
+            std::optional<TraceDrain> drain;
+            if (drained) drain.emplace(trace, *(spool = std::make_shared<store::IterationSpool>()));
+            const WorkerOutcome outcome = run_cell_worker(spec, model.model_path, trace, k);
+            std::optional<std::string> drain_failure;
+            if (drain) {
+                drain_failure = drain->finish();
+                cell.iterations.spooled = std::move(spool);
+            } else {
+                const auto published = trace.published();
+                cell.iterations.in_memory.assign(published.begin(), published.end());
+            }
+            fill_from_outcome(cell.record, outcome);
+            if (drain_failure) {  // the worker was stopped for it: not the user's stop
+                cell.record.status = BenchmarkStatus::failed;
+                cell.record.reason = fmt::format("measuring stopped after {} iterations, which are kept: {}",
+                                                 cell.iterations.spooled->size(), *drain_failure);
+            }
+            cell.layers = layer_times(outcome);
+            cell.worker_figures = worker_metrics(outcome);
+            cell.worker_figures.insert(cell.worker_figures.end(), cooldown.begin(), cooldown.end());
+            cell.series = worker_series(outcome);
+        } catch (const std::exception& e) {
+            cell.record.status = BenchmarkStatus::failed;
+            cell.record.reason = e.what();
         }
-        if (skip) {
-            record.status = BenchmarkStatus::skipped;
-            record.reason = *skip;
-            record.stderr_tail = model.output_tail;
-            return;
-        }
-        if (model.failure) {  // making the model's file failed (a PyTorch model spec's export)
-            record.status = BenchmarkStatus::failed;
-            record.reason = *model.failure;
-            record.stderr_tail = model.output_tail;
-            return;
-        }
-        const std::vector<store::Metric> cooldown = thermal_.before_cell(spec);
-        record.model_path = model.model_path;
-        if (std::error_code ec; std::filesystem::is_regular_file(model.model_path, ec))
-            record.model_size_bytes = static_cast<std::int64_t>(std::filesystem::file_size(model.model_path, ec));
-        // The harness's single_stream loop is drained as it runs; the others' records are read once it ends.
-        const bool drained = spec.scenario.scenario == Scenario::single_stream && !backend->capabilities().runs_own_loop;
-        TraceBuffer trace = drained ? TraceBuffer::create_ring(kRingRecords)
-                                    : TraceBuffer::create(spec.loop.max_iterations > 0 ? spec.loop.max_iterations
-                                                                                       : kUnlimitedCapacity);
-        std::shared_ptr<store::IterationSpool> spool;
-        std::optional<TraceDrain> drain;
-        if (drained) drain.emplace(trace, *(spool = std::make_shared<store::IterationSpool>()));
+        return cell;
+    }
+
+    // The cell's worker, run to its end under the orchestrator's hooks: stops, telemetry and progress ticks.
+    WorkerOutcome run_cell_worker(const BenchmarkSpec& spec, const std::string& model_path, TraceBuffer& trace,
+                                  std::size_t k) {
         const WorkerLaunch launch{options_.worker_executable,
                                   {std::string(wp::kWorkerCommand)},
-                                  wp::to_json(wp::Request{spec, model.model_path}).dump(),
+                                  wp::to_json(wp::Request{spec, model_path}).dump(),
                                   trace.fd(),
                                   spec.timeout_ns};
         SuperviseHooks hooks;
@@ -467,25 +498,7 @@ private:
             tick.iterations_so_far = trace.header().published.load(std::memory_order_acquire);
             notify(tick);
         };
-        const WorkerOutcome outcome = run_worker(launch, hooks);
-        std::optional<std::string> drain_failure;
-        if (drain) {
-            drain_failure = drain->finish();
-            iterations.spooled = std::move(spool);
-        } else {
-            const auto published = trace.published();
-            iterations.in_memory.assign(published.begin(), published.end());
-        }
-        fill_from_outcome(record, outcome);
-        if (drain_failure) {  // the worker was stopped for it: not the user's stop
-            record.status = BenchmarkStatus::failed;
-            record.reason = fmt::format("measuring stopped after {} iterations, which are kept: {}",
-                                        iterations.spooled->size(), *drain_failure);
-        }
-        layers = layer_times(outcome);
-        worker_figures = worker_metrics(outcome);
-        worker_figures.insert(worker_figures.end(), cooldown.begin(), cooldown.end());
-        series = worker_series(outcome);
+        return run_worker(launch, hooks);
     }
 
     const Plan& plan_;

@@ -9,6 +9,7 @@
 #include "core/scenario_metrics.hpp"
 #include "core/scenario_verdict.hpp"
 #include "core/splitmix64.hpp"
+#include "core/time_units.hpp"
 #include "runner/find_peak.hpp"
 #include "runner/query_schedule.hpp"
 
@@ -126,7 +127,7 @@ std::vector<store::Series> peak_series(const PeakSearch& search) {
                                          {std::string(sm::kPeakStepPassed), {}}};
     for (const PeakStep& step : search.steps) {
         series[0].values.push_back(step.qps);
-        series[1].values.push_back(static_cast<double>(step.p99_ns) / 1e6);
+        series[1].values.push_back(ns_to_ms(step.p99_ns));
         series[2].values.push_back(static_cast<double>(step.queries));
         series[3].values.push_back(step.passed ? 1.0 : 0.0);
     }

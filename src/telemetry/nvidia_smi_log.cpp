@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/time_units.hpp"
 #include "core/units.hpp"
 #include "telemetry/nvidia_smi.hpp"
 #include "telemetry/nvidia_smi_detail.hpp"
@@ -267,7 +268,7 @@ void drop_impossible_readings(NvidiaSmiLog& log) {
             if (!reading || (*reading >= 0 && *reading <= bound.max)) continue;
             if (dropped++ == 0)
                 first = fmt::format("{} {:g} of GPU {} at {:.3f} s", bound.name, *reading, sample.gpu_index,
-                                    static_cast<double>(sample.t_ns) / 1e9);
+                                    ns_to_s(sample.t_ns));
             reading.reset();
         }
     }

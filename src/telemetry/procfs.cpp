@@ -10,6 +10,8 @@
 #include <set>
 #include <utility>
 
+#include "core/time_units.hpp"
+
 namespace inferbench::telemetry::procfs {
 namespace {
 
@@ -342,10 +344,10 @@ TreeReading ProcessTreeReader::read(std::int64_t now_ns, bool occasional) {
     }
     // Clock ticks are 10 ms on most kernels: one reading at 100 Hz is a coarse figure, means over a
     // phase are not.
-    const double seconds = static_cast<double>(now_ns - last_read_ns_) / 1e9;
+    const double seconds = ns_to_s(now_ns - last_read_ns_);
     if (!first_ && seconds > 0 && !processes_.empty()) reading.cpu_pct = total_ticks * 100.0 / ticks_per_s_ / seconds;
     if (occasional) {
-        const double core_seconds = static_cast<double>(now_ns - last_per_core_ns_) / 1e9;
+        const double core_seconds = ns_to_s(now_ns - last_per_core_ns_);
         if (last_per_core_ns_ > 0 && core_seconds > 0 && !processes_.empty()) {
             reading.cpu_pct_per_core.reserve(per_core_ticks_.size());
             for (const double core_ticks : per_core_ticks_)

@@ -17,6 +17,7 @@
 #include "core/clock.hpp"
 #include "core/error.hpp"
 #include "core/subprocess.hpp"
+#include "core/time_units.hpp"
 #include "core/units.hpp"
 #include "telemetry/nvidia_smi.hpp"
 #include "telemetry/procfs.hpp"
@@ -195,7 +196,7 @@ struct Sampler::State {
 };
 
 void Sampler::State::start_smi() {
-    const int period_ms = std::max(1, static_cast<int>(std::lround(static_cast<double>(period_ns) / 1e6)));
+    const int period_ms = std::max(1, static_cast<int>(std::lround(ns_to_ms(period_ns))));
     SpawnOptions spawn_options;
     spawn_options.new_process_group = true;
     // nvidia-smi --loop never ends by itself: it goes with this sampler thread, or with a killed inferbench.

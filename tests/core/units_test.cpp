@@ -1,5 +1,9 @@
 #include "core/units.hpp"
 
+#include "core/time_units.hpp"
+
+#include <cstdint>
+
 #include <gtest/gtest.h>
 
 namespace inferbench {
@@ -43,6 +47,28 @@ TEST(Units, FormatsLatencies) {
     EXPECT_EQ(format_latency(812), "812 ns");
     EXPECT_EQ(format_latency(812'400), "812.40 us");
     EXPECT_EQ(format_latency(23'410'000), "23.41 ms");
+}
+
+// Every printer's nanoseconds go through these: integers and doubles alike, exactly as a division would read.
+TEST(Units, ConvertsNanosecondsToDisplayUnitsByDividing) {
+    static_assert(ns_to_ms(std::int64_t{2'500'000}) == 2.5);
+    EXPECT_DOUBLE_EQ(ns_to_us(std::int64_t{812'400}), 812.4);
+    EXPECT_DOUBLE_EQ(ns_to_ms(23'410'000.0), 23.41);
+    EXPECT_DOUBLE_EQ(ns_to_s(std::int64_t{1'500'000'000}), 1.5);
+    // 480000000 * 1e-9 reads 0.48000000000000004; the division reads 0.48, as CSV and JSON print it.
+    EXPECT_EQ(ns_to_s(std::int64_t{480'000'000}), 0.48);
+    EXPECT_NE(480'000'000 * 1e-9, 0.48);
+    // A count beyond 2^53 converts as static_cast<double> does, then divides.
+    constexpr std::int64_t huge = (std::int64_t{1} << 60) + 1;
+    EXPECT_EQ(ns_to_ms(huge), static_cast<double>(huge) / 1e6);
+    EXPECT_EQ(ns_to_ms(-3'000'000), -3.0);
+}
+
+TEST(Units, ConvertsDisplayUnitsBackToNanoseconds) {
+    static_assert(ms_to_ns(2.5) == 2'500'000.0);
+    EXPECT_EQ(ms_to_ns(23.41), 23.41 * 1e6);
+    EXPECT_EQ(s_to_ns(1.5), 1'500'000'000.0);
+    EXPECT_EQ(ns_to_ms(ms_to_ns(4.0)), 4.0);
 }
 
 TEST(Units, SplitsAndTrimsLists) {

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "core/load_metrics.hpp"
 #include "findings/rules.hpp"
 #include "findings_fixture.hpp"
 
@@ -23,6 +24,20 @@ StoredBenchmark compiled(double graphs, double breaks, double skips, std::string
                  {"torch_compile_cudagraph_skips", skips, "count"}};
     b.record.stderr_tail = std::move(output);
     return b;
+}
+
+// runners/torch_runner.py writes these names as text: the declared names must stay them.
+TEST(CompileFallbacks, TheRunnersCountsAreReadUnderTheDeclaredNames) {
+    EXPECT_EQ(load_metrics::kTorchCompileGraphs, "torch_compile_graphs");
+    EXPECT_EQ(load_metrics::kTorchCompileGraphBreaks, "torch_compile_graph_breaks");
+    EXPECT_EQ(load_metrics::kTorchCompileCudagraphSkips, "torch_compile_cudagraph_skips");
+    const StoredRun run({compiled(3, 2, 1)});
+    const auto found = compile_fallbacks(run.at(0));
+    ASSERT_THAT(ids(found), ElementsAre("compile.cudagraphs_skipped", "compile.graph_breaks"));
+    EXPECT_THAT(found[0].evidence.series,
+                ElementsAre("benchmark_metrics.torch_compile_cudagraph_skips", "benchmarks.stderr_tail"));
+    EXPECT_THAT(found[1].evidence.series,
+                ElementsAre("benchmark_metrics.torch_compile_graph_breaks", "benchmarks.stderr_tail"));
 }
 
 TEST(CompileFallbacks, SkippedCudaGraphsAndGraphBreaksAreSaidWithPyTorchsReasons) {

@@ -11,6 +11,7 @@
 #include "backends/external/external_variants.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"
+#include "core/time_units.hpp"
 #include "core/units.hpp"
 
 namespace inferbench::external {
@@ -119,7 +120,7 @@ ExportRun run_once(const std::vector<std::string>& argv, std::int64_t deadline_n
     const std::int64_t limit_ns = deadline_ns > 0 ? std::max<std::int64_t>(deadline_ns - begin, 1) : kNoLimitNs;
     run.status = child.wait(limit_ns, &run.timed_out);
     child.read_lines(0, run.stdout_lines);  // what stdout gave while waiting
-    run.wall_seconds = static_cast<double>(monotonic_ns() - begin) / 1e9;
+    run.wall_seconds = ns_to_s(monotonic_ns() - begin);
     run.stderr_tail = child.stderr_tail(kStderrTailLines);
     return run;
 }

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/dl_symbol.hpp"
+#include "core/time_units.hpp"
 
 namespace inferbench::cuda {
 namespace {
@@ -79,7 +80,7 @@ void EventHandle::record(Stream stream) const { check(cuda_, cuda_.event_record(
 std::int64_t EventHandle::ns_since(const EventHandle& from) const {
     float ms = 0;
     check(cuda_, cuda_.event_elapsed_time(&ms, from.event_, event_), "cudaEventElapsedTime");
-    return static_cast<std::int64_t>(static_cast<double>(ms) * 1e6);
+    return static_cast<std::int64_t>(ms_to_ns(ms));
 }
 
 Buffer::Buffer(Kind kind, std::size_t bytes) : cuda_(require_runtime()), kind_(kind), bytes_(bytes) {

@@ -20,6 +20,7 @@
 #include "backends/tensorrt/tensorrt_platform.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"
+#include "core/time_units.hpp"
 
 namespace inferbench {
 namespace {
@@ -146,7 +147,7 @@ std::unique_ptr<nvinfer1::ICudaEngine> TensorRtBackend::engine_for(const std::st
     const std::int64_t begin = monotonic_ns();
     const std::vector<char> bytes = build_engine(request, logger_);
     std::fprintf(stderr, "tensorrt: built the %s engine (%s) in %.1f s\n", std::string(to_string(spec.precision)).c_str(),
-                 to_string(plan.flags).c_str(), static_cast<double>(monotonic_ns() - begin) * 1e-9);
+                 to_string(plan.flags).c_str(), ns_to_s(monotonic_ns() - begin));
     try {
         write_cached_engine(paths, key, bytes);
     } catch (const std::exception& e) {

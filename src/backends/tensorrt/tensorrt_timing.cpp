@@ -2,11 +2,13 @@
 
 #include <cmath>
 
+#include "core/time_units.hpp"
+
 namespace inferbench {
 
 std::int64_t span_ns(float from_ms, float to_ms) {
     // The difference is taken in double: two float stamps of a long run differ by less than their spacing.
-    const double ns = (static_cast<double>(to_ms) - static_cast<double>(from_ms)) * 1e6;
+    const double ns = ms_to_ns(static_cast<double>(to_ms) - static_cast<double>(from_ms));
     return ns <= 0.0 ? 0 : std::llround(ns);
 }
 

@@ -11,12 +11,13 @@
 #include <optional>
 
 #include "core/clock.hpp"
+#include "core/time_units.hpp"
 
 namespace inferbench {
 namespace {
 
 std::int64_t elapsed_ns(const at::cuda::CUDAEvent& from, const at::cuda::CUDAEvent& to) {
-    return static_cast<std::int64_t>(static_cast<double>(from.elapsed_time(to)) * 1e6);
+    return static_cast<std::int64_t>(ms_to_ns(from.elapsed_time(to)));
 }
 
 void copy_all(std::vector<torch::Tensor>& to, const std::vector<torch::Tensor>& from) {

@@ -8,6 +8,7 @@
 #include "backends/batch_shape.hpp"
 #include "core/error.hpp"
 #include "core/load_metrics.hpp"
+#include "core/time_units.hpp"
 #include "models/converted_model_cache.hpp"
 
 namespace inferbench {
@@ -48,7 +49,7 @@ ConvertedModel converted_package(const external::ExportOutcome& outcome) {
     }
     const external::ExportedModel& model = *outcome.model;
     converted.model_path = model.path;
-    converted.load_ns = std::llround(model.seconds * 1e9);
+    converted.load_ns = std::llround(s_to_ns(model.seconds));
     converted.metrics = {{std::string(load_metrics::kCompileSeconds), model.seconds, "s"},
                          {std::string(load_metrics::kCompileCacheHit), model.cache_hit ? 1.0 : 0.0, "bool"}};
     return converted;

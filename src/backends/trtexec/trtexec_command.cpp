@@ -8,6 +8,7 @@
 
 #include "backends/batch_shape.hpp"
 #include "core/error.hpp"
+#include "core/time_units.hpp"
 #include "core/units.hpp"
 
 namespace inferbench::trtexec {
@@ -118,8 +119,8 @@ std::vector<std::string> engine_run_command(const EngineRun& run) {
     std::vector<std::string> argv = {
         run.trtexec,
         "--loadEngine=" + run.engine_path,
-        "--warmUp=" + decimal(static_cast<double>(run.warmup_ns) / 1e6),
-        "--duration=" + decimal(static_cast<double>(run.duration_ns) / 1e9),
+        "--warmUp=" + decimal(ns_to_ms(run.warmup_ns)),
+        "--duration=" + decimal(ns_to_s(run.duration_ns)),
         fmt::format("--iterations={}", std::max<std::int64_t>(run.iterations, 1)),
         "--exportTimes=" + run.export_times_path,
     };

@@ -8,9 +8,13 @@
 #include <fmt/format.h>
 
 #include "backends/tensorrt/tensorrt_platform.hpp"
+#include "core/trtexec_metrics.hpp"
 #include "core/units.hpp"
 
 namespace inferbench::trtexec {
+
+namespace names = trtexec_metrics;
+
 namespace {
 
 constexpr auto npos = std::string_view::npos;
@@ -60,12 +64,12 @@ std::string snake_case(std::string_view text) {
 }
 
 std::string quantity_key(std::string_view printed_name) {
-    if (printed_name == "Latency" || printed_name == "Host Latency") return "host_latency";
-    if (printed_name == "End-to-End Host Latency") return "e2e_host_latency";
-    if (printed_name == "Enqueue Time") return "enqueue";
-    if (printed_name == "H2D Latency") return "h2d";
-    if (printed_name == "GPU Compute Time" || printed_name == "GPU Compute") return "gpu_compute";
-    if (printed_name == "D2H Latency") return "d2h";
+    if (printed_name == "Latency" || printed_name == "Host Latency") return std::string(names::kHostLatency);
+    if (printed_name == "End-to-End Host Latency") return std::string(names::kE2eHostLatency);
+    if (printed_name == "Enqueue Time") return std::string(names::kEnqueue);
+    if (printed_name == "H2D Latency") return std::string(names::kH2d);
+    if (printed_name == "GPU Compute Time" || printed_name == "GPU Compute") return std::string(names::kGpuCompute);
+    if (printed_name == "D2H Latency") return std::string(names::kD2h);
     return snake_case(printed_name);
 }
 
@@ -327,8 +331,8 @@ std::optional<double> LogStatistic::percentile(double percent) const {
 std::vector<std::string> TrtexecLog::missing_from_summary() const {
     std::vector<std::string> missing;
     if (!throughput_qps) missing.emplace_back("no 'Throughput: N qps' line");
-    if (!statistics.contains("host_latency")) missing.emplace_back("no 'Latency: min = ...' line");
-    if (!statistics.contains("gpu_compute")) missing.emplace_back("no 'GPU Compute Time: min = ...' line");
+    if (!statistics.contains(names::kHostLatency)) missing.emplace_back("no 'Latency: min = ...' line");
+    if (!statistics.contains(names::kGpuCompute)) missing.emplace_back("no 'GPU Compute Time: min = ...' line");
     return missing;
 }
 
@@ -422,22 +426,23 @@ std::string precision_label(const LogCommand& command) {
 
 std::vector<LogMetric> log_metrics(const TrtexecLog& log) {
     std::vector<LogMetric> metrics;
-    const auto add = [&](std::string name, std::optional<double> value, std::string unit) {
-        if (value) metrics.push_back({std::move(name), *value, std::move(unit)});
+    const auto add = [&](std::string_view name, std::optional<double> value, std::string unit) {
+        if (value) metrics.push_back({std::string(name), *value, std::move(unit)});
     };
-    add("throughput_qps", log.throughput_qps, "qps");
+    add(names::kThroughputQps, log.throughput_qps, "qps");
     const auto queries = log.measured_queries();
-    add("queries", queries ? std::optional<double>(static_cast<double>(*queries)) : std::nullopt, "count");
-    add("total_host_walltime_s", log.total_host_walltime_s, "s");
-    add("total_gpu_compute_time_s", log.total_gpu_compute_time_s, "s");
-    add("gpu_compute_cv_pct", log.gpu_compute_cv_pct, "%");
-    if (log.runs_per_average > 0) add("trace_average_runs", static_cast<double>(log.runs_per_average), "count");
+    add(names::kQueries, queries ? std::optional<double>(static_cast<double>(*queries)) : std::nullopt, "count");
+    add(names::kTotalHostWalltimeS, log.total_host_walltime_s, "s");
+    add(names::kTotalGpuComputeTimeS, log.total_gpu_compute_time_s, "s");
+    add(names::kGpuComputeCvPct, log.gpu_compute_cv_pct, "%");
+    if (log.runs_per_average > 0) add(names::kTraceAverageRuns, static_cast<double>(log.runs_per_average), "count");
     for (const auto& [quantity, stat] : log.statistics) {
-        add(quantity + "_min_ms", stat.min_ms, "ms");
-        add(quantity + "_max_ms", stat.max_ms, "ms");
-        add(quantity + "_mean_ms", stat.mean_ms, "ms");
-        add(quantity + "_median_ms", stat.median_ms, "ms");
-        for (const auto& [percent, value] : stat.percentiles_ms) add(fmt::format("{}_p{:g}_ms", quantity, percent), value, "ms");
+        add(names::statistic_name(quantity, names::kMin), stat.min_ms, "ms");
+        add(names::statistic_name(quantity, names::kMax), stat.max_ms, "ms");
+        add(names::statistic_name(quantity, names::kMean), stat.mean_ms, "ms");
+        add(names::statistic_name(quantity, names::kMedian), stat.median_ms, "ms");
+        for (const auto& [percent, value] : stat.percentiles_ms)
+            add(names::statistic_name(quantity, names::percentile(percent)), value, "ms");
     }
     return metrics;
 }

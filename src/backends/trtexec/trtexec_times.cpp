@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include "core/time_units.hpp"
+
 namespace inferbench::trtexec {
 namespace {
 
@@ -120,7 +122,7 @@ std::optional<double> span(const Entry& entry, std::initializer_list<std::string
     return *end - *start;
 }
 
-std::int64_t to_ns(double ms) { return static_cast<std::int64_t>(std::llround(ms * 1e6)); }
+std::int64_t to_ns(double ms) { return static_cast<std::int64_t>(std::llround(ms_to_ns(ms))); }
 
 std::int64_t device_time(std::optional<double> ms) { return ms ? to_ns(*ms) : kNotMeasured; }
 

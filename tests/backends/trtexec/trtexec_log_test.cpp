@@ -2,6 +2,8 @@
 // from the file's text.
 #include "backends/trtexec/trtexec_log.hpp"
 
+#include "core/trtexec_metrics.hpp"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -9,6 +11,7 @@
 #include <cmath>
 #include <fstream>
 #include <iterator>
+#include <set>
 
 namespace inferbench::trtexec {
 namespace {
@@ -141,6 +144,31 @@ TEST(TrtexecLog, MetricsNameEveryFigureWithItsUnit) {
     EXPECT_EQ(find("total_host_walltime_s")->unit, "s");
     EXPECT_DOUBLE_EQ(find("gpu_compute_cv_pct")->value, 13.1794);
     EXPECT_EQ(find("gpu_compute_cv_pct")->unit, "%");
+}
+
+// Every figure is stored under a name core/trtexec_metrics.hpp declares, the names the summary and the findings
+// read back; the names themselves are the store's format, so they are pinned here as text.
+TEST(TrtexecLog, MetricsAreStoredUnderTheDeclaredNames) {
+    namespace names = trtexec_metrics;
+    const auto metrics = log_metrics(parse_trtexec_log(fixture("trt10-resnet50-summary.log")));
+    std::set<std::string> stored;
+    for (const auto& m : metrics) stored.insert(m.name);
+    std::set<std::string> declared;
+    for (const std::string_view name :
+         {names::kThroughputQps, names::kQueries, names::kTotalHostWalltimeS, names::kTotalGpuComputeTimeS,
+          names::kGpuComputeCvPct, names::kTraceAverageRuns})
+        declared.emplace(name);
+    const std::vector<std::string> statistics = {
+        std::string(names::kMin), std::string(names::kMax), std::string(names::kMean), std::string(names::kMedian),
+        names::percentile(90),    names::percentile(95),    names::percentile(99)};
+    for (const std::string_view quantity :
+         {names::kHostLatency, names::kEnqueue, names::kH2d, names::kGpuCompute, names::kD2h}) {
+        for (const std::string& statistic : statistics) declared.insert(names::statistic_name(quantity, statistic));
+    }
+    EXPECT_EQ(stored, declared);
+    EXPECT_EQ(names::statistic_name(names::kGpuCompute, names::kMean), "gpu_compute_mean_ms");
+    EXPECT_EQ(names::statistic_name(names::kE2eHostLatency, names::percentile(99.9)), "e2e_host_latency_p99.9_ms");
+    EXPECT_EQ(names::statistic_name(names::kHostLatency, names::kMedian), "host_latency_median_ms");
 }
 
 TEST(TrtexecLog, CrlfLineEndsParseTheSame) {
