@@ -10,18 +10,18 @@
 #include <string>
 
 #include "backends/null/null_backend.hpp"
-#include "runner/measure_loop.hpp"
-#include "runner/trace_buffer.hpp"
+#include "runner/worker/measure_loop.hpp"
+#include "runner/wire/trace_buffer.hpp"
 
 namespace inferbench {
 namespace {
 
-// One run_measured() call of `state.range(0)` iterations per benchmark iteration; reports ns per
+// One runner::run_measured() call of `state.range(0)` iterations per benchmark iteration; reports ns per
 // harness iteration, with the trace pages touched beforehand as the worker does.
 void BM_MeasuredLoopNullBackend(benchmark::State& state) {
     const std::int64_t n = state.range(0);
     auto backend = make_null_backend();
-    TraceBuffer trace = TraceBuffer::create(n);
+    runner::TraceBuffer trace = runner::TraceBuffer::create(n);
     trace.prefault(n);
     LoopSettings loop;
     loop.duration_ns = 3'600'000'000'000;
@@ -30,7 +30,7 @@ void BM_MeasuredLoopNullBackend(benchmark::State& state) {
     std::int64_t total = 0;
     for (auto _ : state) {
         trace.header().published.store(0);
-        const auto result = run_measured(*backend, loop, {trace.records(), &trace.header().published},
+        const auto result = runner::run_measured(*backend, loop, {trace.records(), &trace.header().published},
                                          trace.header().stop_requested);
         total += result.iterations;
         benchmark::DoNotOptimize(trace.records());
@@ -48,7 +48,7 @@ BENCHMARK(BM_MeasuredLoopNullBackend)->Arg(1'000'000)->Unit(benchmark::kMillisec
 void BM_MeasuredLoopCriterion(benchmark::State& state) {
     const std::int64_t n = 1'000'000;
     auto backend = make_null_backend();
-    TraceBuffer trace = TraceBuffer::create(n);
+    runner::TraceBuffer trace = runner::TraceBuffer::create(n);
     trace.prefault(n);
     LoopSettings loop;
     loop.duration_ns = 3'600'000'000'000;
@@ -61,7 +61,7 @@ void BM_MeasuredLoopCriterion(benchmark::State& state) {
     std::int64_t total = 0;
     for (auto _ : state) {
         trace.header().published.store(0);
-        total += run_measured(*backend, loop, {trace.records(), &trace.header().published},
+        total += runner::run_measured(*backend, loop, {trace.records(), &trace.header().published},
                               trace.header().stop_requested)
                      .iterations;
     }
@@ -79,12 +79,12 @@ void BM_MeasuredLoopColdTrace(benchmark::State& state) {
     std::int64_t total = 0;
     for (auto _ : state) {
         state.PauseTiming();
-        TraceBuffer trace = TraceBuffer::create(n);
+        runner::TraceBuffer trace = runner::TraceBuffer::create(n);
         LoopSettings loop;
         loop.duration_ns = 3'600'000'000'000;
         loop.max_iterations = n;
         state.ResumeTiming();
-        total += run_measured(*backend, loop, {trace.records(), &trace.header().published},
+        total += runner::run_measured(*backend, loop, {trace.records(), &trace.header().published},
                               trace.header().stop_requested)
                      .iterations;
     }

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "core/model_metrics.hpp"
+#include "core/metrics/model_metrics.hpp"
 #include "report/html_report.hpp"
 #include "report/report_charts.hpp"
 #include "report/report_writer.hpp"

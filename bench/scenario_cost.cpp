@@ -3,7 +3,7 @@
 // completion, is the harness's) at 100k and 300k queries per second, judged as `summary` judges a stored
 // run (LoadGen's p99, early stopping, every scheduled query issued); and single_stream's closed loop, in
 // queries per second. Targets (2 cores): 100k QPS VALID with p99 <= 10 us, 300k QPS VALID with p99 <= 100 us.
-// The queries run in this process as they run in a worker (runner/load_engine on the real clock, the
+// The queries run in this process as they run in a worker (runner/load/load_engine on the real clock, the
 // records written to a prefaulted trace buffer); the load average is printed, as the host may be shared,
 // and so is how often the kernel preempted the serving threads: queries arriving while they are off their
 // CPUs wait for them, which no harness can hide.
@@ -24,12 +24,12 @@
 #include <vector>
 
 #include "backends/null/null_backend.hpp"
-#include "core/scenario_verdict.hpp"
+#include "core/statistics/scenario_verdict.hpp"
 #include "core/clock.hpp"
-#include "runner/load_engine.hpp"
-#include "runner/measure_loop.hpp"
-#include "runner/query_schedule.hpp"
-#include "runner/trace_buffer.hpp"
+#include "runner/load/load_engine.hpp"
+#include "runner/worker/measure_loop.hpp"
+#include "runner/load/query_schedule.hpp"
+#include "runner/wire/trace_buffer.hpp"
 
 namespace inferbench {
 namespace {
@@ -125,7 +125,7 @@ MachineFloor machine_floor(double qps, std::int64_t seconds, int threads) {
     floor.stalled_share = static_cast<double>(stalled) / static_cast<double>(end - begin);
     std::vector<std::int64_t> waits;
     std::size_t next = 0;
-    for (const std::int64_t offset : poisson_schedule(qps, end - begin, 1, 100'000'000, 7)) {
+    for (const std::int64_t offset : runner::poisson_schedule(qps, end - begin, 1, 100'000'000, 7)) {
         if (offset >= end - begin) break;
         const std::int64_t at = begin + offset;
         while (next < common.size() && common[next].end <= at) ++next;
@@ -146,20 +146,20 @@ struct ServerRun {
 ServerRun run_server(double qps, std::int64_t bound_ns, std::int64_t seconds, int stream_count) {
     const std::int64_t duration = seconds * 1'000'000'000;
     std::vector<std::unique_ptr<Backend>> backends;
-    std::vector<StreamInstances> streams;
+    std::vector<runner::StreamInstances> streams;
     for (int i = 0; i < stream_count; ++i) {
         backends.push_back(make_null_backend());
         streams.push_back({{backends.back().get(), 1}});
     }
-    LoadPlan plan;
-    plan.schedule_ns = poisson_schedule(qps, duration, 1, 100'000'000, 42);
+    runner::LoadPlan plan;
+    plan.schedule_ns = runner::poisson_schedule(qps, duration, 1, 100'000'000, 42);
     plan.fall_behind_ns = 1'000'000'000;
     const auto capacity = static_cast<std::int64_t>(plan.schedule_ns.size());
-    TraceBuffer trace = TraceBuffer::create(capacity);
+    runner::TraceBuffer trace = runner::TraceBuffer::create(capacity);
     trace.prefault(capacity);
-    RealClock clock;
+    runner::RealClock clock;
     const long preempted_before = preemptions();
-    const LoadResult result = run_load(streams, plan, {trace.records(), &trace.header().published}, capacity,
+    const runner::LoadResult result = runner::run_load(streams, plan, {trace.records(), &trace.header().published}, capacity,
                                        trace.header().stop_requested, clock);
     const long preempted = preemptions() - preempted_before;
     std::vector<std::int64_t> latencies;
@@ -188,14 +188,14 @@ ServerRun run_server(double qps, std::int64_t bound_ns, std::int64_t seconds, in
 double single_stream_qps() {
     auto backend = make_null_backend();
     const std::int64_t capacity = 10'000'000;
-    TraceBuffer trace = TraceBuffer::create(capacity);
+    runner::TraceBuffer trace = runner::TraceBuffer::create(capacity);
     trace.prefault(capacity);
     LoopSettings loop;
     loop.duration_ns = 3'600'000'000'000;
     loop.min_iterations = 1;
     loop.max_iterations = capacity;
-    const MeasureResult result =
-        run_measured(*backend, loop, {trace.records(), &trace.header().published}, trace.header().stop_requested);
+    const runner::MeasureResult result =
+        runner::run_measured(*backend, loop, {trace.records(), &trace.header().published}, trace.header().stop_requested);
     return static_cast<double>(result.iterations) * 1e9 / static_cast<double>(result.wall_ns);
 }
 

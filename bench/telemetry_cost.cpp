@@ -21,7 +21,7 @@
 
 #include <fmt/format.h>
 
-#include "core/subprocess.hpp"
+#include "core/process/subprocess.hpp"
 #include "telemetry/sampler.hpp"
 
 namespace inferbench {

@@ -16,8 +16,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "backends/torch/onnx_kernels.hpp"
-#include "backends/torch/onnx_program.hpp"
+#include "backends/torch/onnx_interpreter/onnx_kernels.hpp"
+#include "backends/torch/onnx_interpreter/onnx_program.hpp"
 #include "core/error.hpp"
 #include "models/onnx_reader.hpp"
 

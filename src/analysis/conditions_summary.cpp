@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "analysis/throttle_flags.hpp"
-#include "core/harness_metrics.hpp"
+#include "core/metrics/harness_metrics.hpp"
 #include "core/units.hpp"
 
 namespace inferbench::analysis {

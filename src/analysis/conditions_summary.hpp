@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "analysis/run_context.hpp"
-#include "core/measure_conditions.hpp"
+#include "core/plan/measure_conditions.hpp"
 #include "store/results_store.hpp"
 
 namespace inferbench::analysis {

@@ -1,6 +1,6 @@
 // The 95% confidence intervals of a benchmark's headline figures: mean latency, p50/p90/p99,
 // throughput and energy per inference. One benchmark's come from its iterations and samples
-// (core/confidence.hpp: batch means for means, order statistics for percentiles); a cell measured
+// (core/statistics/confidence.hpp: batch means for means, order statistics for percentiles); a cell measured
 // several times (`repeats`) gets Student-t intervals over its repeats (analysis/repeats.hpp).
 #pragma once
 
@@ -9,7 +9,7 @@
 #include <span>
 #include <string>
 
-#include "core/confidence.hpp"
+#include "core/statistics/confidence.hpp"
 #include "core/samples.hpp"
 #include "core/spec.hpp"
 

@@ -170,7 +170,7 @@ ScenarioSummary combine_scenario(const Summaries& repeats) {
 }
 
 // Each text of the repeats once; where only some repeats have it, which ("repeats 2, 3: ..."). The
-// timing warnings (core/statistics: timing_warnings) of each repeat are left out: the row's combined
+// timing warnings (core/statistics/statistics: timing_warnings) of each repeat are left out: the row's combined
 // latencies are judged once instead.
 std::vector<std::string> combined_warnings(std::span<const BenchmarkSummary> all) {
     std::vector<std::pair<std::string, std::vector<std::string>>> texts;

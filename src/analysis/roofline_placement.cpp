@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
-#include "core/model_metrics.hpp"
+#include "core/metrics/model_metrics.hpp"
 #include "core/spec.hpp"
 #include "core/units.hpp"
 #include "devices/cpu_peaks.hpp"

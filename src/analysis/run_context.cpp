@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "core/spec_json.hpp"
+#include "core/plan/spec_json.hpp"
 #include "core/units.hpp"
 
 namespace inferbench::analysis {

@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "core/scenario_metrics.hpp"
-#include "core/spec_json.hpp"
+#include "core/metrics/scenario_metrics.hpp"
+#include "core/plan/spec_json.hpp"
 #include "core/units.hpp"
 
 namespace inferbench::analysis {

@@ -1,6 +1,6 @@
-// What a benchmark's load scenario (core/scenario_settings.hpp) shows, from its stored queries and scenario
-// figures (core/scenario_metrics.hpp), recomputable at any time: LoadGen's verdict with the early-stopping
-// estimates (core/scenario_verdict.hpp), how long queries queued apart from their service, the rate they
+// What a benchmark's load scenario (core/plan/scenario_settings.hpp) shows, from its stored queries and scenario
+// figures (core/metrics/scenario_metrics.hpp), recomputable at any time: LoadGen's verdict with the early-stopping
+// estimates (core/statistics/scenario_verdict.hpp), how long queries queued apart from their service, the rate they
 // completed at, what the batcher batched and find_peak's steps.
 #pragma once
 
@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "core/scenario_verdict.hpp"
-#include "core/statistics.hpp"
+#include "core/statistics/scenario_verdict.hpp"
+#include "core/statistics/statistics.hpp"
 #include "store/results_store.hpp"
 
 namespace inferbench::analysis {

@@ -10,12 +10,12 @@
 #include "analysis/run_context.hpp"
 #include "analysis/scenario_summary.hpp"
 #include "analysis/telemetry_summary.hpp"
-#include "core/statistics.hpp"
+#include "core/statistics/statistics.hpp"
 #include "store/results_store.hpp"
 
 namespace inferbench::analysis {
 
-// The model's cost per inference (sample) at the benchmark's batch size (core/model_metrics.hpp).
+// The model's cost per inference (sample) at the benchmark's batch size (core/metrics/model_metrics.hpp).
 struct ModelFigures {
     std::optional<double> parameters;
     std::optional<double> macs_per_inference;
@@ -32,7 +32,7 @@ struct ModelFigures {
 };
 
 // A model inferbench quantized: its agreement with float32 on the calibration inputs and its weights' range
-// with the reason for it (core/quantization_metrics.hpp), where stored.
+// with the reason for it (core/metrics/quantization_metrics.hpp), where stored.
 struct QuantizationFigures {
     std::optional<double> output_cosine;
     std::optional<double> top1_agreement;
@@ -41,7 +41,7 @@ struct QuantizationFigures {
 };
 
 // A profiled run's check of the GPU compute time: the runtime's own profiler beside the backend's CUDA events
-// over the same runs (core/profile_metrics.hpp), where stored.
+// over the same runs (core/metrics/profile_metrics.hpp), where stored.
 struct ProfileCheck {
     std::optional<double> runs;
     std::optional<double> runtime_median_ns;
@@ -49,7 +49,7 @@ struct ProfileCheck {
     std::optional<double> runtime_over_events;  // ratio of the totals
 };
 
-// The pre- and post-processing a runner reported inside its iterations (core/host_stage_metrics.hpp), where stored:
+// The pre- and post-processing a runner reported inside its iterations (core/metrics/host_stage_metrics.hpp), where stored:
 // means over the iterations that reported them, beside the end-to-end mean of the same iterations.
 struct HostStageFigures {
     std::optional<double> iterations;
@@ -60,7 +60,7 @@ struct HostStageFigures {
     std::optional<double> share_pct() const;
 };
 
-// How the backend loaded the model (core/load_metrics.hpp), where stored.
+// How the backend loaded the model (core/metrics/load_metrics.hpp), where stored.
 struct LoadFigures {
     std::optional<double> compile_seconds;  // part of the load time
     std::optional<bool> compile_cache_hit;
@@ -69,7 +69,7 @@ struct LoadFigures {
     std::vector<std::string> notes() const;
 };
 
-// Where a cell's inputs came from: the plan's files (the stored spec's `inputs`, core/harness_metrics), else
+// Where a cell's inputs came from: the plan's files (the stored spec's `inputs`, core/metrics/harness_metrics), else
 // seeded random tensors (the stored spec's seed).
 struct InputFigures {
     std::string file;                    // empty: seeded random inputs

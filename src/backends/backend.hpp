@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/loop_settings.hpp"
+#include "core/plan/loop_settings.hpp"
 #include "core/spec.hpp"
 
 namespace inferbench {
@@ -45,7 +45,7 @@ struct Capabilities {
     std::vector<Precision> precisions;
     std::vector<std::string> model_formats;  // file extensions without the dot: "onnx", "pt"
     bool needs_model_file = true;
-    // Given a zoo name or a PyTorch model spec (core/model_spec: torchvision:, timm:, hf:, python:) as the
+    // Given a zoo name or a PyTorch model spec (core/plan/model_spec: torchvision:, timm:, hf:, python:) as the
     // model path, it builds the network itself; other backends get files (a spec exported by torch_export.py).
     bool builds_zoo_models = false;
     bool dynamic_batch = true;
@@ -53,7 +53,7 @@ struct Capabilities {
     bool device_timing = false;  // fills DeviceTimes
     bool runs_own_loop = false;  // an external tool runs the iterations: see Backend::run_own_loop
     // Several instances can be loaded in one process and run at once, each infer() from its own thread
-    // (each with its own stream on a GPU): what streams > 1 and the batcher need (core/scenario_settings).
+    // (each with its own stream on a GPU): what streams > 1 and the batcher need (core/plan/scenario_settings).
     bool concurrent_instances = false;
 };
 
@@ -147,8 +147,8 @@ public:
     virtual std::vector<LayerTime> profile_layers(const std::atomic<std::int32_t>& stop);
     // Figures the backend measured besides the iterations, asked for once after the measured loop and the
     // layer profile, stored with the benchmark: a profiled run's own time per run beside the backend's CUDA
-    // events over the same runs (core/profile_metrics), a runner's pre- and post-processing times
-    // (core/host_stage_metrics). The default returns nothing.
+    // events over the same runs (core/metrics/profile_metrics), a runner's pre- and post-processing times
+    // (core/metrics/host_stage_metrics). The default returns nothing.
     virtual std::vector<BackendMetric> measured_metrics() const { return {}; }
 
     // Figures learned while loading and preparing (e.g. that a CUDA graph could not be captured and the

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "core/model_spec.hpp"
+#include "core/plan/model_spec.hpp"
 #include "core/units.hpp"
 
 namespace inferbench {

@@ -1,4 +1,4 @@
-// How a backend runs a PyTorch model spec (core/model_spec): it builds the model itself
+// How a backend runs a PyTorch model spec (core/plan/model_spec): it builds the model itself
 // (Capabilities::builds_zoo_models), or it reads the ONNX or TorchScript file runners/torch_export.py makes
 // of it, or it cannot; the one rule that cell_problem() answers and the model's resolution follows.
 #pragma once

@@ -17,8 +17,8 @@
 #include "core/error.hpp"
 #include "core/text_checks.hpp"
 #include "report/table.hpp"
-#include "runner/worker.hpp"
-#include "runner/worker_protocol.hpp"
+#include "runner/worker/worker.hpp"
+#include "runner/wire/worker_protocol.hpp"
 
 namespace inferbench::cli {
 namespace {
@@ -106,7 +106,7 @@ std::string fit_help(const std::string& text, std::size_t width) {
 
 int main(int argc, char** argv) {
     // The worker is this same executable; it must not go through the user-facing parser.
-    if (argc >= 2 && argv[1] == worker_protocol::kWorkerCommand) return worker_main();
+    if (argc >= 2 && argv[1] == runner::worker_protocol::kWorkerCommand) return runner::worker_main();
 
     CLI::App app{"inferbench: benchmark AI inference on CPUs and GPUs, store every iteration, explain the results"};
     app.name("inferbench");

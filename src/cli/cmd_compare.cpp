@@ -11,7 +11,7 @@
 #include "cli/commands.hpp"
 #include "cli/filter_args.hpp"
 #include "core/error.hpp"
-#include "core/settings.hpp"
+#include "core/plan/settings.hpp"
 #include "core/units.hpp"
 #include "report/comparison.hpp"
 #include "report/html_page.hpp"

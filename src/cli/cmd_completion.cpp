@@ -7,7 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/completion.hpp"
 #include "core/error.hpp"
-#include "core/settings.hpp"
+#include "core/plan/settings.hpp"
 
 namespace inferbench::cli {
 

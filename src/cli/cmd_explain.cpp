@@ -9,7 +9,7 @@
 #include "cli/commands.hpp"
 #include "cli/filter_args.hpp"
 #include "core/error.hpp"
-#include "core/settings.hpp"
+#include "core/plan/settings.hpp"
 #include "findings/findings.hpp"
 #include "report/findings_table.hpp"
 #include "report/selection.hpp"

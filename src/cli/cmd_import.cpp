@@ -10,7 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/filter_args.hpp"
 #include "core/error.hpp"
-#include "core/settings.hpp"
+#include "core/plan/settings.hpp"
 #include "core/time_units.hpp"
 #include "core/units.hpp"
 #include "importers/nvidia_smi_import.hpp"

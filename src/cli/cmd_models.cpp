@@ -10,7 +10,7 @@
 #include "analysis/summary.hpp"
 #include "cli/commands.hpp"
 #include "core/error.hpp"
-#include "core/settings.hpp"
+#include "core/plan/settings.hpp"
 #include "core/units.hpp"
 #include "models/cost_model.hpp"
 #include "models/zoo.hpp"

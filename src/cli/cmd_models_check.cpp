@@ -12,8 +12,8 @@
 #include "backends/npy_file.hpp"
 #include "cli/commands.hpp"
 #include "core/error.hpp"
-#include "core/settings.hpp"
-#include "runner/output_check.hpp"
+#include "core/plan/settings.hpp"
+#include "runner/orchestrator/output_check.hpp"
 
 namespace inferbench::cli {
 namespace {
@@ -47,7 +47,7 @@ OptionMap option_map(const std::vector<std::string>& items, const char* flag) {
     return map;
 }
 
-OutputCheckSide side(const std::string& backend, const std::string& device, const std::string& precision,
+runner::OutputCheckSide side(const std::string& backend, const std::string& device, const std::string& precision,
                      const std::vector<std::string>& options, const char* prefix) {
     const auto d = parse_device(device);
     if (!d) throw UserError(fmt::format("--{}device {}: expected cpu or cuda:N", prefix, device));
@@ -58,7 +58,7 @@ OutputCheckSide side(const std::string& backend, const std::string& device, cons
 
 std::string scientific(double v) { return fmt::format("{:.2e}", v); }
 
-report::Table outputs_table(const OutputCheckResult& result, double tolerance) {
+report::Table outputs_table(const runner::OutputCheckResult& result, double tolerance) {
     report::Table table{"outputs",
                         {{"output", "output", 0, report::Fit::wrap},
                          {"shape", "shape"},
@@ -82,7 +82,7 @@ report::Table outputs_table(const OutputCheckResult& result, double tolerance) {
     return table;
 }
 
-std::string headline(const CheckArgs& args, const OutputCheckResult& result, double tolerance, bool agree) {
+std::string headline(const CheckArgs& args, const runner::OutputCheckResult& result, double tolerance, bool agree) {
     return fmt::format("{} {} {} against {} {} {}, {} at batch {}: {} (largest relative error {}, tolerance {})",
                        result.checked_version, args.device, args.precision, result.reference_version,
                        args.reference_device, args.reference_precision, args.model, args.batch,
@@ -90,8 +90,8 @@ std::string headline(const CheckArgs& args, const OutputCheckResult& result, dou
                        scientific(tolerance));
 }
 
-OutputCheckRequest check_request(const CheckArgs& args) {
-    OutputCheckRequest request;
+runner::OutputCheckRequest check_request(const CheckArgs& args) {
+    runner::OutputCheckRequest request;
     request.model = args.model;
     request.batch_size = args.batch;
     request.seed = args.seed;
@@ -102,7 +102,7 @@ OutputCheckRequest check_request(const CheckArgs& args) {
     return request;
 }
 
-void print_json(const CheckArgs& args, const OutputCheckResult& result, const report::Table& table, bool agree) {
+void print_json(const CheckArgs& args, const runner::OutputCheckResult& result, const report::Table& table, bool agree) {
     nlohmann::json doc = report::table_json(table);  // keys sorted, as this document has always had them
     doc["checked"] = result.checked_version;
     doc["reference"] = result.reference_version;
@@ -113,7 +113,7 @@ void print_json(const CheckArgs& args, const OutputCheckResult& result, const re
     std::cout << doc.dump(2) << '\n';
 }
 
-void print_text(const CheckArgs& args, const OutputCheckResult& result, const report::Table& table, double tolerance,
+void print_text(const CheckArgs& args, const runner::OutputCheckResult& result, const report::Table& table, double tolerance,
                 bool agree) {
     if (!args.output.quiet) print_wrapped(headline(args, result, tolerance, agree));
     print_table(table, args.output);
@@ -137,7 +137,7 @@ std::string file_part(const std::string& name) {
 }
 
 // DIR/input.NAME.npy, reference.NAME.npy and checked.NAME.npy: what was fed and what each side returned.
-void save_tensors(const std::string& dir, const OutputCheckResult& result) {
+void save_tensors(const std::string& dir, const runner::OutputCheckResult& result) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec) throw EnvironmentError(fmt::format("--save {}: cannot create the folder: {}", dir, ec.message()));
@@ -153,9 +153,9 @@ void save_tensors(const std::string& dir, const OutputCheckResult& result) {
 int check(const CheckArgs& args) {
     if (args.batch < 1) throw UserError(fmt::format("--batch {}: expected a whole number >= 1", args.batch));
     const auto format = report::parse_format(args.output.resolved());
-    const OutputCheckRequest request = check_request(args);
+    const runner::OutputCheckRequest request = check_request(args);
     const double tolerance = args.tolerance >= 0 ? args.tolerance : default_output_tolerance(request.checked.precision);
-    const OutputCheckResult result = check_outputs(request);
+    const runner::OutputCheckResult result = runner::check_outputs(request);
     const bool agree = all_agree(result.outputs, tolerance);
     if (!args.save_dir.empty()) save_tensors(args.save_dir, result);
     const report::Table table = outputs_table(result, tolerance);

@@ -8,7 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
-#include "core/settings.hpp"
+#include "core/plan/settings.hpp"
 #include "core/spec.hpp"
 #include "core/units.hpp"
 #include "devices/catalog.hpp"

@@ -14,16 +14,16 @@
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
 #include "core/error.hpp"
-#include "core/matrix.hpp"
-#include "core/plan_scenario.hpp"
-#include "core/settings.hpp"
+#include "core/plan/matrix.hpp"
+#include "core/plan/plan_scenario.hpp"
+#include "core/plan/settings.hpp"
 #include "core/units.hpp"
 #include "findings/findings.hpp"
 #include "models/zoo.hpp"
 #include "report/summary_table.hpp"
-#include "runner/interrupt.hpp"
-#include "runner/orchestrator.hpp"
-#include "runner/resume.hpp"
+#include "runner/orchestrator/interrupt.hpp"
+#include "runner/orchestrator/orchestrator.hpp"
+#include "runner/orchestrator/resume.hpp"
 
 namespace inferbench::cli {
 namespace {
@@ -42,7 +42,7 @@ struct RunArgs {
 constexpr const char* kResumeFlags[] = {"--db", "--out"};
 
 // Flags that set one plan key each; their values are applied in this order, then every --set. A flag that
-// sets a run setting says that setting's help (core/settings: one text per setting, the one the plan keys
+// sets a run setting says that setting's help (core/plan/settings: one text per setting, the one the plan keys
 // below show); the axes, which have no entry there, say their own.
 struct FlagKey {
     const char* flag;
@@ -137,7 +137,7 @@ std::string repeat_text(std::int64_t repeat, std::int64_t repeats) {
 
 // Lists the benchmarks of a checked plan (execute() checks what `run` checks before it stores anything, so a
 // plan that passes --dry-run runs) in the order they would run (repeats interleaved).
-// One benchmark of a --dry-run listing; one the run would skip (the run's own rule, planned_skips) is marked
+// One benchmark of a --dry-run listing; one the run would skip (the run's own rule, runner::planned_skips) is marked
 // with the reason.
 void print_listed(const std::vector<BenchmarkSpec>& cells, const std::vector<std::optional<std::string>>& skips,
                   const CellRepeat& b, std::int64_t repeats) {
@@ -148,7 +148,7 @@ void print_listed(const std::vector<BenchmarkSpec>& cells, const std::vector<std
 
 int print_dry_run(const Plan& plan, const BackendRegistry& registry) {
     const auto cells = expand_matrix(plan);
-    const auto skips = planned_skips(cells, registry);
+    const auto skips = runner::planned_skips(cells, registry);
     const std::int64_t repeats = plan.settings.repeats;
     for (const CellRepeat& b : run_order(cells.size(), repeats)) print_listed(cells, skips, b, repeats);
     const std::string times = repeats > 1 ? fmt::format(" ({} cells x {} repeats)", cells.size(), repeats) : "";
@@ -162,7 +162,7 @@ int print_dry_run(const Plan& plan, const BackendRegistry& registry) {
 
 // The run's table: what the store holds, and what it could not take from memory, in plan order, a row
 // per cell (its repeats combined).
-std::vector<analysis::BenchmarkSummary> run_summaries(const store::ResultsStore& results, const RunResult& run) {
+std::vector<analysis::BenchmarkSummary> run_summaries(const store::ResultsStore& results, const runner::RunResult& run) {
     std::vector<analysis::BenchmarkSummary> summaries;
     try {
         summaries = analysis::summarize_run(results, run.run_id);
@@ -179,8 +179,8 @@ std::vector<analysis::BenchmarkSummary> run_summaries(const store::ResultsStore&
 }
 
 // One line: what failed, where the measured results are now, what became of the run.
-std::string store_failure_line(const store::ResultsStore& results, const RunResult& run) {
-    const StoreFailure& failure = *run.store_failure;
+std::string store_failure_line(const store::ResultsStore& results, const runner::RunResult& run) {
+    const runner::StoreFailure& failure = *run.store_failure;
     std::string line = failure.reason + "; the plan stopped there";
     if (!run.unstored.empty()) {
         const auto& recovery = failure.recovery;
@@ -197,7 +197,7 @@ std::string store_failure_line(const store::ResultsStore& results, const RunResu
     return line + "; free space (or fix the cause) and run again, or use another --db";
 }
 
-using Runner = std::function<RunResult(const RunnerOptions&)>;
+using Runner = std::function<runner::RunResult(const runner::RunnerOptions&)>;
 
 // "3 findings: inferbench explain": what `explain` would say about the run, counted, so that a person
 // who reads only the summary table knows there is more.
@@ -211,25 +211,25 @@ void print_findings_hint(const store::ResultsStore& results, std::int64_t run_id
 
 // Runs (a new run or a resumed one), prints the run's summary and says how it went; returns the exit code.
 int run_and_report(const RunArgs& args, store::ResultsStore& results, const Runner& runner) {
-    install_interrupt_handler();
-    results.give_up_waiting_when(interrupt_requested);
+    runner::install_interrupt_handler();
+    results.give_up_waiting_when(runner::interrupt_requested);
     ProgressPrinter progress(stderr);
-    RunnerOptions options;
+    runner::RunnerOptions options;
     options.worker_executable = std::filesystem::read_symlink("/proc/self/exe");
     if (!args.quiet) options.on_progress = std::ref(progress);
-    const RunResult run = runner(options);
+    const runner::RunResult run = runner(options);
     print_table(report::summary_table(run_summaries(results, run)), args.output);
     fmt::print(stderr, "results: {} (run {}{}): {} ok, {} failed, {} skipped{}{}\n", results.path().string(), run.run_id,
                args.resume.empty() ? "" : ", resumed", run.count(BenchmarkStatus::ok),
                run.count(BenchmarkStatus::failed), run.count(BenchmarkStatus::skipped),
                run.unstored.empty() ? "" : fmt::format(", {} not stored there", run.unstored.size()),
-               run.interrupted ? fmt::format(", interrupted by {}", interrupt_name()) : "");
+               run.interrupted ? fmt::format(", interrupted by {}", runner::interrupt_name()) : "");
     if (!args.quiet && !run.store_failure) print_findings_hint(results, run.run_id);
     if (run.store_failure) {
         fmt::print(stderr, "inferbench: error: {}\n", store_failure_line(results, run));
         return kExitNotStored;
     }
-    if (run.interrupted) return interrupt_exit_code();
+    if (run.interrupted) return runner::interrupt_exit_code();
     if (run.count(BenchmarkStatus::failed) > 0) return kExitFailure;
     if (run.count(BenchmarkStatus::ok) == 0) {
         fmt::print(stderr, "inferbench: nothing was measured: {}\n",
@@ -260,9 +260,9 @@ int execute_resume(const RunArgs& args, const BackendRegistry& registry) {
     if (!std::filesystem::exists(db))
         throw UserError(fmt::format("--resume {}: no results database at {}; give --db PATH", args.resume, db));
     auto results = store::ResultsStore::open(db);
-    const ResumePoint point = find_resume_point(results, args.resume, vocab);
+    const runner::ResumePoint point = runner::find_resume_point(results, args.resume, vocab);
     if (point.pending.empty()) {
-        const bool marked = !args.dry_run && complete_if_all_ok(results, point);
+        const bool marked = !args.dry_run && runner::complete_if_all_ok(results, point);
         fmt::print(stderr, "run {}: all {} benchmarks are ok; nothing to resume{}\n", point.run.run_id,
                    point.benchmarks,
                    marked ? " (it was marked interrupted, as its orchestrator stopped before ending it; now marked "
@@ -272,7 +272,7 @@ int execute_resume(const RunArgs& args, const BackendRegistry& registry) {
     }
     const auto cells = expand_matrix(point.plan);
     if (args.dry_run) {
-        const auto skips = planned_skips(cells, registry);
+        const auto skips = runner::planned_skips(cells, registry);
         for (const CellRepeat& b : point.pending) print_listed(cells, skips, b, point.plan.settings.repeats);
         fmt::print(stderr, "{} of {} benchmarks of run {} would run again\n", point.pending.size(), point.benchmarks,
                    point.run.run_id);
@@ -280,9 +280,9 @@ int execute_resume(const RunArgs& args, const BackendRegistry& registry) {
     }
     fmt::print(stderr, "resuming run {}: {} of {} benchmarks have no ok result\n", point.run.run_id,
                point.pending.size(), point.benchmarks);
-    const ResumeTarget target{point.run.run_id, point.pending};
-    return run_and_report(args, results, [&](const RunnerOptions& options) {
-        return resume_plan(point.plan, registry, results, options, target);
+    const runner::ResumeTarget target{point.run.run_id, point.pending};
+    return run_and_report(args, results, [&](const runner::RunnerOptions& options) {
+        return runner::resume_plan(point.plan, registry, results, options, target);
     });
 }
 
@@ -299,13 +299,13 @@ int execute(const RunArgs& args) {
     Plan plan = build_plan(args, vocabulary(registry));
     const auto raised = raise_min_iterations_for_verdict(plan);
     // Said once the plan is known to run: bad input gets its one error line alone.
-    check_backend_options(plan, registry);
+    runner::check_backend_options(plan, registry);
     if (raised && !args.quiet)
         fmt::print(stderr, "{}", report::wrap_paragraph(*raised, report::terminal_width(STDERR_FILENO)));
     if (args.dry_run) return print_dry_run(plan, registry);
     auto results = store::ResultsStore::open(resolved_db_path(plan.settings));
     return run_and_report(args, results,
-                          [&](const RunnerOptions& options) { return run_plan(plan, registry, results, options); });
+                          [&](const runner::RunnerOptions& options) { return runner::run_plan(plan, registry, results, options); });
 }
 
 }  // namespace

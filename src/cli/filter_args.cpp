@@ -4,8 +4,8 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "core/plan.hpp"
-#include "core/settings.hpp"
+#include "core/plan/plan.hpp"
+#include "core/plan/settings.hpp"
 #include "core/units.hpp"
 
 namespace inferbench::cli {

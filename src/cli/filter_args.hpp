@@ -28,7 +28,7 @@ report::ReportFilter cleaned_filter(const report::ReportFilter& raw, const std::
 void add_selection_options(CLI::App& cmd, report::ReportFilter& filter, std::vector<std::string>& batches);
 
 // --db of a command that reads or imports results (summary, explain, report, roofline, import): the database
-// `run` writes when given none, its default said from the settings' (core/settings: db, output_dir).
+// `run` writes when given none, its default said from the settings' (core/plan/settings: db, output_dir).
 void add_db_option(CLI::App& cmd, std::string& db);
 
 // The figure formats of a command that draws: `--image-format png,svg`. `--format` names the table

@@ -28,7 +28,7 @@ std::string outcome_text(const store::BenchmarkRecord& r) {
 
 ProgressPrinter::ProgressPrinter(std::FILE* out) : out_(out), live_(isatty(fileno(out)) != 0) {}
 
-void ProgressPrinter::operator()(const ProgressEvent& e) {
+void ProgressPrinter::operator()(const runner::ProgressEvent& e) {
     std::string head = fmt::format("[{}/{}] {}", e.index, e.total, printable_text(e.spec->label()));
     if (e.repeats > 1) head += fmt::format(" (repeat {}/{})", e.repeat + 1, e.repeats);
     const std::string times = fmt::format("elapsed {}, ETA {}", clock_text(e.elapsed_ns), clock_text(e.eta_ns));
@@ -38,13 +38,13 @@ void ProgressPrinter::operator()(const ProgressEvent& e) {
         fmt::print(out_, "\r\033[K{}", report::fit_line(text, width > 1 ? width - 1 : 1));
     };
     switch (e.kind) {
-        case ProgressEvent::Kind::started:
+        case runner::ProgressEvent::Kind::started:
             if (live_) live_line(fmt::format("{}  starting  ({})", head, times));
             break;
-        case ProgressEvent::Kind::tick:
+        case runner::ProgressEvent::Kind::tick:
             if (live_) live_line(fmt::format("{}  {} iterations  ({})", head, e.iterations_so_far, times));
             break;
-        case ProgressEvent::Kind::finished:
+        case runner::ProgressEvent::Kind::finished:
             // Kept whole (a failure's reason is read once the run is over), wrapped to the width.
             fmt::print(out_, "{}{}", live_ ? "\r\033[K" : "",
                        report::wrap_paragraph(fmt::format("{}  {}  ({})", head, outcome_text(*e.record), times), width));

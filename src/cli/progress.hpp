@@ -3,7 +3,7 @@
 
 #include <cstdio>
 
-#include "runner/orchestrator.hpp"
+#include "runner/orchestrator/orchestrator.hpp"
 
 namespace inferbench::cli {
 
@@ -11,7 +11,7 @@ class ProgressPrinter {
 public:
     // Live, rewritten line on a terminal; one line per finished benchmark otherwise.
     explicit ProgressPrinter(std::FILE* out);
-    void operator()(const ProgressEvent& event);
+    void operator()(const runner::ProgressEvent& event);
 
 private:
     std::FILE* out_;

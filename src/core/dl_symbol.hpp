@@ -1,5 +1,5 @@
 // A symbol of a library opened with dlopen, as a typed function pointer: the one way the CUDA tables
-// (runner/cuda_conditions: the driver; backends/onnxruntime/cuda_runtime: the runtime) fill themselves.
+// (runner/worker/cuda_conditions: the driver; backends/onnxruntime/cuda_runtime: the runtime) fill themselves.
 #pragma once
 
 #include <dlfcn.h>

@@ -1,4 +1,4 @@
-// The GPUs' idle state, measured for a few seconds before a run's first CUDA cell (runner/idle_baseline):
+// The GPUs' idle state, measured for a few seconds before a run's first CUDA cell (runner/orchestrator/idle_baseline):
 // what `cooldown: idle` waits to get back near, and the power that energy net of idle subtracts. Stored
 // with the run, in its environment (environment_json "idle_baseline"), written and read here alone.
 #pragma once

@@ -9,9 +9,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/loop_settings.hpp"
-#include "core/measure_conditions.hpp"
-#include "core/scenario_settings.hpp"
+#include "core/plan/loop_settings.hpp"
+#include "core/plan/measure_conditions.hpp"
+#include "core/plan/scenario_settings.hpp"
 
 namespace inferbench {
 

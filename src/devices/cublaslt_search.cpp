@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "core/subprocess.hpp"
+#include "core/process/subprocess.hpp"
 
 namespace inferbench::devices {
 namespace {

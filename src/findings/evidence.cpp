@@ -4,9 +4,9 @@
 #include <map>
 
 #include "analysis/run_context.hpp"
-#include "core/load_metrics.hpp"
+#include "core/metrics/load_metrics.hpp"
 #include "core/time_units.hpp"
-#include "core/trtexec_metrics.hpp"
+#include "core/metrics/trtexec_metrics.hpp"
 
 namespace inferbench::findings {
 

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "core/load_metrics.hpp"
+#include "core/metrics/load_metrics.hpp"
 #include "findings/rules.hpp"
 
 namespace inferbench::findings {

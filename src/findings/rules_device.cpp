@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "analysis/gpu_timeline.hpp"
-#include "core/statistics.hpp"
+#include "core/statistics/statistics.hpp"
 #include "core/time_units.hpp"
 #include "core/units.hpp"
 #include "findings/rules.hpp"

@@ -12,7 +12,7 @@
 #include <fmt/ranges.h>
 
 #include "analysis/repeats.hpp"
-#include "core/confidence.hpp"
+#include "core/statistics/confidence.hpp"
 #include "core/units.hpp"
 #include "findings/layer_facts.hpp"
 #include "findings/rules.hpp"

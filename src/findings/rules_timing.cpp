@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "core/statistics.hpp"
+#include "core/statistics/statistics.hpp"
 #include "core/time_units.hpp"
 #include "core/units.hpp"
 #include "findings/rules.hpp"

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "analysis/summary.hpp"
-#include "core/statistics.hpp"
+#include "core/statistics/statistics.hpp"
 #include "report/table.hpp"
 #include "report/verdict.hpp"
 #include "store/results_store.hpp"
@@ -75,7 +75,7 @@ std::vector<std::string> comparison_legend(const Comparison& comparison);
 
 // What makes a comparison doubtful, each text once with the number of rows it concerns: sides that
 // ran with different settings (duration, warm-up, iteration limits), and sides whose latency CV is
-// above `max_cv_pct` (core/statistics.hpp's threshold by default).
+// above `max_cv_pct` (core/statistics/statistics.hpp's threshold by default).
 std::vector<std::string> comparison_warnings(const Comparison& comparison,
                                              double max_cv_pct = WarningThresholds{}.max_cv_pct);
 

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "core/statistics.hpp"
+#include "core/statistics/statistics.hpp"
 #include "core/units.hpp"
 #include "report/comparison.hpp"
 
@@ -46,7 +46,7 @@ std::optional<std::string> setting_difference(const Comparison& comparison, cons
     return fmt::format("{} differs: {}", setting.name, join(values, ", "));
 }
 
-// The same for settings said as text: the measure conditions (core/measure_conditions: throttle policy,
+// The same for settings said as text: the measure conditions (core/plan/measure_conditions: throttle policy,
 // L2 flush, sync ...), the stopping criterion with its own settings, and the repeats a row stands for (a
 // mean of 5 repeats against one run is a different measurement).
 using SettingText = std::string (*)(const analysis::BenchmarkSummary&);

@@ -12,7 +12,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "core/subprocess.hpp"
+#include "core/process/subprocess.hpp"
 
 namespace inferbench::report {
 namespace {

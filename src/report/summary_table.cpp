@@ -6,7 +6,7 @@
 
 #include <fmt/chrono.h>
 
-#include "core/quantization_metrics.hpp"
+#include "core/metrics/quantization_metrics.hpp"
 #include "core/time_units.hpp"
 #include "core/units.hpp"
 #include "report/cost_figure.hpp"
@@ -154,7 +154,7 @@ void add_context_cells(std::vector<Cell>& row, const analysis::BenchmarkSummary&
     row.push_back(number_cell(s.telemetry.idle_power_w));
 }
 
-// The statistics computed for every benchmark that the terminal does not show (core/statistics.hpp).
+// The statistics computed for every benchmark that the terminal does not show (core/statistics/statistics.hpp).
 void add_spread_cells(std::vector<Cell>& row, const analysis::BenchmarkSummary& s) {
     const bool measured = s.e2e.count > 0;
     for (const double value : {s.e2e.min, s.e2e.max, s.e2e.stdev, s.e2e.p95, s.e2e.p999})

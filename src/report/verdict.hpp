@@ -17,7 +17,7 @@
 #include <string_view>
 
 #include "analysis/summary.hpp"
-#include "core/confidence.hpp"
+#include "core/statistics/confidence.hpp"
 
 namespace inferbench::report {
 

@@ -12,11 +12,11 @@
 #include <string_view>
 #include <vector>
 
-#include "core/process_identity.hpp"
+#include "core/process/process_identity.hpp"
 #include "core/samples.hpp"
 #include "core/spec.hpp"
 #include "core/status.hpp"
-#include "core/stop_criterion.hpp"
+#include "core/plan/stop_criterion.hpp"
 #include "store/iteration_spool.hpp"
 
 namespace inferbench::store {

@@ -197,7 +197,7 @@ ALTER TABLE benchmarks ADD COLUMN convergence TEXT NOT NULL DEFAULT 'fixed'
     CHECK (convergence IN ('fixed', 'converged', 'not_converged'));
 ALTER TABLE benchmarks ADD COLUMN stop_reason TEXT;
 )sql",
-    // 9: the load scenarios (core/scenario_settings): a query's wait from its scheduled arrival until the
+    // 9: the load scenarios (core/plan/scenario_settings): a query's wait from its scheduled arrival until the
     // backend began it, so queueing shows apart from service time (e2e_ns - queue_ns). NULL where queries
     // are issued on completion (single_stream) and for everything stored before.
     R"sql(

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "core/subprocess.hpp"
+#include "core/process/subprocess.hpp"
 #include "core/units.hpp"
 #include "telemetry/nvml.hpp"
 

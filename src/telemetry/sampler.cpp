@@ -16,7 +16,7 @@
 
 #include "core/clock.hpp"
 #include "core/error.hpp"
-#include "core/subprocess.hpp"
+#include "core/process/subprocess.hpp"
 #include "core/time_units.hpp"
 #include "core/units.hpp"
 #include "telemetry/nvidia_smi.hpp"

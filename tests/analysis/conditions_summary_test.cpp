@@ -7,8 +7,8 @@
 #include <algorithm>
 
 #include "analysis/summary.hpp"
-#include "core/harness_metrics.hpp"
-#include "core/spec_json.hpp"
+#include "core/metrics/harness_metrics.hpp"
+#include "core/plan/spec_json.hpp"
 
 namespace inferbench::analysis {
 namespace {

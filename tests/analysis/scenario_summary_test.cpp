@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "core/scenario_metrics.hpp"
-#include "core/spec_json.hpp"
+#include "core/metrics/scenario_metrics.hpp"
+#include "core/plan/spec_json.hpp"
 
 namespace inferbench::analysis {
 namespace {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "analysis/summary.hpp"
-#include "core/load_metrics.hpp"
+#include "core/metrics/load_metrics.hpp"
 
 namespace inferbench::analysis {
 namespace {

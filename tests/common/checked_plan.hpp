@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "core/plan.hpp"
+#include "core/plan/plan.hpp"
 
 namespace inferbench::testing {
 

@@ -1,6 +1,6 @@
 // The confidence intervals against values computed by hand (and printed tables of Student's t and the
 // binomial), so that an interval in a report can be checked with a pencil.
-#include "core/confidence.hpp"
+#include "core/statistics/confidence.hpp"
 
 #include <gtest/gtest.h>
 

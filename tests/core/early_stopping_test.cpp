@@ -1,8 +1,8 @@
 // LoadGen's early stopping against the numbers LoadGen itself prints (its summaries' "Early Stopping
 // Result" lines, as published in MLPerf submissions and LoadGen issues) and against closed forms of the
 // regularized incomplete beta function.
-#include "core/early_stopping.hpp"
-#include "core/confidence.hpp"
+#include "core/statistics/early_stopping.hpp"
+#include "core/statistics/confidence.hpp"
 
 #include <gtest/gtest.h>
 

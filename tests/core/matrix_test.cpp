@@ -1,4 +1,4 @@
-#include "core/matrix.hpp"
+#include "core/plan/matrix.hpp"
 
 #include <gtest/gtest.h>
 

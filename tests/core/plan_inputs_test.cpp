@@ -6,8 +6,8 @@
 
 #include "common/scratch_dir.hpp"
 #include "core/error.hpp"
-#include "core/matrix.hpp"
-#include "core/plan.hpp"
+#include "core/plan/matrix.hpp"
+#include "core/plan/plan.hpp"
 
 namespace inferbench {
 namespace {

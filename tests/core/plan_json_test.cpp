@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
-#include "core/matrix.hpp"
-#include "core/plan.hpp"
+#include "core/plan/matrix.hpp"
+#include "core/plan/plan.hpp"
 
 namespace inferbench {
 namespace {

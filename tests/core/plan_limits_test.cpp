@@ -8,7 +8,7 @@
 
 #include "common/scratch_dir.hpp"
 #include "core/error.hpp"
-#include "core/plan.hpp"
+#include "core/plan/plan.hpp"
 
 namespace inferbench {
 namespace {

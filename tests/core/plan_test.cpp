@@ -1,4 +1,4 @@
-#include "core/plan.hpp"
+#include "core/plan/plan.hpp"
 
 #include <gtest/gtest.h>
 

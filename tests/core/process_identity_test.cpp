@@ -1,5 +1,5 @@
 // A process is known by pid and start time: a live one is alive, an ended one (its pid free or reused) gone.
-#include "core/process_identity.hpp"
+#include "core/process/process_identity.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>

@@ -1,5 +1,5 @@
 // LoadGen's verdicts on hand-made latencies: what makes each scenario VALID, and each INVALID reason.
-#include "core/scenario_verdict.hpp"
+#include "core/statistics/scenario_verdict.hpp"
 
 #include <gtest/gtest.h>
 

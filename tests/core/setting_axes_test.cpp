@@ -6,9 +6,9 @@
 
 #include "common/checked_plan.hpp"
 #include "core/error.hpp"
-#include "core/matrix.hpp"
-#include "core/plan.hpp"
-#include "core/spec_json.hpp"
+#include "core/plan/matrix.hpp"
+#include "core/plan/plan.hpp"
+#include "core/plan/spec_json.hpp"
 
 namespace inferbench {
 namespace {

@@ -1,4 +1,4 @@
-#include "core/statistics.hpp"
+#include "core/statistics/statistics.hpp"
 
 #include <gtest/gtest.h>
 

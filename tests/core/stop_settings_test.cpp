@@ -5,10 +5,10 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
-#include "core/matrix.hpp"
-#include "core/plan.hpp"
-#include "core/settings.hpp"
-#include "core/spec_json.hpp"
+#include "core/plan/matrix.hpp"
+#include "core/plan/plan.hpp"
+#include "core/plan/settings.hpp"
+#include "core/plan/spec_json.hpp"
 
 namespace inferbench {
 namespace {

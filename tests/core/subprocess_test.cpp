@@ -1,6 +1,6 @@
 // The subprocess facility: exit statuses, stdin to stdout, descriptor mapping, process-group kills,
 // nothing inherited by accident.
-#include "core/subprocess.hpp"
+#include "core/process/subprocess.hpp"
 
 #include <fcntl.h>
 #include <signal.h>

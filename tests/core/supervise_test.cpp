@@ -1,6 +1,6 @@
 // The one supervisor: a child that ends by itself, a stop that escalates through its steps (a request,
 // then signals), a kill request, the timeout, a log file, and run_captured on top of it.
-#include "core/supervise.hpp"
+#include "core/process/supervise.hpp"
 
 #include <signal.h>
 #include <sys/wait.h>

@@ -28,7 +28,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "backends/torch/onnx_program.hpp"
+#include "backends/torch/onnx_interpreter/onnx_program.hpp"
 #include "backends/torch/onnxruntime_reference.hpp"
 #include "core/error.hpp"
 

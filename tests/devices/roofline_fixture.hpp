@@ -10,7 +10,7 @@
 
 #include "analysis/roofline_placement.hpp"
 #include "common/scratch_dir.hpp"
-#include "core/model_metrics.hpp"
+#include "core/metrics/model_metrics.hpp"
 #include "devices/catalog.hpp"
 #include "report/report_data.hpp"
 #include "store/results_store.hpp"

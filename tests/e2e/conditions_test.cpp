@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <fstream>
 
-#include "core/harness_metrics.hpp"
+#include "core/metrics/harness_metrics.hpp"
 #include "e2e/cli_harness.hpp"
 #include "store/results_store.hpp"
 

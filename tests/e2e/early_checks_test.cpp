@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/settings.hpp"
+#include "core/plan/settings.hpp"
 #include "e2e/cli_harness.hpp"
 
 namespace inferbench {
@@ -49,7 +49,7 @@ TEST(EarlyChecks, RunHelpListsEveryExitCode) {
                                 "--options` lists them"));
 }
 
-// A flag that sets a run setting says that setting's one help text (core/settings), the text the plan keys
+// A flag that sets a run setting says that setting's one help text (core/plan/settings), the text the plan keys
 // below the options show for it, in its own words nowhere else.
 TEST(EarlyChecks, RunFlagsSayTheirSettingsHelp) {
     ScratchDir dir;

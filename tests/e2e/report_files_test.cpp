@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "common/small_tmpfs.hpp"
-#include "core/subprocess.hpp"
+#include "core/process/subprocess.hpp"
 #include "e2e/cli_harness.hpp"
 
 namespace inferbench {

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "core/subprocess.hpp"
+#include "core/process/subprocess.hpp"
 #include "e2e/cli_harness.hpp"
 
 namespace inferbench {

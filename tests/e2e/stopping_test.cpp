@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "core/spec_json.hpp"
+#include "core/plan/spec_json.hpp"
 #include "e2e/cli_harness.hpp"
 #include "store/results_store.hpp"
 #include "store/sqlite.hpp"

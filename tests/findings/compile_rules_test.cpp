@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "core/load_metrics.hpp"
+#include "core/metrics/load_metrics.hpp"
 #include "findings/rules.hpp"
 #include "findings_fixture.hpp"
 

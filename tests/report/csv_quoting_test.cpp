@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "common/scratch_dir.hpp"
-#include "core/subprocess.hpp"
+#include "core/process/subprocess.hpp"
 #include "report/report_fixture.hpp"
 #include "report/table.hpp"
 #include "report/xlsx_writer.hpp"

@@ -14,7 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "common/scratch_dir.hpp"
-#include "core/subprocess.hpp"
+#include "core/process/subprocess.hpp"
 #include "report/excel_report.hpp"
 #include "report/report_fixture.hpp"
 

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/model_metrics.hpp"
+#include "core/metrics/model_metrics.hpp"
 #include "store/results_store.hpp"
 
 namespace inferbench::report::testing {

@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "common/scratch_dir.hpp"
-#include "core/subprocess.hpp"
+#include "core/process/subprocess.hpp"
 #include "findings/findings.hpp"
 #include "report/comparison.hpp"
 #include "report/html_fixture.hpp"

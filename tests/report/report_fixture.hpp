@@ -12,7 +12,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/subprocess.hpp"
+#include "core/process/subprocess.hpp"
 #include "report/report_data.hpp"
 
 namespace inferbench::report::testing {

@@ -10,7 +10,7 @@
 
 #include "common/scratch_dir.hpp"
 #include "core/error.hpp"
-#include "core/subprocess.hpp"
+#include "core/process/subprocess.hpp"
 #include "report/report_fixture.hpp"
 
 namespace inferbench::report {

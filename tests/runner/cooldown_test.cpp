@@ -1,15 +1,15 @@
 // The cooldown between cells and the idle baseline, with a fake clock and scripted GPU readings: no real
 // waiting.
-#include "runner/cooldown.hpp"
+#include "runner/orchestrator/cooldown.hpp"
 
 #include <gtest/gtest.h>
 
 #include <deque>
 
-#include "core/harness_metrics.hpp"
-#include "core/settings.hpp"
+#include "core/metrics/harness_metrics.hpp"
+#include "core/plan/settings.hpp"
 
-namespace inferbench {
+namespace inferbench::runner {
 namespace {
 
 constexpr std::int64_t kSecond = 1'000'000'000;
@@ -197,4 +197,4 @@ TEST(IdleBaseline, StoredWithTheRunAndReadBack) {
 }
 
 }  // namespace
-}  // namespace inferbench
+}  // namespace inferbench::runner

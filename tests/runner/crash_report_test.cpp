@@ -1,6 +1,6 @@
 // The worker's crash report: a process that crashes after install_crash_report() writes its native stack and one
 // last line that says where, and still ends by the signal that struck it.
-#include "runner/crash_report.hpp"
+#include "runner/worker/crash_report.hpp"
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -14,7 +14,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-namespace inferbench {
+namespace inferbench::runner {
 namespace {
 
 using ::testing::HasSubstr;
@@ -95,4 +95,4 @@ TEST(CrashReport, ASignalSentByAnotherProcessSaysWhichSent) {
 }
 
 }  // namespace
-}  // namespace inferbench
+}  // namespace inferbench::runner

@@ -1,6 +1,6 @@
 // The worker's CUDA conditions against a fake driver table: the sync mode set before the backend and
 // checked after it, the L2 flush's buffer and the work it does between iterations, errors named by call.
-#include "runner/cuda_conditions.hpp"
+#include "runner/worker/cuda_conditions.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "core/harness_metrics.hpp"
-#include "runner/measure_loop.hpp"
+#include "core/metrics/harness_metrics.hpp"
+#include "runner/worker/measure_loop.hpp"
 
-namespace inferbench {
+namespace inferbench::runner {
 namespace {
 
 using ::testing::ElementsAre;
@@ -230,4 +230,4 @@ TEST(CudaDriver, AMissingLibraryIsOneClearError) {
 }
 
 }  // namespace
-}  // namespace inferbench
+}  // namespace inferbench::runner

@@ -1,4 +1,4 @@
-// A stand-in libcuda.so.1 for the end-to-end tests: exactly the driver functions runner/cuda_conditions
+// A stand-in libcuda.so.1 for the end-to-end tests: exactly the driver functions runner/worker/cuda_conditions
 // opens, with cuda.h's signatures, for one GPU with a 50 MiB L2 and a primary context that only keeps its
 // flags. Each call appends its name to the file FAKE_CUDA_LOG names (when set), so a test can count the
 // L2 flushes a worker made; FAKE_CUDA_FAIL=NAME makes that call answer error 2 (out of memory).

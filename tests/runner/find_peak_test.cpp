@@ -1,11 +1,11 @@
 // find_peak's bisection against systems whose highest passing rate is known.
-#include "runner/find_peak.hpp"
+#include "runner/load/find_peak.hpp"
 
 #include <cmath>
 
 #include <gtest/gtest.h>
 
-namespace inferbench {
+namespace inferbench::runner {
 namespace {
 
 std::function<PeakStep(double)> passes_up_to(double limit) {
@@ -98,4 +98,4 @@ TEST(ConfirmPeak, AtMostItsTriesAndNothingWhereNothingPassed) {
 }
 
 }  // namespace
-}  // namespace inferbench
+}  // namespace inferbench::runner

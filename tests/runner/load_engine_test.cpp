@@ -1,6 +1,6 @@
 // The query engine on a virtual clock with scripted inference times: every arrival, wait and completion
 // below is computed by hand (ms from the run's start).
-#include "runner/load_engine.hpp"
+#include "runner/load/load_engine.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include "scripted_backend.hpp"
 #include "virtual_clock.hpp"
 
-namespace inferbench {
+namespace inferbench::runner {
 namespace {
 
 using testing::Script;
@@ -298,4 +298,4 @@ TEST(LoadEngine, ABackendErrorEndsTheRunAndIsThrown) {
 }
 
 }  // namespace
-}  // namespace inferbench
+}  // namespace inferbench::runner

@@ -1,4 +1,4 @@
-#include "runner/measure_loop.hpp"
+#include "runner/worker/measure_loop.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 
 #include "backends/null/null_backend.hpp"
 
-namespace inferbench {
+namespace inferbench::runner {
 namespace {
 
 // Counts inferences and reports a fixed compute time, to check what the loop records.
@@ -233,4 +233,4 @@ TEST(MeasureLoop, AStopEndsAWaitForRoom) {
 }
 
 }  // namespace
-}  // namespace inferbench
+}  // namespace inferbench::runner

@@ -1,7 +1,7 @@
 // The server's Poisson arrivals: the same seed gives the same schedule, and the gaps are exponential at
 // the asked rate (mean, coefficient of variation 1, counts per window with variance = mean, and the
 // gaps' distribution against the exponential's by Kolmogorov-Smirnov).
-#include "runner/query_schedule.hpp"
+#include "runner/load/query_schedule.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <cmath>
 #include <vector>
 
-namespace inferbench {
+namespace inferbench::runner {
 namespace {
 
 constexpr std::int64_t kSecond = 1'000'000'000;
@@ -86,4 +86,4 @@ TEST(QuerySchedule, OfflineIsEverythingAtOnce) {
 }
 
 }  // namespace
-}  // namespace inferbench
+}  // namespace inferbench::runner

@@ -7,10 +7,10 @@
 #include "backends/registry.hpp"
 #include "common/scratch_dir.hpp"
 #include "core/error.hpp"
-#include "core/process_identity.hpp"
-#include "runner/orchestrator.hpp"
+#include "core/process/process_identity.hpp"
+#include "runner/orchestrator/orchestrator.hpp"
 
-namespace inferbench {
+namespace inferbench::runner {
 namespace {
 
 // A run written by this process: the winner, alive, that reopened the run a moment ago.
@@ -48,4 +48,4 @@ TEST(ResumeRace, TheLoserIsRefusedAsARunStillBeingWritten) {
 }
 
 }  // namespace
-}  // namespace inferbench
+}  // namespace inferbench::runner

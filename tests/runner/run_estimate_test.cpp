@@ -1,10 +1,10 @@
 // The progress's estimate of a cell's time: its planned measured phase, or the time its minimum query count
 // takes at the pace a finished cell of the same setup showed, plus what finished cells spent besides measuring.
-#include "runner/run_estimate.hpp"
+#include "runner/orchestrator/run_estimate.hpp"
 
 #include <gtest/gtest.h>
 
-namespace inferbench {
+namespace inferbench::runner {
 namespace {
 
 constexpr std::int64_t kS = 1'000'000'000;
@@ -52,4 +52,4 @@ TEST(RunEstimate, AServersMinimumQueriesAtItsRate) {
 }
 
 }  // namespace
-}  // namespace inferbench
+}  // namespace inferbench::runner

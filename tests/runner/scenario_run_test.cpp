@@ -1,18 +1,18 @@
 // The worker's scenario runs on a virtual clock with scripted backends: the instances each scenario gets,
 // the figures it stores beside its queries, and find_peak's search ending at a rate that holds the bound.
-#include "runner/scenario_run.hpp"
+#include "runner/load/scenario_run.hpp"
 
 #include <gtest/gtest.h>
 
 #include <memory>
 #include <stdexcept>
 
-#include "core/scenario_metrics.hpp"
-#include "core/scenario_verdict.hpp"
+#include "core/metrics/scenario_metrics.hpp"
+#include "core/statistics/scenario_verdict.hpp"
 #include "scripted_backend.hpp"
 #include "virtual_clock.hpp"
 
-namespace inferbench {
+namespace inferbench::runner {
 namespace {
 
 namespace sm = scenario_metrics;
@@ -149,4 +149,4 @@ TEST(ScenarioRun, OfflineSizesItsQueryFromTheWarmUpsPace) {
 }
 
 }  // namespace
-}  // namespace inferbench
+}  // namespace inferbench::runner

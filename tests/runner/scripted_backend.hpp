@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "backends/backend.hpp"
-#include "runner/load_clock.hpp"
+#include "runner/load/load_clock.hpp"
 
 namespace inferbench::testing {
 
@@ -48,7 +48,7 @@ struct Script {
 
 class ScriptedBackend final : public Backend {
 public:
-    ScriptedBackend(Script script, LoadClock& clock, std::shared_ptr<ScriptedLog> log = nullptr, int instance = 0)
+    ScriptedBackend(Script script, runner::LoadClock& clock, std::shared_ptr<ScriptedLog> log = nullptr, int instance = 0)
         : script_(std::move(script)), clock_(clock), log_(std::move(log)), instance_(instance) {}
 
     std::string name() const override { return "scripted"; }
@@ -82,7 +82,7 @@ public:
 
 private:
     Script script_;
-    LoadClock& clock_;
+    runner::LoadClock& clock_;
     std::shared_ptr<ScriptedLog> log_;
     int instance_ = 0;
     std::int64_t batch_size_ = 1;

@@ -5,7 +5,7 @@
 #include <memory>
 #include <sstream>
 
-#include "runner/load_clock.hpp"
+#include "runner/load/load_clock.hpp"
 #include "scripted_backend.hpp"
 
 namespace inferbench {
@@ -40,12 +40,12 @@ private:
         return it == spec.backend_options.end() ? std::string(fallback) : it->second;
     }
     testing::ScriptedBackend& prototype() const {
-        static RealClock clock;
+        static runner::RealClock clock;
         static testing::ScriptedBackend backend({}, clock);
         return backend;
     }
 
-    RealClock clock_;
+    runner::RealClock clock_;
     std::unique_ptr<testing::ScriptedBackend> backend_;
 };
 

@@ -7,10 +7,10 @@
 #include <cmath>
 #include <vector>
 
-#include "runner/measure_loop.hpp"
-#include "runner/stop_rule.hpp"
+#include "runner/worker/measure_loop.hpp"
+#include "runner/worker/stop_rule.hpp"
 
-namespace inferbench {
+namespace inferbench::runner {
 namespace {
 
 // The first iteration (from 1) after which the criterion says finished; 0 if never.
@@ -287,4 +287,4 @@ TEST(StopRule, AStopRequestIsNotConvergence) {
 }
 
 }  // namespace
-}  // namespace inferbench
+}  // namespace inferbench::runner

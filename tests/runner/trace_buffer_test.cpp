@@ -1,11 +1,11 @@
-#include "runner/trace_buffer.hpp"
+#include "runner/wire/trace_buffer.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
-namespace inferbench {
+namespace inferbench::runner {
 namespace {
 
 TEST(TraceBuffer, PublishedRecordsAreVisibleThroughASecondMapping) {
@@ -56,4 +56,4 @@ TEST(TraceBuffer, PrefaultTouchesWithinCapacityOnly) {
 TEST(TraceBuffer, AttachRejectsABadDescriptor) { EXPECT_THROW(TraceBuffer::attach(-1), std::exception); }
 
 }  // namespace
-}  // namespace inferbench
+}  // namespace inferbench::runner

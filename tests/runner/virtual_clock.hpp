@@ -1,4 +1,4 @@
-// A clock for tests of the load scenarios (runner/load_clock.hpp) on which time moves only when every
+// A clock for tests of the load scenarios (runner/load/load_clock.hpp) on which time moves only when every
 // thread of the scenario waits: then it jumps to the earliest time one of them waits for. A scripted
 // backend (scripted_backend.hpp) that "takes" 2 ms sleeps until now + 2 ms on it, so every arrival, queue
 // wait and completion is exact and can be computed by hand, with any number of streams.
@@ -11,11 +11,11 @@
 #include <list>
 #include <mutex>
 
-#include "runner/load_clock.hpp"
+#include "runner/load/load_clock.hpp"
 
 namespace inferbench::testing {
 
-class VirtualClock final : public LoadClock {
+class VirtualClock final : public runner::LoadClock {
 public:
     explicit VirtualClock(std::int64_t start_ns = 0) : now_(start_ns) {}
 

@@ -1,11 +1,11 @@
-#include "runner/worker_protocol.hpp"
+#include "runner/wire/worker_protocol.hpp"
 
 #include <gtest/gtest.h>
 
-#include "core/spec_json.hpp"
-#include "runner/telemetry_recorder.hpp"
+#include "core/plan/spec_json.hpp"
+#include "runner/orchestrator/telemetry_recorder.hpp"
 
-namespace inferbench::worker_protocol {
+namespace inferbench::runner::worker_protocol {
 namespace {
 
 // Through the wire as the event pipe carries it: one line of text, parsed back.
@@ -169,4 +169,4 @@ TEST(WorkerProtocol, TelemetryPhasesFollowTheEvents) {
 }
 
 }  // namespace
-}  // namespace inferbench::worker_protocol
+}  // namespace inferbench::runner::worker_protocol

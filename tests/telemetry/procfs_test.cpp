@@ -7,7 +7,7 @@
 
 #include "common/scratch_dir.hpp"
 #include "core/clock.hpp"
-#include "core/subprocess.hpp"
+#include "core/process/subprocess.hpp"
 #include "telemetry/procfs.hpp"
 #include "telemetry/rapl.hpp"
 

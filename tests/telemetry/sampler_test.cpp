@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "core/clock.hpp"
-#include "core/subprocess.hpp"
+#include "core/process/subprocess.hpp"
 #include "telemetry/sampler.hpp"
 #include "telemetry/telemetry_env.hpp"
 

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <utility>
 
-#include "core/supervise.hpp"
+#include "core/process/supervise.hpp"
 
 namespace inferbench::external {
 namespace {

@@ -1,4 +1,4 @@
-// A runner program as a child process (core/subprocess.hpp): the request on stdin, stdout read as
+// A runner program as a child process (core/process/subprocess.hpp): the request on stdin, stdout read as
 // protocol lines, stderr kept as a tail; a process group of its own, so that it and whatever it
 // starts (compiler workers) can be signalled together; killed by the kernel when the thread that
 // started it dies (PR_SET_PDEATHSIG), so a worker killed on a timeout leaves no runner behind.
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/subprocess.hpp"
+#include "core/process/subprocess.hpp"
 
 namespace inferbench::external {
 

@@ -13,8 +13,8 @@
 #include "backends/options.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"
-#include "core/harness_metrics.hpp"
-#include "core/model_spec.hpp"
+#include "core/metrics/harness_metrics.hpp"
+#include "core/plan/model_spec.hpp"
 #include "core/units.hpp"
 
 namespace inferbench::external {

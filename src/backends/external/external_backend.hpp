@@ -44,10 +44,10 @@ public:
     void infer(DeviceTimes& times) override;
     OwnLoopReport run_own_loop(const LoopSettings& settings, IterationSink& sink) override;
     // What the runner's header reported (build, compile and capture times) and the pre- and post-processing
-    // times it reported for the iterations stored (core/host_stage_metrics).
+    // times it reported for the iterations stored (core/metrics/host_stage_metrics).
     std::vector<BackendMetric> measured_metrics() const override;
     // Where the plan gave input files: the samples the runner read and whether it cycled them (its header's
-    // "inputs", core/harness_metrics).
+    // "inputs", core/metrics/harness_metrics).
     std::vector<BackendMetric> prepared_metrics() const override;
 
 private:

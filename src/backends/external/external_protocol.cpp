@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "core/host_stage_metrics.hpp"
-#include "core/model_spec.hpp"
+#include "core/metrics/host_stage_metrics.hpp"
+#include "core/plan/model_spec.hpp"
 #include "core/units.hpp"
 
 namespace inferbench::external {

@@ -72,7 +72,7 @@ struct RunnerLine {
 };
 
 // The pre- and post-processing the runner reported for the iterations stored, summed, as the figures of
-// core/host_stage_metrics: means over the iterations that reported a stage; a stage some of them left out is not
+// core/metrics/host_stage_metrics: means over the iterations that reported a stage; a stage some of them left out is not
 // given (its mean would be over other iterations than the end-to-end mean's).
 class HostStageTotals {
 public:

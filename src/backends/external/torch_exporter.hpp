@@ -15,7 +15,7 @@
 
 #include "backends/backend.hpp"
 #include "core/spec.hpp"
-#include "core/subprocess.hpp"
+#include "core/process/subprocess.hpp"
 
 namespace inferbench::external {
 

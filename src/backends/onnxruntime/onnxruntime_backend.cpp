@@ -15,7 +15,7 @@
 #include "backends/onnxruntime/ort_model_conversion.hpp"
 #include "backends/onnxruntime/ort_profile.hpp"
 #include "core/error.hpp"
-#include "core/model_spec.hpp"
+#include "core/plan/model_spec.hpp"
 #include "core/temp_dir.hpp"
 #include "models/zoo.hpp"
 

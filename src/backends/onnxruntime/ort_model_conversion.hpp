@@ -11,11 +11,11 @@
 
 #include "backends/backend.hpp"
 #include "backends/onnxruntime/onnxruntime_options.hpp"
-#include "core/quantization_metrics.hpp"
+#include "core/metrics/quantization_metrics.hpp"
 
 namespace inferbench {
 
-// The int8 model's agreement with float32 (core/quantization_metrics.hpp names them).
+// The int8 model's agreement with float32 (core/metrics/quantization_metrics.hpp names them).
 inline constexpr std::string_view kInt8CosineMetric = quantization_metrics::kOutputCosine;
 inline constexpr std::string_view kInt8Top1Metric = quantization_metrics::kTop1Agreement;
 

@@ -10,7 +10,7 @@
 #include "backends/backend.hpp"
 #include "backends/onnxruntime/ort_cpu_int8.hpp"
 #include "backends/options.hpp"
-#include "core/quantization_metrics.hpp"
+#include "core/metrics/quantization_metrics.hpp"
 #include "models/quant_calibration.hpp"
 
 namespace inferbench {
@@ -49,7 +49,7 @@ struct Int8WeightRange {
 };
 Int8WeightRange int8_weight_range_for(const OrtPrecisionOptions& options, DeviceKind device, CpuInt8Dot cpu);
 
-// The metrics that say which range an int8 model's weights have and why (core/quantization_metrics.hpp).
+// The metrics that say which range an int8 model's weights have and why (core/metrics/quantization_metrics.hpp).
 std::vector<BackendMetric> int8_weight_range_metrics(const Int8WeightRange& choice);
 
 // Every setting that changes the converted file, for the converted-model cache key.

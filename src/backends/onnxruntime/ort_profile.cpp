@@ -16,8 +16,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "core/profile_metrics.hpp"
-#include "core/statistics.hpp"
+#include "core/metrics/profile_metrics.hpp"
+#include "core/statistics/statistics.hpp"
 
 namespace inferbench::ort_profile {
 namespace {

@@ -34,7 +34,7 @@ std::vector<std::int64_t> run_times(std::string_view json, std::string_view sour
 std::string read_profile(const std::filesystem::path& file);
 
 // ONNX Runtime's own time of each profiled run beside the CUDA events around the same runs, as the figures of
-// core/profile_metrics (runs, both medians, the ratio of the totals); nothing where the counts differ or are
+// core/metrics/profile_metrics (runs, both medians, the ratio of the totals); nothing where the counts differ or are
 // zero, since then the runs cannot be paired.
 std::vector<BackendMetric> compare_with_events(std::span<const std::int64_t> runtime_ns,
                                                std::span<const std::int64_t> event_ns);

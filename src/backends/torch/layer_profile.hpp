@@ -13,7 +13,7 @@
 
 #include <torch/types.h>
 
-#include "backends/torch/onnx_program.hpp"
+#include "backends/torch/onnx_interpreter/onnx_program.hpp"
 #include "core/spec.hpp"
 
 namespace inferbench {

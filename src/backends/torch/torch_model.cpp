@@ -10,7 +10,7 @@
 #include <torch/script.h>
 
 #include "backends/batch_shape.hpp"
-#include "backends/torch/onnx_program.hpp"
+#include "backends/torch/onnx_interpreter/onnx_program.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
 

@@ -9,7 +9,7 @@
 #include <torch/torch.h>
 
 #include "backends/backend.hpp"
-#include "backends/torch/onnx_program.hpp"
+#include "backends/torch/onnx_interpreter/onnx_program.hpp"
 #include "backends/torch/torch_tensors.hpp"
 
 namespace inferbench {

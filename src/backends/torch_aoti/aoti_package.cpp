@@ -7,7 +7,7 @@
 
 #include "backends/batch_shape.hpp"
 #include "core/error.hpp"
-#include "core/load_metrics.hpp"
+#include "core/metrics/load_metrics.hpp"
 #include "core/time_units.hpp"
 #include "models/converted_model_cache.hpp"
 

@@ -35,7 +35,7 @@ public:
     void prepare(std::span<const HostTensor> inputs) override;
     void infer(DeviceTimes& times) override;
     OwnLoopReport run_own_loop(const LoopSettings& settings, IterationSink& sink) override;
-    // For the plan's input files: the samples read and that they were not cycled (core/harness_metrics).
+    // For the plan's input files: the samples read and that they were not cycled (core/metrics/harness_metrics).
     std::vector<BackendMetric> prepared_metrics() const override;
 
     const std::filesystem::path& engine_path() const { return engine_path_; }

@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "backends/tensorrt/tensorrt_platform.hpp"
-#include "core/trtexec_metrics.hpp"
+#include "core/metrics/trtexec_metrics.hpp"
 #include "core/units.hpp"
 
 namespace inferbench::trtexec {

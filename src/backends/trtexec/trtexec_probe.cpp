@@ -6,7 +6,7 @@
 
 #include "backends/trtexec/trtexec_log.hpp"
 #include "core/driver_gpus.hpp"
-#include "core/subprocess.hpp"
+#include "core/process/subprocess.hpp"
 #include "core/units.hpp"
 
 namespace inferbench::trtexec {

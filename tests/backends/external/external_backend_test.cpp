@@ -14,7 +14,7 @@
 #include "common/scratch_dir.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"
-#include "core/harness_metrics.hpp"
+#include "core/metrics/harness_metrics.hpp"
 
 namespace inferbench::external {
 namespace {

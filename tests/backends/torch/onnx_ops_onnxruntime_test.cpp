@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "backends/torch/onnx_program.hpp"
+#include "backends/torch/onnx_interpreter/onnx_program.hpp"
 #include "backends/torch/onnxruntime_reference.hpp"
 #include "common/scratch_dir.hpp"
 #include "models/onnx_builder.hpp"

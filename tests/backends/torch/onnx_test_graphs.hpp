@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "backends/torch/onnx_program.hpp"
+#include "backends/torch/onnx_interpreter/onnx_program.hpp"
 #include "models/onnx_reader.hpp"
 
 namespace inferbench::torch_onnx::test_graphs {

@@ -6,7 +6,7 @@
 #include <numeric>
 #include <random>
 
-#include "backends/torch/onnx_view_chain.hpp"
+#include "backends/torch/onnx_interpreter/onnx_view_chain.hpp"
 
 namespace inferbench::torch_onnx {
 namespace {

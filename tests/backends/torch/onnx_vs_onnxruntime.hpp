@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "backends/torch/onnx_model_writer.hpp"
-#include "backends/torch/onnx_program.hpp"
+#include "backends/torch/onnx_interpreter/onnx_program.hpp"
 #include "backends/torch/onnx_test_graphs.hpp"
 #include "backends/torch/onnxruntime_reference.hpp"
 #include "common/scratch_dir.hpp"

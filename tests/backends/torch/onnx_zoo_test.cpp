@@ -8,7 +8,7 @@
 #include <iostream>
 #include <memory>
 
-#include "backends/torch/onnx_program.hpp"
+#include "backends/torch/onnx_interpreter/onnx_program.hpp"
 #include "common/scratch_dir.hpp"
 #include "models/zoo.hpp"
 #include "models/zoo_builders.hpp"

@@ -26,8 +26,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "backends/torch/onnx_kernels.hpp"
-#include "backends/torch/onnx_program.hpp"
+#include "backends/torch/onnx_interpreter/onnx_kernels.hpp"
+#include "backends/torch/onnx_interpreter/onnx_program.hpp"
 #include "backends/torch/onnxruntime_reference.hpp"
 #include "common/scratch_dir.hpp"
 #include "models/zoo.hpp"

@@ -16,7 +16,7 @@
 #include "backends/random_inputs.hpp"
 #include "common/scratch_dir.hpp"
 #include "core/error.hpp"
-#include "core/load_metrics.hpp"
+#include "core/metrics/load_metrics.hpp"
 #include "fake_aoti_control.hpp"
 
 namespace inferbench {

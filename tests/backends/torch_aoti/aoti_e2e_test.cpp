@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/load_metrics.hpp"
+#include "core/metrics/load_metrics.hpp"
 #include "e2e/cli_harness.hpp"
 #include "store/results_store.hpp"
 

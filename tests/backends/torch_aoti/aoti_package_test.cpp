@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
-#include "core/load_metrics.hpp"
+#include "core/metrics/load_metrics.hpp"
 
 namespace inferbench {
 namespace {

@@ -2,7 +2,7 @@
 // from the file's text.
 #include "backends/trtexec/trtexec_log.hpp"
 
-#include "core/trtexec_metrics.hpp"
+#include "core/metrics/trtexec_metrics.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -146,7 +146,7 @@ TEST(TrtexecLog, MetricsNameEveryFigureWithItsUnit) {
     EXPECT_EQ(find("gpu_compute_cv_pct")->unit, "%");
 }
 
-// Every figure is stored under a name core/trtexec_metrics.hpp declares, the names the summary and the findings
+// Every figure is stored under a name core/metrics/trtexec_metrics.hpp declares, the names the summary and the findings
 // read back; the names themselves are the store's format, so they are pinned here as text.
 TEST(TrtexecLog, MetricsAreStoredUnderTheDeclaredNames) {
     namespace names = trtexec_metrics;

@@ -1,0 +1,48 @@
+#include "runner/orchestrator/model_path.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "backends/model_spec_support.hpp"
+#include "core/plan/model_spec.hpp"
+#include "core/units.hpp"
+#include "models/zoo.hpp"
+#include "runner/orchestrator/spec_export.hpp"
+
+namespace inferbench::runner {
+
+namespace {
+
+// A PyTorch model spec: as it is for a backend that builds models itself, else the ONNX (or TorchScript)
+// file torch_export.py makes of it.
+ResolvedModel resolve_spec(const BenchmarkSpec& spec, const Capabilities& caps) {
+    if (caps.builds_zoo_models) return {spec.model, std::nullopt};
+    if (auto refusal = model_spec_refusal(spec.backend, caps, spec)) return {"", refusal};
+    SpecExport made = export_model_spec(spec, spec_export_format(caps));
+    return {made.model_path, made.skip_reason, made.failure, made.output_tail};
+}
+
+}  // namespace
+
+ResolvedModel resolve_model(const BenchmarkSpec& spec, const Capabilities& caps) {
+    if (!caps.needs_model_file) return {};
+    if (spec.model == "null") return {"", "the null model runs only on the null backend"};
+    if (is_model_spec(spec.model)) return resolve_spec(spec, caps);
+    const auto formats = caps.model_formats;
+    if (models::find_zoo_model(spec.model)) {
+        if (caps.builds_zoo_models) return {spec.model, std::nullopt};
+        if (std::find(formats.begin(), formats.end(), "onnx") == formats.end())
+            return {"", fmt::format("backend {} does not read ONNX, the format zoo models are exported in; give a "
+                                    "model file it reads ({})", spec.backend, join(formats, ", "))};
+        return {models::export_onnx(spec.model, spec.model_cache_dir, spec.seed).string(), std::nullopt};
+    }
+    const std::string extension = std::filesystem::path(spec.model).extension().string();
+    const std::string format = extension.empty() ? "" : extension.substr(1);
+    if (std::find(formats.begin(), formats.end(), format) == formats.end())
+        return {"", fmt::format("backend {} does not read .{} files; it reads: {}", spec.backend, format, join(formats, ", "))};
+    return {spec.model, std::nullopt};
+}
+
+}  // namespace inferbench::runner

@@ -1,0 +1,181 @@
+#include "runner/wire/worker_protocol.hpp"
+
+#include <fmt/format.h>
+
+#include "core/plan/spec_json.hpp"
+
+namespace inferbench::runner::worker_protocol {
+namespace {
+
+using nlohmann::json;
+
+// `json[key]` as T, or a ProtocolError saying which message and field.
+template <typename T>
+T field(const json& message, std::string_view what, const char* key) {
+    const auto it = message.find(key);
+    if (it == message.end()) throw ProtocolError(fmt::format("worker {}: no field '{}'", what, key));
+    try {
+        return it->get<T>();
+    } catch (const json::exception& e) {
+        throw ProtocolError(fmt::format("worker {}: field '{}': {}", what, key, e.what()));
+    }
+}
+
+DType read_dtype(std::string_view text) {
+    if (const auto dtype = parse_dtype(text)) return *dtype;
+    throw ProtocolError(fmt::format("worker event loaded: unknown input dtype '{}'", text));
+}
+
+json metrics_json(const std::vector<BackendMetric>& metrics) {
+    json rows = json::array();
+    for (const BackendMetric& m : metrics) rows.push_back({{"name", m.name}, {"value", m.value}, {"unit", m.unit}});
+    return rows;
+}
+
+std::vector<BackendMetric> read_metrics(const json& j, std::string_view event) {
+    std::vector<BackendMetric> metrics;
+    const std::string what = fmt::format("event {}, metric", event);
+    for (const json& metric : field<json>(j, event, "metrics"))
+        metrics.push_back({field<std::string>(metric, what, "name"), field<double>(metric, what, "value"),
+                           field<std::string>(metric, what, "unit")});
+    return metrics;
+}
+
+json fields(const Loaded& e) {
+    json inputs = json::array();
+    for (const TensorInfo& input : e.inputs)
+        inputs.push_back({{"name", input.name}, {"dtype", to_string(input.dtype)}, {"shape", input.shape}});
+    return {{"load_ns", e.load_ns},
+            {"backend_version", e.backend_version},
+            {"inputs", std::move(inputs)},
+            {"metrics", metrics_json(e.metrics)}};
+}
+
+json fields(const WarmupDone& e) { return {{"iterations", e.iterations}, {"elapsed_ns", e.elapsed_ns}}; }
+
+json fields(const Measured& e) {
+    json series = json::array();
+    for (const store::Series& one : e.series) series.push_back({{"name", one.name}, {"values", one.values}});
+    return {{"iterations", e.iterations},
+            {"wall_ns", e.wall_ns},
+            {"stopped", e.stopped},
+            {"convergence", to_string(e.convergence)},
+            {"stop_reason", e.stop_reason},
+            {"metrics", metrics_json(e.metrics)},
+            {"series", std::move(series)}};
+}
+
+json fields(const Layers& e) {
+    json rows = json::array();
+    for (const LayerTime& layer : e.layers)
+        rows.push_back({{"node", layer.node},
+                        {"op_type", layer.op_type},
+                        {"provider", layer.provider},
+                        {"calls", layer.calls},
+                        {"total_ns", layer.total_ns},
+                        {"host_dispatch", layer.host_dispatch}});
+    return {{"layers", std::move(rows)}, {"metrics", metrics_json(e.metrics)}};
+}
+
+json fields(const Error& e) { return {{"phase", e.phase}, {"message", e.message}}; }
+
+json fields(const Skipped& e) { return {{"reason", e.reason}}; }
+
+Loaded read_loaded(const json& j) {
+    constexpr std::string_view what = "event loaded";
+    Loaded e;
+    e.load_ns = field<std::int64_t>(j, what, "load_ns");
+    e.backend_version = field<std::string>(j, what, "backend_version");
+    for (const json& input : field<json>(j, what, "inputs")) {
+        constexpr std::string_view input_what = "event loaded, input";
+        e.inputs.push_back({field<std::string>(input, input_what, "name"),
+                            read_dtype(field<std::string>(input, input_what, "dtype")),
+                            field<std::vector<std::int64_t>>(input, input_what, "shape")});
+    }
+    e.metrics = read_metrics(j, "loaded");
+    return e;
+}
+
+WarmupDone read_warmup_done(const json& j) {
+    constexpr std::string_view what = "event warmup_done";
+    return {field<std::int64_t>(j, what, "iterations"), field<std::int64_t>(j, what, "elapsed_ns")};
+}
+
+Measured read_measured(const json& j) {
+    constexpr std::string_view what = "event measured";
+    Measured e{field<std::int64_t>(j, what, "iterations"), field<std::int64_t>(j, what, "wall_ns"),
+               field<bool>(j, what, "stopped")};
+    const auto word = field<std::string>(j, what, "convergence");
+    const auto convergence = parse_convergence(word);
+    if (!convergence)
+        throw ProtocolError(fmt::format("worker {}: field 'convergence': unknown value '{}'", what, word));
+    e.convergence = *convergence;
+    e.stop_reason = field<std::string>(j, what, "stop_reason");
+    e.metrics = read_metrics(j, "measured");
+    for (const json& one : field<json>(j, what, "series")) {
+        constexpr std::string_view series_what = "event measured, series";
+        e.series.push_back({field<std::string>(one, series_what, "name"),
+                            field<std::vector<double>>(one, series_what, "values")});
+    }
+    return e;
+}
+
+Layers read_layers(const json& j) {
+    Layers e;
+    for (const json& row : field<json>(j, "event layers", "layers")) {
+        constexpr std::string_view what = "event layers, layer";
+        e.layers.push_back({field<std::string>(row, what, "node"), field<std::string>(row, what, "op_type"),
+                            field<std::string>(row, what, "provider"), field<std::int64_t>(row, what, "calls"),
+                            field<std::int64_t>(row, what, "total_ns"), field<bool>(row, what, "host_dispatch")});
+    }
+    e.metrics = read_metrics(j, "layers");
+    return e;
+}
+
+Error read_error(const json& j) {
+    constexpr std::string_view what = "event error";
+    return {field<std::string>(j, what, "phase"), field<std::string>(j, what, "message")};
+}
+
+}  // namespace
+
+std::string_view event_name(const Event& event) {
+    return std::visit([](const auto& e) { return std::decay_t<decltype(e)>::kName; }, event);
+}
+
+json to_json(const Request& request) {
+    return {{"spec", spec_to_json(request.spec)}, {"model_path", request.model_path}};
+}
+
+Request request_from_json(const json& message) {
+    Request request;
+    try {
+        request.spec = spec_from_json(field<json>(message, "request", "spec"));
+    } catch (const ProtocolError&) {
+        throw;
+    } catch (const std::exception& e) {
+        throw ProtocolError(fmt::format("worker request: field 'spec': {}", e.what()));
+    }
+    request.model_path = field<std::string>(message, "request", "model_path");
+    return request;
+}
+
+json to_json(const Event& event) {
+    json message = std::visit([](const auto& e) { return fields(e); }, event);
+    message["event"] = event_name(event);
+    return message;
+}
+
+Event event_from_json(const json& message) {
+    if (!message.is_object()) throw ProtocolError("worker event: not a JSON object");
+    const auto name = field<std::string>(message, "event", "event");
+    if (name == Loaded::kName) return read_loaded(message);
+    if (name == WarmupDone::kName) return read_warmup_done(message);
+    if (name == Measured::kName) return read_measured(message);
+    if (name == Layers::kName) return read_layers(message);
+    if (name == Error::kName) return read_error(message);
+    if (name == Skipped::kName) return Skipped{field<std::string>(message, "event skipped", "reason")};
+    throw ProtocolError(fmt::format("worker event: unknown event '{}'", name));
+}
+
+}  // namespace inferbench::runner::worker_protocol
