@@ -1,0 +1,48 @@
+// A benchmark's measured iterations as the summary reads them: walked in measured order, as many times as it
+// needs, a chunk at a time. In memory (a run's unstored benchmarks, tests) or from the store through one
+// cursor per walk, so summarizing a stored benchmark never holds all its iterations.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+
+#include "core/spec.hpp"
+#include "store/results_store.hpp"
+
+namespace inferbench::analysis {
+
+using IterationChunk = std::function<void(std::span<const IterationRecord>)>;
+
+class IterationSource {
+public:
+    virtual ~IterationSource() = default;
+    // Calls `take` with every iteration in measured order, in chunks; each call walks them all again.
+    virtual void for_each_chunk(const IterationChunk& take) const = 0;
+};
+
+class IterationsInMemory final : public IterationSource {
+public:
+    explicit IterationsInMemory(std::span<const IterationRecord> iterations) : iterations_(iterations) {}
+    void for_each_chunk(const IterationChunk& take) const override {
+        if (!iterations_.empty()) take(iterations_);
+    }
+
+private:
+    std::span<const IterationRecord> iterations_;
+};
+
+class StoredIterations final : public IterationSource {
+public:
+    StoredIterations(const store::ResultsStore& results, std::int64_t benchmark_id)
+        : results_(results), benchmark_id_(benchmark_id) {}
+    void for_each_chunk(const IterationChunk& take) const override {
+        results_.for_each_iteration_chunk(benchmark_id_, take);
+    }
+
+private:
+    const store::ResultsStore& results_;
+    std::int64_t benchmark_id_;
+};
+
+}  // namespace inferbench::analysis
