@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 
 #include "core/spec.hpp"
@@ -19,6 +20,9 @@ public:
     virtual ~IterationSource() = default;
     // Calls `take` with every iteration in measured order, in chunks; each call walks them all again.
     virtual void for_each_chunk(const IterationChunk& take) const = 0;
+    // How many a walk will give, where known without one (then the in-order figures come with the first walk;
+    // a walk that gives another count is believed instead).
+    virtual std::optional<std::int64_t> count_hint() const { return std::nullopt; }
 };
 
 class IterationsInMemory final : public IterationSource {
@@ -27,6 +31,7 @@ public:
     void for_each_chunk(const IterationChunk& take) const override {
         if (!iterations_.empty()) take(iterations_);
     }
+    std::optional<std::int64_t> count_hint() const override { return static_cast<std::int64_t>(iterations_.size()); }
 
 private:
     std::span<const IterationRecord> iterations_;
@@ -39,6 +44,7 @@ public:
     void for_each_chunk(const IterationChunk& take) const override {
         results_.for_each_iteration_chunk(benchmark_id_, take);
     }
+    std::optional<std::int64_t> count_hint() const override { return results_.iteration_count(benchmark_id_); }
 
 private:
     const store::ResultsStore& results_;

@@ -28,13 +28,42 @@ void for_each_iteration(const IterationSource& source, const std::function<void(
     });
 }
 
-// Pass 1: the count, first and last, the in-order latency sum, and each column's buckets and moments.
-void count_pass(const IterationSource& source, IterationStatistics& stats, Selectors& columns) {
+// The in-order figures: batch means of the latencies and of the cycle times (their batches need the count).
+class InOrder {
+public:
+    explicit InOrder(std::int64_t count) : e2e_(count), cycles_(count) {}
+    void add(const IterationRecord& it) {
+        e2e_.add(static_cast<double>(it.e2e_ns));
+        if (previous_start_) cycle(static_cast<double>(it.start_ns - *previous_start_));
+        previous_start_ = it.start_ns;
+    }
+    // After the last iteration: its cycle is its latency.
+    void end(IterationStatistics& stats) {
+        cycle(static_cast<double>(stats.last.e2e_ns));
+        stats.e2e_batch_means = e2e_.interval();
+        stats.cycle_batch_means = cycles_.interval();
+        stats.fastest_cycle_ns = fastest_cycle_ns_;
+    }
+
+private:
+    void cycle(double ns) {
+        fastest_cycle_ns_ = std::min(fastest_cycle_ns_, ns);
+        cycles_.add(ns);
+    }
+    BatchMeans e2e_, cycles_;
+    std::optional<std::int64_t> previous_start_;
+    double fastest_cycle_ns_ = std::numeric_limits<double>::infinity();
+};
+
+// Pass 1: the count, first and last, the in-order latency sum, and each column's buckets and moments; the
+// in-order figures too where the count was known beforehand.
+void count_pass(const IterationSource& source, IterationStatistics& stats, Selectors& columns, InOrder* in_order) {
     for_each_iteration(source, [&](const IterationRecord& it) {
         if (stats.count == 0) stats.first = it;
         stats.last = it;
         ++stats.count;
         stats.e2e_sum_ns += static_cast<double>(it.e2e_ns);
+        if (in_order) in_order->add(it);
         const auto values = columns_of(it);
         for (std::size_t c = 0; c < kColumns; ++c)
             if (has_value(c, values[c])) columns[c].count(values[c]);
@@ -72,25 +101,6 @@ bool any_selecting(const Selectors& columns) {
     return std::any_of(columns.begin(), columns.end(), [](const RankSelector& c) { return c.needs_pass(); });
 }
 
-// Pass 2: the batch means in measured order (their batches need the count), with the selection's first pass.
-void order_pass(const IterationSource& source, IterationStatistics& stats, Selectors& columns) {
-    BatchMeans e2e(stats.count), cycles(stats.count);
-    std::optional<std::int64_t> previous_start;
-    stats.fastest_cycle_ns = std::numeric_limits<double>::infinity();
-    const auto cycle = [&](double ns) {
-        stats.fastest_cycle_ns = std::min(stats.fastest_cycle_ns, ns);
-        cycles.add(ns);
-    };
-    select_pass(source, columns, [&](const IterationRecord& it) {
-        e2e.add(static_cast<double>(it.e2e_ns));
-        if (previous_start) cycle(static_cast<double>(it.start_ns - *previous_start));
-        previous_start = it.start_ns;
-    });
-    cycle(static_cast<double>(stats.last.e2e_ns));
-    stats.e2e_batch_means = e2e.interval();
-    stats.cycle_batch_means = cycles.interval();
-}
-
 ColumnFigures figures_of(const RankSelector& column) { return {column.moments(), column.sorted()}; }
 
 }  // namespace
@@ -98,10 +108,21 @@ ColumnFigures figures_of(const RankSelector& column) { return {column.moments(),
 IterationStatistics iteration_statistics(const IterationSource& source, const SortedReader& read_e2e) {
     IterationStatistics stats;
     Selectors columns;
-    count_pass(source, stats, columns);
+    // Where the source knows its count, the in-order figures come with the first pass: with every asked rank
+    // in a bucket of one value (nanosecond latencies below 4096), one pass is all.
+    const std::optional<std::int64_t> expected = source.count_hint();
+    std::optional<InOrder> in_order;
+    if (expected) in_order.emplace(*expected);
+    count_pass(source, stats, columns, in_order ? &*in_order : nullptr);
     if (stats.count == 0) return stats;
     ask_ranks(columns, read_e2e);
-    if (stats.count >= 2) order_pass(source, stats, columns);
+    if (in_order && stats.count == *expected) {
+        in_order->end(stats);
+    } else {
+        InOrder second(stats.count);
+        select_pass(source, columns, [&](const IterationRecord& it) { second.add(it); });
+        second.end(stats);
+    }
     while (any_selecting(columns)) select_pass(source, columns, nullptr);
     stats.e2e = figures_of(columns[kE2e]);
     stats.compute = figures_of(columns[kCompute]);

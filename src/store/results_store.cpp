@@ -729,6 +729,14 @@ void ResultsStore::for_each_iteration_chunk(std::int64_t benchmark_id,
     if (!chunk.empty()) take(chunk);
 }
 
+std::int64_t ResultsStore::iteration_count(std::int64_t benchmark_id) const {
+    Statement select = impl_->db.prepare("SELECT MAX(iteration) FROM iterations WHERE benchmark_id = ?1");
+    select.bind_int64(1, benchmark_id);
+    if (!select.step()) return 0;
+    const auto last = select.column_optional_int64(0);
+    return last ? *last + 1 : 0;
+}
+
 std::vector<Metric> ResultsStore::metrics(std::int64_t benchmark_id) const {
     return rows_of(impl_->db, benchmark_id,
                    "SELECT name, value, unit FROM benchmark_metrics WHERE benchmark_id = ?1 ORDER BY name",

@@ -126,5 +126,28 @@ TEST(StoredSummary, WalkedThroughTheStoreItEqualsTheSortedValuesFigures) {
     EXPECT_EQ(got.scenario.verdict.reasons, held.scenario.verdict.reasons);
 }
 
+// A source that does not know its count: the in-order figures take a second walk, and come out the same.
+class UncountedIterations final : public IterationSource {
+public:
+    explicit UncountedIterations(std::span<const IterationRecord> iterations) : iterations_(iterations) {}
+    void for_each_chunk(const IterationChunk& take) const override { take(iterations_); }
+
+private:
+    std::span<const IterationRecord> iterations_;
+};
+
+TEST(StoredSummary, ASourceWithoutItsCountGivesTheSameStatistics) {
+    const auto iterations = queries(20'000);
+    const auto reads = [](const SortedValues& sorted) { (void)quantile_interval(sorted, 0.5); };
+    const IterationStatistics counted = iteration_statistics(IterationsInMemory(iterations), reads);
+    const IterationStatistics walked = iteration_statistics(UncountedIterations(iterations), reads);
+    EXPECT_EQ(walked.count, counted.count);
+    EXPECT_EQ(walked.e2e_batch_means, counted.e2e_batch_means);
+    EXPECT_EQ(walked.cycle_batch_means, counted.cycle_batch_means);
+    EXPECT_EQ(walked.fastest_cycle_ns, counted.fastest_cycle_ns);
+    EXPECT_EQ(quantile_interval(walked.e2e.sorted, 0.5), quantile_interval(counted.e2e.sorted, 0.5));
+    EXPECT_TRUE(walked.e2e_batch_means);
+}
+
 }  // namespace
 }  // namespace inferbench::analysis
