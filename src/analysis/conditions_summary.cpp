@@ -37,13 +37,16 @@ std::optional<double> ThrottleSummary::flagged_share() const {
     return static_cast<double>(flagged) / static_cast<double>(iterations);
 }
 
-ThrottleJudgement judge_throttling(const store::MeasuredBenchmark& measured, const MeasureConditions& conditions,
-                                   const std::map<int, GpuFacts>& gpus) {
+bool judges_throttling(const store::BenchmarkRecord& benchmark, const MeasureConditions& conditions) {
+    const auto device = parse_device(benchmark.device);
+    return conditions.throttle_policy != ThrottlePolicy::keep && device && device->kind == DeviceKind::cuda;
+}
+
+ThrottleJudgement judge_throttling(const store::MeasuredBenchmark& measured, std::span<const IterationRecord> iterations,
+                                   const MeasureConditions& conditions, const std::map<int, GpuFacts>& gpus) {
     ThrottleJudgement judgement;
     const auto device = parse_device(measured.record.device);
-    if (conditions.throttle_policy == ThrottlePolicy::keep || !device || device->kind != DeviceKind::cuda ||
-        measured.iterations.empty())
-        return judgement;
+    if (!judges_throttling(measured.record, conditions) || iterations.empty()) return judgement;
     ThrottleSummary t;
     t.policy = conditions.throttle_policy;
     t.threshold = conditions.throttle_threshold;
@@ -51,15 +54,15 @@ ThrottleJudgement judge_throttling(const store::MeasuredBenchmark& measured, con
     std::vector<GpuSample> own;
     for (const auto& s : measured.gpu_samples)
         if (s.gpu_index == device->index) own.push_back(s);
-    const IterationFlags flags = flag_iterations(measured.iterations, own, {t.floor_mhz()});
-    t.iterations = static_cast<std::int64_t>(measured.iterations.size());
+    const IterationFlags flags = flag_iterations(iterations, own, {t.floor_mhz()});
+    t.iterations = static_cast<std::int64_t>(iterations.size());
     t.flagged = flags.flagged;
     t.unknown = flags.unknown;
     t.reasons = flags.reasons;
     t.clock_below_floor = flags.clock_below_floor;
     if (t.policy == ThrottlePolicy::discard && flags.flagged > 0) {
-        for (std::size_t i = 0; i < measured.iterations.size(); ++i)
-            if (flags.states[i] != IterationState::flagged) judgement.kept.push_back(measured.iterations[i]);
+        for (std::size_t i = 0; i < iterations.size(); ++i)
+            if (flags.states[i] != IterationState::flagged) judgement.kept.push_back(iterations[i]);
         t.discarded = flags.flagged;
     }
     judgement.summary = t;

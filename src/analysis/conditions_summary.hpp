@@ -37,9 +37,12 @@ struct ThrottleJudgement {
 };
 
 // Flags the iterations of a CUDA benchmark (analysis/throttle_flags) against its GPU's samples and the
-// default clock in `gpus`; nothing under keep, nor for CPU benchmarks.
-ThrottleJudgement judge_throttling(const store::MeasuredBenchmark& measured, const MeasureConditions& conditions,
-                                   const std::map<int, GpuFacts>& gpus);
+// default clock in `gpus`; nothing under keep, nor for CPU benchmarks. `iterations`: the benchmark's, in measured
+// order (held in memory: each is flagged by the samples around it).
+ThrottleJudgement judge_throttling(const store::MeasuredBenchmark& measured, std::span<const IterationRecord> iterations,
+                                   const MeasureConditions& conditions, const std::map<int, GpuFacts>& gpus);
+// Whether judge_throttling judges this benchmark's iterations: a CUDA one under throttle_policy flag or discard.
+bool judges_throttling(const store::BenchmarkRecord& benchmark, const MeasureConditions& conditions);
 
 // "12.5% of iterations ran throttled (SW power cap; SM clock under 1485 MHz = 0.75 x 1980 MHz): ...", or
 // nothing where none was flagged or left unknown.

@@ -13,30 +13,32 @@ std::optional<Interval> at_least(std::optional<Interval> interval, double least)
     return interval;
 }
 
-FigureIntervals iteration_intervals(std::span<const IterationRecord> iterations, std::span<const double> sorted_e2e,
-                                    std::int64_t batch_size) {
-    FigureIntervals ci;
-    if (iterations.size() < 2) return ci;
-    ci.method = fmt::format("batch means of the iterations ({} batches), order statistics for percentiles",
-                            std::min<std::size_t>(kBatches, iterations.size()));
-    std::vector<double> e2e, cycles;
-    e2e.reserve(iterations.size());
-    cycles.reserve(iterations.size());
-    for (std::size_t i = 0; i < iterations.size(); ++i) {
-        e2e.push_back(static_cast<double>(iterations[i].e2e_ns));
-        cycles.push_back(static_cast<double>(i + 1 < iterations.size() ? iterations[i + 1].start_ns - iterations[i].start_ns
-                                                                       : iterations[i].e2e_ns));
-    }
-    ci.mean = at_least(batch_means_interval(e2e), sorted_e2e.front());
+void add_percentile_intervals(const SortedValues& sorted_e2e, FigureIntervals& ci) {
     ci.p50 = quantile_interval(sorted_e2e, 0.50);
     ci.p90 = quantile_interval(sorted_e2e, 0.90);
     ci.p99 = quantile_interval(sorted_e2e, 0.99);
-    const double fastest_cycle = *std::min_element(cycles.begin(), cycles.end());
-    if (const auto cycle = at_least(batch_means_interval(cycles), fastest_cycle); cycle && cycle->low > 0) {
+}
+
+FigureIntervals iteration_intervals(const IterationStatistics& stats, std::int64_t batch_size) {
+    FigureIntervals ci;
+    if (stats.count < 2) return ci;
+    ci.method = fmt::format("batch means of the iterations ({} batches), order statistics for percentiles",
+                            std::min<std::int64_t>(kBatches, stats.count));
+    ci.mean = at_least(stats.e2e_batch_means, static_cast<double>(stats.e2e.moments.min));
+    add_percentile_intervals(stats.e2e.sorted, ci);
+    if (const auto cycle = at_least(stats.cycle_batch_means, stats.fastest_cycle_ns); cycle && cycle->low > 0) {
         const double per_s = static_cast<double>(batch_size) * 1e9;
         ci.throughput = Interval{per_s / cycle->high, per_s / cycle->low};
     }
     return ci;
+}
+
+FigureIntervals iteration_intervals(std::span<const IterationRecord> iterations, std::int64_t batch_size) {
+    const auto read = [](const SortedValues& sorted) {
+        FigureIntervals ci;
+        add_percentile_intervals(sorted, ci);
+    };
+    return iteration_intervals(iteration_statistics(IterationsInMemory(iterations), read), batch_size);
 }
 
 std::optional<Interval> energy_interval(double joules_per_inference, std::span<const GpuSample> one_gpu,

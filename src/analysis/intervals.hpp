@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 
+#include "analysis/iteration_statistics.hpp"
 #include "core/statistics/confidence.hpp"
 #include "core/samples.hpp"
 #include "core/spec.hpp"
@@ -22,13 +23,16 @@ struct FigureIntervals {
     std::string method;  // how they were computed, for people: "batch means, order statistics"
 };
 
-// Latency and throughput intervals of one benchmark: `iterations` in measured order, `sorted_e2e`
-// their end-to-end latencies sorted. The throughput's comes from the batch-means interval [L, U] of
-// the iterations' cycle times (start to the next start; the last one's latency), the time per
-// iteration the throughput inverts: [batch / U, batch / L]. A mean's interval that reaches below the
-// least value averaged (a few far outliers in a skewed distribution) is cut at that value.
-FigureIntervals iteration_intervals(std::span<const IterationRecord> iterations, std::span<const double> sorted_e2e,
-                                    std::int64_t batch_size);
+// Latency and throughput intervals of one benchmark from its iterations' statistics (analysis/iteration_statistics):
+// batch means of the latencies in measured order, order statistics of the sorted ones. The throughput's comes
+// from the batch-means interval [L, U] of the iterations' cycle times (start to the next start; the last one's
+// latency), the time per iteration the throughput inverts: [batch / U, batch / L]. A mean's interval that
+// reaches below the least value averaged (a few far outliers in a skewed distribution) is cut at that value.
+FigureIntervals iteration_intervals(const IterationStatistics& stats, std::int64_t batch_size);
+// The same of iterations in memory, in measured order.
+FigureIntervals iteration_intervals(std::span<const IterationRecord> iterations, std::int64_t batch_size);
+// The p50, p90 and p99 intervals (order statistics) of sorted latencies: what iteration_intervals reads of them.
+void add_percentile_intervals(const SortedValues& sorted_e2e, FigureIntervals& ci);
 
 // A mean lies above the least value of what it averages; an interval from a few far outliers (t over
 // 30 batches, or over a few repeats, of a skewed distribution) can reach below that, even below zero,

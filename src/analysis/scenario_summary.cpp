@@ -53,16 +53,10 @@ ScenarioFacts facts_of(std::span<const store::Metric> metrics, const store::Benc
 }
 
 // Queueing apart from service, where the queries recorded their wait.
-void add_queueing(ScenarioSummary& summary, std::span<const IterationRecord> iterations) {
-    std::vector<std::int64_t> queue, service;
-    for (const IterationRecord& it : iterations) {
-        if (it.queue_ns == kNotMeasured) continue;
-        queue.push_back(it.queue_ns);
-        service.push_back(it.e2e_ns - it.queue_ns);
-    }
-    if (queue.empty()) return;
-    summary.queue = summarize(queue);
-    summary.service = summarize(service);
+void add_queueing(ScenarioSummary& summary, const IterationStatistics& iterations) {
+    if (iterations.queue.count() == 0) return;
+    summary.queue = summarize(iterations.queue.sorted, iterations.queue.moments);
+    summary.service = summarize(iterations.service.sorted, iterations.service.moments);
 }
 
 void add_peak_steps(ScenarioSummary& summary, std::span<const store::Series> series) {
@@ -89,22 +83,26 @@ std::optional<ScenarioSettings> stored_scenario(const store::BenchmarkRecord& be
     }
 }
 
-ScenarioSummary summarize_scenario(const store::BenchmarkRecord& benchmark, std::span<const IterationRecord> iterations,
+ScenarioVerdict scenario_verdict(const store::BenchmarkRecord& benchmark, const SortedValues& sorted_e2e,
+                                 std::span<const store::Metric> metrics, std::int64_t fastest_service_ns) {
+    const auto settings = stored_scenario(benchmark);
+    if (!settings || sorted_e2e.empty()) return {};
+    ScenarioFacts facts = facts_of(metrics, benchmark, sorted_e2e.size());
+    facts.fastest_service_ns = fastest_service_ns;
+    return judge_scenario(*settings, sorted_e2e, facts);
+}
+
+ScenarioSummary summarize_scenario(const store::BenchmarkRecord& benchmark, const IterationStatistics& iterations,
                                    std::span<const store::Metric> metrics, std::span<const store::Series> series) {
     ScenarioSummary summary;
     summary.settings = stored_scenario(benchmark);
-    if (!summary.settings || iterations.empty()) return summary;
+    if (!summary.settings || iterations.count == 0) return summary;
     const ScenarioSettings& s = *summary.settings;
     summary.label = scenario_label(s);
-    std::vector<std::int64_t> latencies;
-    latencies.reserve(iterations.size());
-    for (const IterationRecord& it : iterations) latencies.push_back(it.e2e_ns);
-    std::sort(latencies.begin(), latencies.end());
-    const auto completed = static_cast<std::int64_t>(iterations.size());
+    const std::int64_t completed = iterations.count;
     add_queueing(summary, iterations);
-    ScenarioFacts facts = facts_of(metrics, benchmark, completed);
-    if (summary.service) facts.fastest_service_ns = static_cast<std::int64_t>(summary.service->min);
-    summary.verdict = judge_scenario(s, latencies, facts);
+    const std::int64_t fastest_service = summary.service ? static_cast<std::int64_t>(summary.service->min) : -1;
+    summary.verdict = scenario_verdict(benchmark, iterations.e2e.sorted, metrics, fastest_service);
     if (const std::int64_t wall = benchmark.measured_wall_ns.value_or(0); wall > 0)
         summary.completed_qps = static_cast<double>(completed) * 1e9 / static_cast<double>(wall);
     if (s.scenario == Scenario::server) summary.target_qps = store::find_metric(metrics, sm::kTargetQps).value_or(s.target_qps);

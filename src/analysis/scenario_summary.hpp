@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/iteration_statistics.hpp"
 #include "core/statistics/scenario_verdict.hpp"
 #include "core/statistics/statistics.hpp"
 #include "store/results_store.hpp"
@@ -45,7 +46,11 @@ struct ScenarioSummary {
 // The scenario settings a stored cell ran with; nothing for a benchmark another tool measured.
 std::optional<ScenarioSettings> stored_scenario(const store::BenchmarkRecord& benchmark);
 
-ScenarioSummary summarize_scenario(const store::BenchmarkRecord& benchmark, std::span<const IterationRecord> iterations,
+ScenarioSummary summarize_scenario(const store::BenchmarkRecord& benchmark, const IterationStatistics& iterations,
                                    std::span<const store::Metric> metrics, std::span<const store::Series> series);
+// What summarize_scenario reads of the sorted latencies (the verdict's percentile and early-stopping ranks, the
+// count over the bound), with nothing else: run on a recorder it asks the ranks the summary will read.
+ScenarioVerdict scenario_verdict(const store::BenchmarkRecord& benchmark, const SortedValues& sorted_e2e,
+                                 std::span<const store::Metric> metrics, std::int64_t fastest_service_ns = -1);
 
 }  // namespace inferbench::analysis

@@ -226,29 +226,37 @@ std::vector<std::int64_t> benchmark_ids(const BenchmarkSummary& s) {
     return {};
 }
 
-BenchmarkSummary summarize_benchmark(const store::BenchmarkRecord& benchmark,
-                                     std::span<const IterationRecord> iterations) {
+namespace {
+
+// What a benchmark's summary reads of its sorted latencies beyond their timing summary: the percentiles'
+// intervals and the scenario's verdict (analysis/iteration_statistics: asked of a recorder, then read).
+SortedReader e2e_reads(const store::BenchmarkRecord& benchmark, std::span<const store::Metric> metrics) {
+    return [&benchmark, metrics](const SortedValues& sorted) {
+        FigureIntervals ci;
+        add_percentile_intervals(sorted, ci);
+        (void)scenario_verdict(benchmark, sorted, metrics);
+    };
+}
+
+}  // namespace
+
+BenchmarkSummary summarize_benchmark(const store::BenchmarkRecord& benchmark, const IterationStatistics& iterations) {
     BenchmarkSummary summary;
     summary.benchmark = benchmark;
     summary.settings = cell_settings(benchmark);
     if (auto convergence = convergence_warning(benchmark)) summary.warnings.push_back(std::move(*convergence));
-    if (iterations.empty()) return summary;
-    std::vector<std::int64_t> e2e, compute, h2d, d2h;
-    e2e.reserve(iterations.size());
-    for (const auto& it : iterations) {
-        e2e.push_back(it.e2e_ns);
-        if (it.compute_ns != kNotMeasured) compute.push_back(it.compute_ns);
-        if (it.h2d_ns != kNotMeasured) h2d.push_back(it.h2d_ns);
-        if (it.d2h_ns != kNotMeasured) d2h.push_back(it.d2h_ns);
-    }
-    const std::vector<double> sorted_e2e = sorted_values(e2e);
-    summary.e2e = summarize_sorted(sorted_e2e);
-    summary.ci = iteration_intervals(iterations, sorted_e2e, samples_per_stored_record(benchmark));
-    if (!compute.empty()) summary.compute = summarize(compute);
-    if (!h2d.empty()) summary.h2d = summarize(h2d);
-    if (!d2h.empty()) summary.d2h = summarize(d2h);
+    if (iterations.count == 0) return summary;
+    summary.e2e = summarize(iterations.e2e.sorted, iterations.e2e.moments);
+    summary.ci = iteration_intervals(iterations, samples_per_stored_record(benchmark));
+    const auto timing = [](const ColumnFigures& column) -> std::optional<TimingSummary> {
+        if (column.count() == 0) return std::nullopt;
+        return summarize(column.sorted, column.moments);
+    };
+    summary.compute = timing(iterations.compute);
+    summary.h2d = timing(iterations.h2d);
+    summary.d2h = timing(iterations.d2h);
     const std::int64_t wall_ns = benchmark.measured_wall_ns.value_or(
-        iterations.back().start_ns + iterations.back().e2e_ns - iterations.front().start_ns);
+        iterations.last.start_ns + iterations.last.e2e_ns - iterations.first.start_ns);
     const std::int64_t per_record = samples_per_stored_record(benchmark);
     summary.samples = per_record * summary.e2e.count;
     summary.throughput_per_s = throughput_per_s(per_record, summary.e2e.count, wall_ns);
@@ -256,10 +264,15 @@ BenchmarkSummary summarize_benchmark(const store::BenchmarkRecord& benchmark,
     WarningThresholds thresholds;
     const auto scenario = stored_scenario(benchmark);
     if (scenario && queues_by_design(scenario->scenario)) thresholds.max_cv_pct = std::numeric_limits<double>::infinity();
-    const auto timing = timing_warnings(summary.e2e, thresholds);
-    summary.warnings.insert(summary.warnings.end(), timing.begin(), timing.end());
+    const auto timing_notes = timing_warnings(summary.e2e, thresholds);
+    summary.warnings.insert(summary.warnings.end(), timing_notes.begin(), timing_notes.end());
     if (auto cut = cut_short_warning(summary.settings, summary.e2e.count, wall_ns)) summary.warnings.push_back(*cut);
     return summary;
+}
+
+BenchmarkSummary summarize_benchmark(const store::BenchmarkRecord& benchmark,
+                                     std::span<const IterationRecord> iterations) {
+    return summarize_benchmark(benchmark, iteration_statistics(IterationsInMemory(iterations), e2e_reads(benchmark, {})));
 }
 
 namespace {
@@ -267,21 +280,15 @@ namespace {
 // The time throughput divides by, where the measured wall time is not it: with work between the iterations
 // (l2_flush, the next input sample prepared) the iterations' own time (that work is no part of the model's);
 // under discard, the kept iterations' share of the time (by their end-to-end latencies).
-void adjust_throughput(const store::MeasuredBenchmark& measured, std::span<const IterationRecord> used,
-                       bool work_between, BenchmarkSummary& summary) {
-    const bool discarded = used.size() != measured.iterations.size();
-    if ((!work_between && !discarded) || used.empty()) return;
-    const auto sum_e2e = [](std::span<const IterationRecord> iterations) {
-        double ns = 0;
-        for (const auto& it : iterations) ns += static_cast<double>(it.e2e_ns);
-        return ns;
-    };
-    const double all_ns = sum_e2e(measured.iterations);
-    const auto& last = measured.iterations.back();
+void adjust_throughput(const store::BenchmarkRecord& benchmark, const IterationStatistics& all,
+                       const IterationStatistics& used, bool work_between, BenchmarkSummary& summary) {
+    const bool discarded = used.count != all.count;
+    if ((!work_between && !discarded) || used.count == 0) return;
+    const double all_ns = all.e2e_sum_ns;
     const double wall_ns = static_cast<double>(
-        measured.record.measured_wall_ns.value_or(last.start_ns + last.e2e_ns - measured.iterations.front().start_ns));
-    const double time_ns = (work_between ? all_ns : wall_ns) * (all_ns > 0 ? sum_e2e(used) / all_ns : 1.0);
-    summary.throughput_per_s = throughput_per_s(samples_per_stored_record(measured.record), static_cast<std::int64_t>(used.size()),
+        benchmark.measured_wall_ns.value_or(all.last.start_ns + all.last.e2e_ns - all.first.start_ns));
+    const double time_ns = (work_between ? all_ns : wall_ns) * (all_ns > 0 ? used.e2e_sum_ns / all_ns : 1.0);
+    summary.throughput_per_s = throughput_per_s(samples_per_stored_record(benchmark), used.count,
                                                 static_cast<std::int64_t>(time_ns));
     // The interval came from the gaps between the iterations' starts, which hold the work between them and the
     // discarded iterations this figure leaves out: it is not this figure's interval, so there is none.
@@ -292,26 +299,43 @@ void adjust_throughput(const store::MeasuredBenchmark& measured, std::span<const
             "summed latencies");
 }
 
+// The iterations the throttle flags judge, in memory: only a CUDA benchmark under flag or discard is judged
+// (each iteration by the GPU samples around it), so only its stored iterations are read into memory.
+std::vector<IterationRecord> held_for_throttling(const store::MeasuredBenchmark& measured, const IterationSource& source,
+                                                 const MeasureConditions& conditions) {
+    std::vector<IterationRecord> held;
+    if (!measured.iterations.empty() || !judges_throttling(measured.record, conditions)) return held;
+    source.for_each_chunk([&](std::span<const IterationRecord> chunk) { held.insert(held.end(), chunk.begin(), chunk.end()); });
+    return held;
+}
+
 }  // namespace
 
-BenchmarkSummary summarize_measured(const store::MeasuredBenchmark& measured, const std::map<int, GpuFacts>& gpus) {
+BenchmarkSummary summarize_measured(const store::MeasuredBenchmark& measured, const IterationSource& source,
+                                    const std::map<int, GpuFacts>& gpus) {
     const MeasureConditions conditions = cell_settings(measured.record).conditions.value_or(MeasureConditions{});
-    ThrottleJudgement throttle = judge_throttling(measured, conditions, gpus);
+    const SortedReader reads = e2e_reads(measured.record, measured.metrics);
+    const IterationStatistics all = iteration_statistics(source, reads);
+    const std::vector<IterationRecord> held = held_for_throttling(measured, source, conditions);
+    ThrottleJudgement throttle =
+        judge_throttling(measured, held.empty() ? std::span(measured.iterations) : std::span(held), conditions, gpus);
     const bool discarding = throttle.summary && throttle.summary->discarded > 0;
-    const std::span<const IterationRecord> used = discarding ? throttle.kept : measured.iterations;
-    BenchmarkSummary summary = measured.iterations.empty() && has_tool_figures(measured.metrics)
+    std::optional<IterationStatistics> kept;
+    if (discarding) kept = iteration_statistics(IterationsInMemory(throttle.kept), reads);
+    const IterationStatistics& used = kept ? *kept : all;
+    BenchmarkSummary summary = all.count == 0 && has_tool_figures(measured.metrics)
                                    ? summarize_from_metrics(measured.record, measured.metrics)
                                    : summarize_benchmark(measured.record, used);
     summary.inputs = {summary.settings.inputs, store::find_metric(measured.metrics, harness_metrics::kInputSamples),
                       store::find_metric(measured.metrics, harness_metrics::kInputsCycled).value_or(0) != 0,
                       summary.settings.seed};
-    adjust_throughput(measured, used, conditions.l2_flush || summary.inputs.cycled, summary);
+    adjust_throughput(measured.record, all, used, conditions.l2_flush || summary.inputs.cycled, summary);
     summary.throttle = throttle.summary;
     if (summary.throttle)
         for (auto& note : throttle_notes(*summary.throttle)) summary.warnings.push_back(std::move(note));
     for (auto& note : condition_notes(measured, conditions, gpus)) summary.warnings.push_back(std::move(note));
     summary.model = model_figures(measured.metrics);
-    summary.scenario = summarize_scenario(measured.record, measured.iterations, measured.metrics, measured.series);
+    summary.scenario = summarize_scenario(measured.record, all, measured.metrics, measured.series);
     summary.quantization = {store::find_metric(measured.metrics, quantization_metrics::kOutputCosine),
                             store::find_metric(measured.metrics, quantization_metrics::kTop1Agreement),
                             store::find_metric(measured.metrics, quantization_metrics::kWeightMaxLevel),
@@ -326,16 +350,21 @@ BenchmarkSummary summarize_measured(const store::MeasuredBenchmark& measured, co
                            store::find_metric(measured.metrics, host_stage_metrics::kE2eMeanNs)};
     summary.load = load_figures(measured.metrics);
     add_telemetry(measured.gpu_samples, measured.cpu_samples, measured.telemetry_sources,
-                  discarding ? static_cast<std::int64_t>(measured.iterations.size()) : summary.e2e.count, gpus, summary);
+                  discarding ? all.count : summary.e2e.count, gpus, summary);
     if (auto placement = placement_warning(measured.record.device, measured.layer_times))
         summary.warnings.push_back(std::move(*placement));
     return summary;
 }
 
-store::MeasuredBenchmark read_measured(const store::ResultsStore& results, const store::BenchmarkRecord& benchmark) {
+BenchmarkSummary summarize_measured(const store::MeasuredBenchmark& measured, const std::map<int, GpuFacts>& gpus) {
+    return summarize_measured(measured, IterationsInMemory(measured.iterations), gpus);
+}
+
+store::MeasuredBenchmark read_measured(const store::ResultsStore& results, const store::BenchmarkRecord& benchmark,
+                                       bool with_iterations) {
     const auto id = benchmark.benchmark_id;
     return {benchmark,
-            results.iterations(id),
+            with_iterations ? results.iterations(id) : std::vector<IterationRecord>{},
             results.metrics(id),
             results.gpu_samples(id),
             results.cpu_samples(id),
@@ -344,14 +373,29 @@ store::MeasuredBenchmark read_measured(const store::ResultsStore& results, const
             results.series(id)};
 }
 
-BenchmarkSummary summarize_stored(const store::MeasuredBenchmark& measured, std::span<const store::RunRecord> runs) {
+namespace {
+
+BenchmarkSummary summarize_in_run(const store::MeasuredBenchmark& measured, const IterationSource& iterations,
+                                  std::span<const store::RunRecord> runs) {
     const auto& b = measured.record;
     const auto run = std::find_if(runs.begin(), runs.end(), [&](const auto& r) { return r.run_id == b.run_id; });
     RunContext context;
     if (run != runs.end()) context = run_context(*run, b);
-    BenchmarkSummary summary = summarize_measured(measured, context.gpus);
+    BenchmarkSummary summary = summarize_measured(measured, iterations, context.gpus);
     summary.run = std::move(context);
     return summary;
+}
+
+}  // namespace
+
+BenchmarkSummary summarize_stored(const store::MeasuredBenchmark& measured, std::span<const store::RunRecord> runs) {
+    return summarize_in_run(measured, IterationsInMemory(measured.iterations), runs);
+}
+
+BenchmarkSummary summarize_stored(const store::ResultsStore& results, const store::BenchmarkRecord& benchmark,
+                                  std::span<const store::RunRecord> runs) {
+    const store::MeasuredBenchmark measured = read_measured(results, benchmark, false);
+    return summarize_in_run(measured, StoredIterations(results, benchmark.benchmark_id), runs);
 }
 
 std::vector<BenchmarkSummary> summarize_run(const store::ResultsStore& results, std::optional<std::int64_t> run_id) {
@@ -359,7 +403,7 @@ std::vector<BenchmarkSummary> summarize_run(const store::ResultsStore& results, 
     std::vector<BenchmarkSummary> summaries;
     const auto runs = results.runs();
     for (const auto& benchmark : results.benchmarks(run_id))
-        summaries.push_back(summarize_stored(read_measured(results, benchmark), runs));
+        summaries.push_back(summarize_stored(results, benchmark, runs));
     if (summaries.empty() && !results.benchmarks(std::nullopt).empty()) {
         // An unknown run id: say which exist.
         throw UserError(fmt::format("{}: run {} has no benchmarks; list runs with `inferbench summary --runs`",

@@ -7,6 +7,8 @@
 
 #include "analysis/conditions_summary.hpp"
 #include "analysis/intervals.hpp"
+#include "analysis/iteration_source.hpp"
+#include "analysis/iteration_statistics.hpp"
 #include "analysis/run_context.hpp"
 #include "analysis/scenario_summary.hpp"
 #include "analysis/telemetry_summary.hpp"
@@ -116,6 +118,8 @@ inline bool has_latency(const BenchmarkSummary& s) { return s.e2e.count > 0 || s
 // combined cell, else the benchmark's own (none before it is stored).
 std::vector<std::int64_t> benchmark_ids(const BenchmarkSummary& s);
 
+BenchmarkSummary summarize_benchmark(const store::BenchmarkRecord& benchmark, const IterationStatistics& iterations);
+// The same of iterations in memory.
 BenchmarkSummary summarize_benchmark(const store::BenchmarkRecord& benchmark,
                                      std::span<const IterationRecord> iterations);
 
@@ -125,13 +129,22 @@ BenchmarkSummary summarize_benchmark(const store::BenchmarkRecord& benchmark,
 // not known.
 BenchmarkSummary summarize_measured(const store::MeasuredBenchmark& measured,
                                     const std::map<int, GpuFacts>& gpus = {});
+// The same with the iterations read from `iterations` (measured.iterations unused): walked a few times, never
+// all held, except a CUDA benchmark's under throttle_policy flag or discard (analysis/throttle_flags).
+BenchmarkSummary summarize_measured(const store::MeasuredBenchmark& measured, const IterationSource& iterations,
+                                    const std::map<int, GpuFacts>& gpus = {});
 
 // What summarize_measured needs of a stored benchmark, read from `results` once: iterations, metrics,
 // series, GPU and CPU samples, telemetry sources, layer times.
-store::MeasuredBenchmark read_measured(const store::ResultsStore& results, const store::BenchmarkRecord& benchmark);
+// `with_iterations` false: all but the iterations (a summary walks them through the store instead).
+store::MeasuredBenchmark read_measured(const store::ResultsStore& results, const store::BenchmarkRecord& benchmark,
+                                       bool with_iterations = true);
 
 // A stored benchmark: summarize_measured, with the run context of its run among `runs` (where listed).
 BenchmarkSummary summarize_stored(const store::MeasuredBenchmark& measured, std::span<const store::RunRecord> runs);
+// The same read from `results`, its iterations walked through the store: memory does not grow with their count.
+BenchmarkSummary summarize_stored(const store::ResultsStore& results, const store::BenchmarkRecord& benchmark,
+                                  std::span<const store::RunRecord> runs);
 
 // The benchmarks of one run (default: default_run(), the latest with benchmarks), summarized in plan order.
 std::vector<BenchmarkSummary> summarize_run(const store::ResultsStore& results, std::optional<std::int64_t> run_id);

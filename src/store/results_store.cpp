@@ -698,19 +698,43 @@ std::vector<BenchmarkRecord> ResultsStore::benchmarks(std::optional<std::int64_t
 }
 
 std::vector<IterationRecord> ResultsStore::iterations(std::int64_t benchmark_id) const {
+    std::vector<IterationRecord> result;
+    for_each_iteration_chunk(benchmark_id, [&](std::span<const IterationRecord> chunk) {
+        result.insert(result.end(), chunk.begin(), chunk.end());
+    });
+    return result;
+}
+
+void ResultsStore::for_each_iteration_chunk(std::int64_t benchmark_id,
+                                            const std::function<void(std::span<const IterationRecord>)>& take) const {
     ++impl_->reads.iterations;
-    return rows_of(impl_->db, benchmark_id,
-                   "SELECT start_ns, e2e_ns, enqueue_ns, h2d_ns, compute_ns, d2h_ns, queue_ns FROM iterations "
-                   "WHERE benchmark_id = ?1 ORDER BY iteration",
-                   [](Statement& select) {
-                       return IterationRecord{select.column_int64(0),
-                                              select.column_int64(1),
-                                              select.column_optional_int64(2).value_or(kNotMeasured),
-                                              select.column_optional_int64(3).value_or(kNotMeasured),
-                                              select.column_optional_int64(4).value_or(kNotMeasured),
-                                              select.column_optional_int64(5).value_or(kNotMeasured),
-                                              select.column_optional_int64(6).value_or(kNotMeasured)};
-                   });
+    Statement select = impl_->db.prepare(
+        "SELECT start_ns, e2e_ns, enqueue_ns, h2d_ns, compute_ns, d2h_ns, queue_ns FROM iterations "
+        "WHERE benchmark_id = ?1 ORDER BY iteration");
+    select.bind_int64(1, benchmark_id);
+    std::vector<IterationRecord> chunk;
+    chunk.reserve(IterationSpool::kChunkRecords);
+    while (select.step()) {
+        chunk.push_back(IterationRecord{select.column_int64(0),
+                                        select.column_int64(1),
+                                        select.column_optional_int64(2).value_or(kNotMeasured),
+                                        select.column_optional_int64(3).value_or(kNotMeasured),
+                                        select.column_optional_int64(4).value_or(kNotMeasured),
+                                        select.column_optional_int64(5).value_or(kNotMeasured),
+                                        select.column_optional_int64(6).value_or(kNotMeasured)});
+        if (chunk.size() < IterationSpool::kChunkRecords) continue;
+        take(chunk);
+        chunk.clear();
+    }
+    if (!chunk.empty()) take(chunk);
+}
+
+std::int64_t ResultsStore::iteration_count(std::int64_t benchmark_id) const {
+    Statement select = impl_->db.prepare("SELECT MAX(iteration) FROM iterations WHERE benchmark_id = ?1");
+    select.bind_int64(1, benchmark_id);
+    if (!select.step()) return 0;
+    const auto last = select.column_optional_int64(0);
+    return last ? *last + 1 : 0;
 }
 
 std::vector<Metric> ResultsStore::metrics(std::int64_t benchmark_id) const {

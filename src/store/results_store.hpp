@@ -198,6 +198,13 @@ public:
         std::optional<std::int64_t> run_id = std::nullopt) const;
     // Ordered by iteration.
     std::vector<IterationRecord> iterations(std::int64_t benchmark_id) const;
+    // The same, read with one cursor and given to `take` IterationSpool::kChunkRecords at a time: memory stays
+    // one chunk whatever the count (a summary walks a long benchmark several times this way).
+    void for_each_iteration_chunk(std::int64_t benchmark_id,
+                                  const std::function<void(std::span<const IterationRecord>)>& take) const;
+    // How many iterations the benchmark has, from its last iteration's number (numbers are positions from 0):
+    // one index look-up, not a count of the rows.
+    std::int64_t iteration_count(std::int64_t benchmark_id) const;
     // Ordered by name.
     std::vector<Metric> metrics(std::int64_t benchmark_id) const;
     // Ordered by name, values in their stored order.

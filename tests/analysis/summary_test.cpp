@@ -52,7 +52,7 @@ TEST(Summary, OnlyAMeasuredBenchmarkIsSaidNotToHaveConverged) {
     // A skipped or failed cell measured nothing: its reason is the note, not a convergence it never tried.
     for (const auto status : {BenchmarkStatus::skipped, BenchmarkStatus::failed}) {
         b.status = status;
-        EXPECT_FALSE(says_so(summarize_benchmark(b, {})));
+        EXPECT_FALSE(says_so(summarize_benchmark(b, std::span<const IterationRecord>{})));
     }
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 namespace inferbench {
@@ -55,19 +56,9 @@ Interval around(double centre, std::span<const double> values, double confidence
 
 template <typename T>
 std::optional<Interval> batch_means(std::span<const T> in_order, double confidence) {
-    const std::size_t n = in_order.size();
-    if (n < 2) return std::nullopt;
-    const std::size_t batches = std::min<std::size_t>(kBatches, n);
-    std::vector<double> means(batches);
-    double total = 0;
-    for (std::size_t k = 0; k < batches; ++k) {
-        const std::size_t begin = k * n / batches, end = (k + 1) * n / batches;
-        double sum = 0;
-        for (std::size_t i = begin; i < end; ++i) sum += static_cast<double>(in_order[i]);
-        total += sum;
-        means[k] = sum / static_cast<double>(end - begin);
-    }
-    return around(total / static_cast<double>(n), means, confidence);
+    BatchMeans means(static_cast<std::int64_t>(in_order.size()));
+    for (const T v : in_order) means.add(static_cast<double>(v));
+    return means.interval(confidence);
 }
 
 // The largest k in [-1, n] with P(B <= k) <= level (B ~ Binomial(n, p)); P(B <= -1) = 0.
@@ -138,14 +129,54 @@ std::optional<Interval> batch_means_interval(std::span<const std::int64_t> in_or
     return batch_means(in_order, confidence);
 }
 
-std::optional<Interval> quantile_interval(std::span<const double> sorted, double p, double confidence) {
-    const auto n = static_cast<std::int64_t>(sorted.size());
+namespace {
+
+// The order-statistics interval's 1-based ranks for n values; nothing where they cannot bound it.
+std::optional<std::pair<std::int64_t, std::int64_t>> quantile_ranks(std::int64_t n, double p, double confidence) {
     if (n == 0 || p <= 0 || p >= 1) return std::nullopt;
     const double tail = (1 - confidence) / 2;
     const std::int64_t low_rank = last_at_most(n, p, tail) + 1;    // 1-based; 0: no lower bound
     const std::int64_t high_rank = first_at_least(n, p, 1 - tail) + 1;  // n + 1: no upper bound
     if (low_rank < 1 || high_rank > n) return std::nullopt;
-    return Interval{sorted[static_cast<std::size_t>(low_rank - 1)], sorted[static_cast<std::size_t>(high_rank - 1)]};
+    return std::pair{low_rank, high_rank};
+}
+
+}  // namespace
+
+std::optional<Interval> quantile_interval(std::span<const double> sorted, double p, double confidence) {
+    const auto ranks = quantile_ranks(static_cast<std::int64_t>(sorted.size()), p, confidence);
+    if (!ranks) return std::nullopt;
+    return Interval{sorted[static_cast<std::size_t>(ranks->first - 1)], sorted[static_cast<std::size_t>(ranks->second - 1)]};
+}
+
+std::optional<Interval> quantile_interval(const SortedValues& sorted, double p, double confidence) {
+    const auto ranks = quantile_ranks(sorted.size(), p, confidence);
+    if (!ranks) return std::nullopt;
+    return Interval{static_cast<double>(sorted[ranks->first - 1]), static_cast<double>(sorted[ranks->second - 1])};
+}
+
+BatchMeans::BatchMeans(std::int64_t count)
+    : count_(count), batches_(std::min<std::int64_t>(kBatches, count)), batch_end_(batches_ > 0 ? count / batches_ : 0) {
+    means_.reserve(static_cast<std::size_t>(batches_));
+}
+
+void BatchMeans::add(double value) {
+    // Batch k holds [k n / b, (k + 1) n / b); a batch ends before the value that starts the next.
+    sum_ += value;
+    ++seen_;
+    if (seen_ < batch_end_) return;
+    total_ += sum_;
+    means_.push_back(sum_ / static_cast<double>(batch_end_ - batch_begin_));
+    sum_ = 0;
+    batch_begin_ = batch_end_;
+    const auto k = static_cast<std::int64_t>(means_.size());
+    batch_end_ = k < batches_ ? (k + 1) * count_ / batches_ : count_ + 1;
+}
+
+std::optional<Interval> BatchMeans::interval(double confidence) const {
+    if (count_ < 2) return std::nullopt;
+    if (seen_ != count_) throw std::logic_error("batch means: fewer values than counted");
+    return around(total_ / static_cast<double>(count_), means_, confidence);
 }
 
 }  // namespace inferbench

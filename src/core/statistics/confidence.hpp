@@ -19,6 +19,9 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <vector>
+
+#include "core/statistics/order_statistics.hpp"
 
 namespace inferbench {
 
@@ -55,8 +58,22 @@ std::optional<Interval> t_interval(std::span<const double> values, double confid
 std::optional<Interval> batch_means_interval(std::span<const double> in_order, double confidence = kConfidence);
 std::optional<Interval> batch_means_interval(std::span<const std::int64_t> in_order, double confidence = kConfidence);
 
+// The same, of values given one at a time in measured order, their count known beforehand.
+class BatchMeans {
+public:
+    explicit BatchMeans(std::int64_t count);
+    void add(double value);
+    std::optional<Interval> interval(double confidence = kConfidence) const;
+
+private:
+    std::int64_t count_ = 0, batches_ = 0, seen_ = 0, batch_end_ = 0, batch_begin_ = 0;
+    double sum_ = 0, total_ = 0;
+    std::vector<double> means_;
+};
+
 // The p-quantile's (p in (0, 1)) interval from sorted values; nullopt where the values cannot bound it
 // on both sides (too few of them for so extreme a quantile: a p99 needs about 300 for its upper bound).
 std::optional<Interval> quantile_interval(std::span<const double> sorted, double p, double confidence = kConfidence);
+std::optional<Interval> quantile_interval(const SortedValues& sorted, double p, double confidence = kConfidence);
 
 }  // namespace inferbench

@@ -29,7 +29,7 @@ std::int64_t min_passing_queries(std::int64_t t, double p, double c, double d) {
     return passing;
 }
 
-PercentileEstimate percentile_estimate(std::span<const std::int64_t> sorted_ns, double p, double c) {
+PercentileEstimate percentile_estimate(const SortedValues& sorted_ns, double p, double c) {
     PercentileEstimate estimate;
     const auto n = static_cast<std::int64_t>(sorted_ns.size());
     estimate.queries_needed = min_passing_queries(1, p, c) + 1;
@@ -43,7 +43,7 @@ PercentileEstimate percentile_estimate(std::span<const std::int64_t> sorted_ns, 
         (min_passing_queries(middle, p, c) + middle <= n ? fits : too_many) = middle;
     }
     estimate.discarded = fits - 1;
-    estimate.estimate_ns = sorted_ns[static_cast<std::size_t>(n - fits)];
+    estimate.estimate_ns = sorted_ns[n - fits];
     return estimate;
 }
 
@@ -55,9 +55,9 @@ ServerCheck server_check(std::int64_t queries, std::int64_t overlatency, double 
     return check;
 }
 
-std::int64_t loadgen_percentile(std::span<const std::int64_t> sorted_ns, double p) {
+std::int64_t loadgen_percentile(const SortedValues& sorted_ns, double p) {
     if (sorted_ns.empty()) return 0;
-    const auto index = static_cast<std::size_t>(static_cast<double>(sorted_ns.size()) * p);
+    const auto index = static_cast<std::int64_t>(static_cast<double>(sorted_ns.size()) * p);
     return sorted_ns[std::min(index, sorted_ns.size() - 1)];
 }
 

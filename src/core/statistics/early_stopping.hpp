@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <span>
 
+#include "core/statistics/order_statistics.hpp"
+
 namespace inferbench::early_stopping {
 
 inline constexpr double kConfidence = 0.99;
@@ -33,7 +35,7 @@ struct PercentileEstimate {
     std::int64_t discarded = 0;      // t - 1 slowest queries left out
     std::int64_t estimate_ns = 0;    // the slowest left; 0 when not enough
 };
-PercentileEstimate percentile_estimate(std::span<const std::int64_t> sorted_ns, double p, double c = kConfidence);
+PercentileEstimate percentile_estimate(const SortedValues& sorted_ns, double p, double c = kConfidence);
 
 // Whether a server run processed enough queries for its overlatency count (server).
 struct ServerCheck {
@@ -44,6 +46,6 @@ struct ServerCheck {
 ServerCheck server_check(std::int64_t queries, std::int64_t overlatency, double p, double c = kConfidence);
 
 // LoadGen's percentile of latencies sorted ascending: sorted[floor(n p)] (0 for none).
-std::int64_t loadgen_percentile(std::span<const std::int64_t> sorted_ns, double p);
+std::int64_t loadgen_percentile(const SortedValues& sorted_ns, double p);
 
 }  // namespace inferbench::early_stopping

@@ -18,7 +18,7 @@ std::string rank_percentile_name(double p) { return percent_name(p) + " (LoadGen
 namespace {
 
 // single_stream and multi_stream: valid with enough queries for the early-stopping estimate.
-void judge_closed_loop(ScenarioVerdict& verdict, std::span<const std::int64_t> sorted, double p) {
+void judge_closed_loop(ScenarioVerdict& verdict, const SortedValues& sorted, double p) {
     verdict.estimate = early_stopping::percentile_estimate(sorted, p);
     verdict.valid = verdict.estimate->enough;
     if (!verdict.estimate->enough)
@@ -27,12 +27,12 @@ void judge_closed_loop(ScenarioVerdict& verdict, std::span<const std::int64_t> s
                                               sorted.size(), verdict.estimate->queries_needed, percent_name(p)));
 }
 
-void judge_server(ScenarioVerdict& verdict, const ScenarioSettings& settings, std::span<const std::int64_t> sorted,
+void judge_server(ScenarioVerdict& verdict, const ScenarioSettings& settings, const SortedValues& sorted,
                   const ScenarioFacts& facts) {
     const double p = *verdict.percentile;
     const std::int64_t bound = settings.latency_bound_ns;
-    const auto n = static_cast<std::int64_t>(sorted.size());
-    const auto over = static_cast<std::int64_t>(sorted.end() - std::upper_bound(sorted.begin(), sorted.end(), bound));
+    const std::int64_t n = sorted.size();
+    const std::int64_t over = sorted.count_above(bound);
     verdict.server = early_stopping::server_check(n, over, p);
     auto& reasons = verdict.reasons;
     if (facts.fastest_service_ns > bound)
@@ -62,7 +62,7 @@ void judge_server(ScenarioVerdict& verdict, const ScenarioSettings& settings, st
 
 }  // namespace
 
-ScenarioVerdict judge_scenario(const ScenarioSettings& settings, std::span<const std::int64_t> sorted,
+ScenarioVerdict judge_scenario(const ScenarioSettings& settings, const SortedValues& sorted,
                                const ScenarioFacts& facts) {
     ScenarioVerdict verdict;
     verdict.percentile = target_percentile(settings.scenario);

@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+
+#include "core/statistics/order_statistics.hpp"
 #include <string>
 #include <vector>
 
@@ -43,7 +45,7 @@ struct ScenarioVerdict {
 };
 
 // `sorted_latencies_ns`: every completed query's latency, ascending.
-ScenarioVerdict judge_scenario(const ScenarioSettings& settings, std::span<const std::int64_t> sorted_latencies_ns,
+ScenarioVerdict judge_scenario(const ScenarioSettings& settings, const SortedValues& sorted_latencies_ns,
                                const ScenarioFacts& facts);
 
 // The name of LoadGen's percentile wherever it is shown beside the interpolated one (core/statistics/statistics: p99

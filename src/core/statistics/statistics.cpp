@@ -9,12 +9,45 @@
 
 namespace inferbench {
 
-double percentile_sorted(std::span<const double> sorted, double p) {
-    if (sorted.empty()) return 0.0;
-    const double h = static_cast<double>(sorted.size() - 1) * std::clamp(p, 0.0, 100.0) / 100.0;
+namespace {
+
+// Hyndman & Fan type 7 over n sorted values read through `at(rank)` as doubles.
+template <typename At>
+double type7(std::size_t n, double p, At at) {
+    if (n == 0) return 0.0;
+    const double h = static_cast<double>(n - 1) * std::clamp(p, 0.0, 100.0) / 100.0;
     const auto lower = static_cast<std::size_t>(std::floor(h));
-    const std::size_t upper = std::min(lower + 1, sorted.size() - 1);
-    return sorted[lower] + (h - static_cast<double>(lower)) * (sorted[upper] - sorted[lower]);
+    const std::size_t upper = std::min(lower + 1, n - 1);
+    const double low = at(lower);
+    return low + (h - static_cast<double>(lower)) * (at(upper) - low);
+}
+
+}  // namespace
+
+double percentile_sorted(std::span<const double> sorted, double p) {
+    return type7(sorted.size(), p, [&](std::size_t rank) { return sorted[rank]; });
+}
+
+double percentile(const SortedValues& sorted, double p) {
+    return type7(static_cast<std::size_t>(sorted.size()), p,
+                 [&](std::size_t rank) { return static_cast<double>(sorted[static_cast<std::int64_t>(rank)]); });
+}
+
+TimingSummary summarize(const SortedValues& sorted, const Moments& moments) {
+    TimingSummary s;
+    if (sorted.empty()) return s;
+    s.count = sorted.size();
+    s.min = static_cast<double>(moments.min);
+    s.max = static_cast<double>(moments.max);
+    s.mean = moments.mean();
+    s.stdev = moments.sample_stdev();
+    s.cv_pct = s.mean > 0 ? 100.0 * s.stdev / s.mean : 0.0;
+    s.p50 = percentile(sorted, 50);
+    s.p90 = percentile(sorted, 90);
+    s.p95 = percentile(sorted, 95);
+    s.p99 = percentile(sorted, 99);
+    s.p999 = percentile(sorted, 99.9);
+    return s;
 }
 
 namespace {

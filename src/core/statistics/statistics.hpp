@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "core/statistics/order_statistics.hpp"
+
 namespace inferbench {
 
 struct TimingSummary {
@@ -23,6 +25,10 @@ struct TimingSummary {
 double percentile_sorted(std::span<const double> sorted, double p);
 
 TimingSummary summarize(std::span<const std::int64_t> values);
+// The same of values summarized in passes (core/statistics/order_statistics): their moments, and the sorted values at
+// the ranks the percentiles read (ask them by calling this on a SortedValues::recorder first).
+TimingSummary summarize(const SortedValues& sorted, const Moments& moments);
+double percentile(const SortedValues& sorted, double p);
 // The same of values already sorted (for callers that need them sorted for more).
 TimingSummary summarize_sorted(std::span<const double> sorted);
 
