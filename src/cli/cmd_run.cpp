@@ -201,12 +201,26 @@ using Runner = std::function<runner::RunResult(const runner::RunnerOptions&)>;
 
 // "3 findings: inferbench explain": what `explain` would say about the run, counted, so that a person
 // who reads only the summary table knows there is more.
+// Counting a run's findings reads every iteration of it into memory (findings/evidence, tens of bytes each);
+// beyond this many the hint names the command without a count, so that `run` stays in flat memory however
+// long its cells ran (`explain` reads them when asked).
+constexpr std::int64_t kFindingsCountedUpTo = 2'000'000;
+
 void print_findings_hint(const store::ResultsStore& results, std::int64_t run_id) {
-    const auto found = findings::explain(results, results.benchmarks(run_id));
-    if (found.empty()) return;
+    const auto benchmarks = results.benchmarks(run_id);
     const bool default_db = std::filesystem::path(resolved_db_path(RunSettings{})) == results.path();
-    fmt::print(stderr, "{} finding{}: inferbench explain{} --run {}\n", found.size(), found.size() == 1 ? "" : "s",
-               default_db ? "" : " --db " + results.path().string(), run_id);
+    const std::string command =
+        fmt::format("inferbench explain{} --run {}", default_db ? "" : " --db " + results.path().string(), run_id);
+    std::int64_t iterations = 0;
+    for (const auto& benchmark : benchmarks) iterations += results.iteration_count(benchmark.benchmark_id);
+    if (iterations > kFindingsCountedUpTo) {
+        fmt::print(stderr, "findings: {} (not counted here: counting reads the run's {} iterations into memory)\n",
+                   command, iterations);
+        return;
+    }
+    const auto found = findings::explain(results, benchmarks);
+    if (found.empty()) return;
+    fmt::print(stderr, "{} finding{}: {}\n", found.size(), found.size() == 1 ? "" : "s", command);
 }
 
 // Runs (a new run or a resumed one), prints the run's summary and says how it went; returns the exit code.

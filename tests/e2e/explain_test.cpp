@@ -64,6 +64,17 @@ TEST(Explain, BadInputGivesOneLineAndANonZeroExit) {
     EXPECT_THAT(model.err, HasSubstr("nosuch"));
 }
 
+// Counting the findings reads every iteration into memory: past 2 M of them `run` names the command alone, so
+// that its memory does not grow with how long the cells ran.
+TEST(Explain, RunDoesNotCountTheFindingsOfMillionsOfIterations) {
+    testing::CliScratch dir;
+    const auto r = dir.run("run --backend null --model null --batch 1 --duration 10ms --warmup 10ms "
+                           "--min-iterations 2100000 --max-iterations 0 --db r.db");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_THAT(r.err, HasSubstr("findings: inferbench explain --db r.db --run 1 (not counted here: counting reads "
+                                 "the run's "));
+}
+
 TEST(Explain, RunEndsWithAHintWhenThereAreFindings) {
     testing::CliScratch dir;
     // Two batch sizes of one cell: the batch-scaling rule always has something to say.

@@ -87,10 +87,10 @@ private:
 
     void advance_if_all_wait() {
         if (running_ > 0 || blocked_.empty()) return;
-        std::int64_t next = kNoDeadline;
+        std::int64_t next = runner::kNoDeadline;
         for (const Blocked* blocked : blocked_)
             if (!blocked->released) next = std::min(next, blocked->wake_ns);
-        if (next == kNoDeadline) {
+        if (next == runner::kNoDeadline) {
             std::fprintf(stderr, "VirtualClock: every thread waits and none for a time: the scenario hangs\n");
             std::abort();
         }
