@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 #include <torch/version.h>
 
+#include "backends/options.hpp"
 #include "backends/torch/layer_profile.hpp"
 #include "backends/torch/torch_model.hpp"
 #include "backends/torch/torch_options.hpp"
@@ -111,9 +112,7 @@ public:
         const bool cpu = spec.device.kind == DeviceKind::cpu;
         if (cpu && spec.precision == Precision::fp16 && !options.autocast && !cpu_half_convolution())
             return fmt::format("LibTorch {} has no fp16 convolution on the CPU; use bf16 on the CPU", version());
-        if (cpu && (options.cuda_graph || options.device_resident))
-            return "cuda_graph and device_resident need a cuda device";
-        return std::nullopt;
+        return cuda_only_options_problem(spec, options.cuda_graph, options.device_resident);
     }
 
     void load(const std::string& model_path, const BenchmarkSpec& spec) override {
