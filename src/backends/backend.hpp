@@ -79,6 +79,7 @@ struct BackendOption {
     std::string default_value;
     std::string help;
     OptionType type = OptionType::text;
+    bool operator==(const BackendOption&) const = default;
 };
 
 // A figure a backend measured besides the loop, stored with the benchmark (benchmark_metrics): e.g. an

@@ -11,6 +11,30 @@
 
 namespace inferbench {
 
+BackendOption device_resident_option() {
+    return {"device_resident", "false",
+            "inputs and outputs stay on the GPU: no host copies per iteration, so H2D and D2H are not measured and "
+            "the end-to-end time is the compute (cuda only)",
+            OptionType::flag};
+}
+
+BackendOption cuda_graph_option() {
+    return {"cuda_graph", "false",
+            "capture one inference in a CUDA graph and replay the graph each iteration; where a model cannot be "
+            "captured the cell fails, except on torch-aoti, which runs it without a graph and says so (cuda only)",
+            OptionType::flag};
+}
+
+BackendOption threads_option() {
+    return {"threads", "0", "CPU intra-op threads; 0: one per logical core", OptionType::count};
+}
+
+std::optional<std::string> cuda_only_options_problem(const BenchmarkSpec& spec, bool cuda_graph, bool device_resident) {
+    if (spec.device.kind == DeviceKind::cpu && (cuda_graph || device_resident))
+        return "cuda_graph and device_resident need a cuda device";
+    return std::nullopt;
+}
+
 OptionReader::OptionReader(std::string backend, const OptionMap& options, std::vector<BackendOption> known)
     : backend_(std::move(backend)), options_(options), known_(std::move(known)) {
     for (const auto& [key, value] : options_) {

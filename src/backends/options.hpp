@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -16,6 +17,14 @@
 #include "backends/backend.hpp"
 
 namespace inferbench {
+
+// Options that mean the same in every backend that takes them, declared here once with one help text.
+BackendOption device_resident_option();  // flag: inputs and outputs stay on the GPU, no H2D or D2H
+BackendOption cuda_graph_option();       // flag: one inference captured in a CUDA graph, replayed per iteration
+BackendOption threads_option();          // count: the CPU's intra-op threads, 0 for one per logical core
+
+// Why `spec` cannot take cuda_graph or device_resident (both need a cuda device), or nothing.
+std::optional<std::string> cuda_only_options_problem(const BenchmarkSpec& spec, bool cuda_graph, bool device_resident);
 
 class OptionReader {
 public:

@@ -142,5 +142,35 @@ TEST(OptionReader, ReadingAnUndeclaredOptionIsAProgrammingError) {
     EXPECT_THROW(read.count("undeclared", 3), std::logic_error);
 }
 
+
+TEST(SharedOptions, EachIsAFlagOrCountOffByDefaultWithOneHelpText) {
+    EXPECT_EQ(device_resident_option().name, "device_resident");
+    EXPECT_EQ(device_resident_option().type, OptionType::flag);
+    EXPECT_EQ(device_resident_option().default_value, "false");
+    EXPECT_THAT(device_resident_option().help, AllOf(HasSubstr("no host copies"), HasSubstr("cuda only")));
+    EXPECT_EQ(cuda_graph_option().name, "cuda_graph");
+    EXPECT_EQ(cuda_graph_option().type, OptionType::flag);
+    EXPECT_EQ(cuda_graph_option().default_value, "false");
+    EXPECT_THAT(cuda_graph_option().help, AllOf(HasSubstr("CUDA graph"), HasSubstr("cuda only")));
+    EXPECT_EQ(threads_option().name, "threads");
+    EXPECT_EQ(threads_option().type, OptionType::count);
+    EXPECT_EQ(threads_option().default_value, "0");
+    // Read through OptionReader like any declared option.
+    const OptionMap given{{"device_resident", "yes"}, {"threads", "4"}};
+    const OptionReader read("demo", given, {device_resident_option(), cuda_graph_option(), threads_option()});
+    EXPECT_TRUE(read.flag("device_resident"));
+    EXPECT_FALSE(read.flag("cuda_graph"));
+    EXPECT_EQ(read.count("threads"), 4);
+}
+
+TEST(SharedOptions, GraphsAndDeviceResidencyNeedACudaDevice) {
+    BenchmarkSpec spec;  // cpu
+    EXPECT_FALSE(cuda_only_options_problem(spec, false, false));
+    EXPECT_EQ(cuda_only_options_problem(spec, true, false), "cuda_graph and device_resident need a cuda device");
+    EXPECT_EQ(cuda_only_options_problem(spec, false, true), "cuda_graph and device_resident need a cuda device");
+    spec.device = Device{DeviceKind::cuda, 0};
+    EXPECT_FALSE(cuda_only_options_problem(spec, true, true));
+}
+
 }  // namespace
 }  // namespace inferbench

@@ -62,26 +62,12 @@ const RuntimeTable& require_runtime() {
     return *table;
 }
 
-void check(const RuntimeTable& cuda, int status, const char* what) {
-    if (status != 0)
-        throw std::runtime_error(fmt::format("CUDA {} failed: {} (error {})", what, cuda.get_error_string(status), status));
-}
-
 StreamHandle::StreamHandle(int device) : cuda_(require_runtime()) {
     check(cuda_, cuda_.set_device(device), "cudaSetDevice");
     check(cuda_, cuda_.stream_create_with_flags(&stream_, kStreamNonBlocking), "cudaStreamCreateWithFlags");
 }
 StreamHandle::~StreamHandle() { cuda_.stream_destroy(stream_); }
 void StreamHandle::synchronize() const { check(cuda_, cuda_.stream_synchronize(stream_), "cudaStreamSynchronize"); }
-
-EventHandle::EventHandle() : cuda_(require_runtime()) { check(cuda_, cuda_.event_create(&event_), "cudaEventCreate"); }
-EventHandle::~EventHandle() { cuda_.event_destroy(event_); }
-void EventHandle::record(Stream stream) const { check(cuda_, cuda_.event_record(event_, stream), "cudaEventRecord"); }
-std::int64_t EventHandle::ns_since(const EventHandle& from) const {
-    float ms = 0;
-    check(cuda_, cuda_.event_elapsed_time(&ms, from.event_, event_), "cudaEventElapsedTime");
-    return static_cast<std::int64_t>(ms_to_ns(ms));
-}
 
 Buffer::Buffer(Kind kind, std::size_t bytes) : cuda_(require_runtime()), kind_(kind), bytes_(bytes) {
     const std::size_t allocated = bytes == 0 ? 1 : bytes;  // a valid address for an empty tensor too

@@ -1,7 +1,7 @@
-// The few CUDA runtime functions the onnxruntime backend needs (a stream, timing events, device and
-// pinned host buffers, copies), opened with dlopen of libcudart.so.13: the CUDA 13 runtime that ONNX
-// Runtime's CUDA execution provider itself loads, so both share one runtime, and the module still loads
-// on a machine without CUDA. A missing function or a CUDA error becomes an exception naming the call.
+// The CUDA runtime table (backends/cuda_runtime_table) of the onnxruntime backend, opened with dlopen of
+// libcudart.so.13: the CUDA 13 runtime that ONNX Runtime's CUDA execution provider itself loads, so both
+// share one runtime, and the module still loads on a machine without CUDA; and the stream and buffers its
+// GPU execution holds. A missing function or a CUDA error becomes an exception naming the call.
 #pragma once
 
 #include <cstddef>
@@ -9,38 +9,16 @@
 #include <memory>
 #include <string>
 
+#include "backends/cuda_runtime_table.hpp"
+
 namespace inferbench::cuda {
 
-using Stream = void*;  // cudaStream_t
-using Event = void*;   // cudaEvent_t
-
 inline constexpr const char* kRuntimeLibrary = "libcudart.so.13";
-
-struct RuntimeTable {
-    int (*get_device_count)(int*);
-    int (*set_device)(int);
-    int (*stream_create_with_flags)(Stream*, unsigned);
-    int (*stream_destroy)(Stream);
-    int (*stream_synchronize)(Stream);
-    int (*event_create)(Event*);
-    int (*event_record)(Event, Stream);
-    int (*event_elapsed_time)(float*, Event, Event);
-    int (*event_destroy)(Event);
-    int (*malloc)(void**, std::size_t);
-    int (*free)(void*);
-    int (*malloc_host)(void**, std::size_t);
-    int (*free_host)(void*);
-    int (*memcpy_async)(void*, const void*, std::size_t, int, Stream);
-    const char* (*get_error_string)(int);
-};
 
 // The table, or nothing with `problem` saying why (libcudart.so.13 not found, a function missing).
 const RuntimeTable* runtime(std::string& problem);
 // The table; throws std::runtime_error with the reason when CUDA is not there.
 const RuntimeTable& require_runtime();
-
-// Throws std::runtime_error "CUDA <what> failed: <CUDA's message>" for a nonzero status.
-void check(const RuntimeTable& cuda, int status, const char* what);
 
 enum class CopyKind { host_to_device = 1, device_to_host = 2 };
 
@@ -57,22 +35,6 @@ public:
 private:
     const RuntimeTable& cuda_;
     Stream stream_ = nullptr;
-};
-
-// An event with timing (cudaEventCreate's default flags).
-class EventHandle {
-public:
-    EventHandle();
-    ~EventHandle();
-    EventHandle(const EventHandle&) = delete;
-    EventHandle& operator=(const EventHandle&) = delete;
-    void record(Stream stream) const;
-    // Nanoseconds from `from` to this event; both recorded and completed.
-    std::int64_t ns_since(const EventHandle& from) const;
-
-private:
-    const RuntimeTable& cuda_;
-    Event event_ = nullptr;
 };
 
 // Device memory (cudaMalloc) or pinned host memory (cudaMallocHost) of a fixed size.

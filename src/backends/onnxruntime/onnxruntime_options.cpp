@@ -76,8 +76,7 @@ std::vector<BackendOption> onnxruntime_option_list() {
         {"use_tf32", "true", "cuda: let float32 matrix products and convolutions use TF32 tensor cores",
          OptionType::flag},
         {"prefer_nhwc", "false", "cuda: run convolutions in NHWC layout where ONNX Runtime can", OptionType::flag},
-        {"device_resident", "false", "cuda: inputs and outputs stay on the GPU (no host copies timed per iteration)",
-         OptionType::flag},
+        device_resident_option(),
     };
     for (BackendOption& option : ort_precision_option_list()) list.push_back(std::move(option));
     return list;

@@ -7,8 +7,6 @@
 
 #include <fmt/format.h>
 
-#include "core/clock.hpp"
-
 namespace inferbench {
 namespace {
 
@@ -48,7 +46,9 @@ std::size_t byte_size(ONNXTensorElementDataType type, const std::vector<std::int
 }  // namespace
 
 OrtCudaExecution::OrtCudaExecution(int device, bool device_resident)
-    : device_resident_(device_resident), stream_(device) {}
+    : device_resident_(device_resident),
+      stream_(device),
+      timer_(cuda::require_runtime(), stream_.get(), !device_resident) {}
 
 std::string OrtCudaExecution::stream_option() const {
     return std::to_string(reinterpret_cast<std::uintptr_t>(stream_.get()));
@@ -103,29 +103,17 @@ void OrtCudaExecution::prepare(Ort::Session& session, const OrtMemoryInfo* devic
 
 void OrtCudaExecution::run(Ort::Session& session, DeviceTimes& times) {
     const cuda::Stream stream = stream_.get();
-    const std::int64_t begin = monotonic_ns();
-    events_[0].record(stream);
-    if (!device_resident_)
+    const auto h2d = [&] {
         for (std::size_t i = 0; i < device_inputs_.size(); ++i)
             cuda::copy_async(device_inputs_[i].data(), host_inputs_[i].data(), host_inputs_[i].size(),
                              cuda::CopyKind::host_to_device, stream);
-    events_[1].record(stream);
-    session.Run(run_options_, binding_);
-    events_[2].record(stream);
-    if (!device_resident_)
+    };
+    const auto d2h = [&] {
         for (const Output& out : outputs_)
             cuda::copy_async(out.host.data(), out.device.data(), out.device.size(), cuda::CopyKind::device_to_host,
                              stream);
-    events_[3].record(stream);
-    times.enqueue_ns = monotonic_ns() - begin;
-    // One stream: every event has completed once it is drained. The stream, not events_[3]: a wait on an event
-    // made without cudaEventBlockingSync spins whatever the context's sync mode (`sync: blocking`).
-    stream_.synchronize();
-    times.compute_ns = events_[2].ns_since(events_[1]);
-    if (!device_resident_) {
-        times.h2d_ns = events_[1].ns_since(events_[0]);
-        times.d2h_ns = events_[3].ns_since(events_[2]);
-    }
+    };
+    times = timer_.time(h2d, [&] { session.Run(run_options_, binding_); }, d2h);
 }
 
 void OrtCudaExecution::unbind() {

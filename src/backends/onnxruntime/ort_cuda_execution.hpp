@@ -1,18 +1,19 @@
 // GPU execution for the onnxruntime backend, with the torch backend's timing rules: inputs in pinned host
 // buffers and device buffers, outputs in device buffers bound through IO binding (fixed addresses, so a
 // CUDA graph replays them), one stream the backend creates and gives ONNX Runtime (user_compute_stream),
-// and CUDA events around H2D, compute and D2H recorded on it. Runs only where cuda_runtime loads.
+// and CUDA events around H2D, compute and D2H recorded on it (backends/cuda_timing). Runs only where
+// cuda_runtime loads.
 #pragma once
 
 #include <onnxruntime_cxx_api.h>
 
-#include <array>
 #include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "backends/backend.hpp"
+#include "backends/cuda_timing.hpp"
 #include "backends/onnxruntime/cuda_runtime.hpp"
 
 namespace inferbench {
@@ -57,7 +58,7 @@ private:
 
     bool device_resident_;
     cuda::StreamHandle stream_;
-    std::array<cuda::EventHandle, 4> events_;
+    IterationTimer timer_;
     std::vector<cuda::Buffer> host_inputs_, device_inputs_;
     std::vector<Output> outputs_;
     std::vector<Ort::Value> bound_;  // the tensors over the device buffers, kept while bound

@@ -5,8 +5,7 @@ set(INFERBENCH_TENSORRT_COMMON_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/tensorrt_options.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tensorrt_platform.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tensorrt_engine_cache.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/tensorrt_calibration_data.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/tensorrt_timing.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/tensorrt_calibration_data.cpp)
 set(INFERBENCH_TENSORRT_SDK_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/tensorrt_cuda.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tensorrt_logger.cpp

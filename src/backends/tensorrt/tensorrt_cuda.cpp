@@ -18,18 +18,6 @@ CudaStream make_stream() {
     return CudaStream(stream);
 }
 
-CudaEvent make_timing_event() {
-    cudaEvent_t event = nullptr;
-    check_cuda(cudaEventCreateWithFlags(&event, cudaEventDefault), "cudaEventCreateWithFlags");
-    return CudaEvent(event);
-}
-
-float elapsed_ms(const CudaEvent& from, const CudaEvent& to) {
-    float ms = 0.0f;
-    check_cuda(cudaEventElapsedTime(&ms, from.get(), to.get()), "cudaEventElapsedTime");
-    return ms;
-}
-
 CudaBuffer::CudaBuffer(Kind kind, std::size_t bytes) : memory_(nullptr, CudaFree{kind}), bytes_(bytes) {
     if (bytes == 0) return;  // an empty tensor has no memory; TensorRT accepts a null address for it
     void* pointer = nullptr;

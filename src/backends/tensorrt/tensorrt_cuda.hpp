@@ -1,5 +1,6 @@
-// The CUDA runtime pieces the TensorRT backend uses, as owning handles; every failing call throws
-// with CUDA's own error text. Needs the CUDA runtime headers (not TensorRT).
+// The CUDA runtime pieces the TensorRT backend uses, as owning handles (its timing events are the shared
+// backends/cuda_timing's); every failing call throws with CUDA's own error text. Needs the CUDA runtime
+// headers (not TensorRT).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -23,14 +24,11 @@ struct CudaDeleter {
 };
 
 using CudaStream = std::unique_ptr<std::remove_pointer_t<cudaStream_t>, CudaDeleter<cudaStream_t, &cudaStreamDestroy>>;
-using CudaEvent = std::unique_ptr<std::remove_pointer_t<cudaEvent_t>, CudaDeleter<cudaEvent_t, &cudaEventDestroy>>;
 using CudaGraph = std::unique_ptr<std::remove_pointer_t<cudaGraph_t>, CudaDeleter<cudaGraph_t, &cudaGraphDestroy>>;
 using CudaGraphExec =
     std::unique_ptr<std::remove_pointer_t<cudaGraphExec_t>, CudaDeleter<cudaGraphExec_t, &cudaGraphExecDestroy>>;
 
 CudaStream make_stream();  // non-blocking: the legacy default stream never serialises it
-CudaEvent make_timing_event();
-float elapsed_ms(const CudaEvent& from, const CudaEvent& to);
 
 enum class CudaMemory { device, pinned_host };
 

@@ -8,9 +8,8 @@
 #include <fmt/ranges.h>
 
 #include "backends/batch_shape.hpp"
-#include "backends/tensorrt/tensorrt_timing.hpp"
+#include "backends/cuda_linked_runtime.hpp"
 #include "backends/tensorrt/tensorrt_types.hpp"
-#include "core/clock.hpp"
 
 namespace inferbench {
 
@@ -20,7 +19,7 @@ TensorRtExecution::TensorRtExecution(std::unique_ptr<nvinfer1::ICudaEngine> engi
     context_.reset(engine_->createExecutionContext());
     if (!context_) throw std::runtime_error("TensorRT cannot create an execution context: " + logger_.take_last_error());
     stream_ = make_stream();
-    for (CudaEvent& event : events_) event = make_timing_event();
+    timer_.emplace(cuda::linked_runtime(), stream_.get(), !options_.device_resident);
     bind_tensors(batch_size);
 }
 
@@ -134,10 +133,6 @@ void TensorRtExecution::launch() {
     }
 }
 
-void TensorRtExecution::record(std::size_t event) {
-    check_cuda(cudaEventRecord(events_[event].get(), stream_.get()), "cudaEventRecord");
-}
-
 void TensorRtExecution::copy_all(bool inputs) {
     for (const Binding& b : bindings_) {
         if (b.input != inputs || b.info.byte_size() == 0) continue;
@@ -148,33 +143,10 @@ void TensorRtExecution::copy_all(bool inputs) {
     }
 }
 
-// The whole iteration is submitted before waiting: enqueue_ns is the host's submission cost (copies,
-// enqueueV3 or the graph launch, events), the rest is read from the events.
+// The whole iteration is submitted before waiting (enqueueV3 or the graph launch between the copies).
 void TensorRtExecution::infer(DeviceTimes& times) {
     if (!prepared_) throw std::logic_error("TensorRtExecution::infer() before prepare()");
-    const bool transfers = !options_.device_resident;
-    const std::int64_t begin = monotonic_ns();
-    if (transfers) {
-        record(0);
-        copy_all(true);
-    }
-    record(1);
-    launch();
-    record(2);
-    if (transfers) {
-        copy_all(false);
-        record(3);
-    }
-    const std::int64_t enqueue_ns = monotonic_ns() - begin;
-    // The stream, not the last event: a wait on an event made without cudaEventBlockingSync spins whatever the
-    // context's sync mode, so `sync: blocking` would burn a core all the same.
-    check_cuda(cudaStreamSynchronize(stream_.get()), "waiting for the inference");
-    const CudaEvent& origin = events_[transfers ? 0 : 1];
-    EventStamps stamps;
-    stamps.compute_begin_ms = transfers ? elapsed_ms(origin, events_[1]) : 0.0f;
-    stamps.compute_end_ms = elapsed_ms(origin, events_[2]);
-    stamps.d2h_end_ms = transfers ? elapsed_ms(origin, events_[3]) : 0.0f;
-    times = device_times_from_events(stamps, transfers, enqueue_ns);
+    times = timer_->time([&] { copy_all(true); }, [&] { launch(); }, [&] { copy_all(false); });
 }
 
 std::vector<HostTensor> TensorRtExecution::outputs() const {

@@ -1,18 +1,19 @@
 // One deserialized engine ready to run: an execution context with every I/O tensor bound to device
-// memory, pinned host copies, a stream and four timing events (H2D, compute, D2H), and optionally a
-// CUDA graph of enqueueV3.
+// memory, pinned host copies, a stream and its timing events (backends/cuda_timing: H2D, compute, D2H),
+// and optionally a CUDA graph of enqueueV3.
 #pragma once
 
 #include <NvInfer.h>
 
-#include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "backends/backend.hpp"
+#include "backends/cuda_timing.hpp"
 #include "backends/tensorrt/tensorrt_cuda.hpp"
 #include "backends/tensorrt/tensorrt_logger.hpp"
 #include "backends/tensorrt/tensorrt_options.hpp"
@@ -48,7 +49,6 @@ private:
     void stage_input(Binding& binding, const HostTensor& given);
     void capture_graph();
     void launch();
-    void record(std::size_t event);
     void copy_all(bool inputs);
 
     std::unique_ptr<nvinfer1::ICudaEngine> engine_;
@@ -59,7 +59,7 @@ private:
     std::vector<Binding> bindings_;
     std::vector<TensorInfo> input_infos_;
     CudaStream stream_;
-    std::array<CudaEvent, 4> events_;  // before H2D, before compute, after compute, after D2H
+    std::optional<IterationTimer> timer_;
     CudaGraphExec graph_;
     bool prepared_ = false;
 };

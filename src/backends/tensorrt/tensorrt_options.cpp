@@ -8,10 +8,8 @@ namespace inferbench {
 
 std::vector<BackendOption> tensorrt_option_list() {
     return {
-        {"device_resident", "false", "inputs and outputs stay on the device: no transfers, e2e = compute",
-         OptionType::flag},
-        {"cuda_graph", "false", "capture enqueueV3 in a CUDA graph once and launch the graph per inference",
-         OptionType::flag},
+        device_resident_option(),
+        cuda_graph_option(),
         {"workspace_mb", "0", "builder workspace limit in MiB; 0: TensorRT's default (the device's memory)",
          OptionType::count},
         {"calibration_dir", "",

@@ -1,31 +1,23 @@
 #include "backends/torch/torch_backend.hpp"
 
-#include <thread>
-
 #include <ATen/autocast_mode.h>
 #include <fmt/format.h>
 #include <torch/torch.h>
 #include <torch/version.h>
 
+#include "backends/options.hpp"
 #include "backends/torch/layer_profile.hpp"
+#include "backends/torch/torch_execution.hpp"
 #include "backends/torch/torch_model.hpp"
 #include "backends/torch/torch_options.hpp"
 #include "core/error.hpp"
 
 #if INFERBENCH_TORCH_CUDA
-#include "backends/torch/torch_cuda.hpp"
+#include "backends/torch/torch_cuda.hpp"  // the per-node step clock of layer_profile
 #endif
 
 namespace inferbench {
 namespace {
-
-bool cuda_available() {
-#if INFERBENCH_TORCH_CUDA
-    return torch::cuda::is_available();
-#else
-    return false;
-#endif
-}
 
 // Whether this LibTorch has fp16 convolutions on the CPU (1.13 has not; newer releases have).
 bool cpu_half_convolution() {
@@ -84,24 +76,17 @@ std::vector<torch::Tensor> host_tensors(std::span<const HostTensor> inputs, torc
 class TorchBackend final : public Backend {
 public:
     std::string name() const override { return "torch"; }
-    std::string version() const override {
-        return fmt::format("{}.{}.{}", TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR, TORCH_VERSION_PATCH);
-    }
+    std::string version() const override { return libtorch_version(); }
     Capabilities capabilities() const override {
-        Capabilities caps;
-        caps.devices = {DeviceKind::cpu};
-        if (cuda_available()) caps.devices.push_back(DeviceKind::cuda);
-        caps.precisions = {Precision::fp32, Precision::fp16, Precision::bf16};
+        Capabilities caps = libtorch_capabilities();
         caps.model_formats = {"onnx", "pt", "pth", "ts"};
-        caps.cuda_graphs = cuda_available();
-        caps.device_timing = cuda_available();
         caps.concurrent_instances = true;  // a model each, on its own stream from the pool on a GPU
         return caps;
     }
     std::vector<BackendOption> options() const override { return torch_option_list(); }
 
     std::optional<std::string> unsupported_reason(const BenchmarkSpec& spec) const override {
-        if (spec.device.kind == DeviceKind::cuda && !cuda_available())
+        if (spec.device.kind == DeviceKind::cuda && !libtorch_cuda_available())
             return fmt::format(
                 "this LibTorch {} has no CUDA (or no GPU is visible); build the torch module against a "
                 "CUDA LibTorch",
@@ -111,16 +96,13 @@ public:
         const bool cpu = spec.device.kind == DeviceKind::cpu;
         if (cpu && spec.precision == Precision::fp16 && !options.autocast && !cpu_half_convolution())
             return fmt::format("LibTorch {} has no fp16 convolution on the CPU; use bf16 on the CPU", version());
-        if (cpu && (options.cuda_graph || options.device_resident))
-            return "cuda_graph and device_resident need a cuda device";
-        return std::nullopt;
+        return cuda_only_options_problem(spec, options.cuda_graph, options.device_resident);
     }
 
     void load(const std::string& model_path, const BenchmarkSpec& spec) override {
         options_ = parse_torch_options(spec.backend_options);
         cuda_ = spec.device.kind == DeviceKind::cuda;
-        const auto threads = options_.threads > 0 ? options_.threads : std::thread::hardware_concurrency();
-        torch::set_num_threads(static_cast<int>(threads));
+        set_intra_op_threads(options_.threads);
         run_type_ = float_type(spec.precision);
         TorchModelConfig config;
         config.device = cuda_ ? torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(spec.device.index))
@@ -153,40 +135,18 @@ public:
         // Before any capture: a CUDA graph must not replay host-side shape arithmetic.
         model_->specialize(host_inputs_);
         if (cuda_ && options_.cuda_graph) check_cuda_graph_capturable(*model_, model_path_);
-#if INFERBENCH_TORCH_CUDA
-        if (cuda_) {
-            cuda_execution_ = std::make_unique<CudaExecution>(
-                CudaExecutionConfig{device_index_, options_.cuda_graph, options_.device_resident});
-            cuda_execution_->prepare(*model_, host_inputs_);
-            return;
-        }
-#endif
-        outputs_ = model_->forward(host_inputs_);
+        execution_.prepare(*model_, host_inputs_,
+                           TorchRunConfig{cuda_, device_index_, options_.cuda_graph, options_.device_resident});
     }
 
     void infer(DeviceTimes& times) override {
         c10::InferenceMode guard;
-#if INFERBENCH_TORCH_CUDA
-        if (cuda_execution_) {
-            cuda_execution_->run(*model_, times);
-            return;
-        }
-#endif
-        (void)times;
-        outputs_ = model_->forward(host_inputs_);
+        execution_.infer(*model_, times);
     }
 
     std::vector<HostTensor> last_outputs() const override {
-        if (options_.device_resident)
-            throw UserError(
-                "torch option device_resident=true leaves the outputs on the GPU, never copied back; check the "
-                "outputs without it");
-#if INFERBENCH_TORCH_CUDA
-        const std::vector<torch::Tensor>& tensors = cuda_execution_ ? cuda_execution_->host_outputs() : outputs_;
-#else
-        const std::vector<torch::Tensor>& tensors = outputs_;
-#endif
-        return to_host_tensors(tensors, model_->output_names());
+        if (options_.device_resident) throw_outputs_stay_on_device("torch");
+        return to_host_tensors(execution_.outputs(), model_->output_names());
     }
 
     std::vector<LayerTime> profile_layers(const std::atomic<std::int32_t>& stop) override {
@@ -214,10 +174,7 @@ private:
     std::unique_ptr<TorchModel> model_;
     std::string model_path_;
     std::vector<torch::Tensor> host_inputs_;
-    std::vector<torch::Tensor> outputs_;
-#if INFERBENCH_TORCH_CUDA
-    std::unique_ptr<CudaExecution> cuda_execution_;
-#endif
+    TorchExecution execution_;
 };
 
 }  // namespace

@@ -6,10 +6,11 @@
 #include <c10/cuda/CUDAStream.h>
 #include <cuda_runtime_api.h>
 
-#include <array>
 #include <deque>
 #include <optional>
 
+#include "backends/cuda_linked_runtime.hpp"
+#include "backends/cuda_timing.hpp"
 #include "core/clock.hpp"
 #include "core/time_units.hpp"
 
@@ -73,10 +74,7 @@ struct CudaExecution::Impl {
 
     CudaExecutionConfig config;
     c10::cuda::CUDAStream stream;
-    // Timing needs events created without cudaEventDisableTiming (CUDAEvent's default).
-    std::array<at::cuda::CUDAEvent, 4> events{
-        at::cuda::CUDAEvent(cudaEventDefault), at::cuda::CUDAEvent(cudaEventDefault),
-        at::cuda::CUDAEvent(cudaEventDefault), at::cuda::CUDAEvent(cudaEventDefault)};
+    std::optional<IterationTimer> timer;  // made in prepare(), on the stream's device
     std::vector<torch::Tensor> host_inputs, device_inputs, device_outputs, host_outputs;
     std::optional<at::cuda::CUDAGraph> graph;
 };
@@ -89,6 +87,7 @@ const std::vector<torch::Tensor>& CudaExecution::host_outputs() const { return i
 void CudaExecution::prepare(TorchModel& model, const std::vector<torch::Tensor>& host_inputs) {
     Impl& s = *impl_;
     c10::cuda::CUDAStreamGuard guard(s.stream);
+    s.timer.emplace(cuda::linked_runtime(), s.stream.stream(), !s.config.device_resident);
     const torch::Device device(torch::kCUDA, static_cast<c10::DeviceIndex>(s.config.device_index));
     for (const auto& input : host_inputs) {
         s.host_inputs.push_back(input.pin_memory());
@@ -118,27 +117,15 @@ void CudaExecution::prepare(TorchModel& model, const std::vector<torch::Tensor>&
 void CudaExecution::run(TorchModel& model, DeviceTimes& times) {
     Impl& s = *impl_;
     c10::cuda::CUDAStreamGuard guard(s.stream);
-    const std::int64_t begin = monotonic_ns();
-    s.events[0].record(s.stream);
-    if (!s.config.device_resident) copy_all(s.device_inputs, s.host_inputs);
-    s.events[1].record(s.stream);
-    if (s.graph) {
-        s.graph->replay();
-    } else {
-        s.device_outputs = model.forward(s.device_inputs);
-    }
-    s.events[2].record(s.stream);
-    if (!s.config.device_resident) copy_all(s.host_outputs, s.device_outputs);
-    s.events[3].record(s.stream);
-    times.enqueue_ns = monotonic_ns() - begin;
-    // The stream, not events[3]: a wait on an event made without cudaEventBlockingSync spins whatever the
-    // context's sync mode, so `sync: blocking` would burn a core all the same.
-    s.stream.synchronize();
-    times.compute_ns = elapsed_ns(s.events[1], s.events[2]);
-    if (!s.config.device_resident) {
-        times.h2d_ns = elapsed_ns(s.events[0], s.events[1]);
-        times.d2h_ns = elapsed_ns(s.events[2], s.events[3]);
-    }
+    const auto compute = [&] {
+        if (s.graph) {
+            s.graph->replay();
+        } else {
+            s.device_outputs = model.forward(s.device_inputs);
+        }
+    };
+    times = s.timer->time([&] { copy_all(s.device_inputs, s.host_inputs); }, compute,
+                          [&] { copy_all(s.host_outputs, s.device_outputs); });
 }
 
 }  // namespace inferbench

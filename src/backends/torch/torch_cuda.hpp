@@ -1,5 +1,6 @@
 // CUDA execution for the LibTorch backend: pinned host buffers, one stream, CUDA events around
-// H2D, compute and D2H (the trtexec breakdown), optional CUDA-graph replay and device residency.
+// H2D, compute and D2H (the trtexec breakdown, backends/cuda_timing over the runtime LibTorch links),
+// optional CUDA-graph replay and device residency.
 // Compiled only against a LibTorch built with CUDA.
 #pragma once
 

@@ -7,7 +7,7 @@ namespace inferbench {
 std::vector<BackendOption> torch_option_list() {
     return {
         {"channels_last", "false", "NHWC memory format for 4-D inputs and the model", OptionType::flag},
-        {"cuda_graph", "false", "capture one inference in a CUDA graph and replay it (cuda only)", OptionType::flag},
+        cuda_graph_option(),
         {"cudnn_benchmark", "true", "let cuDNN pick its fastest algorithms during warm-up (cuda only)",
          OptionType::flag},
         {"tf32_matmul", "false",
@@ -16,9 +16,8 @@ std::vector<BackendOption> torch_option_list() {
          OptionType::flag},
         {"autocast", "false", "keep fp32 weights; autocast runs eligible ops in the plan's fp16/bf16",
          OptionType::flag},
-        {"device_resident", "false", "inputs and outputs stay on the device: no transfers, compute only",
-         OptionType::flag},
-        {"threads", "0", "CPU intra-op threads; 0: one per logical core (as ONNX Runtime)", OptionType::count},
+        device_resident_option(),
+        threads_option(),
         {"input_shape", "", "TorchScript (.pt) models: input dims without the batch, e.g. 3x224x224", OptionType::list},
         {"layer_profile", "0",
          "ONNX models: per-layer times from a separate run after the measured loop, one warm-up and this many "

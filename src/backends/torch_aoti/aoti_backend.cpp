@@ -1,12 +1,12 @@
 #include "backends/torch_aoti/aoti_backend.hpp"
 
 #include <cstdio>
-#include <thread>
 
 #include <fmt/format.h>
 #include <torch/torch.h>
 #include <torch/version.h>
 
+#include "backends/torch/torch_execution.hpp"
 #include "backends/torch/torch_tensors.hpp"
 #include "backends/torch_aoti/aoti_model.hpp"
 #include "backends/torch_aoti/aoti_options.hpp"
@@ -15,20 +15,10 @@
 
 #if INFERBENCH_TORCH_CUDA
 #include <c10/cuda/CUDAGuard.h>
-
-#include "backends/torch/torch_cuda.hpp"
 #endif
 
 namespace inferbench {
 namespace {
-
-bool cuda_available() {
-#if INFERBENCH_TORCH_CUDA
-    return torch::cuda::is_available();
-#else
-    return false;
-#endif
-}
 
 // What a package that fails to load or run most often is: one made elsewhere.
 constexpr std::string_view kForeignPackageHint =
@@ -38,24 +28,17 @@ constexpr std::string_view kForeignPackageHint =
 class TorchAotiBackend final : public Backend {
 public:
     std::string name() const override { return std::string(kTorchAotiBackend); }
-    std::string version() const override {
-        return fmt::format("{}.{}.{}", TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR, TORCH_VERSION_PATCH);
-    }
+    std::string version() const override { return libtorch_version(); }
     Capabilities capabilities() const override {
-        Capabilities caps;
-        caps.devices = {DeviceKind::cpu};
-        if (cuda_available()) caps.devices.push_back(DeviceKind::cuda);
-        caps.precisions = {Precision::fp32, Precision::fp16, Precision::bf16};
+        Capabilities caps = libtorch_capabilities();
         caps.model_formats = {"pt2"};
         caps.builds_zoo_models = true;  // the exporter makes the package from the zoo's nn.Module
-        caps.cuda_graphs = cuda_available();
-        caps.device_timing = cuda_available();
         return caps;
     }
     std::vector<BackendOption> options() const override { return aoti_option_list(); }
 
     std::optional<std::string> unsupported_reason(const BenchmarkSpec& spec) const override {
-        if (spec.device.kind == DeviceKind::cuda && !cuda_available())
+        if (spec.device.kind == DeviceKind::cuda && !libtorch_cuda_available())
             return fmt::format(
                 "this LibTorch {} has no CUDA (or no GPU is visible); build the torch-aoti module against PyTorch's "
                 "CUDA LibTorch (scripts/setup.sh picks it where python3 has PyTorch with CUDA)",
@@ -90,8 +73,7 @@ public:
         cuda_ = spec.device.kind == DeviceKind::cuda;
         device_index_ = spec.device.index;
         inputs_ = package_inputs(*exported_, spec.batch_size);
-        const auto threads = options_.threads > 0 ? options_.threads : std::thread::hardware_concurrency();
-        torch::set_num_threads(static_cast<int>(threads));
+        set_intra_op_threads(options_.threads);
         AotiModelConfig config;
         config.device_index = cuda_ ? device_index_ : -1;
         config.run_single_threaded = options_.cuda_graph;
@@ -112,44 +94,19 @@ public:
 
     void prepare(std::span<const HostTensor> inputs) override {
         c10::InferenceMode guard;
-        host_inputs_.clear();
-        for (const auto& input : inputs) host_inputs_.push_back(to_torch_tensor(input));
-        translate_errors("run", [&] {
-#if INFERBENCH_TORCH_CUDA
-            if (cuda_) {
-                prepare_cuda();
-                return;
-            }
-#endif
-            outputs_ = model_->forward(host_inputs_);
-        });
+        std::vector<torch::Tensor> host_inputs;
+        for (const auto& input : inputs) host_inputs.push_back(to_torch_tensor(input));
+        translate_errors("run", [&] { prepare_execution(host_inputs); });
     }
 
     void infer(DeviceTimes& times) override {
         c10::InferenceMode guard;
-        translate_errors("run", [&] {
-#if INFERBENCH_TORCH_CUDA
-            if (cuda_execution_) {
-                cuda_execution_->run(*model_, times);
-                return;
-            }
-#endif
-            (void)times;
-            outputs_ = model_->forward(host_inputs_);
-        });
+        translate_errors("run", [&] { execution_.infer(*model_, times); });
     }
 
     std::vector<HostTensor> last_outputs() const override {
-        if (options_.device_resident)
-            throw UserError(
-                "torch-aoti option device_resident=true leaves the outputs on the GPU, never copied back; check the "
-                "outputs without it");
-#if INFERBENCH_TORCH_CUDA
-        const std::vector<torch::Tensor>& tensors = cuda_execution_ ? cuda_execution_->host_outputs() : outputs_;
-#else
-        const std::vector<torch::Tensor>& tensors = outputs_;
-#endif
-        return to_host_tensors(tensors, {});
+        if (options_.device_resident) throw_outputs_stay_on_device(kTorchAotiBackend);
+        return to_host_tensors(execution_.outputs(), {});
     }
 
     std::vector<BackendMetric> prepared_metrics() const override {
@@ -169,25 +126,20 @@ private:
         }
     }
 
-#if INFERBENCH_TORCH_CUDA
     // The CUDA graph where asked for; a package whose run cannot be captured runs without one, and says so.
-    void prepare_cuda() {
-        CudaExecutionConfig config{device_index_, options_.cuda_graph, options_.device_resident};
+    void prepare_execution(const std::vector<torch::Tensor>& host_inputs) {
+        TorchRunConfig config{cuda_, device_index_, options_.cuda_graph, options_.device_resident};
         try {
-            cuda_execution_ = std::make_unique<CudaExecution>(config);
-            cuda_execution_->prepare(*model_, host_inputs_);
+            execution_.prepare(*model_, host_inputs, config);
         } catch (const c10::Error& e) {
-            if (!options_.cuda_graph) throw;
+            if (!config.cuda || !config.cuda_graph) throw;
             std::fprintf(stderr, "torch-aoti: %s could not be captured in a CUDA graph (%s); measuring it without one\n",
                          exported_->path.c_str(), torch_error_line(e).c_str());
             graph_fallback_ = true;
-            cuda_execution_.reset();
             config.cuda_graph = false;
-            cuda_execution_ = std::make_unique<CudaExecution>(config);
-            cuda_execution_->prepare(*model_, host_inputs_);
+            execution_.prepare(*model_, host_inputs, config);
         }
     }
-#endif
 
     AotiOptions options_;
     std::optional<external::ExportedModel> exported_;
@@ -196,11 +148,7 @@ private:
     bool graph_fallback_ = false;
     std::vector<TensorInfo> inputs_;
     std::unique_ptr<TorchModel> model_;
-    std::vector<torch::Tensor> host_inputs_;
-    std::vector<torch::Tensor> outputs_;
-#if INFERBENCH_TORCH_CUDA
-    std::unique_ptr<CudaExecution> cuda_execution_;
-#endif
+    TorchExecution execution_;
 };
 
 }  // namespace

@@ -33,13 +33,9 @@ std::vector<BackendOption> aoti_option_list() {
          OptionType::flag},
         {"seq_len", "0", "text models (bert, hf:): the sequence length; 0: the exporter's default", OptionType::count},
         {"export_options", "", "more KEY=VALUE settings for runners/torch_export.py, separated by spaces"},
-        {"cuda_graph", "false",
-         "capture the loaded package in a CUDA graph and replay it; one that cannot be captured runs without, and the "
-         "benchmark says so (cuda only)",
-         OptionType::flag},
-        {"device_resident", "false", "inputs and outputs stay on the device: no transfers, compute only (cuda only)",
-         OptionType::flag},
-        {"threads", "0", "CPU intra-op threads; 0: one per logical core", OptionType::count},
+        cuda_graph_option(),
+        device_resident_option(),
+        threads_option(),
     };
 }
 
@@ -57,9 +53,7 @@ AotiOptions parse_aoti_options(const OptionMap& options) {
 }
 
 std::optional<std::string> aoti_device_problem(const AotiOptions& options, const BenchmarkSpec& spec) {
-    if (spec.device.kind == DeviceKind::cpu && (options.cuda_graph || options.device_resident))
-        return "cuda_graph and device_resident need a cuda device";
-    return std::nullopt;
+    return cuda_only_options_problem(spec, options.cuda_graph, options.device_resident);
 }
 
 }  // namespace inferbench

@@ -4,12 +4,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "backends/options.hpp"
 #include "core/error.hpp"
 
 namespace inferbench {
 namespace {
 
 using ::testing::AllOf;
+using ::testing::Contains;
 using ::testing::HasSubstr;
 
 std::string parse_error(const OptionMap& options) {
@@ -213,6 +215,10 @@ TEST(OnnxRuntimeOptions, Int8WeightRangeFollowsTheCpuUnlessTheOptionSaysOtherwis
         << "the key of files made before the option existed";
     EXPECT_EQ(int8_settings_text(automatic, cpu, WeightRange::reduced),
               "method=minmax per_channel=true activation_type=int8 weights=reduce_range");
+}
+
+TEST(OnnxRuntimeOptions, DeviceResidentIsTheOneDeclaration) {
+    EXPECT_THAT(onnxruntime_option_list(), Contains(device_resident_option()));
 }
 
 }  // namespace

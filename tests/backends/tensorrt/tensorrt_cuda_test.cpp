@@ -1,14 +1,15 @@
 // The TensorRT backend's CUDA pieces against the real CUDA runtime: without a GPU, the probe says why;
-// with one, pinned and device buffers, a stream and timing events measure a copy round trip.
+// with one, pinned and device buffers, a stream and the shared timing events (backends/cuda_timing over the
+// linked runtime's table) measure a copy round trip.
 #include "backends/tensorrt/tensorrt_cuda.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <array>
 #include <cstring>
 
-#include "backends/tensorrt/tensorrt_timing.hpp"
+#include "backends/cuda_linked_runtime.hpp"
+#include "backends/cuda_timing.hpp"
 
 namespace inferbench {
 namespace {
@@ -47,19 +48,17 @@ TEST(TensorRtCuda, EventsTimeACopyRoundTrip) {
     const CudaBuffer device(CudaBuffer::Kind::device, kBytes);
     std::memset(host_in.data(), 0x5a, kBytes);
     const CudaStream stream = make_stream();
-    std::array<CudaEvent, 4> events{make_timing_event(), make_timing_event(), make_timing_event(), make_timing_event()};
-    check_cuda(cudaEventRecord(events[0].get(), stream.get()), "record");
-    check_cuda(cudaMemcpyAsync(device.data(), host_in.data(), kBytes, cudaMemcpyHostToDevice, stream.get()), "h2d");
-    check_cuda(cudaEventRecord(events[1].get(), stream.get()), "record");
-    check_cuda(cudaMemsetAsync(device.data(), 0x5b, kBytes / 2, stream.get()), "compute stand-in");
-    check_cuda(cudaEventRecord(events[2].get(), stream.get()), "record");
-    check_cuda(cudaMemcpyAsync(host_out.data(), device.data(), kBytes, cudaMemcpyDeviceToHost, stream.get()), "d2h");
-    check_cuda(cudaEventRecord(events[3].get(), stream.get()), "record");
-    check_cuda(cudaEventSynchronize(events[3].get()), "sync");
-
-    const EventStamps stamps{0.0f, elapsed_ms(events[0], events[1]), elapsed_ms(events[0], events[2]),
-                             elapsed_ms(events[0], events[3])};
-    const DeviceTimes times = device_times_from_events(stamps, true, 1);
+    IterationTimer timer(cuda::linked_runtime(), stream.get(), true);
+    const DeviceTimes times = timer.time(
+        [&] {
+            check_cuda(cudaMemcpyAsync(device.data(), host_in.data(), kBytes, cudaMemcpyHostToDevice, stream.get()),
+                       "h2d");
+        },
+        [&] { check_cuda(cudaMemsetAsync(device.data(), 0x5b, kBytes / 2, stream.get()), "compute stand-in"); },
+        [&] {
+            check_cuda(cudaMemcpyAsync(host_out.data(), device.data(), kBytes, cudaMemcpyDeviceToHost, stream.get()),
+                       "d2h");
+        });
     // 32 MiB over PCIe or NVLink-C2C takes between about 0.3 ms and 50 ms each way.
     EXPECT_GT(times.h2d_ns, 100'000);
     EXPECT_LT(times.h2d_ns, 50'000'000);

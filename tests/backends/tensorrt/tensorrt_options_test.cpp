@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "backends/options.hpp"
 #include "core/error.hpp"
 
 namespace inferbench {
@@ -11,6 +12,7 @@ namespace {
 
 using ::testing::AllOf;
 using ::testing::HasSubstr;
+using ::testing::IsSupersetOf;
 
 std::string parse_error(const OptionMap& options) {
     try {
@@ -70,6 +72,10 @@ TEST(TensorRtOptions, ListsEveryOptionWithAValidDefault) {
         EXPECT_NO_THROW(parse_tensorrt_options({{option.name, option.default_value}})) << option.name;
         EXPECT_FALSE(option.help.empty()) << option.name;
     }
+}
+
+TEST(TensorRtOptions, SharedOptionsAreTheOneDeclaration) {
+    EXPECT_THAT(tensorrt_option_list(), IsSupersetOf({device_resident_option(), cuda_graph_option()}));
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "backends/tensorrt/tensorrt_timing.hpp"
+#include "backends/cuda_timing.hpp"
 
 namespace inferbench {
 namespace {

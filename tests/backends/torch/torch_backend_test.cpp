@@ -10,10 +10,12 @@
 #include <gtest/gtest.h>
 #include <torch/script.h>
 
+#include "backends/options.hpp"
 #include "backends/random_inputs.hpp"
 #include "backends/torch/onnx_model_writer.hpp"
 #include "backends/torch/onnx_test_graphs.hpp"
 #include "backends/torch/torch_model.hpp"
+#include "backends/torch/torch_options.hpp"
 #include "common/scratch_dir.hpp"
 #include "core/error.hpp"
 #include "models/zoo.hpp"
@@ -213,6 +215,10 @@ TEST(TorchBackend, CudaGraphRefusesAnIfDecidedAtRunTime) {
     auto plain = load_torch_model(zoo.string(), TorchModelConfig{});
     plain->specialize({torch::randn({1, 3, 224, 224})});
     EXPECT_NO_THROW(check_cuda_graph_capturable(*plain, zoo.string()));
+}
+
+TEST(TorchBackend, SharedOptionsAreTheOneDeclaration) {
+    EXPECT_THAT(torch_option_list(), ::testing::IsSupersetOf({device_resident_option(), cuda_graph_option(), threads_option()}));
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "backends/options.hpp"
 #include "core/error.hpp"
 
 namespace inferbench {
@@ -13,6 +14,7 @@ namespace {
 using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::IsSupersetOf;
 
 std::string parse_error(const OptionMap& options) {
     try {
@@ -70,6 +72,10 @@ TEST(AotiOptions, GraphsAndDeviceResidencyNeedAGpu) {
     EXPECT_TRUE(aoti_device_problem(parse_aoti_options({{"device_resident", "true"}}), spec));
     spec.device = Device{DeviceKind::cuda, 1};
     EXPECT_FALSE(aoti_device_problem(parse_aoti_options({{"cuda_graph", "true"}, {"device_resident", "true"}}), spec));
+}
+
+TEST(AotiOptions, SharedOptionsAreTheOneDeclaration) {
+    EXPECT_THAT(aoti_option_list(), IsSupersetOf({device_resident_option(), cuda_graph_option(), threads_option()}));
 }
 
 }  // namespace
