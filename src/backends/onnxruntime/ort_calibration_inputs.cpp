@@ -8,6 +8,7 @@
 
 #include "backends/batch_shape.hpp"
 #include "backends/input_files.hpp"
+#include "backends/onnx_dtype.hpp"
 #include "backends/random_inputs.hpp"
 #include "core/error.hpp"
 #include "core/file_hash.hpp"
@@ -19,20 +20,6 @@ namespace {
 namespace fs = std::filesystem;
 using models::onnx::DataType;
 
-std::optional<DType> dtype_of(DataType type) {
-    switch (type) {
-        case DataType::float32: return DType::f32;
-        case DataType::float16: return DType::f16;
-        case DataType::bfloat16: return DType::bf16;
-        case DataType::float64: return DType::f64;
-        case DataType::int8: return DType::i8;
-        case DataType::uint8: return DType::u8;
-        case DataType::int32: return DType::i32;
-        case DataType::int64: return DType::i64;
-        case DataType::boolean: return DType::boolean;
-        default: return std::nullopt;
-    }
-}
 
 struct DeclaredInput {
     std::string name;

@@ -10,6 +10,7 @@
 #include <torch/script.h>
 
 #include "backends/batch_shape.hpp"
+#include "backends/onnx_dtype.hpp"
 #include "backends/torch/onnx_interpreter/onnx_program.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
@@ -81,29 +82,7 @@ private:
 };
 
 DType dtype_of(models::onnx::DataType type, const std::string& input, const std::string& path) {
-    using models::onnx::DataType;
-    switch (type) {
-        case DataType::float32:
-            return DType::f32;
-        case DataType::float16:
-            return DType::f16;
-        case DataType::bfloat16:
-            return DType::bf16;
-        case DataType::float64:
-            return DType::f64;
-        case DataType::int8:
-            return DType::i8;
-        case DataType::uint8:
-            return DType::u8;
-        case DataType::int32:
-            return DType::i32;
-        case DataType::int64:
-            return DType::i64;
-        case DataType::boolean:
-            return DType::boolean;
-        default:
-            break;
-    }
+    if (const auto dtype = inferbench::dtype_of(type)) return *dtype;
     throw UserError(fmt::format("{}: input {} has ONNX element type {}, which inferbench cannot generate", path, input,
                                 static_cast<int>(type)));
 }

@@ -15,6 +15,7 @@
 
 #include "backends/batch_shape.hpp"
 #include "backends/input_files.hpp"
+#include "backends/onnx_dtype.hpp"
 #include "backends/tensorrt/tensorrt_engine_cache.hpp"
 #include "backends/trtexec/trtexec_command.hpp"
 #include "backends/trtexec/trtexec_log.hpp"
@@ -60,28 +61,13 @@ std::vector<OnnxInput> command_inputs(const models::onnx::OnnxGraphSignature& si
     return inputs;
 }
 
-std::optional<DType> dtype_of(std::int32_t elem_type) {
-    using models::onnx::DataType;
-    switch (static_cast<DataType>(elem_type)) {
-        case DataType::float32: return DType::f32;
-        case DataType::float16: return DType::f16;
-        case DataType::bfloat16: return DType::bf16;
-        case DataType::float64: return DType::f64;
-        case DataType::int8: return DType::i8;
-        case DataType::uint8: return DType::u8;
-        case DataType::int32: return DType::i32;
-        case DataType::int64: return DType::i64;
-        case DataType::boolean: return DType::boolean;
-        default: return std::nullopt;
-    }
-}
 
 // The model's inputs as the plan's input files must hold them: the ONNX types, the batch resolved as for the
 // engine's profile (backends/batch_shape).
 std::vector<TensorInfo> input_infos(const std::vector<OnnxInput>& inputs, std::int64_t batch, const std::string& model) {
     std::vector<TensorInfo> infos;
     for (const OnnxInput& input : inputs) {
-        const auto dtype = dtype_of(input.elem_type);
+        const auto dtype = dtype_of(static_cast<models::onnx::DataType>(input.elem_type));
         if (!dtype)
             throw UserError(fmt::format("trtexec: input {} of {} is of ONNX type {}, which inferbench cannot read from "
                                         "the plan's inputs; leave inputs unset for this model",
