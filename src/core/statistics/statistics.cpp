@@ -22,6 +22,16 @@ double type7(std::size_t n, double p, At at) {
     return low + (h - static_cast<double>(lower)) * (at(upper) - low);
 }
 
+// The summary's percentiles, each read through `percentile_of(p)`.
+template <typename PercentileOf>
+void set_percentiles(TimingSummary& s, PercentileOf percentile_of) {
+    s.p50 = percentile_of(50);
+    s.p90 = percentile_of(90);
+    s.p95 = percentile_of(95);
+    s.p99 = percentile_of(99);
+    s.p999 = percentile_of(99.9);
+}
+
 }  // namespace
 
 double percentile_sorted(std::span<const double> sorted, double p) {
@@ -42,11 +52,7 @@ TimingSummary summarize(const SortedValues& sorted, const Moments& moments) {
     s.mean = moments.mean();
     s.stdev = moments.sample_stdev();
     s.cv_pct = s.mean > 0 ? 100.0 * s.stdev / s.mean : 0.0;
-    s.p50 = percentile(sorted, 50);
-    s.p90 = percentile(sorted, 90);
-    s.p95 = percentile(sorted, 95);
-    s.p99 = percentile(sorted, 99);
-    s.p999 = percentile(sorted, 99.9);
+    set_percentiles(s, [&](double p) { return percentile(sorted, p); });
     return s;
 }
 
@@ -110,11 +116,7 @@ TimingSummary summarize_sorted(std::span<const double> sorted) {
     for (double v : sorted) squares += (v - s.mean) * (v - s.mean);
     s.stdev = sorted.size() > 1 ? std::sqrt(squares / (n - 1)) : 0.0;
     s.cv_pct = s.mean > 0 ? 100.0 * s.stdev / s.mean : 0.0;
-    s.p50 = percentile_sorted(sorted, 50);
-    s.p90 = percentile_sorted(sorted, 90);
-    s.p95 = percentile_sorted(sorted, 95);
-    s.p99 = percentile_sorted(sorted, 99);
-    s.p999 = percentile_sorted(sorted, 99.9);
+    set_percentiles(s, [&](double p) { return percentile_sorted(sorted, p); });
     return s;
 }
 
