@@ -92,7 +92,23 @@ std::optional<std::string> Backend::unsupported_reason(const BenchmarkSpec& spec
         return fmt::format("backend {} has no {} support", name(), to_string(spec.precision));
     if (!caps.dynamic_batch && spec.batch_size != 1)
         return fmt::format("backend {} runs batch size 1 only", name());
+    if (spec.generation.active() && !caps.generates)
+        return fmt::format("backend {} runs no generation loop; decoder models run on llamacpp, onnxruntime, torch "
+                           "or torch-generate",
+                           name());
     return model_spec_refusal(name(), caps, spec);
+}
+
+DecoderInfo Backend::decoder_info() const {
+    throw UserError(fmt::format("backend {} runs no generation loop", name()));
+}
+
+void Backend::prepare_generation(const GenerationRequest& /*request*/) {
+    throw UserError(fmt::format("backend {} runs no generation loop", name()));
+}
+
+void Backend::generate(TokenSink& /*sink*/) {
+    throw UserError(fmt::format("backend {} runs no generation loop", name()));
 }
 
 }  // namespace inferbench

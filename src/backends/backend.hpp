@@ -55,6 +55,38 @@ struct Capabilities {
     // Several instances can be loaded in one process and run at once, each infer() from its own thread
     // (each with its own stream on a GPU): what streams > 1 and the batcher need (core/plan/scenario_settings).
     bool concurrent_instances = false;
+    // Runs decoder language models' generation (Backend::generate): a generative cell (core/generation) needs it,
+    // any other cell needs infer().
+    bool generates = false;
+};
+
+// A generative cell's work, given to prepare_generation() untimed: the prompts (batch x input_tokens ids,
+// row-major: core/generation's generation_prompts) and how many tokens each sequence generates.
+struct GenerationRequest {
+    std::int64_t batch = 1;
+    std::int64_t input_tokens = 0;
+    std::int64_t output_tokens = 0;
+    std::vector<std::int32_t> prompts;
+    Sampling sampling = Sampling::greedy;
+    std::uint64_t seed = 0;  // seeded sampling's
+};
+
+// What a loaded decoder is, for the KV cache's size and the bounds (analysis/generation_bounds).
+struct DecoderInfo {
+    DecoderShape shape;
+    std::string architecture = "llama";  // as the model file names it
+    std::int64_t weight_bytes = 0;       // the weights as this engine holds them (a quantized file's bytes)
+    DType kv_dtype = DType::f32;         // the KV cache's element type
+};
+
+// Where a backend hands each step's tokens as soon as they are in host memory; the harness takes the time.
+class TokenSink {
+public:
+    virtual ~TokenSink() = default;
+    // One token per sequence (batch of them): step 0 after the prefill, then one call per decode step.
+    virtual void step(std::span<const std::int32_t> tokens) = 0;
+    // Ctrl-C or the cell's time is up: the backend may end the generation early.
+    virtual bool stop_requested() const = 0;
 };
 
 // Where a backend that runs its own loop delivers its per-iteration records, as it gets them.
@@ -161,14 +193,25 @@ public:
     // with its name, element type and shape: what `models check` compares between two backends. The
     // default throws UserError: a backend that cannot hand its outputs back says so.
     virtual std::vector<HostTensor> last_outputs() const;
+
+    // Generative models (Capabilities::generates). After load(): the decoder's shape and cache type. Then
+    // prepare_generation() once, untimed (prompts into device memory, the KV cache allocated for
+    // input_tokens + output_tokens); then generate() once per warm-up and measured generation: the prefill of
+    // every prompt, then decode steps, each step's tokens handed to `sink` as soon as they are on the host,
+    // until every sequence has output_tokens (end-of-sequence ignored), from an empty cache each time. The
+    // defaults throw UserError.
+    virtual DecoderInfo decoder_info() const;
+    virtual void prepare_generation(const GenerationRequest& request);
+    virtual void generate(TokenSink& sink);
 };
 
 // Shared-library backend modules export one C function returning this descriptor. The version changes
 // with the Backend class's layout (2: profile_layers, 3: last_outputs, 4: convert_model, 5: ConvertedModel's
 // load_ns, prepared_metrics, measured_metrics and run_own_loop's report; 6: the spec's measure conditions,
-// stopping criterion and scenario, Capabilities::concurrent_instances; 7: BackendOption::type), so a module
-// built against another is refused.
-inline constexpr int kBackendApiVersion = 7;
+// stopping criterion and scenario, Capabilities::concurrent_instances; 7: BackendOption::type; 8: generation:
+// Capabilities::generates, decoder_info, prepare_generation, generate, the spec's GenerationSettings), so a
+// module built against another is refused.
+inline constexpr int kBackendApiVersion = 8;
 
 struct BackendModule {
     int api_version;

@@ -133,6 +133,7 @@ double default_output_tolerance(Precision precision) {
             return 8e-2;
         case Precision::int8:
         case Precision::fp8:
+        case Precision::int4:
             return 2e-1;
     }
     return 2e-3;

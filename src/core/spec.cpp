@@ -13,6 +13,7 @@ std::string_view to_string(Precision p) {
         case Precision::bf16: return "bf16";
         case Precision::int8: return "int8";
         case Precision::fp8: return "fp8";
+        case Precision::int4: return "int4";
     }
     return "?";
 }
@@ -44,6 +45,7 @@ std::optional<Device> parse_device(std::string_view text) {
 
 std::string BenchmarkSpec::label() const {
     std::string text = fmt::format("{} {} {} {} b{}", model, backend, to_string(device), to_string(precision), batch_size);
+    if (generation.active()) text += fmt::format(" in{} out{}", generation.input_tokens, generation.output_tokens);
     if (!variant.empty()) text += " [" + variant + "]";
     return text;
 }

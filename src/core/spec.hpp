@@ -9,16 +9,18 @@
 #include <string_view>
 #include <vector>
 
+#include "core/generation.hpp"
 #include "core/plan/loop_settings.hpp"
 #include "core/plan/measure_conditions.hpp"
 #include "core/plan/scenario_settings.hpp"
 
 namespace inferbench {
 
-enum class Precision { fp32, fp16, bf16, int8, fp8 };
+// int4: 4-bit integer weights (llama.cpp's Q4_0 blocks); int8 on a GGUF model is Q8_0.
+enum class Precision { fp32, fp16, bf16, int8, fp8, int4 };
 
 inline constexpr Precision kAllPrecisions[] = {Precision::fp32, Precision::fp16, Precision::bf16,
-                                               Precision::int8, Precision::fp8};
+                                               Precision::int8, Precision::fp8, Precision::int4};
 
 std::string_view to_string(Precision p);
 std::optional<Precision> parse_precision(std::string_view text);
@@ -59,8 +61,11 @@ struct BenchmarkSpec {
     // The plan's inputs (an .npz, .npy or folder, backends/input_files) as an absolute path; empty: seeded random.
     // After `conditions` for the same reason.
     std::string inputs;
+    // A generative cell's prompt and output lengths (core/generation); inactive for every other cell.
+    GenerationSettings generation;
 
-    std::string label() const;  // "resnet50 onnxruntime cpu fp32 b8"
+    // "resnet50 onnxruntime cpu fp32 b8"; a generative cell adds its lengths: "llama-tiny llamacpp cpu fp32 b1 in128 out128"
+    std::string label() const;
 };
 
 // Marks a per-iteration device time the backend could not measure.

@@ -102,6 +102,9 @@ PrecisionPlan plan_precision(const PrecisionRequest& r) {
             return plan;
         case Precision::int8: return plan_int8(r, s);
         case Precision::fp8: return plan_fp8(r, s);
+        case Precision::int4:
+            plan.unsupported = "int4 (the harness builds TensorRT engines from fp32, fp16, bf16, fp8 or int8 only)";
+            return plan;
     }
     return plan;
 }

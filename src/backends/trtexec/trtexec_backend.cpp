@@ -187,7 +187,7 @@ std::optional<std::filesystem::path> find_trtexec(const TrtexecOptions& options)
 Capabilities TrtexecBackend::capabilities() const {
     Capabilities caps;
     caps.devices = {DeviceKind::cuda};
-    caps.precisions = {std::begin(kAllPrecisions), std::end(kAllPrecisions)};
+    caps.precisions = {Precision::fp32, Precision::fp16, Precision::bf16, Precision::int8, Precision::fp8};
     caps.model_formats = {"onnx", "engine", "plan", "trt"};
     caps.dynamic_batch = true;
     caps.device_timing = true;

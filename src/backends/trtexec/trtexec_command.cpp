@@ -60,6 +60,8 @@ void add_precision(CommandLine& command, const EngineBuild& build) {
         case Precision::fp16: command.argv.emplace_back("--fp16"); break;
         case Precision::bf16: command.argv.emplace_back("--bf16"); break;
         case Precision::fp8: command.argv.emplace_back("--fp8"); break;
+        case Precision::int4:  // not in the backend's capabilities: refused before a command is made
+            throw UserError("trtexec builds no int4 engines from an ONNX model; use fp32, fp16, bf16, fp8 or int8");
         case Precision::int8:
             command.argv.emplace_back("--int8");
             if (!has_flag(build.extra_args, "--calib")) {

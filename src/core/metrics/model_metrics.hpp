@@ -2,7 +2,7 @@
 // from the ONNX model at the benchmark's batch size by the static cost model (models/cost_model.hpp:
 // 1 MAC = 2 FLOPs). "Per inference" means per sample (batch item): the batch's total / batch size,
 // so weights read once per batch are shared by its samples. Bytes are at the benchmark's precision:
-// the fp32 file's bytes x 1/2 for fp16 and bf16, x 1/4 for int8 and fp8 (all tensors scaled alike,
+// the fp32 file's bytes x 1/2 for fp16 and bf16, x 1/4 for int8 and fp8, x 1/8 for int4 (all tensors scaled alike,
 // which slightly undercounts integer inputs such as BERT's token ids).
 #pragma once
 
@@ -19,6 +19,7 @@ constexpr double bytes_scale(Precision precision) {
         case Precision::bf16: return 0.5;
         case Precision::int8:
         case Precision::fp8: return 0.25;
+        case Precision::int4: return 0.125;
         case Precision::fp32: break;
     }
     return 1.0;

@@ -48,6 +48,8 @@ double cells_before_exclusions(const Plan& plan) {
     for (const std::size_t size : {plan.models.size(), plan.devices.size(), plan.precisions.size(),
                                    plan.batch_sizes.size()})
         variants *= static_cast<double>(size);
+    // As if every model were generative: the bound is on the largest the plan could make.
+    variants *= static_cast<double>(std::max<std::size_t>(plan.input_tokens.size() * plan.output_tokens.size(), 1));
     for (const SettingAxis& axis : plan.setting_axes) variants *= static_cast<double>(axis.values.size());
     return variants;
 }
@@ -82,9 +84,19 @@ std::string variant_label(const std::string& options, const std::string& setting
     return options + " " + settings;
 }
 
+// A model's token lengths: every pair of the plan's for a generative model, the one inactive setting else.
+std::vector<GenerationSettings> generation_points(const Plan& plan, bool generative) {
+    const Sampling sampling = parse_sampling(plan.settings.sampling).value_or(Sampling::greedy);
+    if (!generative) return {GenerationSettings{}};
+    std::vector<GenerationSettings> points;
+    for (const std::int64_t input : plan.input_tokens)
+        for (const std::int64_t output : plan.output_tokens) points.push_back({input, output, sampling});
+    return points;
+}
+
 }  // namespace
 
-std::vector<BenchmarkSpec> expand_matrix(const Plan& plan) {
+std::vector<BenchmarkSpec> expand_matrix(const Plan& plan, const GenerativeModelTest& is_generative) {
     if (const double count = cells_before_exclusions(plan); count > static_cast<double>(kMaxBenchmarks))
         throw UserError(fmt::format("{}: the plan expands to {:.0f} benchmarks before exclude rules, more than the "
                                     "limit of {}; split it into smaller plans",
@@ -92,11 +104,13 @@ std::vector<BenchmarkSpec> expand_matrix(const Plan& plan) {
     std::vector<BenchmarkSpec> cells;
     const std::vector<SettingPoint> points = setting_points(plan);
     for (const auto& model : plan.models) {
+        const std::vector<GenerationSettings> lengths = generation_points(plan, is_generative && is_generative(model));
         for (const auto& backend : plan.backends) {
             for (const Device device : plan.devices) {
                 for (const Precision precision : plan.precisions) {
                     for (const auto& variant : option_variants(plan, backend)) {
                         for (const auto batch : plan.batch_sizes) {
+                          for (const GenerationSettings& generation : lengths) {
                             for (const SettingPoint& point : points) {
                                 BenchmarkSpec spec = spec_with_settings(point.settings);
                                 spec.model = model;
@@ -104,6 +118,7 @@ std::vector<BenchmarkSpec> expand_matrix(const Plan& plan) {
                                 spec.device = device;
                                 spec.precision = precision;
                                 spec.batch_size = batch;
+                                spec.generation = generation;
                                 spec.backend_options = variant.options;
                                 spec.variant = variant_label(variant.label, point.label);
                                 spec.conditions = conditions_for(point.settings, device);
@@ -111,6 +126,7 @@ std::vector<BenchmarkSpec> expand_matrix(const Plan& plan) {
                                                                   [&](const ExcludeRule& r) { return r.matches(spec); });
                                 if (!excluded) cells.push_back(std::move(spec));
                             }
+                          }
                         }
                     }
                 }

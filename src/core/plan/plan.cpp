@@ -195,6 +195,12 @@ std::optional<std::int64_t> read_batch(std::string_view text, const PlanVocabula
     return std::nullopt;
 }
 
+std::optional<std::int64_t> read_tokens(std::string_view text, const PlanVocabulary& /*vocabulary*/, std::string& why) {
+    if (const auto tokens = parse_token_count(text)) return tokens;
+    why = fmt::format("token count '{}' must be a whole number from 1 to {}", text, kMaxGenerationTokens);
+    return std::nullopt;
+}
+
 // A backend option's value stays text: the backend reads it (backends/options).
 std::optional<std::string> read_option_value(std::string_view text, const PlanVocabulary& /*vocabulary*/,
                                              std::string& /*why*/) {
@@ -237,6 +243,8 @@ void read_axis(Plan& plan, std::string_view axis, const std::vector<std::string>
     else if (axis == "backends") plan.backends = read_list(axis, texts, read_backend, vocabulary, fail);
     else if (axis == "devices") plan.devices = read_list(axis, texts, read_device, vocabulary, fail);
     else if (axis == "precisions") plan.precisions = read_list(axis, texts, read_precision, vocabulary, fail);
+    else if (axis == "input_tokens") plan.input_tokens = read_list(axis, texts, read_tokens, vocabulary, fail);
+    else if (axis == "output_tokens") plan.output_tokens = read_list(axis, texts, read_tokens, vocabulary, fail);
     else plan.batch_sizes = read_list(axis, texts, read_batch, vocabulary, fail);
 }
 
@@ -566,6 +574,8 @@ std::string plan_to_json(const Plan& plan) {
     json["precisions"] = nlohmann::ordered_json::array();
     for (const Precision precision : plan.precisions) json["precisions"].push_back(to_string(precision));
     json["batch_sizes"] = plan.batch_sizes;
+    json["input_tokens"] = plan.input_tokens;
+    json["output_tokens"] = plan.output_tokens;
     json["exclude"] = nlohmann::ordered_json::array();
     for (const auto& rule : plan.exclude) {
         nlohmann::ordered_json r = nlohmann::ordered_json::object();
@@ -594,6 +604,12 @@ Plan plan_from_json(std::string_view json_text, std::string_view origin, const P
     Plan plan = parse_plan(json.dump(), origin, vocabulary);
     plan.source = source;
     return plan;
+}
+
+std::optional<std::int64_t> parse_token_count(std::string_view text) {
+    const auto tokens = parse_int(text);
+    if (!tokens || *tokens < 1 || *tokens > kMaxGenerationTokens) return std::nullopt;
+    return tokens;
 }
 
 std::optional<std::int64_t> parse_batch_size(std::string_view text) {

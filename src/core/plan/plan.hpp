@@ -44,6 +44,9 @@ struct Plan {
     std::vector<Device> devices = {Device{DeviceKind::cpu, 0}};
     std::vector<Precision> precisions = {Precision::fp32};
     std::vector<std::int64_t> batch_sizes = {1, 4};
+    // Generative models' prompt and output lengths (core/generation): axes of those models' cells only.
+    std::vector<std::int64_t> input_tokens = {128};
+    std::vector<std::int64_t> output_tokens = {128};
     std::vector<ExcludeRule> exclude;
     // backend -> option -> values; an option with several values is a sweep axis of that backend.
     std::map<std::string, std::map<std::string, std::vector<std::string>>> backend_options;
@@ -72,7 +75,11 @@ inline constexpr std::int64_t kMaxBatchSize = 65536;
 // kMaxBatchSize; else nullopt. The one reading of a batch size's text.
 std::optional<std::int64_t> parse_batch_size(std::string_view text);
 
-inline constexpr std::string_view kAxisKeys[] = {"models", "backends", "devices", "precisions", "batch_sizes"};
+// A token count as the plan and the command line take it: a whole number from 1 to kMaxGenerationTokens.
+std::optional<std::int64_t> parse_token_count(std::string_view text);
+
+inline constexpr std::string_view kAxisKeys[] = {"models",      "backends",     "devices",      "precisions",
+                                                 "batch_sizes", "input_tokens", "output_tokens"};
 
 // One combination of the swept settings' values: the plan's settings with them, and the label that says them
 // ("concurrency=2 target_qps=20"; empty where nothing is swept).

@@ -166,6 +166,10 @@ const std::vector<SettingField>& setting_fields() {
          {}, {}, 0, {0, 1, false}},
         {"repeats", FieldType::count, "run every cell this many times, interleaved across cells (A B C A B C)",
          &RunSettings::repeats, 1, kMaxRepeats},
+        {"sampling", FieldType::choice,
+         "generative models' next token: greedy (the most likely; the same tokens on every engine at fp32) or seeded "
+         "(drawn from the softmax with the plan's seed)",
+         &RunSettings::sampling, 0, 0, "greedy, seeded"},
         {"scenario", FieldType::choice,
          "load (LoadGen's names): single_stream (one query at a time), multi_stream (queries of samples_per_query), "
          "server (Poisson arrivals at target_qps), offline (everything at once), concurrency (N in flight)",

@@ -43,6 +43,7 @@ struct RunSettings {
     bool l2_flush = false;
     std::string sync = "auto";                       // auto, spin, yield, blocking
     std::int64_t repeats = 1;                        // every cell this many times, interleaved (A B C A B C)
+    std::string sampling = "greedy";                 // generative cells' next token: greedy, seeded (core/generation)
 };
 
 // cooldown: idle, stored in RunSettings::cooldown_ns in place of a duration.

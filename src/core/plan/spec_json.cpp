@@ -116,6 +116,11 @@ nlohmann::json spec_to_json(const BenchmarkSpec& spec) {
     json["backend_options"] = spec.backend_options;
     write_conditions(spec.conditions, json);
     if (!spec.inputs.empty()) json["inputs"] = spec.inputs;
+    if (spec.generation.active()) {
+        json["input_tokens"] = spec.generation.input_tokens;
+        json["output_tokens"] = spec.generation.output_tokens;
+        json["sampling"] = to_string(spec.generation.sampling);
+    }
     return json;
 }
 
@@ -138,6 +143,11 @@ BenchmarkSpec spec_from_json(const nlohmann::json& json) {
     for (const auto& [key, value] : json.at("backend_options").items()) spec.backend_options[key] = value.get<std::string>();
     spec.conditions = conditions_from_json(json).value_or(MeasureConditions{});
     spec.inputs = json.value("inputs", "");
+    spec.generation.input_tokens = json.value("input_tokens", std::int64_t{0});
+    spec.generation.output_tokens = json.value("output_tokens", std::int64_t{0});
+    const auto sampling = parse_sampling(json.value("sampling", std::string("greedy")));
+    if (!sampling) throw std::runtime_error("malformed benchmark spec: sampling");
+    spec.generation.sampling = *sampling;
     return spec;
 }
 
