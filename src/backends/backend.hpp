@@ -85,6 +85,9 @@ public:
     virtual ~TokenSink() = default;
     // One token per sequence (batch of them): step 0 after the prefill, then one call per decode step.
     virtual void step(std::span<const std::int32_t> tokens) = 0;
+    // The same for a step that ran in another process (a Python runner), which timed its end itself:
+    // end_ns on CLOCK_MONOTONIC (Python's time.monotonic_ns()).
+    virtual void step_ended_at(std::int64_t end_ns, std::span<const std::int32_t> tokens) = 0;
     // Ctrl-C or the cell's time is up: the backend may end the generation early.
     virtual bool stop_requested() const = 0;
 };

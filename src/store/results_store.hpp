@@ -61,6 +61,9 @@ struct BenchmarkRecord {
     std::int64_t repeat = 0;  // which of the cell's repeats (the run's `repeats`), from 0
     Convergence convergence = Convergence::fixed;  // whether its stopping criterion was met
     std::string stop_reason;  // what the criterion saw when the loop ended; empty for fixed
+    // A generative cell's lengths (core/generation); 0 for every other benchmark.
+    std::int64_t input_tokens = 0;
+    std::int64_t output_tokens = 0;
 };
 
 // A figure of a benchmark that has no per-iteration rows behind it, e.g. trtexec's own mean of GPU
@@ -95,6 +98,11 @@ struct BenchmarkData {
     std::span<const CpuSample> cpu_samples = {};
     std::span<const TelemetrySource> telemetry_sources = {};  // source names unique within the benchmark
     std::span<const LayerTime> layer_times = {};  // a backend's per-layer profile, in the order the nodes first ran
+    // A generative benchmark's steps, each generation numbered by its iteration.
+    std::span<const GenerationRecord> generations = {};
+    // The tokens of its first measured generation, step-major: token of sequence b at step s at
+    // [s * batch + b] (batch = the benchmark's batch_size).
+    std::span<const std::int32_t> generated_tokens = {};
 };
 
 // A benchmark with everything measured for it, owned (BenchmarkData only views): what a run keeps in
@@ -109,10 +117,13 @@ struct MeasuredBenchmark {
     std::vector<LayerTime> layer_times;
     std::vector<Series> series = {};  // e.g. the server's find_peak steps, an imported log's averages
     std::shared_ptr<const IterationSpool> spooled_iterations = {};  // after `iterations`: a drained loop's
+    std::vector<GenerationRecord> generations = {};
+    std::vector<std::int32_t> generated_tokens = {};
 
     BenchmarkData data() const {
         return {.iterations = iterations, .spooled_iterations = spooled_iterations.get(), .metrics = metrics, .series = series, .gpu_samples = gpu_samples,
-                .cpu_samples = cpu_samples, .telemetry_sources = telemetry_sources, .layer_times = layer_times};
+                .cpu_samples = cpu_samples, .telemetry_sources = telemetry_sources, .layer_times = layer_times,
+                .generations = generations, .generated_tokens = generated_tokens};
     }
 };
 
@@ -216,6 +227,10 @@ public:
     std::vector<TelemetrySource> telemetry_sources(std::int64_t benchmark_id) const;
     // In stored order (the order the nodes first ran); empty for a benchmark without a per-layer profile.
     std::vector<LayerTime> layer_times(std::int64_t benchmark_id) const;
+    // A generative benchmark's generations, by iteration, each one's steps in order; empty for any other.
+    std::vector<GenerationRecord> generations(std::int64_t benchmark_id) const;
+    // Its first measured generation's tokens, one vector per sequence (sequence 0 first); empty for any other.
+    std::vector<std::vector<std::int32_t>> generated_tokens(std::int64_t benchmark_id) const;
 
     // Device probes, all in one transaction (probe_id ignored); returns their ids in order.
     std::vector<std::int64_t> add_probes(std::span<const ProbeRecord> probes);
