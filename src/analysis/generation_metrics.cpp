@@ -7,6 +7,7 @@
 #include "analysis/intervals.hpp"
 #include "analysis/telemetry_summary.hpp"
 #include "core/error.hpp"
+#include "core/metrics/decoder_metrics.hpp"
 #include "core/time_units.hpp"
 
 namespace inferbench::analysis {
@@ -114,6 +115,39 @@ void add_telemetry(const store::BenchmarkRecord& benchmark, std::span<const Gene
 
 }  // namespace
 
+double DecoderFacts::weight_bytes_per_step() const {
+    return parameters > 0 ? weight_bytes * parameters_read_per_step / parameters : 0.0;
+}
+
+std::optional<DecoderFacts> decoder_facts(std::span<const store::Metric> metrics) {
+    namespace dm = decoder_metrics;
+    const auto get = [&](std::string_view name) { return find_metric(metrics, name); };
+    DecoderFacts facts;
+    const auto parameters = get(dm::kParameters);
+    const auto weight_bytes = get(dm::kWeightBytes);
+    const auto read = get(dm::kParametersReadPerStep);
+    const auto kv = get(dm::kKvBytesPerToken);
+    if (!parameters || !weight_bytes || !read || !kv || *parameters <= 0 || *weight_bytes <= 0 || *read <= 0 || *kv <= 0)
+        return std::nullopt;
+    facts.parameters = *parameters;
+    facts.weight_bytes = *weight_bytes;
+    facts.parameters_read_per_step = *read;
+    facts.kv_bytes_per_token = *kv;
+    const std::string_view dims[] = {dm::kLayers, dm::kHidden, dm::kHeads, dm::kKvHeads, dm::kHeadDim,
+                                     dm::kIntermediate, dm::kVocab, dm::kMaxContext};
+    std::int64_t values[std::size(dims)] = {};
+    for (std::size_t i = 0; i < std::size(dims); ++i) {
+        const auto v = get(dims[i]);
+        if (!v || *v <= 0) return facts;
+        values[i] = static_cast<std::int64_t>(*v);
+    }
+    DecoderShape shape{.layers = values[0], .hidden = values[1], .heads = values[2], .kv_heads = values[3],
+                       .head_dim = values[4], .intermediate = values[5], .vocab = values[6], .max_context = values[7],
+                       .tied_embeddings = get(dm::kTiedEmbeddings).value_or(0) != 0};
+    if (!shape_problem(shape)) facts.shape = shape;
+    return facts;
+}
+
 bool is_generative(const store::BenchmarkRecord& benchmark) {
     return benchmark.input_tokens > 0 && benchmark.output_tokens > 0;
 }
@@ -161,6 +195,7 @@ GenerationMetrics generation_metrics(const store::BenchmarkRecord& benchmark, st
         e2e.push_back(iteration->e2e_ns);
         decode.push_back(iteration->e2e_ns - ttft.back());
     }
+    for (const auto& step : whole.front().generation->steps) m.kv_cache_bytes.push_back(step.kv_cache_bytes);
     m.ttft = distribution(ttft);
     m.e2e = distribution(e2e);
     const double batch = static_cast<double>(benchmark.batch_size);
@@ -186,8 +221,10 @@ GenerationMetrics generation_metrics(const store::BenchmarkRecord& benchmark, st
 }
 
 GenerationMetrics generation_metrics(const store::MeasuredBenchmark& measured) {
-    return generation_metrics(measured.record, measured.iterations, measured.generations, measured.gpu_samples,
-                              measured.cpu_samples);
+    GenerationMetrics m = generation_metrics(measured.record, measured.iterations, measured.generations,
+                                             measured.gpu_samples, measured.cpu_samples);
+    m.decoder = decoder_facts(measured.metrics);
+    return m;
 }
 
 }  // namespace inferbench::analysis

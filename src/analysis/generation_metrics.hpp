@@ -72,6 +72,22 @@ struct StepTime {
     std::int64_t kv_cache_bytes = 0;  // the KV cache the step read and wrote
 };
 
+// What the worker stored about the decoder it ran (core/metrics/decoder_metrics.hpp): what the bounds
+// (analysis/generation_bounds) are computed from.
+struct DecoderFacts {
+    double parameters = 0;
+    double weight_bytes = 0;  // as the engine holds them (quantized weights at their size)
+    double parameters_read_per_step = 0;
+    double kv_bytes_per_token = 0;  // keys and values of one token over all layers
+    std::optional<DecoderShape> shape;  // where every dimension was stored (forward_flops needs it)
+
+    // The weight bytes one decode step reads: weight_bytes x parameters_read_per_step / parameters.
+    double weight_bytes_per_step() const;
+};
+
+// Nothing where any of the four figures is missing or not above 0.
+std::optional<DecoderFacts> decoder_facts(std::span<const store::Metric> metrics);
+
 struct GenerationMetrics {
     std::int64_t batch_size = 1;
     std::int64_t input_tokens = 0;
@@ -93,6 +109,8 @@ struct GenerationMetrics {
     std::string energy_source;  // "GPU energy counter", "GPU integrated power", "CPU package (RAPL)"; empty: none
     std::optional<double> tokens_per_joule;
     std::optional<double> joules_per_token;
+    std::optional<DecoderFacts> decoder;  // where the worker stored it
+    std::vector<std::int64_t> kv_cache_bytes;  // per step of the first whole generation (step 0: prefill)
     std::vector<std::string> notes;  // what is not defined or not measured, and why; incomplete generations
 };
 
@@ -102,7 +120,8 @@ struct GenerationMetrics {
 GenerationMetrics generation_metrics(const store::BenchmarkRecord& benchmark, std::span<const IterationRecord> iterations,
                                      std::span<const GenerationRecord> generations, std::span<const GpuSample> gpu,
                                      std::span<const CpuSample> cpu);
-// The same of a benchmark read back (analysis/summary's read_measured, its generations included).
+// The same of a benchmark read back (analysis/summary's read_measured, its generations included), with the decoder
+// facts of its metrics.
 GenerationMetrics generation_metrics(const store::MeasuredBenchmark& measured);
 
 // Every step of the whole generations, in measured order (generation, then step): what the per-token latency,

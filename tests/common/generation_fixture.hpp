@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/generation.hpp"
+#include "core/metrics/decoder_metrics.hpp"
 #include "core/spec.hpp"
 #include "store/results_store.hpp"
 
@@ -53,6 +54,32 @@ inline store::MeasuredBenchmark generative_benchmark(const GenerationPlan& plan,
     }
     m.record.measured_wall_ns = t - 1'000'000'000;
     return m;
+}
+
+// A small Llama shape's stored decoder facts (core/metrics/decoder_metrics.hpp), its weights held at
+// `bytes_per_weight` each; KV bytes per token as `kv_bytes_per_token` says (the fixture's steps store the same).
+inline DecoderShape small_decoder_shape() {
+    return {.layers = 2, .hidden = 64, .heads = 4, .kv_heads = 2, .head_dim = 16, .intermediate = 128, .vocab = 512,
+            .max_context = 256};
+}
+
+inline std::vector<store::Metric> decoder_metric_rows(const DecoderShape& shape, double bytes_per_weight,
+                                                      std::int64_t kv_bytes_per_token) {
+    namespace dm = decoder_metrics;
+    const auto count = [](std::string_view name, double value) { return store::Metric{std::string(name), value, "count"}; };
+    return {count(dm::kParameters, static_cast<double>(parameter_count(shape))),
+            {std::string(dm::kWeightBytes), static_cast<double>(parameter_count(shape)) * bytes_per_weight, "B"},
+            count(dm::kParametersReadPerStep, static_cast<double>(parameters_read_per_step(shape))),
+            {std::string(dm::kKvBytesPerToken), static_cast<double>(kv_bytes_per_token), "B"},
+            count(dm::kLayers, static_cast<double>(shape.layers)),
+            count(dm::kHidden, static_cast<double>(shape.hidden)),
+            count(dm::kHeads, static_cast<double>(shape.heads)),
+            count(dm::kKvHeads, static_cast<double>(shape.kv_heads)),
+            count(dm::kHeadDim, static_cast<double>(shape.head_dim)),
+            count(dm::kIntermediate, static_cast<double>(shape.intermediate)),
+            count(dm::kVocab, static_cast<double>(shape.vocab)),
+            {std::string(dm::kMaxContext), static_cast<double>(shape.max_context), "tokens"},
+            {std::string(dm::kTiedEmbeddings), shape.tied_embeddings ? 1.0 : 0.0, "flag"}};
 }
 
 }  // namespace inferbench::testing
