@@ -50,8 +50,8 @@
 namespace inferbench::analysis {
 
 // What a report prints where a figure has no value, and why (never a 0 in its place).
-inline constexpr std::string_view kNotDefined = "not defined";    // TPOT and decode rates with 1 output token
-inline constexpr std::string_view kNotMeasured = "not measured";  // no telemetry for it
+inline constexpr std::string_view kNotDefinedText = "not defined";    // TPOT and decode rates with 1 output token
+inline constexpr std::string_view kNotMeasuredText = "not measured";  // no telemetry for it
 
 // A generative benchmark: one whose cells had input and output tokens (BenchmarkRecord's lengths).
 bool is_generative(const store::BenchmarkRecord& benchmark);
@@ -95,11 +95,11 @@ struct GenerationMetrics {
     std::int64_t generations = 0;  // whole generations (output_tokens steps), the figures' basis
     std::int64_t incomplete = 0;   // generations stopped before output_tokens steps: left out
     LatencyDistribution ttft;      // per generation
-    std::optional<LatencyDistribution> tpot;       // per generation; nothing for output_tokens == 1 (kNotDefined)
+    std::optional<LatencyDistribution> tpot;       // per generation; nothing for output_tokens == 1 (kNotDefinedText)
     std::optional<LatencyDistribution> per_token;  // every decode step; nothing for output_tokens == 1
     LatencyDistribution e2e;                       // per generation
     double prefill_tokens_per_s = 0;
-    std::optional<double> decode_tokens_per_s;  // nothing for output_tokens == 1 (kNotDefined)
+    std::optional<double> decode_tokens_per_s;  // nothing for output_tokens == 1 (kNotDefinedText)
     std::optional<double> decode_steps_per_s;   // decode_tokens_per_s / batch: what the bandwidth bound caps
     double output_tokens_per_s = 0;
     std::optional<double> peak_gpu_memory_mib;          // the GPU's memory used (every process's)

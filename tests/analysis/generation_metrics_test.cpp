@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include "analysis/generation_metrics.hpp"
+#include "analysis/summary.hpp"
 #include "common/generation_fixture.hpp"
 #include "core/error.hpp"
+#include "core/temp_dir.hpp"
 
 namespace inferbench::analysis {
 namespace {
@@ -126,6 +128,30 @@ TEST(GenerationMetrics, CpuEnergyOnlyFromRapl) {
     ASSERT_TRUE(m.tokens_per_joule);
     EXPECT_DOUBLE_EQ(*m.tokens_per_joule, 40 / 4.0);
     EXPECT_EQ(m.energy_source, "CPU package (RAPL)");
+}
+
+
+TEST(GenerationMetrics, StoredBenchmarkSummaryCarriesThem) {
+    const TempDir dir("generation-summary");
+    auto results = store::ResultsStore::open(dir.path() / "r.db");
+    store::RunRecord run;
+    run.name = "t";
+    run.plan_json = run.environment_json = "{}";
+    auto measured = generative_benchmark(kPlan);
+    measured.record.run_id = results.begin_run(run);
+    measured.metrics = testing::decoder_metric_rows(testing::small_decoder_shape(), 2.0, kPlan.kv_bytes_per_token);
+    results.add_benchmark(measured.record, measured.data());
+    const auto stored = results.benchmarks(measured.record.run_id);
+    ASSERT_EQ(stored.size(), 1U);
+    const BenchmarkSummary summary = summarize_stored(results, stored[0], results.runs());
+    ASSERT_TRUE(summary.generation);
+    const auto expected = generation_metrics(measured);
+    EXPECT_DOUBLE_EQ(summary.generation->ttft.ns.p50, expected.ttft.ns.p50);
+    EXPECT_DOUBLE_EQ(summary.generation->tpot->ns.p99, expected.tpot->ns.p99);
+    EXPECT_DOUBLE_EQ(*summary.generation->decode_tokens_per_s, *expected.decode_tokens_per_s);
+    ASSERT_TRUE(summary.generation->decoder && summary.generation->decoder->shape);
+    EXPECT_EQ(*summary.generation->decoder->shape, testing::small_decoder_shape());
+    EXPECT_EQ(summary.generation->kv_cache_bytes.size(), 5U);
 }
 
 }  // namespace
