@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 
 #include "analysis/generation_bounds.hpp"
+#include "analysis/roofline_placement.hpp"
 #include "common/generation_fixture.hpp"
+#include "core/temp_dir.hpp"
+#include "devices/cpu_peaks.hpp"
 
 namespace inferbench::analysis {
 namespace {
@@ -89,6 +92,68 @@ TEST(GenerationBounds, QuantizedWeightsReadFewerBytes) {
 TEST(GenerationBounds, NothingWithoutDecoderFacts) {
     auto measured = testing::generative_benchmark(kPlan);
     EXPECT_FALSE(generation_bounds(generation_metrics(measured), gpu_roofs(), "fp16"));
+}
+
+
+// A generative benchmark stored on a CPU named "Test CPU" (not this machine's: no estimated peaks), and its summary.
+struct StoredGeneration {
+    TempDir dir{"generation-bounds"};
+    store::ResultsStore results = store::ResultsStore::open(dir.path() / "r.db");
+    std::vector<BenchmarkSummary> summaries;
+
+    StoredGeneration() {
+        store::RunRecord run;
+        run.name = "t";
+        run.plan_json = "{}";
+        run.environment_json = R"({"cpu_model": "Test CPU"})";
+        auto measured = testing::generative_benchmark(kPlan);
+        measured.record.run_id = results.begin_run(run);
+        measured.metrics = testing::decoder_metric_rows(testing::small_decoder_shape(), 4.0, kPlan.kv_bytes_per_token);
+        results.add_benchmark(measured.record, measured.data());
+        for (const auto& b : results.benchmarks()) summaries.push_back(summarize_stored(results, b, results.runs()));
+    }
+};
+
+TEST(GenerationBounds, StoredCpuBenchmarkUsesTheProbedBandwidthOrSaysUnknown) {
+    StoredGeneration stored;
+    const auto catalog = devices::load_catalog();
+    auto bounds = generation_bounds(stored.results, stored.summaries, catalog);
+    ASSERT_EQ(bounds.size(), 1U);
+    ASSERT_TRUE(bounds[0]);
+    EXPECT_TRUE(bounds[0]->decode.empty());
+    EXPECT_THAT(::testing::PrintToString(bounds[0]->notes), HasSubstr("decode ceiling unknown"));
+
+    store::ProbeRecord probe;
+    probe.device_key = devices::cpu_device_key("Test CPU");
+    probe.device_name = "Test CPU";
+    probe.name = "dram_copy";
+    probe.value = 20;
+    probe.unit = "GB/s";
+    stored.results.add_probe(probe);
+    bounds = generation_bounds(stored.results, stored.summaries, catalog);
+    ASSERT_EQ(bounds[0]->decode.size(), 1U);
+    EXPECT_DOUBLE_EQ(bounds[0]->decode[0].bandwidth_bytes_per_s, 20e9);
+    EXPECT_EQ(bounds[0]->decode[0].origin, devices::RoofOrigin::measured);
+}
+
+TEST(GenerationBounds, RooflinePlacesPrefillAndDecodeApart) {
+    StoredGeneration stored;
+    const auto set = roofline_points(stored.results, stored.summaries, devices::load_catalog());
+    ASSERT_EQ(set.points.size(), 2U);
+    const RooflinePoint& prefill = set.points[0];
+    const RooflinePoint& decode = set.points[1];
+    EXPECT_EQ(prefill.phase, "prefill");
+    EXPECT_EQ(decode.phase, "decode");
+    EXPECT_EQ(prefill.label, "llama-tiny b2 fp32 prefill");
+    const auto shape = testing::small_decoder_shape();
+    const double weights = 4.0 * static_cast<double>(parameters_read_per_step(shape));
+    EXPECT_DOUBLE_EQ(prefill.flops_per_inference, 2 * forward_flops(shape, 16, 0));
+    EXPECT_DOUBLE_EQ(prefill.bytes_per_inference, weights + 2 * 16 * 1024.0);
+    EXPECT_DOUBLE_EQ(prefill.throughput_per_s, 100.0);  // one prefill per 10 ms
+    EXPECT_DOUBLE_EQ(decode.bytes_per_inference, weights + 2 * 18.5 * 1024);
+    EXPECT_DOUBLE_EQ(decode.throughput_per_s, 500.0);   // 4 decode steps in 8 ms
+    // A prompt of 16 tokens reuses each weight 32 times over the batch; a decode step twice.
+    EXPECT_GT(prefill.intensity, 10 * decode.intensity);
 }
 
 }  // namespace
