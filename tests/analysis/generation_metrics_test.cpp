@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/generation_metrics.hpp"
+#include "analysis/repeats.hpp"
 #include "analysis/summary.hpp"
 #include "common/generation_fixture.hpp"
 #include "core/error.hpp"
@@ -152,6 +153,24 @@ TEST(GenerationMetrics, StoredBenchmarkSummaryCarriesThem) {
     ASSERT_TRUE(summary.generation->decoder && summary.generation->decoder->shape);
     EXPECT_EQ(*summary.generation->decoder->shape, testing::small_decoder_shape());
     EXPECT_EQ(summary.generation->kv_cache_bytes.size(), 5U);
+}
+
+TEST(GenerationMetrics, RepeatsOfACellCombineAsTheirMeans) {
+    GenerationPlan slow = kPlan;
+    slow.ttft_ns = 20'000'000;
+    slow.step_ns = 4'000'000;
+    std::vector<BenchmarkSummary> repeats = {summarize_measured(generative_benchmark(kPlan)),
+                                             summarize_measured(generative_benchmark(slow))};
+    repeats[1].benchmark.repeat = 1;
+    const BenchmarkSummary row = combine_repeats(repeats);
+    ASSERT_TRUE(row.generation);
+    EXPECT_EQ(row.generation->generations, 8);
+    EXPECT_DOUBLE_EQ(row.generation->ttft.ns.p50, 15e6);
+    EXPECT_DOUBLE_EQ(row.generation->tpot->ns.p99, 3e6);
+    EXPECT_DOUBLE_EQ(*row.generation->decode_tokens_per_s, (2.0 * 4 / 0.008 + 2.0 * 4 / 0.016) / 2);
+    ASSERT_TRUE(row.generation->ttft.mean_ci);
+    EXPECT_LT(row.generation->ttft.mean_ci->low, 15e6);
+    EXPECT_GT(row.generation->ttft.mean_ci->high, 15e6);
 }
 
 }  // namespace
