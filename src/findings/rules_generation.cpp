@@ -16,6 +16,8 @@
 namespace inferbench::findings {
 namespace {
 
+constexpr std::string_view kCeilingUnknown = "decode ceiling unknown: ";
+
 std::string mb(double bytes) { return fmt::format("{:.1f} MB", bytes / 1e6); }
 
 // The decode ceiling a finding quotes (the measured one where probed) and the achieved fraction of it.
@@ -97,10 +99,12 @@ std::vector<Finding> decode_bound(const BenchmarkEvidence& e) {
     const auto d = decode_standing(e);
     if (!d) {
         if (!e.generation_bounds || !e.generation_bounds->decode.empty()) return {};
+        // The bounds' own note says why ("decode ceiling unknown: no memory bandwidth for ...").
+        std::string why = "no memory bandwidth for this device";
+        for (const auto& note : e.generation_bounds->notes)
+            if (note.starts_with(kCeilingUnknown)) why = note.substr(kCeilingUnknown.size());
         return {{"generation.bound_not_measured", Severity::info, {e.id()},
-                 fmt::format("decode's bandwidth bound is unknown: {}",
-                             e.generation_bounds->notes.empty() ? std::string("no memory bandwidth for this device")
-                                                                : e.generation_bounds->notes.front()),
+                 fmt::format("decode's bandwidth bound is unknown: {}", why),
                  {{"benchmark_metrics.decoder_*", "device_probes"}, std::nullopt, {}},
                  "`inferbench probe` on that machine measures its memory bandwidth; `inferbench explain` then places "
                  "decode under it"}};
