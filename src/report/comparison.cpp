@@ -242,9 +242,9 @@ Table comparison_table(const Comparison& comparison) {
                                              Column{fmt::format("s{}_verdict", i), fmt::format("[{}] verdict", i), 2,
                                                     Fit::wrap, 1},
                                              Column{fmt::format("s{}_ttft_verdict", i), fmt::format("[{}] TTFT", i), 2,
-                                                    Fit::wrap, 2},
+                                                    Fit::wrap, 1},
                                              Column{fmt::format("s{}_tpot_verdict", i), fmt::format("[{}] TPOT", i), 2,
-                                                    Fit::wrap, 2}};
+                                                    Fit::wrap, 1}};
         table.columns.insert(table.columns.end(), columns.begin(), columns.end());
     }
     for (const auto& row : comparison.rows) {
