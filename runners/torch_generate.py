@@ -92,9 +92,9 @@ def seeded_sampler(torch, seed):
     draws = rp.splitmix64_uniforms(seed)
 
     def process(_input_ids, scores):
-        probabilities = torch.softmax(scores.float(), dim=-1)
-        cumulative = probabilities.cumsum(dim=-1)
-        u = torch.tensor([[next(draws)] for _ in range(scores.shape[0])], dtype=cumulative.dtype)
+        # In float64, as the C++ engines sum the probabilities (backends/token_choice).
+        cumulative = torch.softmax(scores.double(), dim=-1).cumsum(dim=-1)
+        u = torch.tensor([[next(draws)] for _ in range(scores.shape[0])], dtype=torch.float64)
         chosen = torch.searchsorted(cumulative, u.to(scores.device), right=True).clamp_(max=scores.shape[-1] - 1)
         kept = torch.full_like(scores, float("-inf"))
         return kept.scatter_(1, chosen, scores.gather(1, chosen))
