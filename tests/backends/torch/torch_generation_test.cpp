@@ -106,6 +106,24 @@ TEST_F(TorchGeneration, SeededSamplingRepeatsForTheSameSeedAndStopsWhenAsked) {
     EXPECT_EQ(stopped.steps.size(), 3U);
 }
 
+// bf16 on the CPU: the cache and the weights in bf16 (the decoder's info says so), the tokens valid ids. Random
+// weights' logit margins are far below bf16's rounding, so the tokens need not equal fp32's.
+TEST_F(TorchGeneration, Bf16KeepsTheCacheInBf16) {
+    auto backend = make_torch_backend();
+    BenchmarkSpec spec = generative_spec(model_);
+    spec.precision = Precision::bf16;
+    ASSERT_EQ(backend->unsupported_reason(spec), std::nullopt);
+    backend->load(model_, spec);
+    EXPECT_EQ(backend->decoder_info().kv_dtype, DType::bf16);
+    EXPECT_EQ(backend->decoder_info().weight_bytes, parameter_count(tiny()) * 2);
+    backend->prepare_generation(request_of(spec, 42));
+    RecordingSink sink;
+    backend->generate(sink);
+    ASSERT_EQ(sink.steps.size(), 8U);
+    for (const auto& step : sink.steps)
+        for (const std::int32_t id : step) EXPECT_TRUE(id >= 0 && id < tiny().vocab);
+}
+
 TEST_F(TorchGeneration, RefusesWhatIsNotAnOnnxDecoder) {
     auto backend = make_torch_backend();
     EXPECT_EQ(backend->unsupported_reason(generative_spec("/models/net.pt")),
