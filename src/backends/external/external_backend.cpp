@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <stdexcept>
+#include <system_error>
 
 #include <fmt/format.h>
 
@@ -16,6 +17,7 @@
 #include "core/metrics/harness_metrics.hpp"
 #include "core/plan/model_spec.hpp"
 #include "core/units.hpp"
+#include "models/decoder_models.hpp"
 #include "models/hf_folder.hpp"
 
 namespace inferbench::external {
@@ -40,6 +42,13 @@ std::string model_format(const std::string& model) {
 }
 
 void print_runner_text(const std::string& text) { std::fprintf(stderr, "%s\n", text.c_str()); }
+
+// What a generating variant can be given: a zoo decoder (written as a folder for it) or a folder with config.json.
+bool reads_hf_folder(const std::string& model) {
+    std::error_code ec;
+    return models::find_decoder_model(model) ||
+           std::filesystem::is_regular_file(std::filesystem::path(model) / models::kHfConfigFile, ec);
+}
 
 // A Hugging Face model folder's decoder, held at `precision` (fp32, fp16 or bf16: the runner converts).
 DecoderInfo read_decoder(const std::string& model_path, Precision precision) {
@@ -115,6 +124,10 @@ std::optional<std::string> ExternalBackend::unsupported_reason(const BenchmarkSp
     if (variant_.generates && !spec.generation.active())
         return fmt::format("backend {} runs decoder generation only: give the cell input_tokens and output_tokens",
                            name());
+    if (variant_.generates && !reads_hf_folder(spec.model))
+        return fmt::format("backend {} reads a Hugging Face model folder (config.json + model.safetensors) or a zoo "
+                           "decoder; {} is neither",
+                           name(), spec.model);
     if (!variant_.generates && spec.generation.active()) return Backend::unsupported_reason(spec);
     if (auto refusal = model_spec_refusal(name(), capabilities(), spec)) return refusal;
     if (!spec.inputs.empty() && !variant_.takes_input_files)

@@ -115,6 +115,14 @@ TEST_F(GeneratingVariant, TheRequestCarriesTheLengthsAndOnlyGenerativeCellsRun) 
     plain.generation = {};
     EXPECT_EQ(backend.unsupported_reason(plain),
               "backend torch-generate runs decoder generation only: give the cell input_tokens and output_tokens");
+    BenchmarkSpec gguf = spec();
+    gguf.model = "/models/tiny.gguf";
+    EXPECT_EQ(backend.unsupported_reason(gguf),
+              "backend torch-generate reads a Hugging Face model folder (config.json + model.safetensors) or a zoo "
+              "decoder; /models/tiny.gguf is neither");
+    BenchmarkSpec zoo = spec();
+    zoo.model = "llama-tiny";
+    EXPECT_EQ(backend.unsupported_reason(zoo), std::nullopt);
     const auto request = make_request("m", spec());
     EXPECT_EQ(request["generation"], nlohmann::json({{"input_tokens", 3}, {"output_tokens", 4}, {"sampling", "greedy"}}));
     EXPECT_FALSE(make_request("m", plain).contains("generation"));
@@ -179,7 +187,7 @@ TEST(TorchGenerateRunner, WithoutTransformersTheCellIsSkippedWithTheReason) {
     setenv("INFERBENCH_RUNNER_DIR", INFERBENCH_RUNNERS_DIR, 1);
     const ExternalBackend backend(find_variant("torch-generate"));
     BenchmarkSpec s;
-    s.model = "/nonexistent/folder";
+    s.model = "llama-tiny";
     s.generation = {.input_tokens = 3, .output_tokens = 4, .sampling = Sampling::greedy};
     s.backend_options = {{"python", INFERBENCH_TEST_PYTHON}};
     const auto reason = backend.unsupported_reason(s);
