@@ -57,7 +57,7 @@ TEST(HfFolder, WritesTheConfigThatReadsBackAsTheShape) {
     EXPECT_EQ(config["torch_dtype"], "float32");
     EXPECT_TRUE(config["rope_scaling"].is_null());
     EXPECT_TRUE(config["eos_token_id"].is_null());
-    EXPECT_EQ(config["tie_word_embeddings"], true);
+    EXPECT_EQ(config["tie_word_embeddings"], tiny().tied_embeddings);
     // Nothing but the folder is left beside it (the staging folder went with the rename).
     EXPECT_EQ(std::distance(fs::directory_iterator(tmp.path()), fs::directory_iterator()), 1);
 }
@@ -75,12 +75,21 @@ TEST(HfFolder, SafetensorsHoldsEveryTensorContiguouslyWithTheSeededValues) {
         end = entry["data_offsets"][1].get<std::uint64_t>();
     }
     EXPECT_EQ(end, file.data.size());
-    EXPECT_FALSE(file.header.contains("lm_head.weight"));  // tied
+    EXPECT_EQ(file.header.contains("lm_head.weight"), !tiny().tied_embeddings);
     const auto& q = file.header.at("model.layers.2.self_attn.q_proj.weight");
     const std::vector<float> expected = expected_values("model.layers.2.self_attn.q_proj.weight", 7);
     std::vector<float> stored(expected.size());
     std::memcpy(stored.data(), file.data.data() + q["data_offsets"][0].get<std::size_t>(), stored.size() * 4);
     EXPECT_EQ(stored, expected);
+}
+
+TEST(HfFolder, TiedEmbeddingsHaveNoHead) {
+    const TempDir tmp("hf-folder-test");
+    DecoderShape tied = tiny();
+    tied.tied_embeddings = true;
+    write_llama_hf_folder(tied, 7, Precision::fp32, tmp.path() / "tied");
+    EXPECT_FALSE(read_safetensors(tmp.path() / "tied" / "model.safetensors").header.contains("lm_head.weight"));
+    EXPECT_EQ(read_hf_decoder_shape(tmp.path() / "tied"), tied);
 }
 
 TEST(HfFolder, HalfPrecisionsStoreRoundedBits) {
