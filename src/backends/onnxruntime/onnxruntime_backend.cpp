@@ -84,8 +84,9 @@ std::optional<std::string> generation_reason(const BenchmarkSpec& spec, const On
                            "decoders)",
                            to_string(spec.precision));
     if (spec.precision == Precision::fp16 && spec.device.kind == DeviceKind::cpu)
-        return std::string("fp16 on the CPU: ONNX Runtime's CPU execution provider has no float16 kernels for a "
-                           "decoder's matrix products; fp16 decoders need a GPU execution provider");
+        return std::string("fp16 on the CPU: ONNX Runtime's CPU execution provider has no float16 kernel for Gemm, "
+                           "a decoder's matrix products (it would run them in float32 between Casts it inserts); fp16 "
+                           "decoders need a GPU execution provider");
     if (options.gpu.enable_cuda_graph)
         return std::string("onnxruntime: enable_cuda_graph cannot capture a generation, whose shapes change every step");
     return std::nullopt;

@@ -105,6 +105,25 @@ TEST_F(OrtGenerationTest, DecodeStepsMatchOnePrefillOfTheLongerPrompt) {
     EXPECT_EQ(once.front(), generated.back());
 }
 
+TEST_F(OrtGenerationTest, WeightsInAnExternalDataFileGiveTheSameTokens) {
+    // The form of models over 2 GB (llama-3.2-1b at fp32 and up), on the tiny model.
+    const auto external = dir_->path() / "external" / "llama-tiny.onnx";
+    std::filesystem::create_directories(external.parent_path());
+    models::write_llama_onnx(tiny(), kSeed, Precision::fp32, external, /*inline_limit=*/0);
+    ASSERT_TRUE(std::filesystem::exists(external.parent_path() / models::onnx_decoder_data_name(external)));
+    ASSERT_LT(std::filesystem::file_size(external), 1U << 20U);
+    const std::vector<std::int32_t> prompt = generation_prompts(1, 7, tiny().vocab, 5);
+    OnnxRuntimeBackend inline_backend, external_backend;
+    const Recorder expected = generate(inline_backend, prompt, 1, 4);
+    BenchmarkSpec s = spec(1, 7, 4);
+    s.model = external.string();
+    external_backend.load(external.string(), s);
+    external_backend.prepare_generation({1, 7, 4, prompt, Sampling::greedy, 0});
+    Recorder got;
+    external_backend.generate(got);
+    EXPECT_EQ(got.steps, expected.steps);
+}
+
 TEST_F(OrtGenerationTest, IdenticalPromptsGiveIdenticalTokensAndGenerationsRepeat) {
     OnnxRuntimeBackend backend;
     std::vector<std::int32_t> prompts = generation_prompts(1, 5, tiny().vocab, 9);
