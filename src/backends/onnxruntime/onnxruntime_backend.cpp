@@ -220,7 +220,11 @@ std::optional<std::string> OnnxRuntimeBackend::unsupported_reason(const Benchmar
     } else if (const auto given = gpu_options_given(options); !given.empty()) {
         return fmt::format("{}: the option(s) {} apply to cuda devices only", where, fmt::join(given, ", "));
     }
-    if (spec.generation.active()) return generation_reason(spec, options);
+    if (spec.generation.active()) {
+        if (auto reason = generation_reason(spec, options)) return reason;
+        if (spec.device.kind == DeviceKind::cuda) return std::nullopt;  // answered above
+        return Backend::unsupported_reason(spec);
+    }
     if (spec.precision == Precision::bf16 || spec.precision == Precision::fp8) return precision_reason(spec.precision);
     if (spec.device.kind == DeviceKind::cuda) return std::nullopt;  // answered above, whatever capabilities() say
     if (auto reason = Backend::unsupported_reason(spec)) return reason;
