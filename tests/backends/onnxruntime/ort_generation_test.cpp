@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "models/decoder_models.hpp"
 #include "models/onnx_decoder.hpp"
+#include "models/zoo.hpp"
 
 namespace inferbench {
 namespace {
@@ -166,6 +167,18 @@ TEST_F(OrtGenerationTest, RefusesWhatItCannotRun) {
         ADD_FAILURE() << "a context beyond the model's was accepted";
     } catch (const UserError& e) {
         EXPECT_THAT(e.what(), HasSubstr("exceed the model's context of 4096 tokens"));
+    }
+}
+
+TEST_F(OrtGenerationTest, ForeignModelIsOneClearError) {
+    const auto foreign = dir_->path() / "mobilenet.onnx";
+    std::ofstream(foreign, std::ios::binary) << models::zoo_model_bytes("mobilenet", 1);
+    OnnxRuntimeBackend backend;
+    try {
+        backend.load(foreign.string(), spec(1, 4, 4));
+        ADD_FAILURE() << "a model without a KV cache loaded as a decoder";
+    } catch (const UserError& e) {
+        EXPECT_THAT(e.what(), HasSubstr("mobilenet.onnx: not an ONNX decoder with a KV cache"));
     }
 }
 
