@@ -89,6 +89,9 @@ std::optional<std::string> generation_reason(const BenchmarkSpec& spec, const On
                            "decoders need a GPU execution provider");
     if (options.gpu.enable_cuda_graph)
         return std::string("onnxruntime: enable_cuda_graph cannot capture a generation, whose shapes change every step");
+    if (spec.device.kind == DeviceKind::cuda && options.gpu.provider == GpuProvider::tensorrt)
+        return std::string("onnxruntime's TensorRT provider builds an engine per input shape, and a generation's "
+                           "shapes change every step; generative cells run on provider cuda");
     return std::nullopt;
 }
 
