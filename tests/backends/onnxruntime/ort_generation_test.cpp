@@ -96,6 +96,26 @@ TEST_F(OrtGenerationTest, GreedyTokensAreTheReferences) {
     EXPECT_EQ(info.weight_bytes, parameter_count(tiny()) * 4);
 }
 
+TEST_F(OrtGenerationTest, Fp16DecoderIsAValidGraphWithTheReferencesTokens) {
+    // The fp16 file the GPU cells run, loaded directly (the harness refuses fp16 cells on the CPU): ONNX Runtime's
+    // type checks pass, and its CPU provider, computing the float16 ops in float32 between Casts, gives the
+    // reference's tokens from the weights rounded to float16 (the same bytes on every machine).
+    const auto half = dir_->path() / "llama-tiny-fp16.onnx";
+    models::write_llama_onnx(tiny(), kSeed, Precision::fp16, half);
+    const std::int64_t input = 12, output = 8;
+    const std::vector<std::int32_t> prompts = generation_prompts(1, input, tiny().vocab, kSeed);
+    BenchmarkSpec s = spec(1, input, output);
+    s.precision = Precision::fp16;
+    OnnxRuntimeBackend backend;
+    backend.load(half.string(), s);
+    EXPECT_EQ(backend.decoder_info().kv_dtype, DType::f16);
+    EXPECT_EQ(backend.decoder_info().weight_bytes, parameter_count(tiny()) * 2);
+    backend.prepare_generation({1, input, output, prompts, Sampling::greedy, 0});
+    Recorder got;
+    backend.generate(got);
+    EXPECT_EQ(got.sequence(0), testing::LlamaReference(tiny(), kSeed).greedy(prompts, output).tokens);
+}
+
 TEST_F(OrtGenerationTest, DecodeStepsMatchOnePrefillOfTheLongerPrompt) {
     // The cache carried through decode steps gives what a prefill of the whole text computes.
     OnnxRuntimeBackend backend;
