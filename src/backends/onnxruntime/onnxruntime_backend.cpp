@@ -281,7 +281,8 @@ void OnnxRuntimeBackend::load(const std::string& model_path, const BenchmarkSpec
 
 void OnnxRuntimeBackend::load_decoder(const BenchmarkSpec& spec) {
     try {
-        generation_ = std::make_unique<OrtGeneration>(session_, model_path_, device_memory_);
+        generation_ = std::make_unique<OrtGeneration>(session_, model_path_, device_memory_,
+                                                      cuda_ ? &cuda_->stream() : nullptr);
     } catch (const Ort::Exception& e) {
         throw std::runtime_error(fmt::format("cannot read the inputs of ONNX decoder {}: {}", model_path_, e.what()));
     }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <string_view>
 
@@ -47,22 +48,33 @@ std::string input_name(const Ort::Session& session, std::size_t index) {
     return session.GetInputNameAllocated(index, allocator).get();
 }
 
-// The last position's logits of each sequence as float32: [batch, vocab] out of [batch, sequence, vocab].
-std::vector<float> last_logits(const Ort::Value& logits) {
+// The last position's logits of each sequence as float32: [batch, vocab] out of [batch, sequence, vocab], copied
+// row by row from device memory on `stream` where given (the rest of the logits never leaves the GPU).
+std::vector<float> last_logits(const Ort::Value& logits, const cuda::StreamHandle* stream) {
     const auto info = logits.GetTensorTypeAndShapeInfo();
     const std::vector<std::int64_t> shape = info.GetShape();
     if (shape.size() != 3) throw std::runtime_error("the decoder's logits are not [batch, sequence, vocab]");
+    const bool half = info.GetElementType() == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16;
     const std::size_t batch = static_cast<std::size_t>(shape[0]), sequence = static_cast<std::size_t>(shape[1]),
-                      vocab = static_cast<std::size_t>(shape[2]);
-    std::vector<float> rows(batch * vocab);
+                      vocab = static_cast<std::size_t>(shape[2]), row_bytes = vocab * (half ? 2 : 4);
+    const auto* all = static_cast<const std::byte*>(logits.GetTensorRawData());
+    std::vector<std::byte> last(batch * row_bytes);
     for (std::size_t b = 0; b < batch; ++b) {
-        const std::size_t from = (b * sequence + sequence - 1) * vocab;
-        float* to = rows.data() + b * vocab;
-        if (info.GetElementType() == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16) {
-            const auto* half = logits.GetTensorData<Ort::Float16_t>() + from;
-            for (std::size_t v = 0; v < vocab; ++v) to[v] = models::onnx::from_fp16(half[v].val);
+        const std::byte* row = all + (b * sequence + sequence - 1) * row_bytes;
+        if (stream != nullptr)
+            cuda::copy_async(last.data() + b * row_bytes, row, row_bytes, cuda::CopyKind::device_to_host, stream->get());
+        else
+            std::copy_n(row, row_bytes, last.data() + b * row_bytes);
+    }
+    if (stream != nullptr) stream->synchronize();
+    std::vector<float> rows(batch * vocab);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        if (half) {
+            std::uint16_t bits = 0;
+            std::memcpy(&bits, last.data() + 2 * i, sizeof bits);
+            rows[i] = models::onnx::from_fp16(bits);
         } else {
-            std::copy_n(logits.GetTensorData<float>() + from, vocab, to);
+            std::memcpy(&rows[i], last.data() + 4 * i, sizeof(float));
         }
     }
     return rows;
@@ -81,8 +93,9 @@ std::vector<std::int32_t> choose_tokens(std::span<const float> last_logits, std:
     return tokens;
 }
 
-OrtGeneration::OrtGeneration(Ort::Session& session, const std::string& model_path, const OrtMemoryInfo* device_memory)
-    : session_(session), model_path_(model_path), device_memory_(device_memory) {
+OrtGeneration::OrtGeneration(Ort::Session& session, const std::string& model_path, const OrtMemoryInfo* device_memory,
+                             const cuda::StreamHandle* stream)
+    : session_(session), model_path_(model_path), device_memory_(device_memory), stream_(stream) {
     info_.shape = models::decoder_shape_from_onnx(model_path);
     for (std::size_t i = 0; i < session_.GetInputCount(); ++i) {
         const std::string name = input_name(session_, i);
@@ -134,12 +147,13 @@ std::vector<float> OrtGeneration::run(StepInputs& step) {
     binding.BindInput("attention_mask", mask);
     binding.BindInput("position_ids", positions);
     for (std::size_t i = 0; i < past_names_.size(); ++i) binding.BindInput(past_names_[i].c_str(), cache_[i]);
-    binding.BindOutput("logits", cpu);
-    // The cache stays where the provider computes: device memory on a GPU, no copy to the host.
-    for (const std::string& name : present_names_) {
-        if (device_memory_ != nullptr) binding.BindOutput(name.c_str(), device_memory_);
-        else binding.BindOutput(name.c_str(), cpu);
-    }
+    // The outputs stay where the provider computes: device memory on a GPU, no copy to the host.
+    const auto bind_output = [&](const char* name) {
+        if (device_memory_ != nullptr) binding.BindOutput(name, device_memory_);
+        else binding.BindOutput(name, cpu);
+    };
+    bind_output("logits");
+    for (const std::string& name : present_names_) bind_output(name.c_str());
     try {
         session_.Run(Ort::RunOptions(), binding);
     } catch (const Ort::Exception& e) {
@@ -150,7 +164,7 @@ std::vector<float> OrtGeneration::run(StepInputs& step) {
         throw std::runtime_error(fmt::format("ONNX Runtime failed to run decoder {}: {}", model_path_, e.what()));
     }
     std::vector<Ort::Value> outputs = binding.GetOutputValues();
-    std::vector<float> logits = last_logits(outputs[0]);
+    std::vector<float> logits = last_logits(outputs[0], device_memory_ != nullptr ? stream_ : nullptr);
     cache_.clear();
     for (std::size_t i = 1; i < outputs.size(); ++i) cache_.push_back(std::move(outputs[i]));
     return logits;

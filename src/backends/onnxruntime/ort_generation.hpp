@@ -1,8 +1,8 @@
 // Generation with an ONNX decoder (models/onnx_decoder's interface, Hugging Face optimum's: past_key_values.* in,
 // present.* out) in an ONNX Runtime session: the prefill of every prompt from an empty cache, then one decode
 // step per token, each step's present.* fed back as the next step's past_key_values.* as ONNX Runtime's own
-// tensors. On a GPU those stay in device memory (IO binding to the provider's memory): only the logits come to
-// the host, where the next tokens are chosen (greedy: the lowest id of the largest logit; seeded: drawn from the
+// tensors. On a GPU those and the logits stay in device memory (IO binding to the provider's memory): only the
+// last position's logits of each sequence come to the host, where the next tokens are chosen (greedy: the lowest id of the largest logit; seeded: drawn from the
 // softmax with a splitmix64 stream of the request's seed).
 #pragma once
 
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "backends/backend.hpp"
+#include "backends/onnxruntime/cuda_runtime.hpp"
 
 namespace inferbench {
 
@@ -24,10 +25,11 @@ std::vector<std::int32_t> choose_tokens(std::span<const float> last_logits, std:
 
 class OrtGeneration {
 public:
-    // `session` (kept by the caller, outliving this object) runs the decoder at `model_path`; `device_memory`:
-    // where its provider keeps device tensors (nullptr: the CPU). Throws UserError for a file that is not a
-    // decoder this can run.
-    OrtGeneration(Ort::Session& session, const std::string& model_path, const OrtMemoryInfo* device_memory);
+    // `session` (kept by the caller, outliving this object) runs the decoder at `model_path`; on a GPU,
+    // `device_memory` is where its provider keeps device tensors and `stream` the one it computes on (both
+    // nullptr: the CPU). Throws UserError for a file that is not a decoder this can run.
+    OrtGeneration(Ort::Session& session, const std::string& model_path, const OrtMemoryInfo* device_memory,
+                  const cuda::StreamHandle* stream);
 
     const DecoderInfo& info() const { return info_; }
     // Checks the lengths against the model's context and keeps the prompts.
@@ -47,6 +49,7 @@ private:
     Ort::Session& session_;
     std::string model_path_;
     const OrtMemoryInfo* device_memory_;
+    const cuda::StreamHandle* stream_;
     DecoderInfo info_;
     ONNXTensorElementDataType kv_type_ = ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
     std::vector<std::string> past_names_, present_names_;
