@@ -309,9 +309,9 @@ GraphBuilder build_llama_onnx(const DecoderShape& shape, std::uint64_t seed, Pre
 std::string onnx_decoder_data_name(const std::filesystem::path& path) { return path.filename().string() + ".data"; }
 
 void write_llama_onnx(const DecoderShape& shape, std::uint64_t seed, Precision precision,
-                      const std::filesystem::path& path) {
+                      const std::filesystem::path& path, std::int64_t inline_limit) {
     const GraphBuilder g = build_llama_onnx(shape, seed, precision);
-    const bool external = weight_bytes(g) > kDecoderInlineWeightLimit;
+    const bool external = weight_bytes(g) > inline_limit;
     std::optional<OutputFile> data;
     std::ofstream data_out;
     OnnxExternalData sink;

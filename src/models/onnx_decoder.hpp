@@ -31,8 +31,9 @@ GraphBuilder build_llama_onnx(const DecoderShape& shape, std::uint64_t seed, Pre
 
 // Writes build_llama_onnx() to `path` (and `path` + ".data" beyond kDecoderInlineWeightLimit), complete or
 // absent, holding one weight tensor in memory at a time. The model's metadata_props carry the shape.
+// `inline_limit`: the weight bytes above which they go to the data file (tests lower it).
 void write_llama_onnx(const DecoderShape& shape, std::uint64_t seed, Precision precision,
-                      const std::filesystem::path& path);
+                      const std::filesystem::path& path, std::int64_t inline_limit = kDecoderInlineWeightLimit);
 
 // The name of the external data file write_llama_onnx() writes beside `path` where it needs one.
 std::string onnx_decoder_data_name(const std::filesystem::path& path);
