@@ -8,7 +8,7 @@
 #include "backends/model_spec_support.hpp"
 #include "core/plan/model_spec.hpp"
 #include "core/units.hpp"
-#include "models/decoder_files.hpp"
+#include "runner/orchestrator/decoder_files.hpp"
 #include "models/zoo.hpp"
 #include "runner/orchestrator/spec_export.hpp"
 
@@ -28,9 +28,9 @@ ResolvedModel resolve_spec(const BenchmarkSpec& spec, const Capabilities& caps) 
 // A zoo decoder: written in the first form the backend reads of GGUF, ONNX and a Hugging Face folder.
 ResolvedModel resolve_decoder(const BenchmarkSpec& spec, const models::DecoderModel& decoder, const Capabilities& caps) {
     const auto& formats = caps.model_formats;
-    for (const std::string_view form : models::kDecoderForms) {
+    for (const std::string_view form : kDecoderForms) {
         if (std::find(formats.begin(), formats.end(), form) == formats.end()) continue;
-        return {models::write_zoo_decoder(decoder, form, spec.precision, spec.model_cache_dir, spec.seed).string(),
+        return {write_zoo_decoder(decoder, form, spec.precision, spec.model_cache_dir, spec.seed).string(),
                 std::nullopt};
     }
     return {"", fmt::format("backend {} reads none of the forms zoo decoders are written in (gguf, onnx, a Hugging "

@@ -10,14 +10,14 @@
 #include "core/spec.hpp"
 #include "models/decoder_models.hpp"
 
-namespace inferbench::models {
+namespace inferbench::runner {
 
-// The forms: "gguf", "onnx", "hf" (a backend's Capabilities::model_formats names the one it reads).
+// The forms, in the order a backend's Capabilities::model_formats is searched for one: "gguf", "onnx", "hf".
 inline constexpr std::string_view kDecoderForms[] = {"gguf", "onnx", "hf"};
 
 // The file (or folder, for "hf") in cache_dir, written unless already there (complete or absent: a crash
 // leaves no half file). Throws UserError for a precision the form cannot hold.
-std::filesystem::path write_zoo_decoder(const DecoderModel& model, std::string_view form, Precision precision,
+std::filesystem::path write_zoo_decoder(const models::DecoderModel& model, std::string_view form, Precision precision,
                                         const std::filesystem::path& cache_dir, std::uint64_t seed);
 
-}  // namespace inferbench::models
+}  // namespace inferbench::runner
