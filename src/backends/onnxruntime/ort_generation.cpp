@@ -16,14 +16,6 @@
 namespace inferbench {
 namespace {
 
-// ONNX Runtime's words for a failed allocation (its arena, the CUDA provider's cudaMalloc).
-bool is_out_of_memory(std::string_view message) {
-    for (const std::string_view word : {"Failed to allocate memory", "out of memory", "bad_alloc", "BFCArena"}) {
-        if (message.find(word) != std::string_view::npos) return true;
-    }
-    return false;
-}
-
 std::int32_t greedy_token(std::span<const float> row) {
     // max_element keeps the first of equal values: the lowest id.
     return static_cast<std::int32_t>(std::max_element(row.begin(), row.end()) - row.begin());
@@ -81,6 +73,14 @@ std::vector<float> last_logits(const Ort::Value& logits, const cuda::StreamHandl
 }
 
 }  // namespace
+
+bool is_out_of_memory(std::string_view message) {
+    for (const std::string_view words : {"Failed to allocate memory", "out of memory", "bad_alloc",
+                                         "Available memory of"}) {
+        if (message.find(words) != std::string_view::npos) return true;
+    }
+    return false;
+}
 
 std::vector<std::int32_t> choose_tokens(std::span<const float> last_logits, std::int64_t vocab, Sampling sampling,
                                         std::uint64_t& rng_state) {

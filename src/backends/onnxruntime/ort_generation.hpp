@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "backends/backend.hpp"
@@ -22,6 +23,10 @@ namespace inferbench {
 // picks the largest (ties: the lowest id); seeded draws from softmax(logits) with `rng_state` (advanced).
 std::vector<std::int32_t> choose_tokens(std::span<const float> last_logits, std::int64_t vocab, Sampling sampling,
                                         std::uint64_t& rng_state);
+
+// Whether ONNX Runtime's error says an allocation failed (its arenas, the CUDA provider's cudaMalloc, the CPU's
+// operator new): a generation whose cache and activations do not fit, which fails as "out of memory".
+bool is_out_of_memory(std::string_view ort_message);
 
 class OrtGeneration {
 public:

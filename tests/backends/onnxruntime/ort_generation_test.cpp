@@ -171,6 +171,14 @@ TEST(OrtChooseTokens, GreedyTiesTakeTheLowestIdAndSeededDrawsFollowTheSoftmax) {
     EXPECT_EQ(seen.size(), 4U);
 }
 
+TEST(OrtOutOfMemory, AllocationFailuresAreOutOfMemory) {
+    EXPECT_TRUE(is_out_of_memory("BFCArena::AllocateRawInternal(...) Failed to allocate memory for requested buffer "
+                                 "of size 8589934592"));
+    EXPECT_TRUE(is_out_of_memory("CUDA failure 2: out of memory ; GPU=0 ; hostname=h ; expr=cudaMalloc(&p, size);"));
+    EXPECT_TRUE(is_out_of_memory("std::bad_alloc"));
+    EXPECT_FALSE(is_out_of_memory("Non-zero status code returned while running Gemm node. Name:'lm_head'"));
+}
+
 TEST_F(OrtGenerationTest, RefusesWhatItCannotRun) {
     OnnxRuntimeBackend backend;
     BenchmarkSpec s = spec(1, 8, 8);
