@@ -2,8 +2,8 @@
 // present.* out) in an ONNX Runtime session: the prefill of every prompt from an empty cache, then one decode
 // step per token, each step's present.* fed back as the next step's past_key_values.* as ONNX Runtime's own
 // tensors. On a GPU those and the logits stay in device memory (IO binding to the provider's memory): only the
-// last position's logits of each sequence come to the host, where the next tokens are chosen (greedy: the lowest id of the largest logit; seeded: drawn from the
-// softmax with a splitmix64 stream of the request's seed).
+// last position's logits of each sequence come to the host, where the next tokens are chosen (greedy: the lowest id of
+// the largest logit; seeded: drawn from the softmax with a splitmix64 stream of the request's seed).
 #pragma once
 
 #include <onnxruntime_cxx_api.h>
