@@ -7,6 +7,7 @@
 #include <fstream>
 #include <limits>
 #include <numbers>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -100,7 +101,8 @@ std::vector<float> rotary_table(const DecoderShape& s, bool sine) {
             1.0 / std::pow(s.rope_theta, static_cast<double>(2 * i) / static_cast<double>(s.head_dim));
         for (std::int64_t p = 0; p < s.max_context; ++p) {
             const double angle = static_cast<double>(p) * inv_freq;
-            table[static_cast<std::size_t>(p * half + i)] = static_cast<float>(sine ? std::sin(angle) : std::cos(angle));
+            table[static_cast<std::size_t>(p * half + i)] =
+                static_cast<float>(sine ? std::sin(angle) : std::cos(angle));
         }
     }
     return table;
@@ -121,7 +123,10 @@ std::string rotary(Context& c, const std::string& name, bool sine) {
 
 // x * cos + rotate_half(x) * sin, rotate_half(x) = cat(-x[D/2:], x[:D/2]).
 std::string apply_rotary(Context& c, const std::string& name, const std::string& x) {
-    c.g.add_node({"Split", name + ".Split", {x, "rotary.halves"}, {name + ".x1", name + ".x2"},
+    c.g.add_node({"Split",
+                  name + ".Split",
+                  {x, "rotary.halves"},
+                  {name + ".x1", name + ".x2"},
                   {OnnxAttribute::of_int("axis", -1)}});
     const std::string neg = op(c.g, "Neg", name + ".Neg", {name + ".x2"});
     const std::string rotated = graph_ops::concat(c.g, name + ".rotate_half", {neg, name + ".x1"}, -1);
@@ -137,20 +142,22 @@ std::string split_heads(Context& c, const std::string& name, const std::string& 
 // softmax over the last axis, in fp32 as Hugging Face computes it.
 std::string softmax(Context& c, const std::string& name, const std::string& x) {
     const std::string x32 = c.half() ? cast(c.g, name + ".to_fp32", x, kCastFloat) : x;
-    const std::string p = op(c.g, "Softmax", c.half() ? name + ".Softmax" : name, {x32},
-                             {OnnxAttribute::of_int("axis", -1)});
+    const std::string p =
+        op(c.g, "Softmax", c.half() ? name + ".Softmax" : name, {x32}, {OnnxAttribute::of_int("axis", -1)});
     return c.half() ? cast(c.g, name, p, kCastFloat16) : p;
 }
 
 // Grouped-query attention without copying the cache per query head: the R query heads of one key/value head
 // are folded into its rows ([B, Hkv, R * S, D]), scored against that head's keys, and unfolded for the mask.
-std::string attention(Context& c, const std::string& p, std::int64_t layer, const std::string& x,
-                      std::uint64_t seed, const std::vector<DecoderTensor>& tensors, std::size_t& next) {
+std::string attention(Context& c, const std::string& p, std::int64_t layer, const std::string& x, std::uint64_t seed,
+                      const std::vector<DecoderTensor>& tensors, std::size_t& next) {
     const auto w = [&]() { return weight(c, tensors[next++], seed); };
     const std::string wq = w(), wk = w(), wv = w(), wo = w();
     const std::string a = p + "self_attn.";
-    const std::string q = apply_rotary(c, a + "q_rot", split_heads(c, a + "q", linear(c, a + "q_proj", x, wq), c.q_shape));
-    const std::string k = apply_rotary(c, a + "k_rot", split_heads(c, a + "k", linear(c, a + "k_proj", x, wk), c.kv_shape));
+    const std::string q =
+        apply_rotary(c, a + "q_rot", split_heads(c, a + "q", linear(c, a + "q_proj", x, wq), c.q_shape));
+    const std::string k =
+        apply_rotary(c, a + "k_rot", split_heads(c, a + "k", linear(c, a + "k_proj", x, wk), c.kv_shape));
     const std::string v = split_heads(c, a + "v", linear(c, a + "v_proj", x, wv), c.kv_shape);
     const std::string keys = fmt::format("present.{}.key", layer);
     const std::string values = fmt::format("present.{}.value", layer);
@@ -162,7 +169,8 @@ std::string attention(Context& c, const std::string& p, std::int64_t layer, cons
     scores = op(c.g, "Mul", a + "scaled", {scores, "const.attention_scale"});
     scores = op(c.g, "Reshape", a + "scores_per_head", {scores, "shape.per_head"});
     scores = op(c.g, "Where", a + "masked", {c.allowed, scores, c.lowest});
-    const std::string probs = op(c.g, "Reshape", a + "probs_grouped", {softmax(c, a + "probs", scores), "shape.grouped_rows"});
+    const std::string probs =
+        op(c.g, "Reshape", a + "probs_grouped", {softmax(c, a + "probs", scores), "shape.grouped_rows"});
     std::string context = op(c.g, "MatMul", a + "context", {probs, values});
     context = op(c.g, "Reshape", a + "context_per_head", {context, "shape.per_head"});
     context = transpose(c.g, a + "context.Transpose", context, {0, 2, 1, 3});
@@ -186,12 +194,13 @@ void add_shared_values(Context& c) {
     GraphBuilder& g = c.g;
     const DecoderShape& s = c.s;
     const std::string ids_shape = op(g, "Shape", "shape.input_ids", {"input_ids"});
-    c.q_shape = graph_ops::concat(g, "shape.q", {ids_shape, int64_constant(g, "shape.q_heads", {s.heads, s.head_dim})}, 0);
+    c.q_shape =
+        graph_ops::concat(g, "shape.q", {ids_shape, int64_constant(g, "shape.q_heads", {s.heads, s.head_dim})}, 0);
     c.kv_shape =
         graph_ops::concat(g, "shape.kv", {ids_shape, int64_constant(g, "shape.kv_heads", {s.kv_heads, s.head_dim})}, 0);
     int64_constant(g, "shape.grouped", {0, s.kv_heads, -1, s.head_dim});  // [B, Hq, S, D] -> [B, Hkv, R*S, D]
-    int64_constant(g, "shape.grouped_rows", {0, s.kv_heads, -1, 0});       // [B, Hq, S, T] -> [B, Hkv, R*S, T]
-    int64_constant(g, "shape.per_head", {0, s.heads, -1, 0});              // and back
+    int64_constant(g, "shape.grouped_rows", {0, s.kv_heads, -1, 0});      // [B, Hq, S, T] -> [B, Hkv, R*S, T]
+    int64_constant(g, "shape.per_head", {0, s.heads, -1, 0});             // and back
     int64_constant(g, "shape.merge_heads", {-1, s.heads * s.head_dim});
     int64_constant(g, "shape.flat", {-1});
     int64_constant(g, "rotary.halves", {s.head_dim / 2, s.head_dim / 2});
@@ -213,12 +222,13 @@ void add_mask(Context& c) {
     const std::string step = m + "one";
     const std::string keys = op(g, "Range", m + "keys", {int64_scalar(g, m + "zero", 0), total, step});
     const std::string queries = op(g, "Range", m + "queries", {op(g, "Sub", m + "past", {total, fresh}), total, step});
-    const std::string causal = op(g, "LessOrEqual", m + "causal",
-                                  {op(g, "Unsqueeze", m + "keys_row", {keys, int64_constant(g, m + "axes0", {0})}),
-                                   op(g, "Unsqueeze", m + "queries_col", {queries, int64_constant(g, m + "axes1", {1})})});
-    const std::string padding = cast(
-        g, m + "padding", op(g, "Unsqueeze", m + "mask4d", {"attention_mask", int64_constant(g, m + "axes12", {1, 2})}),
-        kCastBool);
+    const std::string causal =
+        op(g, "LessOrEqual", m + "causal",
+           {op(g, "Unsqueeze", m + "keys_row", {keys, int64_constant(g, m + "axes0", {0})}),
+            op(g, "Unsqueeze", m + "queries_col", {queries, int64_constant(g, m + "axes1", {1})})});
+    const std::string padding =
+        cast(g, m + "padding",
+             op(g, "Unsqueeze", m + "mask4d", {"attention_mask", int64_constant(g, m + "axes12", {1, 2})}), kCastBool);
     c.allowed = op(g, "And", m + "allowed", {causal, padding});
 }
 
@@ -291,11 +301,12 @@ GraphBuilder build_llama_onnx(const DecoderShape& shape, std::uint64_t seed, Pre
     for (std::int64_t i = 0; i < shape.layers; ++i) {
         const std::string p = fmt::format("model.layers.{}.", i);
         const std::string attn_norm = weight(c, tensors[next++], seed);
-        const std::string attn = attention(c, p, i, rms_norm(c, p + "input_layernorm", x, attn_norm), seed, tensors, next);
+        const std::string attn =
+            attention(c, p, i, rms_norm(c, p + "input_layernorm", x, attn_norm), seed, tensors, next);
         x = op(g, "Add", p + "attn_residual", {x, attn});
         const std::string mlp_norm = weight(c, tensors[next++], seed);
-        const std::string mlp = feed_forward(c, p, rms_norm(c, p + "post_attention_layernorm", x, mlp_norm), seed,
-                                             tensors, next);
+        const std::string mlp =
+            feed_forward(c, p, rms_norm(c, p + "post_attention_layernorm", x, mlp_norm), seed, tensors, next);
         x = op(g, "Add", p + "mlp_residual", {x, mlp});
     }
     x = rms_norm(c, "model.norm", x, weight(c, tensors[next++], seed));

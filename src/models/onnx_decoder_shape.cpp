@@ -68,9 +68,8 @@ std::optional<std::int64_t> fixed_dim(const onnx::OnnxValueInfo& info, std::size
 
 // The dims of the first initializer whose name ends with `suffix` ("layers.0.self_attn.q_proj.weight").
 const std::vector<std::int64_t>* weight_dims(const OnnxGraphSignature& sig, std::string_view suffix) {
-    const auto it = std::ranges::find_if(sig.initializers, [&](const onnx::OnnxTensor& t) {
-        return t.name.ends_with(suffix) && t.dims.size() == 2;
-    });
+    const auto it = std::ranges::find_if(
+        sig.initializers, [&](const onnx::OnnxTensor& t) { return t.name.ends_with(suffix) && t.dims.size() == 2; });
     return it == sig.initializers.end() ? nullptr : &it->dims;
 }
 
@@ -109,9 +108,10 @@ std::optional<std::string> read_export_shape(const OnnxGraphSignature& sig, Deco
 DecoderShape decoder_shape_from_onnx(const std::filesystem::path& path) {
     const OnnxGraphSignature sig = onnx::read_onnx_signature(path);
     if (find_input(sig, "past_key_values.0.key") == nullptr) {
-        throw UserError(fmt::format("{}: not an ONNX decoder with a KV cache: it has no input past_key_values.0.key; "
-                                    "export the model with its past key/values (optimum: --task text-generation-with-past)",
-                                    path.string()));
+        throw UserError(
+            fmt::format("{}: not an ONNX decoder with a KV cache: it has no input past_key_values.0.key; "
+                        "export the model with its past key/values (optimum: --task text-generation-with-past)",
+                        path.string()));
     }
     if (auto shape = shape_from_metadata(sig.metadata)) {
         if (const auto problem = shape_problem(*shape))
@@ -120,9 +120,10 @@ DecoderShape decoder_shape_from_onnx(const std::filesystem::path& path) {
     }
     DecoderShape shape;
     if (const auto missing = read_export_shape(sig, shape)) {
-        throw UserError(fmt::format("{}: cannot read the decoder's shape: it lacks {}; inferbench reads Llama-architecture "
-                                    "exports with Hugging Face weight names",
-                                    path.string(), *missing));
+        throw UserError(
+            fmt::format("{}: cannot read the decoder's shape: it lacks {}; inferbench reads Llama-architecture "
+                        "exports with Hugging Face weight names",
+                        path.string(), *missing));
     }
     if (const auto problem = shape_problem(shape))
         throw UserError(fmt::format("{}: the decoder's weights give {}", path.string(), *problem));

@@ -86,8 +86,8 @@ TEST(OnnxDecoder, WrittenFileReadsBackItsShape) {
     EXPECT_EQ(decoder_shape_from_onnx(path), s);
     EXPECT_FALSE(std::filesystem::exists(dir.path() / onnx_decoder_data_name(path)));  // 16 MB: inline
     const onnx::OnnxModel model = onnx::read_onnx_file(path);
-    const auto it = std::ranges::find(model.graph.initializers, "model.layers.3.mlp.down_proj.weight",
-                                      &onnx::OnnxTensor::name);
+    const auto it =
+        std::ranges::find(model.graph.initializers, "model.layers.3.mlp.down_proj.weight", &onnx::OnnxTensor::name);
     ASSERT_NE(it, model.graph.initializers.end());
     EXPECT_EQ(it->data_type, onnx::DataType::float32);
     EXPECT_EQ(it->raw.size(), static_cast<std::size_t>(s.hidden * s.intermediate * 4));

@@ -16,14 +16,6 @@
 namespace inferbench {
 namespace {
 
-// ONNX Runtime's words for a failed allocation (its arena, the CUDA provider's cudaMalloc).
-bool is_out_of_memory(std::string_view message) {
-    for (const std::string_view word : {"Failed to allocate memory", "out of memory", "bad_alloc", "BFCArena"}) {
-        if (message.find(word) != std::string_view::npos) return true;
-    }
-    return false;
-}
-
 std::int32_t greedy_token(std::span<const float> row) {
     // max_element keeps the first of equal values: the lowest id.
     return static_cast<std::int32_t>(std::max_element(row.begin(), row.end()) - row.begin());
@@ -62,7 +54,8 @@ std::vector<float> last_logits(const Ort::Value& logits, const cuda::StreamHandl
     for (std::size_t b = 0; b < batch; ++b) {
         const std::byte* row = all + (b * sequence + sequence - 1) * row_bytes;
         if (stream != nullptr)
-            cuda::copy_async(last.data() + b * row_bytes, row, row_bytes, cuda::CopyKind::device_to_host, stream->get());
+            cuda::copy_async(last.data() + b * row_bytes, row, row_bytes, cuda::CopyKind::device_to_host,
+                             stream->get());
         else
             std::copy_n(row, row_bytes, last.data() + b * row_bytes);
     }
@@ -81,6 +74,14 @@ std::vector<float> last_logits(const Ort::Value& logits, const cuda::StreamHandl
 }
 
 }  // namespace
+
+bool is_out_of_memory(std::string_view message) {
+    for (const std::string_view words :
+         {"Failed to allocate memory", "out of memory", "bad_alloc", "Available memory of"}) {
+        if (message.find(words) != std::string_view::npos) return true;
+    }
+    return false;
+}
 
 std::vector<std::int32_t> choose_tokens(std::span<const float> last_logits, std::int64_t vocab, Sampling sampling,
                                         std::uint64_t& rng_state) {
@@ -115,8 +116,7 @@ void OrtGeneration::prepare(const GenerationRequest& request) {
     const std::int64_t context = request.input_tokens + request.output_tokens;
     if (context > info_.shape.max_context)
         throw UserError(fmt::format("{}: {} input + {} output tokens exceed the model's context of {} tokens",
-                                    model_path_, request.input_tokens, request.output_tokens,
-                                    info_.shape.max_context));
+                                    model_path_, request.input_tokens, request.output_tokens, info_.shape.max_context));
     if (request.input_tokens <= 0 || request.output_tokens <= 0 || request.batch <= 0 ||
         static_cast<std::int64_t>(request.prompts.size()) != request.batch * request.input_tokens)
         throw std::invalid_argument("prepare_generation(): prompts are not batch x input_tokens");
@@ -149,8 +149,10 @@ std::vector<float> OrtGeneration::run(StepInputs& step) {
     for (std::size_t i = 0; i < past_names_.size(); ++i) binding.BindInput(past_names_[i].c_str(), cache_[i]);
     // The outputs stay where the provider computes: device memory on a GPU, no copy to the host.
     const auto bind_output = [&](const char* name) {
-        if (device_memory_ != nullptr) binding.BindOutput(name, device_memory_);
-        else binding.BindOutput(name, cpu);
+        if (device_memory_ != nullptr)
+            binding.BindOutput(name, device_memory_);
+        else
+            binding.BindOutput(name, cpu);
     };
     bind_output("logits");
     for (const std::string& name : present_names_) bind_output(name.c_str());

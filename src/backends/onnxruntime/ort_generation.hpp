@@ -2,8 +2,8 @@
 // present.* out) in an ONNX Runtime session: the prefill of every prompt from an empty cache, then one decode
 // step per token, each step's present.* fed back as the next step's past_key_values.* as ONNX Runtime's own
 // tensors. On a GPU those and the logits stay in device memory (IO binding to the provider's memory): only the
-// last position's logits of each sequence come to the host, where the next tokens are chosen (greedy: the lowest id of the largest logit; seeded: drawn from the
-// softmax with a splitmix64 stream of the request's seed).
+// last position's logits of each sequence come to the host, where the next tokens are chosen (greedy: the lowest id of
+// the largest logit; seeded: drawn from the softmax with a splitmix64 stream of the request's seed).
 #pragma once
 
 #include <onnxruntime_cxx_api.h>
@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "backends/backend.hpp"
@@ -22,6 +23,10 @@ namespace inferbench {
 // picks the largest (ties: the lowest id); seeded draws from softmax(logits) with `rng_state` (advanced).
 std::vector<std::int32_t> choose_tokens(std::span<const float> last_logits, std::int64_t vocab, Sampling sampling,
                                         std::uint64_t& rng_state);
+
+// Whether ONNX Runtime's error says an allocation failed (its arenas, the CUDA provider's cudaMalloc, the CPU's
+// operator new): a generation whose cache and activations do not fit, which fails as "out of memory".
+bool is_out_of_memory(std::string_view ort_message);
 
 class OrtGeneration {
 public:

@@ -167,8 +167,18 @@ TEST(OrtChooseTokens, GreedyTiesTakeTheLowestIdAndSeededDrawsFollowTheSoftmax) {
     for (int i = 0; i < 20; ++i) EXPECT_EQ(choose_tokens(peaked, 3, Sampling::seeded, state).at(0), 1);
     // Equal logits: every id comes up.
     std::set<std::int32_t> seen;
-    for (int i = 0; i < 200; ++i) seen.insert(choose_tokens(std::vector<float>(4, 0.0F), 4, Sampling::seeded, state).at(0));
+    for (int i = 0; i < 200; ++i)
+        seen.insert(choose_tokens(std::vector<float>(4, 0.0F), 4, Sampling::seeded, state).at(0));
     EXPECT_EQ(seen.size(), 4U);
+}
+
+TEST(OrtOutOfMemory, AllocationFailuresAreOutOfMemory) {
+    EXPECT_TRUE(
+        is_out_of_memory("BFCArena::AllocateRawInternal(...) Failed to allocate memory for requested buffer "
+                         "of size 8589934592"));
+    EXPECT_TRUE(is_out_of_memory("CUDA failure 2: out of memory ; GPU=0 ; hostname=h ; expr=cudaMalloc(&p, size);"));
+    EXPECT_TRUE(is_out_of_memory("std::bad_alloc"));
+    EXPECT_FALSE(is_out_of_memory("Non-zero status code returned while running Gemm node. Name:'lm_head'"));
 }
 
 TEST_F(OrtGenerationTest, RefusesWhatItCannotRun) {

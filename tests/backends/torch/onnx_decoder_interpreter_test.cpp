@@ -23,8 +23,9 @@ TEST(OnnxDecoderOnInterpreter, GreedyTokensAreTheReferences) {
 
     constexpr std::int64_t kInput = 10, kOutput = 5;
     const std::vector<std::int32_t> prompt = generation_prompts(1, kInput, s.vocab, 42);
-    std::vector<torch::Tensor> in{torch::tensor(std::vector<std::int64_t>(prompt.begin(), prompt.end())).view({1, kInput}),
-                                  torch::ones({1, kInput}, torch::kLong), torch::arange(kInput, torch::kLong).view({1, kInput})};
+    std::vector<torch::Tensor> in{
+        torch::tensor(std::vector<std::int64_t>(prompt.begin(), prompt.end())).view({1, kInput}),
+        torch::ones({1, kInput}, torch::kLong), torch::arange(kInput, torch::kLong).view({1, kInput})};
     for (std::int64_t i = 0; i < 2 * s.layers; ++i) in.push_back(torch::zeros({1, s.kv_heads, 0, s.head_dim}));
     std::vector<std::int32_t> tokens;
     for (std::int64_t step = 0; step < kOutput; ++step) {
