@@ -109,7 +109,7 @@ OrtGeneration::OrtGeneration(Ort::Session& session, const std::string& model_pat
         throw UserError(fmt::format("{}: the decoder's KV cache is neither float32 nor float16", model_path));
     const bool half = kv_type_ == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16;
     info_.kv_dtype = half ? DType::f16 : DType::f32;
-    info_.weight_bytes = parameter_count(info_.shape) * (half ? 2 : 4);
+    info_.weight_bytes = models::decoder_weight_bytes_from_onnx(model_path);
 }
 
 void OrtGeneration::prepare(const GenerationRequest& request) {
