@@ -110,7 +110,7 @@ std::vector<float> rotary_table(const DecoderShape& s, bool sine) {
 
 // Gather(table, position_ids) [B, S, D/2] doubled to [B, S, D] (Hugging Face's cat(freqs, freqs)), [B, 1, S, D].
 std::string rotary(Context& c, const std::string& name, bool sine) {
-    const std::string table = "rotary." + name + "_table";
+    const std::string table = fmt::format("{}{}_table", kRotaryTablePrefix, name);
     c.g.add_initializer({.name = table,
                          .dims = {c.s.max_context, c.s.head_dim / 2},
                          .data = rotary_table(c.s, sine),

@@ -46,4 +46,11 @@ std::string onnx_decoder_data_name(const std::filesystem::path& path);
 // cannot be read.
 DecoderShape decoder_shape_from_onnx(const std::filesystem::path& path);
 
+// The rotary tables' names start with this: constants the writer adds, of which a step reads a row.
+inline constexpr std::string_view kRotaryTablePrefix = "rotary.";
+
+// The bytes of an ONNX decoder's weights as the file stores them: every initializer of one dimension or more but
+// the writer's rotary tables (scalars are constants). Reads the graph's description only.
+std::int64_t decoder_weight_bytes_from_onnx(const std::filesystem::path& path);
+
 }  // namespace inferbench::models

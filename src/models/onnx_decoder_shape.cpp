@@ -130,4 +130,13 @@ DecoderShape decoder_shape_from_onnx(const std::filesystem::path& path) {
     return shape;
 }
 
+std::int64_t decoder_weight_bytes_from_onnx(const std::filesystem::path& path) {
+    std::int64_t bytes = 0;
+    for (const onnx::OnnxTensor& t : onnx::read_onnx_signature(path).initializers) {
+        if (t.dims.empty() || t.name.starts_with(kRotaryTablePrefix)) continue;
+        bytes += t.element_count() * static_cast<std::int64_t>(onnx::element_bits(t.data_type)) / 8;
+    }
+    return bytes;
+}
+
 }  // namespace inferbench::models

@@ -84,6 +84,7 @@ TEST(OnnxDecoder, WrittenFileReadsBackItsShape) {
     const DecoderShape& s = shape_of("llama-tiny");
     write_llama_onnx(s, 42, Precision::fp32, path);
     EXPECT_EQ(decoder_shape_from_onnx(path), s);
+    EXPECT_EQ(decoder_weight_bytes_from_onnx(path), parameter_count(s) * 4);
     EXPECT_FALSE(std::filesystem::exists(dir.path() / onnx_decoder_data_name(path)));  // 16 MB: inline
     const onnx::OnnxModel model = onnx::read_onnx_file(path);
     const auto it =

@@ -8,32 +8,13 @@
 
 #include <fmt/format.h>
 
+#include "backends/token_choice.hpp"
 #include "core/error.hpp"
-#include "core/splitmix64.hpp"
 #include "models/onnx_decoder.hpp"
 #include "models/onnx_fp16.hpp"
 
 namespace inferbench {
 namespace {
-
-std::int32_t greedy_token(std::span<const float> row) {
-    // max_element keeps the first of equal values: the lowest id.
-    return static_cast<std::int32_t>(std::max_element(row.begin(), row.end()) - row.begin());
-}
-
-// Draws from softmax(row) with one number of the stream, uniform in [0, 1) on a grid of 2^-53.
-std::int32_t seeded_token(std::span<const float> row, std::uint64_t& rng_state) {
-    const double top = *std::max_element(row.begin(), row.end());
-    double total = 0;
-    for (const float v : row) total += std::exp(static_cast<double>(v) - top);
-    const double target = static_cast<double>(splitmix64(rng_state) >> 11U) * 0x1p-53 * total;
-    double cumulative = 0;
-    for (std::size_t i = 0; i < row.size(); ++i) {
-        cumulative += std::exp(static_cast<double>(row[i]) - top);
-        if (cumulative > target) return static_cast<std::int32_t>(i);
-    }
-    return static_cast<std::int32_t>(row.size() - 1);  // rounding left the target at the very end
-}
 
 std::string input_name(const Ort::Session& session, std::size_t index) {
     Ort::AllocatorWithDefaultOptions allocator;
@@ -83,17 +64,6 @@ bool is_out_of_memory(std::string_view message) {
     return false;
 }
 
-std::vector<std::int32_t> choose_tokens(std::span<const float> last_logits, std::int64_t vocab, Sampling sampling,
-                                        std::uint64_t& rng_state) {
-    std::vector<std::int32_t> tokens;
-    const auto width = static_cast<std::size_t>(vocab);
-    for (std::size_t start = 0; start + width <= last_logits.size(); start += width) {
-        const auto row = last_logits.subspan(start, width);
-        tokens.push_back(sampling == Sampling::greedy ? greedy_token(row) : seeded_token(row, rng_state));
-    }
-    return tokens;
-}
-
 OrtGeneration::OrtGeneration(Ort::Session& session, const std::string& model_path, const OrtMemoryInfo* device_memory,
                              const cuda::StreamHandle* stream)
     : session_(session), model_path_(model_path), device_memory_(device_memory), stream_(stream) {
@@ -109,7 +79,7 @@ OrtGeneration::OrtGeneration(Ort::Session& session, const std::string& model_pat
         throw UserError(fmt::format("{}: the decoder's KV cache is neither float32 nor float16", model_path));
     const bool half = kv_type_ == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16;
     info_.kv_dtype = half ? DType::f16 : DType::f32;
-    info_.weight_bytes = parameter_count(info_.shape) * (half ? 2 : 4);
+    info_.weight_bytes = models::decoder_weight_bytes_from_onnx(model_path);
 }
 
 void OrtGeneration::prepare(const GenerationRequest& request) {
@@ -175,7 +145,8 @@ std::vector<float> OrtGeneration::run(StepInputs& step) {
 void OrtGeneration::generate(TokenSink& sink) {
     if (!prepared_) throw std::logic_error("OrtGeneration::generate() before prepare()");
     const std::int64_t batch = request_.batch, input = request_.input_tokens;
-    std::uint64_t rng_state = request_.seed;
+    TokenChooser chooser(request_.sampling, request_.seed);
+    const auto vocab = static_cast<std::size_t>(info_.shape.vocab);
     cache_ = empty_cache();
     StepInputs step;
     step.ids.assign(request_.prompts.begin(), request_.prompts.end());
@@ -187,8 +158,10 @@ void OrtGeneration::generate(TokenSink& sink) {
         const std::int64_t total = input + produced;  // tokens in the cache after this step
         step.mask.assign(static_cast<std::size_t>(batch * total), 1);
         step.mask_shape = {batch, total};
-        const std::vector<std::int32_t> tokens =
-            choose_tokens(run(step), info_.shape.vocab, request_.sampling, rng_state);
+        const std::vector<float> logits = run(step);
+        std::vector<std::int32_t> tokens;
+        for (std::size_t row = 0; row + vocab <= logits.size(); row += vocab)
+            tokens.push_back(chooser.choose(std::span(logits).subspan(row, vocab)));
         sink.step(tokens);
         if (sink.stop_requested()) break;
         step.ids.assign(tokens.begin(), tokens.end());

@@ -2,8 +2,8 @@
 // present.* out) in an ONNX Runtime session: the prefill of every prompt from an empty cache, then one decode
 // step per token, each step's present.* fed back as the next step's past_key_values.* as ONNX Runtime's own
 // tensors. On a GPU those and the logits stay in device memory (IO binding to the provider's memory): only the
-// last position's logits of each sequence come to the host, where the next tokens are chosen (greedy: the lowest id of
-// the largest logit; seeded: drawn from the softmax with a splitmix64 stream of the request's seed).
+// last position's logits of each sequence come to the host, where backends/token_choice chooses the next tokens
+// (greedy, or seeded with a stream of the request's seed that starts afresh with every generation).
 #pragma once
 
 #include <onnxruntime_cxx_api.h>
@@ -18,11 +18,6 @@
 #include "backends/onnxruntime/cuda_runtime.hpp"
 
 namespace inferbench {
-
-// The next token of each sequence from the last position's logits ([batch, vocab] rows of float32): greedy
-// picks the largest (ties: the lowest id); seeded draws from softmax(logits) with `rng_state` (advanced).
-std::vector<std::int32_t> choose_tokens(std::span<const float> last_logits, std::int64_t vocab, Sampling sampling,
-                                        std::uint64_t& rng_state);
 
 // Whether ONNX Runtime's error says an allocation failed (its arenas, the CUDA provider's cudaMalloc, the CPU's
 // operator new): a generation whose cache and activations do not fit, which fails as "out of memory".
