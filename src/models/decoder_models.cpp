@@ -11,9 +11,9 @@ namespace inferbench::models {
 
 const std::vector<DecoderModel>& decoder_models() {
     static const std::vector<DecoderModel> models = {
-        {"llama-tiny", "Llama-architecture decoder of 4.07 M parameters for tests (4 layers, width 256, GQA 8:2)",
+        {"llama-tiny", "Llama-architecture decoder of 5.11 M parameters for tests (4 layers, width 256, GQA 8:2, untied head)",
          DecoderShape{.layers = 4, .hidden = 256, .heads = 8, .kv_heads = 2, .head_dim = 32, .intermediate = 768,
-                      .vocab = 4096, .max_context = 4096, .tied_embeddings = true, .rope_theta = 10000.0, .rms_eps = 1e-5},
+                      .vocab = 4096, .max_context = 4096, .tied_embeddings = false, .rope_theta = 10000.0, .rms_eps = 1e-5},
          0},
         {"llama-3.2-1b", "Llama 3.2 1B's shape (16 layers, width 2048, GQA 32:8, vocabulary 128,256, tied embeddings)",
          DecoderShape{.layers = 16, .hidden = 2048, .heads = 32, .kv_heads = 8, .head_dim = 64, .intermediate = 8192,
