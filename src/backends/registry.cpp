@@ -35,6 +35,8 @@ constexpr KnownBackend kKnownBackends[] = {
      "for python3, then rerun scripts/setup.sh, which builds against PyTorch's own LibTorch"},
     {"tensorrt", "TensorRT (C++ API)", "install the TensorRT SDK, then rebuild"},
     {"tensorflow", "TensorFlow (C API, frozen GraphDef)", "install the TensorFlow C library, then rebuild"},
+    {"llamacpp", "llama.cpp (C API, GGUF decoder models)",
+     "run scripts/fetch-llama-cpp.sh, then rebuild (or set INFERBENCH_LLAMA_CPP_ROOT)"},
 };
 
 struct ModuleSlot {
