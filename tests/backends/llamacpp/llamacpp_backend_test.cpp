@@ -92,6 +92,23 @@ TEST_F(LlamaCppBackendTest, EveryPrecisionLoadsAndGeneratesEveryStep) {
     }
 }
 
+TEST_F(LlamaCppBackendTest, RowsOfPartialBlocksLoadAsF16BesideQuantizedOnes) {
+    // hidden 80: no matrix with 80 columns is whole Q4_0 blocks (F16); the down projection's 96 columns are.
+    const DecoderShape odd{.layers = 2, .hidden = 80, .heads = 2, .kv_heads = 1, .head_dim = 40, .intermediate = 96,
+                           .vocab = 300, .max_context = 128, .tied_embeddings = false, .rope_theta = 10000.0,
+                           .rms_eps = 1e-5};
+    const auto file = dir_.path() / "odd-int4.gguf";
+    models::write_llama_gguf(odd, kModelSeed, Precision::int4, file);
+    auto backend = make_llamacpp_backend();
+    const BenchmarkSpec spec = generative_spec(Precision::int4, 1, 8, 4);
+    backend->load(file.string(), spec);
+    backend->prepare_generation(request_for(spec, generation_prompts(1, 8, odd.vocab, 2)));
+    RecordingSink sink;
+    backend->generate(sink);
+    EXPECT_EQ(sink.steps.size(), 4U);
+    EXPECT_EQ(backend->decoder_info().shape, odd);
+}
+
 TEST_F(LlamaCppBackendTest, Fp32GreedyTokensEqualTheReference) {
     const std::int64_t batch = 2, input = 16, output = 8;
     const std::vector<std::int32_t> prompts = generation_prompts(batch, input, tiny().vocab, 11);
