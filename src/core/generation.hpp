@@ -84,6 +84,7 @@ struct GenerationStep {
 struct GenerationRecord {
     std::int64_t iteration = 0;
     std::vector<GenerationStep> steps;
+    friend bool operator==(const GenerationRecord&, const GenerationRecord&) = default;
 };
 
 // The KV cache after `step` of a generation (core/generation's step numbering).

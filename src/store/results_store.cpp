@@ -28,7 +28,7 @@ constexpr std::string_view kBenchmarkColumns =
     "b.benchmark_id, b.run_id, b.ordinal, b.model, b.backend, b.backend_version, b.device, "
     "b.precision, b.batch_size, b.status, b.reason, b.started_unix_ms, b.ended_unix_ms, b.load_ns, "
     "b.model_path, b.model_size_bytes, b.warmup_iterations, b.measured_wall_ns, b.settings_json, "
-    "b.stderr_tail, b.variant, b.repeat_index, b.convergence, b.stop_reason";
+    "b.stderr_tail, b.variant, b.repeat_index, b.convergence, b.stop_reason, b.input_tokens, b.output_tokens";
 
 constexpr std::string_view kInsertRun =
     "INSERT INTO runs (name, started_unix_ms, status, plan_json, environment_json, host, "
@@ -39,8 +39,9 @@ constexpr std::string_view kInsertBenchmark =
     "INSERT INTO benchmarks (run_id, ordinal, model, backend, backend_version, device, precision, "
     "batch_size, status, reason, started_unix_ms, ended_unix_ms, load_ns, model_path, "
     "model_size_bytes, warmup_iterations, measured_wall_ns, settings_json, stderr_tail, variant, repeat_index, "
-    "convergence, stop_reason) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)";
+    "convergence, stop_reason, input_tokens, output_tokens) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, "
+    "?24, ?25)";
 
 constexpr std::string_view kInsertMetric =
     "INSERT INTO benchmark_metrics (benchmark_id, name, value, unit) VALUES (?1, ?2, ?3, ?4)";
@@ -162,6 +163,8 @@ BenchmarkRecord read_benchmark(const std::filesystem::path& file, const Statemen
     b.repeat = row.column_int64(21);
     b.convergence = stored_convergence(file, b.benchmark_id, row.column_text(22));
     b.stop_reason = row.column_text(23);
+    b.input_tokens = row.column_optional_int64(24).value_or(0);
+    b.output_tokens = row.column_optional_int64(25).value_or(0);
     return b;
 }
 
@@ -192,6 +195,8 @@ void bind_benchmark(Statement& insert, const BenchmarkRecord& b) {
     insert.bind_text(20, b.variant);
     insert.bind_int64(21, b.repeat).bind_text(22, to_string(b.convergence));
     bind_optional_text(insert, 23, b.stop_reason);
+    insert.bind_optional_int64(24, b.input_tokens > 0 ? std::optional(b.input_tokens) : std::nullopt);
+    insert.bind_optional_int64(25, b.output_tokens > 0 ? std::optional(b.output_tokens) : std::nullopt);
 }
 
 // The hot path (millions of rows): statements prepared once, inside the caller's transaction, each
@@ -288,6 +293,37 @@ void insert_layer_times(Database& db, std::int64_t benchmark_id, std::span<const
         insert.bind_int64(1, benchmark_id).bind_int64(2, layer++);
         insert.bind_text(3, row.node).bind_text(4, row.op_type).bind_text(5, row.provider);
         insert.bind_int64(6, row.calls).bind_int64(7, row.total_ns).bind_int64(8, row.host_dispatch ? 1 : 0);
+        insert.run();
+    }
+}
+
+void insert_generations(Database& db, std::int64_t benchmark_id, std::span<const GenerationRecord> generations) {
+    if (generations.empty()) return;
+    Statement insert = db.prepare(
+        "INSERT INTO generation_steps (benchmark_id, generation, step, end_ns, kv_cache_bytes) "
+        "VALUES (?1, ?2, ?3, ?4, ?5)");
+    for (const GenerationRecord& generation : generations) {
+        std::int64_t step = 0;
+        for (const GenerationStep& row : generation.steps) {
+            insert.reset();
+            insert.bind_int64(1, benchmark_id).bind_int64(2, generation.iteration).bind_int64(3, step++);
+            insert.bind_int64(4, row.end_ns).bind_int64(5, row.kv_cache_bytes);
+            insert.run();
+        }
+    }
+}
+
+// Step-major tokens (step s, sequence b at s * batch + b) stored as each sequence's positions.
+void insert_generated_tokens(Database& db, std::int64_t benchmark_id, std::int64_t batch,
+                             std::span<const std::int32_t> tokens) {
+    if (tokens.empty() || batch <= 0) return;
+    Statement insert = db.prepare(
+        "INSERT INTO generated_tokens (benchmark_id, sequence, position, token) VALUES (?1, ?2, ?3, ?4)");
+    const auto width = static_cast<std::size_t>(batch);
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+        insert.reset();
+        insert.bind_int64(1, benchmark_id).bind_int64(2, static_cast<std::int64_t>(i % width));
+        insert.bind_int64(3, static_cast<std::int64_t>(i / width)).bind_int64(4, tokens[i]);
         insert.run();
     }
 }
@@ -665,6 +701,8 @@ std::int64_t ResultsStore::Impl::store_benchmark(const BenchmarkRecord& benchmar
     insert_cpu_samples(s.db, benchmark_id, data.cpu_samples);
     insert_telemetry_sources(s.db, benchmark_id, data.telemetry_sources);
     insert_layer_times(s.db, benchmark_id, data.layer_times);
+    insert_generations(s.db, benchmark_id, data.generations);
+    insert_generated_tokens(s.db, benchmark_id, benchmark.batch_size, data.generated_tokens);
     transaction.commit();
     return benchmark_id;
 }
@@ -789,6 +827,33 @@ std::vector<LayerTime> ResultsStore::layer_times(std::int64_t benchmark_id) cons
                        return LayerTime{select.column_text(0),  select.column_text(1),  select.column_text(2),
                                         select.column_int64(3), select.column_int64(4), select.column_int64(5) != 0};
                    });
+}
+
+std::vector<GenerationRecord> ResultsStore::generations(std::int64_t benchmark_id) const {
+    Statement select = impl_->db.prepare(
+        "SELECT generation, end_ns, kv_cache_bytes FROM generation_steps WHERE benchmark_id = ?1 "
+        "ORDER BY generation, step");
+    select.bind_int64(1, benchmark_id);
+    std::vector<GenerationRecord> result;
+    while (select.step()) {
+        const std::int64_t generation = select.column_int64(0);
+        if (result.empty() || result.back().iteration != generation) result.push_back({generation, {}});
+        result.back().steps.push_back({select.column_int64(1), select.column_int64(2)});
+    }
+    return result;
+}
+
+std::vector<std::vector<std::int32_t>> ResultsStore::generated_tokens(std::int64_t benchmark_id) const {
+    Statement select = impl_->db.prepare(
+        "SELECT sequence, token FROM generated_tokens WHERE benchmark_id = ?1 ORDER BY sequence, position");
+    select.bind_int64(1, benchmark_id);
+    std::vector<std::vector<std::int32_t>> result;
+    while (select.step()) {
+        const auto sequence = static_cast<std::size_t>(select.column_int64(0));
+        if (result.size() <= sequence) result.resize(sequence + 1);
+        result[sequence].push_back(static_cast<std::int32_t>(select.column_int64(1)));
+    }
+    return result;
 }
 
 std::vector<std::int64_t> ResultsStore::add_probes(std::span<const ProbeRecord> probes) {

@@ -203,6 +203,29 @@ ALTER TABLE benchmarks ADD COLUMN stop_reason TEXT;
     R"sql(
 ALTER TABLE iterations ADD COLUMN queue_ns INTEGER;
 )sql",
+    // 10: generative benchmarks (core/generation): the prompt and output lengths (NULL for every other
+    // benchmark); each generation's steps (generation = its iteration's number; step 0 the prefill, ending when
+    // every sequence's first token was in host memory, then one decode step each), with the KV cache the step
+    // held; and the tokens of the first measured generation, to compare engines.
+    R"sql(
+ALTER TABLE benchmarks ADD COLUMN input_tokens INTEGER CHECK (input_tokens > 0);
+ALTER TABLE benchmarks ADD COLUMN output_tokens INTEGER CHECK (output_tokens > 0);
+CREATE TABLE generation_steps (
+    benchmark_id   INTEGER NOT NULL REFERENCES benchmarks (benchmark_id) ON DELETE CASCADE,
+    generation     INTEGER NOT NULL,
+    step           INTEGER NOT NULL,
+    end_ns         INTEGER NOT NULL,
+    kv_cache_bytes INTEGER NOT NULL CHECK (kv_cache_bytes >= 0),
+    PRIMARY KEY (benchmark_id, generation, step)
+) WITHOUT ROWID;
+CREATE TABLE generated_tokens (
+    benchmark_id INTEGER NOT NULL REFERENCES benchmarks (benchmark_id) ON DELETE CASCADE,
+    sequence     INTEGER NOT NULL,
+    position     INTEGER NOT NULL,
+    token        INTEGER NOT NULL,
+    PRIMARY KEY (benchmark_id, sequence, position)
+) WITHOUT ROWID;
+)sql",
 };
 
 constexpr int kKnownVersion = static_cast<int>(std::size(kMigrations));

@@ -15,7 +15,11 @@ namespace inferbench::store {
 // benchmarks had repeats and convergence), 6 (before layer times said whether they are the host's
 // dispatch) and 5 (before the orchestrator columns of runs), for tests that make an older file out of a
 // new one.
-inline const std::string kBackToSchema8 = "ALTER TABLE iterations DROP COLUMN queue_ns; PRAGMA user_version = 8; ";
+inline const std::string kBackToSchema9 =
+    "DROP TABLE generated_tokens; DROP TABLE generation_steps; ALTER TABLE benchmarks DROP COLUMN input_tokens; "
+    "ALTER TABLE benchmarks DROP COLUMN output_tokens; PRAGMA user_version = 9; ";
+inline const std::string kBackToSchema8 =
+    kBackToSchema9 + "ALTER TABLE iterations DROP COLUMN queue_ns; PRAGMA user_version = 8; ";
 inline const std::string kBackToSchema7 =
     kBackToSchema8 +
     "ALTER TABLE benchmarks DROP COLUMN repeat_index; ALTER TABLE benchmarks DROP COLUMN convergence; "
