@@ -20,22 +20,28 @@ std::string& last_error() {
     return text;
 }
 
-// llama.cpp logs a line in pieces; an error's pieces are joined, its newline ends it.
+// llama.cpp logs a line in pieces (an error, then CONT pieces); its errors since the last take are kept, joined
+// by "; " into one line (the specific cause first, the caller's summary after it).
 void on_log(ggml_log_level level, const char* text, void* /*user*/) {
     static bool in_error = false;
+    constexpr std::size_t kMaxErrorText = 600;
     if (text == nullptr) return;
     const std::lock_guard lock(log_mutex());
-    if (level == GGML_LOG_LEVEL_ERROR && !in_error) last_error().clear();
-    if (level == GGML_LOG_LEVEL_ERROR || (level == GGML_LOG_LEVEL_CONT && in_error)) {
-        in_error = true;
-        last_error() += text;
-        while (!last_error().empty() && (last_error().back() == '\n' || last_error().back() == ' ')) {
-            last_error().pop_back();
-            in_error = false;
-        }
+    const bool error_text = level == GGML_LOG_LEVEL_ERROR || (level == GGML_LOG_LEVEL_CONT && in_error);
+    if (!error_text) {
+        in_error = false;
         return;
     }
-    in_error = false;
+    std::string& kept = last_error();
+    if (level == GGML_LOG_LEVEL_ERROR && !kept.empty()) kept += "; ";
+    in_error = true;
+    kept += text;
+    while (!kept.empty() && (kept.back() == '\n' || kept.back() == ' ')) {
+        kept.pop_back();
+        in_error = false;
+    }
+    for (char& c : kept) c = c == '\n' ? ' ' : c;
+    if (kept.size() > kMaxErrorText) kept.resize(kMaxErrorText);
 }
 
 std::string library_folder() {

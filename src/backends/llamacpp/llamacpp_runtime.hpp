@@ -13,7 +13,7 @@ namespace inferbench::llamacpp {
 
 // Loads the backend modules and initialises llama.cpp, once per process; returns the folder they came from.
 const std::string& ensure_runtime();
-// The last error llama.cpp logged (one line), empty when none; cleared by take.
+// The errors llama.cpp logged since the last take, as one line; empty when none.
 std::string take_last_error();
 // The ggml device of `device` (cuda:N is the Nth GPU device), or nullptr where none was loaded.
 ggml_backend_dev_t find_device(const Device& device);
