@@ -114,6 +114,10 @@ fi
 ((have_cpu && (have_cuda || !cuda))) && exit 0   # already provisioned with these pins
 
 command -v npm >/dev/null || die "npm is needed (apt-get install npm)"
+# Node trusts its own CA list only; the system's (with a proxy's CA where one intercepts TLS) is added to it.
+if [[ -z ${NODE_EXTRA_CA_CERTS:-} && -f /etc/ssl/certs/ca-certificates.crt ]]; then
+  export NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt
+fi
 command -v git >/dev/null || die "git is needed to clone the source bundle"
 command -v g++ >/dev/null || die "g++ is needed for the check"
 

@@ -4,6 +4,7 @@
 #ifdef INFERBENCH_HAVE_LLAMA_CPP
 
 #include <filesystem>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -73,8 +74,8 @@ protected:
 };
 
 TEST_F(LlamaCppBackendTest, EveryPrecisionLoadsAndGeneratesEveryStep) {
-    std::int64_t previous_bytes = INT64_MAX;
-    for (const Precision p : {Precision::fp32, Precision::bf16, Precision::int8, Precision::int4}) {
+    std::map<Precision, std::int64_t> weight_bytes;
+    for (const Precision p : {Precision::fp32, Precision::fp16, Precision::bf16, Precision::int8, Precision::int4}) {
         auto backend = make_llamacpp_backend();
         const BenchmarkSpec spec = generative_spec(p, 2, 12, 6);
         const RecordingSink sink = run(*backend, spec, generation_prompts(2, 12, tiny().vocab, 5));
@@ -87,9 +88,13 @@ TEST_F(LlamaCppBackendTest, EveryPrecisionLoadsAndGeneratesEveryStep) {
         EXPECT_EQ(info.shape, tiny()) << to_string(p);
         EXPECT_EQ(info.architecture, "llama");
         EXPECT_EQ(info.kv_dtype, p == Precision::fp32 ? DType::f32 : DType::f16);
-        EXPECT_LT(info.weight_bytes, previous_bytes) << to_string(p);  // fewer bytes per weight each time
-        previous_bytes = info.weight_bytes;
+        weight_bytes[p] = info.weight_bytes;
     }
+    // The weights as llama.cpp holds them: 4, 2, 2, 34/32 and 18/32 bytes per weight (norms float32).
+    EXPECT_NEAR(static_cast<double>(weight_bytes[Precision::fp32]), 4.0 * static_cast<double>(parameter_count(tiny())), 1e3);
+    EXPECT_EQ(weight_bytes[Precision::fp16], weight_bytes[Precision::bf16]);
+    EXPECT_LT(weight_bytes[Precision::int8], weight_bytes[Precision::fp16]);
+    EXPECT_LT(weight_bytes[Precision::int4], weight_bytes[Precision::int8]);
 }
 
 TEST_F(LlamaCppBackendTest, RowsOfPartialBlocksLoadAsF16BesideQuantizedOnes) {
