@@ -194,6 +194,11 @@ void LlamaCppBackend::load(const std::string& model_path, const BenchmarkSpec& s
     if (dev == nullptr)
         throw UserError(fmt::format("backend {}: llama.cpp found no {} device (its CUDA module needs CUDA 13 "
                                     "libraries: scripts/fetch-llama-cpp.sh --cuda)", kName, to_string(spec.device)));
+    // A second load() replaces the first: the context goes before the model it was made from.
+    prefill_.reset();
+    step_.reset();
+    context_.reset();
+    model_.reset();
     path_ = model_path;
     info_.shape = models::read_gguf_decoder_shape(model_path);  // one clear line for a header that is cut short
     info_.kv_dtype = spec.precision == Precision::fp32 ? DType::f32 : DType::f16;

@@ -140,6 +140,17 @@ TEST_F(LlamaCppBackendTest, IdenticalPromptsGiveIdenticalTokensAndRunsAgree) {
     EXPECT_EQ(first.steps, second.steps);
 }
 
+TEST_F(LlamaCppBackendTest, ASecondLoadReplacesTheFirst) {
+    auto backend = make_llamacpp_backend();
+    const std::vector<std::int32_t> prompts = generation_prompts(1, 8, tiny().vocab, 4);
+    const RecordingSink int8 = run(*backend, generative_spec(Precision::int8, 1, 8, 5), prompts);
+    const RecordingSink fp32 = run(*backend, generative_spec(Precision::fp32, 1, 8, 5), prompts);
+    EXPECT_EQ(backend->decoder_info().kv_dtype, DType::f32);
+    auto fresh = make_llamacpp_backend();
+    EXPECT_EQ(run(*fresh, generative_spec(Precision::fp32, 1, 8, 5), prompts).steps, fp32.steps);
+    EXPECT_EQ(int8.steps.size(), 5U);
+}
+
 TEST_F(LlamaCppBackendTest, SeededSamplingRepeatsWithItsSeed) {
     BenchmarkSpec spec = generative_spec(Precision::fp32, 1, 8, 16);
     spec.generation.sampling = Sampling::seeded;
