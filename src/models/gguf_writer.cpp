@@ -185,6 +185,19 @@ std::string gguf_tensor_name(const DecoderTensor& tensor) {
     throw std::invalid_argument(fmt::format("no GGUF name for decoder tensor {}", tensor.name));
 }
 
+std::string gguf_file_form(Precision precision) {
+    switch (precision) {
+        case Precision::fp32: return "f32.gguf";
+        case Precision::fp16: return "f16.gguf";
+        case Precision::bf16: return "bf16.gguf";
+        case Precision::int8: return "q8_0.gguf";
+        case Precision::int4: return "q4_0.gguf";
+        case Precision::fp8: break;
+    }
+    file_type(precision);  // throws the error line
+    return {};
+}
+
 GgufType gguf_tensor_type(const DecoderTensor& tensor, Precision precision) {
     if (tensor.kind == DecoderTensor::Kind::norm) return GgufType::f32;
     const bool whole_blocks = tensor.shape.back() % kGgufQuantBlock == 0;

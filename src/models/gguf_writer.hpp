@@ -30,6 +30,11 @@ inline constexpr std::int64_t kGgufQuantBlock = 32;  // values per Q8_0 / Q4_0 b
 void write_llama_gguf(const DecoderShape& shape, std::uint64_t seed, Precision precision,
                       const std::filesystem::path& file);
 
+// The form a zoo decoder's GGUF at `precision` is cached under (models/decoder_models' decoder_cache_path):
+// "f32.gguf", "f16.gguf", "bf16.gguf", "q8_0.gguf", "q4_0.gguf", named as llama.cpp names its file types.
+// Throws UserError for a precision GGUF has no weights of (fp8).
+std::string gguf_file_form(Precision precision);
+
 // GGUF's name of a decoder tensor ("model.layers.3.self_attn.q_proj.weight" -> "blk.3.attn_q.weight").
 std::string gguf_tensor_name(const DecoderTensor& tensor);
 // The type `tensor` is stored in at `precision`.

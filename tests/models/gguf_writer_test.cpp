@@ -108,6 +108,15 @@ TEST(GgufNames, NormsStayF32AndPartialBlocksFallBackToF16) {
     EXPECT_THROW(gguf_tensor_type(q, Precision::fp8), UserError);
 }
 
+TEST(GgufNames, CacheFormsNameTheFileTypes) {
+    EXPECT_EQ(gguf_file_form(Precision::fp32), "f32.gguf");
+    EXPECT_EQ(gguf_file_form(Precision::int8), "q8_0.gguf");
+    EXPECT_EQ(gguf_file_form(Precision::int4), "q4_0.gguf");
+    EXPECT_EQ(decoder_cache_path("/cache", "llama-tiny", 42, gguf_file_form(Precision::bf16)).filename(),
+              "llama-tiny-s42-bf16.gguf");
+    EXPECT_THROW(gguf_file_form(Precision::fp8), UserError);
+}
+
 // The file's size: the header, then every tensor at its 32-byte aligned offset.
 std::int64_t data_bytes(const DecoderShape& shape, Precision precision) {
     std::int64_t bytes = 0;
