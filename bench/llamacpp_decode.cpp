@@ -132,7 +132,7 @@ double weight_bytes_per_step(const DecoderShape& shape, Precision precision) {
 
 void bench_model(const std::string& name, const DecoderShape& shape, Precision precision, int reps,
                  std::int64_t threads, const std::filesystem::path& dir, double bandwidth) {
-    const auto file = dir / fmt::format("{}-s42-{}.gguf", name, to_string(precision));
+    const auto file = models::decoder_cache_path(dir, name, 42, models::gguf_file_form(precision));
     if (!std::filesystem::exists(file)) models::write_llama_gguf(shape, 42, precision, file);
     std::vector<double> pp, tg;
     for (const auto& ends : run(file, spec_for(precision, 512, 1, threads), shape.vocab, reps))
