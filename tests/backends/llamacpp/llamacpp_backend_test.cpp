@@ -3,6 +3,8 @@
 
 #ifdef INFERBENCH_HAVE_LLAMA_CPP
 
+#include <dlfcn.h>
+
 #include <filesystem>
 #include <map>
 
@@ -213,6 +215,23 @@ TEST(LlamaCppBackend, RefusesCellsThatAreNotGenerative) {
     EXPECT_EQ(backend->unsupported_reason(spec), std::nullopt);
     spec.precision = Precision::fp8;
     EXPECT_TRUE(backend->unsupported_reason(spec).has_value());
+}
+
+TEST(LlamaCppModule, ExportsTheBackendAtThisApiVersion) {
+    void* handle = dlopen(INFERBENCH_LLAMACPP_MODULE, RTLD_NOW | RTLD_LOCAL);
+    ASSERT_NE(handle, nullptr) << dlerror();
+    const auto entry = reinterpret_cast<inferbench_backend_module_fn>(dlsym(handle, INFERBENCH_BACKEND_ENTRY_POINT));
+    ASSERT_NE(entry, nullptr);
+    const BackendModule* module = entry();
+    EXPECT_EQ(module->api_version, kBackendApiVersion);
+    EXPECT_STREQ(module->name, "llamacpp");
+    const std::unique_ptr<Backend> backend(module->create());
+    const Capabilities caps = backend->capabilities();
+    EXPECT_TRUE(caps.generates);
+    EXPECT_EQ(caps.model_formats, std::vector<std::string>{"gguf"});
+    EXPECT_EQ(caps.devices.front(), DeviceKind::cpu);
+    EXPECT_EQ(backend->options().at(0).name, "threads");
+    EXPECT_EQ(backend->options().at(0).default_value, "1");
 }
 
 TEST(LlamaCppContextPlan, HoldsEverySequenceAndTheWholePrefill) {
