@@ -121,7 +121,7 @@ private:
         throw UserError(fmt::format("backend {} runs generation only (Backend::generate)", kName));
     }
     void load_model(const std::string& path, const Device& device, ggml_backend_dev_t dev);
-    void create_context(const std::string& path, const BenchmarkSpec& spec, ggml_backend_dev_t dev);
+    void create_context(const std::string& path, const BenchmarkSpec& spec, ggml_backend_dev_t dev, std::int64_t threads);
     void decode(const Batch& batch, std::string_view what);
     void choose_tokens(std::span<const std::int32_t> logit_rows, std::vector<std::int32_t>& out);
 
@@ -154,7 +154,8 @@ void LlamaCppBackend::load_model(const std::string& path, const Device& device, 
     }
 }
 
-void LlamaCppBackend::create_context(const std::string& path, const BenchmarkSpec& spec, ggml_backend_dev_t dev) {
+void LlamaCppBackend::create_context(const std::string& path, const BenchmarkSpec& spec, ggml_backend_dev_t dev,
+                                     std::int64_t threads) {
     plan_ = plan_context(spec.batch_size, spec.generation);
     if (const auto problem = context_problem(plan_, info_.shape.max_context))
         throw UserError(fmt::format("{}: {}", path, *problem));
@@ -167,9 +168,6 @@ void LlamaCppBackend::create_context(const std::string& path, const BenchmarkSpe
                                     "has {:.1f} MiB free; lower the batch or the tokens",
                                     path, plan_.n_seq_max, plan_.tokens_per_sequence, static_cast<double>(kv_bytes) / 0x1p20,
                                     to_string(spec.device), static_cast<double>(free_bytes) / 0x1p20));
-    const OptionReader options(kName, spec.backend_options, llamacpp_options());
-    std::int64_t threads = options.count("threads", 4096);
-    if (threads == 0) threads = std::max<std::int64_t>(1, std::thread::hardware_concurrency());
     llama_context_params params = llama_context_default_params();
     params.n_ctx = static_cast<std::uint32_t>(plan_.n_ctx);
     params.n_seq_max = static_cast<std::uint32_t>(plan_.n_seq_max);
@@ -189,6 +187,9 @@ void LlamaCppBackend::create_context(const std::string& path, const BenchmarkSpe
 }
 
 void LlamaCppBackend::load(const std::string& model_path, const BenchmarkSpec& spec) {
+    const OptionReader options(kName, spec.backend_options, llamacpp_options());  // a bad option before any work
+    std::int64_t threads = options.count("threads", 4096);
+    if (threads == 0) threads = std::max<std::int64_t>(1, std::thread::hardware_concurrency());
     ensure_runtime();
     ggml_backend_dev_t dev = find_device(spec.device);
     if (dev == nullptr)
@@ -208,7 +209,7 @@ void LlamaCppBackend::load(const std::string& model_path, const BenchmarkSpec& s
     info_.architecture = architecture;
     info_.weight_bytes = static_cast<std::int64_t>(llama_model_size(model_.get()));
     vocab_ = llama_vocab_n_tokens(llama_model_get_vocab(model_.get()));
-    create_context(model_path, spec, dev);
+    create_context(model_path, spec, dev, threads);
 }
 
 void LlamaCppBackend::prepare_generation(const GenerationRequest& request) {

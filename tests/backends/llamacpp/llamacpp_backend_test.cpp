@@ -192,6 +192,19 @@ TEST_F(LlamaCppBackendTest, AContextLongerThanTheModelsIsRefused) {
     }
 }
 
+TEST_F(LlamaCppBackendTest, AnUnknownOptionIsOneErrorBeforeTheModelLoads) {
+    auto backend = make_llamacpp_backend();
+    BenchmarkSpec spec = generative_spec(Precision::int8, 1, 8, 8);
+    spec.backend_options["thread"] = "2";
+    try {
+        backend->load((dir_.path() / "absent.gguf").string(), spec);
+        FAIL() << "an unknown option was taken";
+    } catch (const UserError& e) {
+        EXPECT_NE(std::string(e.what()).find("thread"), std::string::npos) << e.what();
+        EXPECT_EQ(std::string(e.what()).find("absent.gguf"), std::string::npos) << e.what();
+    }
+}
+
 TEST_F(LlamaCppBackendTest, AKvCacheBeyondMemoryIsOutOfMemory) {
     auto backend = make_llamacpp_backend();
     // 65536 sequences of 4096 tokens, 512 float32 keys and values per token: 512 GiB.
