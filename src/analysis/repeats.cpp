@@ -241,6 +241,57 @@ FigureIntervals repeat_intervals(const Summaries& ok, double fastest_ns) {
     return ci;
 }
 
+// One distribution of a generative cell's repeats, as e2e's: each figure the mean over the repeats, Student-t
+// intervals over their means and percentiles; nothing where a repeat lacks it.
+template <typename Get>
+std::optional<LatencyDistribution> combine_distribution(const Summaries& ok, Get get) {
+    std::vector<const TimingSummary*> timings;
+    std::vector<double> means, p50s, p99s;
+    for (const auto* s : ok) {
+        const LatencyDistribution* d = get(*s->generation);
+        if (!d) return std::nullopt;
+        timings.push_back(&d->ns);
+        means.push_back(d->ns.mean);
+        p50s.push_back(d->ns.p50);
+        p99s.push_back(d->ns.p99);
+    }
+    LatencyDistribution combined;
+    combined.ns = mean_timing(timings);
+    combined.mean_ci = at_least(t_interval(means), combined.ns.min);
+    combined.p50_ci = at_least(t_interval(p50s), combined.ns.min);
+    combined.p99_ci = at_least(t_interval(p99s), combined.ns.min);
+    return combined;
+}
+
+// A generative cell's repeats (analysis/generation_metrics): latencies as above, rates and energy the means,
+// peak memory the largest, generations summed; nothing where a repeat has no generation metrics.
+std::optional<GenerationMetrics> combine_generation(const Summaries& ok) {
+    for (const auto* s : ok)
+        if (!s->generation) return std::nullopt;
+    GenerationMetrics g = *ok.front()->generation;
+    g.ttft = *combine_distribution(ok, [](const GenerationMetrics& m) { return &m.ttft; });
+    g.e2e = *combine_distribution(ok, [](const GenerationMetrics& m) { return &m.e2e; });
+    g.tpot = combine_distribution(ok, [](const GenerationMetrics& m) { return m.tpot ? &*m.tpot : nullptr; });
+    g.per_token = combine_distribution(ok, [](const GenerationMetrics& m) { return m.per_token ? &*m.per_token : nullptr; });
+    const auto of = [&](auto get) { return values_of(ok, [&](const BenchmarkSummary& s) { return get(*s.generation); }); };
+    g.prefill_tokens_per_s = *mean_of(of([](const GenerationMetrics& m) { return std::optional(m.prefill_tokens_per_s); }));
+    g.output_tokens_per_s = *mean_of(of([](const GenerationMetrics& m) { return std::optional(m.output_tokens_per_s); }));
+    g.decode_tokens_per_s = mean_of(of([](const GenerationMetrics& m) { return m.decode_tokens_per_s; }));
+    g.decode_steps_per_s = mean_of(of([](const GenerationMetrics& m) { return m.decode_steps_per_s; }));
+    g.tokens_per_joule = mean_of(of([](const GenerationMetrics& m) { return m.tokens_per_joule; }));
+    g.joules_per_token = mean_of(of([](const GenerationMetrics& m) { return m.joules_per_token; }));
+    g.energy_j = sum_of(of([](const GenerationMetrics& m) { return m.energy_j; }));
+    g.peak_gpu_memory_mib = max_of(of([](const GenerationMetrics& m) { return m.peak_gpu_memory_mib; }));
+    g.peak_process_gpu_memory_mib = max_of(of([](const GenerationMetrics& m) { return m.peak_process_gpu_memory_mib; }));
+    g.peak_rss_mib = max_of(of([](const GenerationMetrics& m) { return m.peak_rss_mib; }));
+    g.generations = g.incomplete = 0;
+    for (const auto* s : ok) {
+        g.generations += s->generation->generations;
+        g.incomplete += s->generation->incomplete;
+    }
+    return g;
+}
+
 // The figures of two or more measured repeats: their means, extremes and sums, with intervals over them.
 void combine_figures(const Summaries& ok, BenchmarkSummary& row) {
     std::vector<const TimingSummary*> e2e;
@@ -261,6 +312,7 @@ void combine_figures(const Summaries& ok, BenchmarkSummary& row) {
     row.throttle = combine_throttle(ok);
     row.scenario = combine_scenario(ok);
     row.ci = repeat_intervals(ok, row.e2e.min);
+    row.generation = combine_generation(ok);
     const auto means = values_of(ok, [](const BenchmarkSummary& s) { return std::optional(s.e2e.mean); });
     if (!means) return;  // an imported log without a mean: no spread of the means either
     const double centre = mean(*means);

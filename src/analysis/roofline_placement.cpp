@@ -204,6 +204,48 @@ void add_point_notes(const DeviceRoofs& roofs, RooflinePoint& p) {
     }
 }
 
+// The prefill and decode points of a generative benchmark (see RooflinePoint::phase), or why it has none.
+void add_generation_points(const BenchmarkSummary& summary, const std::string& label, DeviceResolver& resolver,
+                           RooflineSet& set) {
+    const store::BenchmarkRecord& b = summary.benchmark;
+    const GenerationMetrics& g = *summary.generation;
+    const std::string who = fmt::format("benchmark {} ({} on {}, {})", b.benchmark_id, label, b.device, b.backend);
+    if (!g.decoder || !g.decoder->shape) {
+        set.skipped.push_back(fmt::format("{}: the decoder's shape and bytes were not stored: its FLOPs and bytes "
+                                          "are unknown",
+                                          who));
+        return;
+    }
+    const DecoderFacts& decoder = *g.decoder;
+    const auto add = [&](std::string phase, double flops, double bytes, double per_s) {
+        RooflinePoint p;
+        p.benchmark = b;
+        p.label = label + " " + phase;
+        p.phase = std::move(phase);
+        p.device = resolver.resolve(b);
+        p.flops_per_inference = flops;
+        p.bytes_per_inference = bytes;
+        p.intensity = flops / bytes;
+        p.throughput_per_s = per_s;
+        p.achieved_per_s = flops * per_s;
+        p.precision = roof_precision(b.precision);
+        p.integer = p.precision && is_integer(*p.precision);
+        p.notes.emplace_back("bytes: the weights and the KV cache, activations not counted (the intensity is an "
+                             "upper bound)");
+        set.points.push_back(std::move(p));
+    };
+    const double batch = static_cast<double>(g.batch_size);
+    const double input = static_cast<double>(g.input_tokens);
+    if (g.ttft.ns.mean > 0)
+        add("prefill", forward_flops(*decoder.shape, g.input_tokens, 0) * batch,
+            decoder.weight_bytes_per_step() + batch * input * decoder.kv_bytes_per_token, 1e9 / g.ttft.ns.mean);
+    if (!g.decode_steps_per_s) return;
+    // Bytes and FLOPs per decode step as the bounds count them (no roofs needed for those).
+    const auto bounds = analysis::generation_bounds(g, DeviceRoofs{}, b.precision);
+    if (bounds && bounds->decode_flops_per_step)
+        add("decode", *bounds->decode_flops_per_step, bounds->bytes_per_step, *g.decode_steps_per_s);
+}
+
 }  // namespace
 
 RooflineSet roofline_points(const store::ResultsStore& results, std::span<const BenchmarkSummary> summaries,
@@ -217,6 +259,10 @@ RooflineSet roofline_points(const store::ResultsStore& results, std::span<const 
         const std::string who = fmt::format("benchmark {} ({} on {}, {})", b.benchmark_id, label, b.device, b.backend);
         if (b.status != BenchmarkStatus::ok) {
             set.skipped.push_back(fmt::format("{}: status {}", who, to_string(b.status)));
+            continue;
+        }
+        if (summary.generation) {
+            add_generation_points(summary, label, resolver, set);
             continue;
         }
         if (!summary.model.flops_per_inference || !summary.model.bytes_per_inference ||
@@ -258,6 +304,21 @@ RooflineSet roofline_points(const store::ResultsStore& results, std::span<const 
         add_point_notes(roofs, p);
     }
     return set;
+}
+
+std::vector<std::optional<GenerationBounds>> generation_bounds(const store::ResultsStore& results,
+                                                               std::span<const BenchmarkSummary> summaries,
+                                                               const Catalog& catalog, const RooflineOptions& options) {
+    DeviceResolver resolver(results, catalog, options);
+    std::vector<std::pair<std::size_t, std::size_t>> devices;  // summary, device
+    std::vector<std::optional<GenerationBounds>> bounds(summaries.size());
+    for (std::size_t i = 0; i < summaries.size(); ++i)
+        if (summaries[i].generation && summaries[i].generation->decoder)
+            devices.emplace_back(i, resolver.resolve(summaries[i].benchmark));
+    const std::vector<DeviceRoofs> roofs = resolver.take();
+    for (const auto& [i, device] : devices)
+        bounds[i] = analysis::generation_bounds(*summaries[i].generation, roofs[device], summaries[i].benchmark.precision);
+    return bounds;
 }
 
 namespace {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/generation_bounds.hpp"
 #include "analysis/summary.hpp"
 #include "devices/catalog.hpp"
 #include "devices/roofline.hpp"
@@ -30,6 +31,10 @@ struct RooflinePoint {
     std::optional<devices::Placement> datasheet;  // or estimated, for a CPU
     std::optional<devices::Placement> measured;
     std::vector<std::string> notes;
+    // A generative benchmark is two points: "prefill" (an inference is the batch's prefill: its FLOPs, the weights
+    // read once and the KV cache written, at 1 / mean TTFT) and "decode" (an inference is one decode step of the
+    // batch: analysis/generation_bounds' FLOPs and bytes per step, at the achieved decode steps/s). Empty otherwise.
+    std::string phase;
 };
 
 struct RooflineSet {
@@ -49,6 +54,14 @@ struct RooflineOptions {
 // to the catalog) and the store's probes. Throws UserError for an unknown roofs_key.
 RooflineSet roofline_points(const store::ResultsStore& results, std::span<const BenchmarkSummary> summaries,
                             const devices::Catalog& catalog, const RooflineOptions& options = {});
+
+// Each summary's generation bounds (analysis/generation_bounds) under its device's roofs, the devices identified as
+// roofline_points identifies them; nothing for a summary that is not generative, has no generation metrics or no
+// decoder facts. In the order given.
+std::vector<std::optional<GenerationBounds>> generation_bounds(const store::ResultsStore& results,
+                                                               std::span<const BenchmarkSummary> summaries,
+                                                               const devices::Catalog& catalog,
+                                                               const RooflineOptions& options = {});
 
 // Per layer: each stored layer time of a benchmark (a backend's separate profiled run, e.g. onnxruntime's
 // layer_profile) under the benchmark's roofs. A layer's FLOPs and bytes are its node's in the static cost

@@ -309,6 +309,23 @@ std::vector<IterationRecord> held_for_throttling(const store::MeasuredBenchmark&
     return held;
 }
 
+// A generative benchmark's metrics; its iterations (one per generation: few) held for them where the caller
+// walks them through the store. A benchmark none of whose generations is whole says so instead.
+void add_generation(const store::MeasuredBenchmark& measured, const IterationSource& source, BenchmarkSummary& summary) {
+    if (!is_generative(measured.record) || measured.generations.empty()) return;
+    std::vector<IterationRecord> held;
+    if (measured.iterations.empty())
+        source.for_each_chunk([&](std::span<const IterationRecord> chunk) { held.insert(held.end(), chunk.begin(), chunk.end()); });
+    const std::span<const IterationRecord> iterations = held.empty() ? std::span(measured.iterations) : std::span(held);
+    try {
+        summary.generation = generation_metrics(measured.record, iterations, measured.generations,
+                                                measured.gpu_samples, measured.cpu_samples);
+        summary.generation->decoder = decoder_facts(measured.metrics);
+    } catch (const UserError& e) {
+        summary.warnings.emplace_back(e.what());
+    }
+}
+
 }  // namespace
 
 BenchmarkSummary summarize_measured(const store::MeasuredBenchmark& measured, const IterationSource& source,
@@ -353,6 +370,7 @@ BenchmarkSummary summarize_measured(const store::MeasuredBenchmark& measured, co
                   discarding ? all.count : summary.e2e.count, gpus, summary);
     if (auto placement = placement_warning(measured.record.device, measured.layer_times))
         summary.warnings.push_back(std::move(*placement));
+    add_generation(measured, source, summary);
     return summary;
 }
 
@@ -363,14 +381,16 @@ BenchmarkSummary summarize_measured(const store::MeasuredBenchmark& measured, co
 store::MeasuredBenchmark read_measured(const store::ResultsStore& results, const store::BenchmarkRecord& benchmark,
                                        bool with_iterations) {
     const auto id = benchmark.benchmark_id;
-    return {benchmark,
-            with_iterations ? results.iterations(id) : std::vector<IterationRecord>{},
-            results.metrics(id),
-            results.gpu_samples(id),
-            results.cpu_samples(id),
-            results.telemetry_sources(id),
-            results.layer_times(id),
-            results.series(id)};
+    store::MeasuredBenchmark measured{benchmark,
+                                      with_iterations ? results.iterations(id) : std::vector<IterationRecord>{},
+                                      results.metrics(id),
+                                      results.gpu_samples(id),
+                                      results.cpu_samples(id),
+                                      results.telemetry_sources(id),
+                                      results.layer_times(id),
+                                      results.series(id)};
+    if (is_generative(benchmark)) measured.generations = results.generations(id);
+    return measured;
 }
 
 namespace {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analysis/conditions_summary.hpp"
+#include "analysis/generation_metrics.hpp"
 #include "analysis/intervals.hpp"
 #include "analysis/iteration_source.hpp"
 #include "analysis/iteration_statistics.hpp"
@@ -102,6 +103,7 @@ struct BenchmarkSummary {
     LoadFigures load;                       // a compile counted in the load time, a CUDA graph not captured
     InputFigures inputs;                    // files the cell fed, where the plan gave them
     std::optional<ThrottleSummary> throttle;  // the iterations' throttle flags, under flag or discard
+    std::optional<GenerationMetrics> generation;  // a generative benchmark's TTFT, TPOT, ... (analysis/generation_metrics)
     FigureIntervals ci;                     // 95% confidence intervals of the headline figures
     std::int64_t repeats = 1;               // benchmarks this summary stands for (analysis/repeats.hpp)
     std::vector<std::int64_t> repeat_ids;   // a combined cell's stored repeats, measured or not; else empty
@@ -135,7 +137,7 @@ BenchmarkSummary summarize_measured(const store::MeasuredBenchmark& measured, co
                                     const std::map<int, GpuFacts>& gpus = {});
 
 // What summarize_measured needs of a stored benchmark, read from `results` once: iterations, metrics,
-// series, GPU and CPU samples, telemetry sources, layer times.
+// series, GPU and CPU samples, telemetry sources, layer times, and a generative benchmark's generations.
 // `with_iterations` false: all but the iterations (a summary walks them through the store instead).
 store::MeasuredBenchmark read_measured(const store::ResultsStore& results, const store::BenchmarkRecord& benchmark,
                                        bool with_iterations = true);

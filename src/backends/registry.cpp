@@ -173,6 +173,11 @@ std::optional<std::string> cell_problem(const Backend* backend, const std::strin
         return fmt::format("the {} backend runs its own measured loop, which stop: {} cannot end; use stop: fixed "
                            "for it",
                            spec.backend, to_string(spec.loop.stop));
+    // A generation is a query of its own (a batch of prompts to their last token): single_stream's closed loop.
+    if (spec.generation.active() && spec.scenario.scenario != Scenario::single_stream)
+        return fmt::format("a decoder model's cells run single_stream (one batch of prompts generated at a time); "
+                           "scenario {} is for models the harness runs one inference at a time",
+                           to_string(spec.scenario.scenario));
     return scenario_problem(backend->capabilities(), spec.backend, spec);
 }
 

@@ -1,36 +1,28 @@
 #include "backends/token_choice.hpp"
 
+#include <algorithm>
 #include <cmath>
-#include <stdexcept>
 #include <vector>
 
 namespace inferbench {
 
 std::int32_t greedy_token(std::span<const float> logits) {
-    if (logits.empty()) throw std::invalid_argument("no logits to choose a token from");
-    std::size_t best = 0;
-    for (std::size_t i = 1; i < logits.size(); ++i)
-        if (logits[i] > logits[best]) best = i;
-    return static_cast<std::int32_t>(best);
+    // max_element keeps the first of equal values: the lowest id.
+    return static_cast<std::int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
 }
 
-std::int32_t TokenChoice::choose(std::span<const float> logits) {
-    const std::int32_t best = greedy_token(logits);
-    if (sampling_ == Sampling::greedy) return best;
-    // softmax in double, shifted by the largest logit; the draw u in [0, 1) from the top 53 bits.
-    const double top = logits[static_cast<std::size_t>(best)];
-    std::vector<double> weights(logits.size());
+std::int32_t TokenChooser::choose(std::span<const float> logits) {
+    if (sampling_ == Sampling::greedy) return greedy_token(logits);
+    const double u = static_cast<double>(draws_.next() >> 11U) * 0x1p-53;
+    const double top = *std::max_element(logits.begin(), logits.end());
     double total = 0;
-    for (std::size_t i = 0; i < logits.size(); ++i) total += weights[i] = std::exp(static_cast<double>(logits[i]) - top);
-    const double u = static_cast<double>(stream_.next() >> 11U) * 0x1p-53;
+    for (const float l : logits) total += std::exp(static_cast<double>(l) - top);
     double cumulative = 0;
-    std::size_t last = 0;  // the last token of nonzero weight: where rounding leaves u * total at the top
-    for (std::size_t i = 0; i < weights.size(); ++i) {
-        cumulative += weights[i];
-        if (weights[i] > 0) last = i;
-        if (u * total < cumulative) return static_cast<std::int32_t>(i);
+    for (std::size_t i = 0; i < logits.size(); ++i) {
+        cumulative += std::exp(static_cast<double>(logits[i]) - top) / total;
+        if (cumulative > u) return static_cast<std::int32_t>(i);
     }
-    return static_cast<std::int32_t>(last);
+    return static_cast<std::int32_t>(logits.size() - 1);  // rounding left the sum just under u
 }
 
 }  // namespace inferbench

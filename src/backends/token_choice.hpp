@@ -1,6 +1,8 @@
-// How a generation picks each next token from a position's logits, for every engine alike: greedy takes the
-// largest logit (the lowest id among equal ones); seeded draws from softmax(logits) with one splitmix64 stream
-// per generation, seeded from GenerationRequest::seed, one draw per sequence and step in sequence order.
+// How an in-process engine chooses each sequence's next token from its logits (Backend::generate): greedy, the
+// most likely token (ties: the lowest id), or seeded, drawn from softmax(logits) with a splitmix64 stream. The
+// draw is the same as the Python runners' (runners/runner_protocol.py, splitmix64_uniforms): each output's top 53
+// bits scaled to [0, 1), one draw per sequence per step in batch order; the token is the first whose cumulative
+// probability exceeds the draw.
 #pragma once
 
 #include <cstdint>
@@ -11,20 +13,17 @@
 
 namespace inferbench {
 
-class TokenChoice {
+std::int32_t greedy_token(std::span<const float> logits);
+
+class TokenChooser {
 public:
-    TokenChoice(Sampling sampling, std::uint64_t seed) : sampling_(sampling), seed_(seed), stream_(seed) {}
-    // Back to the stream's start: each generation draws the same tokens.
-    void restart() { stream_ = SplitMix64(seed_); }
+    // The seeded stream starts afresh with every chooser: one per generation.
+    TokenChooser(Sampling sampling, std::uint64_t seed) : sampling_(sampling), draws_(seed) {}
     std::int32_t choose(std::span<const float> logits);
 
 private:
     Sampling sampling_;
-    std::uint64_t seed_;
-    SplitMix64 stream_;
+    SplitMix64 draws_;
 };
-
-// The index of the largest value, the lowest among equal ones.
-std::int32_t greedy_token(std::span<const float> logits);
 
 }  // namespace inferbench

@@ -134,7 +134,7 @@ private:
     GenerationRequest request_;
     std::unique_ptr<Batch> prefill_;
     std::unique_ptr<Batch> step_;
-    std::optional<TokenChoice> choice_;
+    std::optional<TokenChooser> choice_;  // one per generation: its seeded stream starts afresh
 };
 
 void LlamaCppBackend::load_model(const std::string& path, const Device& device, ggml_backend_dev_t dev) {
@@ -235,7 +235,6 @@ void LlamaCppBackend::prepare_generation(const GenerationRequest& request) {
     prefill_->resize(static_cast<std::int32_t>(request.batch * request.input_tokens));
     step_ = std::make_unique<Batch>(request.batch);
     step_->resize(static_cast<std::int32_t>(request.batch));
-    choice_.emplace(request.sampling, request.seed);
 }
 
 void LlamaCppBackend::decode(const Batch& batch, std::string_view what) {
@@ -259,7 +258,7 @@ void LlamaCppBackend::choose_tokens(std::span<const std::int32_t> logit_rows, st
 void LlamaCppBackend::generate(TokenSink& sink) {
     if (!prefill_) throw UserError("llamacpp: generate() before prepare_generation()");
     llama_memory_clear(llama_get_memory(context_.get()), true);
-    choice_->restart();
+    choice_.emplace(request_.sampling, request_.seed);
     const auto batch = static_cast<std::size_t>(request_.batch);
     std::vector<std::int32_t> rows(batch), tokens(batch);
     for (std::size_t s = 0; s < batch; ++s)
