@@ -35,6 +35,8 @@ constexpr KnownBackend kKnownBackends[] = {
      "for python3, then rerun scripts/setup.sh, which builds against PyTorch's own LibTorch"},
     {"tensorrt", "TensorRT (C++ API)", "install the TensorRT SDK, then rebuild"},
     {"tensorflow", "TensorFlow (C API, frozen GraphDef)", "install the TensorFlow C library, then rebuild"},
+    {"llamacpp", "llama.cpp (C API, GGUF decoder models)",
+     "run scripts/fetch-llama-cpp.sh, then rebuild (or set INFERBENCH_LLAMA_CPP_ROOT)"},
 };
 
 struct ModuleSlot {
@@ -77,7 +79,8 @@ void open_module(ModuleSlot& slot) {
 }
 
 // The cell `list backends` asks a backend about: its default options, its first device (the CPU where
-// it has one), fp32 where it has it, and a zoo model (the null model for a backend that reads none).
+// it has one), fp32 where it has it, and a zoo model (the null model for a backend that reads none); a
+// generative one for a backend that generates and refuses the other (one that runs only decoders).
 BenchmarkSpec default_cell(const Backend& backend) {
     const Capabilities caps = backend.capabilities();
     BenchmarkSpec spec;
@@ -89,6 +92,7 @@ BenchmarkSpec default_cell(const Backend& backend) {
     const auto& precisions = caps.precisions;
     if (!precisions.empty() && std::find(precisions.begin(), precisions.end(), Precision::fp32) == precisions.end())
         spec.precision = precisions.front();
+    if (caps.generates && backend.unsupported_reason(spec)) spec.generation = GenerationSettings{1, 1, Sampling::greedy};
     return spec;
 }
 
