@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "models/gguf_writer.hpp"
 #include "models/hf_folder.hpp"
 #include "models/onnx_decoder.hpp"
 
@@ -15,6 +16,11 @@ std::filesystem::path write_zoo_decoder(const models::DecoderModel& model, std::
     std::error_code ec;
     std::filesystem::create_directories(cache_dir, ec);
     const std::string precision_name(to_string(precision));
+    if (form == "gguf") {
+        const auto path = models::decoder_cache_path(cache_dir, model.name, seed, models::gguf_file_form(precision));
+        if (!std::filesystem::is_regular_file(path, ec)) models::write_llama_gguf(model.shape, seed, precision, path);
+        return path;
+    }
     if (form == "onnx") {
         const auto path = models::decoder_cache_path(cache_dir, model.name, seed, precision_name + ".onnx");
         if (!std::filesystem::is_regular_file(path, ec)) models::write_llama_onnx(model.shape, seed, precision, path);
