@@ -45,5 +45,13 @@ if [ -f "$build/backends/libinferbench_backend_onnxruntime.so" ]; then
     echo "bundle: with ONNX Runtime's CUDA provider: $out/lib/libonnxruntime_providers_*.so"
   fi
 fi
+# llama.cpp, whose backend loads its CPU (and, where scripts/fetch-llama-cpp.sh --cuda fetched it, CUDA) modules
+# from libllama's own folder: all of them beside it in lib/. libggml-cuda.so (159 MB) is a file of its own, so a
+# transfer can send it in parts (scripts/gpu/generation_table.sh joins them).
+llama_root=$(sed -n 's/^INFERBENCH_LLAMA_CPP_ROOT:PATH=//p' "$build/CMakeCache.txt" 2>/dev/null)
+llama_lib=${llama_root:-$root/third_party/llama.cpp}/lib
+if [ -f "$build/backends/libinferbench_backend_llamacpp.so" ] && [ -d "$llama_lib" ]; then
+  for lib in "$llama_lib"/lib*.so; do cp -L "$lib" "$out/lib/"; done
+fi
 cp -r /usr/include/fmt /usr/include/nlohmann "$out/include/"
 echo "bundle: $out ($(du -sh "$out" | cut -f1)); run with LD_LIBRARY_PATH=$out/lib $out/inferbench"

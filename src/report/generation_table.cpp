@@ -42,7 +42,7 @@ std::vector<Column> generation_columns() {
             shed("generations", "gens", 0, 5), {"ttft_p50_ms", "TTFT p50"}, {"ttft_p99_ms", "TTFT p99"},
             {"tpot_p50_ms", "TPOT p50"}, {"tpot_p99_ms", "TPOT p99"}, shed("per_token_p99_ms", "token p99", 2, 4),
             shed("prefill_tokens_per_s", "prefill tok/s", 0, 3), shed("decode_tokens_per_s", "decode tok/s", 1, 2),
-            {"output_tokens_per_s", "tok/s", 1}, {"tokens_per_joule", "tok/J", 1},
+            {"output_tokens_per_s", "out tok/s", 1}, {"tokens_per_joule", "tok/J", 1},
             shed("gpu_memory_peak_mib", "GPU MiB", 0, 6), shed("rss_peak_mib", "rss MiB", 0, 6),
             {"decode_bound_pct", "% bw bound", 0}, shed("ttft_floor_pct", "% TTFT floor", 0, 3),
             {"note", "note", 2, Fit::footnote},
