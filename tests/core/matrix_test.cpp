@@ -42,6 +42,15 @@ TEST(Matrix, TokenAxesMultiplyTheCellsOfGenerativeModelsOnly) {
     EXPECT_FALSE(spec_from_json(spec_to_json(cells[4])).generation.active());
     // Without a test no model is generative.
     EXPECT_EQ(expand_matrix(plan).size(), 4u);
+    // An exclude rule on a length drops generative cells only.
+    ExcludeRule long_prompts_at_b8;
+    long_prompts_at_b8.batch_size = 8;
+    long_prompts_at_b8.input_tokens = 1024;
+    plan.exclude.push_back(long_prompts_at_b8);
+    const auto kept = expand_matrix(plan, [](std::string_view model) { return model == "decoder"; });
+    ASSERT_EQ(kept.size(), 5u);
+    EXPECT_EQ(kept[2].label(), "decoder x cpu fp32 b8 in128 out64");
+    EXPECT_EQ(kept[4].label(), "encoder x cpu fp32 b8");
 }
 
 TEST(Matrix, ExcludeRulesDropMatchingCells) {

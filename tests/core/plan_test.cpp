@@ -134,7 +134,7 @@ TEST(PlanErrors, NotAMap) { EXPECT_EQ(error_of("- resnet50\n").substr(0, 33), "p
 
 TEST(PlanErrors, BadExcludeRule) {
     EXPECT_EQ(error_of("exclude:\n  - {modle: resnet50}\n"),
-              "plan.yaml:2:6: unknown exclude key 'modle'; valid keys: model, backend, device, precision, batch_size");
+              "plan.yaml:2:6: unknown exclude key 'modle'; valid keys: model, backend, device, precision, batch_size, input_tokens, output_tokens");
     EXPECT_EQ(error_of("exclude:\n  - {precision: fp4}\n"),
               "plan.yaml:2:17: unknown precision 'fp4'; valid choices: fp32, fp16, bf16, int8, fp8, int4");
 }

@@ -317,10 +317,12 @@ ExcludeRule parse_exclude_rule(const YAML::Node& node, std::string_view source, 
         const std::string key = entry.first.Scalar();
         const auto value = scalar_text(entry.second);
         if (!value) fail_at(source, entry.second.Mark(), fmt::format("exclude.{} must be a plain value", key));
-        const std::string axis = key == "batch_size" ? "batch_sizes" : key + "s";
+        const bool tokens = key == "input_tokens" || key == "output_tokens";
+        const std::string axis = key == "batch_size" ? "batch_sizes" : tokens ? key : key + "s";
         if (!is_axis(axis)) {
             fail_at(source, entry.first.Mark(),
-                    fmt::format("unknown exclude key '{}'; valid keys: model, backend, device, precision, batch_size",
+                    fmt::format("unknown exclude key '{}'; valid keys: model, backend, device, precision, batch_size, "
+                                "input_tokens, output_tokens",
                                 key));
         }
         const YAML::Mark& mark = entry.second.Mark();
@@ -328,6 +330,8 @@ ExcludeRule parse_exclude_rule(const YAML::Node& node, std::string_view source, 
         else if (key == "backend") rule.backend = read_at(read_backend, *value, vocabulary, source, mark);
         else if (key == "device") rule.device = read_at(read_device, *value, vocabulary, source, mark);
         else if (key == "precision") rule.precision = read_at(read_precision, *value, vocabulary, source, mark);
+        else if (key == "input_tokens") rule.input_tokens = read_at(read_tokens, *value, vocabulary, source, mark);
+        else if (key == "output_tokens") rule.output_tokens = read_at(read_tokens, *value, vocabulary, source, mark);
         else rule.batch_size = read_at(read_batch, *value, vocabulary, source, mark);
     }
     return rule;
@@ -411,7 +415,9 @@ void parse_entry(Plan& plan, const std::string& key, const YAML::Node& key_node,
 bool ExcludeRule::matches(const BenchmarkSpec& spec) const {
     return (!model || *model == spec.model) && (!backend || *backend == spec.backend) &&
            (!device || *device == spec.device) && (!precision || *precision == spec.precision) &&
-           (!batch_size || *batch_size == spec.batch_size);
+           (!batch_size || *batch_size == spec.batch_size) &&
+           (!input_tokens || (spec.generation.active() && *input_tokens == spec.generation.input_tokens)) &&
+           (!output_tokens || (spec.generation.active() && *output_tokens == spec.generation.output_tokens));
 }
 
 Plan parse_plan(std::string_view yaml_text, std::string_view source, const PlanVocabulary& vocabulary) {
@@ -584,6 +590,8 @@ std::string plan_to_json(const Plan& plan) {
         if (rule.device) r["device"] = to_string(*rule.device);
         if (rule.precision) r["precision"] = to_string(*rule.precision);
         if (rule.batch_size) r["batch_size"] = *rule.batch_size;
+        if (rule.input_tokens) r["input_tokens"] = *rule.input_tokens;
+        if (rule.output_tokens) r["output_tokens"] = *rule.output_tokens;
         json["exclude"].push_back(r);
     }
     json["backend_options"] = plan.backend_options;

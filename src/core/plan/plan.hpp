@@ -23,6 +23,7 @@ struct ExcludeRule {
     std::optional<Device> device;
     std::optional<Precision> precision;
     std::optional<std::int64_t> batch_size;
+    std::optional<std::int64_t> input_tokens, output_tokens;  // match generative cells only
 
     bool matches(const BenchmarkSpec& spec) const;
 };
