@@ -1,0 +1,166 @@
+// `inferbench report` of a store with generative benchmarks: the Generation and Generation steps workbooks, the
+// generation figures and the page's Generation section, from benchmarks written through the store's API; and the
+// same report of a store without any, which gains none of them.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <string>
+
+#include "common/scratch_dir.hpp"
+#include "core/process/subprocess.hpp"
+#include "report/generation_fixture.hpp"
+#include "report/gnuplot.hpp"
+#include "report/html_fixture.hpp"
+#include "report/report_fixture.hpp"
+#include "report/report_writer.hpp"
+
+namespace inferbench::report {
+namespace {
+
+using testing::sheet_cells;
+using testing::zip_member;
+using testing::zip_members;
+
+// A sheet's cells by (column title, data row from 1): the header row names the columns.
+struct SheetValues {
+    std::map<std::string, std::string> cells;   // "B2" -> text
+    std::map<std::string, std::string> column;  // title -> letters
+    std::string at(const std::string& title, int row) const {
+        const auto c = column.find(title);
+        if (c == column.end()) return "<no column " + title + ">";
+        const auto v = cells.find(c->second + std::to_string(row + 1));
+        return v == cells.end() ? "" : v->second;
+    }
+    double number(const std::string& title, int row) const { return std::stod(at(title, row)); }
+    int rows() const {
+        int last = 0;
+        for (const auto& [ref, text] : cells) last = std::max(last, std::stoi(ref.substr(ref.find_first_of("0123456789"))));
+        return last - 1;
+    }
+};
+
+SheetValues sheet_values(const std::string& xml) {
+    SheetValues values;
+    values.cells = sheet_cells(xml);
+    for (const auto& [ref, text] : values.cells) {
+        const auto digits = ref.find_first_of("0123456789");
+        if (ref.substr(digits) == "1") values.column[text] = ref.substr(0, digits);
+    }
+    return values;
+}
+
+class GenerationReport : public ::testing::Test {
+protected:
+    ReportResult run_report(const std::filesystem::path& db, bool plots) {
+        const auto results = store::ResultsStore::open(db, store::ResultsStore::Access::read);
+        options_.out_dir = scratch_.path() / "report";
+        options_.plots = plots;
+        options_.plot.formats = {ImageFormat::png, ImageFormat::svg};
+        return write_report(results, options_);
+    }
+    bool wrote(const ReportResult& report, const std::string& name) const {
+        const auto& w = report.files.written;
+        return std::find(w.begin(), w.end(), options_.out_dir / name) != w.end();
+    }
+    std::filesystem::path db() const { return scratch_.path() / "r.db"; }
+
+    inferbench::testing::ScratchDir scratch_;
+    ReportOptions options_;
+};
+
+TEST_F(GenerationReport, GenerationSheetHasOneRowPerGenerativeCellWithItsMetricsAndBounds) {
+    testing::write_generation_fixture(db());
+    const auto report = run_report(db(), false);
+    ASSERT_TRUE(wrote(report, "generation.xlsx"));
+    const auto book = options_.out_dir / "generation.xlsx";
+    const auto values = sheet_values(zip_member(book, "xl/worksheets/sheet1.xml"));
+    ASSERT_EQ(values.rows(), 4) << "one row per generative cell; the ordinary benchmark has none";
+    // Ordered by series (model backend precision device), output then input tokens, then batch: the CPU's first.
+    EXPECT_EQ(values.at("device", 1), "cpu");
+    EXPECT_EQ(values.at("tpot_p50_ms", 1), "not defined") << "one output token: no TPOT, never a 0";
+    EXPECT_EQ(values.at("decode_tokens_per_s", 1), "not defined");
+    EXPECT_EQ(values.at("decode_bound_pct", 1), "unknown") << "no bandwidth of this CPU is known";
+    EXPECT_EQ(values.at("tokens_per_joule", 1), "not measured");
+    const std::vector<std::pair<double, double>> batch_input = {{1, 16}, {4, 16}, {1, 64}};
+    for (int row = 2; row <= 4; ++row) {
+        const auto [batch, input] = batch_input[static_cast<std::size_t>(row - 2)];
+        SCOPED_TRACE(row);
+        EXPECT_EQ(values.at("model", row), "llama-tiny");
+        EXPECT_EQ(values.at("device", row), "cuda:0");
+        EXPECT_EQ(values.number("batch_size", row), batch);
+        EXPECT_EQ(values.number("input_tokens", row), input);
+        EXPECT_EQ(values.number("output_tokens", row), 5);
+        EXPECT_EQ(values.number("generations", row), 4);
+        EXPECT_DOUBLE_EQ(values.number("ttft_p50_ms", row), 10.0);
+        EXPECT_DOUBLE_EQ(values.number("ttft_p99_ms", row), 10.0);
+        EXPECT_DOUBLE_EQ(values.number("tpot_p50_ms", row), 2.0);
+        EXPECT_DOUBLE_EQ(values.number("itl_p99_ms", row), 2.0);
+        EXPECT_DOUBLE_EQ(values.number("e2e_p50_ms", row), 18.0);
+        EXPECT_NEAR(values.number("prefill_tokens_per_s", row), batch * input / 0.010, 1e-6);
+        EXPECT_NEAR(values.number("decode_tokens_per_s", row), batch * 4 / 0.008, 1e-6);
+        EXPECT_EQ(values.at("joules_per_token", row), "not measured");
+        // The H200's datasheet bandwidth bounds decode: a known fraction, in percent, with its bound beside it.
+        const double pct = values.number("decode_bound_pct", row);
+        EXPECT_GT(pct, 0);
+        EXPECT_LT(pct, 100);
+        EXPECT_NEAR(values.number("decode_tokens_per_s_bound", row) * pct / 100, batch * 4 / 0.008, 1e-6);
+        EXPECT_GT(values.number("ttft_floor_pct", row), 0);
+        EXPECT_THAT(values.at("bounds_from", row), ::testing::HasSubstr("decode: datasheet"));
+    }
+    const auto run = run_captured({"python3", INFERBENCH_CHECK_XLSX, book.string()}, std::nullopt, 60'000);
+    EXPECT_TRUE(run.status.success()) << run.out << run.err;
+    // TTFT and TPOT against batch size for the two series with TPOT; decode tokens/s likewise; each with its bound.
+    EXPECT_THAT(run.out, ::testing::HasSubstr("sheets Generation=5x"));
+    EXPECT_THAT(run.out, ::testing::HasSubstr("Definitions="));
+    EXPECT_THAT(run.out, ::testing::HasSubstr("; charts 3;"));
+}
+
+TEST_F(GenerationReport, StepsSheetHasEveryStepOfEveryGenerationAndGoesOnPastTheRowLimit) {
+    testing::write_generation_fixture(db());
+    options_.excel_options.max_rows_per_sheet = 41;  // 40 steps a sheet
+    const auto report = run_report(db(), false);
+    ASSERT_TRUE(wrote(report, "generation-steps.xlsx"));
+    const auto book = options_.out_dir / "generation-steps.xlsx";
+    // 3 benchmarks x 4 generations x 5 steps + 4 generations x 1 step = 64 rows: two sheets.
+    const auto first = sheet_values(zip_member(book, "xl/worksheets/sheet1.xml"));
+    const auto second = sheet_values(zip_member(book, "xl/worksheets/sheet2.xml"));
+    EXPECT_EQ(first.rows(), 40);
+    EXPECT_EQ(second.rows(), 24);
+    EXPECT_EQ(zip_member(book, "xl/workbook.xml").find("Generation steps (2)") != std::string::npos, true);
+    // The first benchmark (batch 1, 16 input tokens): its generation 0's prefill then decode steps.
+    EXPECT_EQ(first.at("generation", 1), "0");
+    EXPECT_EQ(first.at("step", 1), "0");
+    EXPECT_DOUBLE_EQ(first.number("step_ms", 1), 10.0);
+    EXPECT_DOUBLE_EQ(first.number("since_generation_start_ms", 1), 10.0);
+    EXPECT_EQ(first.at("step", 3), "2");
+    EXPECT_DOUBLE_EQ(first.number("step_ms", 3), 2.0);
+    EXPECT_DOUBLE_EQ(first.number("since_generation_start_ms", 3), 14.0);
+    // KV cache after step 2: batch 1 x (16 + 2) tokens x 256 B.
+    EXPECT_DOUBLE_EQ(first.number("kv_cache_MiB", 3), 18.0 * 256 / (1024.0 * 1024.0));
+    EXPECT_EQ(first.at("generation", 6), "1");
+    EXPECT_DOUBLE_EQ(first.number("since_generation_start_ms", 6), 10.0) << "each generation from its own start";
+    const auto run = run_captured({"python3", INFERBENCH_CHECK_XLSX, book.string()}, std::nullopt, 60'000);
+    EXPECT_TRUE(run.status.success()) << run.out << run.err;
+}
+
+TEST_F(GenerationReport, StoreWithoutGenerativeBenchmarksGainsNothing) {
+    testing::write_html_fixture(db());
+    std::filesystem::create_directories(scratch_.path() / "report");
+    // A workbook of an earlier report in the same folder would describe other data.
+    testing::write_generation_fixture(scratch_.path() / "other.db");
+    run_report(scratch_.path() / "other.db", false);
+    ASSERT_TRUE(std::filesystem::exists(options_.out_dir / "generation.xlsx"));
+    const auto report = run_report(db(), false);
+    EXPECT_FALSE(std::filesystem::exists(options_.out_dir / "generation.xlsx"));
+    EXPECT_FALSE(std::filesystem::exists(options_.out_dir / "generation-steps.xlsx"));
+    for (const auto& file : report.files.written)
+        EXPECT_EQ(file.filename().string().find("generation"), std::string::npos) << file;
+    for (const auto& line : report.files.skipped)
+        EXPECT_EQ(line.find("generation"), std::string::npos) << line;
+}
+
+}  // namespace
+}  // namespace inferbench::report
