@@ -200,8 +200,7 @@ void GenerationStepsWorkbook::next_sheet() {
 
 void GenerationStepsWorkbook::add(const ReportGroup& group) {
     for (const auto& b : group.benchmarks) {
-        const std::string name = fmt::format("{}, {} (in {} out {})", group.title, b.label, b.summary.benchmark.input_tokens,
-                                             b.summary.benchmark.output_tokens);
+        const std::string name = fmt::format("{}, {}", group.title, b.label);
         std::int64_t start_ns = 0;  // of the generation being written: its step 0's end less its duration
         for (const auto& step : b.steps) {
             if (!writing_->sheet || writing_->next_row > rows_per_sheet_) next_sheet();

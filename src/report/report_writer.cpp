@@ -8,6 +8,7 @@
 #include "core/file_io.hpp"
 #include "devices/catalog.hpp"
 #include "findings/findings.hpp"
+#include "report/generation_plots.hpp"
 #include "report/generation_table.hpp"
 #include "report/generation_workbook.hpp"
 #include "report/html_page.hpp"
@@ -113,8 +114,10 @@ ReportResult write_report(const store::ResultsStore& results, const ReportOption
     if (options.excel) result.files.add(generation_workbook_files(generation, generation_steps, dir));
     if (options.plots)
         result.files.add(write_throughput_latency_plots(group_benchmarks(selected), summaries, dir, options.plot));
+    if (options.plots) result.files.add(write_generation_plots(generation, dir, options.plot));
     if (options.html) {
-        write_text_file(dir / "report.html", render_html_report(selection, charts, roofline_section(results, summaries), found));
+        write_text_file(dir / "report.html", render_html_report(selection, charts, roofline_section(results, summaries), found,
+                                                                    generation));
         result.files.written.push_back(dir / "report.html");
     }
     return result;

@@ -131,6 +131,7 @@ TEST_F(GenerationReport, StepsSheetHasEveryStepOfEveryGenerationAndGoesOnPastThe
     EXPECT_EQ(second.rows(), 24);
     EXPECT_EQ(zip_member(book, "xl/workbook.xml").find("Generation steps (2)") != std::string::npos, true);
     // The first benchmark (batch 1, 16 input tokens): its generation 0's prefill then decode steps.
+    EXPECT_EQ(first.at("benchmark", 1), "llama-tiny / llamacpp / fp16 / cuda:0, batch 1 in 16 out 5");
     EXPECT_EQ(first.at("generation", 1), "0");
     EXPECT_EQ(first.at("step", 1), "0");
     EXPECT_DOUBLE_EQ(first.number("step_ms", 1), 10.0);
@@ -144,6 +145,68 @@ TEST_F(GenerationReport, StepsSheetHasEveryStepOfEveryGenerationAndGoesOnPastThe
     EXPECT_DOUBLE_EQ(first.number("since_generation_start_ms", 6), 10.0) << "each generation from its own start";
     const auto run = run_captured({"python3", INFERBENCH_CHECK_XLSX, book.string()}, std::nullopt, 60'000);
     EXPECT_TRUE(run.status.success()) << run.out << run.err;
+}
+
+TEST_F(GenerationReport, FiguresAgainstBatchAndInputLengthWithTheirBoundsAndPerTokenLatencyOverTheRun) {
+    if (!gnuplot_available()) GTEST_SKIP() << "gnuplot not installed (scripts/setup.sh installs gnuplot-nox)";
+    testing::write_generation_fixture(db());
+    const auto report = run_report(db(), true);
+    const std::string cuda_series = "llama-tiny llamacpp fp16 cuda:0";
+    // stem -> titles of lines it must show
+    const std::map<std::string, std::vector<std::string>> expected = {
+        {"ttft-vs-batch", {cuda_series + ", in 16 out 5", cuda_series + ", in 16 out 5 (TTFT floor)"}},
+        {"tpot-vs-batch", {cuda_series + ", in 16 out 5", cuda_series + ", in 16 out 5 (TPOT floor)"}},
+        {"decode-tokens-per-s-vs-batch", {cuda_series + ", in 16 out 5", cuda_series + ", in 16 out 5 (bandwidth bound)"}},
+        {"ttft-vs-input", {cuda_series + ", batch 1 out 5", cuda_series + ", batch 1 out 5 (TTFT floor)"}},
+        {"tpot-vs-input", {cuda_series + ", batch 1 out 5"}},
+        {"per-token-latency-cuda_0-llama-tiny-llamacpp-fp16", {"batch 1 in 16 out 5", "batch 4 in 16 out 5", "batch 1 in 64 out 5"}},
+    };
+    for (const auto& [stem, lines] : expected) {
+        SCOPED_TRACE(stem);
+        for (const char* ext : {".png", ".svg"}) {
+            ASSERT_TRUE(wrote(report, stem + ext));
+            EXPECT_GT(std::filesystem::file_size(options_.out_dir / (stem + ext)), 1000u);
+        }
+        const std::string svg = testing::read_binary(options_.out_dir / (stem + ".svg"));
+        for (const auto& line : lines) EXPECT_NE(svg.find(line), std::string::npos) << line;
+    }
+    const std::string decode = testing::read_binary(options_.out_dir / "decode-tokens-per-s-vs-batch.svg");
+    EXPECT_EQ(decode.find("cpu, in 16 out 1"), std::string::npos) << "one output token: no decode rate to draw";
+    EXPECT_NE(decode.find("decode tokens/s"), std::string::npos) << "the axis says its unit";
+    const std::string per_token = testing::read_binary(options_.out_dir / "per-token-latency-cuda_0-llama-tiny-llamacpp-fp16.svg");
+    EXPECT_NE(per_token.find("decode step duration (ms)"), std::string::npos);
+    EXPECT_FALSE(std::filesystem::exists(options_.out_dir / "per-token-latency-cpu-llama-tiny-llamacpp-fp16.svg"))
+        << "a single output token has no decode step";
+}
+
+TEST_F(GenerationReport, PageHasTheGenerationTableWithEachDefinitionAndTheFigures) {
+    testing::write_generation_fixture(db());
+    run_report(db(), false);
+    const std::string page = testing::read_text(options_.out_dir / "report.html");
+    const auto section = page.find("id=\"generation\"");
+    ASSERT_NE(section, std::string::npos);
+    const auto table = page.find("data-table=\"generation\"", section);
+    ASSERT_NE(table, std::string::npos);
+    const auto table_end = page.find("</table>", table);
+    const std::string rows = page.substr(table, table_end - table);
+    EXPECT_EQ(testing::count(rows, "<tr><td"), 4u) << "four generative cells: the ordinary benchmark is not among them";
+    EXPECT_NE(rows.find("not defined"), std::string::npos);
+    // Each metric's definition on its heading (hover) and in the Definitions list (a click).
+    EXPECT_NE(rows.find("data-key=\"ttft_p50_ms\" scope=\"col\" title=\"Time to first token: from the call of the "
+                        "generation to the first token of every sequence in host memory"),
+              std::string::npos);
+    EXPECT_NE(rows.find("What vLLM and MLPerf call TPOT and AIPerf calls inter_token_latency"), std::string::npos);
+    EXPECT_NE(rows.find("vLLM&#39;s ITL"), std::string::npos);
+    const auto definitions = page.find("<summary>Definitions</summary>", table_end);
+    ASSERT_NE(definitions, std::string::npos);
+    EXPECT_NE(page.find("(end-to-end - TTFT) / (output tokens - 1)", definitions), std::string::npos);
+    // The figures as the page's charts, bounds dashed; the per-token latency among its group's charts.
+    for (const char* title : {"p50 TTFT against batch size", "p50 TPOT against batch size",
+                              "decode tokens/s against batch size", "p50 TTFT against input tokens",
+                              "per-token latency (each decode step) over the run, llama-tiny / llamacpp / fp16 / cuda:0"})
+        EXPECT_NE(page.find(title), std::string::npos) << title;
+    EXPECT_NE(page.find("(bandwidth bound)\",\"x\""), std::string::npos);
+    EXPECT_NE(page.find("\"dashed\":true"), std::string::npos);
 }
 
 TEST_F(GenerationReport, StoreWithoutGenerativeBenchmarksGainsNothing) {
@@ -160,6 +223,9 @@ TEST_F(GenerationReport, StoreWithoutGenerativeBenchmarksGainsNothing) {
         EXPECT_EQ(file.filename().string().find("generation"), std::string::npos) << file;
     for (const auto& line : report.files.skipped)
         EXPECT_EQ(line.find("generation"), std::string::npos) << line;
+    const std::string page = testing::read_text(options_.out_dir / "report.html");
+    EXPECT_EQ(page.find("id=\"generation\""), std::string::npos);
+    EXPECT_EQ(page.find("per-token latency"), std::string::npos);
 }
 
 }  // namespace
