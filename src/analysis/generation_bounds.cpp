@@ -62,6 +62,8 @@ void add_floors(const GenerationMetrics& m, const devices::DeviceRoofs& roofs, s
         b.prefill.push_back({roof->origin, roof->what, roof->per_s, floor_ns,
                              m.ttft.ns.mean > 0 ? floor_ns / m.ttft.ns.mean : 0.0});
     }
+    if (!b.prefill.empty() && b.prefill.front().origin == devices::RoofOrigin::estimated)
+        b.notes.emplace_back("TTFT floor from the CPU's estimated peak (cores x FMA lanes x clock), not a measured one");
     if (b.prefill.empty())
         b.notes.push_back(fmt::format("TTFT floor unknown: no {} compute roof for {}", precision,
                                       roofs.name.empty() ? std::string("this device") : roofs.name));

@@ -232,7 +232,7 @@ int run_and_report(const RunArgs& args, store::ResultsStore& results, const Runn
     options.worker_executable = std::filesystem::read_symlink("/proc/self/exe");
     if (!args.quiet) options.on_progress = std::ref(progress);
     const runner::RunResult run = runner(options);
-    print_table(report::summary_table(run_summaries(results, run)), args.output);
+    print_summary_tables(results, run_summaries(results, run), args.output);
     fmt::print(stderr, "results: {} (run {}{}): {} ok, {} failed, {} skipped{}{}\n", results.path().string(), run.run_id,
                args.resume.empty() ? "" : ", resumed", run.count(BenchmarkStatus::ok),
                run.count(BenchmarkStatus::failed), run.count(BenchmarkStatus::skipped),

@@ -9,6 +9,9 @@
 #include "cli/filter_args.hpp"
 #include "core/error.hpp"
 #include "core/plan/settings.hpp"
+#include "analysis/roofline_placement.hpp"
+#include "devices/catalog.hpp"
+#include "report/generation_table.hpp"
 #include "report/summary_table.hpp"
 
 namespace inferbench::cli {
@@ -39,13 +42,22 @@ int execute(const SummaryArgs& args) {
         run_id = choice.run_id;
     }
     const auto summaries = analysis::summarize_run(results, run_id);
-    const auto table = args.each_repeat ? report::summary_table(summaries, report::SummaryRows::each_repeat)
-                                        : report::summary_table(analysis::combine_cells(summaries));
-    print_table(table, args.output);
+    if (args.each_repeat) print_summary_tables(results, summaries, args.output, report::SummaryRows::each_repeat);
+    else print_summary_tables(results, analysis::combine_cells(summaries), args.output);
     return kExitOk;
 }
 
 }  // namespace
+
+void print_summary_tables(const store::ResultsStore& results, const std::vector<analysis::BenchmarkSummary>& summaries,
+                          const OutputOptions& output, report::SummaryRows rows) {
+    const auto per_iteration = report::per_iteration_summaries(summaries);
+    const bool generative = per_iteration.size() < summaries.size();
+    if (!per_iteration.empty() || !generative) print_table(report::summary_table(per_iteration, rows), output);
+    if (!generative) return;
+    const auto bounds = analysis::generation_bounds(results, summaries, devices::load_catalog());
+    print_table(report::generation_table(summaries, bounds), output, per_iteration.empty());
+}
 
 void add_summary_command(CLI::App& app, CommandContext& context) {
     auto args = std::make_shared<SummaryArgs>();

@@ -7,7 +7,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include "analysis/summary.hpp"
+#include "report/summary_table.hpp"
 #include "report/table.hpp"
+#include "store/results_store.hpp"
 
 namespace inferbench::cli {
 
@@ -52,5 +55,11 @@ report::RenderOptions render_options(const OutputOptions& output, bool main = tr
 
 // A line of prose on stdout (a heading, a note), wrapped at spaces to the same width as the tables.
 void print_wrapped(const std::string& text);
+
+// A run's summaries as `summary` and `run` print them: the per-iteration table of the benchmarks that are not
+// generative, then the generative benchmarks' own table (report/generation_table) with their bounds under the
+// roofs of `results`' devices; each only where it has rows.
+void print_summary_tables(const store::ResultsStore& results, const std::vector<analysis::BenchmarkSummary>& summaries,
+                          const OutputOptions& output, report::SummaryRows rows = report::SummaryRows::cells);
 
 }  // namespace inferbench::cli

@@ -1,7 +1,9 @@
 #include "findings/evidence.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
+#include <tuple>
 
 #include "analysis/run_context.hpp"
 #include "core/metrics/load_metrics.hpp"
@@ -122,6 +124,32 @@ void add_layer_sets(const store::ResultsStore& results, std::span<BenchmarkEvide
     }
 }
 
+bool out_of_memory_reason(std::string_view reason) {
+    std::string lower(reason);
+    for (auto& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return lower.find("out of memory") != std::string::npos || lower.find("out-of-memory") != std::string::npos ||
+           reason.find("OOM") != std::string_view::npos;
+}
+
+void add_generation_evidence(const store::ResultsStore& results, std::span<BenchmarkEvidence> evidence,
+                             std::span<const store::BenchmarkRecord> selected, const devices::Catalog& catalog) {
+    std::vector<analysis::BenchmarkSummary> summaries;
+    for (const auto& e : evidence) summaries.push_back(e.summary);
+    auto bounds = analysis::generation_bounds(results, summaries, catalog);
+    const auto alike = [](const store::BenchmarkRecord& a, const store::BenchmarkRecord& b) {
+        return std::tie(a.model, a.backend, a.device, a.precision, a.variant, a.input_tokens, a.output_tokens) ==
+               std::tie(b.model, b.backend, b.device, b.precision, b.variant, b.input_tokens, b.output_tokens);
+    };
+    for (std::size_t i = 0; i < evidence.size(); ++i) {
+        const auto& b = evidence[i].summary.benchmark;
+        if (!analysis::is_generative(b)) continue;
+        evidence[i].generation_bounds = std::move(bounds[i]);
+        for (const auto& other : selected)
+            if (other.status == BenchmarkStatus::failed && alike(other, b) && out_of_memory_reason(other.reason))
+                evidence[i].out_of_memory.push_back(other);
+    }
+}
+
 std::vector<BenchmarkEvidence> load_evidence(const store::ResultsStore& results,
                                              std::span<const store::BenchmarkRecord> benchmarks,
                                              const devices::Catalog& catalog) {
@@ -131,10 +159,13 @@ std::vector<BenchmarkEvidence> load_evidence(const store::ResultsStore& results,
         if (b.status != BenchmarkStatus::ok) continue;
         auto measured = analysis::read_measured(results, b);
         auto summary = analysis::summarize_stored(measured, runs);  // before the rows move into the evidence
+        auto steps = analysis::step_times(measured.iterations, measured.generations, b.output_tokens);
         out.push_back(make_evidence(std::move(summary), std::move(measured.iterations), measured.metrics,
                                     measured.gpu_samples, std::move(measured.cpu_samples)));
+        out.back().generation_steps = std::move(steps);
     }
     add_layer_sets(results, out, catalog);
+    add_generation_evidence(results, out, benchmarks, catalog);
     return out;
 }
 

@@ -47,6 +47,12 @@ struct BenchmarkEvidence {
     std::optional<HostLoad> host;  // host_load(cpu); none without host and worker readings
     StageTimes stages;
     std::optional<analysis::LayerSet> layers;  // the per-layer profile under the device's roofs, where stored
+    // A generative benchmark's: every step of its whole generations (analysis/generation_metrics' step_times), its
+    // bounds under its device's roofs (where the decoder's facts were stored), and the failed cells like it (same
+    // model, backend, device, precision, options and lengths, another batch) whose reason names out of memory.
+    std::vector<analysis::StepTime> generation_steps;
+    std::optional<analysis::GenerationBounds> generation_bounds;
+    std::vector<store::BenchmarkRecord> out_of_memory;
 
     std::int64_t id() const { return summary.benchmark.benchmark_id; }
     bool on_gpu() const;
@@ -65,6 +71,14 @@ BenchmarkEvidence make_evidence(analysis::BenchmarkSummary summary, std::vector<
 // roofline can place it (model costs and a throughput stored), else with shares alone.
 void add_layer_sets(const store::ResultsStore& results, std::span<BenchmarkEvidence> evidence,
                     const devices::Catalog& catalog);
+
+// The generative benchmarks' bounds (analysis/roofline_placement's generation_bounds) and, from `selected` (the
+// benchmarks of the selection, failed ones included), the cells like each that ran out of memory.
+void add_generation_evidence(const store::ResultsStore& results, std::span<BenchmarkEvidence> evidence,
+                             std::span<const store::BenchmarkRecord> selected, const devices::Catalog& catalog);
+
+// Whether a failed cell's reason says it ran out of memory ("out of memory", "OOM", CUDA's "out of memory").
+bool out_of_memory_reason(std::string_view reason);
 
 // The ok benchmarks among `benchmarks`, in their order, with everything the rules read.
 std::vector<BenchmarkEvidence> load_evidence(const store::ResultsStore& results,

@@ -72,6 +72,25 @@ inline constexpr double kFallbackSharePct = 1.0;
 // Pre- and post-processing worth a finding: a fifth of the end-to-end time, where a model infinitely faster
 // would gain at most 1.25x end to end (Amdahl), so the stages outside it bound what tuning the model buys.
 inline constexpr double kPrePostSharePct = 20.0;
+// Decode against its bandwidth bound (analysis/generation_bounds). At half the bound or more, memory is what
+// limits it (the rest is attention's arithmetic, sampling and the engine's per-step work): memory-bound, as
+// expected. Where the KV cache is under half the bytes a step reads, the weights dominate and a batch 4x larger
+// reads them once for 4x the tokens (the suggestion quotes that batch's ceiling).
+inline constexpr double kDecodeMemoryBoundFraction = 0.5;
+inline constexpr double kDecodeKvShareForBatching = 0.5;
+inline constexpr std::int64_t kDecodeBatchFactor = 4;
+// Launch-bound decode: under a fifth of the bandwidth bound at batch 4 or less with under 64 MiB read per step
+// (the order of a data-centre GPU's L2, 50 MB on an H100, and of a server CPU's last-level cache): the bytes
+// would stream in a small part of the step, so fixed per-step costs (launches, synchronisation, host work) make
+// the time.
+inline constexpr double kLaunchBoundFraction = 0.2;
+inline constexpr std::int64_t kLaunchBoundMaxBatch = 4;
+inline constexpr double kLaunchBoundMaxBytes = 64.0 * 1024 * 1024;
+// KV-cache growth: the fitted decode step time rises by 10% or more from the first decode step to the last (the
+// drift rule's 5% doubled, as each step's median over the generations still carries a busy host's noise), over
+// at least 8 decode steps.
+inline constexpr double kKvGrowthFraction = 0.10;
+inline constexpr std::size_t kKvGrowthMinSteps = 8;
 }  // namespace limits
 
 // Per benchmark.
@@ -87,8 +106,15 @@ bool host_was_busy(const BenchmarkEvidence& e);
 std::vector<Finding> pre_post_processing(const BenchmarkEvidence& e);
 std::vector<Finding> layer_pitfalls(const BenchmarkEvidence& e);
 std::vector<Finding> compile_fallbacks(const BenchmarkEvidence& e);
+// Generative benchmarks (rules_generation): decode against its bandwidth bound, launch-bound decode, decode steps
+// that slow as the KV cache grows.
+std::vector<Finding> decode_bound(const BenchmarkEvidence& e);
+std::vector<Finding> launch_bound_generation(const BenchmarkEvidence& e);
+std::vector<Finding> kv_cache_growth(const BenchmarkEvidence& e);
 
 // Across the benchmarks of a selection.
+// Batch sizes of a generative cell that ran out of memory, beside the largest that ran.
+std::vector<Finding> generation_out_of_memory(std::span<const BenchmarkEvidence> all);
 std::vector<Finding> precision_anomalies(std::span<const BenchmarkEvidence> all);
 std::vector<Finding> batch_scaling(std::span<const BenchmarkEvidence> all);
 std::vector<Finding> comparisons(std::span<const BenchmarkEvidence> all);

@@ -28,8 +28,19 @@ std::string json_string(const nlohmann::json& object, const char* key) {
 
 bool measured(const analysis::BenchmarkSummary& s) { return s.benchmark.status == BenchmarkStatus::ok && s.e2e.count > 0; }
 
+// Generative cells of other lengths are other rows.
 ComparisonKey key_of(const store::BenchmarkRecord& b) {
-    return {b.model, b.backend, b.variant, b.precision, b.batch_size};
+    std::string variant = b.variant;
+    if (analysis::is_generative(b))
+        variant += fmt::format("{}input_tokens={} output_tokens={}", variant.empty() ? "" : " ", b.input_tokens,
+                               b.output_tokens);
+    return {b.model, b.backend, variant, b.precision, b.batch_size};
+}
+
+const analysis::LatencyDistribution* generation_figure(const analysis::BenchmarkSummary* s, GenerationFigure figure) {
+    if (!s || !s->generation) return nullptr;
+    if (figure == GenerationFigure::ttft) return &s->generation->ttft;
+    return s->generation->tpot ? &*s->generation->tpot : nullptr;
 }
 
 std::string host_of(const store::RunRecord& run) {
@@ -229,6 +240,10 @@ Table comparison_table(const Comparison& comparison) {
                                              column("inferences_per_joule", "inf/J", 2, 4),
                                              column("efficiency_ratio", "eff x", 2, 4),
                                              Column{fmt::format("s{}_verdict", i), fmt::format("[{}] verdict", i), 2,
+                                                    Fit::wrap, 1},
+                                             Column{fmt::format("s{}_ttft_verdict", i), fmt::format("[{}] TTFT", i), 2,
+                                                    Fit::wrap, 1},
+                                             Column{fmt::format("s{}_tpot_verdict", i), fmt::format("[{}] TPOT", i), 2,
                                                     Fit::wrap, 1}};
         table.columns.insert(table.columns.end(), columns.begin(), columns.end());
     }
@@ -240,6 +255,8 @@ Table comparison_table(const Comparison& comparison) {
             const auto figures = side_cells(comparison.at(row, side), base);
             cells.insert(cells.end(), figures.begin(), figures.end());
             cells.push_back(verdict_cell(row_verdict(comparison, row, side)));
+            for (const auto figure : {GenerationFigure::ttft, GenerationFigure::tpot})
+                cells.push_back(verdict_cell(generation_verdict(comparison, row, side, figure)));
         }
         table.rows.push_back(std::move(cells));
     }
@@ -270,7 +287,17 @@ Table comparison_long_table(const Comparison& comparison) {
                      {"change_ci95_low_pct", "change 95% low", 1},
                      {"change_ci95_high_pct", "change 95% high", 1},
                      {"convergence", "stop"},
-                     {"repeats", "repeats"}};
+                     {"repeats", "repeats"},
+                     {"ttft_mean_ms", "TTFT mean"},
+                     {"ttft_verdict", "TTFT verdict"},
+                     {"ttft_change_pct", "TTFT change %", 1},
+                     {"ttft_change_ci95_low_pct", "TTFT change 95% low", 1},
+                     {"ttft_change_ci95_high_pct", "TTFT change 95% high", 1},
+                     {"tpot_mean_ms", "TPOT mean"},
+                     {"tpot_verdict", "TPOT verdict"},
+                     {"tpot_change_pct", "TPOT change %", 1},
+                     {"tpot_change_ci95_low_pct", "TPOT change 95% low", 1},
+                     {"tpot_change_ci95_high_pct", "TPOT change 95% high", 1}};
     for (const auto& row : comparison.rows) {
         const auto& [model, backend, variant, precision, batch] = row.key;
         const auto* base = comparison.at(row, comparison.baseline);
@@ -293,6 +320,11 @@ Table comparison_long_table(const Comparison& comparison) {
             add_verdict_cells(cells, row_verdict(comparison, row, side));
             cells.push_back(std::string(convergence_label(s->benchmark.convergence)));
             cells.push_back(s->repeats);
+            for (const auto figure : {GenerationFigure::ttft, GenerationFigure::tpot}) {
+                const auto* own = generation_figure(s, figure);
+                cells.push_back(own ? Cell{Duration{own->ns.mean}} : Cell{Null{}});
+                add_verdict_cells(cells, generation_verdict(comparison, row, side, figure));
+            }
             table.rows.push_back(std::move(cells));
         }
     }
@@ -306,14 +338,29 @@ std::optional<PairVerdict> row_verdict(const Comparison& comparison, const Compa
     return judge(*s, *base, comparison.margin);
 }
 
+std::string_view to_string(GenerationFigure figure) { return figure == GenerationFigure::ttft ? "TTFT" : "TPOT"; }
+
+std::optional<PairVerdict> generation_verdict(const Comparison& comparison, const ComparisonRow& row, std::size_t side,
+                                              GenerationFigure figure) {
+    const auto* s = generation_figure(comparison.at(row, side), figure);
+    const auto* base = generation_figure(comparison.at(row, comparison.baseline), figure);
+    if (side == comparison.baseline || !s || !base || base->ns.mean <= 0) return std::nullopt;
+    return judge(s->ns.mean, s->mean_ci, base->ns.mean, base->mean_ci, comparison.margin);
+}
+
 std::vector<std::string> regressions(const Comparison& comparison, double threshold) {
     std::vector<std::string> lines;
+    const auto add = [&](const ComparisonRow& row, std::size_t side, const std::optional<PairVerdict>& verdict,
+                         std::string_view what) {
+        if (verdict && verdict->verdict == Verdict::slower && verdict->change > threshold)
+            lines.push_back(fmt::format("{} [{}] {}: {}{}", row_name(row.key), side + 1, comparison.sides[side].label,
+                                        what.empty() ? "" : fmt::format("{} ", what), verdict->text()));
+    };
     for (const auto& row : comparison.rows)
         for (std::size_t side = 0; side < comparison.sides.size(); ++side) {
-            const auto verdict = row_verdict(comparison, row, side);
-            if (verdict && verdict->verdict == Verdict::slower && verdict->change > threshold)
-                lines.push_back(fmt::format("{} [{}] {}: {}", row_name(row.key), side + 1, comparison.sides[side].label,
-                                            verdict->text()));
+            add(row, side, row_verdict(comparison, row, side), "");
+            for (const auto figure : {GenerationFigure::ttft, GenerationFigure::tpot})
+                add(row, side, generation_verdict(comparison, row, side, figure), to_string(figure));
         }
     return lines;
 }
@@ -351,6 +398,15 @@ std::string render_comparison(const Comparison& comparison, Format format, const
                                                     verdicts)
                                       : line_of("x: throughput / baseline's, eff x: inferences per joule / baseline's") +
                                             line_of(verdicts) + "\n";
+    const bool generative = std::any_of(comparison.rows.begin(), comparison.rows.end(), [&](const ComparisonRow& row) {
+        for (std::size_t side = 0; side < comparison.sides.size(); ++side)
+            if (generation_figure(comparison.at(row, side), GenerationFigure::ttft)) return true;
+        return false;
+    });
+    if (generative)
+        out += line_of("TTFT, TPOT: a generative cell's mean time to first token and mean time per output token, "
+                       "judged as the mean latency is") +
+               "\n";
     return out + render(comparison_table(comparison), format, options);
 }
 

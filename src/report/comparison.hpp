@@ -33,7 +33,8 @@ struct ComparisonSide {
 };
 
 using ComparisonKey = std::tuple<std::string, std::string, std::string, std::string, std::int64_t>;
-// model, backend, variant (options), precision, batch size
+// model, backend, variant (options; a generative cell's lengths added: "input_tokens=128 output_tokens=128"),
+// precision, batch size
 
 struct ComparisonRow {
     ComparisonKey key;
@@ -83,8 +84,17 @@ std::vector<std::string> comparison_warnings(const Comparison& comparison,
 // lacks a mean latency.
 std::optional<PairVerdict> row_verdict(const Comparison& comparison, const ComparisonRow& row, std::size_t side);
 
-// Every pair judged SLOWER by more than `threshold` (a fraction of the baseline's mean latency), one
-// line each: "resnet50 onnxruntime fp32 b1 [2] NVIDIA H100: SLOWER +7.2% (+5.1% to +9.3%)".
+// A generative row's verdict on its mean TTFT or mean TPOT (analysis/generation_metrics: their batch-means or
+// repeats' intervals), judged as the mean latency is (report/verdict.hpp); nothing for the baseline itself, a row
+// that is not generative, or TPOT where a side has one output token.
+enum class GenerationFigure { ttft, tpot };
+std::string_view to_string(GenerationFigure figure);  // "TTFT", "TPOT"
+std::optional<PairVerdict> generation_verdict(const Comparison& comparison, const ComparisonRow& row, std::size_t side,
+                                              GenerationFigure figure);
+
+// Every pair judged SLOWER by more than `threshold` (a fraction of the baseline's mean latency; of a generative
+// row's mean TTFT and mean TPOT too), one line each: "resnet50 onnxruntime fp32 b1 [2] NVIDIA H100: SLOWER +7.2%
+// (+5.1% to +9.3%)", "... [2] NVIDIA H100: TPOT SLOWER +9.0% (...)".
 std::vector<std::string> regressions(const Comparison& comparison, double threshold);
 
 // Legend, warnings and table for terminals and Markdown, the long table for CSV and JSON.

@@ -53,12 +53,6 @@ const Axis kInputAxis{"input", "input tokens",
                                              b.output_tokens);
                       }};
 
-bool several_runs(std::span<const GenerationRow> rows) {
-    std::set<std::int64_t> runs;
-    for (const auto& r : rows) runs.insert(r.summary.benchmark.run_id);
-    return runs.size() > 1;
-}
-
 // One measured line per series with, after each, its bound's line where every point of it has one.
 std::optional<Figure> value_figure(std::span<const GenerationRow> rows, const GenerationValue& value, const Axis& axis) {
     Figure figure = make_figure(fmt::format("{}-vs-{}", value.key, axis.key),
@@ -70,6 +64,7 @@ std::optional<Figure> value_figure(std::span<const GenerationRow> rows, const Ge
     std::set<double> tics;
     const bool runs = several_runs(rows);
     for (const auto& row : rows) {
+        if (!row.summary.generation) continue;  // it generated nothing whole
         const auto y = value.value(row);
         if (!y) continue;
         const auto& b = row.summary.benchmark;

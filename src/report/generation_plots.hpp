@@ -16,7 +16,7 @@
 #include <span>
 #include <vector>
 
-#include "report/generation_table.hpp"
+#include "report/generation_rows.hpp"
 #include "report/plots.hpp"
 
 namespace inferbench::report {

@@ -1,4 +1,4 @@
-// The HTML report's "Generation" section: the generative cells' table (generation_table.hpp), each column's
+// The HTML report's "Generation" section: the generative cells' table (generation_rows.hpp), each column's
 // definition on hovering its heading and in a "Definitions" list one click away, then the generation figures
 // (generation_plots.hpp) as the page's interactive charts, bounds dashed. And each generative group's per-token
 // latency over the run, among the group's charts.
@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-#include "report/generation_table.hpp"
+#include "report/generation_rows.hpp"
 #include "report/html_page.hpp"
 #include "report/plots.hpp"
 

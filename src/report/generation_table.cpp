@@ -1,209 +1,147 @@
 #include "report/generation_table.hpp"
 
-#include <algorithm>
-#include <set>
-#include <tuple>
-
 #include <fmt/format.h>
 
-#include "analysis/roofline_placement.hpp"
 #include "core/units.hpp"
 #include "report/summary_table.hpp"
 
 namespace inferbench::report {
 namespace {
 
-using analysis::GenerationMetrics;
-using analysis::LatencyDistribution;
+constexpr std::string_view kUnknown = "unknown";
 
-// The metrics' definitions (analysis/generation_metrics.hpp defines them; these are the readers' words for them).
-constexpr const char* kTtftHint =
-    "Time to first token: from the call of the generation to the first token of every sequence in host memory, "
-    "that is the prefill of the batch's prompts; one value per generation. vLLM, AIPerf and MLPerf call it TTFT.";
-constexpr const char* kTpotHint =
-    "Time per output token: (end-to-end - TTFT) / (output tokens - 1), one value per generation, the first token "
-    "excluded. What vLLM and MLPerf call TPOT and AIPerf calls inter_token_latency. Not defined for 1 output token.";
-constexpr const char* kItlHint =
-    "Inter-token latency: each decode step's duration (its end - the previous step's end), every step of every "
-    "generation pooled; the prefill excluded. vLLM's ITL (not AIPerf's ITL, which is TPOT here).";
-constexpr const char* kE2eHint = "End-to-end latency: from the call of the generation to its last token in host "
-                                 "memory (vLLM: E2EL; AIPerf: request_latency).";
-constexpr const char* kPrefillHint =
-    "Prefill tokens/s: batch x input tokens / mean TTFT (llama-bench's pp<input> t/s).";
-constexpr const char* kDecodeHint =
-    "Decode tokens/s: batch x (output tokens - 1) / mean (end-to-end - TTFT), the tokens of the decode steps over "
-    "their time (llama-bench's tg<output> t/s times every generated token).";
-constexpr const char* kEnergyHint =
-    "Generated tokens (batch x output tokens per generation) over the energy of the measure phase: the GPU's energy "
-    "counter (else its power integrated), on a CPU the package's RAPL counter; not measured without either.";
-constexpr const char* kGpuMemoryHint = "The largest GPU memory used (NVML, every process's) sampled while measuring.";
-constexpr const char* kRssHint = "The largest resident set of the benchmark process sampled while measuring.";
-constexpr const char* kDecodeBoundHint =
-    "Achieved decode steps/s over the ceiling memory bandwidth / bytes per step (the weights a step reads plus the "
-    "KV cache), with the probe's measured bandwidth where stored, else the datasheet's; unknown without either.";
-constexpr const char* kTtftFloorHint =
-    "The TTFT floor (the prefill's FLOPs / the peak FLOP/s at the precision) over the mean TTFT: 100% would be the "
-    "peak; unknown without a peak or the decoder's shape.";
+Cell text_cell(std::string_view text) { return std::string(text); }
 
-Column column(std::string key, std::string title, std::string hint = {}, int decimals = 2) {
-    Column c{std::move(key), std::move(title), decimals};
-    c.hint = std::move(hint);
-    return c;
+Cell duration_or(const std::optional<analysis::LatencyDistribution>& d, double TimingSummary::*statistic,
+                 std::string_view missing) {
+    return d ? Cell{Duration{(d->ns).*statistic}} : text_cell(missing);
 }
 
-Cell text(std::string_view value) { return std::string(value); }
-
-Cell duration(const LatencyDistribution* d, double TimingSummary::*statistic, std::string_view absent) {
-    return d ? Cell{Duration{d->ns.*statistic}} : text(absent);
+Cell number_or(const std::optional<double>& value, std::string_view missing) {
+    return value ? Cell{*value} : text_cell(missing);
 }
 
-const LatencyDistribution* of(const std::optional<LatencyDistribution>& d) { return d ? &*d : nullptr; }
-
-Cell number(const std::optional<double>& value, std::string_view absent, double scale = 1.0) {
-    return value ? Cell{*value * scale} : text(absent);
-}
-
-// A ceiling or floor's fraction in percent with where it came from, or unknown.
-Cell bound_pct(const std::optional<double>& fraction) { return fraction ? Cell{*fraction * 100} : text(kUnknownText); }
-
-std::optional<double> decode_fraction(const GenerationRow& row) {
-    const auto* ceiling = row.bounds ? row.bounds->best_decode() : nullptr;
-    return ceiling ? ceiling->fraction : std::nullopt;
-}
-
-std::optional<double> ttft_fraction(const GenerationRow& row) {
-    const auto* floor = row.bounds ? row.bounds->best_prefill() : nullptr;
-    return floor ? std::optional<double>(floor->fraction) : std::nullopt;
-}
-
-std::string bound_origin(const GenerationRow& row) {
-    std::vector<std::string> parts;
-    if (const auto* c = row.bounds ? row.bounds->best_decode() : nullptr) parts.push_back("decode: " + c->what);
-    if (const auto* f = row.bounds ? row.bounds->best_prefill() : nullptr) parts.push_back("TTFT: " + f->what);
-    return join(parts, "; ");
+Cell percent_or(const std::optional<double>& fraction) {
+    return fraction ? Cell{*fraction * 100} : text_cell(kUnknown);
 }
 
 std::vector<Column> generation_columns() {
-    std::vector<Column> columns = {
-        column("benchmark_ids", "id"), column("model", "model"), column("backend", "backend"),
-        column("device", "device"), column("precision", "precision"), column("variant", "options"),
-        column("batch_size", "batch"), column("input_tokens", "input tokens"),
-        column("output_tokens", "output tokens"),
-        column("generations", "generations", "Whole generations measured (output tokens steps each), over every repeat."),
-        column("ttft_p50_ms", "TTFT p50", kTtftHint), column("ttft_p99_ms", "TTFT p99", kTtftHint),
-        column("tpot_p50_ms", "TPOT p50", kTpotHint), column("tpot_p99_ms", "TPOT p99", kTpotHint),
-        column("itl_p50_ms", "ITL p50", kItlHint), column("itl_p99_ms", "ITL p99", kItlHint),
-        column("prefill_tokens_per_s", "prefill tok/s", kPrefillHint, 1),
-        column("decode_tokens_per_s", "decode tok/s", kDecodeHint, 1),
-        column("e2e_p50_ms", "e2e p50", kE2eHint),
-        column("tokens_per_joule", "tok/J", kEnergyHint, 3), column("joules_per_token", "J/tok", kEnergyHint, 6),
-        column("peak_gpu_memory_MiB", "peak GPU MiB", kGpuMemoryHint, 1),
-        column("peak_rss_MiB", "peak RSS MiB", kRssHint, 1),
-        column("decode_bound_pct", "% of decode bound", kDecodeBoundHint, 1),
-        column("ttft_floor_pct", "% of TTFT floor", kTtftFloorHint, 1),
-        column("bounds_from", "bounds from", "Which roof each bound is computed from: the probe's measurement where "
-                                             "`inferbench probe` stored one, else the device's datasheet."),
+    const auto identity = [](const char* key, const char* title, Fit fit = Fit::keep) {
+        return Column{.key = key, .title = title, .fit = fit, .identity = true};
     };
-    return columns;
+    const auto shed = [](const char* key, const char* title, int decimals, int rank) {
+        return Column{key, title, decimals, Fit::keep, rank};
+    };
+    const auto file = [](const char* key, const char* title, int decimals = 2) {
+        return Column{key, title, decimals, Fit::keep, 0, true};
+    };
+    return {identity("benchmark_ids", "id"), identity("model", "model", Fit::wrap), identity("backend", "backend"),
+            identity("device", "device"), identity("precision", "precision"), identity("batch_size", "batch"),
+            identity("input_tokens", "in"), identity("output_tokens", "out"),
+            identity("variant", "options", Fit::wrap), shed("status", "status", 2, 1),
+            shed("generations", "gens", 0, 5), {"ttft_p50_ms", "TTFT p50"}, {"ttft_p99_ms", "TTFT p99"},
+            {"tpot_p50_ms", "TPOT p50"}, {"tpot_p99_ms", "TPOT p99"}, shed("per_token_p99_ms", "token p99", 2, 4),
+            shed("prefill_tokens_per_s", "prefill tok/s", 0, 3), shed("decode_tokens_per_s", "decode tok/s", 1, 2),
+            {"output_tokens_per_s", "tok/s", 1}, {"tokens_per_joule", "tok/J", 1},
+            shed("gpu_memory_peak_mib", "GPU MiB", 0, 6), shed("rss_peak_mib", "rss MiB", 0, 6),
+            {"decode_bound_pct", "% bw bound", 0}, shed("ttft_floor_pct", "% TTFT floor", 0, 3),
+            {"note", "note", 2, Fit::footnote},
+            file("ttft_mean_ms", "TTFT mean"), file("ttft_mean_ci95_low_ms", "TTFT mean 95% low"),
+            file("ttft_mean_ci95_high_ms", "TTFT mean 95% high"), file("tpot_mean_ms", "TPOT mean"),
+            file("tpot_mean_ci95_low_ms", "TPOT mean 95% low"), file("tpot_mean_ci95_high_ms", "TPOT mean 95% high"),
+            file("per_token_p50_ms", "token p50"), file("e2e_mean_ms", "e2e mean"),
+            file("joules_per_token", "J/tok", 4), file("energy_source", "energy from"),
+            file("bytes_per_decode_step", "bytes/step", 0), file("kv_share_pct", "KV % of bytes", 1),
+            file("decode_ceiling_steps_per_s", "ceiling steps/s", 1), file("decode_bound_from", "bound from"),
+            file("ttft_floor_ms", "TTFT floor"), file("ttft_floor_from", "floor from")};
 }
 
-std::vector<Cell> generation_cells(const GenerationRow& row) {
-    const auto& s = row.summary;
+Cell interval_end(const std::optional<analysis::LatencyDistribution>& d, bool high) {
+    if (!d || !d->mean_ci) return Null{};
+    return Duration{high ? d->mean_ci->high : d->mean_ci->low};
+}
+
+std::string generation_note(const analysis::BenchmarkSummary& s, const std::optional<analysis::GenerationBounds>& b) {
+    std::vector<std::string> notes;
+    if (!s.benchmark.reason.empty()) notes.push_back(s.benchmark.reason);
+    if (!s.generation) {  // it generated nothing whole: its reason and warnings say why
+        notes.insert(notes.end(), s.warnings.begin(), s.warnings.end());
+        return join(notes, "; ");
+    }
+    notes.insert(notes.end(), s.generation->notes.begin(), s.generation->notes.end());
+    if (!b) notes.emplace_back("bounds unknown: the decoder's facts were not stored");
+    else notes.insert(notes.end(), b->notes.begin(), b->notes.end());
+    notes.insert(notes.end(), s.warnings.begin(), s.warnings.end());
+    return join(notes, "; ");
+}
+
+// A generative benchmark that failed or was skipped: what it was, its status and why.
+std::vector<Cell> unmeasured_row(const analysis::BenchmarkSummary& s, const std::vector<Column>& columns) {
     const auto& b = s.benchmark;
-    const GenerationMetrics& g = *s.generation;
-    using analysis::kNotDefinedText;
-    using analysis::kNotMeasuredText;
-    return {benchmark_ids_cell(s),
-            b.model,
-            b.backend,
-            b.device,
-            b.precision,
-            b.variant.empty() ? Cell{Null{}} : Cell{b.variant},
-            b.batch_size,
-            b.input_tokens,
-            b.output_tokens,
-            g.generations,
-            duration(&g.ttft, &TimingSummary::p50, kNotMeasuredText),
-            duration(&g.ttft, &TimingSummary::p99, kNotMeasuredText),
-            duration(of(g.tpot), &TimingSummary::p50, kNotDefinedText),
-            duration(of(g.tpot), &TimingSummary::p99, kNotDefinedText),
-            duration(of(g.per_token), &TimingSummary::p50, kNotDefinedText),
-            duration(of(g.per_token), &TimingSummary::p99, kNotDefinedText),
-            g.prefill_tokens_per_s,
-            number(g.decode_tokens_per_s, kNotDefinedText),
-            duration(&g.e2e, &TimingSummary::p50, kNotMeasuredText),
-            number(g.tokens_per_joule, kNotMeasuredText),
-            number(g.joules_per_token, kNotMeasuredText),
-            number(g.peak_gpu_memory_mib, kNotMeasuredText),
-            number(g.peak_rss_mib, kNotMeasuredText),
-            bound_pct(decode_fraction(row)),
-            bound_pct(ttft_fraction(row)),
-            bound_origin(row).empty() ? Cell{Null{}} : Cell{bound_origin(row)}};
+    std::vector<Cell> row = {benchmark_ids_cell(s), b.model, b.backend, b.device, b.precision, b.batch_size,
+                             b.input_tokens, b.output_tokens, b.variant, std::string(to_string(b.status))};
+    row.resize(columns.size(), Null{});
+    for (std::size_t i = 0; i < columns.size(); ++i)
+        if (columns[i].key == "note") row[i] = generation_note(s, std::nullopt);
+    return row;
+}
+
+std::vector<Cell> generation_row(const analysis::BenchmarkSummary& s, const std::optional<analysis::GenerationBounds>& b) {
+    const analysis::GenerationMetrics& g = *s.generation;
+    const bool cuda = s.benchmark.device.starts_with("cuda");
+    const auto* ceiling = b ? b->best_decode() : nullptr;
+    const auto* floor = b ? b->best_prefill() : nullptr;
+    const std::optional<analysis::LatencyDistribution> ttft = g.ttft;
+    std::vector<Cell> row = {benchmark_ids_cell(s), s.benchmark.model, s.benchmark.backend, s.benchmark.device,
+                             s.benchmark.precision, s.benchmark.batch_size, g.input_tokens, g.output_tokens,
+                             s.benchmark.variant, std::string(to_string(s.benchmark.status)), g.generations,
+                             Duration{g.ttft.ns.p50}, Duration{g.ttft.ns.p99},
+                             duration_or(g.tpot, &TimingSummary::p50, analysis::kNotDefinedText),
+                             duration_or(g.tpot, &TimingSummary::p99, analysis::kNotDefinedText),
+                             duration_or(g.per_token, &TimingSummary::p99, analysis::kNotDefinedText),
+                             g.prefill_tokens_per_s, number_or(g.decode_tokens_per_s, analysis::kNotDefinedText),
+                             g.output_tokens_per_s, number_or(g.tokens_per_joule, analysis::kNotMeasuredText),
+                             cuda ? number_or(g.peak_gpu_memory_mib, analysis::kNotMeasuredText) : Cell{Null{}},
+                             number_or(g.peak_rss_mib, analysis::kNotMeasuredText),
+                             percent_or(ceiling ? ceiling->fraction : std::nullopt),
+                             percent_or(floor ? std::optional(floor->fraction) : std::nullopt),
+                             generation_note(s, b),
+                             Duration{g.ttft.ns.mean}, interval_end(ttft, false), interval_end(ttft, true),
+                             duration_or(g.tpot, &TimingSummary::mean, analysis::kNotDefinedText),
+                             interval_end(g.tpot, false), interval_end(g.tpot, true),
+                             duration_or(g.per_token, &TimingSummary::p50, analysis::kNotDefinedText),
+                             Duration{g.e2e.ns.mean}, number_or(g.joules_per_token, analysis::kNotMeasuredText),
+                             g.energy_source.empty() ? Cell{Null{}} : Cell{g.energy_source},
+                             b ? Cell{b->bytes_per_step} : Cell{Null{}}, b ? Cell{b->kv_share * 100} : Cell{Null{}},
+                             ceiling ? Cell{ceiling->steps_per_s} : text_cell(kUnknown),
+                             ceiling ? Cell{ceiling->what} : Cell{Null{}},
+                             floor ? Cell{Duration{floor->ttft_ns}} : text_cell(kUnknown),
+                             floor ? Cell{fmt::format("{} ({})", floor->what, devices::origin_name(floor->origin))}
+                                   : Cell{Null{}}};
+    return row;
 }
 
 }  // namespace
 
-std::string series_name(const store::BenchmarkRecord& b, bool several_runs) {
-    std::string name = fmt::format("{} {} {} {}", b.model, b.backend, b.precision, b.device);
-    if (!b.variant.empty()) name += " " + b.variant;
-    if (several_runs) name += fmt::format(", run {}", b.run_id);
-    return name;
-}
-
-std::string series_with_lengths(const store::BenchmarkRecord& b, bool several_runs) {
-    return fmt::format("{}, in {} out {}", series_name(b, several_runs), b.input_tokens, b.output_tokens);
-}
-
-std::vector<GenerationRow> generation_rows(const store::ResultsStore& results,
-                                           std::span<const analysis::BenchmarkSummary> summaries,
-                                           const std::optional<devices::Catalog>& catalog) {
-    std::vector<analysis::BenchmarkSummary> generative;
-    for (const auto& s : summaries)
-        if (s.generation) generative.push_back(s);
-    std::set<std::int64_t> runs;
-    for (const auto& s : generative) runs.insert(s.benchmark.run_id);
-    const bool several_runs = runs.size() > 1;
-    const auto key = [&](const analysis::BenchmarkSummary& s) {
-        const auto& b = s.benchmark;
-        return std::tuple(series_name(b, several_runs), b.output_tokens, b.input_tokens, b.batch_size);
-    };
-    std::stable_sort(generative.begin(), generative.end(), [&](const auto& a, const auto& b) { return key(a) < key(b); });
-    std::vector<std::optional<analysis::GenerationBounds>> bounds(generative.size());
-    if (catalog && !generative.empty()) {
-        try {
-            bounds = analysis::generation_bounds(results, generative, *catalog);
-        } catch (const std::exception&) {  // a device that cannot be resolved costs the bounds, said as unknown
-        }
-    }
-    std::vector<GenerationRow> rows;
-    rows.reserve(generative.size());
-    for (std::size_t i = 0; i < generative.size(); ++i) rows.push_back({std::move(generative[i]), std::move(bounds[i])});
-    return rows;
-}
-
-Table generation_table(std::span<const GenerationRow> rows) {
+Table generation_table(const std::vector<analysis::BenchmarkSummary>& summaries,
+                       const std::vector<std::optional<analysis::GenerationBounds>>& bounds) {
     Table table;
     table.name = "generation";
     table.columns = generation_columns();
-    for (const auto& row : rows) table.rows.push_back(generation_cells(row));
+    for (std::size_t i = 0; i < summaries.size(); ++i) {
+        if (!analysis::is_generative(summaries[i].benchmark)) continue;
+        table.rows.push_back(summaries[i].generation
+                                 ? generation_row(summaries[i], i < bounds.size() ? bounds[i] : std::nullopt)
+                                 : unmeasured_row(summaries[i], table.columns));
+    }
     return table;
 }
 
-std::optional<double> decode_tokens_per_s_bound(const GenerationRow& row) {
-    const auto* ceiling = row.bounds ? row.bounds->best_decode() : nullptr;
-    if (!ceiling) return std::nullopt;
-    return ceiling->steps_per_s * static_cast<double>(row.summary.benchmark.batch_size);
-}
-
-std::optional<double> tpot_floor_ns(const GenerationRow& row) {
-    const auto* ceiling = row.bounds ? row.bounds->best_decode() : nullptr;
-    if (!ceiling || ceiling->steps_per_s <= 0 || row.summary.benchmark.output_tokens < 2) return std::nullopt;
-    return 1e9 / ceiling->steps_per_s;
-}
-
-std::optional<double> ttft_floor_ns(const GenerationRow& row) {
-    const auto* floor = row.bounds ? row.bounds->best_prefill() : nullptr;
-    return floor ? std::optional<double>(floor->ttft_ns) : std::nullopt;
+std::vector<analysis::BenchmarkSummary> per_iteration_summaries(const std::vector<analysis::BenchmarkSummary>& summaries) {
+    std::vector<analysis::BenchmarkSummary> rest;
+    for (const auto& s : summaries)
+        if (!analysis::is_generative(s.benchmark)) rest.push_back(s);
+    return rest;
 }
 
 }  // namespace inferbench::report

@@ -25,7 +25,8 @@ constexpr const char* kStepsSheet = "Generation steps";
 NumberFormat format_of(std::string_view key) {
     if (key.ends_with("_ms")) return NumberFormat::decimals3_or_6;
     if (key.ends_with("_tokens") || key == "batch_size" || key == "generations") return NumberFormat::integer;
-    if (key.ends_with("_per_s") || key.ends_with("_MiB") || key.ends_with("_pct")) return NumberFormat::decimals1;
+    if (key.ends_with("_per_s") || key.ends_with("_mib") || key.ends_with("_pct") || key.ends_with("_bound"))
+        return NumberFormat::decimals1;
     return NumberFormat::general;
 }
 
@@ -42,20 +43,6 @@ void write_cell(Sheet& sheet, Row row, Col col, const Cell& cell) {
         },
         cell);
 }
-
-// The bounds the charts draw beside the measured values, as columns after the table's.
-struct BoundColumn {
-    const char* key;
-    std::optional<double> (*value)(const GenerationRow& row);
-};
-
-std::optional<double> ns_as_ms(std::optional<double> ns) { return ns ? std::optional(ns_to_ms(*ns)) : std::nullopt; }
-
-const BoundColumn kBoundColumns[] = {
-    {"ttft_floor_ms", [](const GenerationRow& r) { return ns_as_ms(ttft_floor_ns(r)); }},
-    {"tpot_floor_ms", [](const GenerationRow& r) { return ns_as_ms(tpot_floor_ns(r)); }},
-    {"decode_tokens_per_s_bound", [](const GenerationRow& r) { return decode_tokens_per_s_bound(r); }},
-};
 
 // A charted metric, its bound's column, and the axis title with the unit.
 struct ChartedMetric {
@@ -81,11 +68,10 @@ struct SeriesRun {
 };
 
 std::vector<SeriesRun> series_runs(std::span<const GenerationRow> rows) {
-    std::set<std::int64_t> runs;
-    for (const auto& r : rows) runs.insert(r.summary.benchmark.run_id);
+    const bool several = several_runs(rows);
     std::vector<SeriesRun> out;
     for (std::size_t i = 0; i < rows.size(); ++i) {
-        const auto name = series_with_lengths(rows[i].summary.benchmark, runs.size() > 1);
+        const auto name = series_with_lengths(rows[i].summary.benchmark, several);
         const auto row = static_cast<Row>(i + 1);
         if (out.empty() || out.back().name != name) out.push_back({name, row, row});
         out.back().last = row;
@@ -99,12 +85,6 @@ bool all_numbers(const Table& table, std::size_t column, const SeriesRun& run) {
         const Cell& cell = table.rows[r - 1][column];
         if (!std::holds_alternative<Duration>(cell) && !std::holds_alternative<double>(cell)) return false;
     }
-    return true;
-}
-
-bool all_bounds(std::span<const GenerationRow> rows, const BoundColumn& bound, const SeriesRun& run) {
-    for (Row r = run.first; r <= run.last; ++r)
-        if (!bound.value(rows[r - 1])) return false;
     return true;
 }
 
@@ -122,12 +102,10 @@ void insert_charts(XlsxWorkbook& book, Sheet& sheet, std::span<const GenerationR
         chart.log2_x = true;
         const Col y = column_of(header, metric.key);
         const Col bound_col = column_of(header, metric.bound_key);
-        const auto* bound = std::find_if(std::begin(kBoundColumns), std::end(kBoundColumns),
-                                         [&](const BoundColumn& b) { return std::string_view(b.key) == metric.bound_key; });
         for (const auto& run : runs) {
             if (!all_numbers(table, y, run)) continue;
             chart.series.push_back({run.name, sheet.name(), run.first, run.last, batch, y});
-            if (all_bounds(rows, *bound, run))
+            if (all_numbers(table, bound_col, run))
                 chart.series.push_back({run.name + " bound", sheet.name(), run.first, run.last, batch, bound_col});
         }
         if (chart.series.empty()) continue;
@@ -152,18 +130,15 @@ void write_definitions(XlsxWorkbook& book, const Table& table) {
 
 bool write_generation_workbook(std::span<const GenerationRow> rows, const std::filesystem::path& file) {
     if (rows.empty()) return false;
-    const Table table = generation_table(rows);
+    const Table table = generation_report_table(rows);
     XlsxWorkbook book(file, {.chart_values = true});  // one row per cell: small
     Sheet sheet = book.add_sheet("Generation");
     std::vector<XlsxWorkbook::Column> header;
     for (const auto& column : table.columns) header.emplace_back(column.key, format_of(column.key));
-    for (const auto& bound : kBoundColumns) header.emplace_back(bound.key, format_of(bound.key));
     sheet.header(header);
     for (std::size_t r = 0; r < table.rows.size(); ++r) {
         const auto row = static_cast<Row>(r + 1);
         for (std::size_t c = 0; c < table.columns.size(); ++c) write_cell(sheet, row, static_cast<Col>(c), table.rows[r][c]);
-        for (std::size_t b = 0; b < std::size(kBoundColumns); ++b)
-            sheet.number(row, static_cast<Col>(table.columns.size() + b), kBoundColumns[b].value(rows[r]));
     }
     insert_charts(book, sheet, rows, table, header);
     write_definitions(book, table);

@@ -1,6 +1,6 @@
 // The workbooks of a report's generative benchmarks, written only where the selection has any:
-//   generation.xlsx        "Generation": one row per generative cell (generation_table.hpp's columns, keys with
-//                          their units; TTFT floor, TPOT floor and decode tokens/s bound where known), charts of
+//   generation.xlsx        "Generation": one row per generative cell (generation_rows.hpp's table: every column,
+//                          keys with their units; TTFT floor, TPOT floor and decode tokens/s bound where known), charts of
 //                          TTFT p50, TPOT p50 and decode tokens/s against batch size (one series per model,
 //                          backend, precision, device and lengths, with its bound where known); "Definitions":
 //                          what each column means.
@@ -15,7 +15,7 @@
 #include <span>
 
 #include "report/excel_report.hpp"
-#include "report/generation_table.hpp"
+#include "report/generation_rows.hpp"
 #include "report/report_data.hpp"
 
 namespace inferbench::report {

@@ -9,7 +9,7 @@
 #include "devices/catalog.hpp"
 #include "findings/findings.hpp"
 #include "report/generation_plots.hpp"
-#include "report/generation_table.hpp"
+#include "report/generation_rows.hpp"
 #include "report/generation_workbook.hpp"
 #include "report/html_page.hpp"
 #include "report/html_report.hpp"
@@ -45,6 +45,10 @@ std::size_t add_evidence(const store::ResultsStore& results, ReportGroup& group,
     }
     const std::span<findings::BenchmarkEvidence> added(evidence.begin() + static_cast<std::ptrdiff_t>(first), evidence.end());
     if (catalog) findings::add_layer_sets(results, added, *catalog);
+    // Generative benchmarks' bounds, and the group's cells that ran out of memory (failed ones included).
+    std::vector<store::BenchmarkRecord> records;
+    for (const auto& b : group.benchmarks) records.push_back(b.summary.benchmark);
+    if (catalog) findings::add_generation_evidence(results, added, records, *catalog);
     return first;
 }
 

@@ -152,12 +152,13 @@ TEST(Comparison, SpeedUpsAndEfficiencyAreRelativeToTheBaseline) {
     EXPECT_EQ(std::get<std::string>(row[0]), "resnet50");
     EXPECT_EQ(std::get<std::int64_t>(row[4]), 32);
     EXPECT_DOUBLE_EQ(std::get<double>(row[5 + 2]), 1.0);
-    // Seven columns per side: mean, inf/s, x, W, inf/J, eff x, verdict.
-    EXPECT_NEAR(std::get<double>(row[12 + 2]), 5.10 / 3.92, 1e-12);
-    EXPECT_NEAR(std::get<double>(row[12 + 5]), (5.10 * 600) / (3.92 * 610), 1e-12);
+    // Nine columns per side: mean, inf/s, x, W, inf/J, eff x, verdict, and a generative row's TTFT and TPOT verdicts.
+    EXPECT_NEAR(std::get<double>(row[14 + 2]), 5.10 / 3.92, 1e-12);
+    EXPECT_NEAR(std::get<double>(row[14 + 5]), (5.10 * 600) / (3.92 * 610), 1e-12);
     EXPECT_TRUE(std::holds_alternative<Null>(row[5 + 6])) << "the baseline has no verdict";
     // No intervals in these summaries: nothing can be claimed.
-    EXPECT_EQ(std::get<std::string>(row[12 + 6]), "UNSURE -23.1% (no interval for a side)");
+    EXPECT_EQ(std::get<std::string>(row[14 + 6]), "UNSURE -23.1% (no interval for a side)");
+    EXPECT_TRUE(std::holds_alternative<Null>(row[14 + 7])) << "not generative: no TTFT verdict";
 }
 
 TEST(Comparison, WarnsWhenTheSidesRanWithDifferentSettingsOrVaryTooMuch) {

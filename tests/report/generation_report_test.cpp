@@ -97,7 +97,7 @@ TEST_F(GenerationReport, GenerationSheetHasOneRowPerGenerativeCellWithItsMetrics
         EXPECT_DOUBLE_EQ(values.number("ttft_p50_ms", row), 10.0);
         EXPECT_DOUBLE_EQ(values.number("ttft_p99_ms", row), 10.0);
         EXPECT_DOUBLE_EQ(values.number("tpot_p50_ms", row), 2.0);
-        EXPECT_DOUBLE_EQ(values.number("itl_p99_ms", row), 2.0);
+        EXPECT_DOUBLE_EQ(values.number("per_token_p99_ms", row), 2.0);
         EXPECT_DOUBLE_EQ(values.number("e2e_p50_ms", row), 18.0);
         EXPECT_NEAR(values.number("prefill_tokens_per_s", row), batch * input / 0.010, 1e-6);
         EXPECT_NEAR(values.number("decode_tokens_per_s", row), batch * 4 / 0.008, 1e-6);
@@ -108,7 +108,8 @@ TEST_F(GenerationReport, GenerationSheetHasOneRowPerGenerativeCellWithItsMetrics
         EXPECT_LT(pct, 100);
         EXPECT_NEAR(values.number("decode_tokens_per_s_bound", row) * pct / 100, batch * 4 / 0.008, 1e-6);
         EXPECT_GT(values.number("ttft_floor_pct", row), 0);
-        EXPECT_THAT(values.at("bounds_from", row), ::testing::HasSubstr("decode: datasheet"));
+        EXPECT_THAT(values.at("decode_bound_from", row), ::testing::HasSubstr("datasheet"));
+        EXPECT_NEAR(values.number("tpot_floor_ms", row), 1e3 / values.number("decode_ceiling_steps_per_s", row), 1e-9);
     }
     const auto run = run_captured({"python3", INFERBENCH_CHECK_XLSX, book.string()}, std::nullopt, 60'000);
     EXPECT_TRUE(run.status.success()) << run.out << run.err;

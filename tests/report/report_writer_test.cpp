@@ -6,7 +6,9 @@
 
 #include <algorithm>
 
+#include "common/generation_fixture.hpp"
 #include "common/scratch_dir.hpp"
+#include "devices/cpu_peaks.hpp"
 #include "report/gnuplot.hpp"
 #include "report/html_fixture.hpp"
 
@@ -44,6 +46,46 @@ TEST(ReportWriter, EveryOutputFromOneReadOfEachBenchmarksRows) {
     const std::string page = testing::read_text(options.out_dir / "report.html");
     EXPECT_NE(page.find("id=\"roofline\""), std::string::npos) << "the roofline section from the same summaries";
     EXPECT_NE(page.find("End-to-end latency per iteration"), std::string::npos);
+}
+
+// The report's findings see a generative benchmark's bounds and its group's cells that ran out of memory.
+TEST(ReportWriter, GenerativeFindingsReachThePage) {
+    inferbench::testing::ScratchDir dir;
+    {
+        auto results = store::ResultsStore::open(dir.path() / "r.db");
+        store::RunRecord run;
+        run.name = "generation";
+        run.plan_json = "{}";
+        run.environment_json = R"({"cpu_model": "Test CPU"})";
+        const auto run_id = results.begin_run(run);
+        auto ok = inferbench::testing::generative_benchmark({});
+        ok.record.run_id = run_id;
+        ok.record.settings_json = "{}";
+        ok.metrics = inferbench::testing::decoder_metric_rows(inferbench::testing::small_decoder_shape(), 4.0, 1024);
+        results.add_benchmark(ok.record, ok.data());
+        store::BenchmarkRecord failed = ok.record;
+        failed.ordinal = 1;
+        failed.batch_size = 64;
+        failed.status = BenchmarkStatus::failed;
+        failed.reason = "out of memory: the KV cache does not fit";
+        results.add_benchmark(failed);
+        store::ProbeRecord probe;
+        probe.device_key = devices::cpu_device_key("Test CPU");
+        probe.name = "dram_copy";
+        probe.value = 20;
+        probe.unit = "GB/s";
+        results.add_probe(probe);
+        results.end_run(run_id, 1, RunStatus::completed);
+    }
+    const auto results = store::ResultsStore::open(dir.path() / "r.db", store::ResultsStore::Access::read);
+    ReportOptions options;
+    options.out_dir = dir.path() / "report";
+    options.plots = false;
+    options.excel = false;
+    write_report(results, options);
+    const std::string page = testing::read_text(options.out_dir / "report.html");
+    EXPECT_NE(page.find("generation.decode_launch_bound"), std::string::npos);
+    EXPECT_NE(page.find("generation.out_of_memory"), std::string::npos);
 }
 
 }  // namespace

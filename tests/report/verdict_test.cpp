@@ -88,5 +88,58 @@ TEST(Verdict, RegressionsAreTheSlowerPairsBeyondTheThreshold) {
     EXPECT_TRUE(regressions(comparison, 0.2).empty());
 }
 
+// A generative cell: its end-to-end mean as `cell`, its TTFT and TPOT means with their intervals.
+analysis::BenchmarkSummary generative_cell(double ttft_ms, double tpot_ms, std::int64_t output_tokens = 128) {
+    analysis::BenchmarkSummary s = cell(1, 100.0, 0.5);
+    s.benchmark.model = "llama-3.2-1b";
+    s.benchmark.input_tokens = 128;
+    s.benchmark.output_tokens = output_tokens;
+    analysis::GenerationMetrics g;
+    g.ttft.ns.mean = ttft_ms * 1e6;
+    g.ttft.mean_ci = around(ttft_ms * 1e6, ttft_ms * 1e4);  // +-1%
+    if (output_tokens > 1) {
+        g.tpot.emplace();
+        g.tpot->ns.mean = tpot_ms * 1e6;
+        g.tpot->mean_ci = around(tpot_ms * 1e6, tpot_ms * 1e4);
+    }
+    s.generation = g;
+    return s;
+}
+
+TEST(Verdict, GenerativeCellsAreJudgedOnTtftAndTpot) {
+    ComparisonSource before{.db = "before.db", .run = {}, .summaries = {generative_cell(20.0, 5.0)}};
+    ComparisonSource after{.db = "after.db", .run = {}, .summaries = {generative_cell(20.1, 5.5)}};
+    before.run.run_id = 1;
+    after.run.run_id = 2;
+    const auto comparison = build_comparison({before, after}, "");
+    ASSERT_EQ(comparison.rows.size(), 1u);
+    EXPECT_EQ(std::get<2>(comparison.rows[0].key), "input_tokens=128 output_tokens=128");
+    const auto ttft = generation_verdict(comparison, comparison.rows[0], 1, GenerationFigure::ttft);
+    const auto tpot = generation_verdict(comparison, comparison.rows[0], 1, GenerationFigure::tpot);
+    ASSERT_TRUE(ttft && tpot);
+    EXPECT_EQ(ttft->verdict, Verdict::same);  // +0.5%, interval within 2%
+    EXPECT_EQ(tpot->verdict, Verdict::slower);  // +10%
+    EXPECT_FALSE(generation_verdict(comparison, comparison.rows[0], 0, GenerationFigure::tpot));  // the baseline
+    const auto lines = regressions(comparison, 0.05);
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_NE(lines[0].find("[2] cuda:0 (db 2): TPOT SLOWER +10.0% ("), std::string::npos) << lines[0];
+    const auto text = render_comparison(comparison, Format::text);
+    EXPECT_NE(text.find("TTFT, TPOT: a generative cell's mean time to first token"), std::string::npos) << text;
+}
+
+TEST(Verdict, OtherLengthsAreOtherRowsAndOneTokenHasNoTpotVerdict) {
+    ComparisonSource before{.db = "before.db", .run = {}, .summaries = {generative_cell(20.0, 5.0, 1), generative_cell(20.0, 5.0)}};
+    ComparisonSource after{.db = "after.db", .run = {}, .summaries = {generative_cell(30.0, 5.0, 1), generative_cell(20.0, 5.0)}};
+    before.run.run_id = 1;
+    after.run.run_id = 2;
+    const auto comparison = build_comparison({before, after}, "");
+    ASSERT_EQ(comparison.rows.size(), 2u);
+    const auto& long_output = comparison.rows[1];  // sorted: "output_tokens=1" before "output_tokens=128"
+    EXPECT_EQ(std::get<2>(comparison.rows[0].key), "input_tokens=128 output_tokens=1");
+    EXPECT_FALSE(generation_verdict(comparison, comparison.rows[0], 1, GenerationFigure::tpot));
+    EXPECT_EQ(generation_verdict(comparison, comparison.rows[0], 1, GenerationFigure::ttft)->verdict, Verdict::slower);
+    EXPECT_EQ(generation_verdict(comparison, long_output, 1, GenerationFigure::tpot)->verdict, Verdict::same);
+}
+
 }  // namespace
 }  // namespace inferbench::report
