@@ -140,8 +140,11 @@ Table generation_report_table(std::span<const GenerationRow> rows) {
         cells.push_back(g ? bound_cell(tpot_floor_ns(rows[r]), true) : Cell{Null{}});
         cells.push_back(g ? bound_cell(decode_tokens_per_s_bound(rows[r]), false) : Cell{Null{}});
     }
-    for (auto& column : table.columns)
+    for (auto& column : table.columns) {
         if (const auto it = definitions().find(column.key); it != definitions().end()) column.hint = it->second;
+        // A small model on a large device reaches a small fraction of its bounds: 0.004% is not "0".
+        if (column.key == "decode_bound_pct" || column.key == "ttft_floor_pct") column.decimals = std::max(column.decimals, 3);
+    }
     return table;
 }
 

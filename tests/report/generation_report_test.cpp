@@ -59,7 +59,14 @@ protected:
         options_.out_dir = scratch_.path() / "report";
         options_.plots = plots;
         options_.plot.formats = {ImageFormat::png, ImageFormat::svg};
-        return write_report(results, options_);
+        const auto before = results.read_counts();
+        auto report = write_report(results, options_);
+        const auto after = results.read_counts();
+        // Every output, the generation workbooks and figures included, from one read of each benchmark's rows.
+        const auto benchmarks = static_cast<std::int64_t>(results.benchmarks().size());
+        EXPECT_EQ(after.iterations - before.iterations, benchmarks);
+        EXPECT_EQ(after.gpu_samples - before.gpu_samples, benchmarks);
+        return report;
     }
     bool wrote(const ReportResult& report, const std::string& name) const {
         const auto& w = report.files.written;
