@@ -118,9 +118,12 @@ ReportFiles draw_figures(const std::vector<Figure>& figures, const std::filesyst
                 script += fmt::format("set label {} at {},{} offset char 0.6,0.6\n", gnuplot_quote(text),
                                       number(at.t_s), number(at.value));
             std::vector<std::string> plots;
+            // Each line its own colour (gnuplot's linetype 1, 2, ...), a bound the colour of the line before it.
+            int colour = 0;
             for (std::size_t l = 0; l < figure.lines.size(); ++l) {
-                plots.push_back(fmt::format("${} using 1:2 {} title {}", blocks[f][l], plot_style(figure.lines[l]),
-                                            gnuplot_quote(figure.lines[l].title)));
+                if (!figure.lines[l].dashed || colour == 0) ++colour;
+                plots.push_back(fmt::format("${} using 1:2 {} lt {} title {}", blocks[f][l], plot_style(figure.lines[l]),
+                                            colour, gnuplot_quote(figure.lines[l].title)));
             }
             script += "plot " + join(plots, ", \\\n     ") + "\n";
         }

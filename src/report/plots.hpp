@@ -41,7 +41,7 @@ struct Line {
     std::string title;
     std::vector<Point> points;  // x, y
     bool markers = false;
-    bool dashed = false;  // a bound, beside the measured lines
+    bool dashed = false;  // a bound: drawn dashed, in the colour of the line before it
 };
 
 struct Figure {
