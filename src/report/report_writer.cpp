@@ -114,6 +114,14 @@ ReportResult write_report(const store::ResultsStore& results, const ReportOption
         write_text_file(dir / name, render(result.summary, format));
         result.files.written.push_back(dir / name);
     }
+    if (!generation.empty()) {  // the generative cells' own table beside the summary, as `summary` prints it
+        const Table table = generation_report_table(generation);
+        for (const auto& [name, format] : {std::pair{"generation.md", Format::markdown},
+                                           std::pair{"generation.csv", Format::csv}, std::pair{"generation.json", Format::json}}) {
+            write_text_file(dir / name, render(table, format));
+            result.files.written.push_back(dir / name);
+        }
+    }
     result.files.add(std::move(group_files));
     if (options.excel) result.files.add(generation_workbook_files(generation, generation_steps, dir));
     if (options.plots)

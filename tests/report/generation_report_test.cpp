@@ -118,6 +118,11 @@ TEST_F(GenerationReport, GenerationSheetHasOneRowPerGenerativeCellWithItsMetrics
         EXPECT_THAT(values.at("decode_bound_from", row), ::testing::HasSubstr("datasheet"));
         EXPECT_NEAR(values.number("tpot_floor_ms", row), 1e3 / values.number("decode_ceiling_steps_per_s", row), 1e-9);
     }
+    // The same table as text beside summary.md, as `inferbench summary` prints it.
+    for (const char* name : {"generation.md", "generation.csv", "generation.json"}) EXPECT_TRUE(wrote(report, name)) << name;
+    const std::string csv = testing::read_text(options_.out_dir / "generation.csv");
+    EXPECT_NE(csv.find("ttft_p50_ms"), std::string::npos);
+    EXPECT_EQ(testing::count(csv, "\nllama-tiny") + testing::count(csv, ",llama-tiny,"), 4u);
     const auto run = run_captured({"python3", INFERBENCH_CHECK_XLSX, book.string()}, std::nullopt, 60'000);
     EXPECT_TRUE(run.status.success()) << run.out << run.err;
     // TTFT and TPOT against batch size for the two series with TPOT; decode tokens/s likewise; each with its bound.
