@@ -36,6 +36,14 @@ if(INFERBENCH_HAVE_ONNXRUNTIME)
   unset(_ort_files)
 endif()
 
+if(INFERBENCH_HAVE_LLAMA_CPP)
+  # llama.cpp's libraries where the installed llamacpp module's RUNPATH ($ORIGIN/../lib) finds libllama, with its
+  # CPU (and CUDA) backend modules beside it: the backend loads them from libllama's folder.
+  file(GLOB _llama_files "${INFERBENCH_LLAMA_CPP_ROOT}/lib/lib*.so")
+  install(FILES ${_llama_files} DESTINATION lib/inferbench/lib)
+  unset(_llama_files)
+endif()
+
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/plans/ DESTINATION share/inferbench/plans)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION share/doc/inferbench OPTIONAL)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION share/doc/inferbench/docs)

@@ -1,8 +1,9 @@
 """The runner's half of inferbench's external-runner protocol (docs/external-runner-protocol.md).
 
 A runner module supplies describe(args) -> header dict and run(request, args, session), where run
-loads the model, calls session.ready(header) and then session.measure(step). Everything else is
-here: the request, the loop, the chunked output, SIGTERM, errors and exit codes.
+loads the model, calls session.ready(header) and then session.measure(step), or for a generative cell
+(the request's "generation") session.serve_generations(prepare, generate). Everything else is
+here: the request, the loop, the chunked output, the generation commands, SIGTERM, errors and exit codes.
 """
 
 import argparse
@@ -24,6 +25,8 @@ REQUIRED_FIELDS = ("model", "batch_size", "precision", "device", "warmup_ns", "w
 TRUE_WORDS = ("true", "yes", "on", "1")
 FALSE_WORDS = ("false", "no", "off", "0")
 DEVICE_TIME_FIELDS = ("enqueue_ns", "h2d_ns", "compute_ns", "d2h_ns")
+# A generative cell's commands come on this descriptor, one JSON object a line (stdin holds the request alone).
+GENERATION_COMMAND_FD = 3
 
 
 class RunnerError(Exception):
@@ -297,11 +300,75 @@ class Session:
     def ready(self, header):
         emit(header, self._out)
 
+    def serve_generations(self, prepare, generate, commands=None):
+        """A generative cell: answers inferbench's commands on GENERATION_COMMAND_FD until it closes. prepare(prompts,
+        output_tokens, sampling, seed) is untimed (prompts to the device, the cache's length); generate(stop) runs one
+        whole generation from an empty cache and returns (start_ns, steps), steps a list of (end_ns, tokens), ending
+        early where stop.requested (SIGTERM). Each generation counts as one iteration of the done line."""
+        commands = commands or os.fdopen(GENERATION_COMMAND_FD, "r", encoding="utf-8")
+        prepared = False
+        for text in commands:
+            try:
+                command = json.loads(text)
+            except ValueError as error:
+                raise RunnerError(f"a generation command is not JSON: {error}") from None
+            kind = command.get("type") if isinstance(command, dict) else None
+            if kind == "prepare":
+                prepare(*check_prepare(command, self.request))
+                prepared = True
+                emit({"type": "prepared"}, self._out)
+            elif kind == "generate" and prepared:
+                start_ns, steps = generate(self.stop)
+                write_generation(self._out, start_ns, steps)
+                self.iterations += 1
+            else:
+                raise RunnerError(f"unexpected generation command {text.strip()[:80]} (prepare, then generate)")
+
     def measure(self, step, between=nothing):
         """step() runs one inference and returns None or a dict of device times in ns; between() runs after each
         iteration, untimed (the next input sample: InputCycle.advance)."""
         self.warmup_iterations, self.warmup_ns = warm_up(step, self.request, self.stop, between)
         self.iterations = measure(step, self.request, self.stop, IterationLog(self._out), between)
+
+
+def splitmix64_uniforms(seed):
+    """The seeded sampling's draws, as every engine of inferbench makes them: a splitmix64 stream from the seed
+    (core/splitmix64.hpp), each output's top 53 bits scaled to [0, 1); one draw per sequence per step, sequences in
+    batch order. The token drawn is the first whose cumulative softmax probability exceeds the draw."""
+    mask = (1 << 64) - 1
+    state = seed & mask
+    while True:
+        state = (state + 0x9E3779B97F4A7C15) & mask
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        z ^= z >> 31
+        yield (z >> 11) * (1.0 / (1 << 53))
+
+
+def check_prepare(command, request):
+    """The prepare command's prompts and lengths, checked against the request: (prompts, output_tokens, sampling,
+    seed), prompts a list of batch lists of input_tokens ids."""
+    generation = request.get("generation") or {}
+    prompts = command.get("prompts")
+    batch, length = int(command.get("batch", 0)), int(command.get("input_tokens", 0))
+    if (not isinstance(prompts, list) or len(prompts) != batch or batch < 1
+            or any(not isinstance(row, list) or len(row) != length for row in prompts)):
+        raise RunnerError(f"the prepare command's prompts are not {batch} lists of {length} token ids")
+    if length != generation.get("input_tokens") or command.get("output_tokens") != generation.get("output_tokens"):
+        raise RunnerError("the prepare command's lengths differ from the request's generation")
+    if command.get("sampling") not in ("greedy", "seeded"):
+        raise RunnerError(f"sampling '{command.get('sampling')}' is not greedy or seeded")
+    return prompts, int(command["output_tokens"]), command["sampling"], int(command.get("seed", 0))
+
+
+def write_generation(out, start_ns, steps):
+    """A generation's lines, written after it ended (no printing is timed): one "step END_NS TOKEN..." line per
+    step (END_NS on CLOCK_MONOTONIC, one token per sequence), then the generated line."""
+    lines = [f"step {end_ns} " + " ".join(str(int(t)) for t in tokens) for end_ns, tokens in steps]
+    lines.append(json.dumps({"type": "generated", "steps": len(steps), "start_ns": start_ns}, separators=(",", ":")))
+    out.write("\n".join(lines) + "\n")
+    out.flush()
 
 
 def parse_args(argv):

@@ -6,7 +6,8 @@
 # workbook tests, Chromium for the HTML report's test, LibreOffice Calc and poppler-utils for the test that
 # renders a workbook in a spreadsheet program), picks the LibTorch the torch and torch-aoti backends
 # build against (scripts/pick-libtorch.sh: python3's PyTorch's own when it has CUDA or is 2.6 or newer, else
-# the system's) and says which, provisions ONNX Runtime (scripts/fetch-onnxruntime.sh) and uPlot
+# the system's) and says which, provisions ONNX Runtime (scripts/fetch-onnxruntime.sh), llama.cpp
+# (scripts/fetch-llama-cpp.sh; INFERBENCH_LLAMA_CUDA=1 adds its CUDA backend) and uPlot
 # (scripts/fetch-uplot.sh), then configures and builds. Non-interactive and idempotent: a second run only
 # rebuilds what changed. Packages an archive lacks (Ubuntu has no libtorch-dev; its chromium is a snap, which
 # only a test needs) are left out with a note: the main job needs none of them.
@@ -87,6 +88,7 @@ if [ "$(printf '%s\n' 3.25 "$cmake_version" | sort -V | head -1)" != 3.25 ]; the
 fi
 
 "$root/scripts/fetch-onnxruntime.sh"
+"$root/scripts/fetch-llama-cpp.sh"
 "$root/scripts/fetch-uplot.sh"
 
 echo "setup: LibTorch: $torch_why"

@@ -35,6 +35,8 @@ constexpr KnownBackend kKnownBackends[] = {
      "for python3, then rerun scripts/setup.sh, which builds against PyTorch's own LibTorch"},
     {"tensorrt", "TensorRT (C++ API)", "install the TensorRT SDK, then rebuild"},
     {"tensorflow", "TensorFlow (C API, frozen GraphDef)", "install the TensorFlow C library, then rebuild"},
+    {"llamacpp", "llama.cpp (C API, GGUF decoder models)",
+     "run scripts/fetch-llama-cpp.sh, then rebuild (or set INFERBENCH_LLAMA_CPP_ROOT)"},
 };
 
 struct ModuleSlot {
@@ -77,7 +79,8 @@ void open_module(ModuleSlot& slot) {
 }
 
 // The cell `list backends` asks a backend about: its default options, its first device (the CPU where
-// it has one), fp32 where it has it, and a zoo model (the null model for a backend that reads none).
+// it has one), fp32 where it has it, and a zoo model (the null model for a backend that reads none); a
+// generative one for a backend that generates and refuses the other (one that runs only decoders).
 BenchmarkSpec default_cell(const Backend& backend) {
     const Capabilities caps = backend.capabilities();
     BenchmarkSpec spec;
@@ -89,6 +92,7 @@ BenchmarkSpec default_cell(const Backend& backend) {
     const auto& precisions = caps.precisions;
     if (!precisions.empty() && std::find(precisions.begin(), precisions.end(), Precision::fp32) == precisions.end())
         spec.precision = precisions.front();
+    if (caps.generates && backend.unsupported_reason(spec)) spec.generation = GenerationSettings{1, 1, Sampling::greedy};
     return spec;
 }
 
@@ -169,6 +173,11 @@ std::optional<std::string> cell_problem(const Backend* backend, const std::strin
         return fmt::format("the {} backend runs its own measured loop, which stop: {} cannot end; use stop: fixed "
                            "for it",
                            spec.backend, to_string(spec.loop.stop));
+    // A generation is a query of its own (a batch of prompts to their last token): single_stream's closed loop.
+    if (spec.generation.active() && spec.scenario.scenario != Scenario::single_stream)
+        return fmt::format("a decoder model's cells run single_stream (one batch of prompts generated at a time); "
+                           "scenario {} is for models the harness runs one inference at a time",
+                           to_string(spec.scenario.scenario));
     return scenario_problem(backend->capabilities(), spec.backend, spec);
 }
 

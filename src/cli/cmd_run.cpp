@@ -19,6 +19,7 @@
 #include "core/plan/settings.hpp"
 #include "core/units.hpp"
 #include "findings/findings.hpp"
+#include "models/decoder_models.hpp"
 #include "models/zoo.hpp"
 #include "report/summary_table.hpp"
 #include "runner/orchestrator/interrupt.hpp"
@@ -54,8 +55,10 @@ constexpr FlagKey kFlagKeys[] = {
     {"--model", "models", "models (zoo names or files), comma-separated"},
     {"--backend", "backends", "backends, comma-separated"},
     {"--device", "devices", "devices: cpu, cuda, cuda:N; comma-separated"},
-    {"--precision", "precisions", "precisions: fp32, fp16, bf16, int8, fp8; comma-separated"},
+    {"--precision", "precisions", "precisions: fp32, fp16, bf16, int8, fp8, int4; comma-separated"},
     {"--batch", "batch_sizes", "batch sizes, comma-separated, e.g. 1,8,32"},
+    {"--input-tokens", "input_tokens", "decoder models' prompt lengths in tokens, comma-separated, e.g. 128,1024"},
+    {"--output-tokens", "output_tokens", "decoder models' generated tokens per sequence, comma-separated"},
     {"--duration", "duration"},
     {"--scenario", "scenario"},
     {"--warmup", "warmup"},
@@ -93,6 +96,12 @@ std::string settings_help() {
     text += fmt::format("  {:<18} {:<10} {}\n", "devices", "list", axis_text(defaults.devices));
     text += fmt::format("  {:<18} {:<10} {}\n", "precisions", "list", axis_text(defaults.precisions));
     text += fmt::format("  {:<18} {:<10} {}\n", "batch_sizes", "list", fmt::format("{}", fmt::join(defaults.batch_sizes, ", ")));
+    text += fmt::format("  {:<18} {:<10} {:<22} {}\n", "input_tokens", "list",
+                        fmt::format("{}", fmt::join(defaults.input_tokens, ", ")),
+                        "decoder models only: prompt tokens per sequence");
+    text += fmt::format("  {:<18} {:<10} {:<22} {}\n", "output_tokens", "list",
+                        fmt::format("{}", fmt::join(defaults.output_tokens, ", ")),
+                        "decoder models only: tokens generated per sequence, the first included");
     for (const auto& field : setting_fields()) {
         std::string value = setting_text(defaults.settings, field);
         text += fmt::format("  {:<18} {:<10} {:<22} {}\n", field.key, type_name(field.type), value.empty() ? "-" : value,
@@ -112,7 +121,11 @@ std::string settings_help() {
     return text;
 }
 
-PlanVocabulary vocabulary(const BackendRegistry& registry) { return {models::zoo_names(), registry.names()}; }
+PlanVocabulary vocabulary(const BackendRegistry& registry) {
+    std::vector<std::string> models = models::zoo_names();
+    for (std::string& name : models::decoder_model_names()) models.push_back(std::move(name));
+    return {std::move(models), registry.names()};
+}
 
 Plan build_plan(const RunArgs& args, const PlanVocabulary& vocab) {
     Plan plan = args.plan_file.empty() ? Plan{} : load_plan_file(args.plan_file, vocab);
@@ -147,7 +160,7 @@ void print_listed(const std::vector<BenchmarkSpec>& cells, const std::vector<std
 }
 
 int print_dry_run(const Plan& plan, const BackendRegistry& registry) {
-    const auto cells = expand_matrix(plan);
+    const auto cells = expand_matrix(plan, models::is_decoder_model);
     const auto skips = runner::planned_skips(cells, registry);
     const std::int64_t repeats = plan.settings.repeats;
     for (const CellRepeat& b : run_order(cells.size(), repeats)) print_listed(cells, skips, b, repeats);
@@ -284,7 +297,7 @@ int execute_resume(const RunArgs& args, const BackendRegistry& registry) {
                           : "");
         return kExitOk;
     }
-    const auto cells = expand_matrix(point.plan);
+    const auto cells = expand_matrix(point.plan, models::is_decoder_model);
     if (args.dry_run) {
         const auto skips = runner::planned_skips(cells, registry);
         for (const CellRepeat& b : point.pending) print_listed(cells, skips, b, point.plan.settings.repeats);

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "models/onnx_fp16.hpp"
 #include "models/protobuf_writer.hpp"
 
 namespace inferbench::models {
@@ -33,8 +34,11 @@ struct AttributeField {
     static constexpr std::uint32_t name = 1, f = 2, i = 3, s = 4, floats = 7, ints = 8, type = 20;
 };
 struct TensorField {
-    static constexpr std::uint32_t dims = 1, data_type = 2, name = 8, raw_data = 9;
+    static constexpr std::uint32_t dims = 1, data_type = 2, name = 8, raw_data = 9, external_data = 13,
+                                   data_location = 14;
 };
+constexpr std::int32_t kDataLocationExternal = 1;  // TensorProto.DataLocation EXTERNAL
+constexpr std::size_t kExternalAlignment = 64;
 // ValueInfoProto, TypeProto, TypeProto.Tensor, TensorShapeProto(.Dimension), OperatorSetIdProto,
 // StringStringEntryProto: small enough to name inline.
 constexpr std::uint32_t kValueInfoName = 1, kValueInfoType = 2, kTypeTensorType = 1, kTensorElemType = 1,
@@ -97,19 +101,43 @@ ProtoWriter encode_value_info(const OnnxValueInfo& info) {
     return w;
 }
 
-// A TensorProto without its raw_data, which write() streams straight from the initializer.
-ProtoWriter encode_tensor_header(const OnnxInitializer& init) {
+std::size_t raw_size(const OnnxInitializer& init) {
+    const std::size_t element_bytes = init.elem_type == OnnxElemType::float16 ? 2 : sizeof(float);
+    return static_cast<std::size_t>(init.element_count()) * element_bytes;
+}
+
+// Where a tensor's data lives in the external file; absent: inline, as raw_data.
+struct ExternalPlace {
+    std::size_t offset = 0;
+    bool external = false;
+};
+
+ProtoWriter external_entry(std::string_view key, const std::string& value) {
+    ProtoWriter entry;
+    entry.write_string(kEntryKey, key);
+    entry.write_string(kEntryValue, value);
+    return entry;
+}
+
+// A TensorProto without its raw_data, which write() streams straight from the initializer; for an
+// external tensor, where its data lies instead.
+ProtoWriter encode_tensor_header(const OnnxInitializer& init, const OnnxExternalData* external, ExternalPlace place) {
     ProtoWriter w;
     for (const std::int64_t d : init.dims) w.write_int64(TensorField::dims, d);
-    w.write_int32(TensorField::data_type, static_cast<std::int32_t>(OnnxElemType::float32));
+    w.write_int32(TensorField::data_type, static_cast<std::int32_t>(init.elem_type));
     w.write_string(TensorField::name, init.name);
+    if (place.external) {
+        w.write_message(TensorField::external_data, external_entry("location", external->location));
+        w.write_message(TensorField::external_data, external_entry("offset", std::to_string(place.offset)));
+        w.write_message(TensorField::external_data, external_entry("length", std::to_string(raw_size(init))));
+        w.write_int32(TensorField::data_location, kDataLocationExternal);
+    }
     return w;
 }
 
-std::size_t raw_size(const OnnxInitializer& init) { return init.data.size() * sizeof(float); }
-
-// The encoded size of the whole TensorProto, raw_data included.
-std::size_t tensor_size(const ProtoWriter& header, const OnnxInitializer& init) {
+// The encoded size of the whole TensorProto, raw_data included where the data is inline.
+std::size_t tensor_size(const ProtoWriter& header, const OnnxInitializer& init, ExternalPlace place) {
+    if (place.external) return header.size();
     const std::size_t raw = raw_size(init);
     return header.size() + pb::varint_size(TensorField::raw_data << 3U) + pb::varint_size(raw) + raw;
 }
@@ -122,15 +150,47 @@ void write_bytes(std::ostream& out, const std::string& bytes) {
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
-void write_floats_le(std::ostream& out, const std::vector<float>& data) {
+void write_floats_le(std::ostream& out, std::span<const float> data) {
     if constexpr (std::endian::native == std::endian::little) {
         out.write(reinterpret_cast<const char*>(data.data()),
                   static_cast<std::streamsize>(data.size() * sizeof(float)));
     } else {
         std::string chunk;
-        pb::append_floats_le(chunk, data);
+        pb::append_floats_le(chunk, std::vector<float>(data.begin(), data.end()));
         write_bytes(out, chunk);
     }
+}
+
+void write_halves_le(std::ostream& out, std::span<const float> data) {
+    constexpr std::size_t kChunk = 1 << 16;
+    std::string chunk;
+    for (std::size_t start = 0; start < data.size(); start += kChunk) {
+        chunk.clear();
+        for (const float v : data.subspan(start, std::min(kChunk, data.size() - start))) {
+            const std::uint16_t bits = onnx::to_fp16_clamped(v);
+            chunk.push_back(static_cast<char>(bits & 0xFFU));
+            chunk.push_back(static_cast<char>(bits >> 8U));
+        }
+        write_bytes(out, chunk);
+    }
+}
+
+// The initializer's values in its element type: made now where it has a `fill`, then dropped.
+void write_tensor_data(std::ostream& out, const OnnxInitializer& init) {
+    std::vector<float> made;
+    std::span<const float> values = init.data;
+    if (init.fill) {
+        made.resize(static_cast<std::size_t>(init.element_count()));
+        init.fill(made);
+        values = made;
+    }
+    if (init.elem_type == OnnxElemType::float16) write_halves_le(out, values);
+    else write_floats_le(out, values);
+}
+
+void write_padding(std::ostream& out, std::size_t count) {
+    const std::string zeros(count, '\0');
+    write_bytes(out, zeros);
 }
 
 // A GraphProto encoded in field order, except the tensor data, which write_graph() streams from
@@ -138,18 +198,26 @@ void write_floats_le(std::ostream& out, const std::vector<float>& data) {
 struct EncodedGraph {
     ProtoWriter nodes_and_name;               // fields 1 and 2
     std::vector<ProtoWriter> tensor_headers;  // field 5, each without its raw_data
+    std::vector<ExternalPlace> places;        // per initializer
     ProtoWriter inputs_and_outputs;           // fields 11 and 12
     std::size_t size = 0;                     // of the whole GraphProto
 };
 
-EncodedGraph encode_graph(const GraphBuilder& g) {
+EncodedGraph encode_graph(const GraphBuilder& g, const OnnxExternalData* external) {
     EncodedGraph e;
     for (const auto& node : g.nodes()) e.nodes_and_name.write_message(GraphField::node, encode_node(node));
     e.nodes_and_name.write_string(GraphField::name, g.graph_name());
     e.size = e.nodes_and_name.size();
+    std::size_t external_end = 0;
     for (const auto& init : g.initializers()) {
-        e.tensor_headers.push_back(encode_tensor_header(init));
-        e.size += field_size(GraphField::initializer, tensor_size(e.tensor_headers.back(), init));
+        ExternalPlace place;
+        if (external != nullptr && raw_size(init) >= external->threshold_bytes) {
+            place = {(external_end + kExternalAlignment - 1) / kExternalAlignment * kExternalAlignment, true};
+            external_end = place.offset + raw_size(init);
+        }
+        e.places.push_back(place);
+        e.tensor_headers.push_back(encode_tensor_header(init, external, place));
+        e.size += field_size(GraphField::initializer, tensor_size(e.tensor_headers.back(), init, place));
     }
     for (const auto& in : g.inputs())
         e.inputs_and_outputs.write_message(GraphField::input, encode_value_info(in));
@@ -159,18 +227,26 @@ EncodedGraph encode_graph(const GraphBuilder& g) {
     return e;
 }
 
-void write_graph(std::ostream& out, const EncodedGraph& e, const std::vector<OnnxInitializer>& initializers) {
+void write_graph(std::ostream& out, const EncodedGraph& e, const std::vector<OnnxInitializer>& initializers,
+                 const OnnxExternalData* external) {
     write_bytes(out, e.nodes_and_name.bytes());
+    std::size_t external_end = 0;
     for (std::size_t k = 0; k < initializers.size(); ++k) {
+        const ExternalPlace place = e.places[k];
         ProtoWriter prefix;
-        prefix.write_length_header(GraphField::initializer,
-                                   tensor_size(e.tensor_headers[k], initializers[k]));
+        prefix.write_length_header(GraphField::initializer, tensor_size(e.tensor_headers[k], initializers[k], place));
         write_bytes(out, prefix.bytes());
         write_bytes(out, e.tensor_headers[k].bytes());
+        if (place.external) {
+            write_padding(*external->out, place.offset - external_end);
+            write_tensor_data(*external->out, initializers[k]);
+            external_end = place.offset + raw_size(initializers[k]);
+            continue;
+        }
         ProtoWriter raw_prefix;
         raw_prefix.write_length_header(TensorField::raw_data, raw_size(initializers[k]));
         write_bytes(out, raw_prefix.bytes());
-        write_floats_le(out, initializers[k].data);
+        write_tensor_data(out, initializers[k]);
     }
     write_bytes(out, e.inputs_and_outputs.bytes());
 }
@@ -207,6 +283,12 @@ OnnxAttribute OnnxAttribute::of_ints(std::string name, std::vector<std::int64_t>
     return a;
 }
 
+std::int64_t OnnxInitializer::element_count() const {
+    std::int64_t elements = 1;
+    for (const std::int64_t d : dims) elements *= d;
+    return elements;
+}
+
 GraphBuilder::GraphBuilder(std::string graph_name, std::uint64_t seed)
     : graph_name_(std::move(graph_name)), seed_(seed) {}
 
@@ -219,9 +301,9 @@ void GraphBuilder::add_output(std::string name, OnnxElemType type, std::vector<O
 }
 
 void GraphBuilder::add_initializer(OnnxInitializer initializer) {
-    std::int64_t elements = 1;
-    for (const std::int64_t d : initializer.dims) elements *= d;
-    if (elements != static_cast<std::int64_t>(initializer.data.size())) {
+    const std::int64_t elements = initializer.element_count();
+    const auto held = static_cast<std::int64_t>(initializer.data.size());
+    if (initializer.fill ? held != 0 : elements != held) {
         throw std::logic_error(fmt::format("initializer '{}': {} values for {} elements", initializer.name,
                                            initializer.data.size(), elements));
     }
@@ -270,21 +352,21 @@ WeightGenerator GraphBuilder::generator_for(std::string_view tensor_name) const 
 std::int64_t GraphBuilder::parameter_count() const {
     std::int64_t count = 0;
     for (const auto& init : initializers_) {
-        if (init.is_parameter) count += static_cast<std::int64_t>(init.data.size());
+        if (init.is_parameter) count += init.element_count();
     }
     return count;
 }
 
-void GraphBuilder::write(std::ostream& out) const {
+void GraphBuilder::write(std::ostream& out, const OnnxExternalData* external) const {
     ProtoWriter head;
     head.write_int64(ModelField::ir_version, kOnnxIrVersion);
     head.write_string(ModelField::producer_name, kOnnxProducerName);
     if (!producer_version_.empty()) head.write_string(ModelField::producer_version, producer_version_);
     if (!doc_string_.empty()) head.write_string(ModelField::doc_string, doc_string_);
-    const EncodedGraph graph = encode_graph(*this);
+    const EncodedGraph graph = encode_graph(*this, external);
     head.write_length_header(ModelField::graph, graph.size);
     write_bytes(out, head.bytes());
-    write_graph(out, graph, initializers_);
+    write_graph(out, graph, initializers_, external);
 
     ProtoWriter trailer;
     ProtoWriter opset;
@@ -327,7 +409,7 @@ private:
 std::string GraphBuilder::serialize() const {
     // The weights plus a generous allowance for the graph's structure: one allocation in practice.
     std::size_t estimate = 64 * 1024 + 256 * nodes_.size();
-    for (const auto& init : initializers_) estimate += 128 + init.name.size() + init.data.size() * sizeof(float);
+    for (const auto& init : initializers_) estimate += 128 + init.name.size() + raw_size(init);
     std::string bytes;
     bytes.reserve(estimate);
     AppendBuffer buffer(bytes);

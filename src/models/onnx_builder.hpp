@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -21,7 +23,7 @@ inline constexpr std::string_view kOnnxProducerName = "inferbench";
 
 // TensorProto.DataType values; only what the zoo writes. Kept here rather than reusing
 // inferbench::DType so that the models module's file format does not follow the backends'.
-enum class OnnxElemType : std::int32_t { float32 = 1, int64 = 7 };
+enum class OnnxElemType : std::int32_t { float32 = 1, int64 = 7, float16 = 10 };
 
 // One dimension of a graph input or output: a fixed size, or a named symbol such as "batch".
 struct OnnxDim {
@@ -66,6 +68,22 @@ struct OnnxInitializer {
     // Trainable weight (counted by parameter_count()), as opposed to a BN running statistic or
     // a constant such as Clip's bounds.
     bool is_parameter = true;
+    // float16: the values are rounded to IEEE halves as they are written.
+    OnnxElemType elem_type = OnnxElemType::float32;
+    // Set (with `data` empty): the values are made when the model is written, one tensor at a time, so
+    // that a model of billions of parameters never holds them all in memory.
+    std::function<void(std::span<float>)> fill = {};
+
+    std::int64_t element_count() const;
+};
+
+// Where GraphBuilder::write() puts the data of large initializers (ONNX's external data, needed above
+// protobuf's 2 GB message limit): the file `location`, beside the model, whose bytes go to `out`.
+struct OnnxExternalData {
+    std::ostream* out = nullptr;
+    std::string location;
+    // Initializers of at least this many bytes go to the file; smaller ones stay in the model.
+    std::size_t threshold_bytes = 1024;
 };
 
 struct OnnxValueInfo {
@@ -141,8 +159,9 @@ public:
     const std::vector<OnnxValueInfo>& inputs() const { return inputs_; }
     const std::vector<OnnxValueInfo>& outputs() const { return outputs_; }
 
-    // Writes the ModelProto. Tensor data is streamed from the initializers, never copied whole.
-    void write(std::ostream& out) const;
+    // Writes the ModelProto. Tensor data is streamed from the initializers, never copied whole; with
+    // `external`, the large initializers' data goes to its file, each tensor at a 64-byte-aligned offset.
+    void write(std::ostream& out, const OnnxExternalData* external = nullptr) const;
     std::string serialize() const;
 
 private:

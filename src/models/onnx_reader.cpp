@@ -365,26 +365,30 @@ OnnxModel parse_model(ProtoReader& r, std::size_t size) {
     return m;
 }
 
-// The name of an initializer (TensorProto.name); its data fields are skipped without being decoded.
-std::string initializer_name(ProtoReader r) {
-    constexpr std::uint32_t kTensorName = 8;
-    std::string name;
+// An initializer's name, type and dims; its data fields are skipped without being decoded.
+OnnxTensor initializer_header(ProtoReader r) {
+    constexpr std::uint32_t kTensorDims = 1, kTensorDataType = 2, kTensorName = 8;
+    OnnxTensor t;
     while (r.next_field()) {
-        if (r.field() == kTensorName) name = r.read_string();
+        if (r.field() == kTensorName) t.name = r.read_string();
+        else if (r.field() == kTensorDims) r.read_repeated(t.dims);
+        else if (r.field() == kTensorDataType) t.data_type = static_cast<DataType>(r.read_int32());
         else r.skip();
     }
-    return name;
+    return t;
 }
 
 OnnxGraphSignature parse_signature(ProtoReader r) {
     OnnxGraphSignature signature;
-    std::vector<std::string> initializers;
     while (r.next_field()) {
         if (r.field() == GraphField::input) signature.inputs.push_back(parse_value_info(r.read_message()));
         else if (r.field() == GraphField::output) signature.outputs.push_back(parse_value_info(r.read_message()));
-        else if (r.field() == GraphField::initializer) initializers.push_back(initializer_name(r.read_message()));
+        else if (r.field() == GraphField::initializer)
+            signature.initializers.push_back(initializer_header(r.read_message()));
         else r.skip();  // nodes, value_info, and anything newer
     }
+    std::vector<std::string> initializers;
+    for (const OnnxTensor& t : signature.initializers) initializers.push_back(t.name);
     std::sort(initializers.begin(), initializers.end());
     std::erase_if(signature.inputs, [&](const OnnxValueInfo& input) {
         return std::binary_search(initializers.begin(), initializers.end(), input.name);
@@ -395,14 +399,17 @@ OnnxGraphSignature parse_signature(ProtoReader r) {
 OnnxGraphSignature parse_model_signature(ProtoReader& r, std::size_t size) {
     if (size == 0) throw DecodeError("empty file", 0);
     std::optional<OnnxGraphSignature> signature;
+    std::map<std::string, std::string, std::less<>> metadata;
     std::int64_t ir_version = 0;
     while (r.next_field()) {
         if (r.field() == ModelField::ir_version) ir_version = r.read_int64();
         else if (r.field() == ModelField::graph) signature = parse_signature(r.read_message());
+        else if (r.field() == ModelField::metadata_props) parse_metadata_entry(r.read_message(), metadata);
         else r.skip();
     }
     if (ir_version <= 0) throw DecodeError("no IR version (ModelProto.ir_version)", size);
     if (!signature) throw DecodeError("no graph (ModelProto.graph)", size);
+    signature->metadata = std::move(metadata);
     return *signature;
 }
 

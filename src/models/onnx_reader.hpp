@@ -139,6 +139,10 @@ struct OnnxModel {
 struct OnnxGraphSignature {
     std::vector<OnnxValueInfo> inputs;  // without those that are initializers (IR version < 4 listed weights too)
     std::vector<OnnxValueInfo> outputs;
+    // The initializers' names, types and dims, their data never decoded (`raw` stays empty): what a
+    // reader of a decoder's shape needs from a file of billions of parameters.
+    std::vector<OnnxTensor> initializers;
+    std::map<std::string, std::string, std::less<>> metadata;  // ModelProto.metadata_props
 };
 
 // Throws UserError "SOURCE: not an ONNX model: <what> at byte N" for malformed data and

@@ -1,4 +1,5 @@
 #include "core/plan/matrix.hpp"
+#include "core/plan/spec_json.hpp"
 
 #include <gtest/gtest.h>
 
@@ -19,6 +20,28 @@ TEST(Matrix, IsTheCartesianProductWithBatchInnermost) {
     EXPECT_EQ(cells[2].label(), "a x cuda:1 fp32 b1");
     EXPECT_EQ(cells[7].label(), "b x cuda:1 fp32 b8");
     EXPECT_EQ(cells[0].loop, plan.settings.loop);
+}
+
+TEST(Matrix, TokenAxesMultiplyTheCellsOfGenerativeModelsOnly) {
+    Plan plan;
+    plan.models = {"decoder", "encoder"};
+    plan.backends = {"x"};
+    plan.batch_sizes = {1, 8};
+    plan.input_tokens = {128, 1024};
+    plan.output_tokens = {64};
+    plan.settings.sampling = "seeded";
+    const auto cells = expand_matrix(plan, [](std::string_view model) { return model == "decoder"; });
+    ASSERT_EQ(cells.size(), 6u);  // decoder: 2 batches x 2 inputs; encoder: 2 batches
+    EXPECT_EQ(cells[0].label(), "decoder x cpu fp32 b1 in128 out64");
+    EXPECT_EQ(cells[1].label(), "decoder x cpu fp32 b1 in1024 out64");
+    EXPECT_EQ(cells[3].label(), "decoder x cpu fp32 b8 in1024 out64");
+    EXPECT_EQ(cells[3].generation.sampling, Sampling::seeded);
+    EXPECT_EQ(cells[4].label(), "encoder x cpu fp32 b1");
+    EXPECT_FALSE(cells[4].generation.active());
+    EXPECT_EQ(spec_from_json(spec_to_json(cells[3])).generation, cells[3].generation) << "the worker gets them";
+    EXPECT_FALSE(spec_from_json(spec_to_json(cells[4])).generation.active());
+    // Without a test no model is generative.
+    EXPECT_EQ(expand_matrix(plan).size(), 4u);
 }
 
 TEST(Matrix, ExcludeRulesDropMatchingCells) {

@@ -63,7 +63,7 @@ exclude:
                                  "plan.yaml", kVocabulary);
     EXPECT_EQ(plan_to_json(plan),
               R"({"source":"plan.yaml","models":["null"],"backends":["null"],"devices":["cpu","cuda:1"],)"
-              R"("precisions":["fp32","fp16"],"batch_sizes":[1,8],)"
+              R"("precisions":["fp32","fp16"],"batch_sizes":[1,8],"input_tokens":[128],"output_tokens":[128],)"
               R"("exclude":[{"device":"cuda:1","precision":"fp16","batch_size":8}],"backend_options":{},)"
               R"("name":"compare","warmup":"5ms","warmup_iterations":"1","duration":"20ms","min_iterations":"2",)"
               R"("max_iterations":"0","timeout":"10m","seed":"42","output_dir":"inferbench-results","db":"","inputs":"",)"
@@ -71,7 +71,7 @@ exclude:
               R"("throttle_threshold":"0.75","throttle_policy":"flag","cooldown":"0s","cooldown_max":"2m",)"
               R"("idle_baseline":"3s","l2_flush":"false","sync":"auto",)"
               R"("stop":"fixed","max_noise":"0.5%","min_time":"500ms","stop_timeout":"15s","max_angle":"0.048",)"
-              R"("min_r2":"0.36","repeats":"1",)"
+              R"("min_r2":"0.36","repeats":"1","sampling":"greedy",)"
               R"("scenario":"single_stream","target_qps":"1","latency_bound":"100ms","samples_per_query":"8",)"
               R"("concurrency":"1","streams":"1","find_peak":"false","batcher":"false","max_queue_delay":"1ms"})");
 }

@@ -99,7 +99,7 @@ TEST(PlanErrors, UnknownBackend) {
 
 TEST(PlanErrors, UnknownPrecision) {
     EXPECT_EQ(error_of("precisions: [fp32, fp64]\n"),
-              "plan.yaml:1:20: unknown precision 'fp64'; valid choices: fp32, fp16, bf16, int8, fp8");
+              "plan.yaml:1:20: unknown precision 'fp64'; valid choices: fp32, fp16, bf16, int8, fp8, int4");
 }
 
 TEST(PlanErrors, UnknownDevice) {
@@ -136,7 +136,7 @@ TEST(PlanErrors, BadExcludeRule) {
     EXPECT_EQ(error_of("exclude:\n  - {modle: resnet50}\n"),
               "plan.yaml:2:6: unknown exclude key 'modle'; valid keys: model, backend, device, precision, batch_size");
     EXPECT_EQ(error_of("exclude:\n  - {precision: fp4}\n"),
-              "plan.yaml:2:17: unknown precision 'fp4'; valid choices: fp32, fp16, bf16, int8, fp8");
+              "plan.yaml:2:17: unknown precision 'fp4'; valid choices: fp32, fp16, bf16, int8, fp8, int4");
 }
 
 TEST(PlanErrors, BadBackendOptions) {

@@ -47,7 +47,7 @@ struct BadValue {
 const BadValue kBadValues[] = {
     {"devices", "device", "cpu", "tpu", "unknown device 'tpu'; valid choices: cpu, cuda, cuda:N"},
     {"devices", "device", "cpu", "cuda:x", "unknown device 'cuda:x'; valid choices: cpu, cuda, cuda:N"},
-    {"precisions", "precision", "fp32", "fp64", "unknown precision 'fp64'; valid choices: fp32, fp16, bf16, int8, fp8"},
+    {"precisions", "precision", "fp32", "fp64", "unknown precision 'fp64'; valid choices: fp32, fp16, bf16, int8, fp8, int4"},
     {"batch_sizes", "batch_size", "1", "0", "batch size '0' must be a whole number from 1 to 65536"},
     {"batch_sizes", "batch_size", "1", "65537", "batch size '65537' must be a whole number from 1 to 65536"},
     {"batch_sizes", "batch_size", "1", "eight", "batch size 'eight' must be a whole number from 1 to 65536"},

@@ -28,6 +28,13 @@ if ls "$build"/backends/libinferbench_backend_onnxruntime.so >/dev/null 2>&1; th
   (cd "$prefix" && "$exe" run --backend onnxruntime --model mobilenet --batch 1 --duration 0.2s --set min_iterations=5 \
      --set telemetry_enabled=false --db "$prefix/r.db" --quiet >"$prefix/run.txt" 2>&1) || { cat "$prefix/run.txt"; fail "installed run failed"; }
 fi
+if ls "$build"/backends/libinferbench_backend_llamacpp.so >/dev/null 2>&1; then
+  # The installed module links the libllama installed beside ONNX Runtime and loads its CPU backends from there.
+  [ -e "$prefix/lib/inferbench/lib/libllama.so" ] || fail "no llama.cpp under lib/inferbench/lib"
+  ls "$prefix"/lib/inferbench/lib/libggml-cpu-*.so >/dev/null 2>&1 || fail "no llama.cpp CPU backends under lib/inferbench/lib"
+  echo "$listing" | tr -d '\n' | grep -Eq '"name": "llamacpp", *"usable": true,.*"origin": "'"$prefix"'/lib/inferbench/backends/libinferbench_backend_llamacpp.so"' ||
+    fail "the installed llamacpp backend is not usable from the prefix: $listing"
+fi
 (cd "$prefix" && "$exe" run --backend null --model null --batch 1 --duration 0.2s --set min_iterations=5 \
    --set telemetry_enabled=false --db "$prefix/n.db" --quiet >"$prefix/null.txt" 2>&1) || { cat "$prefix/null.txt"; fail "installed null run failed"; }
 echo "install_test: ok ($prefix)"

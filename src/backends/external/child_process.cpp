@@ -4,10 +4,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <stdexcept>
 #include <string_view>
 #include <utility>
 
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/file_io.hpp"
 #include "core/process/supervise.hpp"
 
 namespace inferbench::external {
@@ -17,8 +22,15 @@ constexpr std::size_t kStderrKeepBytes = 16384;
 constexpr std::size_t kMaxLineBytes = 16U << 20U;  // a runner that never ends a line is broken
 constexpr std::size_t kTailLineBytes = 300;
 
-Child start_runner(const std::vector<std::string>& argv, const std::string& input) {
+Child start_runner(const std::vector<std::string>& argv, const std::string& input, int command_fd,
+                   UniqueFd& commands) {
     SpawnOptions options;
+    Pipe pipe;
+    if (command_fd >= 0) {
+        pipe = make_pipe();
+        options.fds.push_back({command_fd, pipe.read.get()});
+        commands = std::move(pipe.write);
+    }
     options.input = input;  // requests are far below a pipe's 64 KiB: writing cannot block for long
     options.new_process_group = true;
     options.kill_with_parent = true;
@@ -27,8 +39,25 @@ Child start_runner(const std::vector<std::string>& argv, const std::string& inpu
 
 }  // namespace
 
-ChildProcess::ChildProcess(const std::vector<std::string>& argv, const std::string& input, bool forward_stderr)
-    : child_(start_runner(argv, input)), forward_stderr_(forward_stderr), stderr_tail_(kStderrKeepBytes) {}
+ChildProcess::ChildProcess(const std::vector<std::string>& argv, const std::string& input, bool forward_stderr,
+                           int command_fd)
+    : child_(start_runner(argv, input, command_fd, commands_)),
+      forward_stderr_(forward_stderr),
+      stderr_tail_(kStderrKeepBytes) {}
+
+void ChildProcess::send_command(std::string_view line) {
+    std::string text(line);
+    text += '\n';
+    std::string_view rest = text;
+    while (!rest.empty()) {
+        // SIGPIPE is ignored once a child was spawned with input: a child that ended gives EPIPE here.
+        const ssize_t put = commands_ ? ::write(commands_.get(), rest.data(), rest.size()) : -1;
+        if (put < 0 && errno == EINTR) continue;
+        if (put <= 0) throw EnvironmentError(fmt::format("cannot send the runner a command: {}",
+                                                         commands_ ? errno_text(errno) : "it has no command channel"));
+        rest.remove_prefix(static_cast<std::size_t>(put));
+    }
+}
 
 void ChildProcess::drain_stderr() {
     drain(child_.stderr_pipe(), [&](std::string_view data) {

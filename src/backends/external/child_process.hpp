@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/process/subprocess.hpp"
@@ -17,7 +18,14 @@ public:
     // Starts argv (argv[0] is looked up on PATH when it has no '/'), writes `input` to its stdin and
     // closes it. A program that cannot be started exits with code 127 and says why on stderr.
     // forward_stderr: the child's stderr is also copied to ours as it arrives.
-    ChildProcess(const std::vector<std::string>& argv, const std::string& input, bool forward_stderr);
+    // command_fd >= 0: the child also gets a pipe's read end as that descriptor, which send_command() writes
+    // (a generative cell's commands); its end of file ends the child's commands.
+    ChildProcess(const std::vector<std::string>& argv, const std::string& input, bool forward_stderr,
+                 int command_fd = -1);
+
+    // One line (the newline added) on the command descriptor; blocks until the child took it. Throws
+    // EnvironmentError when the child closed it (it ended).
+    void send_command(std::string_view line);
 
     // Waits up to timeout_ms for output and appends the complete stdout lines received to `lines`.
     // Returns false once stdout is closed and every line was handed out.
@@ -39,6 +47,7 @@ private:
     void drain_stderr();
     bool drain_stdout();
 
+    UniqueFd commands_;  // our end of the command pipe, opened before child_ (its read end is the child's)
     Child child_;
     bool forward_stderr_ = false;
     std::string stdout_pending_;

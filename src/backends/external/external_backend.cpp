@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <stdexcept>
+#include <system_error>
 
 #include <fmt/format.h>
 
@@ -16,6 +17,8 @@
 #include "core/metrics/harness_metrics.hpp"
 #include "core/plan/model_spec.hpp"
 #include "core/units.hpp"
+#include "models/decoder_models.hpp"
+#include "models/hf_folder.hpp"
 
 namespace inferbench::external {
 namespace {
@@ -39,6 +42,22 @@ std::string model_format(const std::string& model) {
 }
 
 void print_runner_text(const std::string& text) { std::fprintf(stderr, "%s\n", text.c_str()); }
+
+// What a generating variant can be given: a zoo decoder (written as a folder for it) or a folder with config.json.
+bool reads_hf_folder(const std::string& model) {
+    std::error_code ec;
+    return models::find_decoder_model(model) ||
+           std::filesystem::is_regular_file(std::filesystem::path(model) / models::kHfConfigFile, ec);
+}
+
+// A Hugging Face model folder's decoder, held at `precision` (fp32, fp16 or bf16: the runner converts).
+DecoderInfo read_decoder(const std::string& model_path, Precision precision) {
+    DecoderInfo info;
+    info.shape = models::read_hf_decoder_shape(model_path);
+    info.kv_dtype = precision == Precision::fp16 ? DType::f16 : precision == Precision::bf16 ? DType::bf16 : DType::f32;
+    info.weight_bytes = parameter_count(info.shape) * static_cast<std::int64_t>(size_of(info.kv_dtype));
+    return info;
+}
 
 }  // namespace
 
@@ -67,7 +86,8 @@ std::string ExternalBackend::version() const {
 
 Capabilities ExternalBackend::capabilities() const {
     Capabilities caps;
-    caps.runs_own_loop = true;
+    caps.runs_own_loop = !variant_.generates;
+    caps.generates = variant_.generates;
     caps.builds_zoo_models = variant_.builds_zoo_models;
     caps.model_formats = variant_.model_formats;
     caps.cuda_graphs = !variant_.cuda_only_flags.empty();
@@ -101,6 +121,14 @@ std::optional<std::string> ExternalBackend::unsupported_reason(const BenchmarkSp
         if (spec.device.kind != DeviceKind::cuda && is_true(option_value(spec.backend_options, flag)))
             return fmt::format("option {}=true needs a cuda device", flag);
     }
+    if (variant_.generates && !spec.generation.active())
+        return fmt::format("backend {} runs decoder generation only: give the cell input_tokens and output_tokens",
+                           name());
+    if (variant_.generates && !reads_hf_folder(spec.model))
+        return fmt::format("backend {} reads a Hugging Face model folder (config.json + model.safetensors) or a zoo "
+                           "decoder; {} is neither",
+                           name(), spec.model);
+    if (!variant_.generates && spec.generation.active()) return Backend::unsupported_reason(spec);
     if (auto refusal = model_spec_refusal(name(), capabilities(), spec)) return refusal;
     if (!spec.inputs.empty() && !variant_.takes_input_files)
         return fmt::format("the {} runner makes inputs of its own and cannot read the plan's inputs; leave inputs "
@@ -212,10 +240,14 @@ void ExternalBackend::load(const std::string& model_path, const BenchmarkSpec& s
     error_message_.clear();
     const OptionReader reader(name(), spec.backend_options, variant_.options);
     for (const auto& flag : variant_.cuda_only_flags) reader.flag(flag);  // a bad value is a UserError now
+    decoder_.reset();
+    generation_.reset();
+    if (variant_.generates) decoder_ = read_decoder(model_path, spec.precision);  // a bad folder fails here, at once
     const std::string request = make_request(model_path, spec).dump() + "\n";
     const auto commands = launch_commands(spec.backend_options);
+    const int command_fd = variant_.generates ? kGenerationCommandFd : -1;
     for (std::size_t i = 0; i < commands.size(); ++i) {
-        child_ = std::make_unique<ChildProcess>(commands[i], request, /*forward_stderr=*/true);
+        child_ = std::make_unique<ChildProcess>(commands[i], request, /*forward_stderr=*/true, command_fd);
         if (await_header()) return check_inputs_taken(spec);
         const ExitStatus status = child_->wait(timeouts_.stop_grace_ns);
         const bool missing = status.exited && (status.code == kExitFrameworkMissing || status.code == 127);
@@ -271,6 +303,9 @@ bool ExternalBackend::await_header() {
                     break;
                 case RunnerLine::Kind::iteration:
                 case RunnerLine::Kind::done:
+                case RunnerLine::Kind::step:
+                case RunnerLine::Kind::prepared:
+                case RunnerLine::Kind::generated:
                     throw EnvironmentError(fmt::format("{} runner broke the protocol: it sent '{}' before its header",
                                                        name(), lines[k].substr(0, kQuotedLineBytes)));
             }
@@ -317,6 +352,9 @@ void ExternalBackend::handle_line(const std::string& text, IterationSink& sink, 
         if (line.kind == RunnerLine::Kind::iteration && !on_our_clock)
             throw ProtocolError("start_ns is not on CLOCK_MONOTONIC (time.monotonic_ns() in Python)");
         if (line.kind == RunnerLine::Kind::header) throw ProtocolError("a second header");
+        if (line.kind == RunnerLine::Kind::step || line.kind == RunnerLine::Kind::prepared ||
+            line.kind == RunnerLine::Kind::generated)
+            throw ProtocolError("a generation's line in a cell that is not generative");
     } catch (const ProtocolError& e) {
         child_->kill_group();
         throw EnvironmentError(fmt::format("{} runner broke the protocol: {}; line: {}", name(), e.what(),
@@ -345,7 +383,10 @@ void ExternalBackend::handle_line(const std::string& text, IterationSink& sink, 
             print_runner_text(line.text);
             break;
         case RunnerLine::Kind::header:
-            break;
+        case RunnerLine::Kind::step:
+        case RunnerLine::Kind::prepared:
+        case RunnerLine::Kind::generated:
+            break;  // refused above
     }
 }
 
@@ -389,6 +430,99 @@ std::string ExternalBackend::failure(const ExitStatus& status, std::string_view 
     text += fmt::format(" ({} {})", status.describe(), when);
     if (const auto tail = child_->stderr_tail(kStderrLines); !tail.empty()) text += "; last stderr: " + tail;
     return text;
+}
+
+DecoderInfo ExternalBackend::decoder_info() const {
+    if (!decoder_) return Backend::decoder_info();
+    return *decoder_;
+}
+
+void ExternalBackend::prepare_generation(const GenerationRequest& request) {
+    if (!child_ || !header_ || !decoder_) throw std::logic_error("prepare_generation before a generating load");
+    if (static_cast<std::int64_t>(request.prompts.size()) != request.batch * request.input_tokens)
+        throw std::logic_error("prepare_generation: prompts are not batch x input_tokens");
+    child_->send_command(make_prepare_command(request).dump());
+    while (const auto line = next_generation_line([] {})) {
+        if (line->kind == RunnerLine::Kind::prepared) {
+            generation_ = request;
+            return;
+        }
+        if (line->kind != RunnerLine::Kind::error)
+            throw EnvironmentError(fmt::format("{} runner broke the protocol: it answered the prompts with a line "
+                                               "other than prepared",
+                                               name()));
+    }
+    fail_generation("while preparing the generation");
+}
+
+// Steps are timed by the runner (CUDA-synchronised time.monotonic_ns() when each step's tokens are on its host);
+// their lines come once the generation is over, so that no printing is timed.
+void ExternalBackend::generate(TokenSink& sink) {
+    if (!generation_) throw std::logic_error("generate before prepare_generation");
+    const std::int64_t called_ns = monotonic_ns();
+    child_->send_command(make_generate_command().dump());
+    std::int64_t steps = 0;
+    bool stop_sent = false;
+    const auto stop_if_asked = [&] {
+        if (stop_sent || !sink.stop_requested()) return;
+        child_->send_signal(SIGTERM);  // the runner ends this generation after its current step
+        stop_sent = true;
+    };
+    while (const auto line = next_generation_line(stop_if_asked)) {
+        if (line->kind == RunnerLine::Kind::step) {
+            if (static_cast<std::int64_t>(line->step_tokens.size()) != generation_->batch)
+                throw EnvironmentError(fmt::format("{} runner broke the protocol: a step of {} tokens for a batch of {}",
+                                                   name(), line->step_tokens.size(), generation_->batch));
+            if (line->step_end_ns < called_ns || line->step_end_ns > monotonic_ns())
+                throw EnvironmentError(fmt::format("{} runner broke the protocol: a step's end_ns is not on "
+                                                   "CLOCK_MONOTONIC (time.monotonic_ns() in Python)",
+                                                   name()));
+            sink.step_ended_at(line->step_end_ns, line->step_tokens);
+            ++steps;
+        } else if (line->kind == RunnerLine::Kind::generated) {
+            const bool whole = line->generated_steps == generation_->output_tokens;
+            if (line->generated_steps != steps || (!whole && !stop_sent && !sink.stop_requested()))
+                throw EnvironmentError(fmt::format("{} runner broke the protocol: {} steps sent, its generated line "
+                                                   "says {}, the cell asked for {}",
+                                                   name(), steps, line->generated_steps, generation_->output_tokens));
+            return;
+        } else if (line->kind != RunnerLine::Kind::error) {
+            throw EnvironmentError(fmt::format("{} runner broke the protocol: a line other than step or generated "
+                                               "during a generation",
+                                               name()));
+        }
+    }
+    fail_generation(fmt::format("after {} of {} steps", steps, generation_->output_tokens));
+}
+
+std::optional<RunnerLine> ExternalBackend::next_generation_line(const std::function<void()>& between_reads) {
+    while (true) {
+        while (!pending_lines_.empty()) {
+            const std::string text = pending_lines_.front();
+            pending_lines_.erase(pending_lines_.begin());
+            RunnerLine line;
+            try {
+                line = parse_runner_line(text);
+            } catch (const ProtocolError& e) {
+                child_->kill_group();
+                throw EnvironmentError(fmt::format("{} runner broke the protocol: {}; line: {}", name(), e.what(),
+                                                   text.substr(0, kQuotedLineBytes)));
+            }
+            if (line.kind == RunnerLine::Kind::text) {
+                print_runner_text(line.text);
+                continue;
+            }
+            if (line.kind == RunnerLine::Kind::error) error_message_ = line.text;
+            return line;
+        }
+        between_reads();
+        if (!child_->read_lines(kReadPollMs, pending_lines_) && pending_lines_.empty()) return std::nullopt;
+    }
+}
+
+void ExternalBackend::fail_generation(std::string_view when) {
+    const ExitStatus status = child_->wait(timeouts_.stop_grace_ns);
+    throw EnvironmentError(failure(status, when));
 }
 
 std::unique_ptr<Backend> make_external_backend(std::string_view name) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -50,6 +51,13 @@ public:
     // "inputs", core/metrics/harness_metrics).
     std::vector<BackendMetric> prepared_metrics() const override;
 
+    // Generation (variants that generate: runners/torch_generate.py). The shape is read from the model folder's
+    // config.json in load(), before the runner starts; the prompts go to the runner once (untimed, it answers
+    // "prepared"); each generate() is one command, answered by one step line per step and a generated line.
+    DecoderInfo decoder_info() const override;
+    void prepare_generation(const GenerationRequest& request) override;
+    void generate(TokenSink& sink) override;
+
 private:
     struct Described {
         std::optional<RunnerHeader> header;
@@ -70,6 +78,10 @@ private:
     void request_stop_if_needed(const IterationSink& sink, LoopState& state);
     void finish(const LoopState& state, const ExitStatus& status) const;
     std::string failure(const ExitStatus& status, std::string_view when) const;
+    // The next protocol line of a generation (runner text printed on the way), between_reads() called while
+    // waiting for it; nothing once stdout closed.
+    std::optional<RunnerLine> next_generation_line(const std::function<void()>& between_reads);
+    [[noreturn]] void fail_generation(std::string_view when);
 
     const ExternalVariant& variant_;
     ExternalTimeouts timeouts_;
@@ -80,6 +92,8 @@ private:
     std::vector<std::string> pending_lines_;  // read together with the header
     std::string error_message_;               // the runner's error line
     HostStageTotals stages_;                  // of the last run_own_loop's stored iterations
+    std::optional<DecoderInfo> decoder_;      // a generating variant's model, from load()
+    std::optional<GenerationRequest> generation_;  // prepared
 };
 
 std::unique_ptr<Backend> make_external_backend(std::string_view name);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <limits>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -14,6 +15,8 @@ namespace inferbench::external {
 namespace {
 
 using nlohmann::json;
+
+constexpr std::string_view kStepPrefix = "step ";
 
 bool contains(const std::vector<std::string>& list, std::string_view item) {
     return std::find(list.begin(), list.end(), item) != list.end();
@@ -116,12 +119,36 @@ RunnerLine parse_json_line(const json& line) {
         parsed.done_iterations = required_ns(line, "iterations");
         parsed.done_warmup_iterations = optional_ns(line, "warmup_iterations");
         parsed.done_warmup_ns = optional_ns(line, "warmup_ns");
+    } else if (type == "prepared") {
+        parsed.kind = RunnerLine::Kind::prepared;
+    } else if (type == "generated") {
+        parsed.kind = RunnerLine::Kind::generated;
+        parsed.generated_steps = required_ns(line, "steps");
+        parsed.generated_start_ns = optional_ns(line, "start_ns");
     } else if (type == "error") {
         parsed.kind = RunnerLine::Kind::error;
         parsed.text = required_string(line, "message");
     } else {
-        throw ProtocolError(fmt::format("unknown line type '{}' (header, iteration, done, error)", type));
+        throw ProtocolError(fmt::format(
+            "unknown line type '{}' (header, iteration, done, error, prepared, generated)", type));
     }
+    return parsed;
+}
+
+// "step END_NS TOKEN TOKEN ...": plain words, not JSON, so that a batch of 32 costs the runner no encoder.
+RunnerLine parse_step_line(std::string_view line) {
+    RunnerLine parsed;
+    parsed.kind = RunnerLine::Kind::step;
+    std::istringstream words{std::string(line.substr(kStepPrefix.size()))};
+    if (!(words >> parsed.step_end_ns) || parsed.step_end_ns < 0)
+        throw ProtocolError("a step line starts with its end time in whole nanoseconds: step END_NS TOKEN...");
+    for (std::int64_t token = 0; words >> token;) {
+        if (token < 0 || token > std::numeric_limits<std::int32_t>::max())
+            throw ProtocolError(fmt::format("a step line's token {} is not a token id", token));
+        parsed.step_tokens.push_back(static_cast<std::int32_t>(token));
+    }
+    if (!words.eof()) throw ProtocolError("a step line holds something other than whole numbers");
+    if (parsed.step_tokens.empty()) throw ProtocolError("a step line without tokens");
     return parsed;
 }
 
@@ -159,6 +186,7 @@ std::string RunnerHeader::model_refusal(const std::string& model) const {
 }
 
 RunnerLine parse_runner_line(std::string_view line) {
+    if (line.starts_with(kStepPrefix)) return parse_step_line(line);
     const auto first = line.find_first_not_of(" \t\r");
     if (first == std::string_view::npos || line[first] != '{') {
         RunnerLine text;
@@ -190,8 +218,29 @@ json make_request(const std::string& model, const BenchmarkSpec& spec) {
                  {"seed", spec.seed},
                  {"options", options}};
     if (!spec.inputs.empty()) request["inputs"] = spec.inputs;
+    if (spec.generation.active())
+        request["generation"] = {{"input_tokens", spec.generation.input_tokens},
+                                 {"output_tokens", spec.generation.output_tokens},
+                                 {"sampling", to_string(spec.generation.sampling)}};
     return request;
 }
+
+json make_prepare_command(const GenerationRequest& request) {
+    json prompts = json::array();
+    for (std::int64_t row = 0; row < request.batch; ++row) {
+        const auto begin = request.prompts.begin() + row * request.input_tokens;
+        prompts.push_back(std::vector<std::int32_t>(begin, begin + request.input_tokens));
+    }
+    return {{"type", "prepare"},
+            {"batch", request.batch},
+            {"input_tokens", request.input_tokens},
+            {"output_tokens", request.output_tokens},
+            {"sampling", to_string(request.sampling)},
+            {"seed", request.seed},
+            {"prompts", std::move(prompts)}};
+}
+
+json make_generate_command() { return {{"type", "generate"}}; }
 
 void HostStageTotals::add(const RunnerLine& iteration) {
     const bool pre = iteration.pre_ns != kNotMeasured;

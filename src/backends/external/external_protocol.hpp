@@ -58,7 +58,8 @@ struct RunnerHeader {
 };
 
 struct RunnerLine {
-    enum class Kind { header, iteration, done, error, text };
+    // step, prepared, generated: a generative cell's lines (docs/external-runner-protocol.md, "Generation").
+    enum class Kind { header, iteration, done, error, text, step, prepared, generated };
     Kind kind = Kind::text;
     RunnerHeader header;
     IterationRecord record;
@@ -69,6 +70,13 @@ struct RunnerLine {
     std::string text;  // the error message, or the line itself for text
     std::int64_t done_warmup_iterations = kNotMeasured;  // the done line's warm-up, where it says
     std::int64_t done_warmup_ns = kNotMeasured;
+    // A step line ("step END_NS TOKEN..."): when the step's tokens were in the runner's host memory, on
+    // CLOCK_MONOTONIC, and one token per sequence.
+    std::int64_t step_end_ns = 0;
+    std::vector<std::int32_t> step_tokens;
+    // The generated line: the steps it printed and when the generation began (the runner's clock).
+    std::int64_t generated_steps = 0;
+    std::int64_t generated_start_ns = kNotMeasured;
 };
 
 // The pre- and post-processing the runner reported for the iterations stored, summed, as the figures of
@@ -89,7 +97,14 @@ private:
 RunnerLine parse_runner_line(std::string_view line);
 
 // The request written to the runner's stdin for one benchmark cell; "inputs" (the plan's input files) only where
-// the plan gives them.
+// the plan gives them; "generation" (the lengths and sampling) only for a generative cell.
 nlohmann::json make_request(const std::string& model, const BenchmarkSpec& spec);
+
+// A generative cell's runner reads commands, one JSON object a line, on this descriptor (stdin carries the
+// request alone); end of file on it ends the runner.
+inline constexpr int kGenerationCommandFd = 3;
+// The commands: the prompts and lengths once, untimed (answered by a prepared line), then one generation each.
+nlohmann::json make_prepare_command(const GenerationRequest& request);
+nlohmann::json make_generate_command();
 
 }  // namespace inferbench::external

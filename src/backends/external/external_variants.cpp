@@ -13,6 +13,20 @@ const BackendOption kPythonOption{"python", "", "the interpreter; empty: python3
                                   OptionType::path};
 const BackendOption kThreadsOption{"threads", "0", "intra-op threads; 0: the framework's default", OptionType::count};
 
+constexpr const char* kTransformersHint =
+    "install PyTorch and transformers (pip install torch transformers; Debian has no python3-transformers)";
+
+// The generation runner's options (runners/torch_generate.py).
+std::vector<BackendOption> generate_options(bool compiled) {
+    std::vector<BackendOption> options = {kPythonOption, kThreadsOption};
+    if (compiled)
+        options.push_back({"compile_mode", "reduce-overhead",
+                           "torch.compile's mode for the forward pass (default|reduce-overhead|max-autotune|"
+                           "max-autotune-no-cudagraphs); reduce-overhead replays decode steps as CUDA graphs",
+                           OptionType::choice});
+    return options;
+}
+
 std::vector<ExternalVariant> make_variants() {
     const std::vector<BackendOption> torch_options = {
         kPythonOption,
@@ -59,6 +73,33 @@ std::vector<ExternalVariant> make_variants() {
          torch_formats,
          torch_options,
          {"cuda_graph"},
+         true},
+        {"torch-generate",
+         "Hugging Face transformers' generate() with a static KV cache, PyTorch eager (Python runner; decoders)",
+         "transformers",
+         kTransformersHint,
+         "torch_generate.py",
+         {"--mode", "eager"},
+         torch_precisions,
+         {"hf"},
+         generate_options(false),
+         {},
+         false,
+         false,
+         true},
+        {"torch-generate-compile",
+         "Hugging Face transformers' generate() with a static KV cache, the forward pass under torch.compile "
+         "(Python runner; decoders)",
+         "transformers",
+         kTransformersHint,
+         "torch_generate.py",
+         {"--mode", "compile"},
+         torch_precisions,
+         {"hf"},
+         generate_options(true),
+         {},
+         false,
+         false,
          true},
         {"onnxruntime-python",
          "ONNX Runtime's Python package (Python runner)",

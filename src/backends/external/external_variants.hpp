@@ -27,6 +27,9 @@ struct ExternalVariant {
     bool builds_zoo_models = false;  // and reads PyTorch model specs: given the model's text as it is
     // Its runner reads the plan's input files (the request's "inputs") and says what it fed in its header.
     bool takes_input_files = true;
+    // Runs decoder generation only (Capabilities::generates): a model folder, prompts and steps over the command
+    // channel (external_protocol's kGenerationCommandFd), never the iteration loop.
+    bool generates = false;
 
     bool uses_python() const { return !runner.empty(); }
 };

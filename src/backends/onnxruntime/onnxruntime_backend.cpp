@@ -77,6 +77,24 @@ std::optional<std::string> default_gpu_problem(int device) {
     }
 }
 
+// Why a generative cell cannot run, or nothing: decoders run as written (fp32, or fp16 on a GPU).
+std::optional<std::string> generation_reason(const BenchmarkSpec& spec, const OnnxRuntimeOptions& options) {
+    if (spec.precision != Precision::fp32 && spec.precision != Precision::fp16)
+        return fmt::format("onnxruntime runs ONNX decoders at fp32 or fp16, not {} (llamacpp runs int8 and int4 "
+                           "decoders)",
+                           to_string(spec.precision));
+    if (spec.precision == Precision::fp16 && spec.device.kind == DeviceKind::cpu)
+        return std::string("fp16 on the CPU: ONNX Runtime's CPU execution provider has no float16 kernel for Gemm, "
+                           "a decoder's matrix products (it would run them in float32 between Casts it inserts); fp16 "
+                           "decoders need a GPU execution provider");
+    if (options.gpu.enable_cuda_graph)
+        return std::string("onnxruntime: enable_cuda_graph cannot capture a generation, whose shapes change every step");
+    if (spec.device.kind == DeviceKind::cuda && options.gpu.provider == GpuProvider::tensorrt)
+        return std::string("onnxruntime's TensorRT provider builds an engine per input shape, and a generation's "
+                           "shapes change every step; generative cells run on provider cuda");
+    return std::nullopt;
+}
+
 std::string precision_reason(Precision precision) {
     return fmt::format(
         "onnxruntime converts models to fp16 and int8 (QDQ) only; {} needs a {} model file, which the CPU and CUDA "
@@ -184,6 +202,7 @@ Capabilities OnnxRuntimeBackend::capabilities() const {
     caps.cuda_graphs = gpu;
     caps.device_timing = gpu;
     caps.concurrent_instances = true;  // each instance loads the model anew, on its own CUDA stream on a GPU
+    caps.generates = true;             // ONNX decoders with past_key_values inputs (ort_generation)
     return caps;
 }
 
@@ -204,6 +223,11 @@ std::optional<std::string> OnnxRuntimeBackend::unsupported_reason(const Benchmar
     } else if (const auto given = gpu_options_given(options); !given.empty()) {
         return fmt::format("{}: the option(s) {} apply to cuda devices only", where, fmt::join(given, ", "));
     }
+    if (spec.generation.active()) {
+        if (auto reason = generation_reason(spec, options)) return reason;
+        if (spec.device.kind == DeviceKind::cuda) return std::nullopt;  // answered above
+        return Backend::unsupported_reason(spec);
+    }
     if (spec.precision == Precision::bf16 || spec.precision == Precision::fp8) return precision_reason(spec.precision);
     if (spec.device.kind == DeviceKind::cuda) return std::nullopt;  // answered above, whatever capabilities() say
     if (auto reason = Backend::unsupported_reason(spec)) return reason;
@@ -219,6 +243,7 @@ std::optional<std::string> OnnxRuntimeBackend::unsupported_reason(const Benchmar
 
 ConvertedModel OnnxRuntimeBackend::convert_model(const std::string& model_path, const BenchmarkSpec& spec) {
     const OnnxRuntimeOptions options = parse_onnxruntime_options(spec.backend_options);
+    if (spec.generation.active()) return {model_path, {}, {}};  // a decoder is written at the cell's precision
     // Calibration runs the float32 model on the runtime the cell names: its API table first.
     OrtRuntime::open(options.runtime).use();
     return convert_for_onnxruntime(model_path, spec, options);
@@ -247,7 +272,42 @@ void OnnxRuntimeBackend::load(const std::string& model_path, const BenchmarkSpec
     model_path_ = model_path;
     options_ = options;
     device_ = spec.device;
+    if (spec.generation.active()) {
+        load_decoder(spec);
+        return;
+    }
     read_model_io(spec.batch_size);
+}
+
+void OnnxRuntimeBackend::load_decoder(const BenchmarkSpec& spec) {
+    try {
+        generation_ = std::make_unique<OrtGeneration>(session_, model_path_, device_memory_,
+                                                      cuda_ ? &cuda_->stream() : nullptr);
+    } catch (const Ort::Exception& e) {
+        throw std::runtime_error(fmt::format("cannot read the inputs of ONNX decoder {}: {}", model_path_, e.what()));
+    }
+    const DType wanted = spec.precision == Precision::fp16 ? DType::f16 : DType::f32;
+    if (generation_->info().kv_dtype != wanted)
+        throw UserError(fmt::format("{}: the decoder's KV cache is {}, a {} cell needs a {} decoder file", model_path_,
+                                    to_string(generation_->info().kv_dtype), to_string(spec.precision),
+                                    to_string(wanted)));
+}
+
+DecoderInfo OnnxRuntimeBackend::decoder_info() const {
+    if (!generation_) throw std::logic_error("OnnxRuntimeBackend::decoder_info() without a decoder loaded");
+    return generation_->info();
+}
+
+void OnnxRuntimeBackend::prepare_generation(const GenerationRequest& request) {
+    if (!generation_) throw std::logic_error("OnnxRuntimeBackend::prepare_generation() without a decoder loaded");
+    runtime_->use();
+    generation_->prepare(request);
+}
+
+void OnnxRuntimeBackend::generate(TokenSink& sink) {
+    if (!generation_) throw std::logic_error("OnnxRuntimeBackend::generate() without a decoder loaded");
+    runtime_->use();
+    generation_->generate(sink);
 }
 
 void OnnxRuntimeBackend::read_model_io(std::int64_t batch_size) {
@@ -420,6 +480,7 @@ void OnnxRuntimeBackend::reset() {
     runtime_->use();
     if (cuda_) cuda_->unbind();  // the binding refers to the session
     binding_ = Ort::IoBinding(nullptr);
+    generation_.reset();  // it refers to the session
     input_values_.clear();
     input_buffers_.clear();
     output_names_.clear();

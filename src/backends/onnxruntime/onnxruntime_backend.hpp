@@ -15,6 +15,7 @@
 #include "backends/backend.hpp"
 #include "backends/onnxruntime/onnxruntime_options.hpp"
 #include "backends/onnxruntime/ort_cuda_execution.hpp"
+#include "backends/onnxruntime/ort_generation.hpp"
 #include "backends/onnxruntime/ort_runtime.hpp"
 
 namespace inferbench {
@@ -52,6 +53,12 @@ public:
 
     std::vector<HostTensor> last_outputs() const override;
 
+    // A generative cell's load() reads the ONNX decoder (ort_generation): its file as it is, of the cell's
+    // precision (fp32, or fp16 on a GPU).
+    DecoderInfo decoder_info() const override;
+    void prepare_generation(const GenerationRequest& request) override;
+    void generate(TokenSink& sink) override;
+
     // The outputs of the last infer(), in host memory (copied back from a GPU); for tests and result checks.
     std::vector<Ort::Value> outputs() const;
 
@@ -67,6 +74,7 @@ private:
                                 const std::atomic<std::int32_t>& stop);
     void reset();
     void read_model_io(std::int64_t batch_size);
+    void load_decoder(const BenchmarkSpec& spec);
 
     const OrtRuntime* runtime_;  // kept for the process (ort_runtime)
     std::string model_path_;
@@ -85,6 +93,7 @@ private:
     Ort::IoBinding binding_{nullptr};
     Ort::RunOptions run_options_{nullptr};
     std::vector<BackendMetric> profile_metrics_;  // of the last profile_layers()
+    std::unique_ptr<OrtGeneration> generation_;   // a generative cell's; refers to session_
 };
 
 std::unique_ptr<Backend> make_onnxruntime_backend();

@@ -25,6 +25,7 @@ public:
 
     // The stream ONNX Runtime is to compute on, as its provider option user_compute_stream takes it.
     std::string stream_option() const;
+    const cuda::StreamHandle& stream() const { return stream_; }
 
     // Copies the inputs into pinned and device buffers, runs once with ONNX Runtime allocating the outputs on
     // the GPU (their shapes), binds device buffers of those shapes, and runs a few more times (cuDNN's

@@ -1,16 +1,19 @@
 #include "backends/torch/torch_backend.hpp"
 
 #include <ATen/autocast_mode.h>
+#include <filesystem>
 #include <fmt/format.h>
 #include <torch/torch.h>
 #include <torch/version.h>
 
 #include "backends/options.hpp"
 #include "backends/torch/layer_profile.hpp"
+#include "backends/torch/torch_decoder.hpp"
 #include "backends/torch/torch_execution.hpp"
 #include "backends/torch/torch_model.hpp"
 #include "backends/torch/torch_options.hpp"
 #include "core/error.hpp"
+#include "models/decoder_models.hpp"
 
 #if INFERBENCH_TORCH_CUDA
 #include "backends/torch/torch_cuda.hpp"  // the per-node step clock of layer_profile
@@ -81,6 +84,7 @@ public:
         Capabilities caps = libtorch_capabilities();
         caps.model_formats = {"onnx", "pt", "pth", "ts"};
         caps.concurrent_instances = true;  // a model each, on its own stream from the pool on a GPU
+        caps.generates = true;             // an ONNX decoder with the KV cache as inputs and outputs (torch_decoder)
         return caps;
     }
     std::vector<BackendOption> options() const override { return torch_option_list(); }
@@ -93,6 +97,7 @@ public:
                 version());
         if (auto reason = Backend::unsupported_reason(spec)) return reason;
         const TorchOptions options = parse_torch_options(spec.backend_options);
+        if (spec.generation.active()) return generation_problem(spec, options);
         const bool cpu = spec.device.kind == DeviceKind::cpu;
         if (cpu && spec.precision == Precision::fp16 && !options.autocast && !cpu_half_convolution())
             return fmt::format("LibTorch {} has no fp16 convolution on the CPU; use bf16 on the CPU", version());
@@ -117,6 +122,11 @@ public:
             at::globalContext().setAllowTF32CuBLAS(options_.tf32_matmul);
         }
         c10::InferenceMode guard;
+        decoder_.reset();
+        if (spec.generation.active()) {
+            decoder_ = std::make_unique<TorchDecoder>(model_path, config.device, run_type_);
+            return;
+        }
         model_ = load_torch_model(model_path, config);
         model_path_ = model_path;
         if (options_.layer_profile > 0 && !model_->program())
@@ -166,7 +176,26 @@ public:
         return profile_program(program, host_inputs_, options_.layer_profile, stop, *clock, "LibTorch CPU");
     }
 
+    DecoderInfo decoder_info() const override { return loaded_decoder().info(); }
+    void prepare_generation(const GenerationRequest& request) override { loaded_decoder().prepare(request); }
+    void generate(TokenSink& sink) override { loaded_decoder().generate(sink); }
+
 private:
+    TorchDecoder& loaded_decoder() const {
+        if (!decoder_) throw UserError("the torch backend generates with an ONNX decoder loaded for a generative cell");
+        return *decoder_;
+    }
+
+    // A generative cell runs an ONNX decoder step by step, without the options that shape one inference.
+    static std::optional<std::string> generation_problem(const BenchmarkSpec& spec, const TorchOptions& options) {
+        if (std::filesystem::path(spec.model).extension() != ".onnx" && !models::find_decoder_model(spec.model))
+            return std::string("generation on the torch backend needs an ONNX decoder with past_key_values inputs");
+        if (options.cuda_graph || options.autocast || options.layer_profile > 0 || options.device_resident)
+            return std::string("torch options cuda_graph, precision_mode=autocast, layer_profile and device_resident "
+                               "apply to single inferences, not to generation; leave them unset for generative cells");
+        return std::nullopt;
+    }
+
     TorchOptions options_;
     bool cuda_ = false;
     int device_index_ = 0;
@@ -175,6 +204,7 @@ private:
     std::string model_path_;
     std::vector<torch::Tensor> host_inputs_;
     TorchExecution execution_;
+    std::unique_ptr<TorchDecoder> decoder_;  // a generative cell's model
 };
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "backends/model_spec_support.hpp"
 #include "core/plan/model_spec.hpp"
 #include "core/units.hpp"
+#include "runner/orchestrator/decoder_files.hpp"
 #include "models/zoo.hpp"
 #include "runner/orchestrator/spec_export.hpp"
 
@@ -24,6 +25,19 @@ ResolvedModel resolve_spec(const BenchmarkSpec& spec, const Capabilities& caps) 
     return {made.model_path, made.skip_reason, made.failure, made.output_tail};
 }
 
+// A zoo decoder: written in the first form the backend reads of GGUF, ONNX and a Hugging Face folder.
+ResolvedModel resolve_decoder(const BenchmarkSpec& spec, const models::DecoderModel& decoder, const Capabilities& caps) {
+    const auto& formats = caps.model_formats;
+    for (const std::string_view form : kDecoderForms) {
+        if (std::find(formats.begin(), formats.end(), form) == formats.end()) continue;
+        return {write_zoo_decoder(decoder, form, spec.precision, spec.model_cache_dir, spec.seed).string(),
+                std::nullopt};
+    }
+    return {"", fmt::format("backend {} reads none of the forms zoo decoders are written in (gguf, onnx, a Hugging "
+                            "Face folder); it reads: {}",
+                            spec.backend, join(formats, ", "))};
+}
+
 }  // namespace
 
 ResolvedModel resolve_model(const BenchmarkSpec& spec, const Capabilities& caps) {
@@ -31,6 +45,8 @@ ResolvedModel resolve_model(const BenchmarkSpec& spec, const Capabilities& caps)
     if (spec.model == "null") return {"", "the null model runs only on the null backend"};
     if (is_model_spec(spec.model)) return resolve_spec(spec, caps);
     const auto formats = caps.model_formats;
+    if (const models::DecoderModel* decoder = models::find_decoder_model(spec.model))
+        return resolve_decoder(spec, *decoder, caps);
     if (models::find_zoo_model(spec.model)) {
         if (caps.builds_zoo_models) return {spec.model, std::nullopt};
         if (std::find(formats.begin(), formats.end(), "onnx") == formats.end())
@@ -39,7 +55,11 @@ ResolvedModel resolve_model(const BenchmarkSpec& spec, const Capabilities& caps)
         return {models::export_onnx(spec.model, spec.model_cache_dir, spec.seed).string(), std::nullopt};
     }
     const std::string extension = std::filesystem::path(spec.model).extension().string();
-    const std::string format = extension.empty() ? "" : extension.substr(1);
+    // A folder (a Hugging Face model: config.json and safetensors) is the form "hf".
+    std::error_code ec;
+    const std::string format = std::filesystem::is_directory(spec.model, ec) ? "hf"
+                               : extension.empty()                          ? ""
+                                                                            : extension.substr(1);
     if (std::find(formats.begin(), formats.end(), format) == formats.end())
         return {"", fmt::format("backend {} does not read .{} files; it reads: {}", spec.backend, format, join(formats, ", "))};
     return {spec.model, std::nullopt};

@@ -17,6 +17,7 @@
 #include "core/text_checks.hpp"
 #include "core/units.hpp"
 #include "core/version.hpp"
+#include "models/decoder_models.hpp"
 #include "models/inference_cost.hpp"
 #include "runner/orchestrator/environment.hpp"
 #include "runner/orchestrator/interrupt.hpp"
@@ -117,6 +118,8 @@ store::BenchmarkRecord base_record(std::int64_t run_id, CellRepeat benchmark, co
     record.precision = std::string(to_string(spec.precision));
     record.batch_size = spec.batch_size;
     record.variant = spec.variant;
+    record.input_tokens = spec.generation.input_tokens;
+    record.output_tokens = spec.generation.output_tokens;
     record.settings_json = spec_to_json(spec).dump();
     record.started_unix_ms = unix_ms();
     return record;
@@ -263,13 +266,15 @@ struct MeasuredCell {
     std::vector<LayerTime> layers;
     std::vector<store::Metric> worker_figures;
     std::vector<store::Series> series;
+    std::vector<GenerationRecord> generations = {};
+    std::vector<std::int32_t> generated_tokens = {};
 };
 
 class PlanRunner {
 public:
     PlanRunner(const Plan& plan, const BackendRegistry& registry, store::ResultsStore& results,
                const RunnerOptions& options)
-        : plan_(plan), results_(results), options_(options), cache_(registry), cells_(expand_matrix(plan)) {}
+        : plan_(plan), results_(results), options_(options), cache_(registry), cells_(expand_matrix(plan, models::is_decoder_model)) {}
 
     // A new run of every cell, or (with a target) the target's cells into its run.
     RunResult run(const ResumeTarget* target) {
@@ -397,12 +402,16 @@ private:
         MeasuredCell cell = measure_cell(spec, base_record(result_.run_id, order_[k], spec), k);
         cell.record.ended_unix_ms = unix_ms();
         BenchmarkTelemetry telemetry = telemetry_.finish(cell.iterations.first_and_last());
-        auto metrics = model_costs_.metrics(cell.record.model_path, spec.batch_size, spec.precision);
+        // A decoder's cost per step is the generation's (analysis/generation_bounds), not one pass of its ONNX graph.
+        auto metrics = spec.generation.active()
+                           ? std::vector<store::Metric>{}
+                           : model_costs_.metrics(cell.record.model_path, spec.batch_size, spec.precision);
         metrics.insert(metrics.end(), cell.worker_figures.begin(), cell.worker_figures.end());
         const std::int64_t queries = cell.iterations.size();
         keep({std::move(cell.record), std::move(cell.iterations.in_memory), std::move(metrics),
               std::move(telemetry.gpu), std::move(telemetry.cpu), std::move(telemetry.sources), std::move(cell.layers),
-              std::move(cell.series), std::move(cell.iterations.spooled)});
+              std::move(cell.series), std::move(cell.iterations.spooled), std::move(cell.generations),
+              std::move(cell.generated_tokens)});
         const store::BenchmarkRecord& kept = result_.benchmarks.back();
         // A stop asked for once the last benchmark has ended (while it is stored) cuts nothing short.
         const bool last = k + 1 == order_.size();
@@ -469,6 +478,10 @@ private:
             cell.worker_figures = worker_metrics(outcome);
             cell.worker_figures.insert(cell.worker_figures.end(), cooldown.begin(), cooldown.end());
             cell.series = worker_series(outcome);
+            if (const auto* generated = outcome.find_event<wp::Generated>()) {
+                cell.generations = generated->generations;
+                cell.generated_tokens = generated->first_tokens;
+            }
         } catch (const std::exception& e) {
             cell.record.status = BenchmarkStatus::failed;
             cell.record.reason = e.what();

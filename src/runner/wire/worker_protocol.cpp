@@ -77,6 +77,37 @@ json fields(const Layers& e) {
     return {{"layers", std::move(rows)}, {"metrics", metrics_json(e.metrics)}};
 }
 
+// Each generation as its iteration and two arrays (the steps' ends and KV-cache bytes): compact for the
+// thousands of steps a cell has.
+json fields(const Generated& e) {
+    json generations = json::array();
+    for (const GenerationRecord& g : e.generations) {
+        std::vector<std::int64_t> ends, kv;
+        for (const GenerationStep& step : g.steps) {
+            ends.push_back(step.end_ns);
+            kv.push_back(step.kv_cache_bytes);
+        }
+        generations.push_back({{"iteration", g.iteration}, {"end_ns", std::move(ends)}, {"kv_cache_bytes", std::move(kv)}});
+    }
+    return {{"generations", std::move(generations)}, {"first_tokens", e.first_tokens}};
+}
+
+Generated read_generated(const json& j) {
+    constexpr std::string_view what = "event generated, generation";
+    Generated e;
+    for (const json& g : field<json>(j, "event generated", "generations")) {
+        const auto ends = field<std::vector<std::int64_t>>(g, what, "end_ns");
+        const auto kv = field<std::vector<std::int64_t>>(g, what, "kv_cache_bytes");
+        if (ends.size() != kv.size())
+            throw ProtocolError(fmt::format("worker {}: {} step ends but {} KV-cache sizes", what, ends.size(), kv.size()));
+        GenerationRecord record{field<std::int64_t>(g, what, "iteration"), {}};
+        for (std::size_t i = 0; i < ends.size(); ++i) record.steps.push_back({ends[i], kv[i]});
+        e.generations.push_back(std::move(record));
+    }
+    e.first_tokens = field<std::vector<std::int32_t>>(j, "event generated", "first_tokens");
+    return e;
+}
+
 json fields(const Error& e) { return {{"phase", e.phase}, {"message", e.message}}; }
 
 json fields(const Skipped& e) { return {{"reason", e.reason}}; }
@@ -173,6 +204,7 @@ Event event_from_json(const json& message) {
     if (name == WarmupDone::kName) return read_warmup_done(message);
     if (name == Measured::kName) return read_measured(message);
     if (name == Layers::kName) return read_layers(message);
+    if (name == Generated::kName) return read_generated(message);
     if (name == Error::kName) return read_error(message);
     if (name == Skipped::kName) return Skipped{field<std::string>(message, "event skipped", "reason")};
     throw ProtocolError(fmt::format("worker event: unknown event '{}'", name));

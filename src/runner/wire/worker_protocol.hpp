@@ -3,7 +3,7 @@
 //   fd 0: the request (one JSON document, Request), then EOF
 //   fd 1, 2: a pipe the orchestrator keeps the last lines of (failure reasons)
 //   fd 3: the iteration trace (memfd, see trace_buffer.hpp)
-//   fd 4: events, one JSON object per line, in this order: Loaded, WarmupDone, Measured, then Layers
+//   fd 4: events, one JSON object per line, in this order: Loaded, WarmupDone, (Generated), Measured, then Layers
 //         (where the backend's options ask for a per-layer profile); Error instead of whatever did not
 //         happen; Skipped alone where the backend cannot run the model it converted for the cell.
 // Every message is one struct below; its JSON form is written and read here alone. Both ends are the
@@ -82,6 +82,14 @@ struct Measured {
     std::vector<store::Series> series = {};
 };
 
+// A generative cell's measured generations (runner/worker/generation_loop), sent once its measured loop ends,
+// before Measured: every generation's steps, and the first generation's tokens (step-major).
+struct Generated {
+    static constexpr std::string_view kName = "generated";
+    std::vector<GenerationRecord> generations;
+    std::vector<std::int32_t> first_tokens;
+};
+
 // After the measured loop: the backend's per-layer times, from a separate profiled run (may be none), and the
 // figures it measured besides the iterations (Backend::measured_metrics).
 struct Layers {
@@ -98,7 +106,7 @@ struct Error {
     std::string message;
 };
 
-using Event = std::variant<Loaded, WarmupDone, Measured, Layers, Error, Skipped>;
+using Event = std::variant<Loaded, WarmupDone, Measured, Layers, Error, Skipped, Generated>;
 
 // The event's name on the wire ("loaded", "warmup_done", ...).
 std::string_view event_name(const Event& event);

@@ -18,8 +18,10 @@
 
 #include "backends/registry.hpp"
 #include "core/clock.hpp"
+#include "core/error.hpp"
 #include "runner/worker/crash_report.hpp"
 #include "runner/worker/cuda_conditions.hpp"
+#include "runner/worker/generation_loop.hpp"
 #include "runner/worker/input_feed.hpp"
 #include "runner/load/load_clock.hpp"
 #include "runner/worker/measure_loop.hpp"
@@ -157,6 +159,48 @@ int run_scenario_cell(Backend& backend, const BackendRegistry& registry, const B
     end_after_last_event();
 }
 
+// A generative cell (core/generation): the decoder's prompts prepared once, then one generation per iteration
+// through the harness's own warm-up and measured loop; its steps go to the orchestrator in a Generated event.
+int run_generation_cell(Backend& backend, const BenchmarkSpec& spec, std::int64_t load_ns,
+                        std::vector<BackendMetric> metrics, CudaConditions& conditions, TraceBuffer& trace,
+                        std::string& phase) {
+    phase = "prepare";
+    const DecoderInfo info = backend.decoder_info();
+    if (const auto problem = generation_problem(spec, info)) throw UserError(*problem);
+    const GenerationRequest request = generation_request(spec, info);
+    GenerationIterations generations(backend, request, info);
+    generations.prepare({});
+    for (BackendMetric& metric : backend.prepared_metrics()) metrics.push_back(std::move(metric));
+    for (BackendMetric& metric : decoder_metrics(info)) metrics.push_back(std::move(metric));
+    phase = "measure conditions";
+    for (auto& metric : conditions.after_prepare()) metrics.push_back(std::move(metric));
+    send_event(wp::Loaded{load_ns, backend.version(), generations.inputs(), std::move(metrics)});
+
+    const auto& stop = trace.header().stop_requested;
+    generations.stop_when(&stop);
+    const LoopSettings loop =
+        within_capacity(spec.loop, !trace.is_ring()               ? trace.capacity()
+                                   : spec.loop.max_iterations > 0 ? spec.loop.max_iterations
+                                                                  : std::numeric_limits<std::int64_t>::max());
+    phase = "warm-up";
+    const WarmupResult warmup = run_warmup(generations, loop, stop, conditions.between());
+    send_event(wp::WarmupDone{warmup.iterations, warmup.elapsed_ns});
+    trace.prefault(expected_iterations(warmup, loop));
+    phase = "measure";
+    generations.start_recording();
+    TraceSink sink{trace.records(), &trace.header().published};
+    if (trace.is_ring()) {
+        sink.consumed = &trace.header().consumed;
+        sink.capacity = trace.capacity();
+    }
+    const MeasureResult measured = run_measured(generations, loop, sink, stop, conditions.between());
+    send_event(wp::Generated{generations.generations(), generations.first_tokens()});
+    send_event(wp::Measured{measured.iterations, measured.wall_ns, measured.stopped, measured.stop.convergence,
+                            measured.stop.reason});
+    send_layer_times(backend, trace, phase);
+    end_after_last_event();
+}
+
 int run_benchmark(const BenchmarkSpec& spec, const std::string& model_path, TraceBuffer& trace) {
     std::string phase = "load";
     try {
@@ -177,6 +221,8 @@ int run_benchmark(const BenchmarkSpec& spec, const std::string& model_path, Trac
         backend->load(converted.model_path, spec);
         // A compile made while converting (torch-aoti's package) is part of the load.
         const std::int64_t load_ns = converted.load_ns + (monotonic_ns() - load_begin);
+        if (spec.generation.active())
+            return run_generation_cell(*backend, spec, load_ns, std::move(converted.metrics), conditions, trace, phase);
 
         phase = "prepare";
         const auto input_infos = backend->inputs();

@@ -369,6 +369,86 @@ class TorchRunner(unittest.TestCase):
 
 
 @unittest.skipUnless(HAVE_NUMPY, "numpy is not importable by this interpreter")
+class GenerationProtocol(unittest.TestCase):
+    """runner_protocol's generation half: the commands on descriptor 3 (here a text stream) and the lines printed."""
+
+    def test_prepare_then_generations_print_steps_and_generated(self):
+        request = make_request("folder", generation={"input_tokens": 2, "output_tokens": 3, "sampling": "greedy"})
+        out = io.StringIO()
+        session = rp.Session(request, NeverStop(), out)
+        prepared = []
+
+        def generate(_stop):
+            return 100, [(101, [7, 8]), (102, [9, 10]), (103, [11, 12])]
+
+        commands = io.StringIO(json.dumps({"type": "prepare", "batch": 2, "input_tokens": 2, "output_tokens": 3,
+                                           "sampling": "greedy", "seed": 5, "prompts": [[1, 2], [3, 4]]}) + "\n"
+                               + '{"type":"generate"}\n' * 2)
+        session.serve_generations(lambda *args: prepared.append(args), generate, commands)
+        self.assertEqual(prepared, [([[1, 2], [3, 4]], 3, "greedy", 5)])
+        lines = out.getvalue().splitlines()
+        self.assertEqual(lines[0], '{"type":"prepared"}')
+        self.assertEqual(lines[1:4], ["step 101 7 8", "step 102 9 10", "step 103 11 12"])
+        self.assertEqual(json.loads(lines[4]), {"type": "generated", "steps": 3, "start_ns": 100})
+        self.assertEqual(session.iterations, 2)
+
+    def test_prompts_that_do_not_fit_the_request_are_an_error(self):
+        request = make_request("folder", generation={"input_tokens": 2, "output_tokens": 3, "sampling": "greedy"})
+        session = rp.Session(request, NeverStop(), io.StringIO())
+        commands = io.StringIO(json.dumps({"type": "prepare", "batch": 1, "input_tokens": 2, "output_tokens": 3,
+                                           "sampling": "greedy", "prompts": [[1, 2, 3]]}) + "\n")
+        with self.assertRaisesRegex(rp.RunnerError, "not 1 lists of 2 token ids"):
+            session.serve_generations(lambda *a: None, lambda s: (0, []), commands)
+        with self.assertRaisesRegex(rp.RunnerError, "prepare, then generate"):
+            session.serve_generations(lambda *a: None, lambda s: (0, []), io.StringIO('{"type":"generate"}\n'))
+
+    def test_splitmix_draws_are_the_cpp_engines(self):
+        draws = rp.splitmix64_uniforms(7)
+        # backends/token_choice_test.cpp pins the same two values.
+        self.assertEqual((next(draws), next(draws)), (0.3898297483912715, 0.01678829452815611))
+
+
+def load_torch_generate():
+    spec = importlib.util.spec_from_file_location("torch_generate", os.path.join(RUNNERS, "torch_generate.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@unittest.skipUnless(HAVE_TORCH, "torch is not importable by this python3")
+class TorchGeneratePieces(unittest.TestCase):
+    """torch_generate.py's parts that need torch but not transformers (Debian has torch, not transformers)."""
+
+    def test_seeded_sampler_draws_as_the_cpp_engines(self):
+        import torch  # pylint: disable=import-outside-toplevel
+        process = load_torch_generate().seeded_sampler(torch, 7)
+        flat = torch.zeros(2, 4)
+        # Four equal logits: token floor(4 u); seed 7's first draws 0.3898... and 0.0167...: tokens 1 and 0, one
+        # per sequence in batch order (backends/token_choice_test.cpp, SeededDrawsFollowTheRunnersStream).
+        self.assertEqual(process(None, flat).argmax(-1).tolist(), [1, 0])
+        peaked = torch.tensor([[0.0, 0.0, 50.0]])
+        self.assertEqual(process(None, peaked).argmax(-1).tolist(), [2])
+
+    def test_step_clock_leaves_out_the_prompt(self):
+        import torch  # pylint: disable=import-outside-toplevel
+        clock = load_torch_generate().StepClock(torch, cuda=False)
+        before = time.monotonic_ns()
+        clock.put(torch.tensor([[1, 2, 3], [4, 5, 6]]))  # generate() hands the prompt over first
+        clock.put(torch.tensor([7, 8]))
+        clock.put(torch.tensor([9, 10]))
+        self.assertEqual([tokens for _, tokens in clock.steps], [[7, 8], [9, 10]])
+        self.assertTrue(before <= clock.steps[0][0] <= clock.steps[1][0] <= time.monotonic_ns())
+
+
+@unittest.skipIf(importlib.util.find_spec("transformers") is not None, "transformers is installed")
+class TorchGenerateWithoutTransformers(unittest.TestCase):
+    def test_describe_says_transformers_is_missing(self):
+        done = subprocess.run([sys.executable, os.path.join(RUNNERS, "torch_generate.py"), "--describe"],
+                              capture_output=True, text=True, timeout=120, check=False)
+        self.assertEqual(done.returncode, rp.EXIT_FRAMEWORK_MISSING)
+        self.assertIn("transformers is not installed", json.loads(done.stdout.splitlines()[-1])["message"])
+
+
 class FakeFrameworkRunners(unittest.TestCase):
     def test_onnxruntime_runner(self):
         code, lines, err = run_runner("onnxruntime_runner.py", {}, ["--describe"], fakes=True)

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# scripts/fetch-llama-cpp.sh without the network: its arguments, that a tree provisioned with the pinned packages
+# is left alone, and --verify (a program compiled against the tree lists the devices it loads) on the repository's
+# own third_party/llama.cpp where it was fetched. Prints "N passed, N failed".
+set -uo pipefail
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/scripts" && cp "$repo/scripts/fetch-llama-cpp.sh" "$work/scripts/"
+fetch=$work/scripts/fetch-llama-cpp.sh
+passed=0 failed=0
+
+# expect CASE STATUS WORDS COMMAND...: the command exits with STATUS (0 or "fail") and its output contains WORDS.
+expect() {
+  local name=$1 status=$2 words=$3 out rc
+  shift 3
+  out=$("$@" 2>&1); rc=$?
+  if { [ "$status" = 0 ] && [ $rc -eq 0 ]; } || { [ "$status" = fail ] && [ $rc -ne 0 ]; }; then
+    if [[ $out == *"$words"* ]]; then passed=$((passed + 1)); return; fi
+  fi
+  failed=$((failed + 1))
+  echo "FAIL $name: exit $rc, output: $out"
+}
+
+expect unknown-argument fail "unknown argument '--frobnicate'" "$fetch" --frobnicate
+expect bad-cuda-env fail "INFERBENCH_LLAMA_CUDA=2" env INFERBENCH_LLAMA_CUDA=2 "$fetch"
+expect verify-unprovisioned fail "is not provisioned" "$fetch" --verify
+
+# A tree whose VERSION carries the script's pins is taken as provisioned: nothing fetched, nothing printed.
+pin() { sed -n "s/^$1=\([^ ]*\).*/\1/p" "$fetch"; }
+dest=$work/third_party/llama.cpp
+mkdir -p "$dest/include" "$dest/lib" && touch "$dest/include/llama.h" "$dest/lib/libllama.so"
+nlc=$(pin NLC_VERSION) release=$(pin LLAMA_RELEASE)
+printf 'npm: @node-llama-cpp/linux-x64 %s (llama.cpp %s) sha256 %s\nnpm: node-llama-cpp %s (llama.cpp %s source) sha256 %s\n' \
+  "$nlc" "$release" "$(pin CPU_SHA256)" "$nlc" "$release" "$(pin SRC_SHA256)" >"$dest/VERSION"
+mkdir -p "$work/bin" && printf '#!/bin/sh\necho "npm was called" >&2\nexit 1\n' >"$work/bin/npm" && chmod +x "$work/bin/npm"
+expect provisioned-is-kept 0 "" env PATH="$work/bin:$PATH" "$fetch"
+
+if [ -f "$repo/third_party/llama.cpp/VERSION" ]; then
+  expect verify-fetched 0 "devices: CPU" "$repo/scripts/fetch-llama-cpp.sh" --verify
+else
+  echo "skipped verify-fetched: $repo/third_party/llama.cpp is not fetched (scripts/fetch-llama-cpp.sh)"
+fi
+
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]
