@@ -192,8 +192,11 @@ void HtmlPage::table(const Table& table) {
                          html_escape(table.name));
     for (std::size_t c = 0; c < n; ++c) {
         if (table.columns[c].machine_only) continue;
-        body_ += fmt::format("<th data-type=\"{}\" data-key=\"{}\" scope=\"col\">{}</th>", numeric[c] ? "num" : "text",
-                             html_escape(table.columns[c].key), html_escape(table.columns[c].title));
+        const auto& column = table.columns[c];
+        const std::string hint =
+            column.hint.empty() ? "" : fmt::format(" title=\"{}\" tabindex=\"0\"", html_escape(column.hint));
+        body_ += fmt::format("<th data-type=\"{}\" data-key=\"{}\" scope=\"col\"{}>{}</th>", numeric[c] ? "num" : "text",
+                             html_escape(column.key), hint, html_escape(column.title));
     }
     body_ += "</tr></thead>\n<tbody>\n";
     for (const auto& row : table.rows) {

@@ -14,6 +14,7 @@
 #include "analysis/repeats.hpp"
 #include "analysis/telemetry_summary.hpp"
 #include "report/cost_figure.hpp"
+#include "report/generation_section.hpp"
 #include "report/html_page.hpp"
 #include "report/scenario_section.hpp"
 #include "report/report_charts.hpp"
@@ -262,7 +263,8 @@ std::string page_title(const ReportSelection& data) {
 }  // namespace
 
 std::string render_html_report(const ReportSelection& data, const std::vector<ChartGroup>& groups,
-                               const RooflineSection& roofline, const std::vector<findings::Finding>& found) {
+                               const RooflineSection& roofline, const std::vector<findings::Finding>& found,
+                               std::span<const GenerationRow> generation) {
     const auto summaries = data.summaries();
     HtmlPage page(page_title(data));
     runs_part(page, data);
@@ -281,6 +283,7 @@ std::string render_html_report(const ReportSelection& data, const std::vector<Ch
     }
     page.close_section();
 
+    generation_section(page, generation);
     scenario_section(page, summaries);
     // After the results it explains, grouped by rule: a long list of findings no longer hides them.
     findings_section(page, found);
@@ -319,7 +322,14 @@ void write_html_report(const store::ResultsStore& results, const std::vector<sto
     const auto selection = load_selection(results, selected, [&](const ReportGroup& group) {
         charts.push_back({group.title, group_charts(group)});
     });
-    write_text_file(file, render_html_report(selection, charts, roofline_section(results, selection.summaries()), found));
+    const auto summaries = selection.summaries();
+    std::optional<devices::Catalog> catalog;
+    try {
+        catalog = devices::load_catalog();
+    } catch (const std::exception&) {  // a broken devices file costs the bounds (said as unknown), not the page
+    }
+    const auto generation = generation_rows(results, analysis::combine_cells(summaries), catalog);
+    write_text_file(file, render_html_report(selection, charts, roofline_section(results, summaries), found, generation));
 }
 
 }  // namespace inferbench::report

@@ -9,27 +9,47 @@
 
 #include "core/time_units.hpp"
 #include "core/units.hpp"
+#include "report/generation_plots.hpp"
 
 namespace inferbench::report {
 namespace {
 
-struct Line {
-    std::string title;
-    std::vector<Point> points;  // x, y
-    bool markers = false;
-};
+std::string number(double value) { return fmt::format("{:.17g}", value); }
 
-struct Figure {
-    std::string stem;  // file name without extension
-    std::string title, x_label, y_label;
-    bool log2_x = false;
-    // Throughput is read as a share of the best: its axis starts at zero, so a few percent look like
-    // a few percent (the other quantities' axes are fitted, and say so where they do not start at 0).
-    bool y_from_zero = false;
-    std::vector<double> x_tics;  // explicit tics (batch sizes); empty: gnuplot's
-    std::vector<std::pair<Point, std::string>> point_labels;
-    std::vector<Line> lines;
-};
+// The y range, and the y label saying where the axis starts where that is not zero.
+std::string y_axis(const Figure& figure) {
+    std::vector<double> values;
+    for (const auto& line : figure.lines)
+        for (const auto& p : line.points)
+            if (std::isfinite(p.value)) values.push_back(p.value);
+    std::string label = figure.y_label;
+    if (values.empty()) return "set ylabel " + gnuplot_quote(label) + "\n";
+    AxisRange range = fitted_range(values);
+    if (figure.y_from_zero && range.low > 0) range = {0, range.high, ""};
+    if (!range.note.empty()) label += "; " + range.note;
+    return fmt::format("set ylabel {}\nset yrange [{}:{}]\n", gnuplot_quote(label), number(range.low),
+                       number(range.high));
+}
+
+std::string plot_style(const Line& line) {
+    if (line.points.size() == 1) return line.dashed ? "with points pt 6 ps 1.2" : "with points pt 7 ps 1.2";
+    if (line.dashed) return "with lines lw 1.5 dt 2";
+    return line.markers ? "with linespoints lw 1.5 pt 7 ps 1" : "with lines lw 1.5";
+}
+
+std::optional<double> mean_latency(const analysis::BenchmarkSummary& summary) {
+    for (const auto& metric : batch_metrics())
+        if (metric.key == "mean-latency") return metric.value(summary);
+    return std::nullopt;
+}
+
+std::vector<double> batch_tics(const ReportGroup& group) {
+    std::set<double> sizes;
+    for (const auto& b : group.benchmarks) sizes.insert(static_cast<double>(b.summary.benchmark.batch_size));
+    return {sizes.begin(), sizes.end()};
+}
+
+}  // namespace
 
 Figure make_figure(std::string stem, std::string title, std::string x_label, std::string y_label) {
     Figure figure;
@@ -55,32 +75,10 @@ void readable_ms(Figure& figure, bool x_axis) {
         axis_label.replace(at, 4, scale == 1e6 ? "(ns)" : "(us)");
 }
 
-std::string number(double value) { return fmt::format("{:.17g}", value); }
-
-// The y range, and the y label saying where the axis starts where that is not zero.
-std::string y_axis(const Figure& figure) {
-    std::vector<double> values;
-    for (const auto& line : figure.lines)
-        for (const auto& p : line.points)
-            if (std::isfinite(p.value)) values.push_back(p.value);
-    std::string label = figure.y_label;
-    if (values.empty()) return "set ylabel " + gnuplot_quote(label) + "\n";
-    AxisRange range = fitted_range(values);
-    if (figure.y_from_zero && range.low > 0) range = {0, range.high, ""};
-    if (!range.note.empty()) label += "; " + range.note;
-    return fmt::format("set ylabel {}\nset yrange [{}:{}]\n", gnuplot_quote(label), number(range.low),
-                       number(range.high));
-}
-
-std::string plot_style(const Line& line) {
-    if (line.points.size() == 1) return "with points pt 7 ps 1.2";
-    return line.markers ? "with linespoints lw 1.5 pt 7 ps 1" : "with lines lw 1.5";
-}
-
 // One gnuplot program for every figure in every format: the data once as datablocks, then per image a
 // reset and its own settings. Earlier files of the same names are removed, so that what exists
 // afterwards was drawn now.
-ReportFiles draw(const std::vector<Figure>& figures, const std::filesystem::path& dir, const PlotOptions& options) {
+ReportFiles draw_figures(const std::vector<Figure>& figures, const std::filesystem::path& dir, const PlotOptions& options) {
     ReportFiles files;
     std::vector<OutputFile> outputs;
     std::string script;
@@ -120,9 +118,12 @@ ReportFiles draw(const std::vector<Figure>& figures, const std::filesystem::path
                 script += fmt::format("set label {} at {},{} offset char 0.6,0.6\n", gnuplot_quote(text),
                                       number(at.t_s), number(at.value));
             std::vector<std::string> plots;
+            // Each line its own colour (gnuplot's linetype 1, 2, ...), a bound the colour of the line before it.
+            int colour = 0;
             for (std::size_t l = 0; l < figure.lines.size(); ++l) {
-                plots.push_back(fmt::format("${} using 1:2 {} title {}", blocks[f][l], plot_style(figure.lines[l]),
-                                            gnuplot_quote(figure.lines[l].title)));
+                if (!figure.lines[l].dashed || colour == 0) ++colour;
+                plots.push_back(fmt::format("${} using 1:2 {} lt {} title {}", blocks[f][l], plot_style(figure.lines[l]),
+                                            colour, gnuplot_quote(figure.lines[l].title)));
             }
             script += "plot " + join(plots, ", \\\n     ") + "\n";
         }
@@ -139,20 +140,6 @@ std::vector<Point> thinned(std::vector<Point> points, std::size_t max_points, st
     note = fmt::format(" (means of {})", format_latency(s_to_ns(bucket)));
     return resample(points, bucket);
 }
-
-std::optional<double> mean_latency(const analysis::BenchmarkSummary& summary) {
-    for (const auto& metric : batch_metrics())
-        if (metric.key == "mean-latency") return metric.value(summary);
-    return std::nullopt;
-}
-
-std::vector<double> batch_tics(const ReportGroup& group) {
-    std::set<double> sizes;
-    for (const auto& b : group.benchmarks) sizes.insert(static_cast<double>(b.summary.benchmark.batch_size));
-    return {sizes.begin(), sizes.end()};
-}
-
-}  // namespace
 
 AxisRange fitted_range(const std::vector<double>& values) {
     if (values.empty()) return {};
@@ -204,8 +191,9 @@ ReportFiles write_group_plots(const ReportGroup& group, const std::filesystem::p
         if (metric.unit == "ms") readable_ms(figure, false);
         figures.push_back(std::move(figure));
     }
+    if (auto per_token = per_token_latency_figure(group, options)) figures.push_back(std::move(*per_token));
     if (figures.empty()) return {{}, {fmt::format("figures of {}: nothing measured", group.key)}};
-    return draw(figures, dir, options);
+    return draw_figures(figures, dir, options);
 }
 
 ReportFiles write_throughput_latency_plots(const std::vector<BenchmarkGroup>& groups,
@@ -246,7 +234,7 @@ ReportFiles write_throughput_latency_plots(const std::vector<BenchmarkGroup>& gr
             drawable.push_back(std::move(figure));
         }
     }
-    if (!drawable.empty()) files.add(draw(drawable, dir, options));
+    if (!drawable.empty()) files.add(draw_figures(drawable, dir, options));
     return files;
 }
 

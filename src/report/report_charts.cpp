@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "report/generation_section.hpp"
+
 namespace inferbench::report {
 namespace {
 
@@ -202,6 +204,7 @@ std::vector<Chart> group_charts(const ReportGroup& group) {
     };
     for (const auto& metric : cpu_metrics) cpu_chart(charts, group, metric);
     trace_charts(charts, group);
+    add_per_token_chart(charts, group);
     sweep_charts(charts, group);
     return charts;
 }

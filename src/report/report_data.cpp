@@ -128,6 +128,8 @@ ReportSelection load_selection(const store::ResultsStore& results, const std::ve
             b.cpu = std::move(measured.cpu_samples);
             b.series = std::move(measured.series);
             b.metrics = std::move(measured.metrics);
+            if (analysis::is_generative(measured.record))
+                b.steps = analysis::step_times(b.iterations, measured.generations, measured.record.output_tokens);
         }
         set_clock(loaded, true);
         if (each_group) each_group(loaded);
@@ -137,6 +139,7 @@ ReportSelection load_selection(const store::ResultsStore& results, const std::ve
             b.cpu = {};
             b.series = {};
             b.metrics = {};
+            b.steps = {};
         }
     }
     return selection;

@@ -36,6 +36,9 @@ struct ReportBenchmark {
     std::vector<CpuSample> cpu;
     std::vector<store::Series> series;  // imported traces (trtexec's "Average on N runs")
     std::vector<store::Metric> metrics;  // what the backend or an imported tool reported (the findings' stage times)
+    // A generative benchmark's steps of its whole generations (analysis::step_times; step 0 the prefill), in
+    // measured order; empty for any other.
+    std::vector<analysis::StepTime> steps;
     // Time zero of every time axis, CLOCK_MONOTONIC ns: the first measured iteration's start (else the
     // first measure-phase sample, else the first sample) with clock_from_zero, else 0 (absolute clock).
     std::int64_t origin_ns = 0;

@@ -8,6 +8,9 @@
 #include "core/file_io.hpp"
 #include "devices/catalog.hpp"
 #include "findings/findings.hpp"
+#include "report/generation_plots.hpp"
+#include "report/generation_rows.hpp"
+#include "report/generation_workbook.hpp"
 #include "report/html_page.hpp"
 #include "report/html_report.hpp"
 #include "report/report_charts.hpp"
@@ -81,6 +84,7 @@ ReportResult write_report(const store::ResultsStore& results, const ReportOption
     std::vector<ChartGroup> charts;
     std::vector<findings::BenchmarkEvidence> evidence;
     const std::optional<devices::Catalog> catalog = catalog_or_none();
+    GenerationStepsWorkbook generation_steps(dir / "generation-steps.xlsx", options.excel_options);
     // gnuplot draws a group's figures on the second core while this thread makes its findings and
     // workbooks (which read the group too, and change nothing in it until the figures are drawn).
     const auto selection = load_selection(results, selected, [&](ReportGroup& group) {
@@ -93,6 +97,7 @@ ReportResult write_report(const store::ResultsStore& results, const ReportOption
             ExcelOptions excel_options = options.excel_options;
             excel_options.findings = group_findings(results, group, catalog, evidence);
             group_files.add(write_excel_workbooks(group, dir, excel_options));
+            generation_steps.add(group);
         }
         if (options.plots) group_files.add(figures.get());
         if (!options.excel) add_evidence(results, group, catalog, evidence, false);
@@ -101,17 +106,30 @@ ReportResult write_report(const store::ResultsStore& results, const ReportOption
     const std::vector<findings::Finding> found = findings::explain(evidence);
 
     ReportResult result;
-    result.summary = summary_table(analysis::combine_cells(summaries));
+    const auto cells = analysis::combine_cells(summaries);
+    result.summary = summary_table(cells);
+    const std::vector<GenerationRow> generation = generation_rows(results, cells, catalog);
     for (const auto& [name, format] : {std::pair{"summary.md", Format::markdown}, std::pair{"summary.csv", Format::csv},
                                        std::pair{"summary.json", Format::json}}) {
         write_text_file(dir / name, render(result.summary, format));
         result.files.written.push_back(dir / name);
     }
+    if (!generation.empty()) {  // the generative cells' own table beside the summary, as `summary` prints it
+        const Table table = generation_report_table(generation);
+        for (const auto& [name, format] : {std::pair{"generation.md", Format::markdown},
+                                           std::pair{"generation.csv", Format::csv}, std::pair{"generation.json", Format::json}}) {
+            write_text_file(dir / name, render(table, format));
+            result.files.written.push_back(dir / name);
+        }
+    }
     result.files.add(std::move(group_files));
+    if (options.excel) result.files.add(generation_workbook_files(generation, generation_steps, dir));
     if (options.plots)
         result.files.add(write_throughput_latency_plots(group_benchmarks(selected), summaries, dir, options.plot));
+    if (options.plots) result.files.add(write_generation_plots(generation, dir, options.plot));
     if (options.html) {
-        write_text_file(dir / "report.html", render_html_report(selection, charts, roofline_section(results, summaries), found));
+        write_text_file(dir / "report.html", render_html_report(selection, charts, roofline_section(results, summaries), found,
+                                                                    generation));
         result.files.written.push_back(dir / "report.html");
     }
     return result;

@@ -176,12 +176,16 @@ std::vector<BenchmarkGroup> group_benchmarks(const std::vector<store::BenchmarkR
     for (auto& group : groups) {
         std::stable_sort(group.benchmarks.begin(), group.benchmarks.end(),
                          [](const auto& a, const auto& b) { return a.batch_size < b.batch_size; });
-        std::map<std::int64_t, int> seen;
+        std::map<std::string, int> seen;
         for (const auto& b : group.benchmarks) {
-            const int n = ++seen[b.batch_size];
-            if (n == 1) group.labels.push_back(fmt::format("batch {}", b.batch_size));
-            else if (b.repeat > 0) group.labels.push_back(fmt::format("batch {} repeat {}", b.batch_size, b.repeat + 1));
-            else group.labels.push_back(fmt::format("batch {} #{}", b.batch_size, n));
+            // A generative benchmark's lengths are axes like its batch size: they name it too.
+            const std::string base = b.input_tokens > 0
+                                         ? fmt::format("batch {} in {} out {}", b.batch_size, b.input_tokens, b.output_tokens)
+                                         : fmt::format("batch {}", b.batch_size);
+            const int n = ++seen[base];
+            if (n == 1) group.labels.push_back(base);
+            else if (b.repeat > 0) group.labels.push_back(fmt::format("{} repeat {}", base, b.repeat + 1));
+            else group.labels.push_back(fmt::format("{} #{}", base, n));
         }
     }
     return groups;

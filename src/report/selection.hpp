@@ -31,7 +31,8 @@ struct BenchmarkGroup {
     std::string family_title;  // "resnet50 on cpu"
     std::string series_title;  // what tells the group apart within its family: "onnxruntime fp32"
     std::vector<store::BenchmarkRecord> benchmarks;  // by batch size, then run, then plan order
-    std::vector<std::string> labels;                 // per benchmark: "batch 8"; a repeated batch size: "batch 8 #2"
+    // per benchmark: "batch 8"; a repeated batch size: "batch 8 #2"; a generative one: "batch 8 in 128 out 16"
+    std::vector<std::string> labels;
 };
 std::vector<BenchmarkGroup> group_benchmarks(const std::vector<store::BenchmarkRecord>& benchmarks);
 

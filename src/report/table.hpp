@@ -48,6 +48,9 @@ struct Column {
     // Names what a row measured (model, batch, options, id): where its values differ it tells rows
     // apart, so it is never left out, and it heads every part of a table continued below.
     bool identity = false;
+    // What the column means, where a reader may need it (TTFT: from when to when): the HTML page shows it when
+    // the heading is hovered or focused; the other formats leave it out.
+    std::string hint = {};
 };
 
 struct Null {};

@@ -134,6 +134,24 @@ TEST_F(Selection, GroupsDifferOnlyInBatchSizeAndCarryTheRunWhenSeveral) {
     EXPECT_EQ(across[0].title, "resnet50 / torch / fp32 / cpu, run 1");
 }
 
+TEST(Grouping, GenerativeBenchmarksAreNamedByTheirLengthsAsWellAsTheirBatch) {
+    store::BenchmarkRecord a;
+    a.device = "cpu";
+    a.model = "llama-tiny";
+    a.backend = "llamacpp";
+    a.precision = "fp32";
+    a.input_tokens = 128;
+    a.output_tokens = 16;
+    store::BenchmarkRecord longer = a;
+    longer.input_tokens = 1024;
+    store::BenchmarkRecord again = a;
+    again.repeat = 1;
+    const auto groups = group_benchmarks({a, longer, again});
+    ASSERT_EQ(groups.size(), 1u);
+    EXPECT_EQ(groups[0].labels, (std::vector<std::string>{"batch 1 in 128 out 16", "batch 1 in 1024 out 16",
+                                                          "batch 1 in 128 out 16 repeat 2"}));
+}
+
 TEST(Grouping, RepeatedBatchSizesAndLookalikeNamesStayApart) {
     store::BenchmarkRecord a;
     a.device = "cuda:0";
