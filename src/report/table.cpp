@@ -27,6 +27,10 @@ constexpr int kShownDigits = 7;
 
 int shown_decimals(double value, int decimals) {
     const double magnitude = std::abs(value);
+    // A figure that is not zero never shows as 0 (a tiny model's 0.004% of a GPU's bound): two significant digits
+    // where the column's decimals would round it away.
+    if (magnitude > 0 && magnitude < 0.5 * std::pow(10.0, -decimals))
+        return static_cast<int>(std::ceil(-std::log10(magnitude))) + 1;
     if (magnitude < 1) return decimals;
     const int integer_digits = static_cast<int>(std::floor(std::log10(magnitude))) + 1;
     return std::clamp(kShownDigits - integer_digits, 0, decimals);

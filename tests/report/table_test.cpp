@@ -411,6 +411,15 @@ TEST(TableUnits, LargeFiguresShowSevenSignificantDigitsAndFilesKeepThemWhole) {
     EXPECT_NE(render(table, Format::csv).find("105025468.74"), std::string::npos) << "files keep full precision";
 }
 
+TEST(TableUnits, AFigureThatIsNotZeroNeverShowsAsZero) {
+    Table table{"t", {{"pct", "%", 0}, {"ms", "ms", 2}}, {{0.0043, 0.0}, {0.6, 0.00071}}};
+    const auto text = render(table, Format::text);
+    EXPECT_NE(text.find("0.0043"), std::string::npos) << "two significant digits where 0 decimals would show 0\n" << text;
+    EXPECT_NE(text.find("0.00071"), std::string::npos) << text;
+    EXPECT_NE(text.find("   0.00\n"), std::string::npos) << "a true zero keeps the column's decimals\n" << text;
+    EXPECT_NE(text.find(" 1 "), std::string::npos) << "0.6 at 0 decimals rounds to 1 as before\n" << text;
+}
+
 TEST(TerminalWidth, ColumnsVariableElsePipedDefault) {
     ::setenv("COLUMNS", "73", 1);
     EXPECT_EQ(terminal_width(-1), 73u);
