@@ -79,10 +79,10 @@ inline constexpr double kPrePostSharePct = 20.0;
 inline constexpr double kDecodeMemoryBoundFraction = 0.5;
 inline constexpr double kDecodeKvShareForBatching = 0.5;
 inline constexpr std::int64_t kDecodeBatchFactor = 4;
-// Launch-bound decode: under a fifth of the bandwidth bound at batch 4 or less with under 64 MiB read per step
-// (the order of a data-centre GPU's L2, 50 MB on an H100, and of a server CPU's last-level cache): the bytes
-// would stream in a small part of the step, so fixed per-step costs (launches, synchronisation, host work) make
-// the time.
+// Launch-bound decode, on a GPU: under a fifth of the bandwidth bound at batch 4 or less with under 64 MiB read per
+// step (the order of a data-centre GPU's L2, 50 MB on an H100): the bytes would stream in a small part of the
+// step, so fixed per-step costs (launches, synchronisation, host work) make the time. A CPU engine launches no
+// kernels: there decode below its bound is decode_below_bound's.
 inline constexpr double kLaunchBoundFraction = 0.2;
 inline constexpr std::int64_t kLaunchBoundMaxBatch = 4;
 inline constexpr double kLaunchBoundMaxBytes = 64.0 * 1024 * 1024;

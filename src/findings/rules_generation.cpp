@@ -36,9 +36,11 @@ std::optional<DecodeStanding> decode_standing(const BenchmarkEvidence& e) {
     return DecodeStanding{ceiling, &*e.generation_bounds, &*g, *ceiling->fraction};
 }
 
-// Whether the rule on launch-bound decode holds (see limits::kLaunchBound*).
-bool launch_bound_decode(const DecodeStanding& d) {
-    return d.fraction < limits::kLaunchBoundFraction && d.metrics->batch_size <= limits::kLaunchBoundMaxBatch &&
+// Whether the rule on launch-bound decode holds (see limits::kLaunchBound*). A GPU's only: a CPU engine launches
+// no kernels, and one far below its bandwidth bound is held back by its own compute (threads, kernels), which
+// decode_below_bound says.
+bool launch_bound_decode(const BenchmarkEvidence& e, const DecodeStanding& d) {
+    return e.on_gpu() && d.fraction < limits::kLaunchBoundFraction && d.metrics->batch_size <= limits::kLaunchBoundMaxBatch &&
            d.bounds->bytes_per_step < limits::kLaunchBoundMaxBytes;
 }
 
@@ -109,7 +111,7 @@ std::vector<Finding> decode_bound(const BenchmarkEvidence& e) {
                  "`inferbench probe` on that machine measures its memory bandwidth; `inferbench explain` then places "
                  "decode under it"}};
     }
-    if (launch_bound_decode(*d)) return {};  // launch_bound_generation says why
+    if (launch_bound_decode(e, *d)) return {};  // launch_bound_generation says why
     const std::int64_t batch = g->batch_size;
     if (d->fraction >= limits::kDecodeMemoryBoundFraction) {
         std::string statement = fmt::format("decode at {:.0f}% of the bandwidth bound ({}): memory-bound, as expected",
@@ -134,7 +136,7 @@ std::vector<Finding> decode_bound(const BenchmarkEvidence& e) {
 
 std::vector<Finding> launch_bound_generation(const BenchmarkEvidence& e) {
     const auto d = decode_standing(e);
-    if (!d || !launch_bound_decode(*d)) return {};
+    if (!d || !launch_bound_decode(e, *d)) return {};
     const double step_ns = 1e9 / *d->metrics->decode_steps_per_s;
     const double streamed_ns = 1e9 / d->ceiling->steps_per_s;
     return {{"generation.decode_launch_bound", Severity::warning, {e.id()},

@@ -82,14 +82,24 @@ TEST(GenerationRules, DecodeNearTheBoundIsMemoryBoundAndSuggestsABatch) {
     EXPECT_THAT(testing::ids(found), Not(::testing::Contains("generation.decode_launch_bound")));
 }
 
-TEST(GenerationRules, SmallDecodeFarBelowTheBoundIsLaunchBound) {
+TEST(GenerationRules, SmallDecodeFarBelowTheBoundOnAGpuIsLaunchBound) {
     const GenerationRun run({inferbench::testing::generative_benchmark(kPlan)}, bandwidth_for(0.05));
-    const auto found = explain(run.evidence());
+    // The same benchmark, bounds and all, as a GPU's: only there do kernel launches make a step's time.
+    std::vector<BenchmarkEvidence> on_gpu = run.evidence();
+    on_gpu.at(0).summary.benchmark.device = "cuda:0";
+    const auto found = explain(on_gpu);
     const auto& f = testing::only(found, "generation.decode_launch_bound");
     EXPECT_THAT(f.statement, HasSubstr("a step takes 2.000 ms"));
     EXPECT_THAT(f.statement, HasSubstr("(5% of the bound) at batch 2"));
     EXPECT_THAT(testing::ids(found), Not(::testing::Contains("generation.decode_memory_bound")));
     EXPECT_THAT(testing::ids(found), Not(::testing::Contains("generation.decode_below_bound")));
+}
+
+TEST(GenerationRules, SmallDecodeFarBelowTheBoundOnACpuIsBelowTheBoundNotLaunchBound) {
+    const GenerationRun run({inferbench::testing::generative_benchmark(kPlan)}, bandwidth_for(0.05));
+    const auto found = explain(run.evidence());
+    EXPECT_THAT(testing::only(found, "generation.decode_below_bound").statement, HasSubstr("decode at 5% of the bandwidth bound"));
+    EXPECT_THAT(testing::ids(found), Not(::testing::Contains("generation.decode_launch_bound")));
 }
 
 TEST(GenerationRules, WithoutABandwidthTheBoundIsSaidUnknown) {
