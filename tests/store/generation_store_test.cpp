@@ -11,18 +11,9 @@ namespace {
 
 using GenerationStoreTest = StoreFileTest;
 
-std::int64_t begin_run(ResultsStore& store) {
-    RunRecord run;
-    run.name = std::string("generation");
-    run.started_unix_ms = 1'700'000'000'000;
-    run.plan_json = std::string("{}");
-    run.environment_json = std::string("{}");
-    return store.begin_run(run);
-}
-
 TEST_F(GenerationStoreTest, StepsAndTokensRoundTrip) {
     auto store = ResultsStore::open(db_path_);
-    BenchmarkRecord record = benchmark(begin_run(store));
+    BenchmarkRecord record = benchmark(add_run(store, "generation"));
     record.batch_size = 2;
     record.input_tokens = 4;
     record.output_tokens = 3;
@@ -49,7 +40,7 @@ TEST_F(GenerationStoreTest, StepsAndTokensRoundTrip) {
 
 TEST_F(GenerationStoreTest, OtherBenchmarksHaveNoLengthsAndNoSteps) {
     auto store = ResultsStore::open(db_path_);
-    const std::int64_t id = store.add_benchmark(benchmark(begin_run(store)), std::vector<IterationRecord>{{5, 6}});
+    const std::int64_t id = store.add_benchmark(benchmark(add_run(store, "generation")), std::vector<IterationRecord>{{5, 6}});
     EXPECT_EQ(store.benchmarks()[0].input_tokens, 0);
     EXPECT_TRUE(store.generations(id).empty());
     EXPECT_TRUE(store.generated_tokens(id).empty());
@@ -63,7 +54,7 @@ TEST_F(GenerationStoreTest, AVersionNineFileGainsTheTablesAndKeepsItsBenchmarks)
     std::int64_t id = 0;
     {
         auto store = ResultsStore::open(db_path_);
-        id = store.add_benchmark(benchmark(begin_run(store)), std::vector<IterationRecord>{{5, 6}});
+        id = store.add_benchmark(benchmark(add_run(store, "generation")), std::vector<IterationRecord>{{5, 6}});
         Database db = Database::open(db_path_, SQLITE_OPEN_READWRITE);
         db.exec(kBackToSchema9);
     }
