@@ -82,19 +82,9 @@ EOF
   tail -n 1 "$log"
 }
 
-# npm pack <package> into $tmp and check the tarball against its pinned SHA-256; prints the tarball's path.
-fetch_package() {
-  local package=$1 sha256=$2 log=$tmp/npm.log
-  (cd "$tmp" && npm pack --loglevel=error --cache "$tmp/npm-cache" "$package@$NLC_VERSION") >"$log" 2>&1 \
-    || { cat "$log" >&2; die "npm pack $package@$NLC_VERSION failed (behind a proxy with its own CA: NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt)"; }
-  local name=${package#@}
-  local tgz=$tmp/${name//\//-}-$NLC_VERSION.tgz
-  [[ -f $tgz ]] || die "npm pack wrote no $(basename "$tgz")"
-  local got
-  got=$(sha256sum "$tgz" | cut -d' ' -f1)
-  [[ $got == "$sha256" ]] || die "$(basename "$tgz") has SHA-256 $got, not the pinned $sha256"
-  echo "$tgz"
-}
+# npm pack <package> into $tmp, checked against its pinned SHA-256; prints its path.
+source "$root/scripts/npm-pinned.sh"
+fetch_package() { npm_pack_checked "$tmp" "$1" "$NLC_VERSION" "sha256:$2"; }
 
 cpu_pin="npm: $CPU_PACKAGE $NLC_VERSION (llama.cpp $LLAMA_RELEASE) sha256 $CPU_SHA256"
 src_pin="npm: $SRC_PACKAGE $NLC_VERSION (llama.cpp $LLAMA_RELEASE source) sha256 $SRC_SHA256"

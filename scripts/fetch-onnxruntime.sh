@@ -106,19 +106,9 @@ EOF
   tail -n 1 "$log"
 }
 
-# npm pack <package> into $tmp and check the tarball against its pinned integrity ("sha512-" + base64 of
-# the SHA-512 digest, as npm's dist.integrity writes it); prints the tarball's path.
-fetch_package() {
-  local package=$1 integrity=$2 log=$tmp/npm.log
-  (cd "$tmp" && npm pack --loglevel=error --cache "$tmp/npm-cache" "$package@$PKG_VERSION") >"$log" 2>&1 \
-    || { cat "$log" >&2; die "npm pack $package@$PKG_VERSION failed"; }
-  local tgz=$tmp/$package-$PKG_VERSION.tgz
-  [[ -f $tgz ]] || die "npm pack wrote no $(basename "$tgz")"
-  local got
-  got="sha512-$(openssl dgst -sha512 -binary "$tgz" | base64 -w0)"
-  [[ $got == "$integrity" ]] || die "$(basename "$tgz") integrity $got does not match the pinned $integrity"
-  echo "$tgz"
-}
+# npm pack <package> into $tmp, checked against its pinned integrity (npm's dist.integrity); prints its path.
+source "$root/scripts/npm-pinned.sh"
+fetch_package() { npm_pack_checked "$tmp" "$1" "$PKG_VERSION" "$2"; }
 
 cpu_pin="npm: $CPU_PACKAGE $PKG_VERSION (ONNX Runtime $ORT_VERSION) $CPU_INTEGRITY"
 gpu_pin="npm: $GPU_PACKAGE $PKG_VERSION (ONNX Runtime $ORT_VERSION) $GPU_INTEGRITY"

@@ -6,7 +6,7 @@ set -uo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/scripts" && cp "$repo/scripts/fetch-llama-cpp.sh" "$work/scripts/"
+mkdir -p "$work/scripts" && cp "$repo/scripts/fetch-llama-cpp.sh" "$repo/scripts/npm-pinned.sh" "$work/scripts/"
 fetch=$work/scripts/fetch-llama-cpp.sh
 passed=0 failed=0
 
