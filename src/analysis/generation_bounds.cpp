@@ -36,6 +36,12 @@ void add_ceilings(const GenerationMetrics& m, const devices::DeviceRoofs& roofs,
         if (m.decode_steps_per_s) c.fraction = *m.decode_steps_per_s / c.steps_per_s;
         b.decode.push_back(std::move(c));
     }
+    if (roofs.last_level_cache_bytes && b.bytes_per_step <= *roofs.last_level_cache_bytes) {
+        b.fits_last_level_cache = true;
+        b.notes.push_back(fmt::format("the {:.1f} MB a decode step reads fit the CPU's {:.0f} MiB last-level cache: "
+                                      "DRAM's bandwidth does not bound this decode (the fraction of it is no ceiling)",
+                                      b.bytes_per_step / 1e6, *roofs.last_level_cache_bytes / 0x1p20));
+    }
     if (b.decode.empty())
         b.notes.push_back(fmt::format("decode ceiling unknown: no memory bandwidth for {} (no datasheet figure; "
                                       "`inferbench probe` on that machine measures it)",

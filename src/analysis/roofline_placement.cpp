@@ -111,6 +111,8 @@ private:
         roofs.key = key;
         roofs.name = model;
         roofs.identified_by = "the run's CPU model";
+        if (const auto llc = env.find("cpu_last_level_cache_bytes"); llc != env.end() && llc->is_number())
+            roofs.last_level_cache_bytes = llc->get<double>();
         if (!host_cpu_) host_cpu_ = host_cpuinfo();
         std::optional<DeviceSpec> spec;
         if (host_cpu_->model_name == model) {

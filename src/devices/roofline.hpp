@@ -51,6 +51,9 @@ struct DeviceRoofs {
     std::vector<ComputeRoof> compute;
     std::vector<MemoryRoof> memory;
     std::vector<std::string> notes;  // why roofs are missing, what to do
+    // A CPU's last-level cache as the run's environment says (cpu_last_level_cache_bytes); none for GPUs or where
+    // not stored: bytes that fit it are not bounded by DRAM's bandwidth.
+    std::optional<double> last_level_cache_bytes = {};
 
     // The datasheet (or estimated) roof when `measured` is false, else the measured one.
     const ComputeRoof* compute_roof(Precision precision, bool measured) const;

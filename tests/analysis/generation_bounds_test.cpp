@@ -53,6 +53,21 @@ TEST(GenerationBounds, DecodeCeilingIsBandwidthOverWeightAndKvBytes) {
     EXPECT_DOUBLE_EQ(b->best_decode()->steps_per_s, 80e9 / b->bytes_per_step);
 }
 
+TEST(GenerationBounds, AStepThatFitsTheCpusLastLevelCacheIsNotHeldToDram) {
+    const auto m = metrics_of(kPlan);
+    devices::DeviceRoofs roofs = gpu_roofs();
+    roofs.name = "Test CPU";
+    const auto unbounded = generation_bounds(m, roofs, "fp16");
+    ASSERT_TRUE(unbounded);
+    EXPECT_FALSE(unbounded->fits_last_level_cache) << "no cache size stored: DRAM's ceiling stands";
+    roofs.last_level_cache_bytes = unbounded->bytes_per_step * 2;
+    const auto b = generation_bounds(m, roofs, "fp16");
+    EXPECT_TRUE(b->fits_last_level_cache);
+    EXPECT_THAT(::testing::PrintToString(b->notes), HasSubstr("last-level cache: DRAM's bandwidth does not bound"));
+    roofs.last_level_cache_bytes = unbounded->bytes_per_step / 2;
+    EXPECT_FALSE(generation_bounds(m, roofs, "fp16")->fits_last_level_cache);
+}
+
 TEST(GenerationBounds, TtftFloorIsPrefillFlopsOverThePeak) {
     const auto m = metrics_of(kPlan);
     const auto b = generation_bounds(m, gpu_roofs(), "fp16");

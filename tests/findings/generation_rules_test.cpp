@@ -32,12 +32,13 @@ double bytes_per_step() {
 // as the rules read them.
 class GenerationRun {
 public:
-    GenerationRun(std::vector<store::MeasuredBenchmark> benchmarks, std::optional<double> bandwidth_gbs) {
+    GenerationRun(std::vector<store::MeasuredBenchmark> benchmarks, std::optional<double> bandwidth_gbs,
+                  std::string environment = R"({"cpu_model": "Test CPU"})") {
         auto results = store::ResultsStore::open(dir_.file("results.db"));
         store::RunRecord run;
         run.name = "generation-findings";
         run.plan_json = "{}";
-        run.environment_json = R"({"cpu_model": "Test CPU"})";
+        run.environment_json = std::move(environment);
         const auto run_id = results.begin_run(run);
         std::int64_t ordinal = 0;
         for (auto& b : benchmarks) {
@@ -100,6 +101,15 @@ TEST(GenerationRules, SmallDecodeFarBelowTheBoundOnACpuIsBelowTheBoundNotLaunchB
     const auto found = explain(run.evidence());
     EXPECT_THAT(testing::only(found, "generation.decode_below_bound").statement, HasSubstr("decode at 5% of the bandwidth bound"));
     EXPECT_THAT(testing::ids(found), Not(::testing::Contains("generation.decode_launch_bound")));
+}
+
+TEST(GenerationRules, DecodeThatFitsTheLastLevelCacheIsNeitherMemoryBoundNorBelowTheBound) {
+    const GenerationRun run({inferbench::testing::generative_benchmark(kPlan)}, bandwidth_for(0.05),
+                            R"({"cpu_model": "Test CPU", "cpu_last_level_cache_bytes": 1073741824})");
+    const auto found = testing::ids(explain(run.evidence()));
+    for (const char* id : {"generation.decode_memory_bound", "generation.decode_below_bound",
+                           "generation.decode_launch_bound", "generation.bound_not_measured"})
+        EXPECT_THAT(found, Not(::testing::Contains(id)));
 }
 
 TEST(GenerationRules, WithoutABandwidthTheBoundIsSaidUnknown) {

@@ -83,6 +83,10 @@ nlohmann::ordered_json capture_environment() {
     env["host"] = host;
     env["cpu_model"] = field_of("/proc/cpuinfo", "model name");
     env["cpu_cores"] = std::thread::hardware_concurrency();
+    // What a decode step may read without DRAM (analysis/generation_bounds): the last-level cache the OS reports.
+    if (const long llc = sysconf(_SC_LEVEL3_CACHE_SIZE) > 0 ? sysconf(_SC_LEVEL3_CACHE_SIZE) : sysconf(_SC_LEVEL2_CACHE_SIZE);
+        llc > 0)
+        env["cpu_last_level_cache_bytes"] = llc;
     env["memory_total_kib"] = field_of("/proc/meminfo", "MemTotal");
     env["kernel"] = fmt::format("{} {}", uts.sysname, uts.release);
     env["machine"] = uts.machine;
