@@ -29,18 +29,21 @@ double mean_decode_flops(const GenerationMetrics& m, const DecoderShape& shape) 
 }
 
 void add_ceilings(const GenerationMetrics& m, const devices::DeviceRoofs& roofs, GenerationBounds& b) {
+    // Bytes that stay in a CPU's last-level cache are not read from DRAM: its bandwidth is no ceiling there, so
+    // none is given (a table would show it as one, a figure draw it).
+    if (roofs.last_level_cache_bytes && b.bytes_per_step <= *roofs.last_level_cache_bytes) {
+        b.fits_last_level_cache = true;
+        b.notes.push_back(fmt::format("decode ceiling unknown: the {:.1f} MB a decode step reads fit the CPU's {:.0f} "
+                                      "MiB last-level cache, so DRAM's bandwidth does not bound it",
+                                      b.bytes_per_step / 1e6, *roofs.last_level_cache_bytes / 0x1p20));
+        return;
+    }
     for (const bool measured : {false, true}) {
         const devices::MemoryRoof* dram = roofs.dram(measured);
         if (!dram || dram->bytes_per_s <= 0) continue;
         DecodeCeiling c{dram->origin, dram->what, dram->bytes_per_s, dram->bytes_per_s / b.bytes_per_step, {}};
         if (m.decode_steps_per_s) c.fraction = *m.decode_steps_per_s / c.steps_per_s;
         b.decode.push_back(std::move(c));
-    }
-    if (roofs.last_level_cache_bytes && b.bytes_per_step <= *roofs.last_level_cache_bytes) {
-        b.fits_last_level_cache = true;
-        b.notes.push_back(fmt::format("the {:.1f} MB a decode step reads fit the CPU's {:.0f} MiB last-level cache: "
-                                      "DRAM's bandwidth does not bound this decode (the fraction of it is no ceiling)",
-                                      b.bytes_per_step / 1e6, *roofs.last_level_cache_bytes / 0x1p20));
     }
     if (b.decode.empty())
         b.notes.push_back(fmt::format("decode ceiling unknown: no memory bandwidth for {} (no datasheet figure; "

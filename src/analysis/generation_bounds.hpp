@@ -48,8 +48,8 @@ struct GenerationBounds {
     std::vector<DecodeCeiling> decode;  // datasheet first, then measured, each where the device has it
     std::vector<PrefillFloor> prefill;
     std::vector<std::string> notes;     // which bound is unknown and how to know it
-    // The bytes of a step fit the CPU's last-level cache: the DRAM ceiling is no bound (a step may beat it), so no
-    // finding calls such a decode memory-bound or below its bound.
+    // The bytes of a step fit the CPU's last-level cache: DRAM's bandwidth is no bound there, so `decode` is empty
+    // and a note says why.
     bool fits_last_level_cache = false;
 
     const DecodeCeiling* decode_ceiling(bool measured) const;

@@ -220,9 +220,10 @@ GenerationMetrics generation_metrics(const store::BenchmarkRecord& benchmark, st
     return m;
 }
 
-GenerationMetrics generation_metrics(const store::MeasuredBenchmark& measured) {
-    GenerationMetrics m = generation_metrics(measured.record, measured.iterations, measured.generations,
-                                             measured.gpu_samples, measured.cpu_samples);
+GenerationMetrics generation_metrics(const store::MeasuredBenchmark& measured,
+                                     std::span<const IterationRecord> iterations) {
+    GenerationMetrics m = generation_metrics(measured.record, iterations.empty() ? std::span(measured.iterations) : iterations,
+                                             measured.generations, measured.gpu_samples, measured.cpu_samples);
     m.decoder = decoder_facts(measured.metrics);
     return m;
 }

@@ -121,8 +121,9 @@ GenerationMetrics generation_metrics(const store::BenchmarkRecord& benchmark, st
                                      std::span<const GenerationRecord> generations, std::span<const GpuSample> gpu,
                                      std::span<const CpuSample> cpu);
 // The same of a benchmark read back (analysis/summary's read_measured, its generations included), with the decoder
-// facts of its metrics.
-GenerationMetrics generation_metrics(const store::MeasuredBenchmark& measured);
+// facts of its metrics; `iterations`, where given, in place of measured.iterations (rows walked from the store).
+GenerationMetrics generation_metrics(const store::MeasuredBenchmark& measured,
+                                     std::span<const IterationRecord> iterations = {});
 
 // Every step of the whole generations, in measured order (generation, then step): what the per-token latency,
 // the KV-cache growth finding and the per-token plots read.

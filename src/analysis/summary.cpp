@@ -316,11 +316,8 @@ void add_generation(const store::MeasuredBenchmark& measured, const IterationSou
     std::vector<IterationRecord> held;
     if (measured.iterations.empty())
         source.for_each_chunk([&](std::span<const IterationRecord> chunk) { held.insert(held.end(), chunk.begin(), chunk.end()); });
-    const std::span<const IterationRecord> iterations = held.empty() ? std::span(measured.iterations) : std::span(held);
     try {
-        summary.generation = generation_metrics(measured.record, iterations, measured.generations,
-                                                measured.gpu_samples, measured.cpu_samples);
-        summary.generation->decoder = decoder_facts(measured.metrics);
+        summary.generation = generation_metrics(measured, held);
     } catch (const UserError& e) {
         summary.warnings.emplace_back(e.what());
     }

@@ -62,6 +62,12 @@ std::optional<std::string_view> shape_problem(const DecoderShape& s) {
     if (s.layers <= 0 || s.hidden <= 0 || s.heads <= 0 || s.kv_heads <= 0 || s.head_dim <= 0 || s.intermediate <= 0 ||
         s.vocab <= 0 || s.max_context <= 0)
         return "a layer count, width, head count, vocabulary or context that is not positive";
+    if (s.layers > kMaxDecoderLayers || s.hidden > kMaxDecoderDimension || s.heads > kMaxDecoderDimension ||
+        s.kv_heads > kMaxDecoderDimension || s.head_dim > kMaxDecoderDimension ||
+        s.intermediate > kMaxDecoderDimension || s.vocab > kMaxDecoderDimension ||
+        s.heads * s.head_dim > kMaxDecoderDimension)
+        return "a dimension beyond any decoder's (more than 4096 layers, or a width, head count, head width or "
+               "vocabulary above 4 M)";
     if (s.heads % s.kv_heads != 0) return "query heads that are not a multiple of the key/value heads";
     if (s.head_dim % 2 != 0) return "an odd head dimension, which rotary embeddings cannot rotate in pairs";
     return std::nullopt;

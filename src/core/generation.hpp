@@ -58,7 +58,12 @@ std::int64_t kv_elements_per_token(const DecoderShape& shape);
 // Floating-point operations of a forward pass over `tokens` new tokens of one sequence whose cache already
 // holds `past` tokens: 2 per multiply-add of every matrix product, attention's QK^T and PV included.
 double forward_flops(const DecoderShape& shape, std::int64_t tokens, std::int64_t past);
-// Nothing where the shape is whole; else what is wrong with it, for an error line.
+// Nothing where the shape is whole; else what is wrong with it, for an error line. Every width (and heads x
+// head_dim) is also held within kMaxDecoderDimension, layers within kMaxDecoderLayers, so that the counts above,
+// computed from a file's figures, cannot overflow (the largest published decoders are far inside: 126 layers, width 16,384, a vocabulary
+// of 256 k).
+inline constexpr std::int64_t kMaxDecoderDimension = std::int64_t{1} << 22;
+inline constexpr std::int64_t kMaxDecoderLayers = 4096;
 std::optional<std::string_view> shape_problem(const DecoderShape& shape);
 
 // The prompts of a generative cell: batch x input_tokens token ids, row-major, seeded, drawn from

@@ -32,8 +32,7 @@ std::optional<DecodeStanding> decode_standing(const BenchmarkEvidence& e) {
     const auto& g = e.summary.generation;
     if (!g || !g->decode_steps_per_s || !e.generation_bounds) return std::nullopt;
     const auto* ceiling = e.generation_bounds->best_decode();
-    // A step that fits the CPU's last-level cache is not held to DRAM: no standing against that ceiling.
-    if (!ceiling || !ceiling->fraction || e.generation_bounds->fits_last_level_cache) return std::nullopt;
+    if (!ceiling || !ceiling->fraction) return std::nullopt;
     return DecodeStanding{ceiling, &*e.generation_bounds, &*g, *ceiling->fraction};
 }
 

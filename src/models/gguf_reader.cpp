@@ -157,6 +157,7 @@ DecoderShape read_gguf_decoder_shape(const std::filesystem::path& file) {
     s.tied_embeddings = !has_output;
     s.rope_theta = real(kv, a + "rope.freq_base").value_or(10000.0);
     s.rms_eps = real(kv, a + "attention.layer_norm_rms_epsilon").value_or(1e-5);
+    if (const auto problem = shape_problem(s)) r.fail(fmt::format("its decoder has {}", *problem));
     return s;
 }
 

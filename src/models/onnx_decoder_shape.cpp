@@ -2,12 +2,15 @@
 // Hugging Face-named weights. Reads the graph's description only (models/onnx_reader's signature).
 #include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <limits>
 #include <optional>
 #include <string>
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/tensor_size.hpp"
 #include "models/onnx_decoder.hpp"
 #include "models/onnx_reader.hpp"
 
@@ -37,8 +40,11 @@ std::optional<DecoderShape> shape_from_metadata(const Metadata& m) {
     DecoderShape s;
     const auto integer = [&](std::string_view key, std::int64_t& out) {
         const auto v = number(m, key);
-        if (v) out = static_cast<std::int64_t>(*v);
-        return v.has_value();
+        // A whole number within what any decoder has; anything else is not our writer's, so the shape is read
+        // from the weights instead.
+        if (!v || !(*v >= 0 && *v <= 9e15) || *v != std::floor(*v)) return false;
+        out = static_cast<std::int64_t>(*v);
+        return true;
     };
     const auto real = [&](std::string_view key, double& out) {
         const auto v = number(m, key);
@@ -134,7 +140,13 @@ std::int64_t decoder_weight_bytes_from_onnx(const std::filesystem::path& path) {
     std::int64_t bytes = 0;
     for (const onnx::OnnxTensor& t : onnx::read_onnx_signature(path).initializers) {
         if (t.dims.empty() || t.name.starts_with(kRotaryTablePrefix)) continue;
-        bytes += t.element_count() * static_cast<std::int64_t>(onnx::element_bits(t.data_type)) / 8;
+        // Dimensions read from the file: counted with overflow checks, a size no file holds refused.
+        const std::int64_t count = element_count_or_throw(fmt::format("weight {} of {}", t.name, path.string()), t.dims);
+        const auto bits = checked_mul(count, static_cast<std::int64_t>(onnx::element_bits(t.data_type)));
+        if (!bits || bytes > std::numeric_limits<std::int64_t>::max() - *bits / 8)
+            throw UserError(fmt::format("{}: its weights' sizes overflow a 64-bit count; the file is damaged",
+                                        path.string()));
+        bytes += *bits / 8;
     }
     return bytes;
 }

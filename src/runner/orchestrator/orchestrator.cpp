@@ -478,9 +478,12 @@ private:
             cell.worker_figures = worker_metrics(outcome);
             cell.worker_figures.insert(cell.worker_figures.end(), cooldown.begin(), cooldown.end());
             cell.series = worker_series(outcome);
-            if (const auto* generated = outcome.find_event<wp::Generated>()) {
-                cell.generations = generated->generations;
-                cell.generated_tokens = generated->first_tokens;
+            for (const wp::Event& event : outcome.events) {
+                const auto* generated = std::get_if<wp::Generated>(&event);
+                if (!generated) continue;
+                cell.generations.insert(cell.generations.end(), generated->generations.begin(),
+                                        generated->generations.end());
+                if (cell.generated_tokens.empty()) cell.generated_tokens = generated->first_tokens;
             }
         } catch (const std::exception& e) {
             cell.record.status = BenchmarkStatus::failed;

@@ -82,8 +82,9 @@ struct Measured {
     std::vector<store::Series> series = {};
 };
 
-// A generative cell's measured generations (runner/worker/generation_loop), sent once its measured loop ends,
-// before Measured: every generation's steps, and the first generation's tokens (step-major).
+// A generative cell's measured generations (runner/worker/generation_loop), sent between generations in batches of
+// steps and once the measured loop ends, before Measured: each batch's generations' steps, and in the first batch
+// the first generation's tokens (step-major).
 struct Generated {
     static constexpr std::string_view kName = "generated";
     std::vector<GenerationRecord> generations;

@@ -60,10 +60,29 @@ GenerationIterations::GenerationIterations(Backend& engine, const GenerationRequ
 
 void GenerationIterations::start_recording() {
     recording_ = true;
+    finished_ = false;
     next_iteration_ = 0;
-    generations_.clear();
+    kept_.clear();
+    kept_steps_ = 0;
     first_tokens_.clear();
+    first_tokens_.reserve(static_cast<std::size_t>(request_.batch * request_.output_tokens));
     keep_tokens_ = true;
+}
+
+void GenerationIterations::collect() {
+    if (!finished_) return;
+    finished_ = false;
+    kept_.push_back({next_iteration_++, steps_});
+    kept_steps_ += steps_.size();
+}
+
+std::optional<GenerationIterations::Batch> GenerationIterations::take(std::size_t min_steps) {
+    if (kept_.empty() || kept_steps_ < min_steps) return std::nullopt;
+    Batch batch{std::move(kept_), std::move(first_tokens_)};
+    kept_ = {};
+    first_tokens_ = {};
+    kept_steps_ = 0;
+    return batch;
 }
 
 void GenerationIterations::load(const std::string& model_path, const BenchmarkSpec& spec) { engine_.load(model_path, spec); }
@@ -80,7 +99,7 @@ void GenerationIterations::infer(DeviceTimes& /*times*/) {
         throw std::runtime_error(fmt::format("the engine handed over {} steps of a generation of {} tokens",
                                              steps_.size(), expected));
     if (!recording_) return;
-    generations_.push_back({next_iteration_++, steps_});
+    finished_ = true;
     keep_tokens_ = false;
 }
 

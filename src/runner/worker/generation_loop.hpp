@@ -25,16 +25,24 @@ GenerationRequest generation_request(const BenchmarkSpec& spec, const DecoderInf
 
 // Runs one generation per infer(): what the measure loops time. Each step's end is taken when the engine
 // hands its tokens over (TokenSink::step) or as the engine timed it (step_ended_at); a generation that ends
-// with fewer steps than asked for, not stopped, is an error (the engine broke its contract).
+// with fewer steps than asked for, not stopped, is an error (the engine broke its contract). Nothing is copied
+// or allocated inside a generation: its steps are kept by collect(), which runs between iterations, untimed.
 class GenerationIterations final : public Backend, private TokenSink {
 public:
     GenerationIterations(Backend& engine, const GenerationRequest& request, const DecoderInfo& info);
 
     // Keeps what later iterations measure, not what came before (the warm-up's generations).
     void start_recording();
-    const std::vector<GenerationRecord>& generations() const { return generations_; }
-    // The first recorded generation's tokens, step-major (step s, sequence b at s * batch + b).
-    const std::vector<std::int32_t>& first_tokens() const { return first_tokens_; }
+    // Untimed, between iterations: the generation just measured joins the kept ones.
+    void collect();
+    // The kept generations' steps and, the first time, the first generation's tokens (step-major: step s, sequence
+    // b at s * batch + b), handed over and forgotten, so that the worker's memory stays bounded however long the
+    // run. Nothing where fewer than `min_steps` steps are kept.
+    struct Batch {
+        std::vector<GenerationRecord> generations;
+        std::vector<std::int32_t> first_tokens;
+    };
+    std::optional<Batch> take(std::size_t min_steps);
 
     // Backend: infer() is one generation; the rest is the engine's.
     std::string name() const override { return engine_.name(); }
@@ -57,9 +65,11 @@ private:
     GenerationRequest request_;
     std::int64_t kv_bytes_per_token_ = 0;
     bool recording_ = false;
+    bool finished_ = false;  // steps_ holds a measured generation collect() has not kept yet
     std::int64_t next_iteration_ = 0;
     std::vector<GenerationStep> steps_;  // of the generation in flight
-    std::vector<GenerationRecord> generations_;
+    std::vector<GenerationRecord> kept_;
+    std::size_t kept_steps_ = 0;
     std::vector<std::int32_t> first_tokens_;
     bool keep_tokens_ = false;
     const std::atomic<std::int32_t>* stop_ = nullptr;

@@ -159,6 +159,34 @@ int run_scenario_cell(Backend& backend, const BackendRegistry& registry, const B
     end_after_last_event();
 }
 
+// Between a generative cell's measured generations, untimed: the one just measured is kept, and once enough
+// steps are kept they go to the orchestrator in a Generated event (the worker's memory stays bounded); then the
+// cell's own conditions (the L2 flush).
+class GenerationFlush final : public BetweenIterations {
+public:
+    static constexpr std::size_t kStepsPerEvent = 16384;
+
+    GenerationFlush(GenerationIterations& generations, BetweenIterations* then) : generations_(generations), then_(then) {}
+    void run() override {
+        generations_.collect();
+        send(kStepsPerEvent);
+        if (then_) then_->run();
+    }
+    // After the loop: the last generation and everything still kept.
+    void finish() {
+        generations_.collect();
+        send(0);
+    }
+
+private:
+    void send(std::size_t min_steps) {
+        if (auto batch = generations_.take(min_steps))
+            send_event(wp::Generated{std::move(batch->generations), std::move(batch->first_tokens)});
+    }
+    GenerationIterations& generations_;
+    BetweenIterations* then_;
+};
+
 // A generative cell (core/generation): the decoder's prompts prepared once, then one generation per iteration
 // through the harness's own warm-up and measured loop; its steps go to the orchestrator in a Generated event.
 int run_generation_cell(Backend& backend, const BenchmarkSpec& spec, std::int64_t load_ns,
@@ -193,8 +221,9 @@ int run_generation_cell(Backend& backend, const BenchmarkSpec& spec, std::int64_
         sink.consumed = &trace.header().consumed;
         sink.capacity = trace.capacity();
     }
-    const MeasureResult measured = run_measured(generations, loop, sink, stop, conditions.between());
-    send_event(wp::Generated{generations.generations(), generations.first_tokens()});
+    GenerationFlush flush(generations, conditions.between());
+    const MeasureResult measured = run_measured(generations, loop, sink, stop, &flush);
+    flush.finish();
     send_event(wp::Measured{measured.iterations, measured.wall_ns, measured.stopped, measured.stop.convergence,
                             measured.stop.reason});
     send_layer_times(backend, trace, phase);
