@@ -5,6 +5,7 @@
 #include <chrono>
 #include <mutex>
 #include <thread>
+#include <tuple>
 
 #include "common/local_http_server.hpp"
 #include "core/clock.hpp"
@@ -106,6 +107,34 @@ TEST(StreamClient, LlamaServerNonStreamedBody) {
     ASSERT_EQ(request.chunks.size(), 1u);
     EXPECT_EQ(request.chunks[0].tokens, 8);
     EXPECT_EQ(request.cached_tokens, 15);
+}
+
+TEST(StreamClient, FixturesSentAByteAtATimeGiveTheSameRequest) {
+    // Every byte its own write: curl reads the chunked framing and the events in whatever pieces arrive.
+    const std::tuple<const char*, ServingApi, std::int64_t> fixtures[] = {
+        {"completions-stream.http", ServingApi::completions, 16},
+        {"chat-stream.http", ServingApi::chat, 16},
+        {"completions-stream-invalid-utf8-error.http", ServingApi::completions, 16},
+        {"completions-nostream.http", ServingApi::completions, 8}};
+    for (const auto& [name, api, max_tokens] : fixtures) {
+        SCOPED_TRACE(name);
+        const std::string bytes = testing::openai_fixture(name);
+        LocalHttpServer server([&bytes](const HttpRequest&, const HttpConnection& c) {
+            for (const char byte : bytes)
+                if (!c.send(std::string_view(&byte, 1))) break;
+            return false;
+        });
+        LocalHttpServer whole = fixture_server(name);
+        ServedRequest split = one_request(config_for(server.url(), api), max_tokens);
+        const ServedRequest at_once = one_request(config_for(whole.url(), api), max_tokens);
+        EXPECT_EQ(split.outcome, at_once.outcome) << split.error;
+        expect_times_in_order(split);
+        ASSERT_EQ(split.chunks.size(), at_once.chunks.size());
+        split.sent_ns = at_once.sent_ns;
+        split.end_ns = at_once.end_ns;
+        for (std::size_t i = 0; i < split.chunks.size(); ++i) split.chunks[i].arrival_ns = at_once.chunks[i].arrival_ns;
+        EXPECT_EQ(split, at_once);
+    }
 }
 
 TEST(StreamClient, SendsThePostBodyAndBearerOnlyWithAKey) {
