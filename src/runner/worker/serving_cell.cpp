@@ -87,8 +87,8 @@ serving::WorkloadSettings workload_settings(const BenchmarkSpec& spec, const Ser
 // The cell's server: started from server_command where there is one, on a free port unless the plan names
 // the endpoint; nothing where the server already runs.
 struct CellServer {
+    std::unique_ptr<TempDir> log_dir;  // before the process: removed after it stopped
     std::unique_ptr<serving::ServerProcess> process;
-    std::optional<TempDir> log_dir;
     std::string endpoint;
     std::string command;
 };
@@ -106,7 +106,7 @@ CellServer start_server(const BenchmarkSpec& spec, const ServingOptions& options
     values["precision"] = std::string(to_string(spec.precision));
     server.command = serving::fill_command(options.server_command, values);
     if (server.endpoint.empty()) server.endpoint = fmt::format("http://127.0.0.1:{}", port);
-    server.log_dir.emplace("server");
+    server.log_dir = std::make_unique<TempDir>("server");
     server.process = std::make_unique<serving::ServerProcess>(server.command, server.log_dir->path() / "server.log");
     std::string base = server.endpoint;
     while (base.ends_with('/')) base.pop_back();
