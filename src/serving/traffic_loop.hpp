@@ -59,15 +59,15 @@ struct TrafficResult {
     std::vector<ServedRequest> requests;
     TrafficStop stop = TrafficStop::workload_done;
     std::int64_t warmup_sent = 0;
-    std::int64_t sent = 0;             // measured requests sent
-    std::int64_t cancelled = 0;        // requests that ended as cancelled (the drain limit, or an interrupt)
-    std::int64_t unanswered = 0;       // in flight still after cancel_all() and its polls (a port that lost them)
+    std::int64_t sent = 0;               // measured requests sent
+    std::int64_t cancelled = 0;          // requests that ended as cancelled (the drain limit, or an interrupt)
+    std::int64_t unanswered = 0;         // in flight still after cancel_all() and its polls (a port that lost them)
     std::int64_t measured_start_ns = 0;  // the measured phase's time 0 (after the warm-up)
     std::int64_t end_ns = 0;             // when the loop returned
 };
 
 struct TrafficHooks {
-    std::function<bool()> should_stop;                         // an interrupt: asked between waits
+    std::function<bool()> should_stop;                            // an interrupt: asked between waits
     std::function<void(std::vector<ServedRequest>)> on_finished;  // each batch of ended requests, as it ends
 };
 
