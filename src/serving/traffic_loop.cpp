@@ -238,10 +238,10 @@ std::optional<std::string> traffic_problem(const TrafficSettings& s, std::int64_
     if (s.scenario == Scenario::server && !(s.burstiness >= kMinBurstiness && s.burstiness <= kMaxBurstiness))
         return fmt::format("serving burstiness {} is outside [{}, {}]: 1 is Poisson arrivals", s.burstiness,
                            kMinBurstiness, kMaxBurstiness);
-    if (s.warmup_requests < 0 || s.warmup_requests >= workload_size)
+    if (s.warmup_requests < 0 || s.warmup_requests > workload_size)
         return fmt::format(
-            "serving warmup_requests {} leaves none of the workload's {} requests to measure: the "
-            "warm-up takes the workload's first requests",
+            "serving warmup_requests {} is outside [0, {}], the workload's requests: the warm-up takes "
+            "the workload's first requests",
             s.warmup_requests, workload_size);
     if (s.max_requests < 0) return fmt::format("serving max_requests {} is negative (0: no limit)", s.max_requests);
     if (s.duration_ns < 0 || s.drain_ns < 0) return std::string("serving duration and drain time must be >= 0");

@@ -35,8 +35,8 @@ struct TrafficSettings {
     std::int64_t concurrency = 1;               // concurrency: requests in flight
     double rate = 1.0;                          // server: mean arrivals per second
     double burstiness = 1.0;                    // server: the gaps' gamma shape (1: Poisson arrivals)
-    std::int64_t warmup_requests = 0;           // the workload's first ones, sent before the measured phase
-    std::int64_t max_requests = 0;              // measured requests sent at most; 0: the rest of the workload
+    std::int64_t warmup_requests = 0;  // the workload's first ones, sent before the measured phase (all: warm-up only)
+    std::int64_t max_requests = 0;     // measured requests sent at most; 0: the rest of the workload
     // No measured request is sent after this (from the measured phase's start); those in flight then are waited
     // for up to drain_ns, then cancelled. 0: no limit (each request ends by the port's own request timeout).
     std::int64_t duration_ns = 0;

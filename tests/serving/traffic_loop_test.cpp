@@ -213,6 +213,21 @@ TEST(TrafficLoop, WarmupGoesFirstFlaggedAndWaitedFor) {
     }
 }
 
+TEST(TrafficLoop, AWarmupOfTheWholeWorkloadMeasuresNothing) {
+    VirtualClock clock;
+    ScriptedPort port(clock);
+    auto t = closed(2);
+    t.warmup_requests = 5;
+    const auto result = run_traffic(port, clock, workload(5), t);
+    EXPECT_EQ(result.stop, TrafficStop::workload_done);
+    EXPECT_EQ(result.warmup_sent, 5);
+    EXPECT_EQ(result.sent, 0);
+    ASSERT_EQ(result.requests.size(), 5U);
+    EXPECT_TRUE(
+        std::all_of(result.requests.begin(), result.requests.end(), [](const ServedRequest& r) { return r.warmup; }));
+    EXPECT_EQ(port.max_in_flight, 2U);
+}
+
 TEST(TrafficLoop, DurationStopsSendingAndInFlightRequestsAreWaitedFor) {
     VirtualClock clock;
     ScriptedPort port(clock);
@@ -346,7 +361,7 @@ TEST(TrafficLoop, RefusesSettingsAndWorkloadsItCannotDrive) {
     t = closed(0);
     EXPECT_TRUE(traffic_problem(t, 4).has_value());
     t = closed(1);
-    t.warmup_requests = 4;
+    t.warmup_requests = 5;
     EXPECT_NE(traffic_problem(t, 4).value_or("").find("warmup_requests"), std::string::npos);
     t.warmup_requests = 0;
     t.scenario = Scenario::server;
