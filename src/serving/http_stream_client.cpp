@@ -55,7 +55,8 @@ void read_response_kind(Transfer& t) {
     const char* type = nullptr;
     curl_easy_getinfo(t.easy, CURLINFO_CONTENT_TYPE, &type);
     t.content_type = type != nullptr ? type : "";
-    if (status != 200) t.kind = BodyKind::error_body;
+    if (status == 0) t.kind = BodyKind::unknown;  // no answer at all
+    else if (status != 200) t.kind = BodyKind::error_body;
     else if (starts_with_nocase(t.content_type, "text/event-stream")) t.kind = BodyKind::events;
     else if (starts_with_nocase(t.content_type, "application/json")) t.kind = BodyKind::json;
     else t.kind = BodyKind::other;
@@ -82,8 +83,9 @@ bool take_bytes(Transfer& t, std::string_view bytes, std::int64_t now) {
             }
             for (const SseEvent& event : t.events) t.assembler.add_event(event.data, now, t.api, t.request);
             t.events.clear();
-            // A malformed event is not the API: reading on would only read more of another protocol.
-            return !(t.assembler.failed() && t.request.outcome == RequestOutcome::malformed);
+            // After an error event or one that is not the API nothing more is read: the outcome is known,
+            // and a server may keep such a stream open.
+            return !t.assembler.failed();
         case BodyKind::json:
             if (t.kept.size() + bytes.size() > kMaxJsonBody) {
                 stop(t, RequestOutcome::malformed, fmt::format("a JSON body longer than {} bytes", kMaxJsonBody));
@@ -151,8 +153,6 @@ void StreamClient::State::finish_transport_error(Transfer& t, CURLcode code) {
     } else if (detail::is_connect_failure(code)) {
         t.request.outcome = RequestOutcome::connect_failed;
         t.request.error = detail::connect_failure(t.easy, url, code, t.error_buffer);
-    } else if (t.kind == BodyKind::events && t.assembler.ended()) {
-        t.assembler.finish(config.ignore_eos, t.max_tokens, t.request);  // the stream was complete before
     } else {
         t.request.outcome = RequestOutcome::truncated;
         t.request.error = "the connection ended before the answer did: " + message;
@@ -162,9 +162,12 @@ void StreamClient::State::finish_transport_error(Transfer& t, CURLcode code) {
 void StreamClient::State::finish(Transfer& t, CURLcode code) {
     const std::int64_t now = monotonic_ns();
     if (t.kind == BodyKind::unknown) read_response_kind(t);
-    if (t.request.end_ns == 0 || code != CURLE_OK) t.request.end_ns = now;
+    // What the answer already says stands whatever ends the transfer after it: a status other than 200, or a
+    // stream ended by [DONE] or an error event (a server may keep the connection open past them).
+    const bool answered = t.kind == BodyKind::error_body || (t.kind == BodyKind::events && t.assembler.ended());
+    if (t.request.end_ns == 0 || (code != CURLE_OK && !answered)) t.request.end_ns = now;
     if (t.stopped) return;
-    if (code != CURLE_OK) return finish_transport_error(t, code);
+    if (code != CURLE_OK && !answered) return finish_transport_error(t, code);
     switch (t.kind) {
         case BodyKind::error_body:
             t.request.outcome = RequestOutcome::http_status;

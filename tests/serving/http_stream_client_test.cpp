@@ -189,6 +189,33 @@ TEST(StreamClient, HttpStatusWithALongPageIsOneShortLine) {
     EXPECT_EQ(request.error.substr(0, 16), "HTTP 502: <html>");
 }
 
+TEST(StreamClient, WhatTheAnswerSaidStandsWhenTheServerHangsAfterIt) {
+    LocalHttpServer server([](const HttpRequest& request, const HttpConnection& c) {
+        if (request.body.find("\"max_tokens\":1,") != std::string::npos) {
+            c.send(testing::event_stream_headers());
+            c.send_chunk(R"(data: {"choices":[{"text":"x"}]})"
+                         "\n\n");
+            c.send_chunk(R"(data: {"error":{"code":500,"message":"out of memory"}})"
+                         "\n\n");
+        } else {  // a 503 whose body never ends
+            c.send("HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\nloading");
+        }
+        c.wait_for_stop(10s);
+        return false;
+    });
+    EndpointConfig config = config_for(server.url());
+    config.request_timeout_ns = 1'000'000'000;
+    const auto start = std::chrono::steady_clock::now();
+    const ServedRequest error = one_request(config, 1);
+    EXPECT_EQ(error.outcome, RequestOutcome::server_error) << error.error;
+    EXPECT_EQ(error.error, "out of memory");
+    EXPECT_EQ(error.chunks.size(), 1u);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 900ms);  // not held until the timeout
+    const ServedRequest status = one_request(config, 2);
+    EXPECT_EQ(status.outcome, RequestOutcome::http_status) << status.error;
+    EXPECT_EQ(status.error, "HTTP 503: loading");
+}
+
 TEST(StreamClient, ServerDyingMidStreamIsTruncatedWithItsChunks) {
     const std::string body = testing::http_body(testing::openai_fixture("completions-stream.http"));
     LocalHttpServer server([&body](const HttpRequest&, const HttpConnection& c) {
