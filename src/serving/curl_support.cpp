@@ -38,7 +38,7 @@ bool is_connect_failure(CURLcode code) {
 
 std::string curl_message(CURLcode code, const char* error_buffer) {
     return error_buffer != nullptr && error_buffer[0] != '\0' ? std::string(error_buffer)
-                                                               : std::string(curl_easy_strerror(code));
+                                                              : std::string(curl_easy_strerror(code));
 }
 
 std::string connect_failure(CURL* easy, const std::string& url, CURLcode code, const char* error_buffer) {

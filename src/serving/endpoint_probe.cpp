@@ -5,9 +5,9 @@
 
 #include <algorithm>
 #include <cctype>
-#include <optional>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "serving/curl_support.hpp"
 #include "serving/openai_stream.hpp"
@@ -34,9 +34,9 @@ std::size_t on_header(char* data, std::size_t size, std::size_t count, void* use
     const std::size_t bytes = size * count;
     const std::string_view line(data, bytes);
     constexpr std::string_view kServer = "server:";
-    if (line.size() > kServer.size() &&
-        std::equal(kServer.begin(), kServer.end(), line.begin(),
-                   [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); })) {
+    if (line.size() > kServer.size() && std::equal(kServer.begin(), kServer.end(), line.begin(), [](char a, char b) {
+            return a == std::tolower(static_cast<unsigned char>(b));
+        })) {
         std::string_view value = line.substr(kServer.size());
         while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
         static_cast<ProbeBuffers*>(user)->server = one_line(value, 120);
@@ -81,19 +81,19 @@ EndpointProbe probe_endpoint(const EndpointConfig& config, std::int64_t timeout_
     probe.http_status = status;
     probe.server = buffers.server;
     if (code != CURLE_OK && probe.http_status == 0) {
-        probe.error = (detail::is_connect_failure(code) ? detail::connect_failure(easy.get(), url, code, error_buffer)
-                                                         : fmt::format("cannot connect to {}: {}", url,
-                                                                       detail::curl_message(code, error_buffer))) +
+        probe.error = (detail::is_connect_failure(code)
+                           ? detail::connect_failure(easy.get(), url, code, error_buffer)
+                           : fmt::format("cannot connect to {}: {}", url, detail::curl_message(code, error_buffer))) +
                       "; start the server or set endpoint=URL";
         return probe;
     }
     const auto ids = code == CURLE_OK && probe.http_status == 200 ? model_ids(buffers.body) : std::nullopt;
     if (!ids) {
-        probe.error = fmt::format("{} answered HTTP {}{} but not the OpenAI API's model list ({}); is endpoint=URL an "
-                                  "OpenAI-compatible server?",
-                                  url, probe.http_status, probe.server.empty() ? "" : " from " + probe.server,
-                                  code != CURLE_OK ? detail::curl_message(code, error_buffer)
-                                                   : one_line(buffers.body, 120));
+        probe.error = fmt::format(
+            "{} answered HTTP {}{} but not the OpenAI API's model list ({}); is endpoint=URL an "
+            "OpenAI-compatible server?",
+            url, probe.http_status, probe.server.empty() ? "" : " from " + probe.server,
+            code != CURLE_OK ? detail::curl_message(code, error_buffer) : one_line(buffers.body, 120));
         return probe;
     }
     probe.reachable = true;

@@ -26,8 +26,7 @@ constexpr std::size_t kShownBytes = 120;      // of what arrived instead of the 
 enum class BodyKind { unknown, events, json, error_body, other };
 
 bool starts_with_nocase(std::string_view text, std::string_view prefix) {
-    return text.size() >= prefix.size() &&
-           std::equal(prefix.begin(), prefix.end(), text.begin(), [](char a, char b) {
+    return text.size() >= prefix.size() && std::equal(prefix.begin(), prefix.end(), text.begin(), [](char a, char b) {
                return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
            });
 }
@@ -55,11 +54,16 @@ void read_response_kind(Transfer& t) {
     const char* type = nullptr;
     curl_easy_getinfo(t.easy, CURLINFO_CONTENT_TYPE, &type);
     t.content_type = type != nullptr ? type : "";
-    if (status == 0) t.kind = BodyKind::unknown;  // no answer at all
-    else if (status != 200) t.kind = BodyKind::error_body;
-    else if (starts_with_nocase(t.content_type, "text/event-stream")) t.kind = BodyKind::events;
-    else if (starts_with_nocase(t.content_type, "application/json")) t.kind = BodyKind::json;
-    else t.kind = BodyKind::other;
+    if (status == 0)
+        t.kind = BodyKind::unknown;  // no answer at all
+    else if (status != 200)
+        t.kind = BodyKind::error_body;
+    else if (starts_with_nocase(t.content_type, "text/event-stream"))
+        t.kind = BodyKind::events;
+    else if (starts_with_nocase(t.content_type, "application/json"))
+        t.kind = BodyKind::json;
+    else
+        t.kind = BodyKind::other;
 }
 
 std::string other_api_message(const Transfer& t) {
@@ -101,7 +105,8 @@ bool take_bytes(Transfer& t, std::string_view bytes, std::int64_t now) {
             if (t.kept.size() < kShownBytes) return true;
             stop(t, RequestOutcome::malformed, other_api_message(t));
             return false;
-        case BodyKind::unknown: break;
+        case BodyKind::unknown:
+            break;
     }
     return true;
 }
@@ -173,13 +178,16 @@ void StreamClient::State::finish(Transfer& t, CURLcode code) {
             t.request.outcome = RequestOutcome::http_status;
             t.request.error = http_status_message(t);
             return;
-        case BodyKind::json: t.assembler.add_body(t.kept, t.request.end_ns, t.api, t.request); break;
+        case BodyKind::json:
+            t.assembler.add_body(t.kept, t.request.end_ns, t.api, t.request);
+            break;
         case BodyKind::other:
             t.request.outcome = RequestOutcome::malformed;
             t.request.error = other_api_message(t);
             return;
         case BodyKind::events:
-        case BodyKind::unknown: break;
+        case BodyKind::unknown:
+            break;
     }
     t.assembler.finish(config.ignore_eos, t.max_tokens, t.request);
 }
@@ -204,8 +212,7 @@ void StreamClient::State::collect_done() {
     }
 }
 
-StreamClient::StreamClient(EndpointConfig config, std::size_t max_connections)
-    : state_(std::make_unique<State>()) {
+StreamClient::StreamClient(EndpointConfig config, std::size_t max_connections) : state_(std::make_unique<State>()) {
     detail::init_curl();
     State& s = *state_;
     s.config = std::move(config);
@@ -264,8 +271,8 @@ std::vector<ServedRequest> StreamClient::poll(std::int64_t wait_ns) {
         const std::int64_t now = monotonic_ns();
         if (!s.ended.empty() || now >= deadline) break;
         // curl shortens the wait to its own next timer (a timeout, a connection's next step).
-        curl_multi_poll(s.multi, nullptr, 0, static_cast<int>(std::min<std::int64_t>((deadline - now) / 1'000'000, 1000)),
-                        nullptr);
+        curl_multi_poll(s.multi, nullptr, 0,
+                        static_cast<int>(std::min<std::int64_t>((deadline - now) / 1'000'000, 1000)), nullptr);
     }
     return std::exchange(s.ended, {});
 }

@@ -22,7 +22,10 @@ using namespace std::chrono_literals;
 constexpr std::int64_t kTestLimitNs = 20'000'000'000;  // every test's requests end well within this
 
 EndpointConfig config_for(const std::string& url, ServingApi api = ServingApi::completions) {
-    return {.base_url = url, .api = api, .model = "tiny-llama", .connect_timeout_ns = 2'000'000'000,
+    return {.base_url = url,
+            .api = api,
+            .model = "tiny-llama",
+            .connect_timeout_ns = 2'000'000'000,
             .request_timeout_ns = 10'000'000'000};
 }
 
@@ -198,7 +201,8 @@ TEST(StreamClient, WhatTheAnswerSaidStandsWhenTheServerHangsAfterIt) {
             c.send_chunk(R"(data: {"error":{"code":500,"message":"out of memory"}})"
                          "\n\n");
         } else {  // a 503 whose body never ends
-            c.send("HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\nloading");
+            c.send(
+                "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\nloading");
         }
         c.wait_for_stop(10s);
         return false;
@@ -253,13 +257,15 @@ TEST(StreamClient, EmptyCompletionAndSeveralTokensInAChunk) {
     LocalHttpServer server([](const HttpRequest& request, const HttpConnection& c) {
         c.send(testing::event_stream_headers());
         if (request.body.find("\"max_tokens\":0") != std::string::npos) {
-            c.send_chunk(R"(data: {"choices":[{"text":"","finish_reason":"length"}],"usage":{"prompt_tokens":4,"completion_tokens":0}})"
-                         "\n\n");
+            c.send_chunk(
+                R"(data: {"choices":[{"text":"","finish_reason":"length"}],"usage":{"prompt_tokens":4,"completion_tokens":0}})"
+                "\n\n");
         } else {  // continuous usage: 3 tokens, then 2
             c.send_chunk(R"(data: {"choices":[{"text":"a b c"}],"usage":{"prompt_tokens":4,"completion_tokens":3}})"
                          "\n\n");
-            c.send_chunk(R"(data: {"choices":[{"text":"d e","finish_reason":"length"}],"usage":{"prompt_tokens":4,"completion_tokens":5}})"
-                         "\n\n");
+            c.send_chunk(
+                R"(data: {"choices":[{"text":"d e","finish_reason":"length"}],"usage":{"prompt_tokens":4,"completion_tokens":5}})"
+                "\n\n");
         }
         c.send_chunk("data: [DONE]\n\n");
         c.send_chunk("");
@@ -281,7 +287,8 @@ TEST(StreamClient, EmptyCompletionAndSeveralTokensInAChunk) {
 
 TEST(StreamClient, AnotherApiIsMalformed) {
     LocalHttpServer html([](const HttpRequest&, const HttpConnection& c) {
-        c.send(testing::http_answer(200, "OK", "text/html", "<!doctype html><title>Jupyter</title>" + std::string(5000, ' ')));
+        c.send(testing::http_answer(200, "OK", "text/html",
+                                    "<!doctype html><title>Jupyter</title>" + std::string(5000, ' ')));
         return true;
     });
     ServedRequest request = one_request(config_for(html.url()));
@@ -325,8 +332,9 @@ bool stream_tokens(const HttpConnection& c, int events, std::chrono::microsecond
                           "\n\n"))
             return false;
     }
-    c.send_chunk(R"(data: {"choices":[{"text":"","finish_reason":"length"}],"usage":{"prompt_tokens":4,"completion_tokens":)" +
-                 std::to_string(events) + "}}\n\n");
+    c.send_chunk(
+        R"(data: {"choices":[{"text":"","finish_reason":"length"}],"usage":{"prompt_tokens":4,"completion_tokens":)" +
+        std::to_string(events) + "}}\n\n");
     c.send_chunk("data: [DONE]\n\n");
     return c.send_chunk("");
 }
