@@ -50,4 +50,11 @@ std::string connect_failure(CURL* easy, const std::string& url, CURLcode code, c
     return fmt::format("cannot connect to {}: {}", url, reason);
 }
 
+std::string without_key(std::string text, const std::string& key) {
+    if (key.empty()) return text;
+    for (std::size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + 3))
+        text.replace(at, key.size(), "***");
+    return text;
+}
+
 }  // namespace inferbench::serving::detail

@@ -25,4 +25,8 @@ std::string connect_failure(CURL* easy, const std::string& url, CURLcode code, c
 // curl's message for a failed transfer: the error buffer where it was filled, else the code's text.
 std::string curl_message(CURLcode code, const char* error_buffer);
 
+// The text with every copy of the API key replaced by ***: a server or proxy may quote a request's headers
+// back in its answer, and errors are stored.
+std::string without_key(std::string text, const std::string& key);
+
 }  // namespace inferbench::serving::detail

@@ -94,6 +94,7 @@ EndpointProbe probe_endpoint(const EndpointConfig& config, std::int64_t timeout_
             "OpenAI-compatible server?",
             url, probe.http_status, probe.server.empty() ? "" : " from " + probe.server,
             code != CURLE_OK ? detail::curl_message(code, error_buffer) : one_line(buffers.body, 120));
+        probe.error = detail::without_key(std::move(probe.error), config.api_key);
         return probe;
     }
     probe.reachable = true;

@@ -206,6 +206,7 @@ void StreamClient::State::collect_done() {
         const auto it = transfers.find(easy);
         if (it == transfers.end()) continue;
         finish(*it->second, code);
+        it->second->request.error = detail::without_key(std::move(it->second->request.error), config.api_key);
         ended.push_back(std::move(it->second->request));
         transfers.erase(it);
         release(easy);

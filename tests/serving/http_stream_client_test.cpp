@@ -179,6 +179,20 @@ TEST(StreamClient, HttpStatusKeepsTheServersMessage) {
     }
 }
 
+TEST(StreamClient, TheKeyNeverReachesAnErrorMessage) {
+    LocalHttpServer server([](const HttpRequest& request, const HttpConnection& c) {
+        const std::size_t at = request.headers.find("Authorization: ");
+        c.send(testing::http_answer(401, "Unauthorized", "text/plain",
+                                    "rejected " + request.headers.substr(at, request.headers.find("\r\n", at) - at)));
+        return true;
+    });
+    EndpointConfig config = config_for(server.url());
+    config.api_key = "sk-secret-1234";
+    const ServedRequest request = one_request(config);
+    EXPECT_EQ(request.outcome, RequestOutcome::http_status);
+    EXPECT_EQ(request.error, "HTTP 401: rejected Authorization: Bearer ***");
+}
+
 TEST(StreamClient, HttpStatusWithALongPageIsOneShortLine) {
     LocalHttpServer server([](const HttpRequest&, const HttpConnection& c) {
         c.send(testing::http_answer(502, "Bad Gateway", "text/html", "<html>\n" + std::string(100000, 'x')));
