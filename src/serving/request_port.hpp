@@ -1,6 +1,7 @@
-// The port a traffic loop drives requests through. One thread drives every transfer: send() starts a request
-// now (its sent_ns taken there), poll() moves transfers for up to wait_ns (returning as soon as one ends) and
-// returns the requests that ended. A fake port lets the traffic loop be tested without a server.
+// Where a serving cell's requests go: the traffic loop (serving/traffic_loop) drives a RequestPort, the HTTP
+// client (serving/http_stream_client's StreamClient) is one, and tests give the loop a scripted one. One thread
+// drives every transfer: send() starts a request now (sent_ns taken there), poll() moves transfers for up to
+// wait_ns (returning as soon as one ends) and returns the requests that ended.
 #pragma once
 
 #include <cstddef>
