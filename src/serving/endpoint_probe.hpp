@@ -20,7 +20,7 @@ struct EndpointProbe {
 
 inline constexpr std::int64_t kProbeTimeoutNs = 5'000'000'000;
 
-// The config's connect timeout, capped at timeout_ns, bounds the connection; timeout_ns the whole answer.
+// timeout_ns bounds the whole answer, the connection included.
 EndpointProbe probe_endpoint(const EndpointConfig& config, std::int64_t timeout_ns = kProbeTimeoutNs);
 
 }  // namespace inferbench::serving

@@ -157,7 +157,8 @@ void StreamClient::State::finish_transport_error(Transfer& t, CURLcode code) {
         }
     } else if (detail::is_connect_failure(code)) {
         t.request.outcome = RequestOutcome::connect_failed;
-        t.request.error = detail::connect_failure(t.easy, url, code, t.error_buffer);
+        t.request.error =
+            fmt::format("cannot connect to {}: {}", url, detail::failure_reason(t.easy, code, t.error_buffer));
     } else {
         t.request.outcome = RequestOutcome::truncated;
         t.request.error = "the connection ended before the answer did: " + message;
