@@ -20,7 +20,7 @@ constexpr std::uint64_t kAlignment = 32;
 // GGUF's metadata value types (gguf.h).
 enum class ValueType : std::uint32_t { u32 = 4, i32 = 5, f32 = 6, boolean = 7, string = 8, array = 9 };
 // llama.cpp's token types (llama_token_type).
-constexpr std::int32_t kTokenNormal = 1, kTokenUnknown = 2, kTokenControl = 3;
+constexpr std::int32_t kTokenNormal = 1, kTokenControl = 3;
 constexpr std::int64_t kSpecialTokens = 3;  // <unk> <s> </s>
 constexpr std::int64_t kByteTokens = 256;
 
@@ -83,14 +83,12 @@ std::string vocab_piece(std::int64_t id, std::int64_t vocab) {
     return fmt::format("\u2581t{}", id);  // SentencePiece's word-start mark, then a distinct ASCII name
 }
 
-// The byte pieces are normal pieces, not byte tokens: text a prompt holds still falls back to them by their names
-// ("<0xC3>"), but a random model that emits one shows its name, never a lone byte above 0x7F that is no UTF-8 of
-// its own (a server then fails the whole response: llama-server answers HTTP 500).
-std::int32_t vocab_type(std::int64_t id) {
-    if (id == 0) return kTokenUnknown;
-    if (id < kSpecialTokens) return kTokenControl;
-    return kTokenNormal;
-}
+// Every token a random model may emit reads as text of its own: the byte pieces are normal pieces, not byte
+// tokens (text a prompt holds still falls back to them by their names, "<0xC3>"; a lone byte above 0x7F is no
+// UTF-8, and llama-server fails the whole response with HTTP 500), and so are <unk> and <s> (an unknown or
+// control token reads as nothing: a streamed chat answer would send no event for it). Only </s> is a control
+// token: it ends the text (and ignore_eos keeps it from being sampled).
+std::int32_t vocab_type(std::int64_t id) { return id == 2 ? kTokenControl : kTokenNormal; }
 
 void write_vocabulary(HeaderBytes& h, std::int64_t vocab) {
     const auto n = static_cast<std::size_t>(vocab);
