@@ -251,5 +251,126 @@ TEST_F(LlamaServerTest, ParallelSlotsDecodeRequestsTogether) {
     EXPECT_LT(last_first_token, first_end);
 }
 
+// --- the serving client against the real server ---
+
+PlannedRequest planned_tokens(std::int64_t index, std::int64_t input, std::int64_t output) {
+    PlannedRequest request;
+    request.index = index;
+    request.prompt_token_ids = token_prompt(input, static_cast<std::uint64_t>(1000 + index));
+    request.input_tokens = input;
+    request.max_tokens = output;
+    return request;
+}
+
+PlannedRequest planned_chat(std::int64_t index, std::int64_t output) {
+    PlannedRequest request;
+    request.index = index;
+    request.messages = {{"user", "Request " + std::to_string(index) + ": say something, tiny model."}};
+    request.max_tokens = output;
+    return request;
+}
+
+// Sends `requests` with at most `concurrency` in flight (a closed loop), within kCollectLimitNs; returns them as
+// they ended.
+std::vector<ServedRequest> serve(StreamClient& client, const std::vector<PlannedRequest>& requests,
+                                 std::size_t concurrency) {
+    std::vector<ServedRequest> ended;
+    std::size_t next = 0;
+    const std::int64_t deadline = monotonic_ns() + kCollectLimitNs;
+    while (ended.size() < requests.size() && monotonic_ns() < deadline) {
+        while (next < requests.size() && client.in_flight() < concurrency)
+            client.send(requests[next++], monotonic_ns(), false);
+        for (ServedRequest& request : client.poll(50'000'000)) ended.push_back(std::move(request));
+    }
+    client.cancel_all();
+    EXPECT_EQ(ended.size(), requests.size()) << "requests still in flight after " << kCollectLimitNs / 1'000'000'000
+                                             << " s";
+    return ended;
+}
+
+EndpointConfig endpoint(const std::string& url, ServingApi api) {
+    return {.base_url = url, .api = api, .model = "llama-tiny", .connect_timeout_ns = 5'000'000'000,
+            .request_timeout_ns = 20'000'000'000};
+}
+
+// What the client measured agrees with what the server says it did.
+void expect_client_agrees_with_server(const ServedRequest& request, std::int64_t output) {
+    SCOPED_TRACE("request " + std::to_string(request.index));
+    ASSERT_EQ(request.outcome, RequestOutcome::ok) << request.error;
+    EXPECT_EQ(request.output_tokens, output);
+    ASSERT_EQ(static_cast<std::int64_t>(request.chunks.size()), request.output_tokens);
+    for (const ServedChunk& chunk : request.chunks) EXPECT_EQ(chunk.tokens, 1);
+    const std::int64_t ttft_ns = request.chunks.front().arrival_ns - request.sent_ns;
+    const std::int64_t e2e_ns = request.end_ns - request.sent_ns;
+    EXPECT_GT(ttft_ns, 0);
+    EXPECT_LT(ttft_ns, e2e_ns);
+    // The server times its generation from its first sampled token to its last; the client sees the same tokens
+    // arrive between its first and last chunk. They differ by the HTTP path and the scheduling of a busy machine:
+    // within half the server's figure, or 50 ms.
+    ASSERT_GT(request.server_generation_ms, 0.0);
+    const double client_decode_ms =
+        static_cast<double>(request.chunks.back().arrival_ns - request.chunks.front().arrival_ns) / 1e6;
+    EXPECT_NEAR(client_decode_ms, request.server_generation_ms, std::max(0.5 * request.server_generation_ms, 50.0))
+        << "client " << client_decode_ms << " ms, server " << request.server_generation_ms << " ms";
+}
+
+TEST_F(LlamaServerTest, StreamClientCountsWhatTheServerReportsOnCompletions) {
+    constexpr std::int64_t kInput = 16, kOutput = 32;
+    StreamClient client(endpoint(url(), ServingApi::completions), 4);
+    std::vector<PlannedRequest> requests;
+    for (std::int64_t i = 0; i < 8; ++i) requests.push_back(planned_tokens(i, kInput, kOutput));
+    for (const ServedRequest& request : serve(client, requests, 4)) {
+        expect_client_agrees_with_server(request, kOutput);
+        EXPECT_EQ(request.input_tokens, kInput);
+        EXPECT_EQ(request.finish_reason, "length");
+    }
+}
+
+TEST_F(LlamaServerTest, StreamClientCountsWhatTheServerReportsOnChat) {
+    constexpr std::int64_t kOutput = 24;
+    StreamClient client(endpoint(url(), ServingApi::chat), 4);
+    std::vector<PlannedRequest> requests;
+    for (std::int64_t i = 0; i < 4; ++i) requests.push_back(planned_chat(i, kOutput));
+    for (const ServedRequest& request : serve(client, requests, 4)) {
+        expect_client_agrees_with_server(request, kOutput);
+        EXPECT_GT(request.input_tokens, 0);
+    }
+}
+
+// Output tokens per second of the whole server: all requests' tokens over the time from the first send to the
+// last end.
+double output_tokens_per_s(const std::vector<ServedRequest>& served) {
+    std::int64_t tokens = 0, first = INT64_MAX, last = 0;
+    for (const ServedRequest& request : served) {
+        tokens += request.output_tokens;
+        first = std::min(first, request.sent_ns);
+        last = std::max(last, request.end_ns);
+    }
+    return last > first ? static_cast<double>(tokens) * 1e9 / static_cast<double>(last - first) : 0.0;
+}
+
+TEST(LlamaServerThroughput, OneThreadAtOneAndFourSlots) {
+    // The figure the client's own ceiling (bench/openai_client_ceiling) must exceed tenfold: what llama-server
+    // produces here with llama-tiny on one thread, slots all busy (a closed loop as deep as the slots).
+    INFERBENCH_REQUIRE_LLAMA_SERVER();
+    constexpr std::int64_t kRequests = 12, kInput = 32, kOutput = 64;
+    for (const std::int64_t slots : {1, 4}) {
+        const LlamaServer server(LlamaServerOptions{.parallel = slots});
+        StreamClient client(endpoint(server.base_url(), ServingApi::completions), static_cast<std::size_t>(slots));
+        std::vector<PlannedRequest> requests;
+        for (std::int64_t i = 0; i < kRequests; ++i) requests.push_back(planned_tokens(i, kInput, kOutput));
+        const std::vector<ServedRequest> served = serve(client, requests, static_cast<std::size_t>(slots));
+        for (const ServedRequest& request : served) ASSERT_EQ(request.outcome, RequestOutcome::ok) << request.error;
+        const double rate = output_tokens_per_s(served);
+        EXPECT_GT(rate, 0.0);
+        std::printf("llama-server, llama-tiny fp32, 1 thread, %lld slot(s): %.0f output tokens/s (%lld requests of "
+                    "%lld in, %lld out)\n",
+                    static_cast<long long>(slots), rate, static_cast<long long>(kRequests),
+                    static_cast<long long>(kInput), static_cast<long long>(kOutput));
+        ::testing::Test::RecordProperty("output_tokens_per_s_" + std::to_string(slots) + "_slots",
+                                        std::to_string(static_cast<long long>(rate)));
+    }
+}
+
 }  // namespace
 }  // namespace inferbench::serving
