@@ -54,20 +54,30 @@ inline std::optional<std::string> llama_server_missing() {
 // then text pieces. Prompts given as token ids use text pieces only, so each id is one token and one piece.
 inline constexpr std::int64_t kFirstTextToken = 259;
 
+// The command that starts llama-server, as a plan's server_command writes it ({model}, {host} and {port} filled
+// by serving::fill_command): its working directory is lib/, where it loads the compute backends from.
+inline std::string llama_server_command(std::int64_t parallel, std::int64_t context, const std::string& alias) {
+    const auto quoted = [](const std::filesystem::path& path) { return "'" + path.string() + "'"; };
+    return "env -C " + quoted(llama_cpp_dir() / "lib") + " " + quoted(llama_server_binary()) +
+           " -m {model} --host {host} --port {port} -t 1 --parallel " + std::to_string(parallel) + " -c " +
+           std::to_string(context) + " --alias " + alias + " --no-ui";
+}
+
 class LlamaServer {
 public:
     explicit LlamaServer(const LlamaServerOptions& options = {}) : options_(options) {
         model_ = scratch_.path() / "llama-tiny.gguf";
         models::write_llama_gguf(tiny_shape(), options.model_seed, Precision::fp32, model_);
-        // A port found free can be taken before the server binds it: a few tries, each on a new port.
+        // A port found free can be taken before the server binds it: then a few tries, each on a new port.
         constexpr int kAttempts = 3;
         for (int attempt = 1;; ++attempt) {
             try {
                 start(serving::free_local_port());
                 return;
             } catch (const UserError&) {
+                const bool port_taken = process_->log_tail().find("couldn't bind") != std::string::npos;
                 process_.reset();
-                if (attempt == kAttempts) throw;
+                if (!port_taken || attempt == kAttempts) throw;
             }
         }
     }
@@ -81,17 +91,9 @@ public:
 private:
     void start(int port) {
         base_url_ = "http://127.0.0.1:" + std::to_string(port);
-        // The server loads its compute backends (libggml-cpu-*.so) from its working directory: lib/.
-        const std::string command = serving::fill_command(
-            "env -C {lib} {server} -m {model} --host 127.0.0.1 --port {port} -t 1 --parallel {parallel} -c {context} "
-            "--alias {alias} --no-ui",
-            {{"lib", (llama_cpp_dir() / "lib").string()},
-             {"server", llama_server_binary().string()},
-             {"model", model_.string()},
-             {"port", std::to_string(port)},
-             {"parallel", std::to_string(options_.parallel)},
-             {"context", std::to_string(options_.context)},
-             {"alias", options_.alias}});
+        const std::string command =
+            serving::fill_command(llama_server_command(options_.parallel, options_.context, options_.alias),
+                                  {{"model", model_.string()}, {"host", "127.0.0.1"}, {"port", std::to_string(port)}});
         process_ = std::make_unique<serving::ServerProcess>(command, scratch_.path() / "llama-server.log");
         process_->wait_ready(base_url_ + "/health", options_.ready_timeout_ns);
     }

@@ -372,5 +372,24 @@ TEST(LlamaServerThroughput, OneThreadAtOneAndFourSlots) {
     }
 }
 
+TEST(LlamaServerStart, AModelItCannotLoadIsOneErrorWithTheServersOwnWords) {
+    INFERBENCH_REQUIRE_LLAMA_SERVER();
+    const testing::ScratchDir scratch;
+    scratch.write("broken.gguf", "not a GGUF file");
+    const std::string port = std::to_string(free_local_port());
+    const std::string command = fill_command(testing::llama_server_command(1, 256, "broken"),
+                                             {{"model", scratch.file("broken.gguf")}, {"host", "127.0.0.1"}, {"port", port}});
+    ServerProcess process(command, scratch.path() / "server.log");
+    const std::int64_t started = monotonic_ns();
+    try {
+        process.wait_ready("http://127.0.0.1:" + port + "/health", 30'000'000'000);
+        FAIL() << "a server without a model answered";
+    } catch (const UserError& error) {
+        EXPECT_NE(std::string(error.what()).find("ended"), std::string::npos) << error.what();
+        EXPECT_NE(std::string(error.what()).find("model"), std::string::npos) << error.what();
+    }
+    EXPECT_LT(monotonic_ns() - started, 30'000'000'000);
+}
+
 }  // namespace
 }  // namespace inferbench::serving
