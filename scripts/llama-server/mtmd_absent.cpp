@@ -35,12 +35,24 @@ mtmd_context* mtmd_init_from_file(const char* mmproj_fname, const llama_model*, 
 }
 
 // Freeing nothing is allowed; there is never anything else to free.
-void mtmd_free(mtmd_context* ctx) { if (ctx) unreachable(__func__); }
-void mtmd_bitmap_free(mtmd_bitmap* bitmap) { if (bitmap) unreachable(__func__); }
-void mtmd_batch_free(mtmd_batch* batch) { if (batch) unreachable(__func__); }
-void mtmd_input_chunk_free(mtmd_input_chunk* chunk) { if (chunk) unreachable(__func__); }
-void mtmd_input_chunks_free(mtmd_input_chunks* chunks) { if (chunks) unreachable(__func__); }
-void mtmd_helper_video_free(mtmd_helper_video* video) { if (video) unreachable(__func__); }
+void mtmd_free(mtmd_context* ctx) {
+    if (ctx) unreachable(__func__);
+}
+void mtmd_bitmap_free(mtmd_bitmap* bitmap) {
+    if (bitmap) unreachable(__func__);
+}
+void mtmd_batch_free(mtmd_batch* batch) {
+    if (batch) unreachable(__func__);
+}
+void mtmd_input_chunk_free(mtmd_input_chunk* chunk) {
+    if (chunk) unreachable(__func__);
+}
+void mtmd_input_chunks_free(mtmd_input_chunks* chunks) {
+    if (chunks) unreachable(__func__);
+}
+void mtmd_helper_video_free(mtmd_helper_video* video) {
+    if (video) unreachable(__func__);
+}
 
 // Reached only with a multimodal context, which this build never makes.
 mtmd_batch* mtmd_batch_init(mtmd_context*) { unreachable(__func__); }

@@ -25,8 +25,8 @@
 namespace inferbench::testing {
 
 struct LlamaServerOptions {
-    std::int64_t parallel = 2;      // --parallel: requests decoded together
-    std::int64_t context = 2048;    // -c: the KV cache, shared by the slots (each holds context / parallel)
+    std::int64_t parallel = 2;    // --parallel: requests decoded together
+    std::int64_t context = 2048;  // -c: the KV cache, shared by the slots (each holds context / parallel)
     std::string alias = "llama-tiny";
     std::uint64_t model_seed = 42;
     std::int64_t ready_timeout_ns = 60'000'000'000;
@@ -45,8 +45,8 @@ inline std::optional<std::string> llama_server_missing() {
     return std::nullopt;
 }
 
-#define INFERBENCH_REQUIRE_LLAMA_SERVER()                                                      \
-    do {                                                                                       \
+#define INFERBENCH_REQUIRE_LLAMA_SERVER()                                                                 \
+    do {                                                                                                  \
         if (const auto missing = ::inferbench::testing::llama_server_missing()) GTEST_SKIP() << *missing; \
     } while (false)
 

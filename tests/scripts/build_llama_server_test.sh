@@ -31,12 +31,17 @@ mkdir -p "$work/third_party/llama.cpp/src/tools/server" "$work/third_party/llama
 expect no-common-library fail "lib/libllama-common.so" "$build"
 
 server=$repo/third_party/llama.cpp/bin/llama-server
-if [ -x "$server" ] && [ -f "$server.stamp" ]; then
+# Built from the sources here (the fetched commit and this stand-in): then a run must leave it alone.
+current() {
+  grep -qxF "llama.cpp $(git -C "$repo/third_party/llama.cpp/src" rev-parse HEAD 2>/dev/null)" "$server.stamp" &&
+    grep -qxF "mtmd_absent $(sha256sum "$repo/scripts/llama-server/mtmd_absent.cpp" | cut -d' ' -f1)" "$server.stamp"
+}
+if [ -x "$server" ] && [ -f "$server.stamp" ] && current; then
   before=$(stat -c %Y "$server")
   expect built-is-kept 0 "" "$repo/scripts/build-llama-server.sh"
   [ "$(stat -c %Y "$server")" = "$before" ] || { failed=$((failed + 1)); echo "FAIL built-is-kept: $server was rebuilt"; }
 else
-  echo "skipped built-is-kept: $server is not built (scripts/build-llama-server.sh)"
+  echo "skipped built-is-kept: $server is not built from these sources (scripts/build-llama-server.sh)"
 fi
 
 echo "$passed passed, $failed failed"

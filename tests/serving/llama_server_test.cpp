@@ -87,19 +87,14 @@ StreamedAnswer post_streamed(const std::string& url, const json& body) {
     const EasyHandle easy = new_easy();
     Transfer transfer;
     transfer.answer.sent_ns = monotonic_ns();
-    transfer.answer.status =
-        perform_post(easy.get(), url, body.dump(), on_events, &transfer, transfer.answer.error);
+    transfer.answer.status = perform_post(easy.get(), url, body.dump(), on_events, &transfer, transfer.answer.error);
     transfer.answer.end_ns = monotonic_ns();
     return std::move(transfer.answer);
 }
 
 json streamed_request(std::int64_t max_tokens) {
-    return {{"model", "llama-tiny"},
-            {"stream", true},
-            {"ignore_eos", true},
-            {"temperature", 0},
-            {"max_tokens", max_tokens},
-            {"stream_options", {{"include_usage", true}}}};
+    return {{"model", "llama-tiny"}, {"stream", true},           {"ignore_eos", true},
+            {"temperature", 0},      {"max_tokens", max_tokens}, {"stream_options", {{"include_usage", true}}}};
 }
 
 // `length` seeded token ids of llama-tiny's text pieces: one token each, whatever the tokenizer would make of text.
@@ -283,13 +278,16 @@ std::vector<ServedRequest> serve(StreamClient& client, const std::vector<Planned
         for (ServedRequest& request : client.poll(50'000'000)) ended.push_back(std::move(request));
     }
     client.cancel_all();
-    EXPECT_EQ(ended.size(), requests.size()) << "requests still in flight after " << kCollectLimitNs / 1'000'000'000
-                                             << " s";
+    EXPECT_EQ(ended.size(), requests.size())
+        << "requests still in flight after " << kCollectLimitNs / 1'000'000'000 << " s";
     return ended;
 }
 
 EndpointConfig endpoint(const std::string& url, ServingApi api) {
-    return {.base_url = url, .api = api, .model = "llama-tiny", .connect_timeout_ns = 5'000'000'000,
+    return {.base_url = url,
+            .api = api,
+            .model = "llama-tiny",
+            .connect_timeout_ns = 5'000'000'000,
             .request_timeout_ns = 20'000'000'000};
 }
 
@@ -368,10 +366,11 @@ TEST(LlamaServerThroughput, OneThreadAtOneAndFourSlots) {
         double generation_ms = 0;
         for (const ServedRequest& request : served) generation_ms += request.server_generation_ms;
         const double per_request = static_cast<double>(kRequests * kOutput) * 1e3 / generation_ms;
-        std::printf("llama-server, llama-tiny fp32, 1 thread, %lld slot(s): %.0f output tokens/s (%lld requests of "
-                    "%lld in, %lld out; the server's own decode rate per request %.0f tokens/s)\n",
-                    static_cast<long long>(slots), rate, static_cast<long long>(kRequests),
-                    static_cast<long long>(kInput), static_cast<long long>(kOutput), per_request);
+        std::printf(
+            "llama-server, llama-tiny fp32, 1 thread, %lld slot(s): %.0f output tokens/s (%lld requests of "
+            "%lld in, %lld out; the server's own decode rate per request %.0f tokens/s)\n",
+            static_cast<long long>(slots), rate, static_cast<long long>(kRequests), static_cast<long long>(kInput),
+            static_cast<long long>(kOutput), per_request);
         ::testing::Test::RecordProperty("output_tokens_per_s_" + std::to_string(slots) + "_slots",
                                         std::to_string(static_cast<long long>(rate)));
     }
@@ -382,8 +381,9 @@ TEST(LlamaServerStart, AModelItCannotLoadIsOneErrorWithTheServersOwnWords) {
     const testing::ScratchDir scratch;
     scratch.write("broken.gguf", "not a GGUF file");
     const std::string port = std::to_string(free_local_port());
-    const std::string command = fill_command(testing::llama_server_command(1, 256, "broken"),
-                                             {{"model", scratch.file("broken.gguf")}, {"host", "127.0.0.1"}, {"port", port}});
+    const std::string command =
+        fill_command(testing::llama_server_command(1, 256, "broken"),
+                     {{"model", scratch.file("broken.gguf")}, {"host", "127.0.0.1"}, {"port", port}});
     ServerProcess process(command, scratch.path() / "server.log");
     const std::int64_t started = monotonic_ns();
     try {
