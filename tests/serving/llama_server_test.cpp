@@ -225,7 +225,7 @@ TEST_F(LlamaServerTest, EveryTokenButTheEndOfTextReadsAsNonEmptyText) {
 
 TEST_F(LlamaServerTest, ParallelSlotsDecodeRequestsTogether) {
     // As many requests as slots, sent at once: all in flight together, each with every token.
-    constexpr std::int64_t kRequests = 4, kTokens = 48;
+    constexpr std::int64_t kRequests = 4, kTokens = 96;
     std::vector<StreamedAnswer> answers(kRequests);
     std::vector<std::thread> threads;
     for (std::int64_t i = 0; i < kRequests; ++i)
