@@ -33,7 +33,7 @@ os_id=$(. /etc/os-release 2>/dev/null && echo "${ID:-unknown}")
 required=(
   build-essential cmake ninja-build pkg-config git ca-certificates
   libyaml-cpp-dev libcli11-dev nlohmann-json3-dev libfmt-dev libsqlite3-dev
-  libisal-dev gnuplot-nox fonts-dejavu-core
+  libisal-dev libcurl4-openssl-dev gnuplot-nox fonts-dejavu-core
 )
 command -v npm >/dev/null 2>&1 || required+=(npm)
 optional=()
