@@ -22,7 +22,9 @@ inline constexpr std::int64_t kGgufQuantBlock = 32;  // values per Q8_0 / Q4_0 b
 // Writes the decoder of `shape` with the weights of `seed` to `file` (complete or absent): fp32 -> F32,
 // fp16 -> F16, bf16 -> BF16, int8 -> Q8_0, int4 -> Q4_0; norms always F32, and a matrix whose rows are not
 // whole quantization blocks F16. Metadata of llama.cpp's "llama" architecture and a SentencePiece-style
-// vocabulary of shape.vocab pieces (<unk> <s> </s>, the 256 byte pieces, then distinct text pieces). q_proj
+// vocabulary of shape.vocab pieces (<unk> <s> </s>, the 256 byte pieces <0x00>..<0xFF>, then distinct text
+// pieces), every one but </s> a normal piece, so that each token a random model emits reads as non-empty valid
+// UTF-8 on its own (a server streams one event per token). q_proj
 // and k_proj rows are reordered from Hugging Face's rotate_half pairing (i, i + head_dim/2) to the adjacent
 // pairs (2i, 2i + 1) llama.cpp rotates, so the file computes what the Hugging Face model does. Tensor by
 // tensor: memory holds the largest tensor, not the model. Throws UserError for a shape or precision it
