@@ -18,6 +18,7 @@ constexpr std::string_view kName = "openai";
 
 std::int64_t duration_option(const OptionReader& reader, std::string_view name, bool zero_allowed) {
     const std::string text = reader.text(name);
+    if (zero_allowed && text == "0") return 0;
     std::string why;
     const auto ns = parse_duration_ns(text, &why);
     if (!ns || *ns < 0 || (!zero_allowed && *ns == 0))
