@@ -76,10 +76,12 @@ std::vector<std::int64_t> chunk_gaps_ns(const ServedRequest& request) {
 
 std::vector<std::int64_t> per_token_latencies_ns(const ServedRequest& request) {
     std::vector<std::int64_t> latencies;
+    // Never more values than the usage's count: a chunk claiming more tokens than the request had gives none.
+    const std::int64_t most = request.output_tokens >= 0 ? request.output_tokens : std::numeric_limits<std::int64_t>::max();
     const ServedChunk* previous = nullptr;
     for (const auto& chunk : request.chunks) {
         if (!has_output(chunk)) continue;
-        if (previous && chunk.tokens > 0) {
+        if (previous && chunk.tokens > 0 && chunk.tokens <= most - static_cast<std::int64_t>(latencies.size())) {
             const std::int64_t each = (chunk.arrival_ns - previous->arrival_ns) / chunk.tokens;
             latencies.insert(latencies.end(), static_cast<std::size_t>(chunk.tokens), each);
         }

@@ -60,8 +60,8 @@ std::vector<std::int64_t> chunk_gaps_ns(const ServedRequest& request);
 
 // Per-token latency: each chunk with output after the first gives its gap divided by its tokens, once for each
 // of its tokens (a chunk of 3 tokens 30 ms after the one before gives 10 ms three times). The first chunk's
-// tokens are TTFT's; a chunk whose tokens cannot be known (-1) gives none. With one token per chunk these are
-// the chunk gaps.
+// tokens are TTFT's; a chunk whose tokens cannot be known (-1), or that would give more values than the
+// request's usage count, gives none. With one token per chunk these are the chunk gaps.
 std::vector<std::int64_t> per_token_latencies_ns(const ServedRequest& request);
 
 // Whether `request` meets every bound of `slos` that is set: it is ok, TTFT <= slos.ttft_ns, TPOT <=

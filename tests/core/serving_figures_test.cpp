@@ -87,6 +87,11 @@ TEST(ServingFigures, PerTokenLatencySkipsChunksOfUnknownTokens) {
     EXPECT_EQ(per_token_latencies_ns(r), (std::vector<std::int64_t>(2, 5 * kMs)));
 }
 
+TEST(ServingFigures, AChunkClaimingMoreTokensThanTheUsageGivesNoPerTokenLatency) {
+    const auto r = request(0, {5, 35, 45}, {1, 1'000'000'000'000, 1}, 3);
+    EXPECT_EQ(per_token_latencies_ns(r), (std::vector<std::int64_t>{10 * kMs}));
+}
+
 TEST(ServingFigures, MeetsSlosChecksEachBoundThatIsSet) {
     const auto r = request(0, {10, 50, 90}, {1, 2, 2}, 5);  // TTFT 10, TPOT 20, e2e 90 ms
     EXPECT_TRUE(meets_slos(r, {}));
