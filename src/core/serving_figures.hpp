@@ -73,11 +73,11 @@ bool meets_slos(const ServedRequest& request, const ServingSlos& slos);
 // One of the LLM Server scenario's two constraints: a percentile of a per-request figure within a bound, with
 // LoadGen's early stopping (core/statistics/early_stopping) on the requests over it.
 struct LatencyConstraint {
-    std::string name;                 // "TTFT" or "TPOT"
+    std::string name;  // "TTFT" or "TPOT"
     std::int64_t bound_ns = 0;
-    std::int64_t requests = 0;        // the requests judged (failed ones included)
-    std::int64_t percentile_ns = 0;   // LoadGen's rank percentile (sorted[floor(n p)]); failed requests rank last
-    bool percentile_failed = false;   // that rank is a failed request (no figure): over any bound
+    std::int64_t requests = 0;          // the requests judged (failed ones included)
+    std::int64_t percentile_ns = 0;     // LoadGen's rank percentile (sorted[floor(n p)]); failed requests rank last
+    bool percentile_failed = false;     // that rank is a failed request (no figure): over any bound
     early_stopping::ServerCheck check;  // over-bound requests (failed ones included) and the requests needed
     bool met() const { return !percentile_failed && percentile_ns <= bound_ns && check.satisfied; }
 };
@@ -85,10 +85,10 @@ struct LatencyConstraint {
 // MLPerf's LLM Server verdict over a cell's measured requests (warm-up ones are left out).
 struct ServingVerdict {
     bool valid = false;
-    std::vector<std::string> reasons;   // why INVALID, one line each
+    std::vector<std::string> reasons;  // why INVALID, one line each
     double percentile = 0.99;
-    std::int64_t requests = 0;          // measured requests
-    std::int64_t failed = 0;            // not ok: each counts as over both bounds
+    std::int64_t requests = 0;                    // measured requests
+    std::int64_t failed = 0;                      // not ok: each counts as over both bounds
     std::optional<LatencyConstraint> ttft, tpot;  // each where its bound is set
 };
 

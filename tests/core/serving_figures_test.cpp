@@ -124,9 +124,7 @@ std::vector<ServedRequest> uniform(std::size_t n, std::int64_t ttft, std::int64_
     return requests;
 }
 
-TEST(LlmServerVerdict, NoBoundNoVerdict) {
-    EXPECT_FALSE(judge_llm_server(uniform(10, 5, 2), {.e2e_ns = 1}));
-}
+TEST(LlmServerVerdict, NoBoundNoVerdict) { EXPECT_FALSE(judge_llm_server(uniform(10, 5, 2), {.e2e_ns = 1})); }
 
 TEST(LlmServerVerdict, ValidWhenBothP99sAreWithinAndEarlyStoppingIsSatisfied) {
     // With no request over the bound, early stopping needs 459 (0.99^459 < 0.01).
