@@ -18,7 +18,7 @@ std::vector<Finding> explain(std::span<const BenchmarkEvidence> evidence) {
     using Rule = std::vector<Finding> (*)(const BenchmarkEvidence&);
     for (const Rule rule : {&throttling, &launch_bound, &transfer_bound, &instability, &not_converged, &host_busy, &cpu_limits,
                             &pre_post_processing, &layer_pitfalls, &compile_fallbacks, &decode_bound,
-                            &launch_bound_generation, &kv_cache_growth})
+                            &launch_bound_generation, &kv_cache_growth, &ttft_queueing, &prefill_interference})
         for (const auto& e : evidence) add(rule(e));
     add(precision_anomalies(evidence));
     add(batch_scaling(evidence));
@@ -37,6 +37,7 @@ std::vector<Finding> explain(const store::ResultsStore& results, std::span<const
 
 nlohmann::ordered_json to_json(const Finding& finding) {
     nlohmann::ordered_json evidence{{"series", finding.evidence.series}, {"layers", finding.evidence.layers}};
+    if (!finding.evidence.events.empty()) evidence["events"] = finding.evidence.events;
     if (finding.evidence.window)
         evidence["window_ms"] = {ns_to_ms(finding.evidence.window->start_ns),
                                  ns_to_ms(finding.evidence.window->end_ns)};
