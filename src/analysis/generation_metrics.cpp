@@ -31,16 +31,6 @@ std::vector<WholeGeneration> whole_generations(std::span<const IterationRecord> 
     return whole;
 }
 
-LatencyDistribution distribution(std::span<const std::int64_t> in_order) {
-    LatencyDistribution d;
-    d.ns = summarize(in_order);
-    const auto sorted = sorted_values(in_order);
-    d.mean_ci = at_least(batch_means_interval(in_order), d.ns.min);
-    d.p50_ci = quantile_interval(sorted, 0.50);
-    d.p99_ci = quantile_interval(sorted, 0.99);
-    return d;
-}
-
 double per_second(double count, double ns) { return ns > 0 ? count / ns_to_s(ns) : 0.0; }
 
 // The CPU package's energy over the measure phase from its RAPL counter (read as joules, wraps undone by the
@@ -114,6 +104,16 @@ void add_telemetry(const store::BenchmarkRecord& benchmark, std::span<const Gene
 }
 
 }  // namespace
+
+LatencyDistribution latency_distribution(std::span<const std::int64_t> in_order) {
+    LatencyDistribution d;
+    d.ns = summarize(in_order);
+    const auto sorted = sorted_values(in_order);
+    d.mean_ci = at_least(batch_means_interval(in_order), d.ns.min);
+    d.p50_ci = quantile_interval(sorted, 0.50);
+    d.p99_ci = quantile_interval(sorted, 0.99);
+    return d;
+}
 
 double DecoderFacts::weight_bytes_per_step() const {
     return parameters > 0 ? weight_bytes * parameters_read_per_step / parameters : 0.0;
@@ -196,8 +196,8 @@ GenerationMetrics generation_metrics(const store::BenchmarkRecord& benchmark, st
         decode.push_back(iteration->e2e_ns - ttft.back());
     }
     for (const auto& step : whole.front().generation->steps) m.kv_cache_bytes.push_back(step.kv_cache_bytes);
-    m.ttft = distribution(ttft);
-    m.e2e = distribution(e2e);
+    m.ttft = latency_distribution(ttft);
+    m.e2e = latency_distribution(e2e);
     const double batch = static_cast<double>(benchmark.batch_size);
     m.prefill_tokens_per_s = per_second(batch * static_cast<double>(benchmark.input_tokens), m.ttft.ns.mean);
     m.output_tokens_per_s = per_second(batch * static_cast<double>(benchmark.output_tokens), m.e2e.ns.mean);
@@ -205,11 +205,11 @@ GenerationMetrics generation_metrics(const store::BenchmarkRecord& benchmark, st
         const std::int64_t decode_steps = benchmark.output_tokens - 1;
         std::vector<std::int64_t> tpot;
         for (const auto d : decode) tpot.push_back(d / decode_steps);
-        m.tpot = distribution(tpot);
+        m.tpot = latency_distribution(tpot);
         std::vector<std::int64_t> per_token;
         for (const auto& step : step_times(iterations, generations, benchmark.output_tokens))
             if (step.step > 0) per_token.push_back(step.duration_ns);
-        m.per_token = distribution(per_token);
+        m.per_token = latency_distribution(per_token);
         const TimingSummary decode_time = summarize(decode);
         m.decode_steps_per_s = per_second(static_cast<double>(decode_steps), decode_time.mean);
         m.decode_tokens_per_s = *m.decode_steps_per_s * batch;

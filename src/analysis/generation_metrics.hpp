@@ -63,6 +63,9 @@ struct LatencyDistribution {
     std::optional<Interval> mean_ci, p50_ci, p99_ci;
 };
 
+// The distribution of durations given in measured order (the order the mean's batch-means interval reads).
+LatencyDistribution latency_distribution(std::span<const std::int64_t> in_order);
+
 // One step of one generation, its duration from the step before it (step 0: from the generation's start).
 struct StepTime {
     std::int64_t iteration = 0;  // the generation's
