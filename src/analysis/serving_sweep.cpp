@@ -1,11 +1,16 @@
 #include "analysis/serving_sweep.hpp"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
+#include <set>
+#include <sstream>
 
 #include <fmt/format.h>
 
+#include "analysis/scenario_summary.hpp"
 #include "core/error.hpp"
+#include "core/units.hpp"
 
 namespace inferbench::analysis {
 namespace {
@@ -141,6 +146,98 @@ std::optional<Saturation> saturation(std::span<const SweepPoint> points) {
                           growth(*here.system_tokens_per_s, *next.system_tokens_per_s), ttft, peak};
     }
     return std::nullopt;
+}
+
+}  // namespace inferbench::analysis
+
+namespace inferbench::analysis {
+namespace {
+
+constexpr std::string_view kLoadSettings[] = {"concurrency=", "target_qps="};
+
+// The variant without the load's own setting: what the cells of one sweep share.
+std::string variant_without_load(const std::string& variant) {
+    std::vector<std::string> kept;
+    std::istringstream words(variant);
+    for (std::string word; words >> word;) {
+        const bool load = std::any_of(std::begin(kLoadSettings), std::end(kLoadSettings),
+                                      [&](std::string_view prefix) { return word.starts_with(prefix); });
+        if (!load) kept.push_back(word);
+    }
+    return join(kept, " ");
+}
+
+std::string sweep_key(const store::BenchmarkRecord& b, LoadKind kind) {
+    return fmt::format("{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}", b.run_id, b.model, b.backend, b.device, b.precision,
+                       b.batch_size, b.input_tokens, b.output_tokens, variant_without_load(b.variant), to_string(kind));
+}
+
+std::string sweep_name(const store::BenchmarkRecord& b, LoadKind kind, bool several_runs) {
+    std::string name = fmt::format("{} {} {} {}", b.model, b.backend, b.device, b.precision);
+    const auto rest = variant_without_load(b.variant);
+    if (!rest.empty()) name += " " + rest;
+    name += fmt::format(", {}", to_string(kind));
+    if (several_runs) name += fmt::format(", run {}", b.run_id);
+    return name;
+}
+
+std::optional<double> p50_of(const std::optional<LatencyDistribution>& d) {
+    return d ? std::optional(d->ns.p50) : std::nullopt;
+}
+std::optional<double> p99_of(const std::optional<LatencyDistribution>& d) {
+    return d ? std::optional(d->ns.p99) : std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::pair<LoadKind, SweepPoint>> sweep_point(const ServingCell& cell) {
+    if (!cell.serving) return std::nullopt;
+    const auto scenario = stored_scenario(cell.benchmark);
+    if (!scenario) return std::nullopt;
+    LoadKind kind = LoadKind::concurrency;
+    SweepPoint p;
+    if (scenario->scenario == Scenario::concurrency) {
+        p.load = static_cast<double>(scenario->concurrency);
+    } else if (scenario->scenario == Scenario::server) {
+        kind = LoadKind::request_rate;
+        p.load = scenario->target_qps;
+    } else {
+        return std::nullopt;
+    }
+    const ServingSummary& s = *cell.serving;
+    p.benchmark_id = cell.benchmark.benchmark_id;
+    if (s.output_tokens_per_s_per_user) p.user_tokens_per_s = s.output_tokens_per_s_per_user->p50;
+    p.system_tokens_per_s = s.output_tokens_per_s;
+    p.gpus = cell.gpus;
+    if (s.goodput) p.goodput_fraction = s.goodput->fraction;
+    else if (s.counts.sent > 0)
+        p.goodput_fraction = static_cast<double>(s.counts.ok) / static_cast<double>(s.counts.sent);
+    p.ttft_p50_ns = p50_of(s.ttft);
+    p.ttft_p99_ns = p99_of(s.ttft);
+    p.tpot_p50_ns = p50_of(s.tpot);
+    p.tpot_p99_ns = p99_of(s.tpot);
+    return std::pair{kind, p};
+}
+
+std::vector<ServingSweep> serving_sweeps(std::span<const ServingCell> cells) {
+    std::set<std::int64_t> runs;
+    for (const auto& c : cells) runs.insert(c.benchmark.run_id);
+    std::vector<ServingSweep> sweeps;
+    std::map<std::string, std::size_t> index;
+    for (const auto& cell : cells) {
+        auto point = sweep_point(cell);
+        if (!point) continue;
+        const auto [it, added] = index.try_emplace(sweep_key(cell.benchmark, point->first), sweeps.size());
+        if (added) sweeps.push_back({sweep_name(cell.benchmark, point->first, runs.size() > 1), point->first, {}});
+        auto& points = sweeps[it->second].points;
+        const bool repeated = std::any_of(points.begin(), points.end(),
+                                          [&](const SweepPoint& p) { return p.load == point->second.load; });
+        if (!repeated) points.push_back(point->second);
+    }
+    for (auto& sweep : sweeps)
+        std::stable_sort(sweep.points.begin(), sweep.points.end(),
+                         [](const SweepPoint& a, const SweepPoint& b) { return a.load < b.load; });
+    return sweeps;
 }
 
 }  // namespace inferbench::analysis

@@ -15,6 +15,9 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/serving_metrics.hpp"
+#include "store/results_store.hpp"
+
 namespace inferbench::analysis {
 
 namespace limits {
@@ -99,5 +102,32 @@ struct Saturation {
     double peak_tokens_per_s = 0;  // the highest system tokens/s of the sweep
 };
 std::optional<Saturation> saturation(std::span<const SweepPoint> points);
+
+// A serving cell as a sweep reads it: its row, its summary and the GPUs its server used (server_metrics::kGpus;
+// nothing: unknown).
+struct ServingCell {
+    store::BenchmarkRecord benchmark;
+    const ServingSummary* serving = nullptr;
+    std::optional<std::int64_t> gpus;
+};
+
+// The cell's load and what it measured: tokens/s per user is the median over its requests (the median user's),
+// TTFT and TPOT their p50 and p99; the goodput fraction where an SLO is set, else the share of requests that
+// ended ok (every request is judged against "answered in full"). Nothing where the cell's stored scenario is
+// neither a concurrency level nor an open-loop rate (scenario `concurrency` or `server`).
+std::optional<std::pair<LoadKind, SweepPoint>> sweep_point(const ServingCell& cell);
+
+// One sweep: what its cells share, and one point per load.
+struct ServingSweep {
+    std::string name;  // "llama-tiny openai cpu fp32, concurrency" (+ options, ", run 3")
+    LoadKind kind = LoadKind::concurrency;
+    std::vector<SweepPoint> points;  // ascending load
+};
+
+// The cells grouped into sweeps: same run, model, backend, device, precision, batch size, token lengths, load kind
+// and variant once the load's own setting (concurrency=, target_qps=) is taken out of it. A group of one cell is a
+// sweep of one point (the table shows it; the front and the knee of one point say little). Cells with the same
+// load in one group (repeats not combined) keep the first.
+std::vector<ServingSweep> serving_sweeps(std::span<const ServingCell> cells);
 
 }  // namespace inferbench::analysis

@@ -12,6 +12,7 @@
 #include "analysis/iteration_statistics.hpp"
 #include "analysis/run_context.hpp"
 #include "analysis/scenario_summary.hpp"
+#include "analysis/serving_metrics.hpp"
 #include "analysis/telemetry_summary.hpp"
 #include "core/statistics/statistics.hpp"
 #include "store/results_store.hpp"
@@ -104,6 +105,7 @@ struct BenchmarkSummary {
     InputFigures inputs;                    // files the cell fed, where the plan gave them
     std::optional<ThrottleSummary> throttle;  // the iterations' throttle flags, under flag or discard
     std::optional<GenerationMetrics> generation;  // a generative benchmark's TTFT, TPOT, ... (analysis/generation_metrics)
+    std::optional<ServingSummary> serving;  // a serving cell's TTFT, TPOT, goodput, ... (analysis/serving_metrics)
     FigureIntervals ci;                     // 95% confidence intervals of the headline figures
     std::int64_t repeats = 1;               // benchmarks this summary stands for (analysis/repeats.hpp)
     std::vector<std::int64_t> repeat_ids;   // a combined cell's stored repeats, measured or not; else empty

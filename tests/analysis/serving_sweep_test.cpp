@@ -159,3 +159,79 @@ TEST(ServingSweep, SaturationSkipsPointsWithoutBothFiguresAndNeedsTwo) {
 
 }  // namespace
 }  // namespace inferbench::analysis
+
+namespace inferbench::analysis {
+namespace {
+
+store::BenchmarkRecord serving_cell_record(std::int64_t id, std::string variant, std::string scenario_json) {
+    store::BenchmarkRecord b;
+    b.benchmark_id = id;
+    b.run_id = 1;
+    b.model = "llama-tiny";
+    b.backend = "openai";
+    b.device = "cpu";
+    b.precision = "fp32";
+    b.variant = std::move(variant);
+    b.status = BenchmarkStatus::ok;
+    b.settings_json = std::move(scenario_json);
+    return b;
+}
+
+ServingSummary serving_of(double system, double user_p50, double ttft_p50_ns, std::int64_t sent, std::int64_t ok) {
+    ServingSummary s;
+    s.counts.sent = sent;
+    s.counts.ok = ok;
+    s.output_tokens_per_s = system;
+    TimingSummary per_user;
+    per_user.count = ok;
+    per_user.p50 = user_p50;
+    s.output_tokens_per_s_per_user = per_user;
+    LatencyDistribution ttft;
+    ttft.ns.count = ok;
+    ttft.ns.p50 = ttft_p50_ns;
+    ttft.ns.p99 = 2 * ttft_p50_ns;
+    s.ttft = ttft;
+    return s;
+}
+
+TEST(ServingSweeps, CellsOfOneServerGroupByLoadKindAndVariantWithoutTheLoad) {
+    const ServingSummary a = serving_of(100, 50, 1e7, 10, 10), b = serving_of(180, 45, 2e7, 10, 9);
+    const std::string concurrency2 = R"({"duration_ns": 1000000000, "scenario": {"scenario": "concurrency", "concurrency": 2}})";
+    const std::string concurrency1 = R"({"duration_ns": 1000000000, "scenario": {"scenario": "concurrency", "concurrency": 1}})";
+    const std::string rate = R"({"duration_ns": 1000000000, "scenario": {"scenario": "server", "target_qps": 4.5}})";
+    const std::vector<ServingCell> cells = {
+        {serving_cell_record(1, "slots=4 concurrency=2", concurrency2), &b, 1},
+        {serving_cell_record(2, "slots=4 concurrency=1", concurrency1), &a, 1},
+        {serving_cell_record(3, "slots=8 concurrency=1", concurrency1), &a, std::nullopt},
+        {serving_cell_record(4, "slots=4 target_qps=4.5", rate), &a, 1},
+        {serving_cell_record(5, "slots=4", "{}"), &a, 1},  // no scenario stored: not a sweep's
+    };
+    const auto sweeps = serving_sweeps(cells);
+    ASSERT_EQ(sweeps.size(), 3u);
+    EXPECT_EQ(sweeps[0].name, "llama-tiny openai cpu fp32 slots=4, concurrency");
+    ASSERT_EQ(sweeps[0].points.size(), 2u);
+    EXPECT_EQ(sweeps[0].points[0].benchmark_id, 2);  // ascending load
+    EXPECT_DOUBLE_EQ(sweeps[0].points[1].load, 2);
+    EXPECT_DOUBLE_EQ(*sweeps[0].points[1].system_tokens_per_s, 180);
+    EXPECT_DOUBLE_EQ(*sweeps[0].points[1].user_tokens_per_s, 45);
+    EXPECT_DOUBLE_EQ(*sweeps[0].points[1].goodput_fraction, 0.9);  // no SLOs: the share answered in full
+    EXPECT_DOUBLE_EQ(*sweeps[0].points[1].ttft_p99_ns, 4e7);
+    EXPECT_FALSE(sweeps[0].points[1].tpot_p50_ns);  // not measured: unknown, not 0
+    EXPECT_EQ(sweeps[1].name, "llama-tiny openai cpu fp32 slots=8, concurrency");
+    EXPECT_FALSE(sweeps[1].points[0].gpus);
+    EXPECT_EQ(sweeps[2].kind, LoadKind::request_rate);
+    EXPECT_DOUBLE_EQ(sweeps[2].points[0].load, 4.5);
+}
+
+TEST(ServingSweeps, GoodputUnderSlosIsTheSummarysFraction) {
+    ServingSummary s = serving_of(100, 50, 1e7, 10, 10);
+    s.goodput = Goodput{ServingSlos{.ttft_ns = 5'000'000}, 7, 7.0, 0.7};
+    const std::vector<ServingCell> cells = {
+        {serving_cell_record(1, "", R"({"duration_ns": 1000000000, "scenario": {"scenario": "concurrency", "concurrency": 3}})"), &s, std::nullopt}};
+    const auto point = sweep_point(cells[0]);
+    ASSERT_TRUE(point);
+    EXPECT_DOUBLE_EQ(*point->second.goodput_fraction, 0.7);
+}
+
+}  // namespace
+}  // namespace inferbench::analysis
