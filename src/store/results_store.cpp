@@ -703,6 +703,7 @@ std::int64_t ResultsStore::Impl::store_benchmark(const BenchmarkRecord& benchmar
     insert_layer_times(s.db, benchmark_id, data.layer_times);
     insert_generations(s.db, benchmark_id, data.generations);
     insert_generated_tokens(s.db, benchmark_id, benchmark.batch_size, data.generated_tokens);
+    insert_serving(s.db, benchmark_id, data.served_requests, data.serving_workload);
     transaction.commit();
     return benchmark_id;
 }
@@ -854,6 +855,21 @@ std::vector<std::vector<std::int32_t>> ResultsStore::generated_tokens(std::int64
         result[sequence].push_back(static_cast<std::int32_t>(select.column_int64(1)));
     }
     return result;
+}
+
+std::vector<ServedRequest> ResultsStore::served_requests(std::int64_t benchmark_id) const {
+    std::vector<ServedRequest> result;
+    for_each_served_request(benchmark_id, [&](ServedRequest&& request) { result.push_back(std::move(request)); });
+    return result;
+}
+
+void ResultsStore::for_each_served_request(std::int64_t benchmark_id,
+                                           const std::function<void(ServedRequest&&)>& take) const {
+    store::for_each_served_request(impl_->db, benchmark_id, take);
+}
+
+std::optional<ServingWorkloadRecord> ResultsStore::serving_workload(std::int64_t benchmark_id) const {
+    return read_serving_workload(impl_->db, benchmark_id);
 }
 
 std::vector<std::int64_t> ResultsStore::add_probes(std::span<const ProbeRecord> probes) {

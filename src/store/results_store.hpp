@@ -18,6 +18,7 @@
 #include "core/status.hpp"
 #include "core/plan/stop_criterion.hpp"
 #include "store/iteration_spool.hpp"
+#include "store/serving_records.hpp"
 
 namespace inferbench::store {
 
@@ -103,6 +104,10 @@ struct BenchmarkData {
     // The tokens of its first measured generation, step-major: token of sequence b at step s at
     // [s * batch + b] (batch = the benchmark's batch_size).
     std::span<const std::int32_t> generated_tokens = {};
+    // A serving cell's requests (warm-up ones included), each with its chunks, stored in this order; and the
+    // workload it sent with its SLOs (store/serving_records.hpp).
+    std::span<const ServedRequest> served_requests = {};
+    const ServingWorkloadRecord* serving_workload = nullptr;
 };
 
 // A benchmark with everything measured for it, owned (BenchmarkData only views): what a run keeps in
@@ -119,11 +124,14 @@ struct MeasuredBenchmark {
     std::shared_ptr<const IterationSpool> spooled_iterations = {};  // after `iterations`: a drained loop's
     std::vector<GenerationRecord> generations = {};
     std::vector<std::int32_t> generated_tokens = {};
+    std::vector<ServedRequest> served_requests = {};
+    std::optional<ServingWorkloadRecord> serving_workload = {};
 
     BenchmarkData data() const {
         return {.iterations = iterations, .spooled_iterations = spooled_iterations.get(), .metrics = metrics, .series = series, .gpu_samples = gpu_samples,
                 .cpu_samples = cpu_samples, .telemetry_sources = telemetry_sources, .layer_times = layer_times,
-                .generations = generations, .generated_tokens = generated_tokens};
+                .generations = generations, .generated_tokens = generated_tokens,
+                .served_requests = served_requests, .serving_workload = serving_workload ? &*serving_workload : nullptr};
     }
 };
 
@@ -231,6 +239,13 @@ public:
     std::vector<GenerationRecord> generations(std::int64_t benchmark_id) const;
     // Its first measured generation's tokens, one vector per sequence (sequence 0 first); empty for any other.
     std::vector<std::vector<std::int32_t>> generated_tokens(std::int64_t benchmark_id) const;
+    // A serving cell's requests in stored order (warm-up ones included), each with its chunks; empty for any
+    // other benchmark. All in memory: about 200 bytes a request and 16 a chunk (100 000 chunks: 1.6 MB).
+    std::vector<ServedRequest> served_requests(std::int64_t benchmark_id) const;
+    // The same given to `take` one request at a time: memory holds one request whatever the count.
+    void for_each_served_request(std::int64_t benchmark_id, const std::function<void(ServedRequest&&)>& take) const;
+    // The workload a serving cell sent, with its SLOs; nothing for any other benchmark.
+    std::optional<ServingWorkloadRecord> serving_workload(std::int64_t benchmark_id) const;
 
     // Device probes, all in one transaction (probe_id ignored); returns their ids in order.
     std::vector<std::int64_t> add_probes(std::span<const ProbeRecord> probes);

@@ -226,6 +226,50 @@ CREATE TABLE generated_tokens (
     PRIMARY KEY (benchmark_id, sequence, position)
 ) WITHOUT ROWID;
 )sql",
+    // 11: serving cells (core/serving.hpp): every request sent to the server, warm-up ones included (warmup 1),
+    // in the order the run passed them (seq), with its times on core/clock, how it ended and what the server reported
+    // (NULL: not reported); every streamed chunk that carried output with its arrival time (tokens NULL: not
+    // known); and the workload the cell sent (serving/workload's JSON, stored as given, for a replay) with the
+    // objectives its requests are judged by (NULL: none).
+    R"sql(
+CREATE TABLE serving_requests (
+    benchmark_id         INTEGER NOT NULL REFERENCES benchmarks (benchmark_id) ON DELETE CASCADE,
+    seq                  INTEGER NOT NULL,
+    request              INTEGER NOT NULL,
+    warmup               INTEGER NOT NULL CHECK (warmup IN (0, 1)),
+    scheduled_ns         INTEGER NOT NULL,
+    sent_ns              INTEGER NOT NULL,
+    end_ns               INTEGER NOT NULL,
+    outcome              TEXT    NOT NULL CHECK (outcome IN ('ok', 'http_status', 'connect_failed', 'timeout',
+                                                             'truncated', 'server_error', 'malformed',
+                                                             'wrong_token_count', 'cancelled')),
+    http_status          INTEGER,
+    error                TEXT,
+    input_tokens         INTEGER CHECK (input_tokens >= 0),
+    output_tokens        INTEGER CHECK (output_tokens >= 0),
+    cached_tokens        INTEGER CHECK (cached_tokens >= 0),
+    finish_reason        TEXT,
+    server_prompt_ms     REAL,
+    server_generation_ms REAL,
+    PRIMARY KEY (benchmark_id, seq)
+) WITHOUT ROWID;
+CREATE TABLE serving_chunks (
+    benchmark_id INTEGER NOT NULL REFERENCES benchmarks (benchmark_id) ON DELETE CASCADE,
+    seq          INTEGER NOT NULL,
+    chunk        INTEGER NOT NULL,
+    arrival_ns   INTEGER NOT NULL,
+    tokens       INTEGER CHECK (tokens >= 0),
+    PRIMARY KEY (benchmark_id, seq, chunk)
+) WITHOUT ROWID;
+CREATE TABLE serving_workloads (
+    benchmark_id  INTEGER PRIMARY KEY REFERENCES benchmarks (benchmark_id) ON DELETE CASCADE,
+    fingerprint   TEXT    NOT NULL,
+    workload_json TEXT    NOT NULL,
+    slo_ttft_ns   INTEGER CHECK (slo_ttft_ns > 0),
+    slo_tpot_ns   INTEGER CHECK (slo_tpot_ns > 0),
+    slo_e2e_ns    INTEGER CHECK (slo_e2e_ns > 0)
+);
+)sql",
 };
 
 constexpr int kKnownVersion = static_cast<int>(std::size(kMigrations));
