@@ -56,6 +56,7 @@ struct BenchmarkEvidence {
     std::vector<store::BenchmarkRecord> out_of_memory;
     // A serving cell's stored requests, warm-up ones included (core/serving.hpp), each with its chunks.
     std::vector<ServedRequest> requests;
+    bool serving() const;  // a serving cell: the `openai` backend's, or one with stored requests
 
     std::int64_t id() const { return summary.benchmark.benchmark_id; }
     bool on_gpu() const;

@@ -135,13 +135,20 @@ std::vector<Finding> decode_bound(const BenchmarkEvidence& e);
 std::vector<Finding> launch_bound_generation(const BenchmarkEvidence& e);
 std::vector<Finding> kv_cache_growth(const BenchmarkEvidence& e);
 // Serving cells (rules_serving): TTFT far above the server's own prompt time, decode gaps that coincide with other
-// requests' first tokens.
+// requests' first tokens, failed requests by kind against goodput (serving.errors; a serving cell without a
+// measured request: serving.not_measured).
 std::vector<Finding> ttft_queueing(const BenchmarkEvidence& e);
 std::vector<Finding> prefill_interference(const BenchmarkEvidence& e);
+std::vector<Finding> serving_errors(const BenchmarkEvidence& e);
 
 // Across the benchmarks of a selection.
 // Batch sizes of a generative cell that ran out of memory, beside the largest that ran.
 std::vector<Finding> generation_out_of_memory(std::span<const BenchmarkEvidence> all);
+// Serving sweeps (analysis/serving_sweep): the load where throughput stops growing while TTFT grows
+// (serving.saturation), and TTFT that grows with the load while the server's prompt time does not
+// (serving.ttft_queueing).
+std::vector<Finding> serving_saturation(std::span<const BenchmarkEvidence> all);
+std::vector<Finding> sweep_ttft_queueing(std::span<const BenchmarkEvidence> all);
 std::vector<Finding> precision_anomalies(std::span<const BenchmarkEvidence> all);
 std::vector<Finding> batch_scaling(std::span<const BenchmarkEvidence> all);
 std::vector<Finding> comparisons(std::span<const BenchmarkEvidence> all);

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/serving_sweep.hpp"
 #include "core/serving_figures.hpp"
 #include "core/statistics/statistics.hpp"
 #include "core/time_units.hpp"
@@ -135,6 +136,152 @@ std::vector<Finding> prefill_interference(const BenchmarkEvidence& e) {
               {}, std::move(coinciding)},
              "chunked prefill (vLLM's enable_chunked_prefill, SGLang's chunked_prefill_size, llama.cpp's smaller "
              "batch size -b/-ub) spreads a prompt over several steps; or separate prefill and decode servers"}};
+}
+
+}  // namespace inferbench::findings
+
+namespace inferbench::findings {
+namespace {
+
+constexpr std::string_view kServingBackend = "openai";
+
+// "http_status x8 (HTTP 503 x6, HTTP 429 x2), timeout x4".
+std::string failure_kinds(const analysis::ServingCounts& counts) {
+    std::vector<std::string> kinds;
+    for (const auto& [outcome, count] : counts.failures) {
+        std::string kind = fmt::format("{} x{}", to_string(outcome), count);
+        if (outcome == RequestOutcome::http_status && !counts.http_statuses.empty()) {
+            std::vector<std::string> statuses;
+            for (const auto& [status, n] : counts.http_statuses) statuses.push_back(fmt::format("HTTP {} x{}", status, n));
+            kind += fmt::format(" ({})", join(statuses, ", "));
+        }
+        kinds.push_back(std::move(kind));
+    }
+    return join(kinds, ", ");
+}
+
+std::string slos_text(const ServingSlos& slos) {
+    std::vector<std::string> bounds;
+    if (slos.ttft_ns > 0) bounds.push_back(fmt::format("TTFT {:.0f} ms", ns_to_ms(slos.ttft_ns)));
+    if (slos.tpot_ns > 0) bounds.push_back(fmt::format("TPOT {:.1f} ms", ns_to_ms(slos.tpot_ns)));
+    if (slos.e2e_ns > 0) bounds.push_back(fmt::format("end-to-end {:.0f} ms", ns_to_ms(slos.e2e_ns)));
+    return join(bounds, ", ");
+}
+
+// The cells of the selection as a sweep reads them, with each one's evidence by benchmark id.
+std::vector<analysis::ServingCell> serving_cells(std::span<const BenchmarkEvidence> all) {
+    std::vector<analysis::ServingCell> cells;
+    for (const auto& e : all)
+        if (e.summary.serving) cells.push_back({e.summary.benchmark, &*e.summary.serving, std::nullopt});
+    return cells;
+}
+
+std::vector<std::int64_t> sweep_ids(const analysis::ServingSweep& sweep) {
+    std::vector<std::int64_t> ids;
+    for (const auto& p : sweep.points) ids.push_back(p.benchmark_id);
+    return ids;
+}
+
+std::string load_text(const analysis::ServingSweep& sweep, double load) {
+    return sweep.kind == analysis::LoadKind::concurrency ? fmt::format("concurrency {:g}", load)
+                                                         : fmt::format("{:g} requests/s", load);
+}
+
+// The median of the server's own prompt time over a cell's measured ok requests that report it.
+std::optional<double> median_prompt_ms(const BenchmarkEvidence& e) {
+    std::vector<double> prompt;
+    for (const auto& r : e.requests)
+        if (measured_ok(r) && r.server_prompt_ms >= 0) prompt.push_back(r.server_prompt_ms);
+    if (prompt.empty()) return std::nullopt;
+    return median_of(std::move(prompt));
+}
+
+}  // namespace
+
+bool BenchmarkEvidence::serving() const { return summary.benchmark.backend == kServingBackend || !requests.empty(); }
+
+std::vector<Finding> serving_errors(const BenchmarkEvidence& e) {
+    if (!e.serving()) return {};
+    const auto& s = e.summary.serving;
+    if (!s) {
+        return {{"serving.not_measured", Severity::warning, {e.id()},
+                 "no measured request is stored for this serving cell: its TTFT, TPOT, throughput and goodput are "
+                 "unknown",
+                 {{"serving_requests"}, std::nullopt, {}},
+                 "check the cell's stored output (`inferbench summary`) for why no request was sent or kept"}};
+    }
+    const auto& counts = s->counts;
+    if (counts.failed() <= 0 || counts.sent <= 0) return {};
+    const double share = static_cast<double>(counts.failed()) / static_cast<double>(counts.sent);
+    std::string goodput;
+    if (s->goodput)
+        goodput = fmt::format("; goodput {:.1f}% of requests meet every objective ({}), failed ones counted against it",
+                              s->goodput->fraction * 100, slos_text(s->goodput->slos));
+    else
+        goodput = fmt::format("; no objectives set: {:.1f}% of requests were answered in full", (1 - share) * 100);
+    std::string example;
+    const auto failed = std::find_if(e.requests.begin(), e.requests.end(), [](const ServedRequest& r) {
+        return !r.warmup && r.outcome != RequestOutcome::ok && !r.error.empty();
+    });
+    if (failed != e.requests.end()) example = fmt::format(" (request {}: {})", failed->index, failed->error);
+    return {{"serving.errors", share > limits::kServingErrorProblemShare ? Severity::problem : Severity::warning,
+             {e.id()},
+             fmt::format("{} of {} requests failed ({:.1f}%): {}{}{}", counts.failed(), counts.sent, share * 100,
+                         failure_kinds(counts), goodput, example),
+             {{"serving_requests.outcome", "serving_requests.http_status", "serving_requests.error"}, std::nullopt, {}},
+             "a 429 or 503 says the server refused load: fewer requests in flight or a lower rate; timeouts and "
+             "truncated streams: the server's logs; a wrong token count: the server ignores ignore_eos or max_tokens"}};
+}
+
+std::vector<Finding> serving_saturation(std::span<const BenchmarkEvidence> all) {
+    const auto cells = serving_cells(all);
+    std::vector<Finding> out;
+    for (const auto& sweep : analysis::serving_sweeps(cells)) {
+        const auto s = analysis::saturation(sweep.points);
+        if (!s) continue;
+        const auto& here = sweep.points[s->point];
+        const auto& next = sweep.points[s->next];
+        out.push_back({"serving.saturation", Severity::info, sweep_ids(sweep),
+                       fmt::format("{} saturates at {}: {} (+{:.0f}% load) raised output tokens/s by {:+.1f}% ({:.1f} "
+                                   "to {:.1f}) while the median TTFT rose {:+.0f}% ({:.1f} to {:.1f} ms); no higher "
+                                   "load gains more; the sweep's peak is {:.1f} output tokens/s",
+                                   sweep.name, load_text(sweep, here.load), load_text(sweep, next.load),
+                                   s->load_growth * 100, s->throughput_growth * 100, *here.system_tokens_per_s,
+                                   *next.system_tokens_per_s, s->ttft_growth * 100, ns_to_ms(*here.ttft_p50_ns),
+                                   ns_to_ms(*next.ttft_p50_ns), s->peak_tokens_per_s),
+                       {{"serving_requests", "serving_chunks.arrival_ns"}, std::nullopt, {}},
+                       fmt::format("loads above {} only queue: to serve more, more server slots or GPUs; to serve "
+                                   "faster, stay at or below it",
+                                   load_text(sweep, here.load))});
+    }
+    return out;
+}
+
+std::vector<Finding> sweep_ttft_queueing(std::span<const BenchmarkEvidence> all) {
+    std::map<std::int64_t, const BenchmarkEvidence*> by_id;
+    for (const auto& e : all) by_id[e.id()] = &e;
+    std::vector<Finding> out;
+    for (const auto& sweep : analysis::serving_sweeps(serving_cells(all))) {
+        if (sweep.points.size() < 2) continue;
+        const auto& low = sweep.points.front();
+        const auto& high = sweep.points.back();
+        const auto low_prompt = median_prompt_ms(*by_id.at(low.benchmark_id));
+        const auto high_prompt = median_prompt_ms(*by_id.at(high.benchmark_id));
+        if (!low.ttft_p50_ns || !high.ttft_p50_ns || !low_prompt || !high_prompt || *low_prompt <= 0) continue;
+        const double ttft_growth = *high.ttft_p50_ns / *low.ttft_p50_ns;
+        const double prompt_growth = *high_prompt / *low_prompt;
+        if (ttft_growth < limits::kQueueingSweepTtftGrowth || prompt_growth >= limits::kQueueingSweepPromptGrowth) continue;
+        out.push_back({"serving.ttft_queueing", Severity::warning, sweep_ids(sweep),
+                       fmt::format("{}: from {} to {} the median TTFT grows {:.1f}x ({:.1f} to {:.1f} ms) while the "
+                                   "server's own prompt time grows {:.2f}x ({:.1f} to {:.1f} ms): the added time to "
+                                   "the first token is waiting, not prefill",
+                                   sweep.name, load_text(sweep, low.load), load_text(sweep, high.load), ttft_growth,
+                                   ns_to_ms(*low.ttft_p50_ns), ns_to_ms(*high.ttft_p50_ns), prompt_growth, *low_prompt,
+                                   *high_prompt),
+                       {{"serving_requests.server_prompt_ms", "serving_chunks.arrival_ns"}, std::nullopt, {}},
+                       "more server slots (parallel sequences) or a lower load keep TTFT near the prompt time"});
+    }
+    return out;
 }
 
 }  // namespace inferbench::findings

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/serving.hpp"
+#include "analysis/serving_metrics.hpp"
 #include "findings/evidence.hpp"
 
 namespace inferbench::findings::testing {
@@ -45,8 +46,10 @@ inline ServedRequest failed_request(std::int64_t index, std::int64_t scheduled_n
     return r;
 }
 
-// An ok serving cell (benchmark `id`, the `openai` backend) with these requests.
-inline BenchmarkEvidence serving_evidence(std::vector<ServedRequest> requests, std::int64_t id = 7) {
+// An ok serving cell (benchmark `id`, the `openai` backend) with these requests and their summary under `slos`
+// (analysis/serving_metrics), as a stored cell's evidence holds them.
+inline BenchmarkEvidence serving_evidence(std::vector<ServedRequest> requests, std::int64_t id = 7,
+                                          const ServingSlos& slos = {}) {
     BenchmarkEvidence e;
     e.summary.benchmark.benchmark_id = id;
     e.summary.benchmark.model = "llama-tiny";
@@ -54,7 +57,33 @@ inline BenchmarkEvidence serving_evidence(std::vector<ServedRequest> requests, s
     e.summary.benchmark.device = "cpu";
     e.summary.benchmark.precision = "fp32";
     e.summary.benchmark.status = BenchmarkStatus::ok;
+    if (!requests.empty()) e.summary.serving = analysis::serving_summary(requests, slos);
     e.requests = std::move(requests);
+    return e;
+}
+
+}  // namespace inferbench::findings::testing
+
+namespace inferbench::findings::testing {
+
+// A cell of a concurrency sweep with hand-made figures: `load` requests in flight, system output tokens/s, the
+// median TTFT, and (for the queueing rule) 20 requests whose server prompt time is `prompt_ms`.
+inline BenchmarkEvidence sweep_cell(std::int64_t id, std::int64_t load, double tokens_per_s, double ttft_p50_ms,
+                                    double prompt_ms = -1) {
+    BenchmarkEvidence e = serving_evidence({}, id);
+    e.summary.benchmark.run_id = 1;
+    e.summary.benchmark.variant = "concurrency=" + std::to_string(load);
+    e.summary.benchmark.settings_json = R"({"duration_ns": 1000000000, "scenario": {"scenario": "concurrency", )"
+                                        R"("concurrency": )" + std::to_string(load) + "}}";
+    analysis::ServingSummary s;
+    s.counts.sent = s.counts.ok = 20;
+    s.output_tokens_per_s = tokens_per_s;
+    analysis::LatencyDistribution ttft;
+    ttft.ns.count = 20;
+    ttft.ns.p50 = ttft_p50_ms * 1e6;
+    s.ttft = ttft;
+    e.summary.serving = s;
+    for (int i = 0; i < 20; ++i) e.requests.push_back(steady_request(i, i * kMs, static_cast<std::int64_t>(ttft_p50_ms * 1e6), 4, kMs, prompt_ms));
     return e;
 }
 

@@ -100,3 +100,84 @@ TEST(ServingRules, ExplainRunsTheServingRules) {
 
 }  // namespace
 }  // namespace inferbench::findings
+
+namespace inferbench::findings {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::SizeIs;
+using namespace testing;
+
+std::vector<ServedRequest> with_failures(int ok, int http_503, int timeouts) {
+    std::vector<ServedRequest> requests;
+    std::int64_t i = 0;
+    for (int k = 0; k < ok; ++k, ++i) requests.push_back(steady_request(i, i * 10 * kMs, 20 * kMs, 4, 5 * kMs, -1));
+    for (int k = 0; k < http_503; ++k, ++i)
+        requests.push_back(failed_request(i, i * 10 * kMs, RequestOutcome::http_status, 503));
+    for (int k = 0; k < timeouts; ++k, ++i) requests.push_back(failed_request(i, i * 10 * kMs, RequestOutcome::timeout));
+    return requests;
+}
+
+TEST(ServingRules, FailedRequestsAreCountedByKindAgainstGoodput) {
+    const auto found = serving_errors(serving_evidence(with_failures(90, 6, 4), 7, ServingSlos{.ttft_ns = 100 * kMs}));
+    ASSERT_THAT(found, SizeIs(1));
+    EXPECT_EQ(found[0].id, "serving.errors");
+    EXPECT_EQ(found[0].severity, Severity::problem);  // 10% failed: above the 1% the goodput target allows
+    EXPECT_THAT(found[0].statement, HasSubstr("10 of 100 requests failed (10.0%): http_status x6 (HTTP 503 x6), timeout x4"));
+    EXPECT_THAT(found[0].statement, HasSubstr("goodput 90.0% of requests meet every objective (TTFT 100 ms)"));
+    EXPECT_THAT(found[0].statement, HasSubstr("(request 90: failed on purpose)"));
+}
+
+TEST(ServingRules, AFewFailuresWithoutSlosAreAWarning) {
+    const auto found = serving_errors(serving_evidence(with_failures(199, 0, 1)));
+    ASSERT_THAT(found, SizeIs(1));
+    EXPECT_EQ(found[0].severity, Severity::warning);
+    EXPECT_THAT(found[0].statement, HasSubstr("no objectives set: 99.5% of requests were answered in full"));
+}
+
+TEST(ServingRules, NoFailureIsSilentAndNoRequestIsNotMeasured) {
+    EXPECT_TRUE(serving_errors(serving_evidence(with_failures(30, 0, 0))).empty());
+    const auto found = serving_errors(serving_evidence({}));
+    ASSERT_THAT(found, SizeIs(1));
+    EXPECT_EQ(found[0].id, "serving.not_measured");
+    BenchmarkEvidence other;  // not a serving cell: nothing to say
+    other.summary.benchmark.backend = "onnxruntime";
+    EXPECT_TRUE(serving_errors(other).empty());
+}
+
+TEST(ServingRules, ASweepWhoseThroughputStopsWhileTtftGrowsSaturates) {
+    const std::vector<BenchmarkEvidence> all = {sweep_cell(1, 1, 100, 50), sweep_cell(2, 2, 190, 52),
+                                                sweep_cell(3, 4, 360, 55), sweep_cell(4, 8, 378, 99)};
+    const auto found = serving_saturation(all);
+    ASSERT_THAT(found, SizeIs(1));
+    EXPECT_EQ(found[0].id, "serving.saturation");
+    EXPECT_EQ(found[0].benchmarks, (std::vector<std::int64_t>{1, 2, 3, 4}));
+    EXPECT_THAT(found[0].statement,
+                HasSubstr("llama-tiny openai cpu fp32, concurrency saturates at concurrency 4: concurrency 8 (+100% "
+                          "load) raised output tokens/s by +5.0% (360.0 to 378.0) while the median TTFT rose +80% "
+                          "(55.0 to 99.0 ms)"));
+}
+
+TEST(ServingRules, ASweepThatStillScalesDoesNotSaturate) {
+    const std::vector<BenchmarkEvidence> all = {sweep_cell(1, 1, 100, 50), sweep_cell(2, 2, 190, 52),
+                                                sweep_cell(3, 4, 360, 55)};
+    EXPECT_TRUE(serving_saturation(all).empty());
+}
+
+TEST(ServingRules, TtftGrowingWithLoadWhilePrefillDoesNotIsQueueing) {
+    const std::vector<BenchmarkEvidence> all = {sweep_cell(1, 1, 100, 20, 8.0), sweep_cell(2, 8, 400, 90, 8.5)};
+    const auto found = sweep_ttft_queueing(all);
+    ASSERT_THAT(found, SizeIs(1));
+    EXPECT_EQ(found[0].id, "serving.ttft_queueing");
+    EXPECT_THAT(found[0].statement, HasSubstr("from concurrency 1 to concurrency 8 the median TTFT grows 4.5x (20.0 to "
+                                              "90.0 ms) while the server's own prompt time grows 1.06x (8.0 to 8.5 ms)"));
+    // Prefill itself slowing as much (longer prompts, a busy server): not queueing.
+    const std::vector<BenchmarkEvidence> slower = {sweep_cell(1, 1, 100, 20, 8.0), sweep_cell(2, 8, 400, 90, 30.0)};
+    EXPECT_TRUE(sweep_ttft_queueing(slower).empty());
+    // Without the server's timings nothing is said.
+    const std::vector<BenchmarkEvidence> untimed = {sweep_cell(1, 1, 100, 20), sweep_cell(2, 8, 400, 90)};
+    EXPECT_TRUE(sweep_ttft_queueing(untimed).empty());
+}
+
+}  // namespace
+}  // namespace inferbench::findings
