@@ -241,14 +241,16 @@ FigureIntervals repeat_intervals(const Summaries& ok, double fastest_ns) {
     return ci;
 }
 
-// One distribution of a generative cell's repeats, as e2e's: each figure the mean over the repeats, Student-t
-// intervals over their means and percentiles; nothing where a repeat lacks it.
+// One distribution of a generative or serving cell's repeats, as e2e's: each figure the mean over the repeats,
+// Student-t intervals over their means and percentiles; nothing where a repeat lacks it. `get` gives a repeat's.
+const LatencyDistribution* optional_of(const std::optional<LatencyDistribution>& d) { return d ? &*d : nullptr; }
+
 template <typename Get>
 std::optional<LatencyDistribution> combine_distribution(const Summaries& ok, Get get) {
     std::vector<const TimingSummary*> timings;
     std::vector<double> means, p50s, p99s;
     for (const auto* s : ok) {
-        const LatencyDistribution* d = get(*s->generation);
+        const LatencyDistribution* d = get(*s);
         if (!d) return std::nullopt;
         timings.push_back(&d->ns);
         means.push_back(d->ns.mean);
@@ -269,10 +271,10 @@ std::optional<GenerationMetrics> combine_generation(const Summaries& ok) {
     for (const auto* s : ok)
         if (!s->generation) return std::nullopt;
     GenerationMetrics g = *ok.front()->generation;
-    g.ttft = *combine_distribution(ok, [](const GenerationMetrics& m) { return &m.ttft; });
-    g.e2e = *combine_distribution(ok, [](const GenerationMetrics& m) { return &m.e2e; });
-    g.tpot = combine_distribution(ok, [](const GenerationMetrics& m) { return m.tpot ? &*m.tpot : nullptr; });
-    g.per_token = combine_distribution(ok, [](const GenerationMetrics& m) { return m.per_token ? &*m.per_token : nullptr; });
+    g.ttft = *combine_distribution(ok, [](const BenchmarkSummary& s) { return &s.generation->ttft; });
+    g.e2e = *combine_distribution(ok, [](const BenchmarkSummary& s) { return &s.generation->e2e; });
+    g.tpot = combine_distribution(ok, [](const BenchmarkSummary& s) { return optional_of(s.generation->tpot); });
+    g.per_token = combine_distribution(ok, [](const BenchmarkSummary& s) { return optional_of(s.generation->per_token); });
     const auto of = [&](auto get) { return values_of(ok, [&](const BenchmarkSummary& s) { return get(*s.generation); }); };
     g.prefill_tokens_per_s = *mean_of(of([](const GenerationMetrics& m) { return std::optional(m.prefill_tokens_per_s); }));
     g.output_tokens_per_s = *mean_of(of([](const GenerationMetrics& m) { return std::optional(m.output_tokens_per_s); }));
@@ -290,6 +292,69 @@ std::optional<GenerationMetrics> combine_generation(const Summaries& ok) {
         g.incomplete += s->generation->incomplete;
     }
     return g;
+}
+
+// A serving cell's repeats (analysis/serving_metrics): latencies as above; requests, tokens, goodput's good
+// requests and energy summed, the goodput fraction of the sums; rates and tokens per joule the means. MLPerf's
+// verdict is of one run's requests: the combined row has none and says how many repeats were VALID. Nothing
+// where a repeat has no serving summary.
+std::optional<ServingSummary> combine_serving(const Summaries& ok) {
+    for (const auto* s : ok)
+        if (!s->serving) return std::nullopt;
+    ServingSummary v = *ok.front()->serving;
+    using S = const BenchmarkSummary&;
+    v.ttft = combine_distribution(ok, [](S s) { return optional_of(s.serving->ttft); });
+    v.tpot = combine_distribution(ok, [](S s) { return optional_of(s.serving->tpot); });
+    v.chunk_gap = combine_distribution(ok, [](S s) { return optional_of(s.serving->chunk_gap); });
+    v.per_token = combine_distribution(ok, [](S s) { return optional_of(s.serving->per_token); });
+    v.e2e = combine_distribution(ok, [](S s) { return optional_of(s.serving->e2e); });
+    const auto of = [&](auto get) { return values_of(ok, [&](S s) { return get(*s.serving); }); };
+    v.output_tokens_per_s = mean_of(of([](const ServingSummary& m) { return m.output_tokens_per_s; }));
+    v.requests_per_s = mean_of(of([](const ServingSummary& m) { return m.requests_per_s; }));
+    v.tokens_per_joule = mean_of(of([](const ServingSummary& m) { return m.tokens_per_joule; }));
+    v.joules_per_token = mean_of(of([](const ServingSummary& m) { return m.joules_per_token; }));
+    v.energy_j = sum_of(of([](const ServingSummary& m) { return m.energy_j; }));
+    std::vector<const TimingSummary*> per_user;
+    for (const auto* s : ok)
+        if (s->serving->output_tokens_per_s_per_user) per_user.push_back(&*s->serving->output_tokens_per_s_per_user);
+    v.output_tokens_per_s_per_user.reset();
+    if (per_user.size() == ok.size()) v.output_tokens_per_s_per_user = mean_timing(per_user);
+    v.counts = {};
+    v.token_counting = {};
+    v.output_tokens = 0;
+    std::map<RequestOutcome, std::int64_t> failures;
+    std::map<std::int64_t, std::int64_t> statuses;
+    std::int64_t good = 0, valid = 0, judged = 0;
+    for (const auto* s : ok) {
+        const ServingSummary& m = *s->serving;
+        v.counts.sent += m.counts.sent;
+        v.counts.ok += m.counts.ok;
+        v.counts.warmup += m.counts.warmup;
+        for (const auto& [outcome, count] : m.counts.failures) failures[outcome] += count;
+        for (const auto& [status, count] : m.counts.http_statuses) statuses[status] += count;
+        v.token_counting.from_usage += m.token_counting.from_usage;
+        v.token_counting.from_chunks += m.token_counting.from_chunks;
+        v.token_counting.unknown += m.token_counting.unknown;
+        v.output_tokens += m.output_tokens;
+        if (m.goodput) good += m.goodput->good;
+        if (!m.verdict) continue;
+        ++judged;
+        if (m.verdict->valid) ++valid;
+    }
+    v.counts.failures.assign(failures.begin(), failures.end());
+    v.counts.http_statuses.assign(statuses.begin(), statuses.end());
+    if (v.goodput) {
+        v.goodput->good = good;
+        v.goodput->fraction = v.counts.sent > 0 ? static_cast<double>(good) / static_cast<double>(v.counts.sent) : 0.0;
+        v.goodput->per_s = mean_of(of([](const ServingSummary& m) {
+                               return m.goodput ? std::optional(m.goodput->per_s) : std::nullopt;
+                           })).value_or(0.0);
+    }
+    v.verdict.reset();
+    v.window_start_ns = v.window_end_ns = 0;  // each repeat had its own
+    if (judged > 0)
+        v.notes.push_back(fmt::format("MLPerf LLM Server verdict per repeat: {} of {} VALID", valid, judged));
+    return v;
 }
 
 // The figures of two or more measured repeats: their means, extremes and sums, with intervals over them.
@@ -313,6 +378,7 @@ void combine_figures(const Summaries& ok, BenchmarkSummary& row) {
     row.scenario = combine_scenario(ok);
     row.ci = repeat_intervals(ok, row.e2e.min);
     row.generation = combine_generation(ok);
+    row.serving = combine_serving(ok);
     const auto means = values_of(ok, [](const BenchmarkSummary& s) { return std::optional(s.e2e.mean); });
     if (!means) return;  // an imported log without a mean: no spread of the means either
     const double centre = mean(*means);

@@ -13,12 +13,6 @@
 namespace inferbench::analysis {
 namespace {
 
-constexpr RequestOutcome kOutcomes[] = {
-    RequestOutcome::ok,        RequestOutcome::http_status,       RequestOutcome::connect_failed,
-    RequestOutcome::timeout,   RequestOutcome::truncated,         RequestOutcome::server_error,
-    RequestOutcome::malformed, RequestOutcome::wrong_token_count, RequestOutcome::cancelled,
-};
-
 ServingCounts count_requests(std::span<const ServedRequest> requests) {
     ServingCounts counts;
     std::map<RequestOutcome, std::int64_t> by_outcome;
@@ -32,9 +26,9 @@ ServingCounts count_requests(std::span<const ServedRequest> requests) {
         ++by_outcome[r.outcome];
         if (r.outcome == RequestOutcome::http_status) ++by_status[r.http_status];
     }
-    counts.ok = by_outcome[RequestOutcome::ok];
-    for (const auto outcome : kOutcomes)
-        if (outcome != RequestOutcome::ok && by_outcome[outcome] > 0) counts.failures.emplace_back(outcome, by_outcome[outcome]);
+    if (const auto ok = by_outcome.find(RequestOutcome::ok); ok != by_outcome.end()) counts.ok = ok->second;
+    for (const auto& [outcome, count] : by_outcome)  // in RequestOutcome's order
+        if (outcome != RequestOutcome::ok) counts.failures.emplace_back(outcome, count);
     counts.http_statuses.assign(by_status.begin(), by_status.end());
     return counts;
 }
@@ -140,7 +134,7 @@ void add_rates(std::span<const ServedRequest> requests, const ServingSlos& slos,
 void add_energy(std::span<const GpuSample> gpu, ServingSummary& s) {
     const TelemetrySummary t = summarize_telemetry(gpu, {}, {}, s.output_tokens, s.window_ns());
     if (!t.energy_j) {
-        s.notes.emplace_back(gpu.empty() ? "energy not measured: no GPU samples"
+        s.notes.emplace_back(gpu.empty() ? "energy not measured: no GPU samples of the server's device"
                                          : "energy not measured: no GPU energy counter or power readings");
         return;
     }

@@ -91,7 +91,8 @@ struct ServingSummary {
     // Distributions over the ok requests (chunk gaps and per-token latencies: every gap of every ok request, in
     // request order); each nothing where no request defines it.
     std::optional<LatencyDistribution> ttft, tpot, chunk_gap, per_token, e2e;
-    std::int64_t window_start_ns = 0, window_end_ns = 0;  // the measured window on core/clock; both 0 when empty
+    // The measured window on core/clock; both 0 when empty, and in a row that combines repeats (each had its own).
+    std::int64_t window_start_ns = 0, window_end_ns = 0;
     std::int64_t window_ns() const { return window_end_ns - window_start_ns; }
     std::int64_t output_tokens = 0;                       // of the ok requests whose count is known
     std::optional<double> output_tokens_per_s;            // system; nothing for an empty window

@@ -323,6 +323,21 @@ void add_generation(const store::MeasuredBenchmark& measured, const IterationSou
     }
 }
 
+// A serving cell's metrics from its requests, under the SLOs stored with its workload; energy from its GPU's
+// samples where its device is a GPU (a server on the CPU has no GPU energy of its own).
+void add_serving(const store::MeasuredBenchmark& measured, BenchmarkSummary& summary) {
+    if (measured.served_requests.empty()) return;
+    const ServingSlos slos = measured.serving_workload ? measured.serving_workload->slos : ServingSlos{};
+    const auto device = parse_device(measured.record.device);
+    std::vector<GpuSample> gpu;
+    if (device && device->kind == DeviceKind::cuda) gpu = benchmark_gpu_samples(measured.gpu_samples, measured.record.device);
+    try {
+        summary.serving = serving_summary(measured.served_requests, slos, gpu);
+    } catch (const UserError& e) {
+        summary.warnings.emplace_back(e.what());
+    }
+}
+
 }  // namespace
 
 BenchmarkSummary summarize_measured(const store::MeasuredBenchmark& measured, const IterationSource& source,
@@ -368,6 +383,7 @@ BenchmarkSummary summarize_measured(const store::MeasuredBenchmark& measured, co
     if (auto placement = placement_warning(measured.record.device, measured.layer_times))
         summary.warnings.push_back(std::move(*placement));
     add_generation(measured, source, summary);
+    add_serving(measured, summary);
     return summary;
 }
 
@@ -387,6 +403,8 @@ store::MeasuredBenchmark read_measured(const store::ResultsStore& results, const
                                       results.layer_times(id),
                                       results.series(id)};
     if (is_generative(benchmark)) measured.generations = results.generations(id);
+    measured.served_requests = results.served_requests(id);
+    measured.serving_workload = results.serving_workload(id);
     return measured;
 }
 

@@ -105,7 +105,7 @@ struct BenchmarkSummary {
     InputFigures inputs;                    // files the cell fed, where the plan gave them
     std::optional<ThrottleSummary> throttle;  // the iterations' throttle flags, under flag or discard
     std::optional<GenerationMetrics> generation;  // a generative benchmark's TTFT, TPOT, ... (analysis/generation_metrics)
-    std::optional<ServingSummary> serving;  // a serving cell's TTFT, TPOT, goodput, ... (analysis/serving_metrics)
+    std::optional<ServingSummary> serving;        // a serving cell's requests: TTFT, TPOT, goodput, ... (analysis/serving_metrics)
     FigureIntervals ci;                     // 95% confidence intervals of the headline figures
     std::int64_t repeats = 1;               // benchmarks this summary stands for (analysis/repeats.hpp)
     std::vector<std::int64_t> repeat_ids;   // a combined cell's stored repeats, measured or not; else empty
@@ -139,7 +139,8 @@ BenchmarkSummary summarize_measured(const store::MeasuredBenchmark& measured, co
                                     const std::map<int, GpuFacts>& gpus = {});
 
 // What summarize_measured needs of a stored benchmark, read from `results` once: iterations, metrics,
-// series, GPU and CPU samples, telemetry sources, layer times, and a generative benchmark's generations.
+// series, GPU and CPU samples, telemetry sources, layer times, a generative benchmark's generations, and a serving
+// cell's requests (with their chunks) and workload.
 // `with_iterations` false: all but the iterations (a summary walks them through the store instead).
 store::MeasuredBenchmark read_measured(const store::ResultsStore& results, const store::BenchmarkRecord& benchmark,
                                        bool with_iterations = true);

@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <vector>
 
+#include "analysis/repeats.hpp"
+#include "analysis/summary.hpp"
 #include "core/error.hpp"
+#include "core/temp_dir.hpp"
 
 namespace inferbench::analysis {
 namespace {
@@ -107,7 +110,7 @@ TEST(ServingMetrics, EnergyFromGpuSamplesElseNotMeasured) {
     const auto without = serving_summary(cell(), {});
     EXPECT_FALSE(without.energy_j);
     EXPECT_FALSE(without.tokens_per_joule);
-    EXPECT_NE(std::find(without.notes.begin(), without.notes.end(), "energy not measured: no GPU samples"),
+    EXPECT_NE(std::find(without.notes.begin(), without.notes.end(), "energy not measured: no GPU samples of the server's device"),
               without.notes.end());
     GpuSample first, last;
     first.t_ns = 100 * kMs;
@@ -149,6 +152,88 @@ TEST(ServingMetrics, OnlyWarmupRequestsIsAnError) {
     auto requests = cell();
     requests.resize(1);
     EXPECT_THROW(serving_summary(requests, {}), UserError);
+}
+
+store::BenchmarkRecord serving_cell(std::int64_t run_id, std::string device) {
+    store::BenchmarkRecord b;
+    b.run_id = run_id;
+    b.model = "served";
+    b.backend = "openai";
+    b.device = std::move(device);
+    b.precision = "fp16";
+    b.status = BenchmarkStatus::ok;
+    b.settings_json = "{}";
+    return b;
+}
+
+TEST(ServingMetrics, AStoredCellIsSummarizedUnderItsStoredSlosWithItsGpusEnergy) {
+    const TempDir dir("serving-summary");
+    auto results = store::ResultsStore::open(dir.path() / "r.db");
+    store::RunRecord run;
+    run.name = "t";
+    run.plan_json = run.environment_json = "{}";
+    const std::int64_t run_id = results.begin_run(run);
+    const auto requests = cell();
+    const store::ServingWorkloadRecord workload{"f", "{}", {.ttft_ns = 20 * kMs}};
+    GpuSample first, last, other;
+    first.t_ns = 100 * kMs;
+    first.energy_mj = 1'000;
+    last.t_ns = 300 * kMs;
+    last.energy_mj = 5'000;
+    other = last;
+    other.gpu_index = 1;  // another GPU's: not the cell's
+    other.energy_mj = 90'000;
+    const std::vector<GpuSample> gpu{first, other, last};
+    results.add_benchmark(serving_cell(run_id, "cuda:0"),
+                          store::BenchmarkData{.gpu_samples = gpu, .served_requests = requests, .serving_workload = &workload});
+    results.add_benchmark(serving_cell(run_id, "cpu"), store::BenchmarkData{.gpu_samples = gpu, .served_requests = requests});
+    const auto stored = results.benchmarks(run_id);
+    ASSERT_EQ(stored.size(), 2u);
+
+    const BenchmarkSummary on_gpu = summarize_stored(results, stored[0], results.runs());
+    ASSERT_TRUE(on_gpu.serving);
+    EXPECT_EQ(on_gpu.serving->counts.sent, 4);
+    ASSERT_TRUE(on_gpu.serving->goodput);
+    EXPECT_EQ(on_gpu.serving->goodput->good, 1);
+    ASSERT_TRUE(on_gpu.serving->tokens_per_joule);
+    EXPECT_DOUBLE_EQ(*on_gpu.serving->tokens_per_joule, 2.0);
+
+    const BenchmarkSummary on_cpu = summarize_stored(results, stored[1], results.runs());
+    ASSERT_TRUE(on_cpu.serving);
+    EXPECT_FALSE(on_cpu.serving->goodput);  // no SLOs stored
+    EXPECT_FALSE(on_cpu.serving->energy_j);  // the GPUs sampled are not the server's device
+}
+
+TEST(ServingMetrics, RepeatsSumTheirRequestsAndCountVerdicts) {
+    BenchmarkSummary one;
+    one.benchmark.status = BenchmarkStatus::ok;
+    one.e2e.count = 4;
+    one.e2e.mean = 50.0 * kMs;
+    one.serving = serving_summary(cell(), {.ttft_ns = 20 * kMs});
+    BenchmarkSummary two = one;
+    two.benchmark.repeat = 1;
+    auto faster = cell();
+    faster[2].chunks[0].arrival_ns = 110 * kMs;  // #2's TTFT 10 ms: meets the SLO
+    two.serving = serving_summary(faster, {.ttft_ns = 20 * kMs});
+    const BenchmarkSummary row = combine_repeats(std::vector<BenchmarkSummary>{one, two});
+    ASSERT_TRUE(row.serving);
+    EXPECT_EQ(row.serving->counts.sent, 8);
+    EXPECT_EQ(row.serving->counts.ok, 4);
+    EXPECT_EQ(row.serving->output_tokens, 16);
+    using Count = std::pair<RequestOutcome, std::int64_t>;
+    EXPECT_EQ(row.serving->counts.failures,
+              (std::vector<Count>{{RequestOutcome::http_status, 2}, {RequestOutcome::timeout, 2}}));
+    ASSERT_TRUE(row.serving->goodput);
+    EXPECT_EQ(row.serving->goodput->good, 3);
+    EXPECT_DOUBLE_EQ(row.serving->goodput->fraction, 3.0 / 8);
+    EXPECT_FALSE(row.serving->verdict);
+    EXPECT_NE(std::find(row.serving->notes.begin(), row.serving->notes.end(),
+                        "MLPerf LLM Server verdict per repeat: 0 of 2 VALID"),
+              row.serving->notes.end());
+    ASSERT_TRUE(row.serving->ttft);
+    EXPECT_DOUBLE_EQ(row.serving->ttft->ns.mean, 17.5 * kMs);  // the mean of the repeats' means, 25 and 10 ms
+    EXPECT_DOUBLE_EQ(row.serving->ttft->ns.max, 40.0 * kMs);   // the extreme
+    EXPECT_EQ(row.serving->window_ns(), 0);
 }
 
 }  // namespace
