@@ -44,6 +44,10 @@ std::string_view load_unit(LoadKind kind) {
     return kind == LoadKind::concurrency ? "requests in flight" : "requests/s";
 }
 
+std::string load_text(LoadKind kind, double load) {
+    return kind == LoadKind::concurrency ? fmt::format("concurrency {:g}", load) : fmt::format("{:g} requests/s", load);
+}
+
 std::optional<double> tokens_per_s_per_gpu(const SweepPoint& point) {
     if (!point.system_tokens_per_s || !point.gpus || *point.gpus <= 0) return std::nullopt;
     return *point.system_tokens_per_s / static_cast<double>(*point.gpus);

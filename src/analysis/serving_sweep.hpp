@@ -39,6 +39,7 @@ inline constexpr double kSaturationTtftGrowth = 0.10;
 enum class LoadKind { concurrency, request_rate };
 std::string_view to_string(LoadKind kind);  // "concurrency", "request rate"
 std::string_view load_unit(LoadKind kind);  // "requests in flight", "requests/s"
+std::string load_text(LoadKind kind, double load);  // "concurrency 4", "2.5 requests/s"
 
 // One cell of a sweep: its load and what the cell's requests measured (analysis/serving_metrics defines each).
 // Every figure may be unknown (no request finished, no SLOs, the GPU count not recorded): unknown is never 0.

@@ -182,10 +182,7 @@ std::vector<std::int64_t> sweep_ids(const analysis::ServingSweep& sweep) {
     return ids;
 }
 
-std::string load_text(const analysis::ServingSweep& sweep, double load) {
-    return sweep.kind == analysis::LoadKind::concurrency ? fmt::format("concurrency {:g}", load)
-                                                         : fmt::format("{:g} requests/s", load);
-}
+std::string load_text(const analysis::ServingSweep& sweep, double load) { return analysis::load_text(sweep.kind, load); }
 
 // The median of the server's own prompt time over a cell's measured ok requests that report it.
 std::optional<double> median_prompt_ms(const BenchmarkEvidence& e) {
