@@ -12,6 +12,7 @@
 #include "analysis/roofline_placement.hpp"
 #include "devices/catalog.hpp"
 #include "report/generation_table.hpp"
+#include "report/serving_rows.hpp"
 #include "report/summary_table.hpp"
 
 namespace inferbench::cli {
@@ -49,11 +50,27 @@ int execute(const SummaryArgs& args) {
 
 }  // namespace
 
+namespace {
+
+// The serving cells' table and their sweeps' (each load marked on the Pareto front, at the goodput knee, at
+// saturation), where any summary is a serving cell's.
+void print_serving_tables(const std::vector<analysis::BenchmarkSummary>& summaries, const OutputOptions& output) {
+    const auto table = report::serving_table(summaries);
+    if (table.rows.empty()) return;
+    print_table(table, output, false);
+    const auto sweeps = report::sweep_views(report::serving_cells(summaries));
+    if (sweeps.empty()) return;
+    print_table(report::sweep_table(sweeps), output, false);
+}
+
+}  // namespace
+
 void print_summary_tables(const store::ResultsStore& results, const std::vector<analysis::BenchmarkSummary>& summaries,
                           const OutputOptions& output, report::SummaryRows rows) {
     const auto per_iteration = report::per_iteration_summaries(summaries);
     const bool generative = per_iteration.size() < summaries.size();
     if (!per_iteration.empty() || !generative) print_table(report::summary_table(per_iteration, rows), output);
+    print_serving_tables(summaries, output);
     if (!generative) return;
     const auto bounds = analysis::generation_bounds(results, summaries, devices::load_catalog());
     print_table(report::generation_table(summaries, bounds), output, per_iteration.empty());

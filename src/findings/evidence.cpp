@@ -163,6 +163,7 @@ std::vector<BenchmarkEvidence> load_evidence(const store::ResultsStore& results,
         out.push_back(make_evidence(std::move(summary), std::move(measured.iterations), measured.metrics,
                                     measured.gpu_samples, std::move(measured.cpu_samples)));
         out.back().generation_steps = std::move(steps);
+        out.back().requests = std::move(measured.served_requests);
     }
     add_layer_sets(results, out, catalog);
     add_generation_evidence(results, out, benchmarks, catalog);

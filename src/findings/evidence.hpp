@@ -9,6 +9,7 @@
 
 #include "analysis/roofline_placement.hpp"
 #include "analysis/summary.hpp"
+#include "core/serving.hpp"
 #include "devices/catalog.hpp"
 #include "store/results_store.hpp"
 
@@ -53,6 +54,9 @@ struct BenchmarkEvidence {
     std::vector<analysis::StepTime> generation_steps;
     std::optional<analysis::GenerationBounds> generation_bounds;
     std::vector<store::BenchmarkRecord> out_of_memory;
+    // A serving cell's stored requests, warm-up ones included (core/serving.hpp), each with its chunks.
+    std::vector<ServedRequest> requests;
+    bool serving() const;  // a serving cell: the `openai` backend's, or one with stored requests
 
     std::int64_t id() const { return summary.benchmark.benchmark_id; }
     bool on_gpu() const;

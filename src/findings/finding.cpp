@@ -23,6 +23,7 @@ std::string describe(const Evidence& evidence) {
         parts.push_back(fmt::format("window: {:.2f} s to {:.2f} s of the measured phase",
                                     ns_to_s(evidence.window->start_ns), ns_to_s(evidence.window->end_ns)));
     if (!evidence.layers.empty()) parts.push_back(fmt::format("layers: {}", fmt::join(evidence.layers, ", ")));
+    if (!evidence.events.empty()) parts.push_back(fmt::format("events: {}", fmt::join(evidence.events, "; ")));
     return fmt::format("{}", fmt::join(parts, "; "));
 }
 

@@ -25,6 +25,7 @@ struct Evidence {
     std::vector<std::string> series;  // stored quantities: "iterations.e2e", "gpu_samples.clock_event_reasons"
     std::optional<TimeWindow> window;
     std::vector<std::string> layers;  // per-layer profile entries, "name (op, 12.3%)"
+    std::vector<std::string> events = {};  // moments of the run the finding rests on: "request 3 gap 41.0 ms at 1.204 s ..."
 };
 
 struct Finding {
@@ -36,7 +37,7 @@ struct Finding {
     std::string try_next;  // what to try
 };
 
-// "series: a, b; window: 1.2 s to 3.4 s; layers: x, y" (empty parts left out).
+// "series: a, b; window: 1.2 s to 3.4 s; layers: x, y; events: e, f" (empty parts left out).
 std::string describe(const Evidence& evidence);
 
 }  // namespace inferbench::findings

@@ -18,7 +18,7 @@ std::vector<Finding> explain(std::span<const BenchmarkEvidence> evidence) {
     using Rule = std::vector<Finding> (*)(const BenchmarkEvidence&);
     for (const Rule rule : {&throttling, &launch_bound, &transfer_bound, &instability, &not_converged, &host_busy, &cpu_limits,
                             &pre_post_processing, &layer_pitfalls, &compile_fallbacks, &decode_bound,
-                            &launch_bound_generation, &kv_cache_growth})
+                            &launch_bound_generation, &kv_cache_growth, &ttft_queueing, &prefill_interference, &serving_errors})
         for (const auto& e : evidence) add(rule(e));
     add(precision_anomalies(evidence));
     add(batch_scaling(evidence));
@@ -26,6 +26,8 @@ std::vector<Finding> explain(std::span<const BenchmarkEvidence> evidence) {
     add(repeat_spread(evidence));
     add(unmeasured_layer_times(evidence));
     add(generation_out_of_memory(evidence));
+    add(serving_saturation(evidence));
+    add(sweep_ttft_queueing(evidence));
     std::stable_sort(all.begin(), all.end(),
                      [](const Finding& a, const Finding& b) { return a.severity > b.severity; });
     return all;
@@ -37,6 +39,7 @@ std::vector<Finding> explain(const store::ResultsStore& results, std::span<const
 
 nlohmann::ordered_json to_json(const Finding& finding) {
     nlohmann::ordered_json evidence{{"series", finding.evidence.series}, {"layers", finding.evidence.layers}};
+    if (!finding.evidence.events.empty()) evidence["events"] = finding.evidence.events;
     if (finding.evidence.window)
         evidence["window_ms"] = {ns_to_ms(finding.evidence.window->start_ns),
                                  ns_to_ms(finding.evidence.window->end_ns)};

@@ -91,6 +91,29 @@ inline constexpr double kLaunchBoundMaxBytes = 64.0 * 1024 * 1024;
 // at least 8 decode steps.
 inline constexpr double kKvGrowthFraction = 0.10;
 inline constexpr std::size_t kKvGrowthMinSteps = 8;
+// Serving cells (rules_serving). A rule on requests reads at least 20 measured ok requests (a median of fewer moves
+// with one slow request). TTFT dominated by queueing: its median at least twice the server's own median prompt time
+// (more than half of the wait for the first token spent outside prefill) and at least 5 ms above it (a request's
+// HTTP round trip and first sampled token on the same host take about 1 ms).
+inline constexpr std::size_t kServingMinRequests = 20;
+inline constexpr double kQueueingTtftFactor = 2.0;
+inline constexpr double kQueueingMinExcessMs = 5.0;
+// Across a sweep: median TTFT at the highest load at least twice the lowest load's while the server's median prompt
+// time grows by under a quarter (prefill got no slower; the wait did).
+inline constexpr double kQueueingSweepTtftGrowth = 2.0;
+inline constexpr double kQueueingSweepPromptGrowth = 1.25;
+// Prefill interference: a chunk gap of 3x the median gap or more is a spike (a decode step of a steady batch costs
+// about the same each time; 3x is two more steps' worth of work, a prompt's prefill got in); it coincides with a
+// prefill when another request's first token arrives inside the gap or within one median gap after it. The
+// finding needs 3 such spikes and at least half of all spikes coinciding (the rest: the host, the network). At most
+// 5 of them are listed as its evidence.
+inline constexpr double kGapSpikeFactor = 3.0;
+inline constexpr std::size_t kMinInterferenceSpikes = 3;
+inline constexpr double kInterferenceShare = 0.5;
+inline constexpr std::size_t kListedEvents = 5;
+// Failed requests: any is a warning (a request the user got no answer to); a problem from the share at which the
+// failures alone keep goodput under the knee's target (analysis' limits::kGoodputTarget, 99%: 1% failed).
+inline constexpr double kServingErrorProblemShare = 0.01;
 }  // namespace limits
 
 // Per benchmark.
@@ -111,10 +134,21 @@ std::vector<Finding> compile_fallbacks(const BenchmarkEvidence& e);
 std::vector<Finding> decode_bound(const BenchmarkEvidence& e);
 std::vector<Finding> launch_bound_generation(const BenchmarkEvidence& e);
 std::vector<Finding> kv_cache_growth(const BenchmarkEvidence& e);
+// Serving cells (rules_serving): TTFT far above the server's own prompt time, decode gaps that coincide with other
+// requests' first tokens, failed requests by kind against goodput (serving.errors; a serving cell without a
+// measured request: serving.not_measured).
+std::vector<Finding> ttft_queueing(const BenchmarkEvidence& e);
+std::vector<Finding> prefill_interference(const BenchmarkEvidence& e);
+std::vector<Finding> serving_errors(const BenchmarkEvidence& e);
 
 // Across the benchmarks of a selection.
 // Batch sizes of a generative cell that ran out of memory, beside the largest that ran.
 std::vector<Finding> generation_out_of_memory(std::span<const BenchmarkEvidence> all);
+// Serving sweeps (analysis/serving_sweep): the load where throughput stops growing while TTFT grows
+// (serving.saturation), and TTFT that grows with the load while the server's prompt time does not
+// (serving.ttft_queueing).
+std::vector<Finding> serving_saturation(std::span<const BenchmarkEvidence> all);
+std::vector<Finding> sweep_ttft_queueing(std::span<const BenchmarkEvidence> all);
 std::vector<Finding> precision_anomalies(std::span<const BenchmarkEvidence> all);
 std::vector<Finding> batch_scaling(std::span<const BenchmarkEvidence> all);
 std::vector<Finding> comparisons(std::span<const BenchmarkEvidence> all);

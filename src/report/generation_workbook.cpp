@@ -21,8 +21,9 @@ using NumberFormat = XlsxWorkbook::NumberFormat;
 constexpr double kMiB = 1024.0 * 1024.0;
 constexpr const char* kStepsSheet = "Generation steps";
 
-// A column's numbers as its key's unit says: ms to the microsecond, rates, MiB and percentages to one decimal.
-NumberFormat format_of(std::string_view key) {
+}  // namespace
+
+NumberFormat column_format(std::string_view key) {
     if (key.ends_with("_ms")) return NumberFormat::decimals3_or_6;
     if (key.ends_with("_tokens") || key == "batch_size" || key == "generations") return NumberFormat::integer;
     if (key.ends_with("_per_s") || key.ends_with("_mib") || key.ends_with("_pct") || key.ends_with("_bound"))
@@ -30,7 +31,7 @@ NumberFormat format_of(std::string_view key) {
     return NumberFormat::general;
 }
 
-void write_cell(Sheet& sheet, Row row, Col col, const Cell& cell) {
+void write_table_cell(Sheet& sheet, Row row, Col col, const Cell& cell) {
     std::visit(
         [&](const auto& value) {
             using T = std::decay_t<decltype(value)>;
@@ -43,6 +44,8 @@ void write_cell(Sheet& sheet, Row row, Col col, const Cell& cell) {
         },
         cell);
 }
+
+namespace {
 
 // A charted metric, its bound's column, and the axis title with the unit.
 struct ChartedMetric {
@@ -114,6 +117,8 @@ void insert_charts(XlsxWorkbook& book, Sheet& sheet, std::span<const GenerationR
     }
 }
 
+}  // namespace
+
 void write_definitions(XlsxWorkbook& book, const Table& table) {
     Sheet sheet = book.add_sheet("Definitions");
     sheet.header({"column", "definition"}, 24);
@@ -126,19 +131,17 @@ void write_definitions(XlsxWorkbook& book, const Table& table) {
     }
 }
 
-}  // namespace
-
 bool write_generation_workbook(std::span<const GenerationRow> rows, const std::filesystem::path& file) {
     if (rows.empty()) return false;
     const Table table = generation_report_table(rows);
     XlsxWorkbook book(file, {.chart_values = true});  // one row per cell: small
     Sheet sheet = book.add_sheet("Generation");
     std::vector<XlsxWorkbook::Column> header;
-    for (const auto& column : table.columns) header.emplace_back(column.key, format_of(column.key));
+    for (const auto& column : table.columns) header.emplace_back(column.key, column_format(column.key));
     sheet.header(header);
     for (std::size_t r = 0; r < table.rows.size(); ++r) {
         const auto row = static_cast<Row>(r + 1);
-        for (std::size_t c = 0; c < table.columns.size(); ++c) write_cell(sheet, row, static_cast<Col>(c), table.rows[r][c]);
+        for (std::size_t c = 0; c < table.columns.size(); ++c) write_table_cell(sheet, row, static_cast<Col>(c), table.rows[r][c]);
     }
     insert_charts(book, sheet, rows, table, header);
     write_definitions(book, table);

@@ -17,10 +17,16 @@
 #include "report/excel_report.hpp"
 #include "report/generation_rows.hpp"
 #include "report/report_data.hpp"
+#include "report/xlsx_writer.hpp"
 
 namespace inferbench::report {
 
-class XlsxWorkbook;
+// How the report's workbooks write a Table (shared by the serving workbook): a column's number format by its key's
+// unit (ms to the microsecond; rates, MiB and percentages to one decimal), a cell as its type says (a Duration in
+// ms, a bool as yes/no, an Annotated figure as its number), and a "Definitions" sheet of the columns' hints.
+XlsxWorkbook::NumberFormat column_format(std::string_view key);
+void write_table_cell(XlsxWorkbook::Sheet& sheet, XlsxWorkbook::Row row, XlsxWorkbook::Col col, const Cell& cell);
+void write_definitions(XlsxWorkbook& book, const Table& table);
 
 // false (and nothing written) without rows.
 bool write_generation_workbook(std::span<const GenerationRow> rows, const std::filesystem::path& file);

@@ -15,6 +15,7 @@
 #include "analysis/telemetry_summary.hpp"
 #include "report/cost_figure.hpp"
 #include "report/generation_section.hpp"
+#include "report/serving_section.hpp"
 #include "report/html_page.hpp"
 #include "report/scenario_section.hpp"
 #include "report/report_charts.hpp"
@@ -264,7 +265,7 @@ std::string page_title(const ReportSelection& data) {
 
 std::string render_html_report(const ReportSelection& data, const std::vector<ChartGroup>& groups,
                                const RooflineSection& roofline, const std::vector<findings::Finding>& found,
-                               std::span<const GenerationRow> generation) {
+                               std::span<const GenerationRow> generation, std::span<const SweepView> sweeps) {
     const auto summaries = data.summaries();
     HtmlPage page(page_title(data));
     runs_part(page, data);
@@ -284,6 +285,7 @@ std::string render_html_report(const ReportSelection& data, const std::vector<Ch
     page.close_section();
 
     generation_section(page, generation);
+    serving_section(page, analysis::combine_cells(summaries), sweeps);
     scenario_section(page, summaries);
     // After the results it explains, grouped by rule: a long list of findings no longer hides them.
     findings_section(page, found);
@@ -319,8 +321,10 @@ RooflineSection roofline_section(const store::ResultsStore& results,
 void write_html_report(const store::ResultsStore& results, const std::vector<store::BenchmarkRecord>& selected,
                        const std::filesystem::path& file, const std::vector<findings::Finding>& found) {
     std::vector<ChartGroup> charts;
+    std::map<std::int64_t, std::int64_t> server_gpus;
     const auto selection = load_selection(results, selected, [&](const ReportGroup& group) {
         charts.push_back({group.title, group_charts(group)});
+        add_server_gpus(group, server_gpus);
     });
     const auto summaries = selection.summaries();
     std::optional<devices::Catalog> catalog;
@@ -328,8 +332,11 @@ void write_html_report(const store::ResultsStore& results, const std::vector<sto
         catalog = devices::load_catalog();
     } catch (const std::exception&) {  // a broken devices file costs the bounds (said as unknown), not the page
     }
-    const auto generation = generation_rows(results, analysis::combine_cells(summaries), catalog);
-    write_text_file(file, render_html_report(selection, charts, roofline_section(results, summaries), found, generation));
+    const auto cells = analysis::combine_cells(summaries);
+    const auto generation = generation_rows(results, cells, catalog);
+    const auto sweeps = sweep_views(serving_cells(cells, server_gpus));
+    write_text_file(file, render_html_report(selection, charts, roofline_section(results, summaries), found, generation,
+                                             sweeps));
 }
 
 }  // namespace inferbench::report

@@ -14,6 +14,7 @@
 #include "analysis/roofline_placement.hpp"
 #include "findings/finding.hpp"
 #include "report/generation_rows.hpp"
+#include "report/serving_rows.hpp"
 #include "report/html_page.hpp"
 #include "report/report_data.hpp"
 #include "store/results_store.hpp"
@@ -45,7 +46,7 @@ RooflineSection roofline_section(const store::ResultsStore& results,
 // `generation`: the generative cells (generation_rows.hpp), shown in their own section after the overview.
 std::string render_html_report(const ReportSelection& selection, const std::vector<ChartGroup>& groups,
                                const RooflineSection& roofline = {}, const std::vector<findings::Finding>& found = {},
-                               std::span<const GenerationRow> generation = {});
+                               std::span<const GenerationRow> generation = {}, std::span<const SweepView> sweeps = {});
 
 // Writes the page of the selected benchmarks alone to `file` (usually DIR/report.html): load_selection,
 // each group's charts, the roofline section and the findings. `inferbench report` writes it with its other outputs from

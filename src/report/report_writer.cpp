@@ -11,6 +11,9 @@
 #include "report/generation_plots.hpp"
 #include "report/generation_rows.hpp"
 #include "report/generation_workbook.hpp"
+#include "report/serving_plots.hpp"
+#include "report/serving_rows.hpp"
+#include "report/serving_workbook.hpp"
 #include "report/html_page.hpp"
 #include "report/html_report.hpp"
 #include "report/report_charts.hpp"
@@ -42,6 +45,8 @@ std::size_t add_evidence(const store::ResultsStore& results, ReportGroup& group,
         auto iterations = keep_rows ? b.iterations : std::move(b.iterations);
         auto cpu = keep_rows ? b.cpu : std::move(b.cpu);
         evidence.push_back(findings::make_evidence(b.summary, std::move(iterations), b.metrics, b.gpu, std::move(cpu)));
+        // A serving cell's requests, for the rules on them (read here again: the summary read them once, keeping none).
+        if (evidence.back().serving()) evidence.back().requests = results.served_requests(b.summary.benchmark.benchmark_id);
     }
     const std::span<findings::BenchmarkEvidence> added(evidence.begin() + static_cast<std::ptrdiff_t>(first), evidence.end());
     if (catalog) findings::add_layer_sets(results, added, *catalog);
@@ -85,10 +90,12 @@ ReportResult write_report(const store::ResultsStore& results, const ReportOption
     std::vector<findings::BenchmarkEvidence> evidence;
     const std::optional<devices::Catalog> catalog = catalog_or_none();
     GenerationStepsWorkbook generation_steps(dir / "generation-steps.xlsx", options.excel_options);
+    std::map<std::int64_t, std::int64_t> server_gpus;
     // gnuplot draws a group's figures on the second core while this thread makes its findings and
     // workbooks (which read the group too, and change nothing in it until the figures are drawn).
     const auto selection = load_selection(results, selected, [&](ReportGroup& group) {
         if (options.html) charts.push_back({group.title, group_charts(group)});
+        add_server_gpus(group, server_gpus);
         if (options.excel || options.plots) set_clock(group, options.clock_from_zero);
         std::future<ReportFiles> figures;
         if (options.plots)
@@ -122,14 +129,29 @@ ReportResult write_report(const store::ResultsStore& results, const ReportOption
             result.files.written.push_back(dir / name);
         }
     }
+    const auto sweeps = sweep_views(serving_cells(cells, server_gpus));
+    if (const Table serving = serving_table(cells); !serving.rows.empty()) {  // the serving cells' own tables
+        const Table sweep = sweep_table(sweeps);
+        for (const auto& [stem, table] : {std::pair{"serving", &serving}, std::pair{"serving-sweep", &sweep}}) {
+            if (table->rows.empty()) continue;
+            for (const auto& [extension, format] : {std::pair{"md", Format::markdown}, std::pair{"csv", Format::csv},
+                                                    std::pair{"json", Format::json}}) {
+                const auto file = dir / fmt::format("{}.{}", stem, extension);
+                write_text_file(file, render(*table, format));
+                result.files.written.push_back(file);
+            }
+        }
+    }
     result.files.add(std::move(group_files));
     if (options.excel) result.files.add(generation_workbook_files(generation, generation_steps, dir));
     if (options.plots)
         result.files.add(write_throughput_latency_plots(group_benchmarks(selected), summaries, dir, options.plot));
     if (options.plots) result.files.add(write_generation_plots(generation, dir, options.plot));
+    if (options.excel) result.files.add(serving_workbook_files(results, cells, sweeps, dir));
+    if (options.plots) result.files.add(write_serving_plots(sweeps, dir, options.plot));
     if (options.html) {
         write_text_file(dir / "report.html", render_html_report(selection, charts, roofline_section(results, summaries), found,
-                                                                    generation));
+                                                                    generation, sweeps));
         result.files.written.push_back(dir / "report.html");
     }
     return result;
