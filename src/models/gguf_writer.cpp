@@ -186,12 +186,13 @@ std::string gguf_tensor_name(const DecoderTensor& tensor) {
 }
 
 std::string gguf_file_form(Precision precision) {
+    const auto form = [](std::string_view type) { return fmt::format("{}.v{}.gguf", type, kGgufWriterVersion); };
     switch (precision) {
-        case Precision::fp32: return "f32.gguf";
-        case Precision::fp16: return "f16.gguf";
-        case Precision::bf16: return "bf16.gguf";
-        case Precision::int8: return "q8_0.gguf";
-        case Precision::int4: return "q4_0.gguf";
+        case Precision::fp32: return form("f32");
+        case Precision::fp16: return form("f16");
+        case Precision::bf16: return form("bf16");
+        case Precision::int8: return form("q8_0");
+        case Precision::int4: return form("q4_0");
         case Precision::fp8: break;
     }
     file_type(precision);  // throws the error line

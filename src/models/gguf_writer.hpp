@@ -32,8 +32,13 @@ inline constexpr std::int64_t kGgufQuantBlock = 32;  // values per Q8_0 / Q4_0 b
 void write_llama_gguf(const DecoderShape& shape, std::uint64_t seed, Precision precision,
                       const std::filesystem::path& file);
 
+// What the writer puts in a file besides the weights changes with this version (2: every vocabulary piece is
+// text but </s>, so a server streams one event per token), and cached files of an older one are not reused.
+inline constexpr int kGgufWriterVersion = 2;
+
 // The form a zoo decoder's GGUF at `precision` is cached under (models/decoder_models' decoder_cache_path):
-// "f32.gguf", "f16.gguf", "bf16.gguf", "q8_0.gguf", "q4_0.gguf", named as llama.cpp names its file types.
+// "f32.v2.gguf", "f16.v2.gguf", "bf16.v2.gguf", "q8_0.v2.gguf", "q4_0.v2.gguf": llama.cpp's names of its file
+// types and the writer's version.
 // Throws UserError for a precision GGUF has no weights of (fp8).
 std::string gguf_file_form(Precision precision);
 
