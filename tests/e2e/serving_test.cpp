@@ -70,6 +70,10 @@ TEST(Serving, AConcurrencySweepAgainstLlamaServerStoresEveryRequestAndChunk) {
         const auto workload = store.serving_workload(b.benchmark_id);
         ASSERT_TRUE(workload.has_value());
         EXPECT_EQ(workload->slos.ttft_ns, 5'000'000'000);
+        EXPECT_NE(workload->server_command.find("llama-server"), std::string::npos) << workload->server_command;
+        EXPECT_NE(workload->server_command.find(".gguf"), std::string::npos) << workload->server_command;
+        EXPECT_TRUE(workload->endpoint.starts_with("http://127.0.0.1:")) << workload->endpoint;
+        EXPECT_EQ(workload->server_version, b.backend_version);
         if (fingerprint.empty()) fingerprint = workload->fingerprint;
         EXPECT_EQ(workload->fingerprint, fingerprint);  // the same seed: the same requests at each level
     }
@@ -140,6 +144,40 @@ TEST(Serving, ACellWithoutAServerIsSkippedWithHowToGiveOne) {
     const auto run = dir.run("run --model served:any --backend openai --dry-run");
     EXPECT_EQ(run.exit_code, 0) << run.err;
     EXPECT_NE(run.out.find("set endpoint=URL"), std::string::npos) << run.out;
+}
+
+}  // namespace
+}  // namespace inferbench
+
+namespace inferbench {
+namespace {
+
+TEST(Serving, FindPeakSearchesTheHighestRateMeetingTheBoundsAndMeasuresTheCellThere) {
+    INFERBENCH_REQUIRE_LLAMA_SERVER();
+    testing::LlamaServer server({.parallel = 4, .context = 1024});
+    ScratchDir dir;
+    const auto run = dir.run(
+        "run --model served:llama-tiny --backend openai --set endpoint=" + server.base_url() +
+        " --input-tokens 16 --output-tokens 8 --set scenario=server --set find_peak=true --set target_qps=8"
+        " --set duration=1s --set backend_options.openai.ttft_bound=300ms --set backend_options.openai.tpot_bound=60ms"
+        " --db r.db --quiet");
+    ASSERT_EQ(run.exit_code, 0) << run.err << run.out;
+    auto store = store::ResultsStore::open(dir.file("r.db"), store::ResultsStore::Access::read);
+    const auto benchmarks = store.benchmarks();
+    ASSERT_EQ(benchmarks.size(), 1u);
+    ASSERT_EQ(benchmarks[0].status, BenchmarkStatus::ok) << benchmarks[0].reason;
+    double peak = 0;
+    for (const auto& m : store.metrics(benchmarks[0].benchmark_id))
+        if (m.name == "serving_peak_qps") peak = m.value;
+    EXPECT_GT(peak, 0.0);
+    bool steps = false;
+    for (const auto& s : store.series(benchmarks[0].benchmark_id)) steps |= s.name == "find_peak_qps" && s.values.size() >= 2;
+    EXPECT_TRUE(steps);
+    // The cell's own requests are those of the run at the peak: their arrivals at about that rate.
+    std::int64_t measured = 0;
+    for (const ServedRequest& r : store.served_requests(benchmarks[0].benchmark_id)) measured += r.warmup ? 0 : 1;
+    EXPECT_GT(measured, 0);
+    EXPECT_LT(static_cast<double>(measured), peak * 1.0 * 3 + 16);
 }
 
 }  // namespace

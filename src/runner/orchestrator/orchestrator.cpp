@@ -278,7 +278,9 @@ struct MeasuredCell {
 std::optional<store::ServingWorkloadRecord> serving_record(const BenchmarkSpec& spec,
                                                            const std::optional<ServingFacts>& facts) {
     if (!facts) return std::nullopt;
-    return store::ServingWorkloadRecord{facts->workload_fingerprint, facts->workload_json, read_serving_options(spec).slos};
+    return store::ServingWorkloadRecord{facts->workload_fingerprint, facts->workload_json,
+                                        read_serving_options(spec).slos, facts->endpoint, facts->server_command,
+                                        facts->server_version, facts->model_name};
 }
 
 class PlanRunner {

@@ -256,6 +256,7 @@ void run_serving_cell(const BenchmarkSpec& spec, const std::string& model_path, 
     config.api_key = api_key(options);
     config.request_timeout_ns = options.request_timeout_ns;
     config.ignore_eos = options.ignore_eos;
+    config.continuous_usage_stats = options.continuous_usage;
     config.sampling = spec.generation.sampling;
     config.seed = spec.seed;
     const serving::EndpointProbe probe = serving::probe_endpoint(config);
