@@ -239,7 +239,7 @@ std::vector<Finding> serving_saturation(std::span<const BenchmarkEvidence> all) 
         const auto& here = sweep.points[s->point];
         const auto& next = sweep.points[s->next];
         out.push_back({"serving.saturation", Severity::info, sweep_ids(sweep),
-                       fmt::format("{} saturates at {}: {} (+{:.0f}% load) raised output tokens/s by {:+.1f}% ({:.1f} "
+                       fmt::format("{} saturates at {}: {} (+{:.0f}% load) changed output tokens/s by {:+.1f}% ({:.1f} "
                                    "to {:.1f}) while the median TTFT rose {:+.0f}% ({:.1f} to {:.1f} ms); no higher "
                                    "load gains more; the sweep's peak is {:.1f} output tokens/s",
                                    sweep.name, load_text(sweep, here.load), load_text(sweep, next.load),

@@ -154,7 +154,7 @@ TEST(ServingRules, ASweepWhoseThroughputStopsWhileTtftGrowsSaturates) {
     EXPECT_EQ(found[0].benchmarks, (std::vector<std::int64_t>{1, 2, 3, 4}));
     EXPECT_THAT(found[0].statement,
                 HasSubstr("llama-tiny openai cpu fp32, concurrency saturates at concurrency 4: concurrency 8 (+100% "
-                          "load) raised output tokens/s by +5.0% (360.0 to 378.0) while the median TTFT rose +80% "
+                          "load) changed output tokens/s by +5.0% (360.0 to 378.0) while the median TTFT rose +80% "
                           "(55.0 to 99.0 ms)"));
 }
 

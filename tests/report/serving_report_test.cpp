@@ -119,7 +119,7 @@ TEST_F(ServingReport, FiguresDrawTheParetoFrontWithTheKneeAndLatencyAgainstLoad)
     EXPECT_EQ(figures[0].lines[0].points.size(), 4u);
     EXPECT_EQ(figures[0].lines[1].points.size(), 3u);
     EXPECT_TRUE(std::any_of(figures[0].point_labels.begin(), figures[0].point_labels.end(),
-                            [](const auto& label) { return label.second == "goodput knee"; }));
+                            [](const auto& label) { return label.second == "4: goodput knee"; }));
     EXPECT_EQ(figures[1].stem, "serving-ttft-vs-concurrency");
     EXPECT_EQ(figures[2].stem, "serving-tpot-vs-concurrency");
     EXPECT_EQ(figures[1].lines.size(), 2u);  // p50, p99
