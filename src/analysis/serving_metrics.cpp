@@ -59,9 +59,15 @@ Collected collect(std::span<const ServedRequest> requests, ServingSummary& s) {
         if (r.warmup || r.outcome != RequestOutcome::ok) continue;
         const RequestFigures f = request_figures(r);
         switch (f.token_source) {
-            case TokenCountSource::usage: ++s.token_counting.from_usage; break;
-            case TokenCountSource::chunks: ++s.token_counting.from_chunks; break;
-            case TokenCountSource::unknown: ++s.token_counting.unknown; break;
+            case TokenCountSource::usage:
+                ++s.token_counting.from_usage;
+                break;
+            case TokenCountSource::chunks:
+                ++s.token_counting.from_chunks;
+                break;
+            case TokenCountSource::unknown:
+                ++s.token_counting.unknown;
+                break;
         }
         if (f.output_tokens > 0) s.output_tokens += f.output_tokens;
         if (f.ttft_ns) c.ttft.push_back(*f.ttft_ns);
@@ -95,20 +101,23 @@ void add_distributions(Collected& c, ServingSummary& s) {
     }
     if (s.counts.ok > 0 && !s.ttft) s.notes.emplace_back("TTFT not defined: no ok request had a chunk with output");
     if (s.counts.ok > 0 && !s.tpot)
-        s.notes.emplace_back("TPOT and output tokens/s per user not defined: no ok request had 2 or more counted "
-                             "output tokens");
+        s.notes.emplace_back(
+            "TPOT and output tokens/s per user not defined: no ok request had 2 or more counted "
+            "output tokens");
 }
 
 void add_token_notes(const ServingSummary& s, std::vector<std::string>& notes) {
     const TokenCounting& t = s.token_counting;
     if (t.from_chunks > 0)
-        notes.push_back(fmt::format("{} of {} ok requests' output tokens counted from their chunks (the server "
-                                    "reported no usage)",
-                                    t.from_chunks, s.counts.ok));
+        notes.push_back(
+            fmt::format("{} of {} ok requests' output tokens counted from their chunks (the server "
+                        "reported no usage)",
+                        t.from_chunks, s.counts.ok));
     if (t.unknown > 0)
-        notes.push_back(fmt::format("{} of {} ok requests' output tokens not known (no usage, a chunk of unknown "
-                                    "tokens): in no token figure",
-                                    t.unknown, s.counts.ok));
+        notes.push_back(
+            fmt::format("{} of {} ok requests' output tokens not known (no usage, a chunk of unknown "
+                        "tokens): in no token figure",
+                        t.unknown, s.counts.ok));
 }
 
 double per_second(double count, std::int64_t ns) { return count / ns_to_s(static_cast<double>(ns)); }
@@ -152,9 +161,10 @@ ServingSummary serving_summary(std::span<const ServedRequest> requests, const Se
     ServingSummary s;
     s.counts = count_requests(requests);
     if (s.counts.sent == 0)
-        throw UserError(fmt::format("a serving cell with no measured request ({} warm-up requests stored): it has no "
-                                    "figures; run the cell with a request count or duration that sends some",
-                                    s.counts.warmup));
+        throw UserError(
+            fmt::format("a serving cell with no measured request ({} warm-up requests stored): it has no "
+                        "figures; run the cell with a request count or duration that sends some",
+                        s.counts.warmup));
     set_window(requests, s);
     Collected collected = collect(requests, s);
     add_distributions(collected, s);

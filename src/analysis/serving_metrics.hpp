@@ -60,9 +60,9 @@ namespace inferbench::analysis {
 
 // The measured requests of a cell by how they ended.
 struct ServingCounts {
-    std::int64_t sent = 0;     // measured requests (warm-up ones left out), whatever their outcome
+    std::int64_t sent = 0;  // measured requests (warm-up ones left out), whatever their outcome
     std::int64_t ok = 0;
-    std::int64_t warmup = 0;   // warm-up requests stored, in no figure
+    std::int64_t warmup = 0;  // warm-up requests stored, in no figure
     // Each outcome other than ok that occurred, with its count, in RequestOutcome's order.
     std::vector<std::pair<RequestOutcome, std::int64_t>> failures;
     // The HTTP statuses of the http_status failures (429, 500, 503, ...), with their counts, ascending.
@@ -80,9 +80,9 @@ struct TokenCounting {
 // Goodput under the cell's SLOs.
 struct Goodput {
     ServingSlos slos;
-    std::int64_t good = 0;   // measured requests meeting every SLO that is set
-    double per_s = 0;        // good / the measured window
-    double fraction = 0;     // good / measured requests sent
+    std::int64_t good = 0;  // measured requests meeting every SLO that is set
+    double per_s = 0;       // good / the measured window
+    double fraction = 0;    // good / measured requests sent
 };
 
 struct ServingSummary {
@@ -94,14 +94,14 @@ struct ServingSummary {
     // The measured window on core/clock; both 0 when empty, and in a row that combines repeats (each had its own).
     std::int64_t window_start_ns = 0, window_end_ns = 0;
     std::int64_t window_ns() const { return window_end_ns - window_start_ns; }
-    std::int64_t output_tokens = 0;                       // of the ok requests whose count is known
-    std::optional<double> output_tokens_per_s;            // system; nothing for an empty window
+    std::int64_t output_tokens = 0;                             // of the ok requests whose count is known
+    std::optional<double> output_tokens_per_s;                  // system; nothing for an empty window
     std::optional<TimingSummary> output_tokens_per_s_per_user;  // per ok request (values in tokens/s, not ns)
-    std::optional<double> requests_per_s;                 // ok requests per second of the window
-    std::optional<Goodput> goodput;                       // where any SLO is set
-    std::optional<ServingVerdict> verdict;                // MLPerf's, where a TTFT or TPOT bound is set
-    std::optional<double> energy_j;                       // nothing: "not measured" (kNotMeasuredText)
-    std::string energy_source;                            // "GPU energy counter", "GPU integrated power"; empty: none
+    std::optional<double> requests_per_s;                       // ok requests per second of the window
+    std::optional<Goodput> goodput;                             // where any SLO is set
+    std::optional<ServingVerdict> verdict;                      // MLPerf's, where a TTFT or TPOT bound is set
+    std::optional<double> energy_j;                             // nothing: "not measured" (kNotMeasuredText)
+    std::string energy_source;  // "GPU energy counter", "GPU integrated power"; empty: none
     std::optional<double> tokens_per_joule, joules_per_token;
     std::vector<std::string> notes;  // what is not defined or not measured, and why; how tokens were counted
 };

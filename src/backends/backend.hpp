@@ -58,6 +58,9 @@ struct Capabilities {
     // Runs decoder language models' generation (Backend::generate): a generative cell (core/generation) needs it,
     // any other cell needs infer().
     bool generates = false;
+    // Measures a server through its HTTP API (the openai backend): the worker sends the cell's requests
+    // (runner/worker/serving_cell) and never calls load() or infer().
+    bool serves_endpoint = false;
 };
 
 // A generative cell's work, given to prepare_generation() untimed: the prompts (batch x input_tokens ids,
@@ -212,9 +215,9 @@ public:
 // with the Backend class's layout (2: profile_layers, 3: last_outputs, 4: convert_model, 5: ConvertedModel's
 // load_ns, prepared_metrics, measured_metrics and run_own_loop's report; 6: the spec's measure conditions,
 // stopping criterion and scenario, Capabilities::concurrent_instances; 7: BackendOption::type; 8: generation:
-// Capabilities::generates, decoder_info, prepare_generation, generate, the spec's GenerationSettings), so a
-// module built against another is refused.
-inline constexpr int kBackendApiVersion = 8;
+// Capabilities::generates, decoder_info, prepare_generation, generate, the spec's GenerationSettings; 9:
+// Capabilities::serves_endpoint), so a module built against another is refused.
+inline constexpr int kBackendApiVersion = 9;
 
 struct BackendModule {
     int api_version;

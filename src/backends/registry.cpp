@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "backends/null/null_backend.hpp"
+#include "backends/openai/openai_backend.hpp"
 #include "core/error.hpp"
 
 namespace inferbench {
@@ -174,7 +175,8 @@ std::optional<std::string> cell_problem(const Backend* backend, const std::strin
                            "for it",
                            spec.backend, to_string(spec.loop.stop));
     // A generation is a query of its own (a batch of prompts to their last token): single_stream's closed loop.
-    if (spec.generation.active() && spec.scenario.scenario != Scenario::single_stream)
+    if (spec.generation.active() && spec.scenario.scenario != Scenario::single_stream &&
+        !backend->capabilities().serves_endpoint)
         return fmt::format("a decoder model's cells run single_stream (one batch of prompts generated at a time); "
                            "scenario {} is for models the harness runs one inference at a time",
                            to_string(spec.scenario.scenario));
@@ -227,7 +229,7 @@ BackendRegistry BackendRegistry::discover(const std::vector<std::filesystem::pat
             if (!filename.starts_with(kModulePrefix) || !filename.ends_with(kModuleSuffix)) continue;
             std::string name = filename.substr(kModulePrefix.size(),
                                                filename.size() - kModulePrefix.size() - kModuleSuffix.size());
-            if (name == "null" || registry.impl_->find(name)) continue;
+            if (name == "null" || name == "openai" || registry.impl_->find(name)) continue;
             registry.impl_->modules.push_back(ModuleSlot{name, file, nullptr, nullptr, {}, false});
         }
     }
@@ -235,7 +237,7 @@ BackendRegistry BackendRegistry::discover(const std::vector<std::filesystem::pat
 }
 
 std::vector<std::string> BackendRegistry::names() const {
-    std::vector<std::string> names = {"null"};
+    std::vector<std::string> names = {"null", "openai"};
     for (const auto& slot : impl_->modules) names.push_back(slot.name);
     for (const auto& known : kKnownBackends) {
         if (std::find(names.begin(), names.end(), known.name) == names.end()) names.emplace_back(known.name);
@@ -248,6 +250,9 @@ std::vector<BackendEntry> BackendRegistry::entries() const {
     std::vector<BackendEntry> entries = {
         {"null", "does nothing: measures the harness's own overhead", "built-in", "", "", {}}};
     describe_devices(*make_null_backend(), entries.back());
+    entries.push_back({"openai", "any server with the OpenAI HTTP API (vLLM, SGLang, llama.cpp's server, ...), streamed",
+                       "built-in", "", "", {}});
+    describe_devices(*make_openai_backend(), entries.back());
     // A backend's check may start its framework (a Python runner imports PyTorch, a second or more each):
     // all checked at once, the list takes as long as the slowest check, not the sum of them.
     std::vector<std::future<BackendEntry>> checks;
@@ -264,6 +269,7 @@ std::vector<BackendEntry> BackendRegistry::entries() const {
 
 std::unique_ptr<Backend> BackendRegistry::create(std::string_view name) const {
     if (name == "null") return make_null_backend();
+    if (name == "openai") return make_openai_backend();
     std::lock_guard lock(impl_->mutex);
     if (ModuleSlot* slot = impl_->find(name)) {
         open_module(*slot);

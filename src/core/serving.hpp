@@ -96,4 +96,16 @@ struct ServingSlos {
     friend bool operator==(const ServingSlos&, const ServingSlos&) = default;
 };
 
+// What a serving cell sent its requests to, stored once with the cell so that a reader can tell servers and
+// settings apart and a later run can send the same workload again.
+struct ServingFacts {
+    std::string endpoint;        // the base URL the requests went to
+    std::string server_command;  // the command started for the cell, placeholders filled; empty: none started
+    std::string server_version;  // what the server says it is (llama.cpp's build, vLLM's version, its Server header)
+    std::string model_name;      // the requests' "model"
+    std::string workload_json;   // the requests planned (serving/workload's JSON): workload=FILE sends them again
+    std::string workload_fingerprint;  // a hash of the workload: two cells with the same one sent the same requests
+    friend bool operator==(const ServingFacts&, const ServingFacts&) = default;
+};
+
 }  // namespace inferbench

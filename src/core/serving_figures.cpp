@@ -22,9 +22,12 @@ const ServedChunk* first_output(const ServedRequest& request) {
 
 std::string_view to_string(TokenCountSource source) {
     switch (source) {
-        case TokenCountSource::usage: return "usage";
-        case TokenCountSource::chunks: return "chunks";
-        case TokenCountSource::unknown: return "unknown";
+        case TokenCountSource::usage:
+            return "usage";
+        case TokenCountSource::chunks:
+            return "chunks";
+        case TokenCountSource::unknown:
+            return "unknown";
     }
     return "unknown";
 }
@@ -76,10 +79,13 @@ std::vector<std::int64_t> chunk_gaps_ns(const ServedRequest& request) {
 
 std::vector<std::int64_t> per_token_latencies_ns(const ServedRequest& request) {
     std::vector<std::int64_t> latencies;
+    // Never more values than the usage's count: a chunk claiming more tokens than the request had gives none.
+    const std::int64_t most =
+        request.output_tokens >= 0 ? request.output_tokens : std::numeric_limits<std::int64_t>::max();
     const ServedChunk* previous = nullptr;
     for (const auto& chunk : request.chunks) {
         if (!has_output(chunk)) continue;
-        if (previous && chunk.tokens > 0) {
+        if (previous && chunk.tokens > 0 && chunk.tokens <= most - static_cast<std::int64_t>(latencies.size())) {
             const std::int64_t each = (chunk.arrival_ns - previous->arrival_ns) / chunk.tokens;
             latencies.insert(latencies.end(), static_cast<std::size_t>(chunk.tokens), each);
         }
@@ -106,8 +112,7 @@ namespace {
 // A failed request's figure: above every bound, ranked last.
 constexpr std::int64_t kFailed = std::numeric_limits<std::int64_t>::max();
 
-LatencyConstraint judge_constraint(std::string name, std::vector<std::int64_t> values, std::int64_t bound,
-                                   double p) {
+LatencyConstraint judge_constraint(std::string name, std::vector<std::int64_t> values, std::int64_t bound, double p) {
     std::sort(values.begin(), values.end());
     LatencyConstraint c;
     c.name = std::move(name);
@@ -131,16 +136,16 @@ void add_reasons(const LatencyConstraint& c, double p, std::vector<std::string>&
     }
     const std::string bound = format_latency(static_cast<double>(c.bound_ns));
     if (c.percentile_failed)
-        reasons.push_back(fmt::format("{} {} (LoadGen rank) is a failed request: over the bound {}", percent_name(p),
-                                      c.name, bound));
+        reasons.push_back(
+            fmt::format("{} {} (LoadGen rank) is a failed request: over the bound {}", percent_name(p), c.name, bound));
     else if (c.percentile_ns > c.bound_ns)
         reasons.push_back(fmt::format("{} {} (LoadGen rank) {} > bound {}", percent_name(p), c.name,
                                       format_latency(static_cast<double>(c.percentile_ns)), bound));
     else if (!c.check.satisfied)
-        reasons.push_back(fmt::format("early stopping on {}: with {} of {} requests over the bound, {} are needed to "
-                                      "show {} <= bound at 99% confidence; send more requests",
-                                      c.name, c.check.overlatency, c.requests, c.check.queries_needed,
-                                      percent_name(p)));
+        reasons.push_back(
+            fmt::format("early stopping on {}: with {} of {} requests over the bound, {} are needed to "
+                        "show {} <= bound at 99% confidence; send more requests",
+                        c.name, c.check.overlatency, c.requests, c.check.queries_needed, percent_name(p)));
 }
 
 }  // namespace
@@ -162,8 +167,10 @@ std::optional<ServingVerdict> judge_llm_server(std::span<const ServedRequest> re
         }
         const RequestFigures f = request_figures(request);
         ttft.push_back(f.ttft_ns.value_or(kFailed));
-        if (f.tpot_ns) tpot.push_back(*f.tpot_ns);
-        else if (f.output_tokens < 0 || f.output_tokens >= 2) tpot.push_back(kFailed);  // no figure to judge
+        if (f.tpot_ns)
+            tpot.push_back(*f.tpot_ns);
+        else if (f.output_tokens < 0 || f.output_tokens >= 2)
+            tpot.push_back(kFailed);  // no figure to judge
     }
     if (slos.ttft_ns > 0) verdict.ttft = judge_constraint("TTFT", std::move(ttft), slos.ttft_ns, percentile);
     if (slos.tpot_ns > 0) verdict.tpot = judge_constraint("TPOT", std::move(tpot), slos.tpot_ns, percentile);

@@ -60,8 +60,8 @@ std::vector<std::int64_t> chunk_gaps_ns(const ServedRequest& request);
 
 // Per-token latency: each chunk with output after the first gives its gap divided by its tokens, once for each
 // of its tokens (a chunk of 3 tokens 30 ms after the one before gives 10 ms three times). The first chunk's
-// tokens are TTFT's; a chunk whose tokens cannot be known (-1) gives none. With one token per chunk these are
-// the chunk gaps.
+// tokens are TTFT's; a chunk whose tokens cannot be known (-1), or that would give more values than the
+// request's usage count, gives none. With one token per chunk these are the chunk gaps.
 std::vector<std::int64_t> per_token_latencies_ns(const ServedRequest& request);
 
 // Whether `request` meets every bound of `slos` that is set: it is ok, TTFT <= slos.ttft_ns, TPOT <=
@@ -73,11 +73,11 @@ bool meets_slos(const ServedRequest& request, const ServingSlos& slos);
 // One of the LLM Server scenario's two constraints: a percentile of a per-request figure within a bound, with
 // LoadGen's early stopping (core/statistics/early_stopping) on the requests over it.
 struct LatencyConstraint {
-    std::string name;                 // "TTFT" or "TPOT"
+    std::string name;  // "TTFT" or "TPOT"
     std::int64_t bound_ns = 0;
-    std::int64_t requests = 0;        // the requests judged (failed ones included)
-    std::int64_t percentile_ns = 0;   // LoadGen's rank percentile (sorted[floor(n p)]); failed requests rank last
-    bool percentile_failed = false;   // that rank is a failed request (no figure): over any bound
+    std::int64_t requests = 0;          // the requests judged (failed ones included)
+    std::int64_t percentile_ns = 0;     // LoadGen's rank percentile (sorted[floor(n p)]); failed requests rank last
+    bool percentile_failed = false;     // that rank is a failed request (no figure): over any bound
     early_stopping::ServerCheck check;  // over-bound requests (failed ones included) and the requests needed
     bool met() const { return !percentile_failed && percentile_ns <= bound_ns && check.satisfied; }
 };
@@ -85,10 +85,10 @@ struct LatencyConstraint {
 // MLPerf's LLM Server verdict over a cell's measured requests (warm-up ones are left out).
 struct ServingVerdict {
     bool valid = false;
-    std::vector<std::string> reasons;   // why INVALID, one line each
+    std::vector<std::string> reasons;  // why INVALID, one line each
     double percentile = 0.99;
-    std::int64_t requests = 0;          // measured requests
-    std::int64_t failed = 0;            // not ok: each counts as over both bounds
+    std::int64_t requests = 0;                    // measured requests
+    std::int64_t failed = 0;                      // not ok: each counts as over both bounds
     std::optional<LatencyConstraint> ttft, tpot;  // each where its bound is set
 };
 

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/plan/model_spec.hpp"
 #include "models/onnx_reader.hpp"
 
 namespace inferbench::models {
@@ -57,7 +58,7 @@ bool onnx_takes_past(const std::filesystem::path& path) {
 }  // namespace
 
 bool is_decoder_model(std::string_view model) {
-    if (find_decoder_model(model)) return true;
+    if (find_decoder_model(model) || is_served_model(model)) return true;
     const std::filesystem::path path{std::string(model)};
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec)) return std::filesystem::is_regular_file(path / "config.json", ec);

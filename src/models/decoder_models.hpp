@@ -29,7 +29,8 @@ const DecoderModel* find_decoder_model(std::string_view name);  // nullptr if un
 std::vector<std::string> decoder_model_names();
 
 // Whether a plan's model entry is a decoder: a zoo decoder name, a .gguf file, a folder holding a Hugging Face
-// config.json, or an ONNX file whose graph takes past key/values (inputs named past_key_values.* or past.*).
+// config.json, an ONNX file whose graph takes past key/values (inputs named past_key_values.* or past.*), or a
+// model a server serves (served:NAME, the openai backend's).
 // Reads no more than an ONNX graph's signature; false for what cannot be read (the run reports that).
 bool is_decoder_model(std::string_view model);
 

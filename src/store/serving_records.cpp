@@ -77,8 +77,10 @@ std::optional<double> known(double value) {
     return value;
 }
 void bind_text_or_null(Statement& s, int index, std::string_view text) {
-    if (text.empty()) s.bind_null(index);
-    else s.bind_text(index, text);
+    if (text.empty())
+        s.bind_null(index);
+    else
+        s.bind_text(index, text);
 }
 
 constexpr std::string_view kRequestColumns =
@@ -100,7 +102,8 @@ void bind_request(Statement& s, int p, const RequestRow& row) {
     s.bind_optional_int64(p + 9, known(r.input_tokens)).bind_optional_int64(p + 10, known(r.output_tokens));
     s.bind_optional_int64(p + 11, known(r.cached_tokens));
     bind_text_or_null(s, p + 12, r.finish_reason);
-    s.bind_optional_double(p + 13, known(r.server_prompt_ms)).bind_optional_double(p + 14, known(r.server_generation_ms));
+    s.bind_optional_double(p + 13, known(r.server_prompt_ms))
+        .bind_optional_double(p + 14, known(r.server_generation_ms));
 }
 
 struct ChunkRow {
@@ -134,9 +137,10 @@ ServedRequest read_request(const Database& db, std::int64_t benchmark_id, const 
     const std::string outcome = row.column_text(6);
     const auto parsed = parse_request_outcome(outcome);
     if (!parsed)
-        throw EnvironmentError(fmt::format("results database {}: benchmark {} has a request with outcome '{}', which "
-                                           "this inferbench does not know; upgrade inferbench",
-                                           db.path().string(), benchmark_id, outcome));
+        throw EnvironmentError(
+            fmt::format("results database {}: benchmark {} has a request with outcome '{}', which "
+                        "this inferbench does not know; upgrade inferbench",
+                        db.path().string(), benchmark_id, outcome));
     r.outcome = *parsed;
     r.http_status = row.column_optional_int64(7).value_or(0);
     r.error = row.column_text(8);
@@ -174,8 +178,8 @@ void for_each_served_request(const Database& db, std::int64_t benchmark_id,
     Statement requests = db.prepare(
         fmt::format("SELECT {} FROM serving_requests WHERE benchmark_id = ?1 ORDER BY seq", kRequestColumns));
     requests.bind_int64(1, benchmark_id);
-    Statement chunks = db.prepare(
-        "SELECT seq, arrival_ns, tokens FROM serving_chunks WHERE benchmark_id = ?1 ORDER BY seq, chunk");
+    Statement chunks =
+        db.prepare("SELECT seq, arrival_ns, tokens FROM serving_chunks WHERE benchmark_id = ?1 ORDER BY seq, chunk");
     chunks.bind_int64(1, benchmark_id);
     bool chunk_ready = chunks.step();
     while (requests.step()) {

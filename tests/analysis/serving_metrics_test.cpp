@@ -44,10 +44,8 @@ ServedRequest failed(std::int64_t index, std::int64_t at_ms, std::int64_t end_ms
 std::vector<ServedRequest> cell() {
     ServedRequest warm = served(0, 0, 0, 90, {{80, 1}, {90, 1}}, 2);
     warm.warmup = true;
-    return {warm,
-            served(1, 100, 100, 150, {{110, 1}, {130, 1}, {150, 1}, {150, 0}}, 3),
-            served(2, 100, 120, 200, {{140, 2}, {200, 3}}),
-            failed(3, 150, 160, RequestOutcome::http_status, 503),
+    return {warm, served(1, 100, 100, 150, {{110, 1}, {130, 1}, {150, 1}, {150, 0}}, 3),
+            served(2, 100, 120, 200, {{140, 2}, {200, 3}}), failed(3, 150, 160, RequestOutcome::http_status, 503),
             failed(4, 150, 300, RequestOutcome::timeout)};
 }
 
@@ -87,8 +85,8 @@ TEST(ServingMetrics, ThroughputsOverTheMeasuredWindow) {
     EXPECT_EQ(s.window_start_ns, 100 * kMs);
     EXPECT_EQ(s.window_end_ns, 300 * kMs);
     ASSERT_TRUE(s.output_tokens_per_s && s.requests_per_s && s.output_tokens_per_s_per_user);
-    EXPECT_DOUBLE_EQ(*s.output_tokens_per_s, 40.0);  // 8 tokens in 0.2 s
-    EXPECT_DOUBLE_EQ(*s.requests_per_s, 10.0);       // 2 ok requests in 0.2 s
+    EXPECT_DOUBLE_EQ(*s.output_tokens_per_s, 40.0);               // 8 tokens in 0.2 s
+    EXPECT_DOUBLE_EQ(*s.requests_per_s, 10.0);                    // 2 ok requests in 0.2 s
     EXPECT_DOUBLE_EQ(s.output_tokens_per_s_per_user->min, 50.0);  // 1 / 20 ms
     EXPECT_NEAR(s.output_tokens_per_s_per_user->max, 1000.0 / 15.0, 1e-9);
     EXPECT_FALSE(s.goodput);
@@ -110,7 +108,8 @@ TEST(ServingMetrics, EnergyFromGpuSamplesElseNotMeasured) {
     const auto without = serving_summary(cell(), {});
     EXPECT_FALSE(without.energy_j);
     EXPECT_FALSE(without.tokens_per_joule);
-    EXPECT_NE(std::find(without.notes.begin(), without.notes.end(), "energy not measured: no GPU samples of the server's device"),
+    EXPECT_NE(std::find(without.notes.begin(), without.notes.end(),
+                        "energy not measured: no GPU samples of the server's device"),
               without.notes.end());
     GpuSample first, last;
     first.t_ns = 100 * kMs;
@@ -184,9 +183,11 @@ TEST(ServingMetrics, AStoredCellIsSummarizedUnderItsStoredSlosWithItsGpusEnergy)
     other.gpu_index = 1;  // another GPU's: not the cell's
     other.energy_mj = 90'000;
     const std::vector<GpuSample> gpu{first, other, last};
-    results.add_benchmark(serving_cell(run_id, "cuda:0"),
-                          store::BenchmarkData{.gpu_samples = gpu, .served_requests = requests, .serving_workload = &workload});
-    results.add_benchmark(serving_cell(run_id, "cpu"), store::BenchmarkData{.gpu_samples = gpu, .served_requests = requests});
+    results.add_benchmark(
+        serving_cell(run_id, "cuda:0"),
+        store::BenchmarkData{.gpu_samples = gpu, .served_requests = requests, .serving_workload = &workload});
+    results.add_benchmark(serving_cell(run_id, "cpu"),
+                          store::BenchmarkData{.gpu_samples = gpu, .served_requests = requests});
     const auto stored = results.benchmarks(run_id);
     ASSERT_EQ(stored.size(), 2u);
 
@@ -200,7 +201,7 @@ TEST(ServingMetrics, AStoredCellIsSummarizedUnderItsStoredSlosWithItsGpusEnergy)
 
     const BenchmarkSummary on_cpu = summarize_stored(results, stored[1], results.runs());
     ASSERT_TRUE(on_cpu.serving);
-    EXPECT_FALSE(on_cpu.serving->goodput);  // no SLOs stored
+    EXPECT_FALSE(on_cpu.serving->goodput);   // no SLOs stored
     EXPECT_FALSE(on_cpu.serving->energy_j);  // the GPUs sampled are not the server's device
 }
 

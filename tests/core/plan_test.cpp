@@ -84,7 +84,14 @@ TEST(PlanErrors, UnknownKey) {
 TEST(PlanErrors, UnknownModelNamesTheChoices) {
     EXPECT_EQ(error_of("models: [resnet50, resnet5]\n"),
               "plan.yaml:1:20: unknown model 'resnet5'; valid choices: resnet50, mobilenet, null, a path to a model "
-              "file, or a PyTorch model spec (torchvision:NAME, timm:NAME, hf:NAME, python:PATH.py:FACTORY)");
+              "file, a PyTorch model spec (torchvision:NAME, timm:NAME, hf:NAME, python:PATH.py:FACTORY), or served:NAME (a "
+              "model a server serves, for the openai backend)");
+}
+
+TEST(PlanErrors, ServedModelNeedsItsName) {
+    EXPECT_EQ(error_of("models: ['served:']\n"),
+              "plan.yaml:1:10: model 'served:': write served:NAME, NAME the model's name on the server (its /v1/models "
+              "id)");
 }
 
 TEST(PlanErrors, MissingModelFile) {
@@ -171,8 +178,9 @@ TEST(PlanOverrides, ErrorsNameTheFlag) {
             } catch (const UserError& e) {
                 EXPECT_STREQ(e.what(),
                              "--model resnet50,bogus: unknown model 'bogus'; valid choices: resnet50, "
-                             "mobilenet, null, a path to a model file, or a PyTorch model spec (torchvision:NAME, "
-                             "timm:NAME, hf:NAME, python:PATH.py:FACTORY)");
+                             "mobilenet, null, a path to a model file, a PyTorch model spec (torchvision:NAME, "
+                             "timm:NAME, hf:NAME, python:PATH.py:FACTORY), or served:NAME (a model a server serves, "
+                             "for the openai backend)");
                 throw;
             }
         },

@@ -87,6 +87,11 @@ TEST(ServingFigures, PerTokenLatencySkipsChunksOfUnknownTokens) {
     EXPECT_EQ(per_token_latencies_ns(r), (std::vector<std::int64_t>(2, 5 * kMs)));
 }
 
+TEST(ServingFigures, AChunkClaimingMoreTokensThanTheUsageGivesNoPerTokenLatency) {
+    const auto r = request(0, {5, 35, 45}, {1, 1'000'000'000'000, 1}, 3);
+    EXPECT_EQ(per_token_latencies_ns(r), (std::vector<std::int64_t>{10 * kMs}));
+}
+
 TEST(ServingFigures, MeetsSlosChecksEachBoundThatIsSet) {
     const auto r = request(0, {10, 50, 90}, {1, 2, 2}, 5);  // TTFT 10, TPOT 20, e2e 90 ms
     EXPECT_TRUE(meets_slos(r, {}));
@@ -119,9 +124,7 @@ std::vector<ServedRequest> uniform(std::size_t n, std::int64_t ttft, std::int64_
     return requests;
 }
 
-TEST(LlmServerVerdict, NoBoundNoVerdict) {
-    EXPECT_FALSE(judge_llm_server(uniform(10, 5, 2), {.e2e_ns = 1}));
-}
+TEST(LlmServerVerdict, NoBoundNoVerdict) { EXPECT_FALSE(judge_llm_server(uniform(10, 5, 2), {.e2e_ns = 1})); }
 
 TEST(LlmServerVerdict, ValidWhenBothP99sAreWithinAndEarlyStoppingIsSatisfied) {
     // With no request over the bound, early stopping needs 459 (0.99^459 < 0.01).

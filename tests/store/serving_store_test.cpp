@@ -53,10 +53,11 @@ std::vector<ServedRequest> cell() {
 TEST_F(ServingStoreTest, RequestsChunksAndWorkloadRoundTrip) {
     auto store = ResultsStore::open(db_path_);
     const auto requests = cell();
-    const ServingWorkloadRecord workload{"fnv1a:0123", R"({"requests":[{"index":0}]})",
-                                         {.ttft_ns = 2'000'000, .tpot_ns = 0, .e2e_ns = 9'000'000}};
-    const std::int64_t id = store.add_benchmark(benchmark(add_run(store, "serving"), "openai"),
-                                                BenchmarkData{.served_requests = requests, .serving_workload = &workload});
+    const ServingWorkloadRecord workload{
+        "fnv1a:0123", R"({"requests":[{"index":0}]})", {.ttft_ns = 2'000'000, .tpot_ns = 0, .e2e_ns = 9'000'000}};
+    const std::int64_t id =
+        store.add_benchmark(benchmark(add_run(store, "serving"), "openai"),
+                            BenchmarkData{.served_requests = requests, .serving_workload = &workload});
     EXPECT_EQ(store.served_requests(id), requests);
     EXPECT_EQ(store.serving_workload(id), workload);
     std::vector<std::int64_t> streamed;
@@ -86,16 +87,19 @@ TEST_F(ServingStoreTest, UnknownValuesAreNullAndOutcomesAreWords) {
 
 TEST_F(ServingStoreTest, AnOutcomeNoInferbenchWritesIsRefusedByTheFile) {
     auto store = ResultsStore::open(db_path_);
-    const std::int64_t id = store.add_benchmark(benchmark(add_run(store, "serving"), "openai"), std::vector<IterationRecord>{});
+    const std::int64_t id =
+        store.add_benchmark(benchmark(add_run(store, "serving"), "openai"), std::vector<IterationRecord>{});
     Database db = Database::open(db_path_, SQLITE_OPEN_READWRITE);
     EXPECT_THROW(db.exec("INSERT INTO serving_requests (benchmark_id, seq, request, warmup, scheduled_ns, sent_ns, "
-                         "end_ns, outcome) VALUES (" + std::to_string(id) + ", 0, 0, 0, 1, 1, 2, 'lost')"),
+                         "end_ns, outcome) VALUES (" +
+                         std::to_string(id) + ", 0, 0, 0, 1, 1, 2, 'lost')"),
                  DatabaseError);
 }
 
 TEST_F(ServingStoreTest, OtherBenchmarksHaveNone) {
     auto store = ResultsStore::open(db_path_);
-    const std::int64_t id = store.add_benchmark(benchmark(add_run(store, "serving")), std::vector<IterationRecord>{{5, 6}});
+    const std::int64_t id =
+        store.add_benchmark(benchmark(add_run(store, "serving")), std::vector<IterationRecord>{{5, 6}});
     EXPECT_TRUE(store.served_requests(id).empty());
     EXPECT_FALSE(store.serving_workload(id));
 }
@@ -105,8 +109,8 @@ TEST_F(ServingStoreTest, ReplacingABenchmarkRemovesItsRequests) {
     const auto run = add_run(store, "serving");
     const auto requests = cell();
     store.add_benchmark(benchmark(run, "openai"), BenchmarkData{.served_requests = requests});
-    const std::int64_t id =
-        store.replace_benchmark(benchmark(run, "openai"), BenchmarkData{.served_requests = std::span(requests).first(1)});
+    const std::int64_t id = store.replace_benchmark(benchmark(run, "openai"),
+                                                    BenchmarkData{.served_requests = std::span(requests).first(1)});
     EXPECT_EQ(store.served_requests(id), std::vector<ServedRequest>(requests.begin(), requests.begin() + 1));
     Database db = Database::open(db_path_, SQLITE_OPEN_READONLY);
     Statement count = db.prepare("SELECT count(*) FROM serving_chunks");

@@ -29,6 +29,12 @@ bool is_model_spec(std::string_view text) {
     return std::ranges::find(kModelSpecLibraries, library) != std::end(kModelSpecLibraries);
 }
 
+bool is_served_model(std::string_view text) { return text.starts_with(kServedModelPrefix); }
+
+std::string_view served_model_name(std::string_view text) {
+    return is_served_model(text) ? text.substr(kServedModelPrefix.size()) : std::string_view();
+}
+
 bool looks_like_model_spec(std::string_view text) {
     const std::string_view library = library_of(text);
     return !library.empty() && library.find('/') == std::string_view::npos &&

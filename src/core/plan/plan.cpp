@@ -111,6 +111,7 @@ std::vector<std::string> setting_keys() {
     for (std::string_view axis : kAxisKeys) keys.emplace_back(axis);
     keys.emplace_back("exclude");
     keys.emplace_back("backend_options");
+    keys.emplace_back(std::string(kEndpointKey));
     for (const auto& field : setting_fields()) keys.emplace_back(field.key);
     return keys;
 }
@@ -152,6 +153,13 @@ std::optional<std::string> read_model(std::string_view text, const PlanVocabular
         return std::nullopt;
     }
     if (contains(vocabulary.models, text)) return std::string(text);
+    if (is_served_model(text)) {
+        const std::string_view name = served_model_name(text);
+        if (!name.empty() && std::ranges::none_of(name, [](char c) { return c == '\n' || c == '\r'; }))
+            return std::string(text);
+        why = fmt::format("model '{}': write served:NAME, NAME the model's name on the server (its /v1/models id)", text);
+        return std::nullopt;
+    }
     if (looks_like_model_spec(text) && !is_special_file(text) && !std::filesystem::exists(std::string(text))) {
         const auto problem = model_spec_problem(text);
         if (!problem) return std::string(text);
@@ -164,8 +172,9 @@ std::optional<std::string> read_model(std::string_view text, const PlanVocabular
         why = *problem;
         return std::nullopt;
     }
-    why = fmt::format("unknown model '{}'; valid choices: {}, a path to a model file, or a PyTorch model spec "
-                      "(torchvision:NAME, timm:NAME, hf:NAME, python:PATH.py:FACTORY)",
+    why = fmt::format("unknown model '{}'; valid choices: {}, a path to a model file, a PyTorch model spec "
+                      "(torchvision:NAME, timm:NAME, hf:NAME, python:PATH.py:FACTORY), or served:NAME (a model a server "
+                      "serves, for the openai backend)",
                       text, join(vocabulary.models, ", "));
     return std::nullopt;
 }
@@ -402,6 +411,10 @@ void parse_entry(Plan& plan, const std::string& key, const YAML::Node& key_node,
         for (const auto& rule : value) plan.exclude.push_back(parse_exclude_rule(rule, source, vocabulary));
     } else if (key == "backend_options") {
         parse_backend_options(plan, value, source, vocabulary);
+    } else if (key == kEndpointKey) {
+        YAML::Node options;
+        options["openai"]["endpoint"] = value;
+        parse_backend_options(plan, options, source, vocabulary);
     } else if (const SettingField* field = find_setting(key)) {
         parse_setting(plan, *field, value, source);
     } else {
@@ -475,6 +488,7 @@ void apply_override(Plan& plan, std::string_view key, std::string_view value, st
         read_axis(plan, key, texts, vocabulary, after_origin(origin));
         return;
     }
+    if (key == kEndpointKey) return apply_override(plan, "backend_options.openai.endpoint", value, origin, vocabulary);
     if (key.starts_with("backend_options.")) {
         const std::string_view rest = key.substr(std::string_view("backend_options.").size());
         const auto dot = rest.find('.');

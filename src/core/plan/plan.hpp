@@ -36,6 +36,10 @@ struct SettingAxis {
     std::vector<RunSettings> values;
 };
 
+// `endpoint: URL` (or --set endpoint=URL, a list sweeps servers): the openai backend's server, short for
+// backend_options.openai.endpoint.
+inline constexpr std::string_view kEndpointKey = "endpoint";
+
 // The member initialisers are the defaults, and together they are the embedded default plan that
 // `inferbench run` uses when given none: a short real benchmark of two networks on this machine's CPU.
 struct Plan {

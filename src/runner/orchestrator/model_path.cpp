@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "backends/model_spec_support.hpp"
+#include "backends/openai/openai_backend.hpp"
 #include "core/plan/model_spec.hpp"
 #include "core/units.hpp"
 #include "runner/orchestrator/decoder_files.hpp"
@@ -38,9 +39,22 @@ ResolvedModel resolve_decoder(const BenchmarkSpec& spec, const models::DecoderMo
                             spec.backend, join(formats, ", "))};
 }
 
+// A serving cell's model is what its server_command reads as {model}: a zoo decoder written as GGUF (what
+// llama.cpp's server loads), a file or folder as it is; a served:NAME, or a cell whose server is already running,
+// needs no file.
+ResolvedModel resolve_served(const BenchmarkSpec& spec) {
+    if (is_served_model(spec.model)) return {};
+    if (read_serving_options(spec).server_command.find("{model}") == std::string::npos) return {};
+    if (const models::DecoderModel* decoder = models::find_decoder_model(spec.model))
+        return {write_zoo_decoder(*decoder, "gguf", spec.precision, spec.model_cache_dir, spec.seed).string(),
+                std::nullopt};
+    return {std::filesystem::absolute(spec.model).string(), std::nullopt};
+}
+
 }  // namespace
 
 ResolvedModel resolve_model(const BenchmarkSpec& spec, const Capabilities& caps) {
+    if (caps.serves_endpoint) return resolve_served(spec);
     if (!caps.needs_model_file) return {};
     if (spec.model == "null") return {"", "the null model runs only on the null backend"};
     if (is_model_spec(spec.model)) return resolve_spec(spec, caps);

@@ -1,6 +1,7 @@
 #include "runner/orchestrator/orchestrator.hpp"
 
 #include <chrono>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
@@ -268,6 +269,8 @@ struct MeasuredCell {
     std::vector<store::Series> series;
     std::vector<GenerationRecord> generations = {};
     std::vector<std::int32_t> generated_tokens = {};
+    std::vector<ServedRequest> served = {};  // a serving cell's requests, warm-up and failed ones included
+    std::optional<ServingFacts> serving_facts = {};
 };
 
 class PlanRunner {
@@ -459,7 +462,7 @@ private:
             std::shared_ptr<store::IterationSpool> spool;
             std::optional<TraceDrain> drain;
             if (drained) drain.emplace(trace, *(spool = std::make_shared<store::IterationSpool>()));
-            const WorkerOutcome outcome = run_cell_worker(spec, model.model_path, trace, k);
+            WorkerOutcome outcome = run_cell_worker(spec, model.model_path, trace, k);
             std::optional<std::string> drain_failure;
             if (drain) {
                 drain_failure = drain->finish();
@@ -478,7 +481,12 @@ private:
             cell.worker_figures = worker_metrics(outcome);
             cell.worker_figures.insert(cell.worker_figures.end(), cooldown.begin(), cooldown.end());
             cell.series = worker_series(outcome);
-            for (const wp::Event& event : outcome.events) {
+            for (wp::Event& event : outcome.events) {
+                if (auto* served = std::get_if<wp::Served>(&event)) {
+                    if (served->facts) cell.serving_facts = std::move(served->facts);
+                    std::move(served->requests.begin(), served->requests.end(), std::back_inserter(cell.served));
+                    continue;
+                }
                 const auto* generated = std::get_if<wp::Generated>(&event);
                 if (!generated) continue;
                 cell.generations.insert(cell.generations.end(), generated->generations.begin(),

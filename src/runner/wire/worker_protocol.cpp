@@ -108,6 +108,87 @@ Generated read_generated(const json& j) {
     return e;
 }
 
+// A request with its chunks as two arrays (arrival times, token counts): compact for the thousands of chunks a
+// cell has.
+json served_request_json(const ServedRequest& r) {
+    std::vector<std::int64_t> arrivals, tokens;
+    for (const ServedChunk& chunk : r.chunks) {
+        arrivals.push_back(chunk.arrival_ns);
+        tokens.push_back(chunk.tokens);
+    }
+    return {{"index", r.index},
+            {"warmup", r.warmup},
+            {"scheduled_ns", r.scheduled_ns},
+            {"sent_ns", r.sent_ns},
+            {"end_ns", r.end_ns},
+            {"outcome", to_string(r.outcome)},
+            {"http_status", r.http_status},
+            {"error", r.error},
+            {"input_tokens", r.input_tokens},
+            {"output_tokens", r.output_tokens},
+            {"cached_tokens", r.cached_tokens},
+            {"finish_reason", r.finish_reason},
+            {"server_prompt_ms", r.server_prompt_ms},
+            {"server_generation_ms", r.server_generation_ms},
+            {"chunk_arrival_ns", std::move(arrivals)},
+            {"chunk_tokens", std::move(tokens)}};
+}
+
+ServedRequest read_served_request(const json& j) {
+    constexpr std::string_view what = "event served, request";
+    ServedRequest r;
+    r.index = field<std::int64_t>(j, what, "index");
+    r.warmup = field<bool>(j, what, "warmup");
+    r.scheduled_ns = field<std::int64_t>(j, what, "scheduled_ns");
+    r.sent_ns = field<std::int64_t>(j, what, "sent_ns");
+    r.end_ns = field<std::int64_t>(j, what, "end_ns");
+    const auto outcome = parse_request_outcome(field<std::string>(j, what, "outcome"));
+    if (!outcome) throw ProtocolError(fmt::format("worker {}: unknown outcome", what));
+    r.outcome = *outcome;
+    r.http_status = field<std::int64_t>(j, what, "http_status");
+    r.error = field<std::string>(j, what, "error");
+    r.input_tokens = field<std::int64_t>(j, what, "input_tokens");
+    r.output_tokens = field<std::int64_t>(j, what, "output_tokens");
+    r.cached_tokens = field<std::int64_t>(j, what, "cached_tokens");
+    r.finish_reason = field<std::string>(j, what, "finish_reason");
+    r.server_prompt_ms = field<double>(j, what, "server_prompt_ms");
+    r.server_generation_ms = field<double>(j, what, "server_generation_ms");
+    const auto arrivals = field<std::vector<std::int64_t>>(j, what, "chunk_arrival_ns");
+    const auto tokens = field<std::vector<std::int64_t>>(j, what, "chunk_tokens");
+    if (arrivals.size() != tokens.size())
+        throw ProtocolError(fmt::format("worker {}: {} chunk times but {} token counts", what, arrivals.size(), tokens.size()));
+    for (std::size_t i = 0; i < arrivals.size(); ++i) r.chunks.push_back({arrivals[i], tokens[i]});
+    return r;
+}
+
+json fields(const Served& e) {
+    json requests = json::array();
+    for (const ServedRequest& r : e.requests) requests.push_back(served_request_json(r));
+    json message = {{"requests", std::move(requests)}};
+    if (e.facts)
+        message["facts"] = {{"endpoint", e.facts->endpoint},
+                            {"server_command", e.facts->server_command},
+                            {"server_version", e.facts->server_version},
+                            {"model_name", e.facts->model_name},
+                            {"workload_json", e.facts->workload_json},
+                            {"workload_fingerprint", e.facts->workload_fingerprint}};
+    return message;
+}
+
+Served read_served(const json& j) {
+    constexpr std::string_view what = "event served";
+    Served e;
+    for (const json& r : field<json>(j, what, "requests")) e.requests.push_back(read_served_request(r));
+    if (const auto it = j.find("facts"); it != j.end()) {
+        constexpr std::string_view facts = "event served, facts";
+        e.facts = ServingFacts{field<std::string>(*it, facts, "endpoint"), field<std::string>(*it, facts, "server_command"),
+                               field<std::string>(*it, facts, "server_version"), field<std::string>(*it, facts, "model_name"),
+                               field<std::string>(*it, facts, "workload_json"),
+                               field<std::string>(*it, facts, "workload_fingerprint")};
+    }
+    return e;
+}
+
 json fields(const Error& e) { return {{"phase", e.phase}, {"message", e.message}}; }
 
 json fields(const Skipped& e) { return {{"reason", e.reason}}; }
@@ -205,6 +286,7 @@ Event event_from_json(const json& message) {
     if (name == Measured::kName) return read_measured(message);
     if (name == Layers::kName) return read_layers(message);
     if (name == Generated::kName) return read_generated(message);
+    if (name == Served::kName) return read_served(message);
     if (name == Error::kName) return read_error(message);
     if (name == Skipped::kName) return Skipped{field<std::string>(message, "event skipped", "reason")};
     throw ProtocolError(fmt::format("worker event: unknown event '{}'", name));

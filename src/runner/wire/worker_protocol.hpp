@@ -3,7 +3,7 @@
 //   fd 0: the request (one JSON document, Request), then EOF
 //   fd 1, 2: a pipe the orchestrator keeps the last lines of (failure reasons)
 //   fd 3: the iteration trace (memfd, see trace_buffer.hpp)
-//   fd 4: events, one JSON object per line, in this order: Loaded, WarmupDone, (Generated), Measured, then Layers
+//   fd 4: events, one JSON object per line, in this order: Loaded, WarmupDone, (Generated or Served), Measured, then Layers
 //         (where the backend's options ask for a per-layer profile); Error instead of whatever did not
 //         happen; Skipped alone where the backend cannot run the model it converted for the cell.
 // Every message is one struct below; its JSON form is written and read here alone. Both ends are the
@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -20,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/backend.hpp"
+#include "core/serving.hpp"
 #include "core/spec.hpp"
 #include "store/results_store.hpp"
 
@@ -91,6 +93,14 @@ struct Generated {
     std::vector<std::int32_t> first_tokens;
 };
 
+// A serving cell's requests (runner/worker/serving_cell), sent in batches as they end and once the measured
+// traffic ends, before Measured; the first batch carries what the cell sent them to.
+struct Served {
+    static constexpr std::string_view kName = "served";
+    std::optional<ServingFacts> facts;
+    std::vector<ServedRequest> requests;
+};
+
 // After the measured loop: the backend's per-layer times, from a separate profiled run (may be none), and the
 // figures it measured besides the iterations (Backend::measured_metrics).
 struct Layers {
@@ -107,7 +117,7 @@ struct Error {
     std::string message;
 };
 
-using Event = std::variant<Loaded, WarmupDone, Measured, Layers, Error, Skipped, Generated>;
+using Event = std::variant<Loaded, WarmupDone, Measured, Layers, Error, Skipped, Generated, Served>;
 
 // The event's name on the wire ("loaded", "warmup_done", ...).
 std::string_view event_name(const Event& event);

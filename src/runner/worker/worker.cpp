@@ -25,6 +25,7 @@
 #include "runner/worker/input_feed.hpp"
 #include "runner/load/load_clock.hpp"
 #include "runner/worker/measure_loop.hpp"
+#include "runner/worker/serving_cell.hpp"
 #include "runner/load/scenario_run.hpp"
 #include "runner/wire/trace_buffer.hpp"
 #include "runner/wire/worker_protocol.hpp"
@@ -239,6 +240,10 @@ int run_benchmark(const BenchmarkSpec& spec, const std::string& model_path, Trac
         phase = "load";
         const auto registry = BackendRegistry::discover(BackendRegistry::default_search_dirs());
         auto backend = registry.create(spec.backend);
+        if (backend->capabilities().serves_endpoint) {
+            run_serving_cell(spec, model_path, trace, phase, send_event);
+            end_after_last_event();
+        }
         phase = "model conversion";
         ConvertedModel converted = backend->convert_model(model_path, spec);
         if (!converted.skip_reason.empty()) {
