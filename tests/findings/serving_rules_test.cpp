@@ -5,6 +5,8 @@
 
 #include "findings/findings.hpp"
 #include "findings/rules.hpp"
+#include "common/scratch_dir.hpp"
+#include "common/serving_fixture.hpp"
 #include "findings/serving_fixture.hpp"
 
 namespace inferbench::findings {
@@ -177,6 +179,31 @@ TEST(ServingRules, TtftGrowingWithLoadWhilePrefillDoesNotIsQueueing) {
     // Without the server's timings nothing is said.
     const std::vector<BenchmarkEvidence> untimed = {sweep_cell(1, 1, 100, 20), sweep_cell(2, 8, 400, 90)};
     EXPECT_TRUE(sweep_ttft_queueing(untimed).empty());
+}
+
+}  // namespace
+}  // namespace inferbench::findings
+
+namespace inferbench::findings {
+namespace {
+
+// The stored sweep (common/serving_fixture.hpp) as `explain` reads it: the requests loaded into the evidence, the
+// summaries' serving figures, each rule on them.
+TEST(ServingRules, ExplainOfAStoredSweepFindsSaturationQueueingAndNothingElseOfServing) {
+    inferbench::testing::ScratchDir dir;
+    inferbench::testing::write_serving_fixture(dir.file("results.db"));
+    const auto results = store::ResultsStore::open(dir.file("results.db"), store::ResultsStore::Access::read);
+    const auto evidence = load_evidence(results, results.benchmarks(), devices::Catalog{});
+    ASSERT_EQ(evidence.size(), 4u);
+    EXPECT_EQ(evidence[0].requests.size(), static_cast<std::size_t>(inferbench::testing::kServingRequests));
+    ASSERT_TRUE(evidence[0].summary.serving);
+    std::vector<std::string> ids;
+    for (const auto& f : explain(evidence))
+        if (f.id.starts_with("serving.")) ids.push_back(f.id + " " + std::to_string(f.benchmarks.front()));
+    std::sort(ids.begin(), ids.end());
+    // Concurrency 8's TTFT (40 ms) is five times the server's prompt time (8 ms); the sweep saturates at 4; no
+    // request failed, no gap spikes.
+    EXPECT_EQ(ids, (std::vector<std::string>{"serving.saturation 1", "serving.ttft_queueing 1", "serving.ttft_queueing 4"}));
 }
 
 }  // namespace

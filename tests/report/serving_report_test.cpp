@@ -1,4 +1,4 @@
-// The serving cells' report parts on a stored concurrency sweep (report/serving_fixture.hpp): the serving and sweep
+// The serving cells' report parts on a stored concurrency sweep (common/serving_fixture.hpp): the serving and sweep
 // tables with their marks (Pareto front, goodput knee, saturation), serving.xlsx with its sheets and charts, the
 // serving figures and the page's Serving section; and a store without serving cells, which gains none of them.
 #include <gmock/gmock.h>
@@ -14,7 +14,7 @@
 #include "report/html_fixture.hpp"
 #include "report/report_fixture.hpp"
 #include "report/report_writer.hpp"
-#include "report/serving_fixture.hpp"
+#include "common/serving_fixture.hpp"
 #include "report/serving_plots.hpp"
 #include "report/serving_rows.hpp"
 
@@ -48,7 +48,7 @@ std::size_t column(const Table& table, const std::string& key) {
 class ServingReport : public ::testing::Test {
 protected:
     std::vector<analysis::BenchmarkSummary> summaries(std::optional<double> gpus = std::nullopt) {
-        testing::write_serving_fixture(db(), gpus);
+        inferbench::testing::write_serving_fixture(db(), gpus);
         const auto results = store::ResultsStore::open(db(), store::ResultsStore::Access::read);
         return analysis::summarize_run(results, std::nullopt);
     }
@@ -126,7 +126,7 @@ TEST_F(ServingReport, FiguresDrawTheParetoFrontWithTheKneeAndLatencyAgainstLoad)
 }
 
 TEST_F(ServingReport, ReportWritesTheServingWorkbookTablesAndSection) {
-    testing::write_serving_fixture(db());
+    inferbench::testing::write_serving_fixture(db());
     const auto results = store::ResultsStore::open(db(), store::ResultsStore::Access::read);
     ReportOptions options;
     options.out_dir = scratch_.path() / "report";

@@ -13,7 +13,7 @@
 #include "core/metrics/server_metrics.hpp"
 #include "store/results_store.hpp"
 
-namespace inferbench::report::testing {
+namespace inferbench::testing {
 
 inline constexpr std::int64_t kServingMs = 1'000'000;
 inline constexpr std::int64_t kServingRequests = 20;
@@ -71,4 +71,4 @@ inline std::int64_t write_serving_fixture(const std::filesystem::path& db, std::
     return run_id;
 }
 
-}  // namespace inferbench::report::testing
+}  // namespace inferbench::testing
