@@ -50,8 +50,17 @@ fi
 # transfer can send it in parts (scripts/gpu/generation_table.sh joins them).
 llama_root=$(sed -n 's/^INFERBENCH_LLAMA_CPP_ROOT:PATH=//p' "$build/CMakeCache.txt" 2>/dev/null)
 llama_lib=${llama_root:-$root/third_party/llama.cpp}/lib
-if [ -f "$build/backends/libinferbench_backend_llamacpp.so" ] && [ -d "$llama_lib" ]; then
+llama_server=${llama_root:-$root/third_party/llama.cpp}/bin/llama-server
+if { [ -f "$build/backends/libinferbench_backend_llamacpp.so" ] || [ -x "$llama_server" ]; } && [ -d "$llama_lib" ]; then
   for lib in "$llama_lib"/lib*.so; do cp -L "$lib" "$out/lib/"; done
+fi
+# llama.cpp's server (scripts/build-llama-server.sh), for serving cells there: bin/llama-server finds lib/ through
+# its RUNPATH and loads the compute backends from its working directory, so it is started in lib/ (with
+# libggml-cuda.so there, -ngl 99 puts the model on the GPU).
+if [ -x "$llama_server" ] && [ -d "$llama_lib" ]; then
+  mkdir -p "$out/bin"
+  cp "$llama_server" "$out/bin/"
+  echo "bundle: with llama-server: run it as (cd $out/lib && ../bin/llama-server -m MODEL.gguf ...)"
 fi
 cp -r /usr/include/fmt /usr/include/nlohmann "$out/include/"
 echo "bundle: $out ($(du -sh "$out" | cut -f1)); run with LD_LIBRARY_PATH=$out/lib $out/inferbench"

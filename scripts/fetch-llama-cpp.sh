@@ -6,12 +6,14 @@
 #                                                its own SONAME, RUNPATH $ORIGIN) + libllama.so / libggml.so links,
 #                                                and the CPU backends libggml-cpu-<microarchitecture>.so, modules
 #                                                that ggml_backend_load_all_from_path(lib/) opens, taking the best
-#                                                one this CPU runs (x64, sse42, haswell, ..., zen4, sapphirerapids)
+#                                                one this CPU runs (x64, sse42, haswell, ..., zen4, sapphirerapids),
+#                                                and libllama-common.so (llama.cpp's common/ with cpp-httplib, built
+#                                                with LLAMA_SUBPROCESS), which scripts/build-llama-server.sh links
 #   @node-llama-cpp/linux-x64-cuda     lib/      libggml-cuda.so, another such module (only when asked: 143 MB;
 #                                                it needs CUDA 13: libcudart.so.13, libcublas.so.13, libcuda.so.1)
 #   node-llama-cpp                     src/      the exact llama.cpp source those libraries were built from (the
-#                                                package's llama/gitRelease.bundle, cloned; its tools/server for
-#                                                later), and from it:
+#                                                package's llama/gitRelease.bundle, cloned; its tools/server is
+#                                                what scripts/build-llama-server.sh builds), and from it:
 #                                      include/  llama.h, llama-cpp.h and ggml/include/*.h (ggml.h, gguf.h, ...)
 #   VERSION   what was fetched; a later run with the same pins does nothing
 # The result is checked by compiling a small program against it and listing the backends it loads.
@@ -96,7 +98,7 @@ if ((verify_only)); then
 fi
 
 have_cpu=0 have_cuda=0
-if ((!force)) && [[ -f $dest/VERSION && -f $dest/include/llama.h && -f $dest/lib/libllama.so ]] \
+if ((!force)) && [[ -f $dest/VERSION && -f $dest/include/llama.h && -f $dest/lib/libllama.so && -f $dest/lib/libllama-common.so ]] \
    && grep -qxF "$cpu_pin" "$dest/VERSION" && grep -qxF "$src_pin" "$dest/VERSION"; then
   have_cpu=1
   grep -qxF "$cuda_pin" "$dest/VERSION" && [[ -f $dest/lib/libggml-cuda.so ]] && have_cuda=1
@@ -123,7 +125,7 @@ else
   tar -xzf "$tgz" -C "$tmp" "$BINS/linux-x64" package/LICENSE || die "$(basename "$tgz") lacks $BINS/linux-x64"
   rm -f "$tgz"
   mkdir -p "$stage/lib" "$stage/include" "$stage/share/doc"
-  for lib in "$tmp/$BINS"/linux-x64/lib{llama.v*,ggml.v*,ggml-base,ggml-cpu-*}.so; do
+  for lib in "$tmp/$BINS"/linux-x64/lib{llama.v*,llama-common,ggml.v*,ggml-base,ggml-cpu-*}.so; do
     [[ -f $lib ]] || die "the package lacks $(basename "$lib")"
     install -m 755 "$lib" "$stage/lib/"
   done

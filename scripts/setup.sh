@@ -13,7 +13,8 @@
 # only a test needs) are left out with a note: the main job needs none of them.
 #   scripts/setup.sh            the tool: packages for run and report, and only the CLI, its backend modules
 #                               and the CUDA probe (target inferbench-tool) in build/release
-#   scripts/setup.sh --tests    also the packages the tests need, and every target (tests, benches)
+#   scripts/setup.sh --tests    also the packages the tests need, every target (tests, benches), and llama.cpp's
+#                               llama-server for the serving tests (scripts/build-llama-server.sh)
 #   INFERBENCH_PRESET=debug scripts/setup.sh   (or asan)
 #   INFERBENCH_LIBTORCH=/path/to/libtorch scripts/setup.sh   (a LibTorch of your choosing)
 set -euo pipefail
@@ -32,7 +33,7 @@ os_id=$(. /etc/os-release 2>/dev/null && echo "${ID:-unknown}")
 required=(
   build-essential cmake ninja-build pkg-config git ca-certificates
   libyaml-cpp-dev libcli11-dev nlohmann-json3-dev libfmt-dev libsqlite3-dev
-  libisal-dev gnuplot-nox fonts-dejavu-core
+  libisal-dev libcurl4-openssl-dev gnuplot-nox fonts-dejavu-core
 )
 command -v npm >/dev/null 2>&1 || required+=(npm)
 optional=()
@@ -89,6 +90,8 @@ fi
 
 "$root/scripts/fetch-onnxruntime.sh"
 "$root/scripts/fetch-llama-cpp.sh"
+# llama.cpp's HTTP server, which the serving tests start (compiled from the fetched source, about 80 CPU-seconds).
+if $tests; then "$root/scripts/build-llama-server.sh"; fi
 "$root/scripts/fetch-uplot.sh"
 
 echo "setup: LibTorch: $torch_why"

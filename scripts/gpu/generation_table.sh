@@ -4,18 +4,12 @@
 # table of plans/gpu-generation.yaml for one model (llama-3.2-1b or llama-3.1-8b), then transformers timed by
 # scripts/gpu/transformers_reference.py on the same Hugging Face folder, prompts and lengths. Results in $OUT.
 #   scripts/gpu/generation_table.sh MODEL [BACKENDS]       e.g. llama-3.2-1b llamacpp,onnxruntime
-# A library sent in parts (dist/lib/NAME.part-aa, -ab, ...: `split -b 60M`) is joined first.
 set -uo pipefail
 model=${1:?usage: generation_table.sh MODEL [BACKENDS]}
 backends=${2:-llamacpp,onnxruntime,torch,torch-generate}
 out=${OUT:-/tmp/gpu-generation}
 dist=$PWD/dist
 mkdir -p "$out"
-for first in "$dist"/lib/*.part-aa; do
-  [ -e "$first" ] || continue
-  whole=${first%.part-aa}
-  cat "$whole".part-* > "$whole" && rm -f "$whole".part-*
-done
 source scripts/gpu/bundle_env.sh
 ib=$dist/inferbench
 $ib --version

@@ -35,7 +35,7 @@ std::vector<std::string> decoder_model_names();
 bool is_decoder_model(std::string_view model);
 
 // The file or folder name a zoo decoder is written under in the model cache: the name, the seed and the
-// form ("llama-tiny-s42-q8_0.gguf"), so that every engine reads the same seeded weights.
+// form ("llama-tiny-s42-q8_0.v2.gguf"), so that every engine reads the same seeded weights.
 std::filesystem::path decoder_cache_path(const std::filesystem::path& cache_dir, std::string_view name,
                                          std::uint64_t seed, std::string_view form);
 

@@ -20,7 +20,7 @@ constexpr std::uint64_t kAlignment = 32;
 // GGUF's metadata value types (gguf.h).
 enum class ValueType : std::uint32_t { u32 = 4, i32 = 5, f32 = 6, boolean = 7, string = 8, array = 9 };
 // llama.cpp's token types (llama_token_type).
-constexpr std::int32_t kTokenNormal = 1, kTokenUnknown = 2, kTokenControl = 3, kTokenByte = 6;
+constexpr std::int32_t kTokenNormal = 1, kTokenControl = 3;
 constexpr std::int64_t kSpecialTokens = 3;  // <unk> <s> </s>
 constexpr std::int64_t kByteTokens = 256;
 
@@ -83,12 +83,12 @@ std::string vocab_piece(std::int64_t id, std::int64_t vocab) {
     return fmt::format("\u2581t{}", id);  // SentencePiece's word-start mark, then a distinct ASCII name
 }
 
-std::int32_t vocab_type(std::int64_t id, std::int64_t vocab) {
-    if (id == 0) return kTokenUnknown;
-    if (id < kSpecialTokens) return kTokenControl;
-    if (vocab >= kSpecialTokens + kByteTokens && id < kSpecialTokens + kByteTokens) return kTokenByte;
-    return kTokenNormal;
-}
+// Every token a random model may emit reads as text of its own: the byte pieces are normal pieces, not byte
+// tokens (text a prompt holds still falls back to them by their names, "<0xC3>"; a lone byte above 0x7F is no
+// UTF-8, and llama-server fails the whole response with HTTP 500), and so are <unk> and <s> (an unknown or
+// control token reads as nothing: a streamed chat answer would send no event for it). Only </s> is a control
+// token: it ends the text (and ignore_eos keeps it from being sampled).
+std::int32_t vocab_type(std::int64_t id) { return id == 2 ? kTokenControl : kTokenNormal; }
 
 void write_vocabulary(HeaderBytes& h, std::int64_t vocab) {
     const auto n = static_cast<std::size_t>(vocab);
@@ -98,7 +98,7 @@ void write_vocabulary(HeaderBytes& h, std::int64_t vocab) {
     h.array("tokenizer.ggml.scores", ValueType::f32, n);
     for (std::int64_t id = 0; id < vocab; ++id) h.scalar(id < kSpecialTokens ? 0.0F : -static_cast<float>(id));
     h.array("tokenizer.ggml.token_type", ValueType::i32, n);
-    for (std::int64_t id = 0; id < vocab; ++id) h.scalar(vocab_type(id, vocab));
+    for (std::int64_t id = 0; id < vocab; ++id) h.scalar(vocab_type(id));
     h.u32("tokenizer.ggml.unknown_token_id", 0);
     h.u32("tokenizer.ggml.bos_token_id", 1);
     h.u32("tokenizer.ggml.eos_token_id", 2);
@@ -186,12 +186,13 @@ std::string gguf_tensor_name(const DecoderTensor& tensor) {
 }
 
 std::string gguf_file_form(Precision precision) {
+    const auto form = [](std::string_view type) { return fmt::format("{}.v{}.gguf", type, kGgufWriterVersion); };
     switch (precision) {
-        case Precision::fp32: return "f32.gguf";
-        case Precision::fp16: return "f16.gguf";
-        case Precision::bf16: return "bf16.gguf";
-        case Precision::int8: return "q8_0.gguf";
-        case Precision::int4: return "q4_0.gguf";
+        case Precision::fp32: return form("f32");
+        case Precision::fp16: return form("f16");
+        case Precision::bf16: return form("bf16");
+        case Precision::int8: return form("q8_0");
+        case Precision::int4: return form("q4_0");
         case Precision::fp8: break;
     }
     file_type(precision);  // throws the error line

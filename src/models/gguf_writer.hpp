@@ -22,7 +22,9 @@ inline constexpr std::int64_t kGgufQuantBlock = 32;  // values per Q8_0 / Q4_0 b
 // Writes the decoder of `shape` with the weights of `seed` to `file` (complete or absent): fp32 -> F32,
 // fp16 -> F16, bf16 -> BF16, int8 -> Q8_0, int4 -> Q4_0; norms always F32, and a matrix whose rows are not
 // whole quantization blocks F16. Metadata of llama.cpp's "llama" architecture and a SentencePiece-style
-// vocabulary of shape.vocab pieces (<unk> <s> </s>, the 256 byte pieces, then distinct text pieces). q_proj
+// vocabulary of shape.vocab pieces (<unk> <s> </s>, the 256 byte pieces <0x00>..<0xFF>, then distinct text
+// pieces), every one but </s> a normal piece, so that each token a random model emits reads as non-empty valid
+// UTF-8 on its own (a server streams one event per token). q_proj
 // and k_proj rows are reordered from Hugging Face's rotate_half pairing (i, i + head_dim/2) to the adjacent
 // pairs (2i, 2i + 1) llama.cpp rotates, so the file computes what the Hugging Face model does. Tensor by
 // tensor: memory holds the largest tensor, not the model. Throws UserError for a shape or precision it
@@ -30,8 +32,13 @@ inline constexpr std::int64_t kGgufQuantBlock = 32;  // values per Q8_0 / Q4_0 b
 void write_llama_gguf(const DecoderShape& shape, std::uint64_t seed, Precision precision,
                       const std::filesystem::path& file);
 
+// What the writer puts in a file besides the weights changes with this version (2: every vocabulary piece is
+// text but </s>, so a server streams one event per token), and cached files of an older one are not reused.
+inline constexpr int kGgufWriterVersion = 2;
+
 // The form a zoo decoder's GGUF at `precision` is cached under (models/decoder_models' decoder_cache_path):
-// "f32.gguf", "f16.gguf", "bf16.gguf", "q8_0.gguf", "q4_0.gguf", named as llama.cpp names its file types.
+// "f32.v2.gguf", "f16.v2.gguf", "bf16.v2.gguf", "q8_0.v2.gguf", "q4_0.v2.gguf": llama.cpp's names of its file
+// types and the writer's version.
 // Throws UserError for a precision GGUF has no weights of (fp8).
 std::string gguf_file_form(Precision precision);
 

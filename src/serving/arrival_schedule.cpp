@@ -13,13 +13,15 @@ namespace {
 
 void check_arrival_settings(double rate_per_s, double burstiness, std::int64_t count) {
     if (!(rate_per_s > 0 && rate_per_s <= kMaxArrivalRate))
-        throw UserError(fmt::format("serving arrival rate {} is outside (0, {}] requests per second: set a positive "
-                                    "finite rate",
-                                    rate_per_s, kMaxArrivalRate));
+        throw UserError(
+            fmt::format("serving arrival rate {} is outside (0, {}] requests per second: set a positive "
+                        "finite rate",
+                        rate_per_s, kMaxArrivalRate));
     if (!(burstiness >= kMinBurstiness && burstiness <= kMaxBurstiness))
-        throw UserError(fmt::format("serving burstiness {} is outside [{}, {}]: 1 is Poisson arrivals, below 1 "
-                                    "burstier, above 1 more regular",
-                                    burstiness, kMinBurstiness, kMaxBurstiness));
+        throw UserError(
+            fmt::format("serving burstiness {} is outside [{}, {}]: 1 is Poisson arrivals, below 1 "
+                        "burstier, above 1 more regular",
+                        burstiness, kMinBurstiness, kMaxBurstiness));
     if (count < 0 || count > kMaxArrivals)
         throw UserError(fmt::format("{} serving arrivals asked for; at most {}", count, kMaxArrivals));
 }

@@ -11,14 +11,13 @@
 
 namespace inferbench::serving {
 
-inline constexpr double kMaxArrivalRate = 1e6;       // requests per second
+inline constexpr double kMaxArrivalRate = 1e6;  // requests per second
 inline constexpr double kMinBurstiness = 1e-3;
 inline constexpr double kMaxBurstiness = 1e3;
 inline constexpr std::int64_t kMaxArrivals = std::int64_t{1} << 24;
 
 // `count` offsets in nanoseconds, non-decreasing. Throws UserError for a rate outside (0, kMaxArrivalRate], a
 // burstiness outside [kMinBurstiness, kMaxBurstiness] or a count outside [0, kMaxArrivals].
-std::vector<std::int64_t> arrival_offsets(double rate_per_s, double burstiness, std::int64_t count,
-                                          std::uint64_t seed);
+std::vector<std::int64_t> arrival_offsets(double rate_per_s, double burstiness, std::int64_t count, std::uint64_t seed);
 
 }  // namespace inferbench::serving

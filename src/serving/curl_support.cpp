@@ -1,7 +1,5 @@
 #include "serving/curl_support.hpp"
 
-#include <fmt/format.h>
-
 #include <cstring>
 #include <mutex>
 #include <stdexcept>
@@ -38,16 +36,21 @@ bool is_connect_failure(CURLcode code) {
 
 std::string curl_message(CURLcode code, const char* error_buffer) {
     return error_buffer != nullptr && error_buffer[0] != '\0' ? std::string(error_buffer)
-                                                               : std::string(curl_easy_strerror(code));
+                                                              : std::string(curl_easy_strerror(code));
 }
 
-std::string connect_failure(CURL* easy, const std::string& url, CURLcode code, const char* error_buffer) {
+std::string failure_reason(CURL* easy, CURLcode code, const char* error_buffer) {
     long os_errno = 0;
     curl_easy_getinfo(easy, CURLINFO_OS_ERRNO, &os_errno);
-    const std::string reason = code == CURLE_COULDNT_CONNECT && os_errno != 0
-                                   ? std::string(std::strerror(static_cast<int>(os_errno)))
-                                   : curl_message(code, error_buffer);
-    return fmt::format("cannot connect to {}: {}", url, reason);
+    return code == CURLE_COULDNT_CONNECT && os_errno != 0 ? std::string(std::strerror(static_cast<int>(os_errno)))
+                                                          : curl_message(code, error_buffer);
+}
+
+std::string without_key(std::string text, const std::string& key) {
+    if (key.empty()) return text;
+    for (std::size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + 3))
+        text.replace(at, key.size(), "***");
+    return text;
 }
 
 }  // namespace inferbench::serving::detail

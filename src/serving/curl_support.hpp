@@ -19,10 +19,14 @@ void set_common_options(CURL* easy, std::int64_t connect_timeout_ns, std::int64_
 // Whether the code means that no connection was made (refused, unreachable, name not resolved).
 bool is_connect_failure(CURLcode code);
 
-// "cannot connect to URL: Connection refused" (the system's reason where curl has one, else curl's).
-std::string connect_failure(CURL* easy, const std::string& url, CURLcode code, const char* error_buffer);
+// Why a transfer failed: the system's reason for a refused connection ("Connection refused"), else curl's.
+std::string failure_reason(CURL* easy, CURLcode code, const char* error_buffer);
 
 // curl's message for a failed transfer: the error buffer where it was filled, else the code's text.
 std::string curl_message(CURLcode code, const char* error_buffer);
+
+// The text with every copy of the API key replaced by ***: a server or proxy may quote a request's headers
+// back in its answer, and errors are stored.
+std::string without_key(std::string text, const std::string& key);
 
 }  // namespace inferbench::serving::detail

@@ -22,8 +22,10 @@ std::string request_body(const EndpointConfig& config, const PlannedRequest& req
     body["stream_options"] = {{"include_usage", true}};
     if (config.continuous_usage_stats) body["stream_options"]["continuous_usage_stats"] = true;
     if (config.ignore_eos) body["ignore_eos"] = true;
-    if (config.sampling == Sampling::greedy) body["temperature"] = 0;
-    else body["seed"] = config.seed;
+    if (config.sampling == Sampling::greedy)
+        body["temperature"] = 0;
+    else
+        body["seed"] = config.seed;
     // Invalid UTF-8 in a prompt is replaced, not thrown: the server sees what a JSON encoder can send.
     return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }

@@ -7,6 +7,8 @@
 #include <memory>
 #include <string_view>
 
+#include "serving/curl_support.hpp"
+
 namespace inferbench::serving {
 namespace {
 
@@ -34,6 +36,7 @@ std::size_t keep_server_header(char* data, std::size_t size, std::size_t count, 
 }  // namespace
 
 HttpAnswer http_get(const std::string& url, std::int64_t timeout_ns, const std::string& api_key) {
+    detail::init_curl();
     HttpAnswer answer;
     const std::unique_ptr<CURL, void (*)(CURL*)> curl(curl_easy_init(), curl_easy_cleanup);
     if (!curl) {
@@ -42,10 +45,9 @@ HttpAnswer http_get(const std::string& url, std::int64_t timeout_ns, const std::
     }
     std::unique_ptr<curl_slist, void (*)(curl_slist*)> headers(nullptr, curl_slist_free_all);
     if (!api_key.empty()) headers.reset(curl_slist_append(nullptr, ("Authorization: Bearer " + api_key).c_str()));
-    const long timeout_ms = std::max<long>(1, static_cast<long>(timeout_ns / 1'000'000));
+    char error_buffer[CURL_ERROR_SIZE] = {};
+    detail::set_common_options(curl.get(), timeout_ns, timeout_ns, error_buffer);
     curl_easy_setopt(curl.get(), CURLOPT_URL, url.c_str());
-    curl_easy_setopt(curl.get(), CURLOPT_TIMEOUT_MS, timeout_ms);
-    curl_easy_setopt(curl.get(), CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(curl.get(), CURLOPT_WRITEFUNCTION, keep_body);
     curl_easy_setopt(curl.get(), CURLOPT_WRITEDATA, &answer.body);
     curl_easy_setopt(curl.get(), CURLOPT_HEADERFUNCTION, keep_server_header);
@@ -53,7 +55,7 @@ HttpAnswer http_get(const std::string& url, std::int64_t timeout_ns, const std::
     if (headers) curl_easy_setopt(curl.get(), CURLOPT_HTTPHEADER, headers.get());
     const CURLcode code = curl_easy_perform(curl.get());
     if (code != CURLE_OK) {
-        answer.error = curl_easy_strerror(code);
+        answer.error = detail::failure_reason(curl.get(), code, error_buffer);
         return answer;
     }
     curl_easy_getinfo(curl.get(), CURLINFO_RESPONSE_CODE, &answer.status);

@@ -26,8 +26,7 @@ constexpr std::size_t kShownBytes = 120;      // of what arrived instead of the 
 enum class BodyKind { unknown, events, json, error_body, other };
 
 bool starts_with_nocase(std::string_view text, std::string_view prefix) {
-    return text.size() >= prefix.size() &&
-           std::equal(prefix.begin(), prefix.end(), text.begin(), [](char a, char b) {
+    return text.size() >= prefix.size() && std::equal(prefix.begin(), prefix.end(), text.begin(), [](char a, char b) {
                return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
            });
 }
@@ -55,10 +54,16 @@ void read_response_kind(Transfer& t) {
     const char* type = nullptr;
     curl_easy_getinfo(t.easy, CURLINFO_CONTENT_TYPE, &type);
     t.content_type = type != nullptr ? type : "";
-    if (status != 200) t.kind = BodyKind::error_body;
-    else if (starts_with_nocase(t.content_type, "text/event-stream")) t.kind = BodyKind::events;
-    else if (starts_with_nocase(t.content_type, "application/json")) t.kind = BodyKind::json;
-    else t.kind = BodyKind::other;
+    if (status == 0)
+        t.kind = BodyKind::unknown;  // no answer at all
+    else if (status != 200)
+        t.kind = BodyKind::error_body;
+    else if (starts_with_nocase(t.content_type, "text/event-stream"))
+        t.kind = BodyKind::events;
+    else if (starts_with_nocase(t.content_type, "application/json"))
+        t.kind = BodyKind::json;
+    else
+        t.kind = BodyKind::other;
 }
 
 std::string other_api_message(const Transfer& t) {
@@ -82,8 +87,9 @@ bool take_bytes(Transfer& t, std::string_view bytes, std::int64_t now) {
             }
             for (const SseEvent& event : t.events) t.assembler.add_event(event.data, now, t.api, t.request);
             t.events.clear();
-            // A malformed event is not the API: reading on would only read more of another protocol.
-            return !(t.assembler.failed() && t.request.outcome == RequestOutcome::malformed);
+            // After an error event or one that is not the API nothing more is read: the outcome is known,
+            // and a server may keep such a stream open.
+            return !t.assembler.failed();
         case BodyKind::json:
             if (t.kept.size() + bytes.size() > kMaxJsonBody) {
                 stop(t, RequestOutcome::malformed, fmt::format("a JSON body longer than {} bytes", kMaxJsonBody));
@@ -99,7 +105,8 @@ bool take_bytes(Transfer& t, std::string_view bytes, std::int64_t now) {
             if (t.kept.size() < kShownBytes) return true;
             stop(t, RequestOutcome::malformed, other_api_message(t));
             return false;
-        case BodyKind::unknown: break;
+        case BodyKind::unknown:
+            break;
     }
     return true;
 }
@@ -150,9 +157,8 @@ void StreamClient::State::finish_transport_error(Transfer& t, CURLcode code) {
         }
     } else if (detail::is_connect_failure(code)) {
         t.request.outcome = RequestOutcome::connect_failed;
-        t.request.error = detail::connect_failure(t.easy, url, code, t.error_buffer);
-    } else if (t.kind == BodyKind::events && t.assembler.ended()) {
-        t.assembler.finish(config.ignore_eos, t.max_tokens, t.request);  // the stream was complete before
+        t.request.error =
+            fmt::format("cannot connect to {}: {}", url, detail::failure_reason(t.easy, code, t.error_buffer));
     } else {
         t.request.outcome = RequestOutcome::truncated;
         t.request.error = "the connection ended before the answer did: " + message;
@@ -162,21 +168,27 @@ void StreamClient::State::finish_transport_error(Transfer& t, CURLcode code) {
 void StreamClient::State::finish(Transfer& t, CURLcode code) {
     const std::int64_t now = monotonic_ns();
     if (t.kind == BodyKind::unknown) read_response_kind(t);
-    if (t.request.end_ns == 0 || code != CURLE_OK) t.request.end_ns = now;
+    // What the answer already says stands whatever ends the transfer after it: a status other than 200, or a
+    // stream ended by [DONE] or an error event (a server may keep the connection open past them).
+    const bool answered = t.kind == BodyKind::error_body || (t.kind == BodyKind::events && t.assembler.ended());
+    if (t.request.end_ns == 0 || (code != CURLE_OK && !answered)) t.request.end_ns = now;
     if (t.stopped) return;
-    if (code != CURLE_OK) return finish_transport_error(t, code);
+    if (code != CURLE_OK && !answered) return finish_transport_error(t, code);
     switch (t.kind) {
         case BodyKind::error_body:
             t.request.outcome = RequestOutcome::http_status;
             t.request.error = http_status_message(t);
             return;
-        case BodyKind::json: t.assembler.add_body(t.kept, t.request.end_ns, t.api, t.request); break;
+        case BodyKind::json:
+            t.assembler.add_body(t.kept, t.request.end_ns, t.api, t.request);
+            break;
         case BodyKind::other:
             t.request.outcome = RequestOutcome::malformed;
             t.request.error = other_api_message(t);
             return;
         case BodyKind::events:
-        case BodyKind::unknown: break;
+        case BodyKind::unknown:
+            break;
     }
     t.assembler.finish(config.ignore_eos, t.max_tokens, t.request);
 }
@@ -195,14 +207,14 @@ void StreamClient::State::collect_done() {
         const auto it = transfers.find(easy);
         if (it == transfers.end()) continue;
         finish(*it->second, code);
+        it->second->request.error = detail::without_key(std::move(it->second->request.error), config.api_key);
         ended.push_back(std::move(it->second->request));
         transfers.erase(it);
         release(easy);
     }
 }
 
-StreamClient::StreamClient(EndpointConfig config, std::size_t max_connections)
-    : state_(std::make_unique<State>()) {
+StreamClient::StreamClient(EndpointConfig config, std::size_t max_connections) : state_(std::make_unique<State>()) {
     detail::init_curl();
     State& s = *state_;
     s.config = std::move(config);
@@ -261,8 +273,8 @@ std::vector<ServedRequest> StreamClient::poll(std::int64_t wait_ns) {
         const std::int64_t now = monotonic_ns();
         if (!s.ended.empty() || now >= deadline) break;
         // curl shortens the wait to its own next timer (a timeout, a connection's next step).
-        curl_multi_poll(s.multi, nullptr, 0, static_cast<int>(std::min<std::int64_t>((deadline - now) / 1'000'000, 1000)),
-                        nullptr);
+        curl_multi_poll(s.multi, nullptr, 0,
+                        static_cast<int>(std::min<std::int64_t>((deadline - now) / 1'000'000, 1000)), nullptr);
     }
     return std::exchange(s.ended, {});
 }

@@ -121,15 +121,18 @@ void ResponseAssembler::add_body(std::string_view body, std::int64_t arrival_ns,
 void ResponseAssembler::add(const StreamEvent& event, std::int64_t arrival_ns, ServedRequest& request,
                             bool whole_body) {
     switch (event.kind) {
-        case StreamEvent::Kind::done: ended_ = true; return;
+        case StreamEvent::Kind::done:
+            ended_ = true;
+            return;
         case StreamEvent::Kind::error:
         case StreamEvent::Kind::malformed:
             ended_ = failed_ = true;
-            request.outcome = event.kind == StreamEvent::Kind::error ? RequestOutcome::server_error
-                                                                      : RequestOutcome::malformed;
+            request.outcome =
+                event.kind == StreamEvent::Kind::error ? RequestOutcome::server_error : RequestOutcome::malformed;
             request.error = event.message;
             return;
-        case StreamEvent::Kind::data: break;
+        case StreamEvent::Kind::data:
+            break;
     }
     const bool has_text = event.text && !event.text->empty();
     if (event.completion_tokens >= 0 && (has_text || whole_body)) per_chunk_usage_ = true;

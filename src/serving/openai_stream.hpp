@@ -58,9 +58,9 @@ public:
 private:
     void add(const StreamEvent& event, std::int64_t arrival_ns, ServedRequest& request, bool whole_body);
 
-    bool ended_ = false;           // [DONE], an error or a malformed event came (or the whole body)
-    bool failed_ = false;          // an error or malformed event: the outcome is already set
-    bool per_chunk_usage_ = false;  // the server sends usage with its text chunks (continuous usage)
+    bool ended_ = false;               // [DONE], an error or a malformed event came (or the whole body)
+    bool failed_ = false;              // an error or malformed event: the outcome is already set
+    bool per_chunk_usage_ = false;     // the server sends usage with its text chunks (continuous usage)
     std::int64_t tokens_counted_ = 0;  // completion_tokens as of the last chunk, with per-chunk usage
 };
 

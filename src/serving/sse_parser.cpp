@@ -34,8 +34,10 @@ bool SseParser::feed(std::string_view piece, std::vector<SseEvent>& events) {
         line_.clear();
         at = end + 1;
         if (piece[end] == '\r') {
-            if (at == piece.size()) after_cr_ = true;
-            else if (piece[at] == '\n') ++at;
+            if (at == piece.size())
+                after_cr_ = true;
+            else if (piece[at] == '\n')
+                ++at;
         }
     }
     return true;

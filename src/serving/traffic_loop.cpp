@@ -174,7 +174,8 @@ private:
         for (auto& r : batch) {
             const auto it = position_.find(r.index);
             if (it == position_.end())
-                throw std::logic_error(fmt::format("serving traffic: the port returned request {}, never sent", r.index));
+                throw std::logic_error(
+                    fmt::format("serving traffic: the port returned request {}, never sent", r.index));
             end_ns_[it->second] = std::max<std::int64_t>(r.end_ns, 0);
             r.warmup = warmup_[it->second];
             if (r.outcome == RequestOutcome::cancelled) ++result_.cancelled;
@@ -215,10 +216,14 @@ private:
 
 std::string_view to_string(TrafficStop stop) {
     switch (stop) {
-        case TrafficStop::workload_done: return "workload_done";
-        case TrafficStop::request_limit: return "request_limit";
-        case TrafficStop::duration: return "duration";
-        case TrafficStop::interrupted: return "interrupted";
+        case TrafficStop::workload_done:
+            return "workload_done";
+        case TrafficStop::request_limit:
+            return "request_limit";
+        case TrafficStop::duration:
+            return "duration";
+        case TrafficStop::interrupted:
+            return "interrupted";
     }
     return "unknown";
 }
@@ -233,10 +238,11 @@ std::optional<std::string> traffic_problem(const TrafficSettings& s, std::int64_
     if (s.scenario == Scenario::server && !(s.burstiness >= kMinBurstiness && s.burstiness <= kMaxBurstiness))
         return fmt::format("serving burstiness {} is outside [{}, {}]: 1 is Poisson arrivals", s.burstiness,
                            kMinBurstiness, kMaxBurstiness);
-    if (s.warmup_requests < 0 || s.warmup_requests >= workload_size)
-        return fmt::format("serving warmup_requests {} leaves none of the workload's {} requests to measure: the "
-                           "warm-up takes the workload's first requests",
-                           s.warmup_requests, workload_size);
+    if (s.warmup_requests < 0 || s.warmup_requests > workload_size)
+        return fmt::format(
+            "serving warmup_requests {} is outside [0, {}], the workload's requests: the warm-up takes "
+            "the workload's first requests",
+            s.warmup_requests, workload_size);
     if (s.max_requests < 0) return fmt::format("serving max_requests {} is negative (0: no limit)", s.max_requests);
     if (s.duration_ns < 0 || s.drain_ns < 0) return std::string("serving duration and drain time must be >= 0");
     return std::nullopt;

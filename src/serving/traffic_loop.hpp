@@ -35,8 +35,8 @@ struct TrafficSettings {
     std::int64_t concurrency = 1;               // concurrency: requests in flight
     double rate = 1.0;                          // server: mean arrivals per second
     double burstiness = 1.0;                    // server: the gaps' gamma shape (1: Poisson arrivals)
-    std::int64_t warmup_requests = 0;           // the workload's first ones, sent before the measured phase
-    std::int64_t max_requests = 0;              // measured requests sent at most; 0: the rest of the workload
+    std::int64_t warmup_requests = 0;  // the workload's first ones, sent before the measured phase (all: warm-up only)
+    std::int64_t max_requests = 0;     // measured requests sent at most; 0: the rest of the workload
     // No measured request is sent after this (from the measured phase's start); those in flight then are waited
     // for up to drain_ns, then cancelled. 0: no limit (each request ends by the port's own request timeout).
     std::int64_t duration_ns = 0;
@@ -59,15 +59,15 @@ struct TrafficResult {
     std::vector<ServedRequest> requests;
     TrafficStop stop = TrafficStop::workload_done;
     std::int64_t warmup_sent = 0;
-    std::int64_t sent = 0;             // measured requests sent
-    std::int64_t cancelled = 0;        // requests that ended as cancelled (the drain limit, or an interrupt)
-    std::int64_t unanswered = 0;       // in flight still after cancel_all() and its polls (a port that lost them)
+    std::int64_t sent = 0;               // measured requests sent
+    std::int64_t cancelled = 0;          // requests that ended as cancelled (the drain limit, or an interrupt)
+    std::int64_t unanswered = 0;         // in flight still after cancel_all() and its polls (a port that lost them)
     std::int64_t measured_start_ns = 0;  // the measured phase's time 0 (after the warm-up)
     std::int64_t end_ns = 0;             // when the loop returned
 };
 
 struct TrafficHooks {
-    std::function<bool()> should_stop;                         // an interrupt: asked between waits
+    std::function<bool()> should_stop;                            // an interrupt: asked between waits
     std::function<void(std::vector<ServedRequest>)> on_finished;  // each batch of ended requests, as it ends
 };
 

@@ -32,41 +32,47 @@ std::optional<std::string> length_problem(std::string_view name, std::int64_t va
 
 std::optional<std::string> spread_problem(const WorkloadSettings& s) {
     if (s.distribution == LengthDistribution::uniform && !(s.spread >= 0 && s.spread <= 1))
-        return fmt::format("serving length spread {} is outside [0, 1] for a uniform distribution (mean x [1 - "
-                           "spread, 1 + spread])",
-                           s.spread);
+        return fmt::format(
+            "serving length spread {} is outside [0, 1] for a uniform distribution (mean x [1 - "
+            "spread, 1 + spread])",
+            s.spread);
     if (s.distribution == LengthDistribution::normal && !(s.spread >= 0 && s.spread <= 10))
-        return fmt::format("serving length spread {} is outside [0, 10] for a normal distribution (deviation "
-                           "spread x mean)",
-                           s.spread);
+        return fmt::format(
+            "serving length spread {} is outside [0, 10] for a normal distribution (deviation "
+            "spread x mean)",
+            s.spread);
     return std::nullopt;
 }
 
 std::optional<std::string> synthetic_problem(const WorkloadSettings& s) {
-    if (s.requests < 1) return fmt::format("serving requests {} must be at least 1 for a synthetic workload", s.requests);
+    if (s.requests < 1)
+        return fmt::format("serving requests {} must be at least 1 for a synthetic workload", s.requests);
     if (auto p = length_problem("input_tokens", s.input_tokens, s.max_input_tokens)) return p;
     if (s.prefix_groups < 0 || s.prefix_groups > kMaxPrefixGroups)
         return fmt::format("serving prefix_groups {} is outside [0, {}]", s.prefix_groups, kMaxPrefixGroups);
     if (s.prefix_groups > 0 && (s.prefix_tokens < 1 || s.prefix_tokens >= kMaxRequestTokens))
-        return fmt::format("serving prefix_tokens {} is outside [1, {}): prefix groups share a prefix of at least "
-                           "one token",
-                           s.prefix_tokens, kMaxRequestTokens);
+        return fmt::format(
+            "serving prefix_tokens {} is outside [1, {}): prefix groups share a prefix of at least "
+            "one token",
+            s.prefix_tokens, kMaxRequestTokens);
     if (s.turns < 1 || s.turns > kMaxTurns)
         return fmt::format("serving turns {} is outside [1, {}]", s.turns, kMaxTurns);
     if (s.api == ServingApi::chat && s.prompt_form == PromptForm::token_ids)
-        return std::string("serving prompt_form token_ids needs api completions: chat requests carry text messages; "
-                           "set prompt_form text");
+        return std::string(
+            "serving prompt_form token_ids needs api completions: chat requests carry text messages; "
+            "set prompt_form text");
     if (s.prompt_form == PromptForm::token_ids && (s.first_token_id < 0 || s.vocab <= s.first_token_id))
-        return fmt::format("token-id prompts need the model's vocabulary size above the first token id {} (vocab "
-                           "is {}): give the vocabulary size or use prompt_form text",
-                           s.first_token_id, s.vocab);
+        return fmt::format(
+            "token-id prompts need the model's vocabulary size above the first token id {} (vocab "
+            "is {}): give the vocabulary size or use prompt_form text",
+            s.first_token_id, s.vocab);
     return spread_problem(s);
 }
 
 // One session's conversation so far, in the request's form.
 class Conversation {
 public:
-    Conversation(const WorkloadSettings& settings) : settings_(settings) {}
+    explicit Conversation(const WorkloadSettings& settings) : settings_(settings) {}
 
     void add_prefix(SplitMix64 random, std::int64_t count) {
         if (is_chat()) {
@@ -126,25 +132,29 @@ private:
 std::vector<PlannedRequest> synthetic_workload(const WorkloadSettings& s) {
     const auto user = draw_lengths(s.input_tokens, s.distribution, s.spread, s.max_input_tokens, s.requests, s.seed,
                                    "serving.input_lengths");
-    const auto output = draw_lengths(s.output_tokens, s.distribution, s.spread, s.max_output_tokens, s.requests,
-                                     s.seed, "serving.output_lengths");
+    const auto output = draw_lengths(s.output_tokens, s.distribution, s.spread, s.max_output_tokens, s.requests, s.seed,
+                                     "serving.output_lengths");
     std::vector<PlannedRequest> requests;
     requests.reserve(static_cast<std::size_t>(s.requests));
     for (std::int64_t session = 0; static_cast<std::int64_t>(requests.size()) < s.requests; ++session) {
         const std::int64_t group = s.prefix_groups > 0 ? session % s.prefix_groups : -1;
         Conversation conversation(s);
-        if (group >= 0) conversation.add_prefix(stream_for(s.seed, "serving.prefix", static_cast<std::uint64_t>(group)), s.prefix_tokens);
+        if (group >= 0)
+            conversation.add_prefix(stream_for(s.seed, "serving.prefix", static_cast<std::uint64_t>(group)),
+                                    s.prefix_tokens);
         for (std::int64_t turn = 0; turn < s.turns && static_cast<std::int64_t>(requests.size()) < s.requests; ++turn) {
             const auto i = static_cast<std::int64_t>(requests.size());
             const auto at = static_cast<std::size_t>(i);
             // The prefix counts towards the first prompt's length; the new part keeps at least one token.
-            const std::int64_t length = turn == 0 && group >= 0 ? std::max<std::int64_t>(user[at] - s.prefix_tokens, 1) : user[at];
+            const std::int64_t length =
+                turn == 0 && group >= 0 ? std::max<std::int64_t>(user[at] - s.prefix_tokens, 1) : user[at];
             SplitMix64 content = stream_for(s.seed, "serving.content", static_cast<std::uint64_t>(i));
             conversation.add_user(content, length);
             if (conversation.tokens() > kMaxRequestTokens)
-                throw UserError(fmt::format("serving request {} (turn {} of session {}) would hold {} prompt tokens, "
-                                            "more than {}: lower turns or input_tokens",
-                                            i, turn, session, conversation.tokens(), kMaxRequestTokens));
+                throw UserError(
+                    fmt::format("serving request {} (turn {} of session {}) would hold {} prompt tokens, "
+                                "more than {}: lower turns or input_tokens",
+                                i, turn, session, conversation.tokens(), kMaxRequestTokens));
             PlannedRequest request;
             request.index = i;
             request.session = s.turns > 1 ? session : -1;
@@ -194,8 +204,7 @@ std::optional<std::string> workload_problem(const WorkloadSettings& s) {
 }
 
 std::vector<std::int64_t> draw_lengths(std::int64_t mean, LengthDistribution distribution, double spread,
-                                       std::int64_t max, std::int64_t count, std::uint64_t seed,
-                                       const char* purpose) {
+                                       std::int64_t max, std::int64_t count, std::uint64_t seed, const char* purpose) {
     SplitMix64 random = stream_for(seed, purpose);
     const auto m = static_cast<double>(mean);
     std::vector<std::int64_t> lengths;

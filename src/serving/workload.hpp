@@ -53,15 +53,15 @@ struct WorkloadSettings {
     std::int64_t output_tokens = 128;  // mean max_tokens; a file's request without its own takes this
     bool output_from_source = true;    // a file's own output lengths; false: output_tokens for every request
     LengthDistribution distribution = LengthDistribution::fixed;
-    double spread = 0.0;                             // relative: uniform's half-width, normal's deviation
-    std::int64_t max_input_tokens = 32768;           // a drawn user part's length is clamped to this
-    std::int64_t max_output_tokens = 32768;          // a drawn or estimated output length is clamped to this
-    std::int64_t prefix_groups = 0;                  // 0: no shared prefix
-    std::int64_t prefix_tokens = 0;                  // the shared prefix's length (part of the first prompt)
-    std::int64_t turns = 1;                          // turns per session; 1: single requests
+    double spread = 0.0;                                 // relative: uniform's half-width, normal's deviation
+    std::int64_t max_input_tokens = 32768;               // a drawn user part's length is clamped to this
+    std::int64_t max_output_tokens = 32768;              // a drawn or estimated output length is clamped to this
+    std::int64_t prefix_groups = 0;                      // 0: no shared prefix
+    std::int64_t prefix_tokens = 0;                      // the shared prefix's length (part of the first prompt)
+    std::int64_t turns = 1;                              // turns per session; 1: single requests
     std::int64_t first_token_id = kDefaultFirstTokenId;  // token ids are drawn from [first_token_id, vocab)
-    std::int64_t vocab = 0;                          // the model's vocabulary size (token_ids: required)
-    std::int64_t requests = 100;                     // the requests planned (a file: 0 takes every record)
+    std::int64_t vocab = 0;                              // the model's vocabulary size (token_ids: required)
+    std::int64_t requests = 100;                         // the requests planned (a file: 0 takes every record)
     std::uint64_t seed = 0;
 };
 
@@ -75,7 +75,6 @@ std::vector<PlannedRequest> make_workload(const WorkloadSettings& settings);
 
 // The lengths a workload draws, one per request: the mean spread by the distribution, clamped to [1, max].
 std::vector<std::int64_t> draw_lengths(std::int64_t mean, LengthDistribution distribution, double spread,
-                                       std::int64_t max, std::int64_t count, std::uint64_t seed,
-                                       const char* purpose);
+                                       std::int64_t max, std::int64_t count, std::uint64_t seed, const char* purpose);
 
 }  // namespace inferbench::serving

@@ -27,8 +27,7 @@ struct Line {
     }
 };
 
-std::int64_t output_length(const json& record, const Line& line, const WorkloadSettings& s,
-                           std::int64_t fallback) {
+std::int64_t output_length(const json& record, const Line& line, const WorkloadSettings& s, std::int64_t fallback) {
     if (!s.output_from_source) return s.output_tokens;
     for (const char* key : {"max_tokens", "output_tokens"}) {
         const auto it = record.find(key);
@@ -55,7 +54,8 @@ std::int64_t read_conversation(const json& turns, const Line& line, const Worklo
         return turn.is_object() && turn.contains("from") && turn["from"].is_string() &&
                (turn["from"] == a || turn["from"] == b) && turn.contains("value") && turn["value"].is_string();
     };
-    const auto human = std::find_if(turns.begin(), turns.end(), [&](const json& t) { return is_from(t, "human", "user"); });
+    const auto human =
+        std::find_if(turns.begin(), turns.end(), [&](const json& t) { return is_from(t, "human", "user"); });
     if (human == turns.end()) line.fail("no prompt: \"conversations\" has no human turn with a text \"value\"");
     const auto text = (*human)["value"].get<std::string>();
     if (count_words(text) == 0) line.fail("no prompt: the first human turn is empty");
@@ -124,17 +124,18 @@ std::vector<PlannedRequest> jsonl_workload(std::string_view content, std::string
         std::string_view text = content.substr(0, end);
         content = end == std::string_view::npos ? std::string_view{} : content.substr(end + 1);
         if (++line.number > kMaxWorkloadFileLines)
-            throw UserError(fmt::format("{} has more than {} lines: split it or give fewer requests", file,
-                                        kMaxWorkloadFileLines));
+            throw UserError(
+                fmt::format("{} has more than {} lines: split it or give fewer requests", file, kMaxWorkloadFileLines));
         if (count_words(text) == 0) continue;
         requests.push_back(record_from_line(text, line, s));
         requests.back().index = static_cast<std::int64_t>(requests.size()) - 1;
     }
     if (requests.empty()) throw UserError(fmt::format("{} holds no requests: one JSON object a line", file));
     if (s.requests > 0 && static_cast<std::int64_t>(requests.size()) < s.requests)
-        throw UserError(fmt::format("{} holds {} requests, fewer than the {} asked for: lower requests (0 takes "
-                                    "them all) or add records",
-                                    file, requests.size(), s.requests));
+        throw UserError(
+            fmt::format("{} holds {} requests, fewer than the {} asked for: lower requests (0 takes "
+                        "them all) or add records",
+                        file, requests.size(), s.requests));
     return requests;
 }
 

@@ -5,8 +5,8 @@
 //   {"conversations": [{"from": "human", "value": ...}, {"from": "gpt", "value": ...}, ...]}
 // whose first human turn is the prompt and whose answer's length (1.3 tokens a word) is the output length
 // unless the record gives max_tokens. Records without their own output length take the settings'
-// output_tokens, as every record does with output_from_source false. A text prompt's input_tokens is an estimate (serving/workload_text), token ids' exact.
-// A bad line is one UserError naming the file, the line and what is wrong.
+// output_tokens, as every record does with output_from_source false. A text prompt's input_tokens is an estimate
+// (serving/workload_text), token ids' exact. A bad line is one UserError naming the file, the line and what is wrong.
 #pragma once
 
 #include <cstdint>

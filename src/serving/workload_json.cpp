@@ -73,8 +73,8 @@ PlannedRequest request_from(const json& r, std::size_t at) {
         request.prompt_text = text->get<std::string>();
     }
     if (const auto messages = r.find("messages"); messages != r.end()) request.messages = messages_from(*messages, at);
-    const int prompts = int{!request.prompt_token_ids.empty()} + int{!request.prompt_text.empty()} +
-                        int{!request.messages.empty()};
+    const int prompts =
+        int{!request.prompt_token_ids.empty()} + int{!request.prompt_text.empty()} + int{!request.messages.empty()};
     if (prompts != 1) fail(at, "needs exactly one of \"prompt_token_ids\", \"prompt_text\" and \"messages\"");
     return request;
 }
@@ -102,8 +102,8 @@ std::vector<PlannedRequest> workload_from_json(const nlohmann::json& json) {
         throw UserError("stored serving workload: \"requests\" is missing or not a list");
     const auto& list = json["requests"];
     if (list.size() > static_cast<std::size_t>(kMaxWorkloadRequests))
-        throw UserError(fmt::format("stored serving workload: {} requests, more than {}", list.size(),
-                                    kMaxWorkloadRequests));
+        throw UserError(
+            fmt::format("stored serving workload: {} requests, more than {}", list.size(), kMaxWorkloadRequests));
     std::vector<PlannedRequest> requests;
     requests.reserve(list.size());
     for (std::size_t at = 0; at < list.size(); ++at) requests.push_back(request_from(list[at], at));

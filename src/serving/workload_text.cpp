@@ -10,12 +10,11 @@ namespace {
 // Short, common words: a single token each, with its leading space, in the tokenizers of Llama 2 and 3,
 // GPT-2/4 and Qwen.
 constexpr std::array<std::string_view, 64> kWords = {
-    "the",   "of",    "and",   "to",    "in",    "is",    "that",  "for",   "it",    "as",    "was",
-    "with",  "be",    "by",    "on",    "not",   "he",    "this",  "are",   "or",    "his",   "from",
-    "at",    "which", "but",   "have",  "an",    "had",   "they",  "you",   "were",  "their", "one",
-    "all",   "we",    "can",   "her",   "has",   "there", "been",  "if",    "more",  "when",  "will",
-    "would", "who",   "so",    "no",    "time",  "people", "year", "water", "world", "house", "light",
-    "day",   "man",   "work",  "life",  "hand",  "part",  "place", "case",  "week"};
+    "the",   "of",    "and",   "to",   "in",   "is",    "that", "for",  "it",   "as",    "was",    "with", "be",
+    "by",    "on",    "not",   "he",   "this", "are",   "or",   "his",  "from", "at",    "which",  "but",  "have",
+    "an",    "had",   "they",  "you",  "were", "their", "one",  "all",  "we",   "can",   "her",    "has",  "there",
+    "been",  "if",    "more",  "when", "will", "would", "who",  "so",   "no",   "time",  "people", "year", "water",
+    "world", "house", "light", "day",  "man",  "work",  "life", "hand", "part", "place", "case",   "week"};
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 
@@ -41,7 +40,8 @@ std::int64_t count_words(std::string_view text) {
 }
 
 std::int64_t estimated_tokens(std::string_view text) {
-    return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(1.3 * static_cast<double>(count_words(text)))));
+    return std::max<std::int64_t>(1,
+                                  static_cast<std::int64_t>(std::ceil(1.3 * static_cast<double>(count_words(text)))));
 }
 
 }  // namespace inferbench::serving

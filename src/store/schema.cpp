@@ -267,7 +267,11 @@ CREATE TABLE serving_workloads (
     workload_json TEXT    NOT NULL,
     slo_ttft_ns   INTEGER CHECK (slo_ttft_ns > 0),
     slo_tpot_ns   INTEGER CHECK (slo_tpot_ns > 0),
-    slo_e2e_ns    INTEGER CHECK (slo_e2e_ns > 0)
+    slo_e2e_ns    INTEGER CHECK (slo_e2e_ns > 0),
+    endpoint       TEXT NOT NULL,
+    server_command TEXT,
+    server_version TEXT,
+    model_name     TEXT NOT NULL
 );
 )sql",
 };

@@ -119,11 +119,16 @@ void bind_chunk(Statement& s, int p, const ChunkRow& row) {
 void insert_workload(Database& db, std::int64_t benchmark_id, const ServingWorkloadRecord& workload) {
     Statement insert = db.prepare(
         "INSERT INTO serving_workloads (benchmark_id, fingerprint, workload_json, slo_ttft_ns, slo_tpot_ns, "
-        "slo_e2e_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+        "slo_e2e_ns, endpoint, server_command, server_version, model_name) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
+        "?9, ?10)");
     insert.bind_int64(1, benchmark_id).bind_text(2, workload.fingerprint).bind_text(3, workload.json);
     insert.bind_optional_int64(4, known(workload.slos.ttft_ns, 1));
     insert.bind_optional_int64(5, known(workload.slos.tpot_ns, 1));
     insert.bind_optional_int64(6, known(workload.slos.e2e_ns, 1));
+    insert.bind_text(7, workload.endpoint).bind_text(10, workload.model_name);
+    // Nothing started, or a server that did not say what it is: NULL, never an empty text read as a value.
+    for (const auto& [index, text] : {std::pair{8, &workload.server_command}, std::pair{9, &workload.server_version}})
+        text->empty() ? insert.bind_null(index) : insert.bind_text(index, *text);
     insert.run();
 }
 
@@ -196,14 +201,18 @@ void for_each_served_request(const Database& db, std::int64_t benchmark_id,
 
 std::optional<ServingWorkloadRecord> read_serving_workload(const Database& db, std::int64_t benchmark_id) {
     Statement select = db.prepare(
-        "SELECT fingerprint, workload_json, slo_ttft_ns, slo_tpot_ns, slo_e2e_ns FROM serving_workloads "
-        "WHERE benchmark_id = ?1");
+        "SELECT fingerprint, workload_json, slo_ttft_ns, slo_tpot_ns, slo_e2e_ns, endpoint, server_command, "
+        "server_version, model_name FROM serving_workloads WHERE benchmark_id = ?1");
     select.bind_int64(1, benchmark_id);
     if (!select.step()) return std::nullopt;
     ServingWorkloadRecord workload{select.column_text(0), select.column_text(1), {}};
     workload.slos.ttft_ns = select.column_optional_int64(2).value_or(0);
     workload.slos.tpot_ns = select.column_optional_int64(3).value_or(0);
     workload.slos.e2e_ns = select.column_optional_int64(4).value_or(0);
+    workload.endpoint = select.column_text(5);
+    workload.server_command = select.column_text(6);  // NULL reads as ""
+    workload.server_version = select.column_text(7);
+    workload.model_name = select.column_text(8);
     return workload;
 }
 

@@ -21,6 +21,12 @@ struct ServingWorkloadRecord {
     std::string fingerprint;
     std::string json;
     ServingSlos slos;
+    // Where the requests went: the base URL, the command that started the server for the cell (empty: none), what
+    // the server said it is (empty: it did not say), and the requests' "model".
+    std::string endpoint = {};
+    std::string server_command = {};
+    std::string server_version = {};
+    std::string model_name = {};
     friend bool operator==(const ServingWorkloadRecord&, const ServingWorkloadRecord&) = default;
 };
 

@@ -193,9 +193,9 @@ inline std::string event_stream_headers() {
 // A complete answer with a Content-Length body.
 inline std::string http_answer(int status, std::string_view reason, std::string_view content_type,
                                std::string_view body) {
-    return "HTTP/1.1 " + std::to_string(status) + " " + std::string(reason) + "\r\nContent-Type: " +
-           std::string(content_type) + "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" +
-           std::string(body);
+    return "HTTP/1.1 " + std::to_string(status) + " " + std::string(reason) +
+           "\r\nContent-Type: " + std::string(content_type) + "\r\nContent-Length: " + std::to_string(body.size()) +
+           "\r\n\r\n" + std::string(body);
 }
 
 }  // namespace inferbench::testing

@@ -109,11 +109,11 @@ TEST(GgufNames, NormsStayF32AndPartialBlocksFallBackToF16) {
 }
 
 TEST(GgufNames, CacheFormsNameTheFileTypes) {
-    EXPECT_EQ(gguf_file_form(Precision::fp32), "f32.gguf");
-    EXPECT_EQ(gguf_file_form(Precision::int8), "q8_0.gguf");
-    EXPECT_EQ(gguf_file_form(Precision::int4), "q4_0.gguf");
+    EXPECT_EQ(gguf_file_form(Precision::fp32), "f32.v2.gguf");
+    EXPECT_EQ(gguf_file_form(Precision::int8), "q8_0.v2.gguf");
+    EXPECT_EQ(gguf_file_form(Precision::int4), "q4_0.v2.gguf");
     EXPECT_EQ(decoder_cache_path("/cache", "llama-tiny", 42, gguf_file_form(Precision::bf16)).filename(),
-              "llama-tiny-s42-bf16.gguf");
+              "llama-tiny-s42-bf16.v2.gguf");
     EXPECT_THROW(gguf_file_form(Precision::fp8), UserError);
 }
 

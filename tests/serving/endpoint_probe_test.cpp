@@ -13,9 +13,10 @@ using testing::LocalHttpServer;
 
 TEST(EndpointProbe, ListsTheModelsAndTheServer) {
     LocalHttpServer server([](const HttpRequest& request, const HttpConnection& c) {
-        const std::string body = request.path == "/v1/models"
-            ? R"({"object":"list","data":[{"id":"tiny-llama","object":"model"},{"id":"other","object":"model"}]})"
-            : "{}";
+        const std::string body =
+            request.path == "/v1/models"
+                ? R"({"object":"list","data":[{"id":"tiny-llama","object":"model"},{"id":"other","object":"model"}]})"
+                : "{}";
         c.send("HTTP/1.1 200 OK\r\nServer: llama.cpp\r\nContent-Type: application/json\r\nContent-Length: " +
                std::to_string(body.size()) + "\r\n\r\n" + body);
         return true;
@@ -38,8 +39,9 @@ TEST(EndpointProbe, UnreachableUrlSaysHowToFixIt) {
 
 TEST(EndpointProbe, AnotherApiIsNamed) {
     LocalHttpServer server([](const HttpRequest&, const HttpConnection& c) {
-        c.send("HTTP/1.1 404 Not Found\r\nServer: nginx\r\nContent-Type: text/html\r\nContent-Length: 22\r\n\r\n"
-               "<html>not found</html>");
+        c.send(
+            "HTTP/1.1 404 Not Found\r\nServer: nginx\r\nContent-Type: text/html\r\nContent-Length: 22\r\n\r\n"
+            "<html>not found</html>");
         return true;
     });
     const EndpointProbe probe = probe_endpoint({.base_url = server.url()});

@@ -18,8 +18,12 @@ TEST(Endpoint, CompletionsBodyWithTokenIds) {
 }
 
 TEST(Endpoint, ChatBodySeededWithoutIgnoreEos) {
-    EndpointConfig config{.api = ServingApi::chat, .model = "m", .ignore_eos = false, .sampling = Sampling::seeded,
-                          .seed = 7, .continuous_usage_stats = true};
+    EndpointConfig config{.api = ServingApi::chat,
+                          .model = "m",
+                          .ignore_eos = false,
+                          .sampling = Sampling::seeded,
+                          .seed = 7,
+                          .continuous_usage_stats = true};
     PlannedRequest request;
     request.messages = {{"system", "be brief"}, {"user", "hi"}};
     request.max_tokens = 4;
@@ -32,10 +36,14 @@ TEST(Endpoint, ChatBodySeededWithoutIgnoreEos) {
 TEST(Endpoint, TextPromptWithInvalidUtf8IsReplacedNotThrown) {
     EndpointConfig config{.model = "m"};
     PlannedRequest request;
-    request.prompt_text = "a\xff" "b";
+    request.prompt_text =
+        "a\xff"
+        "b";
     request.max_tokens = 1;
     const auto body = nlohmann::json::parse(request_body(config, request));
-    EXPECT_EQ(body["prompt"], "a\xEF\xBF\xBD" "b");
+    EXPECT_EQ(body["prompt"],
+              "a\xEF\xBF\xBD"
+              "b");
 }
 
 TEST(Endpoint, UrlsTolerateTrailingSlashAndV1) {

@@ -22,7 +22,10 @@ using namespace std::chrono_literals;
 constexpr std::int64_t kTestLimitNs = 20'000'000'000;  // every test's requests end well within this
 
 EndpointConfig config_for(const std::string& url, ServingApi api = ServingApi::completions) {
-    return {.base_url = url, .api = api, .model = "tiny-llama", .connect_timeout_ns = 2'000'000'000,
+    return {.base_url = url,
+            .api = api,
+            .model = "tiny-llama",
+            .connect_timeout_ns = 2'000'000'000,
             .request_timeout_ns = 10'000'000'000};
 }
 
@@ -176,6 +179,20 @@ TEST(StreamClient, HttpStatusKeepsTheServersMessage) {
     }
 }
 
+TEST(StreamClient, TheKeyNeverReachesAnErrorMessage) {
+    LocalHttpServer server([](const HttpRequest& request, const HttpConnection& c) {
+        const std::size_t at = request.headers.find("Authorization: ");
+        c.send(testing::http_answer(401, "Unauthorized", "text/plain",
+                                    "rejected " + request.headers.substr(at, request.headers.find("\r\n", at) - at)));
+        return true;
+    });
+    EndpointConfig config = config_for(server.url());
+    config.api_key = "sk-secret-1234";
+    const ServedRequest request = one_request(config);
+    EXPECT_EQ(request.outcome, RequestOutcome::http_status);
+    EXPECT_EQ(request.error, "HTTP 401: rejected Authorization: Bearer ***");
+}
+
 TEST(StreamClient, HttpStatusWithALongPageIsOneShortLine) {
     LocalHttpServer server([](const HttpRequest&, const HttpConnection& c) {
         c.send(testing::http_answer(502, "Bad Gateway", "text/html", "<html>\n" + std::string(100000, 'x')));
@@ -187,6 +204,34 @@ TEST(StreamClient, HttpStatusWithALongPageIsOneShortLine) {
     EXPECT_EQ(request.error.find('\n'), std::string::npos);
     EXPECT_LE(request.error.size(), 320u);
     EXPECT_EQ(request.error.substr(0, 16), "HTTP 502: <html>");
+}
+
+TEST(StreamClient, WhatTheAnswerSaidStandsWhenTheServerHangsAfterIt) {
+    LocalHttpServer server([](const HttpRequest& request, const HttpConnection& c) {
+        if (request.body.find("\"max_tokens\":1,") != std::string::npos) {
+            c.send(testing::event_stream_headers());
+            c.send_chunk(R"(data: {"choices":[{"text":"x"}]})"
+                         "\n\n");
+            c.send_chunk(R"(data: {"error":{"code":500,"message":"out of memory"}})"
+                         "\n\n");
+        } else {  // a 503 whose body never ends
+            c.send(
+                "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\nloading");
+        }
+        c.wait_for_stop(10s);
+        return false;
+    });
+    EndpointConfig config = config_for(server.url());
+    config.request_timeout_ns = 1'000'000'000;
+    const auto start = std::chrono::steady_clock::now();
+    const ServedRequest error = one_request(config, 1);
+    EXPECT_EQ(error.outcome, RequestOutcome::server_error) << error.error;
+    EXPECT_EQ(error.error, "out of memory");
+    EXPECT_EQ(error.chunks.size(), 1u);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 900ms);  // not held until the timeout
+    const ServedRequest status = one_request(config, 2);
+    EXPECT_EQ(status.outcome, RequestOutcome::http_status) << status.error;
+    EXPECT_EQ(status.error, "HTTP 503: loading");
 }
 
 TEST(StreamClient, ServerDyingMidStreamIsTruncatedWithItsChunks) {
@@ -226,13 +271,15 @@ TEST(StreamClient, EmptyCompletionAndSeveralTokensInAChunk) {
     LocalHttpServer server([](const HttpRequest& request, const HttpConnection& c) {
         c.send(testing::event_stream_headers());
         if (request.body.find("\"max_tokens\":0") != std::string::npos) {
-            c.send_chunk(R"(data: {"choices":[{"text":"","finish_reason":"length"}],"usage":{"prompt_tokens":4,"completion_tokens":0}})"
-                         "\n\n");
+            c.send_chunk(
+                R"(data: {"choices":[{"text":"","finish_reason":"length"}],"usage":{"prompt_tokens":4,"completion_tokens":0}})"
+                "\n\n");
         } else {  // continuous usage: 3 tokens, then 2
             c.send_chunk(R"(data: {"choices":[{"text":"a b c"}],"usage":{"prompt_tokens":4,"completion_tokens":3}})"
                          "\n\n");
-            c.send_chunk(R"(data: {"choices":[{"text":"d e","finish_reason":"length"}],"usage":{"prompt_tokens":4,"completion_tokens":5}})"
-                         "\n\n");
+            c.send_chunk(
+                R"(data: {"choices":[{"text":"d e","finish_reason":"length"}],"usage":{"prompt_tokens":4,"completion_tokens":5}})"
+                "\n\n");
         }
         c.send_chunk("data: [DONE]\n\n");
         c.send_chunk("");
@@ -254,7 +301,8 @@ TEST(StreamClient, EmptyCompletionAndSeveralTokensInAChunk) {
 
 TEST(StreamClient, AnotherApiIsMalformed) {
     LocalHttpServer html([](const HttpRequest&, const HttpConnection& c) {
-        c.send(testing::http_answer(200, "OK", "text/html", "<!doctype html><title>Jupyter</title>" + std::string(5000, ' ')));
+        c.send(testing::http_answer(200, "OK", "text/html",
+                                    "<!doctype html><title>Jupyter</title>" + std::string(5000, ' ')));
         return true;
     });
     ServedRequest request = one_request(config_for(html.url()));
@@ -298,8 +346,9 @@ bool stream_tokens(const HttpConnection& c, int events, std::chrono::microsecond
                           "\n\n"))
             return false;
     }
-    c.send_chunk(R"(data: {"choices":[{"text":"","finish_reason":"length"}],"usage":{"prompt_tokens":4,"completion_tokens":)" +
-                 std::to_string(events) + "}}\n\n");
+    c.send_chunk(
+        R"(data: {"choices":[{"text":"","finish_reason":"length"}],"usage":{"prompt_tokens":4,"completion_tokens":)" +
+        std::to_string(events) + "}}\n\n");
     c.send_chunk("data: [DONE]\n\n");
     return c.send_chunk("");
 }

@@ -12,7 +12,7 @@ namespace {
 
 // A body fed in pieces cut at `cuts`; every piece's events arrive at the piece's number.
 ServedRequest assemble_pieces(std::string_view body, ServingApi api, const std::vector<std::size_t>& cuts,
-                       std::int64_t max_tokens = 16) {
+                              std::int64_t max_tokens = 16) {
     SseParser parser;
     ResponseAssembler assembler;
     ServedRequest request;
@@ -144,8 +144,10 @@ TEST(OpenAiStream, ContinuousUsageCountsEachChunksTokens) {
     const std::string body =
         "data: {\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}],"
         "\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":0}}\n\n"
-        "data: {\"choices\":[{\"delta\":{\"content\":\"a b c\"}}],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":3}}\n\n"
-        "data: {\"choices\":[{\"delta\":{\"content\":\"d\"}}],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":4}}\n\n"
+        "data: {\"choices\":[{\"delta\":{\"content\":\"a b "
+        "c\"}}],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":3}}\n\n"
+        "data: "
+        "{\"choices\":[{\"delta\":{\"content\":\"d\"}}],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":4}}\n\n"
         "data: {\"choices\":[{\"delta\":{\"content\":\"\"},\"finish_reason\":\"length\"}],"
         "\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":4}}\n\n"
         "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":4}}\n\n"

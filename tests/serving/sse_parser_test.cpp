@@ -81,7 +81,8 @@ TEST(SseParser, AnEventOverTheLimitIsAnError) {
 }
 
 TEST(SseParser, FixturesGiveTheSameEventsWhereverTheyAreCut) {
-    for (const char* name : {"completions-stream.http", "chat-stream.http", "completions-stream-invalid-utf8-error.http"}) {
+    for (const char* name :
+         {"completions-stream.http", "chat-stream.http", "completions-stream-invalid-utf8-error.http"}) {
         SCOPED_TRACE(name);
         const std::string body = testing::http_body(testing::openai_fixture(name));
         const std::vector<SseEvent> whole = parse_whole(body);

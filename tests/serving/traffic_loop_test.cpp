@@ -177,8 +177,7 @@ TEST(TrafficLoop, ALateClientKeepsTheArrivalAsScheduled) {
     t.rate = 100;
     const auto result = run_traffic(port, clock, workload(20), t);
     const auto offsets = arrival_offsets(100, 1.0, 20, 0);
-    for (std::size_t i = 0; i < 20; ++i)
-        EXPECT_EQ(port.sends[i].scheduled_ns, result.measured_start_ns + offsets[i]);
+    for (std::size_t i = 0; i < 20; ++i) EXPECT_EQ(port.sends[i].scheduled_ns, result.measured_start_ns + offsets[i]);
     EXPECT_GT(port.sends.back().sent_ns - port.sends.back().scheduled_ns, 300 * kMs);
 }
 
@@ -212,6 +211,21 @@ TEST(TrafficLoop, WarmupGoesFirstFlaggedAndWaitedFor) {
         EXPECT_FALSE(served.at(i).warmup);
         EXPECT_GE(served.at(i).sent_ns, last_warmup_end);
     }
+}
+
+TEST(TrafficLoop, AWarmupOfTheWholeWorkloadMeasuresNothing) {
+    VirtualClock clock;
+    ScriptedPort port(clock);
+    auto t = closed(2);
+    t.warmup_requests = 5;
+    const auto result = run_traffic(port, clock, workload(5), t);
+    EXPECT_EQ(result.stop, TrafficStop::workload_done);
+    EXPECT_EQ(result.warmup_sent, 5);
+    EXPECT_EQ(result.sent, 0);
+    ASSERT_EQ(result.requests.size(), 5U);
+    EXPECT_TRUE(
+        std::all_of(result.requests.begin(), result.requests.end(), [](const ServedRequest& r) { return r.warmup; }));
+    EXPECT_EQ(port.max_in_flight, 2U);
 }
 
 TEST(TrafficLoop, DurationStopsSendingAndInFlightRequestsAreWaitedFor) {
@@ -347,7 +361,7 @@ TEST(TrafficLoop, RefusesSettingsAndWorkloadsItCannotDrive) {
     t = closed(0);
     EXPECT_TRUE(traffic_problem(t, 4).has_value());
     t = closed(1);
-    t.warmup_requests = 4;
+    t.warmup_requests = 5;
     EXPECT_NE(traffic_problem(t, 4).value_or("").find("warmup_requests"), std::string::npos);
     t.warmup_requests = 0;
     t.scenario = Scenario::server;
@@ -360,6 +374,25 @@ TEST(TrafficLoop, RefusesSettingsAndWorkloadsItCannotDrive) {
     twice[1].index = 0;
     EXPECT_THROW(run_traffic(port, clock, twice, closed(1)), UserError);
     EXPECT_EQ(to_string(TrafficStop::request_limit), "request_limit");
+}
+
+}  // namespace
+}  // namespace inferbench::serving
+
+namespace inferbench::serving {
+namespace {
+
+TEST(SteadyTrafficClock, SleepsUntilTheTimeAndNotForAPastOne) {
+    SteadyTrafficClock clock;
+    const std::int64_t start = clock.now();
+    clock.sleep_until(start + 2 * kMs);  // below and above the spin threshold
+    EXPECT_GE(clock.now(), start + 2 * kMs);
+    const std::int64_t at = clock.now();
+    clock.sleep_until(at + SteadyTrafficClock::kSpinNs / 2);
+    EXPECT_GE(clock.now(), at + SteadyTrafficClock::kSpinNs / 2);
+    const std::int64_t before = clock.now();
+    clock.sleep_until(before - 1'000 * kMs);
+    EXPECT_LT(clock.now() - before, 1'000 * kMs);  // at once (bounded loosely: a busy machine may preempt us)
 }
 
 }  // namespace

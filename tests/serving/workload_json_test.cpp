@@ -59,8 +59,8 @@ TEST(WorkloadJson, RefusesWhatIsNotAStoredWorkload) {
                      R"({"format": "inferbench-serving-workload", "version": 2, "requests": []})")),
                  UserError);
     const auto bad = [](const char* request) {
-        const auto text = std::string(R"({"format": "inferbench-serving-workload", "version": 1, "requests": [)") +
-                          request + "]}";
+        const auto text =
+            std::string(R"({"format": "inferbench-serving-workload", "version": 1, "requests": [)") + request + "]}";
         try {
             workload_from_json(nlohmann::json::parse(text));
         } catch (const UserError& e) {
@@ -72,9 +72,9 @@ TEST(WorkloadJson, RefusesWhatIsNotAStoredWorkload) {
     EXPECT_NE(bad((std::string("{") + base + R"(, "max_tokens": 4})").c_str()).find("exactly one"), std::string::npos);
     EXPECT_NE(bad((std::string("{") + base + R"(, "max_tokens": 0, "prompt_text": "a"})").c_str()).find("max_tokens"),
               std::string::npos);
-    EXPECT_NE(bad((std::string("{") + base + R"(, "max_tokens": 4, "prompt_token_ids": [1, -2]})").c_str())
-                  .find("token id"),
-              std::string::npos);
+    EXPECT_NE(
+        bad((std::string("{") + base + R"(, "max_tokens": 4, "prompt_token_ids": [1, -2]})").c_str()).find("token id"),
+        std::string::npos);
     EXPECT_NE(bad(R"({"index": "zero"})").find("request 0: \"index\""), std::string::npos);
     EXPECT_EQ(bad((std::string("{") + base + R"(, "max_tokens": 4, "prompt_text": "a b"})").c_str()), "accepted");
 }

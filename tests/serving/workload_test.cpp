@@ -109,8 +109,8 @@ TEST(Workload, PrefixGroupsShareTheirFirstTokens) {
         EXPECT_EQ(r.prefix_group, r.index % 3);
         EXPECT_EQ(r.input_tokens, 50);  // the prefix counts towards the prompt's length
         const auto& same = requests[static_cast<std::size_t>(r.prefix_group)];
-        EXPECT_TRUE(std::equal(same.prompt_token_ids.begin(), same.prompt_token_ids.begin() + 30,
-                               r.prompt_token_ids.begin()));
+        EXPECT_TRUE(
+            std::equal(same.prompt_token_ids.begin(), same.prompt_token_ids.begin() + 30, r.prompt_token_ids.begin()));
     }
     EXPECT_FALSE(std::equal(requests[0].prompt_token_ids.begin(), requests[0].prompt_token_ids.begin() + 30,
                             requests[1].prompt_token_ids.begin()));

@@ -53,8 +53,13 @@ std::vector<ServedRequest> cell() {
 TEST_F(ServingStoreTest, RequestsChunksAndWorkloadRoundTrip) {
     auto store = ResultsStore::open(db_path_);
     const auto requests = cell();
-    const ServingWorkloadRecord workload{
-        "fnv1a:0123", R"({"requests":[{"index":0}]})", {.ttft_ns = 2'000'000, .tpot_ns = 0, .e2e_ns = 9'000'000}};
+    const ServingWorkloadRecord workload{"fnv1a:0123",
+                                         R"({"requests":[{"index":0}]})",
+                                         {.ttft_ns = 2'000'000, .tpot_ns = 0, .e2e_ns = 9'000'000},
+                                         "http://127.0.0.1:8080",
+                                         "llama-server -m 'model.gguf' --port 8080",
+                                         "llama.cpp b1-5b4ebc5",
+                                         "llama-tiny"};
     const std::int64_t id =
         store.add_benchmark(benchmark(add_run(store, "serving"), "openai"),
                             BenchmarkData{.served_requests = requests, .serving_workload = &workload});
@@ -63,6 +68,19 @@ TEST_F(ServingStoreTest, RequestsChunksAndWorkloadRoundTrip) {
     std::vector<std::int64_t> streamed;
     store.for_each_served_request(id, [&](ServedRequest&& r) { streamed.push_back(r.index); });
     EXPECT_EQ(streamed, (std::vector<std::int64_t>{0, 1, 2, 3, 0}));
+}
+
+TEST_F(ServingStoreTest, AServerNotStartedNorNamedIsNull) {
+    auto store = ResultsStore::open(db_path_);
+    const ServingWorkloadRecord workload{"f", "{}", {}, "http://10.0.0.5:8000", "", "", "served-model"};
+    const std::int64_t id = store.add_benchmark(benchmark(add_run(store, "serving"), "openai"),
+                                                BenchmarkData{.serving_workload = &workload});
+    EXPECT_EQ(store.serving_workload(id), workload);
+    Database db = Database::open(db_path_, SQLITE_OPEN_READONLY);
+    Statement row = db.prepare("SELECT server_command, server_version FROM serving_workloads");
+    ASSERT_TRUE(row.step());
+    EXPECT_TRUE(row.column_is_null(0));
+    EXPECT_TRUE(row.column_is_null(1));
 }
 
 TEST_F(ServingStoreTest, UnknownValuesAreNullAndOutcomesAreWords) {

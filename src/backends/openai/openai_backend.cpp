@@ -18,6 +18,7 @@ constexpr std::string_view kName = "openai";
 
 std::int64_t duration_option(const OptionReader& reader, std::string_view name, bool zero_allowed) {
     const std::string text = reader.text(name);
+    if (zero_allowed && text == "0") return 0;
     std::string why;
     const auto ns = parse_duration_ns(text, &why);
     if (!ns || *ns < 0 || (!zero_allowed && *ns == 0))
@@ -136,6 +137,10 @@ std::vector<BackendOption> openai_options() {
          OptionType::count},
         {"ignore_eos", "true", "ask the server to generate max_tokens whatever the tokens (llama.cpp, vLLM, SGLang)",
          OptionType::flag},
+        {"continuous_usage", "false",
+         "ask for usage in every streamed chunk (vLLM's and SGLang's stream_options.continuous_usage_stats), so "
+         "that a chunk carrying several tokens is counted exactly; servers without it may refuse the field",
+         OptionType::flag},
         {"gpus", "0", "GPUs the server uses, for output tokens/s per GPU (0: 1 for a cuda cell, unknown for cpu)",
          OptionType::count},
     };
@@ -171,6 +176,7 @@ ServingOptions read_serving_options(const BenchmarkSpec& spec) {
     o.prompt_form = reader.choice("prompt_form", {"auto", "token_ids", "text"});
     o.vocab = reader.count("vocab", std::int64_t{1} << 24);
     o.ignore_eos = reader.flag("ignore_eos");
+    o.continuous_usage = reader.flag("continuous_usage");
     o.gpus = reader.count("gpus", 1024);
     if (o.api == ServingApi::chat && o.prompt_form == "token_ids")
         reader.reject("prompt_form", "token_ids", "text or auto: chat messages are text");

@@ -41,6 +41,7 @@ struct ServingOptions {
     std::string prompt_form = "auto";    // auto, token_ids, text
     std::int64_t vocab = 0;              // token ids are drawn below it; 0: the model's, where inferbench can read it
     bool ignore_eos = true;
+    bool continuous_usage = false;       // usage in every chunk (vLLM, SGLang): multi-token chunks counted exactly
     std::int64_t gpus = 0;               // GPUs the server uses, for tokens/s per GPU; 0: the cell's device (1 if cuda)
 };
 

@@ -94,6 +94,13 @@ std::vector<GenerationSettings> generation_points(const Plan& plan, bool generat
     return points;
 }
 
+// A server batches the requests it is sent itself: the openai backend's cells are one request per query, their
+// load the concurrency or the rate, so they take batch size 1 whatever the plan's batch sizes are.
+std::vector<std::int64_t> batch_sizes_of(const Plan& plan, const std::string& backend) {
+    if (backend == kServingBackend) return {1};
+    return plan.batch_sizes;
+}
+
 }  // namespace
 
 std::vector<BenchmarkSpec> expand_matrix(const Plan& plan, const GenerativeModelTest& is_generative) {
@@ -109,7 +116,7 @@ std::vector<BenchmarkSpec> expand_matrix(const Plan& plan, const GenerativeModel
             for (const Device device : plan.devices) {
                 for (const Precision precision : plan.precisions) {
                     for (const auto& variant : option_variants(plan, backend)) {
-                        for (const auto batch : plan.batch_sizes) {
+                        for (const auto batch : batch_sizes_of(plan, backend)) {
                           for (const GenerationSettings& generation : lengths) {
                             for (const SettingPoint& point : points) {
                                 BenchmarkSpec spec = spec_with_settings(point.settings);

@@ -413,7 +413,7 @@ void parse_entry(Plan& plan, const std::string& key, const YAML::Node& key_node,
         parse_backend_options(plan, value, source, vocabulary);
     } else if (key == kEndpointKey) {
         YAML::Node options;
-        options["openai"]["endpoint"] = value;
+        options[std::string(kServingBackend)]["endpoint"] = value;
         parse_backend_options(plan, options, source, vocabulary);
     } else if (const SettingField* field = find_setting(key)) {
         parse_setting(plan, *field, value, source);
@@ -488,7 +488,8 @@ void apply_override(Plan& plan, std::string_view key, std::string_view value, st
         read_axis(plan, key, texts, vocabulary, after_origin(origin));
         return;
     }
-    if (key == kEndpointKey) return apply_override(plan, "backend_options.openai.endpoint", value, origin, vocabulary);
+    if (key == kEndpointKey)
+        return apply_override(plan, fmt::format("backend_options.{}.endpoint", kServingBackend), value, origin, vocabulary);
     if (key.starts_with("backend_options.")) {
         const std::string_view rest = key.substr(std::string_view("backend_options.").size());
         const auto dot = rest.find('.');

@@ -36,6 +36,8 @@ struct SettingAxis {
     std::vector<RunSettings> values;
 };
 
+// The backend that measures a running server through the OpenAI HTTP API (backends/openai).
+inline constexpr std::string_view kServingBackend = "openai";
 // `endpoint: URL` (or --set endpoint=URL, a list sweeps servers): the openai backend's server, short for
 // backend_options.openai.endpoint.
 inline constexpr std::string_view kEndpointKey = "endpoint";

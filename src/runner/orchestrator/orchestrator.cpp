@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "backends/openai/openai_backend.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"
 #include "core/plan/matrix.hpp"
@@ -273,6 +274,15 @@ struct MeasuredCell {
     std::optional<ServingFacts> serving_facts = {};
 };
 
+// What a serving cell sent, as the store keeps it: its workload, the server and the SLOs its requests are judged by.
+std::optional<store::ServingWorkloadRecord> serving_record(const BenchmarkSpec& spec,
+                                                           const std::optional<ServingFacts>& facts) {
+    if (!facts) return std::nullopt;
+    return store::ServingWorkloadRecord{facts->workload_fingerprint, facts->workload_json,
+                                        read_serving_options(spec).slos, facts->endpoint, facts->server_command,
+                                        facts->server_version, facts->model_name};
+}
+
 class PlanRunner {
 public:
     PlanRunner(const Plan& plan, const BackendRegistry& registry, store::ResultsStore& results,
@@ -414,7 +424,7 @@ private:
         keep({std::move(cell.record), std::move(cell.iterations.in_memory), std::move(metrics),
               std::move(telemetry.gpu), std::move(telemetry.cpu), std::move(telemetry.sources), std::move(cell.layers),
               std::move(cell.series), std::move(cell.iterations.spooled), std::move(cell.generations),
-              std::move(cell.generated_tokens)});
+              std::move(cell.generated_tokens), std::move(cell.served), serving_record(spec, cell.serving_facts)});
         const store::BenchmarkRecord& kept = result_.benchmarks.back();
         // A stop asked for once the last benchmark has ended (while it is stored) cuts nothing short.
         const bool last = k + 1 == order_.size();

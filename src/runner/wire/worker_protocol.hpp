@@ -94,7 +94,7 @@ struct Generated {
 };
 
 // A serving cell's requests (runner/worker/serving_cell), sent in batches as they end and once the measured
-// traffic ends, before Measured; the first batch carries what the cell sent them to.
+// traffic ends, before Measured; the last batch carries what the cell sent them to.
 struct Served {
     static constexpr std::string_view kName = "served";
     std::optional<ServingFacts> facts;

@@ -37,7 +37,7 @@ using serving::PromptForm;
 constexpr std::size_t kChunksPerEvent = 16384;
 // A closed-loop or duration-bound workload is planned before the run: this many prompt tokens at most, and
 // between these counts of requests (the loop stops when they are used up, and says so).
-constexpr std::int64_t kPlannedPromptTokens = 50'000'000;
+constexpr std::int64_t kPlannedPromptTokens = 4'000'000;
 constexpr std::int64_t kMinPlannedRequests = 1000;
 constexpr std::int64_t kMaxPlannedRequests = 20000;
 
@@ -50,14 +50,17 @@ std::int64_t model_vocabulary(const BenchmarkSpec& spec, const std::string& mode
 }
 
 std::int64_t planned_requests(const BenchmarkSpec& spec, const ServingOptions& options) {
-    if (spec.loop.max_iterations > 0 && options.requests == 0) return spec.loop.max_iterations;
     if (options.requests > 0) return options.requests;
+    std::int64_t planned = 0;
     if (spec.scenario.scenario == Scenario::server && !spec.scenario.find_peak) {
         const double expected = spec.scenario.target_qps * static_cast<double>(spec.loop.duration_ns) * 1e-9;
-        return std::clamp<std::int64_t>(static_cast<std::int64_t>(expected * 1.5) + 16, 16, serving::kMaxWorkloadRequests);
+        planned = static_cast<std::int64_t>(std::min(expected * 1.5 + 16, static_cast<double>(serving::kMaxWorkloadRequests)));
+    } else {
+        const std::int64_t by_tokens = kPlannedPromptTokens / std::max<std::int64_t>(1, spec.generation.input_tokens);
+        planned = std::clamp(by_tokens, kMinPlannedRequests, kMaxPlannedRequests);
     }
-    const std::int64_t by_tokens = kPlannedPromptTokens / std::max<std::int64_t>(1, spec.generation.input_tokens);
-    return std::clamp(by_tokens, kMinPlannedRequests, kMaxPlannedRequests);
+    // The plan's max_iterations bounds the measured requests as it bounds any cell's queries.
+    return spec.loop.max_iterations > 0 ? std::min(planned, spec.loop.max_iterations) : planned;
 }
 
 serving::WorkloadSettings workload_settings(const BenchmarkSpec& spec, const ServingOptions& options,
@@ -87,8 +90,8 @@ serving::WorkloadSettings workload_settings(const BenchmarkSpec& spec, const Ser
 // The cell's server: started from server_command where there is one, on a free port unless the plan names
 // the endpoint; nothing where the server already runs.
 struct CellServer {
+    std::unique_ptr<TempDir> log_dir;  // before the process: removed after it stopped
     std::unique_ptr<serving::ServerProcess> process;
-    std::optional<TempDir> log_dir;
     std::string endpoint;
     std::string command;
 };
@@ -106,7 +109,7 @@ CellServer start_server(const BenchmarkSpec& spec, const ServingOptions& options
     values["precision"] = std::string(to_string(spec.precision));
     server.command = serving::fill_command(options.server_command, values);
     if (server.endpoint.empty()) server.endpoint = fmt::format("http://127.0.0.1:{}", port);
-    server.log_dir.emplace("server");
+    server.log_dir = std::make_unique<TempDir>("server");
     server.process = std::make_unique<serving::ServerProcess>(server.command, server.log_dir->path() / "server.log");
     std::string base = server.endpoint;
     while (base.ends_with('/')) base.pop_back();
@@ -128,27 +131,30 @@ std::string api_key(const ServingOptions& options) {
 std::string wire_text(const std::string& text) { return escape_invalid_utf8(text); }
 
 // Where ended requests go: ok measured ones into the trace as iteration records, all of them to the
-// orchestrator in Served events (the first with the cell's facts).
+// orchestrator in Served events, the last with the cell's facts (made after the traffic, so that building the
+// workload's JSON never weighs on the measured phase).
 class ServedOutput {
 public:
-    ServedOutput(TraceBuffer& trace, const EventSender& send, ServingFacts facts)
-        : trace_(trace), send_(send), facts_(std::move(facts)) {}
+    ServedOutput(TraceBuffer& trace, const EventSender& send) : trace_(trace), send_(send) {}
 
     void take(std::vector<ServedRequest> requests) {
         for (ServedRequest& request : requests) {
             request.error = wire_text(request.error);
             request.finish_reason = wire_text(request.finish_reason);
             if (!request.warmup && request.outcome == RequestOutcome::ok) record(request);
+            sent_through_ = std::max(sent_through_, request.index + 1);
             chunks_ += request.chunks.size() + 1;
             batch_.push_back(std::move(request));
         }
-        if (chunks_ >= kChunksPerEvent) flush();
+        if (chunks_ >= kChunksPerEvent) flush({});
     }
-    void flush() {
-        if (batch_.empty() && !facts_) return;
-        send_(wp::Served{std::exchange(facts_, std::nullopt), std::exchange(batch_, {})});
+    void flush(std::optional<ServingFacts> facts) {
+        if (batch_.empty() && !facts) return;
+        send_(wp::Served{std::move(facts), std::exchange(batch_, {})});
         chunks_ = 0;
     }
+    // Requests 0 .. sent_through() - 1 of the workload include every one sent.
+    std::int64_t sent_through() const { return sent_through_; }
     std::int64_t recorded() const { return recorded_; }
     std::int64_t first_start_ns() const { return first_start_ns_; }
     std::int64_t last_end_ns() const { return last_end_ns_; }
@@ -177,9 +183,9 @@ private:
 
     TraceBuffer& trace_;
     const EventSender& send_;
-    std::optional<ServingFacts> facts_;
     std::vector<ServedRequest> batch_;
     std::size_t chunks_ = 0;
+    std::int64_t sent_through_ = 0;
     std::int64_t recorded_ = 0;
     std::int64_t first_start_ns_ = 0;
     std::int64_t last_end_ns_ = 0;
@@ -250,6 +256,7 @@ void run_serving_cell(const BenchmarkSpec& spec, const std::string& model_path, 
     config.api_key = api_key(options);
     config.request_timeout_ns = options.request_timeout_ns;
     config.ignore_eos = options.ignore_eos;
+    config.continuous_usage_stats = options.continuous_usage;
     config.sampling = spec.generation.sampling;
     config.seed = spec.seed;
     const serving::EndpointProbe probe = serving::probe_endpoint(config);
@@ -265,9 +272,10 @@ void run_serving_cell(const BenchmarkSpec& spec, const std::string& model_path, 
     if (version.empty()) version = probe.server;
 
     phase = "workload";
-    const std::vector<PlannedRequest> workload =
-        serving::make_workload(workload_settings(spec, options, model_path, planned_requests(spec, options)));
+    // The warm-up takes the workload's first requests (whole sessions), the measured traffic the rest.
     const std::int64_t turns = std::max<std::int64_t>(1, options.workload == serving::kSyntheticSource ? options.turns : 1);
+    const std::vector<PlannedRequest> workload = serving::make_workload(
+        workload_settings(spec, options, model_path, options.warmup_requests * turns + planned_requests(spec, options)));
     const std::size_t warmup_count =
         static_cast<std::size_t>(std::min<std::int64_t>(options.warmup_requests * turns, static_cast<std::int64_t>(workload.size()) - 1));
     std::vector<BackendMetric> metrics = {{"serving_server_start_seconds", static_cast<double>(start_ns) * 1e-9, "s"}};
@@ -278,10 +286,7 @@ void run_serving_cell(const BenchmarkSpec& spec, const std::string& model_path, 
     const auto& stop = trace.header().stop_requested;
     const serving::TrafficHooks stop_only{[&stop] { return stop.load(std::memory_order_relaxed) != 0; }, {}};
 
-    // The workload sent: every request the run may send, stored so that workload=FILE sends them again.
-    ServingFacts facts{wire_text(server.endpoint), wire_text(server.command), wire_text(version), wire_text(config.model),
-                       serving::workload_json(workload).dump(), serving::workload_fingerprint(workload)};
-    ServedOutput output(trace, send, std::move(facts));
+    ServedOutput output(trace, send);
     serving::TrafficHooks hooks = stop_only;
     hooks.on_finished = [&output](std::vector<ServedRequest> requests) { output.take(std::move(requests)); };
 
@@ -306,7 +311,11 @@ void run_serving_cell(const BenchmarkSpec& spec, const std::string& model_path, 
         rate = search_serving_peak(spec, options, client, clock, rest, stop_only, series);
     const serving::TrafficResult result =
         serving::run_traffic(client, clock, rest, measured_traffic(spec, options, rate), hooks);
-    output.flush();
+    // The workload sent (every request up to the last one sent), stored so that workload=FILE sends it again.
+    const std::span<const PlannedRequest> sent(workload.data(), static_cast<std::size_t>(output.sent_through()));
+    output.flush(ServingFacts{wire_text(server.endpoint), wire_text(server.command), wire_text(version),
+                              wire_text(config.model), serving::workload_json(sent).dump(),
+                              serving::workload_fingerprint(sent)});
     std::vector<BackendMetric> figures = {{"serving_requests_sent", static_cast<double>(result.sent), "requests"},
                                           {"serving_requests_cancelled", static_cast<double>(result.cancelled), "requests"}};
     if (spec.scenario.find_peak) figures.push_back({"serving_peak_qps", rate, "requests/s"});
