@@ -143,8 +143,6 @@ std::vector<Finding> prefill_interference(const BenchmarkEvidence& e) {
 namespace inferbench::findings {
 namespace {
 
-constexpr std::string_view kServingBackend = "openai";
-
 // "http_status x8 (HTTP 503 x6, HTTP 429 x2), timeout x4".
 std::string failure_kinds(const analysis::ServingCounts& counts) {
     std::vector<std::string> kinds;
@@ -195,7 +193,7 @@ std::optional<double> median_prompt_ms(const BenchmarkEvidence& e) {
 
 }  // namespace
 
-bool BenchmarkEvidence::serving() const { return summary.benchmark.backend == kServingBackend || !requests.empty(); }
+bool BenchmarkEvidence::serving() const { return analysis::is_serving(summary.benchmark) || !requests.empty(); }
 
 std::vector<Finding> serving_errors(const BenchmarkEvidence& e) {
     if (!e.serving()) return {};

@@ -138,6 +138,7 @@ TEST_F(ServingReport, ReportWritesTheServingWorkbookTablesAndSection) {
     };
     for (const char* name : {"serving.xlsx", "serving.md", "serving.csv", "serving.json", "serving-sweep.md"})
         EXPECT_TRUE(wrote(name)) << name;
+    EXPECT_FALSE(wrote("generation.md")) << "its TTFT and TPOT are the serving table's, per request";
     const auto book = options.out_dir / "serving.xlsx";
     const auto run = run_captured({"python3", INFERBENCH_CHECK_XLSX, book.string()}, std::nullopt, 60'000);
     EXPECT_TRUE(run.status.success()) << run.out << run.err;
