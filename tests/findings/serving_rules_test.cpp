@@ -82,7 +82,8 @@ TEST(ServingRules, GapSpikesAtOtherRequestsFirstTokensArePrefillInterference) {
     const auto found = prefill_interference(serving_evidence(interfered(true)));
     ASSERT_THAT(found, SizeIs(1));
     EXPECT_EQ(found[0].id, "serving.prefill_interference");
-    EXPECT_THAT(found[0].statement, HasSubstr("4 of 4 chunk gaps above 3x the median gap (5.0 ms)"));
+    EXPECT_THAT(found[0].statement, HasSubstr("4 of 4 chunk gaps above 3x the median gap (5.0 ms) end with another "
+                                              "request's first token (100%, against 0% of the other 43 gaps)"));
     ASSERT_THAT(found[0].evidence.events, SizeIs(4));
     EXPECT_THAT(found[0].evidence.events[0], HasSubstr("request 0 gap 25.0 ms at 0.055 s (request 1's first token at 0.075 s)"));
     EXPECT_TRUE(found[0].evidence.window);
@@ -91,6 +92,17 @@ TEST(ServingRules, GapSpikesAtOtherRequestsFirstTokensArePrefillInterference) {
 
 TEST(ServingRules, GapSpikesAwayFromFirstTokensAreNoInterference) {
     EXPECT_TRUE(prefill_interference(serving_evidence(interfered(false))).empty());
+}
+
+TEST(ServingRules, FirstTokensInEveryGapAreChanceNotInterference) {
+    // Heavy traffic: another request's first token 1 ms into every gap of request 0, spikes or not.
+    auto requests = interfered(true);
+    const auto chunks = requests[0].chunks;
+    for (std::size_t k = 0; k < chunks.size(); ++k) {
+        const std::int64_t first = chunks[k].arrival_ns + kMs;
+        requests.push_back(steady_request(100 + static_cast<std::int64_t>(k), first - 15 * kMs, 15 * kMs, 1, 0, -1));
+    }
+    EXPECT_TRUE(prefill_interference(serving_evidence(std::move(requests))).empty());
 }
 
 TEST(ServingRules, ExplainRunsTheServingRules) {
