@@ -255,7 +255,8 @@ std::vector<Finding> serving_saturation(std::span<const BenchmarkEvidence> all) 
         out.push_back({"serving.saturation", Severity::info, sweep_ids(sweep),
                        fmt::format("{} saturates at {}: {} (+{:.0f}% load) changed output tokens/s by {:+.1f}% ({:.1f} "
                                    "to {:.1f}) while the median TTFT rose {:+.0f}% ({:.1f} to {:.1f} ms); no higher "
-                                   "load raises it by a fifth of its added load or more; the sweep's peak is {:.1f} output tokens/s",
+                                   "load raises it by a fifth of its added load or more; the sweep's peak is {:.1f} "
+                                   "output tokens/s",
                                    sweep.name, load_text(sweep, here.load), load_text(sweep, next.load),
                                    s->load_growth * 100, s->throughput_growth * 100, *here.system_tokens_per_s,
                                    *next.system_tokens_per_s, s->ttft_growth * 100, ns_to_ms(*here.ttft_p50_ns),
