@@ -33,25 +33,6 @@ std::vector<WholeGeneration> whole_generations(std::span<const IterationRecord> 
 
 double per_second(double count, double ns) { return ns > 0 ? count / ns_to_s(ns) : 0.0; }
 
-// The CPU package's energy over the measure phase from its RAPL counter (read as joules, wraps undone by the
-// sampler), and the span of the two readings.
-struct PackageEnergy {
-    double joules = 0;
-    std::int64_t span_ns = 0;
-};
-
-std::optional<PackageEnergy> rapl_energy(std::span<const CpuSample> cpu) {
-    const CpuSample* first = nullptr;
-    const CpuSample* last = nullptr;
-    for (const auto& s : cpu) {
-        if (s.phase != SamplePhase::measure || !s.cpu_package_energy_j) continue;
-        if (!first) first = &s;
-        last = &s;
-    }
-    if (!first || first == last || *last->cpu_package_energy_j <= *first->cpu_package_energy_j) return std::nullopt;
-    return PackageEnergy{*last->cpu_package_energy_j - *first->cpu_package_energy_j, last->t_ns - first->t_ns};
-}
-
 void add_gpu_telemetry(std::span<const GpuSample> own, std::int64_t tokens, std::int64_t wall_ns,
                        GenerationMetrics& m) {
     // Energy per token is telemetry_summary's energy per inference with a token as the inference.
@@ -67,7 +48,7 @@ void add_gpu_telemetry(std::span<const GpuSample> own, std::int64_t tokens, std:
 }
 
 void add_cpu_energy(std::span<const CpuSample> cpu, std::int64_t tokens, std::int64_t wall_ns, GenerationMetrics& m) {
-    const auto energy = rapl_energy(cpu);
+    const auto energy = package_energy(cpu);
     if (!energy) {
         m.notes.emplace_back("energy not measured: no RAPL readings of the CPU package (a GPU's NVML energy is "
                              "not the CPU's)");
@@ -113,6 +94,18 @@ LatencyDistribution latency_distribution(std::span<const std::int64_t> in_order)
     d.p50_ci = quantile_interval(sorted, 0.50);
     d.p99_ci = quantile_interval(sorted, 0.99);
     return d;
+}
+
+std::optional<PackageEnergy> package_energy(std::span<const CpuSample> cpu) {
+    const CpuSample* first = nullptr;
+    const CpuSample* last = nullptr;
+    for (const auto& s : cpu) {
+        if (s.phase != SamplePhase::measure || !s.cpu_package_energy_j) continue;
+        if (!first) first = &s;
+        last = &s;
+    }
+    if (!first || first == last || *last->cpu_package_energy_j <= *first->cpu_package_energy_j) return std::nullopt;
+    return PackageEnergy{*last->cpu_package_energy_j - *first->cpu_package_energy_j, last->t_ns - first->t_ns};
 }
 
 double DecoderFacts::weight_bytes_per_step() const {

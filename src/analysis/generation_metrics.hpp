@@ -63,6 +63,14 @@ struct LatencyDistribution {
     std::optional<Interval> mean_ci, p50_ci, p99_ci;
 };
 
+// The CPU package's energy over the measure phase from its RAPL counter (read as joules, wraps undone by the
+// sampler), and the span of the two readings; nothing without two rising readings.
+struct PackageEnergy {
+    double joules = 0;
+    std::int64_t span_ns = 0;
+};
+std::optional<PackageEnergy> package_energy(std::span<const CpuSample> cpu);
+
 // The distribution of durations given in measured order (the order the mean's batch-means interval reads).
 LatencyDistribution latency_distribution(std::span<const std::int64_t> in_order);
 

@@ -140,24 +140,38 @@ void add_rates(std::span<const ServedRequest> requests, const ServingSlos& slos,
     s.goodput = goodput;
 }
 
-void add_energy(std::span<const GpuSample> gpu, ServingSummary& s) {
+// The GPUs' energy where samples of them are given; else the CPU package's (RAPL: the whole package, every
+// process on it), the tokens counted for the time its two readings span.
+void add_energy(std::span<const GpuSample> gpu, std::span<const CpuSample> cpu, ServingSummary& s) {
     const TelemetrySummary t = summarize_telemetry(gpu, {}, {}, s.output_tokens, s.window_ns());
-    if (!t.energy_j) {
-        s.notes.emplace_back(gpu.empty() ? "energy not measured: no GPU samples of the server's device"
-                                         : "energy not measured: no GPU energy counter or power readings");
+    if (t.energy_j) {
+        s.energy_j = t.energy_j;
+        s.energy_source = "GPU " + t.energy_source;
+        s.tokens_per_joule = t.inferences_per_joule;
+        s.joules_per_token = t.joules_per_inference;
+    } else if (const auto package = gpu.empty() ? package_energy(cpu) : std::nullopt) {
+        s.energy_j = package->joules;
+        s.energy_source = "CPU package (RAPL)";
+        double counted = static_cast<double>(s.output_tokens);
+        if (package->span_ns > 0 && package->span_ns < s.window_ns())
+            counted *= static_cast<double>(package->span_ns) / static_cast<double>(s.window_ns());
+        if (counted > 0) {
+            s.tokens_per_joule = counted / package->joules;
+            s.joules_per_token = package->joules / counted;
+        }
+    } else {
+        s.notes.emplace_back(!gpu.empty() ? "energy not measured: no GPU energy counter or power readings"
+                                          : "energy not measured: no GPU samples of the server's device and no "
+                                            "RAPL readings of the CPU package");
         return;
     }
-    s.energy_j = t.energy_j;
-    s.energy_source = "GPU " + t.energy_source;
-    s.tokens_per_joule = t.inferences_per_joule;
-    s.joules_per_token = t.joules_per_inference;
     if (!s.tokens_per_joule) s.notes.emplace_back("tokens per joule not defined: no output token counted");
 }
 
 }  // namespace
 
 ServingSummary serving_summary(std::span<const ServedRequest> requests, const ServingSlos& slos,
-                               std::span<const GpuSample> gpu) {
+                               std::span<const GpuSample> gpu, std::span<const CpuSample> cpu) {
     ServingSummary s;
     s.counts = count_requests(requests);
     if (s.counts.sent == 0)
@@ -171,7 +185,7 @@ ServingSummary serving_summary(std::span<const ServedRequest> requests, const Se
     add_token_notes(s, s.notes);
     add_rates(requests, slos, s);
     s.verdict = judge_llm_server(requests, slos);
-    add_energy(gpu, s);
+    add_energy(gpu, cpu, s);
     if (s.counts.ok == 0) s.notes.emplace_back("no request succeeded: no latency or token figure");
     return s;
 }

@@ -37,10 +37,11 @@
 //   MLPerf verdict              p99 TTFT and p99 TPOT within their bounds with early stopping on both (failed
 //                               requests over both): core/serving_figures judge_llm_server. LoadGen: the LLM
 //                               Server scenario's VALID / INVALID.
-//   energy, tokens per joule    the GPUs' energy over the measure phase (analysis/telemetry_summary: energy
-//                               counters, else power integrated) and every ok request's output tokens over it
-//                               (counted for the time the readings span); "not measured" without GPU samples.
-//                               None of the other tools measures it.
+//   energy, tokens per joule    the server's GPUs' energy over the measure phase (analysis/telemetry_summary:
+//                               energy counters, else power integrated), else for a server on the CPU the
+//                               package's RAPL counter (the whole package: every process on it), and every ok
+//                               request's output tokens over it (counted for the time the readings span);
+//                               "not measured" without either. None of the other tools measures it.
 #pragma once
 
 #include <cstdint>
@@ -101,15 +102,16 @@ struct ServingSummary {
     std::optional<Goodput> goodput;                             // where any SLO is set
     std::optional<ServingVerdict> verdict;                      // MLPerf's, where a TTFT or TPOT bound is set
     std::optional<double> energy_j;                             // nothing: "not measured" (kNotMeasuredText)
-    std::string energy_source;  // "GPU energy counter", "GPU integrated power"; empty: none
+    std::string energy_source;  // "GPU energy counter", "GPU integrated power", "CPU package (RAPL)"; empty: none
     std::optional<double> tokens_per_joule, joules_per_token;
     std::vector<std::string> notes;  // what is not defined or not measured, and why; how tokens were counted
 };
 
 // The summary of a cell's stored requests (warm-up ones included: they are counted and left out) under its SLOs,
-// with the GPU samples that are the server's (every phase; the measure phase's are read). Throws UserError when
-// no measured request is stored.
+// with the GPU samples that are the server's (every phase; the measure phase's are read), and the CPU samples
+// whose RAPL readings give the energy where no GPU sample is given. Throws UserError when no measured request is
+// stored.
 ServingSummary serving_summary(std::span<const ServedRequest> requests, const ServingSlos& slos,
-                               std::span<const GpuSample> gpu = {});
+                               std::span<const GpuSample> gpu = {}, std::span<const CpuSample> cpu = {});
 
 }  // namespace inferbench::analysis

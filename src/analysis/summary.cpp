@@ -324,15 +324,18 @@ void add_generation(const store::MeasuredBenchmark& measured, const IterationSou
 }
 
 // A serving cell's metrics from its requests, under the SLOs stored with its workload; energy from its GPU's
-// samples where its device is a GPU (a server on the CPU has no GPU energy of its own).
+// samples where its device is a GPU, else from the CPU package's RAPL readings (a server on the CPU has no GPU
+// energy of its own).
 void add_serving(const store::MeasuredBenchmark& measured, BenchmarkSummary& summary) {
     if (measured.served_requests.empty()) return;
     const ServingSlos slos = measured.serving_workload ? measured.serving_workload->slos : ServingSlos{};
     const auto device = parse_device(measured.record.device);
+    const bool on_gpu = device && device->kind == DeviceKind::cuda;
     std::vector<GpuSample> gpu;
-    if (device && device->kind == DeviceKind::cuda) gpu = benchmark_gpu_samples(measured.gpu_samples, measured.record.device);
+    if (on_gpu) gpu = benchmark_gpu_samples(measured.gpu_samples, measured.record.device);
+    const std::span<const CpuSample> cpu = on_gpu ? std::span<const CpuSample>{} : std::span(measured.cpu_samples);
     try {
-        summary.serving = serving_summary(measured.served_requests, slos, gpu);
+        summary.serving = serving_summary(measured.served_requests, slos, gpu, cpu);
     } catch (const UserError& e) {
         summary.warnings.emplace_back(e.what());
     }

@@ -109,7 +109,7 @@ TEST(ServingMetrics, EnergyFromGpuSamplesElseNotMeasured) {
     EXPECT_FALSE(without.energy_j);
     EXPECT_FALSE(without.tokens_per_joule);
     EXPECT_NE(std::find(without.notes.begin(), without.notes.end(),
-                        "energy not measured: no GPU samples of the server's device"),
+                        "energy not measured: no GPU samples of the server's device and no RAPL readings of the CPU package"),
               without.notes.end());
     GpuSample first, last;
     first.t_ns = 100 * kMs;
@@ -123,6 +123,22 @@ TEST(ServingMetrics, EnergyFromGpuSamplesElseNotMeasured) {
     EXPECT_DOUBLE_EQ(*s.tokens_per_joule, 2.0);
     EXPECT_DOUBLE_EQ(*s.joules_per_token, 0.5);
     EXPECT_EQ(s.energy_source, "GPU energy counter");
+}
+
+TEST(ServingMetrics, AServerOnTheCpuHasThePackagesEnergy) {
+    CpuSample first, last, warm;
+    warm.phase = SamplePhase::warmup;
+    warm.cpu_package_energy_j = 1;
+    first.t_ns = 150 * kMs;
+    first.cpu_package_energy_j = 100;
+    last.t_ns = 250 * kMs;
+    last.cpu_package_energy_j = 102;  // 2 J over half the window: 4 of its 8 tokens counted
+    const std::vector<CpuSample> cpu{warm, first, last};
+    const auto s = serving_summary(cell(), {}, {}, cpu);
+    ASSERT_TRUE(s.energy_j && s.tokens_per_joule);
+    EXPECT_DOUBLE_EQ(*s.energy_j, 2.0);
+    EXPECT_DOUBLE_EQ(*s.tokens_per_joule, 2.0);
+    EXPECT_EQ(s.energy_source, "CPU package (RAPL)");
 }
 
 TEST(ServingMetrics, TokensCountedFromChunksAreNoted) {
@@ -202,7 +218,7 @@ TEST(ServingMetrics, AStoredCellIsSummarizedUnderItsStoredSlosWithItsGpusEnergy)
     const BenchmarkSummary on_cpu = summarize_stored(results, stored[1], results.runs());
     ASSERT_TRUE(on_cpu.serving);
     EXPECT_FALSE(on_cpu.serving->goodput);   // no SLOs stored
-    EXPECT_FALSE(on_cpu.serving->energy_j);  // the GPUs sampled are not the server's device
+    EXPECT_FALSE(on_cpu.serving->energy_j);  // the GPUs sampled are not the server's device, and no RAPL
 }
 
 TEST(ServingMetrics, RepeatsSumTheirRequestsAndCountVerdicts) {
