@@ -10,6 +10,7 @@
 
 #include "analysis/scenario_summary.hpp"
 #include "core/error.hpp"
+#include "core/plan/plan.hpp"
 #include "core/units.hpp"
 
 namespace inferbench::analysis {
@@ -35,6 +36,8 @@ bool throughput_stopped(std::span<const SweepPoint> points, std::span<const std:
 }
 
 }  // namespace
+
+bool is_serving(const store::BenchmarkRecord& benchmark) { return benchmark.backend == kServingBackend; }
 
 std::string_view to_string(LoadKind kind) {
     return kind == LoadKind::concurrency ? "concurrency" : "request rate";

@@ -35,6 +35,9 @@ inline constexpr double kSaturationGainShare = 0.2;
 inline constexpr double kSaturationTtftGrowth = 0.10;
 }  // namespace limits
 
+// A serving cell: one of the `openai` backend (core/plan/plan's kServingBackend), whatever it stored.
+bool is_serving(const store::BenchmarkRecord& benchmark);
+
 // What a sweep varies.
 enum class LoadKind { concurrency, request_rate };
 std::string_view to_string(LoadKind kind);  // "concurrency", "request rate"

@@ -110,6 +110,9 @@ inline constexpr double kQueueingSweepPromptGrowth = 1.25;
 inline constexpr double kGapSpikeFactor = 3.0;
 inline constexpr std::size_t kMinInterferenceSpikes = 3;
 inline constexpr double kInterferenceShare = 0.5;
+// ... and at least twice the share of the other gaps that do (under heavy traffic first tokens arrive all the time;
+// a share no higher than ordinary gaps' is chance, not interference).
+inline constexpr double kInterferenceOverOthers = 2.0;
 inline constexpr std::size_t kListedEvents = 5;
 // Failed requests: any is a warning (a request the user got no answer to); a problem from the share at which the
 // failures alone keep goodput under the knee's target (analysis' limits::kGoodputTarget, 99%: 1% failed).

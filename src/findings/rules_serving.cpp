@@ -2,6 +2,8 @@
 // with other requests' prefills, failed requests, and (across a sweep) the load where the server saturates.
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <span>
 
 #include <fmt/format.h>
 
@@ -65,6 +67,17 @@ std::vector<std::pair<std::int64_t, std::int64_t>> first_tokens(std::span<const 
     return firsts;
 }
 
+// Another request's first token (its prefill's end) inside the gap, or within one median gap after it (the
+// delayed token and the other's first token leave the same engine step); `firsts` in arrival order.
+std::optional<std::pair<std::int64_t, std::int64_t>> other_first_token(
+    std::span<const std::pair<std::int64_t, std::int64_t>> firsts, const Gap& gap, double median) {
+    auto it = std::lower_bound(firsts.begin(), firsts.end(), gap.from_ns,
+                               [](const auto& first, std::int64_t t) { return first.second < t; });
+    for (; it != firsts.end() && static_cast<double>(it->second) <= static_cast<double>(gap.to_ns) + median; ++it)
+        if (it->first != gap.request) return *it;
+    return std::nullopt;
+}
+
 }  // namespace
 
 std::vector<Finding> ttft_queueing(const BenchmarkEvidence& e) {
@@ -101,37 +114,40 @@ std::vector<Finding> prefill_interference(const BenchmarkEvidence& e) {
     for (const auto& g : gaps) lengths.push_back(static_cast<double>(g.length()));
     const double median = median_of(lengths);
     if (median <= 0) return {};
-    const auto firsts = first_tokens(e.requests);
+    auto firsts = first_tokens(e.requests);
+    std::sort(firsts.begin(), firsts.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
     const std::int64_t origin = serving_origin(e.requests);
-    std::size_t spikes = 0;
+    std::size_t spikes = 0, others = 0, others_coinciding = 0;
     std::vector<std::string> coinciding;
     std::int64_t window_start = 0, window_end = 0;
     for (const auto& g : gaps) {
-        if (static_cast<double>(g.length()) < limits::kGapSpikeFactor * median) continue;
+        const auto other = other_first_token(firsts, g, median);
+        if (static_cast<double>(g.length()) < limits::kGapSpikeFactor * median) {
+            ++others;
+            if (other) ++others_coinciding;
+            continue;
+        }
         ++spikes;
-        // Another request's prefill ends with its first token: inside the gap, or within one median gap after it
-        // (the delayed token and the other's first token leave the same engine step).
-        const auto other = std::find_if(firsts.begin(), firsts.end(), [&](const auto& first) {
-            return first.first != g.request && first.second >= g.from_ns &&
-                   static_cast<double>(first.second) <= static_cast<double>(g.to_ns) + median;
-        });
-        if (other == firsts.end()) continue;
+        if (!other) continue;
         if (coinciding.empty()) window_start = g.from_ns - origin;
         window_end = std::max(window_end, g.to_ns - origin);
         coinciding.push_back(fmt::format("request {} gap {:.1f} ms at {:.3f} s (request {}'s first token at {:.3f} s)",
                                          g.request, ns_to_ms(g.length()), ns_to_s(g.from_ns - origin), other->first,
                                          ns_to_s(other->second - origin)));
     }
-    if (coinciding.size() < limits::kMinInterferenceSpikes ||
-        static_cast<double>(coinciding.size()) < limits::kInterferenceShare * static_cast<double>(spikes))
+    const double spike_share = spikes ? static_cast<double>(coinciding.size()) / static_cast<double>(spikes) : 0;
+    const double other_share = others ? static_cast<double>(others_coinciding) / static_cast<double>(others) : 0;
+    if (coinciding.size() < limits::kMinInterferenceSpikes || spike_share < limits::kInterferenceShare ||
+        spike_share < limits::kInterferenceOverOthers * other_share)
         return {};
     const std::size_t listed = coinciding.size();
     if (coinciding.size() > limits::kListedEvents) coinciding.resize(limits::kListedEvents);
     return {{"serving.prefill_interference", Severity::warning, {e.id()},
              fmt::format("decode stalls while other requests are prefilled: {} of {} chunk gaps above {:.0f}x the "
-                         "median gap ({:.1f} ms) end with another request's first token ({} of {} gaps in all); "
-                         "TPOT's tail is other requests' prefills, not decode",
-                         listed, spikes, limits::kGapSpikeFactor, ns_to_ms(median), spikes, gaps.size()),
+                         "median gap ({:.1f} ms) end with another request's first token ({:.0f}%, against {:.0f}% of "
+                         "the other {} gaps); TPOT's tail is other requests' prefills, not decode",
+                         listed, spikes, limits::kGapSpikeFactor, ns_to_ms(median), spike_share * 100,
+                         other_share * 100, others),
              {{"serving_chunks.arrival_ns", "serving_requests.scheduled_ns"}, TimeWindow{window_start, window_end},
               {}, std::move(coinciding)},
              "chunked prefill (vLLM's enable_chunked_prefill, SGLang's chunked_prefill_size, llama.cpp's smaller "
@@ -142,8 +158,6 @@ std::vector<Finding> prefill_interference(const BenchmarkEvidence& e) {
 
 namespace inferbench::findings {
 namespace {
-
-constexpr std::string_view kServingBackend = "openai";
 
 // "http_status x8 (HTTP 503 x6, HTTP 429 x2), timeout x4".
 std::string failure_kinds(const analysis::ServingCounts& counts) {
@@ -195,7 +209,7 @@ std::optional<double> median_prompt_ms(const BenchmarkEvidence& e) {
 
 }  // namespace
 
-bool BenchmarkEvidence::serving() const { return summary.benchmark.backend == kServingBackend || !requests.empty(); }
+bool BenchmarkEvidence::serving() const { return analysis::is_serving(summary.benchmark) || !requests.empty(); }
 
 std::vector<Finding> serving_errors(const BenchmarkEvidence& e) {
     if (!e.serving()) return {};
@@ -239,9 +253,10 @@ std::vector<Finding> serving_saturation(std::span<const BenchmarkEvidence> all) 
         const auto& here = sweep.points[s->point];
         const auto& next = sweep.points[s->next];
         out.push_back({"serving.saturation", Severity::info, sweep_ids(sweep),
-                       fmt::format("{} saturates at {}: {} (+{:.0f}% load) raised output tokens/s by {:+.1f}% ({:.1f} "
+                       fmt::format("{} saturates at {}: {} (+{:.0f}% load) changed output tokens/s by {:+.1f}% ({:.1f} "
                                    "to {:.1f}) while the median TTFT rose {:+.0f}% ({:.1f} to {:.1f} ms); no higher "
-                                   "load gains more; the sweep's peak is {:.1f} output tokens/s",
+                                   "load raises it by a fifth of its added load or more; the sweep's peak is {:.1f} "
+                                   "output tokens/s",
                                    sweep.name, load_text(sweep, here.load), load_text(sweep, next.load),
                                    s->load_growth * 100, s->throughput_growth * 100, *here.system_tokens_per_s,
                                    *next.system_tokens_per_s, s->ttft_growth * 100, ns_to_ms(*here.ttft_p50_ns),

@@ -95,7 +95,7 @@ std::vector<GenerationRow> generation_rows(const store::ResultsStore& results,
                                            const std::optional<devices::Catalog>& catalog) {
     std::vector<analysis::BenchmarkSummary> generative;
     for (const auto& s : summaries)
-        if (analysis::is_generative(s.benchmark)) generative.push_back(s);
+        if (generative_not_serving(s)) generative.push_back(s);
     std::set<std::int64_t> runs;
     for (const auto& s : generative) runs.insert(s.benchmark.run_id);
     const auto key = [several = runs.size() > 1](const analysis::BenchmarkSummary& s) {

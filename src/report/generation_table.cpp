@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/units.hpp"
+#include "report/serving_rows.hpp"
 #include "report/summary_table.hpp"
 
 namespace inferbench::report {
@@ -123,13 +124,17 @@ std::vector<Cell> generation_row(const analysis::BenchmarkSummary& s, const std:
 
 }  // namespace
 
+bool generative_not_serving(const analysis::BenchmarkSummary& summary) {
+    return analysis::is_generative(summary.benchmark) && !is_serving(summary);
+}
+
 Table generation_table(const std::vector<analysis::BenchmarkSummary>& summaries,
                        const std::vector<std::optional<analysis::GenerationBounds>>& bounds) {
     Table table;
     table.name = "generation";
     table.columns = generation_columns();
     for (std::size_t i = 0; i < summaries.size(); ++i) {
-        if (!analysis::is_generative(summaries[i].benchmark)) continue;
+        if (!generative_not_serving(summaries[i])) continue;
         table.rows.push_back(summaries[i].generation
                                  ? generation_row(summaries[i], i < bounds.size() ? bounds[i] : std::nullopt)
                                  : unmeasured_row(summaries[i], table.columns));
@@ -140,7 +145,7 @@ Table generation_table(const std::vector<analysis::BenchmarkSummary>& summaries,
 std::vector<analysis::BenchmarkSummary> per_iteration_summaries(const std::vector<analysis::BenchmarkSummary>& summaries) {
     std::vector<analysis::BenchmarkSummary> rest;
     for (const auto& s : summaries)
-        if (!analysis::is_generative(s.benchmark)) rest.push_back(s);
+        if (!generative_not_serving(s)) rest.push_back(s);
     return rest;
 }
 

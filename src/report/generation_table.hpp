@@ -19,7 +19,12 @@ namespace inferbench::report {
 Table generation_table(const std::vector<analysis::BenchmarkSummary>& summaries,
                        const std::vector<std::optional<analysis::GenerationBounds>>& bounds = {});
 
-// The summaries that are not generative: the per-iteration summary table's rows.
+// A generative benchmark's summary that is not a serving cell's (report/serving_rows' is_serving): a generation
+// table row. A serving cell's TTFT and TPOT are per request, in the serving table.
+bool generative_not_serving(const analysis::BenchmarkSummary& summary);
+
+// The summaries that are not generation table rows: the per-iteration summary table's rows (a serving cell's
+// iterations are its ok requests).
 std::vector<analysis::BenchmarkSummary> per_iteration_summaries(const std::vector<analysis::BenchmarkSummary>& summaries);
 
 }  // namespace inferbench::report

@@ -27,17 +27,13 @@ std::optional<Figure> pareto_figure(std::span<const SweepView> views, analysis::
             const auto y = analysis::throughput_on(axis, points[i]);
             if (!points[i].user_tokens_per_s || !y) continue;
             all.points.push_back({*points[i].user_tokens_per_s, *y});
-            figure.point_labels.push_back({{*points[i].user_tokens_per_s, *y}, fmt::format("{:g}", points[i].load)});
+            std::string label = fmt::format("{:g}", points[i].load);
+            if (view.knee.point == i) label += view.knee.next ? ": goodput knee" : ": knee (lower bound)";
+            figure.point_labels.push_back({{*points[i].user_tokens_per_s, *y}, std::move(label)});
         }
         Line front{fmt::format("{} (Pareto front)", view.sweep.name), {}, false};
         for (const auto i : view.front.points)
             front.points.push_back({*points[i].user_tokens_per_s, *analysis::throughput_on(axis, points[i])});
-        if (view.knee.point) {
-            const auto& k = points[*view.knee.point];
-            const auto y = analysis::throughput_on(axis, k);
-            if (k.user_tokens_per_s && y)
-                figure.point_labels.push_back({{*k.user_tokens_per_s, *y}, view.knee.next ? "goodput knee" : "knee (lower bound)"});
-        }
         if (all.points.empty()) continue;
         figure.lines.push_back(std::move(all));
         if (front.points.size() > 1) figure.lines.push_back(std::move(front));

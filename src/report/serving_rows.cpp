@@ -16,7 +16,6 @@ namespace {
 
 constexpr std::string_view kUnknown = "unknown";
 constexpr std::string_view kNoSlos = "no SLOs";
-constexpr std::string_view kServingBackend = "openai";
 
 Cell text(std::string_view value) { return std::string(value); }
 
@@ -164,7 +163,7 @@ std::string knee_mark(const SweepView& view, std::size_t point) {
 }  // namespace
 
 bool is_serving(const analysis::BenchmarkSummary& summary) {
-    return summary.serving || summary.benchmark.backend == kServingBackend;
+    return summary.serving || analysis::is_serving(summary.benchmark);
 }
 
 std::vector<analysis::ServingCell> serving_cells(std::span<const analysis::BenchmarkSummary> summaries,

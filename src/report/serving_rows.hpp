@@ -21,7 +21,8 @@
 namespace inferbench::report {
 
 // Whether a summary is a serving cell's: one with a serving summary or of the `openai` backend (a cell that stored
-// no request is shown, saying so).
+// no request is shown, saying so). A serving cell with token lengths is not in the generation table: its TTFT and
+// TPOT are the serving table's, measured per request.
 bool is_serving(const analysis::BenchmarkSummary& summary);
 
 // The serving cells among `summaries`, in their order, with the GPUs each server used where stored (`gpus`, by

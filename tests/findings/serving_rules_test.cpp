@@ -5,6 +5,8 @@
 
 #include "findings/findings.hpp"
 #include "findings/rules.hpp"
+#include "common/scratch_dir.hpp"
+#include "common/serving_fixture.hpp"
 #include "findings/serving_fixture.hpp"
 
 namespace inferbench::findings {
@@ -80,7 +82,8 @@ TEST(ServingRules, GapSpikesAtOtherRequestsFirstTokensArePrefillInterference) {
     const auto found = prefill_interference(serving_evidence(interfered(true)));
     ASSERT_THAT(found, SizeIs(1));
     EXPECT_EQ(found[0].id, "serving.prefill_interference");
-    EXPECT_THAT(found[0].statement, HasSubstr("4 of 4 chunk gaps above 3x the median gap (5.0 ms)"));
+    EXPECT_THAT(found[0].statement, HasSubstr("4 of 4 chunk gaps above 3x the median gap (5.0 ms) end with another "
+                                              "request's first token (100%, against 0% of the other 43 gaps)"));
     ASSERT_THAT(found[0].evidence.events, SizeIs(4));
     EXPECT_THAT(found[0].evidence.events[0], HasSubstr("request 0 gap 25.0 ms at 0.055 s (request 1's first token at 0.075 s)"));
     EXPECT_TRUE(found[0].evidence.window);
@@ -89,6 +92,17 @@ TEST(ServingRules, GapSpikesAtOtherRequestsFirstTokensArePrefillInterference) {
 
 TEST(ServingRules, GapSpikesAwayFromFirstTokensAreNoInterference) {
     EXPECT_TRUE(prefill_interference(serving_evidence(interfered(false))).empty());
+}
+
+TEST(ServingRules, FirstTokensInEveryGapAreChanceNotInterference) {
+    // Heavy traffic: another request's first token 1 ms into every gap of request 0, spikes or not.
+    auto requests = interfered(true);
+    const auto chunks = requests[0].chunks;
+    for (std::size_t k = 0; k < chunks.size(); ++k) {
+        const std::int64_t first = chunks[k].arrival_ns + kMs;
+        requests.push_back(steady_request(100 + static_cast<std::int64_t>(k), first - 15 * kMs, 15 * kMs, 1, 0, -1));
+    }
+    EXPECT_TRUE(prefill_interference(serving_evidence(std::move(requests))).empty());
 }
 
 TEST(ServingRules, ExplainRunsTheServingRules) {
@@ -154,7 +168,7 @@ TEST(ServingRules, ASweepWhoseThroughputStopsWhileTtftGrowsSaturates) {
     EXPECT_EQ(found[0].benchmarks, (std::vector<std::int64_t>{1, 2, 3, 4}));
     EXPECT_THAT(found[0].statement,
                 HasSubstr("llama-tiny openai cpu fp32, concurrency saturates at concurrency 4: concurrency 8 (+100% "
-                          "load) raised output tokens/s by +5.0% (360.0 to 378.0) while the median TTFT rose +80% "
+                          "load) changed output tokens/s by +5.0% (360.0 to 378.0) while the median TTFT rose +80% "
                           "(55.0 to 99.0 ms)"));
 }
 
@@ -177,6 +191,31 @@ TEST(ServingRules, TtftGrowingWithLoadWhilePrefillDoesNotIsQueueing) {
     // Without the server's timings nothing is said.
     const std::vector<BenchmarkEvidence> untimed = {sweep_cell(1, 1, 100, 20), sweep_cell(2, 8, 400, 90)};
     EXPECT_TRUE(sweep_ttft_queueing(untimed).empty());
+}
+
+}  // namespace
+}  // namespace inferbench::findings
+
+namespace inferbench::findings {
+namespace {
+
+// The stored sweep (common/serving_fixture.hpp) as `explain` reads it: the requests loaded into the evidence, the
+// summaries' serving figures, each rule on them.
+TEST(ServingRules, ExplainOfAStoredSweepFindsSaturationQueueingAndNothingElseOfServing) {
+    inferbench::testing::ScratchDir dir;
+    inferbench::testing::write_serving_fixture(dir.file("results.db"));
+    const auto results = store::ResultsStore::open(dir.file("results.db"), store::ResultsStore::Access::read);
+    const auto evidence = load_evidence(results, results.benchmarks(), devices::Catalog{});
+    ASSERT_EQ(evidence.size(), 4u);
+    EXPECT_EQ(evidence[0].requests.size(), static_cast<std::size_t>(inferbench::testing::kServingRequests));
+    ASSERT_TRUE(evidence[0].summary.serving);
+    std::vector<std::string> ids;
+    for (const auto& f : explain(evidence))
+        if (f.id.starts_with("serving.")) ids.push_back(f.id + " " + std::to_string(f.benchmarks.front()));
+    std::sort(ids.begin(), ids.end());
+    // Concurrency 8's TTFT (40 ms) is five times the server's prompt time (8 ms); the sweep saturates at 4; no
+    // request failed, no gap spikes.
+    EXPECT_EQ(ids, (std::vector<std::string>{"serving.saturation 1", "serving.ttft_queueing 1", "serving.ttft_queueing 4"}));
 }
 
 }  // namespace

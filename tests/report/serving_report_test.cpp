@@ -1,4 +1,4 @@
-// The serving cells' report parts on a stored concurrency sweep (report/serving_fixture.hpp): the serving and sweep
+// The serving cells' report parts on a stored concurrency sweep (common/serving_fixture.hpp): the serving and sweep
 // tables with their marks (Pareto front, goodput knee, saturation), serving.xlsx with its sheets and charts, the
 // serving figures and the page's Serving section; and a store without serving cells, which gains none of them.
 #include <gmock/gmock.h>
@@ -14,7 +14,7 @@
 #include "report/html_fixture.hpp"
 #include "report/report_fixture.hpp"
 #include "report/report_writer.hpp"
-#include "report/serving_fixture.hpp"
+#include "common/serving_fixture.hpp"
 #include "report/serving_plots.hpp"
 #include "report/serving_rows.hpp"
 
@@ -48,7 +48,7 @@ std::size_t column(const Table& table, const std::string& key) {
 class ServingReport : public ::testing::Test {
 protected:
     std::vector<analysis::BenchmarkSummary> summaries(std::optional<double> gpus = std::nullopt) {
-        testing::write_serving_fixture(db(), gpus);
+        inferbench::testing::write_serving_fixture(db(), gpus);
         const auto results = store::ResultsStore::open(db(), store::ResultsStore::Access::read);
         return analysis::summarize_run(results, std::nullopt);
     }
@@ -119,14 +119,14 @@ TEST_F(ServingReport, FiguresDrawTheParetoFrontWithTheKneeAndLatencyAgainstLoad)
     EXPECT_EQ(figures[0].lines[0].points.size(), 4u);
     EXPECT_EQ(figures[0].lines[1].points.size(), 3u);
     EXPECT_TRUE(std::any_of(figures[0].point_labels.begin(), figures[0].point_labels.end(),
-                            [](const auto& label) { return label.second == "goodput knee"; }));
+                            [](const auto& label) { return label.second == "4: goodput knee"; }));
     EXPECT_EQ(figures[1].stem, "serving-ttft-vs-concurrency");
     EXPECT_EQ(figures[2].stem, "serving-tpot-vs-concurrency");
     EXPECT_EQ(figures[1].lines.size(), 2u);  // p50, p99
 }
 
 TEST_F(ServingReport, ReportWritesTheServingWorkbookTablesAndSection) {
-    testing::write_serving_fixture(db());
+    inferbench::testing::write_serving_fixture(db());
     const auto results = store::ResultsStore::open(db(), store::ResultsStore::Access::read);
     ReportOptions options;
     options.out_dir = scratch_.path() / "report";
@@ -138,6 +138,7 @@ TEST_F(ServingReport, ReportWritesTheServingWorkbookTablesAndSection) {
     };
     for (const char* name : {"serving.xlsx", "serving.md", "serving.csv", "serving.json", "serving-sweep.md"})
         EXPECT_TRUE(wrote(name)) << name;
+    EXPECT_FALSE(wrote("generation.md")) << "its TTFT and TPOT are the serving table's, per request";
     const auto book = options.out_dir / "serving.xlsx";
     const auto run = run_captured({"python3", INFERBENCH_CHECK_XLSX, book.string()}, std::nullopt, 60'000);
     EXPECT_TRUE(run.status.success()) << run.out << run.err;

@@ -13,7 +13,7 @@
 #include "core/metrics/server_metrics.hpp"
 #include "store/results_store.hpp"
 
-namespace inferbench::report::testing {
+namespace inferbench::testing {
 
 inline constexpr std::int64_t kServingMs = 1'000'000;
 inline constexpr std::int64_t kServingRequests = 20;
@@ -59,6 +59,8 @@ inline std::int64_t write_serving_fixture(const std::filesystem::path& db, std::
         m.record.device = "cpu";
         m.record.precision = "fp32";
         m.record.status = BenchmarkStatus::ok;
+        m.record.input_tokens = 32;  // as the workload planned them: a serving cell is not a generation table row
+        m.record.output_tokens = kServingTokens;
         m.record.variant = "concurrency=" + std::to_string(concurrency);
         m.record.settings_json = R"({"duration_ns": 10000000000, "scenario": {"scenario": "concurrency", "concurrency": )" +
                                  std::to_string(concurrency) + "}}";
@@ -71,4 +73,4 @@ inline std::int64_t write_serving_fixture(const std::filesystem::path& db, std::
     return run_id;
 }
 
-}  // namespace inferbench::report::testing
+}  // namespace inferbench::testing
