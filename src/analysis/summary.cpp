@@ -15,6 +15,7 @@
 #include "core/metrics/profile_metrics.hpp"
 #include "core/metrics/quantization_metrics.hpp"
 #include "core/metrics/scenario_metrics.hpp"
+#include "core/metrics/server_metrics.hpp"
 #include "core/time_units.hpp"
 #include "core/metrics/trtexec_metrics.hpp"
 #include "core/units.hpp"
@@ -124,7 +125,7 @@ bool has_tool_figures(std::span<const store::Metric> metrics) {
         return !m.name.starts_with(model_metrics::kPrefix) && !m.name.starts_with(quantization_metrics::kPrefix) &&
                !m.name.starts_with(profile_metrics::kPrefix) && !m.name.starts_with(host_stage_metrics::kPrefix) &&
                !load_metrics::is_load_metric(m.name) && !m.name.starts_with(harness_metrics::kPrefix) &&
-               !m.name.starts_with(scenario_metrics::kPrefix);
+               !m.name.starts_with(scenario_metrics::kPrefix) && !m.name.starts_with(server_metrics::kPrefix);
     });
 }
 

@@ -165,6 +165,17 @@ std::vector<Finding> host_busy(const BenchmarkEvidence& e) {
     const HostLoad& h = *e.host;
     const auto setting = thread_setting(e);
     const std::string threads = setting && setting->threads ? fmt::format(", set to {} threads", *setting->threads) : "";
+    // A serving cell's server is one of the other processes where it runs on this host: what matters then is
+    // whether the client (the worker) had the CPU it needed.
+    if (e.serving())
+        return {Finding{
+            "host.busy", Severity::info, {e.id()},
+            fmt::format("other processes, the server among them where it runs on this host, kept {:.0f}% of the "
+                        "host's {} cores busy during the measured phase (the host {:.0f}% busy in all, the client "
+                        "{:.0f}% of a core): client and server shared the CPUs",
+                        h.others_pct, h.cores, h.host_pct, h.worker_core_pct),
+            {{"cpu_samples.host_cpu_pct", "cpu_samples.process_cpu_pct"}, std::nullopt, {}},
+            "run the client on another host than a CPU server, or keep other jobs off the host"}};
     return {Finding{
         "host.busy", Severity::warning, {e.id()},
         fmt::format("other processes kept {:.0f}% of the host's {} cores busy during the measured phase (the host "

@@ -75,6 +75,18 @@ TEST(HostBusy, OtherProcessesShareOfTheCpusFiresAndSuppressesTheOneThreadReading
     EXPECT_THAT(ids(cpu_limits(run.at(1))), ElementsAre("cpu.single_core"));
 }
 
+// A serving cell's server is among the other processes where it runs on the same host: said so, as information.
+TEST(HostBusy, AServingCellSharesTheHostWithItsServer) {
+    auto b = on_host({99, 1}, 100);
+    b.record.backend = "openai";
+    const StoredRun run({std::move(b)});
+    const auto busy = host_busy(run.at(0));
+    ASSERT_THAT(ids(busy), ElementsAre("host.busy"));
+    EXPECT_EQ(busy[0].severity, Severity::info);
+    EXPECT_NE(busy[0].statement.find("the server among them where it runs on this host"), std::string::npos)
+        << busy[0].statement;
+}
+
 // On a quiet host, one core busy is read against the cell's own thread setting.
 TEST(CpuLimits, OneCoreBusyIsReadAgainstTheCellsThreadSetting) {
     const StoredRun run({on_host({99, 1}, 50, R"({"intra_op_threads":"2"})"), on_host({99, 1}, 50, R"({"threads":1})"),

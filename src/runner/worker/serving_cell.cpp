@@ -13,8 +13,10 @@
 #include "backends/openai/openai_backend.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"
+#include "core/metrics/server_metrics.hpp"
 #include "core/plan/model_spec.hpp"
 #include "core/serving_figures.hpp"
+#include "core/statistics/early_stopping.hpp"
 #include "core/temp_dir.hpp"
 #include "core/text_checks.hpp"
 #include "models/decoder_models.hpp"
@@ -58,6 +60,9 @@ std::int64_t planned_requests(const BenchmarkSpec& spec, const ServingOptions& o
     } else {
         const std::int64_t by_tokens = kPlannedPromptTokens / std::max<std::int64_t>(1, spec.generation.input_tokens);
         planned = std::clamp(by_tokens, kMinPlannedRequests, kMaxPlannedRequests);
+        // find_peak's steps each send the requests early stopping needs, none sent twice.
+        if (spec.scenario.find_peak)
+            planned = std::max(planned, (kMaxPeakSteps + 2) * (early_stopping::min_passing_queries(1, 0.99) + 1));
     }
     // The plan's max_iterations bounds the measured requests as it bounds any cell's queries.
     return spec.loop.max_iterations > 0 ? std::min(planned, spec.loop.max_iterations) : planned;
@@ -212,11 +217,16 @@ double search_serving_peak(const BenchmarkSpec& spec, const ServingOptions& opti
         throw UserError("find_peak on the openai backend needs ttft_bound or tpot_bound (MLPerf's LLM server "
                         "constraints), e.g. backend_options.openai.ttft_bound=2s");
     std::vector<double> rates, passed, p99_ttft_ms;
+    // A step is VALID only where LoadGen's early stopping is satisfied: it sends at least the requests that needs
+    // with one over the bound, for as long as that takes at its rate (the plan's duration at least).
+    const std::int64_t needed = early_stopping::min_passing_queries(1, 0.99) + 1;
     const auto run_step = [&](double qps) {
         serving::TrafficSettings t = measured_traffic(spec, options, qps);
         t.max_requests = 0;
-        const auto expected = static_cast<std::int64_t>(qps * static_cast<double>(t.duration_ns) * 1.2e-9) + 8;
-        const std::size_t take = static_cast<std::size_t>(std::min<std::int64_t>(expected, static_cast<std::int64_t>(rest.size())));
+        const auto expected = static_cast<std::int64_t>(qps * static_cast<double>(t.duration_ns) * 1e-9);
+        const std::int64_t count = std::max(expected, needed);
+        t.duration_ns = std::max(t.duration_ns, static_cast<std::int64_t>(static_cast<double>(count) / qps * 1e9));
+        const std::size_t take = static_cast<std::size_t>(std::min<std::int64_t>(count, static_cast<std::int64_t>(rest.size())));
         if (take == 0) throw UserError("find_peak used up the planned requests; set backend_options.openai.requests higher");
         const serving::TrafficResult step = serving::run_traffic(port, clock, rest.first(take), t, stop_only);
         rest = rest.subspan(take);
@@ -278,7 +288,10 @@ void run_serving_cell(const BenchmarkSpec& spec, const std::string& model_path, 
         workload_settings(spec, options, model_path, options.warmup_requests * turns + planned_requests(spec, options)));
     const std::size_t warmup_count =
         static_cast<std::size_t>(std::min<std::int64_t>(options.warmup_requests * turns, static_cast<std::int64_t>(workload.size()) - 1));
-    std::vector<BackendMetric> metrics = {{"serving_server_start_seconds", static_cast<double>(start_ns) * 1e-9, "s"}};
+    std::vector<BackendMetric> metrics;
+    if (server.process) metrics.push_back({std::string(server_metrics::kStartSeconds), static_cast<double>(start_ns) * 1e-9, "s"});
+    const std::int64_t gpus = options.gpus > 0 ? options.gpus : spec.device.kind == DeviceKind::cuda ? 1 : 0;
+    if (gpus > 0) metrics.push_back({std::string(server_metrics::kGpus), static_cast<double>(gpus), "count"});
     send(wp::Loaded{start_ns, wire_text(version.empty() ? "unknown" : version), {}, std::move(metrics)});
 
     serving::StreamClient client(config, static_cast<std::size_t>(std::max<std::int64_t>(spec.scenario.concurrency, 64)));
@@ -316,14 +329,16 @@ void run_serving_cell(const BenchmarkSpec& spec, const std::string& model_path, 
     output.flush(ServingFacts{wire_text(server.endpoint), wire_text(server.command), wire_text(version),
                               wire_text(config.model), serving::workload_json(sent).dump(),
                               serving::workload_fingerprint(sent)});
-    std::vector<BackendMetric> figures = {{"serving_requests_sent", static_cast<double>(result.sent), "requests"},
-                                          {"serving_requests_cancelled", static_cast<double>(result.cancelled), "requests"}};
-    if (spec.scenario.find_peak) figures.push_back({"serving_peak_qps", rate, "requests/s"});
+    std::vector<BackendMetric> figures = {
+        {std::string(server_metrics::kRequestsSent), static_cast<double>(result.sent), "requests"},
+        {std::string(server_metrics::kRequestsCancelled), static_cast<double>(result.cancelled), "requests"}};
+    if (spec.scenario.find_peak) figures.push_back({std::string(server_metrics::kPeakQps), rate, "requests/s"});
     const std::int64_t wall_ns = output.recorded() > 0 ? output.last_end_ns() - output.first_start_ns() : 0;
     const bool stopped = result.stop == serving::TrafficStop::interrupted;
     // Only a run that ran out of planned requests before its duration ended says why it stopped.
     std::string why;
-    if (result.stop == serving::TrafficStop::workload_done && options.requests == 0 && spec.loop.max_iterations == 0)
+    const bool plan_limit = spec.loop.max_iterations > 0 && planned_requests(spec, options) >= spec.loop.max_iterations;
+    if (result.stop == serving::TrafficStop::workload_done && options.requests == 0 && !plan_limit)
         why = fmt::format("the workload's {} planned requests were all sent before the duration ended; set "
                           "backend_options.openai.requests for a longer run",
                           workload.size() - warmup_count);
