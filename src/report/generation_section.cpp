@@ -1,7 +1,5 @@
 #include "report/generation_section.hpp"
 
-#include <algorithm>
-
 #include "report/generation_plots.hpp"
 #include "report/report_charts.hpp"
 
@@ -31,25 +29,6 @@ void add_per_token_chart(std::vector<Chart>& charts, const ReportGroup& group) {
     if (auto figure = per_token_latency_figure(group, options)) charts.push_back(figure_chart(*figure));
 }
 
-namespace {
-
-// The table without the columns for files (intervals, bytes per step, ...): the workbook has them all.
-Table page_columns(const Table& table) {
-    Table shown;
-    shown.name = table.name;
-    std::vector<std::size_t> kept;
-    for (std::size_t c = 0; c < table.columns.size(); ++c)
-        if (!table.columns[c].export_only) kept.push_back(c);
-    for (const auto c : kept) shown.columns.push_back(table.columns[c]);
-    for (const auto& row : table.rows) {
-        auto& cells = shown.rows.emplace_back();
-        for (const auto c : kept) cells.push_back(row[c]);
-    }
-    return without_empty_columns(std::move(shown));
-}
-
-}  // namespace
-
 void generation_section(HtmlPage& page, std::span<const GenerationRow> rows) {
     if (rows.empty()) return;
     page.open_section("Generation", "generation");
@@ -62,17 +41,16 @@ void generation_section(HtmlPage& page, std::span<const GenerationRow> rows) {
     const Table table = generation_report_table(rows);
     page.table(page_columns(table));
     page.open_details("Definitions");
-    std::vector<std::pair<std::string, std::string>> definitions;  // columns with the same definition together
-    for (const auto& column : table.columns) {
-        if (column.hint.empty()) continue;
-        const auto same = std::find_if(definitions.begin(), definitions.end(),
-                                       [&](const auto& d) { return d.second == column.hint; });
-        if (same == definitions.end()) definitions.emplace_back(column.title, column.hint);
-        else same->first += ", " + column.title;
-    }
+    std::vector<std::pair<std::string, std::string>> definitions;
+    add_column_definitions(definitions, table);
+    close_with_definitions_and_figures(page, definitions, generation_figures(rows));
+}
+
+void close_with_definitions_and_figures(HtmlPage& page,
+                                        const std::vector<std::pair<std::string, std::string>>& definitions,
+                                        const std::vector<Figure>& figures) {
     page.definition_list(definitions);
     page.close_details();
-    const auto figures = generation_figures(rows);
     if (!figures.empty()) {
         page.raw("<div class=\"charts\">\n");
         for (const auto& figure : figures) page.chart(figure_chart(figure));

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <span>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "report/generation_rows.hpp"
@@ -18,6 +20,12 @@ void generation_section(HtmlPage& page, std::span<const GenerationRow> rows);
 
 // A report figure as a page chart: each line a series (bounds dashed), its log2 axis kept.
 Chart figure_chart(const Figure& figure);
+
+// The end of a section whose Definitions details are open: the definitions listed and closed, then the figures as
+// charts, then the section closed.
+void close_with_definitions_and_figures(HtmlPage& page,
+                                        const std::vector<std::pair<std::string, std::string>>& definitions,
+                                        const std::vector<Figure>& figures);
 
 // The group's per-token latency chart, where any of its benchmarks has decode steps; appended to `charts`.
 void add_per_token_chart(std::vector<Chart>& charts, const ReportGroup& group);

@@ -27,34 +27,25 @@ Cell percent_or(const std::optional<double>& fraction) {
 }
 
 std::vector<Column> generation_columns() {
-    const auto identity = [](const char* key, const char* title, Fit fit = Fit::keep) {
-        return Column{.key = key, .title = title, .fit = fit, .identity = true};
-    };
-    const auto shed = [](const char* key, const char* title, int decimals, int rank) {
-        return Column{key, title, decimals, Fit::keep, rank};
-    };
-    const auto file = [](const char* key, const char* title, int decimals = 2) {
-        return Column{key, title, decimals, Fit::keep, 0, true};
-    };
-    return {identity("benchmark_ids", "id"), identity("model", "model", Fit::wrap), identity("backend", "backend"),
-            identity("device", "device"), identity("precision", "precision"), identity("batch_size", "batch"),
-            identity("input_tokens", "in"), identity("output_tokens", "out"),
-            identity("variant", "options", Fit::wrap), shed("status", "status", 2, 1),
-            shed("generations", "gens", 0, 5), {"ttft_p50_ms", "TTFT p50"}, {"ttft_p99_ms", "TTFT p99"},
-            {"tpot_p50_ms", "TPOT p50"}, {"tpot_p99_ms", "TPOT p99"}, shed("per_token_p99_ms", "token p99", 2, 4),
-            shed("prefill_tokens_per_s", "prefill tok/s", 0, 3), shed("decode_tokens_per_s", "decode tok/s", 1, 2),
+    return {identity_column("benchmark_ids", "id"), identity_column("model", "model", Fit::wrap), identity_column("backend", "backend"),
+            identity_column("device", "device"), identity_column("precision", "precision"), identity_column("batch_size", "batch"),
+            identity_column("input_tokens", "in"), identity_column("output_tokens", "out"),
+            identity_column("variant", "options", Fit::wrap), shed_column("status", "status", 2, 1),
+            shed_column("generations", "gens", 0, 5), {"ttft_p50_ms", "TTFT p50"}, {"ttft_p99_ms", "TTFT p99"},
+            {"tpot_p50_ms", "TPOT p50"}, {"tpot_p99_ms", "TPOT p99"}, shed_column("per_token_p99_ms", "token p99", 2, 4),
+            shed_column("prefill_tokens_per_s", "prefill tok/s", 0, 3), shed_column("decode_tokens_per_s", "decode tok/s", 1, 2),
             {"output_tokens_per_s", "out tok/s", 1}, {"tokens_per_joule", "tok/J", 1},
-            shed("gpu_memory_peak_mib", "GPU MiB", 0, 6), shed("rss_peak_mib", "rss MiB", 0, 6),
-            {"decode_bound_pct", "% bw bound", 0}, shed("ttft_floor_pct", "% TTFT floor", 0, 3),
+            shed_column("gpu_memory_peak_mib", "GPU MiB", 0, 6), shed_column("rss_peak_mib", "rss MiB", 0, 6),
+            {"decode_bound_pct", "% bw bound", 0}, shed_column("ttft_floor_pct", "% TTFT floor", 0, 3),
             {"note", "note", 2, Fit::footnote},
-            file("ttft_mean_ms", "TTFT mean"), file("ttft_mean_ci95_low_ms", "TTFT mean 95% low"),
-            file("ttft_mean_ci95_high_ms", "TTFT mean 95% high"), file("tpot_mean_ms", "TPOT mean"),
-            file("tpot_mean_ci95_low_ms", "TPOT mean 95% low"), file("tpot_mean_ci95_high_ms", "TPOT mean 95% high"),
-            file("per_token_p50_ms", "token p50"), file("e2e_mean_ms", "e2e mean"),
-            file("joules_per_token", "J/tok", 4), file("energy_source", "energy from"),
-            file("bytes_per_decode_step", "bytes/step", 0), file("kv_share_pct", "KV % of bytes", 1),
-            file("decode_ceiling_steps_per_s", "ceiling steps/s", 1), file("decode_bound_from", "bound from"),
-            file("ttft_floor_ms", "TTFT floor"), file("ttft_floor_from", "floor from")};
+            file_column("ttft_mean_ms", "TTFT mean"), file_column("ttft_mean_ci95_low_ms", "TTFT mean 95% low"),
+            file_column("ttft_mean_ci95_high_ms", "TTFT mean 95% high"), file_column("tpot_mean_ms", "TPOT mean"),
+            file_column("tpot_mean_ci95_low_ms", "TPOT mean 95% low"), file_column("tpot_mean_ci95_high_ms", "TPOT mean 95% high"),
+            file_column("per_token_p50_ms", "token p50"), file_column("e2e_mean_ms", "e2e mean"),
+            file_column("joules_per_token", "J/tok", 4), file_column("energy_source", "energy from"),
+            file_column("bytes_per_decode_step", "bytes/step", 0), file_column("kv_share_pct", "KV % of bytes", 1),
+            file_column("decode_ceiling_steps_per_s", "ceiling steps/s", 1), file_column("decode_bound_from", "bound from"),
+            file_column("ttft_floor_ms", "TTFT floor"), file_column("ttft_floor_from", "floor from")};
 }
 
 Cell interval_end(const std::optional<analysis::LatencyDistribution>& d, bool high) {

@@ -92,24 +92,15 @@ void add_hints(Table& table) {
 }
 
 std::vector<Column> serving_columns() {
-    const auto identity = [](const char* key, const char* title, Fit fit = Fit::keep) {
-        return Column{.key = key, .title = title, .fit = fit, .identity = true};
-    };
-    const auto shed = [](const char* key, const char* title, int decimals, int rank) {
-        return Column{key, title, decimals, Fit::keep, rank};
-    };
-    const auto file = [](const char* key, const char* title, int decimals = 2) {
-        return Column{key, title, decimals, Fit::keep, 0, true};
-    };
-    return {identity("benchmark_ids", "id"), identity("model", "model", Fit::wrap), identity("backend", "backend"),
-            identity("device", "device"), identity("variant", "options", Fit::wrap), identity("load", "load", Fit::wrap),
-            shed("status", "status", 2, 1), {"requests", "reqs", 0}, {"failed", "failed", 0},
+    return {identity_column("benchmark_ids", "id"), identity_column("model", "model", Fit::wrap), identity_column("backend", "backend"),
+            identity_column("device", "device"), identity_column("variant", "options", Fit::wrap), identity_column("load", "load", Fit::wrap),
+            shed_column("status", "status", 2, 1), {"requests", "reqs", 0}, {"failed", "failed", 0},
             {"ttft_p50_ms", "TTFT p50"}, {"ttft_p99_ms", "TTFT p99"}, {"tpot_p50_ms", "TPOT p50"},
-            {"tpot_p99_ms", "TPOT p99"}, shed("chunk_gap_p99_ms", "gap p99", 2, 3), {"output_tokens_per_s", "out tok/s", 1},
-            {"user_tokens_per_s_p50", "tok/s/user", 1}, shed("requests_per_s", "req/s", 2, 2),
-            {"goodput_pct", "goodput %", 1}, shed("verdict", "verdict", 2, 4), shed("tokens_per_joule", "tok/J", 2, 5),
-            {"note", "note", 2, Fit::footnote}, file("chunk_gap_p50_ms", "gap p50"), file("e2e_p50_ms", "e2e p50"),
-            file("e2e_p99_ms", "e2e p99"), file("goodput_per_s", "goodput/s"), file("energy_source", "energy from")};
+            {"tpot_p99_ms", "TPOT p99"}, shed_column("chunk_gap_p99_ms", "gap p99", 2, 3), {"output_tokens_per_s", "out tok/s", 1},
+            {"user_tokens_per_s_p50", "tok/s/user", 1}, shed_column("requests_per_s", "req/s", 2, 2),
+            {"goodput_pct", "goodput %", 1}, shed_column("verdict", "verdict", 2, 4), shed_column("tokens_per_joule", "tok/J", 2, 5),
+            {"note", "note", 2, Fit::footnote}, file_column("chunk_gap_p50_ms", "gap p50"), file_column("e2e_p50_ms", "e2e p50"),
+            file_column("e2e_p99_ms", "e2e p99"), file_column("goodput_per_s", "goodput/s"), file_column("energy_source", "energy from")};
 }
 
 std::string serving_note(const analysis::BenchmarkSummary& s) {

@@ -197,78 +197,64 @@ void add_precision_cells(std::vector<Cell>& row, const analysis::BenchmarkSummar
 // 0: iterations, mean and its 95% interval, p50, p90, p99, inf/s and the note); of the others the
 // highest `shed` goes first (report/table.hpp).
 std::vector<Column> measured_columns() {
-    const auto shed = [](const char* key, const char* title, int decimals, int rank) {
-        return Column{key, title, decimals, Fit::keep, rank};
-    };
-    // Names never left out wrap (at spaces) where a terminal is narrow.
-    const auto identity = [](const char* key, const char* title, Fit fit = Fit::keep) {
-        return Column{.key = key, .title = title, .fit = fit, .identity = true};
-    };
-    return {identity("benchmark_ids", "id"), identity("repeat", "repeat"), identity("model", "model", Fit::wrap),
-            identity("backend", "backend"), identity("device", "device"), identity("precision", "precision"),
-            identity("batch_size", "batch"), identity("variant", "options", Fit::wrap),
-            identity("inputs", "inputs", Fit::wrap), shed("status", "status", 2, 1),
-            shed("convergence", "stop", 2, 6), {"iterations", "iters"}, {"mean_ms", "mean"},
-            {"mean_ci95_half_ms", "±95%"}, shed("repeats", "reps", 2, 5),
-            shed("cv_of_means_pct", "cv means %", 1, 5),
+    return {identity_column("benchmark_ids", "id"), identity_column("repeat", "repeat"), identity_column("model", "model", Fit::wrap),
+            identity_column("backend", "backend"), identity_column("device", "device"), identity_column("precision", "precision"),
+            identity_column("batch_size", "batch"), identity_column("variant", "options", Fit::wrap),
+            identity_column("inputs", "inputs", Fit::wrap), shed_column("status", "status", 2, 1),
+            shed_column("convergence", "stop", 2, 6), {"iterations", "iters"}, {"mean_ms", "mean"},
+            {"mean_ci95_half_ms", "±95%"}, shed_column("repeats", "reps", 2, 5),
+            shed_column("cv_of_means_pct", "cv means %", 1, 5),
             {"p50_ms", "p50"}, {"p90_ms", "p90"},
-            {"p99_ms", "p99"}, shed("cv_pct", "cv %", 1, 4), shed("gpu_compute_p50_ms", "gpu p50", 2, 6),
-            shed("h2d_mean_ms", "h2d", 2, 7), shed("d2h_mean_ms", "d2h", 2, 7), {"throughput_per_s", "inf/s", 1},
-            shed("load_ms", "load ms", 0, 10), shed("model_size_mb", "size MB", 1, 10),
-            shed("parameters_m", "params M", 1, 10), shed("gflops_per_inference", "GFLOP/inf", 2, 7),
-            shed("power_mean_w", "power W", 1, 8), shed("joules_per_inference", "J/inf", 3, 8),
-            shed("joules_per_inference_net", "J/inf net", 3, 8), shed("inferences_per_joule", "inf/J", 1, 9),
-            shed("sm_clock_mean_mhz", "SM MHz", 0, 9), shed("throttled_pct", "throttled %", 1, 8),
-            shed("throttle_flagged_pct", "flagged %", 1, 8), shed("throttle_discarded", "discarded", 2, 8),
-            shed("temperature_max_c", "max °C", 0, 9),
-            shed("fb_peak_mib", "fb MiB", 0, 9), shed("cpu_mean_pct", "cpu %", 1, 9),
-            shed("rss_peak_mib", "rss MiB", 0, 9)};
+            {"p99_ms", "p99"}, shed_column("cv_pct", "cv %", 1, 4), shed_column("gpu_compute_p50_ms", "gpu p50", 2, 6),
+            shed_column("h2d_mean_ms", "h2d", 2, 7), shed_column("d2h_mean_ms", "d2h", 2, 7), {"throughput_per_s", "inf/s", 1},
+            shed_column("load_ms", "load ms", 0, 10), shed_column("model_size_mb", "size MB", 1, 10),
+            shed_column("parameters_m", "params M", 1, 10), shed_column("gflops_per_inference", "GFLOP/inf", 2, 7),
+            shed_column("power_mean_w", "power W", 1, 8), shed_column("joules_per_inference", "J/inf", 3, 8),
+            shed_column("joules_per_inference_net", "J/inf net", 3, 8), shed_column("inferences_per_joule", "inf/J", 1, 9),
+            shed_column("sm_clock_mean_mhz", "SM MHz", 0, 9), shed_column("throttled_pct", "throttled %", 1, 8),
+            shed_column("throttle_flagged_pct", "flagged %", 1, 8), shed_column("throttle_discarded", "discarded", 2, 8),
+            shed_column("temperature_max_c", "max °C", 0, 9),
+            shed_column("fb_peak_mib", "fb MiB", 0, 9), shed_column("cpu_mean_pct", "cpu %", 1, 9),
+            shed_column("rss_peak_mib", "rss MiB", 0, 9)};
 }
 
 // Shown where a row has them (columns without a value are left out): the scenario first, as it changes
 // what every latency above means.
 std::vector<Column> scenario_columns() {
-    const auto shed = [](const char* key, const char* title, int decimals, int rank) {
-        return Column{key, title, decimals, Fit::keep, rank};
-    };
-    const auto file = [](const char* key, const char* title, int decimals) {
-        return Column{key, title, decimals, Fit::keep, 0, true};
-    };
     // single_stream's early-stopping p90 is the scenario's headline figure; LoadGen's verdict, said once
     // above the table where every row has the same, goes last of the others (an INVALID's note says so too).
     return {{.key = "scenario", .title = "scenario", .fit = Fit::wrap, .identity = true},
-            shed("result", "result", 2, 1),
+            shed_column("result", "result", 2, 1),
             {"early_stop_p90_ms", "es p90"},
-            shed("early_stop_p99_ms", "es p99", 2, 4),
-            shed("queue_p99_ms", "queue p99", 2, 5),
-            shed("target_qps", "target qps", 1, 4),
-            shed("peak_qps", "peak qps", 1, 3),
-            shed("mean_batch", "mean batch", 2, 5),
-            file("completed_qps", "completed qps", 1),
-            file("queue_mean_ms", "queue mean", 2),
-            file("service_mean_ms", "service mean", 2),
-            file("service_p99_ms", "service p99", 2),
+            shed_column("early_stop_p99_ms", "es p99", 2, 4),
+            shed_column("queue_p99_ms", "queue p99", 2, 5),
+            shed_column("target_qps", "target qps", 1, 4),
+            shed_column("peak_qps", "peak qps", 1, 3),
+            shed_column("mean_batch", "mean batch", 2, 5),
+            file_column("completed_qps", "completed qps", 1),
+            file_column("queue_mean_ms", "queue mean", 2),
+            file_column("service_mean_ms", "service mean", 2),
+            file_column("service_p99_ms", "service p99", 2),
             {"note", "note", 2, Fit::footnote}};
 }
 
 std::vector<Column> context_columns() {
-    const auto file = [](const char* key, const char* title) { return Column{key, title, 2, Fit::keep, 0, true}; };
-    return {file("run_id", "run"), file("run_started_utc", "run started (UTC)"), file("host", "host"),
-            file("device_name", "device name"), file("backend_version", "backend version"),
-            file("warmup_ms", "warm-up"), file("warmup_iterations", "warm-up iters"), file("duration_ms", "duration"),
-            file("min_iterations", "min iters"), file("max_iterations", "max iters"),
-            file("backend_options", "backend options"), file("throttle_policy", "throttle policy"),
-            file("throttle_threshold", "throttle threshold"), file("l2_flush", "L2 flush"), file("sync", "sync"),
-            file("idle_power_w", "idle W"), file("min_ms", "min"), file("max_ms", "max"),
-            file("stdev_ms", "stdev"), file("p95_ms", "p95"), file("p999_ms", "p99.9"),
-            file("mean_ci95_low_ms", "mean 95% low"), file("mean_ci95_high_ms", "mean 95% high"),
-            file("p50_ci95_low_ms", "p50 95% low"), file("p50_ci95_high_ms", "p50 95% high"),
-            file("p90_ci95_low_ms", "p90 95% low"), file("p90_ci95_high_ms", "p90 95% high"),
-            file("p99_ci95_low_ms", "p99 95% low"), file("p99_ci95_high_ms", "p99 95% high"),
-            file("throughput_ci95_low_per_s", "inf/s 95% low"), file("throughput_ci95_high_per_s", "inf/s 95% high"),
-            file("joules_per_inference_ci95_low", "J/inf 95% low"),
-            file("joules_per_inference_ci95_high", "J/inf 95% high"), file("ci_method", "intervals"),
-            file("stop_reason", "stopping")};
+    return {file_column("run_id", "run"), file_column("run_started_utc", "run started (UTC)"), file_column("host", "host"),
+            file_column("device_name", "device name"), file_column("backend_version", "backend version"),
+            file_column("warmup_ms", "warm-up"), file_column("warmup_iterations", "warm-up iters"), file_column("duration_ms", "duration"),
+            file_column("min_iterations", "min iters"), file_column("max_iterations", "max iters"),
+            file_column("backend_options", "backend options"), file_column("throttle_policy", "throttle policy"),
+            file_column("throttle_threshold", "throttle threshold"), file_column("l2_flush", "L2 flush"), file_column("sync", "sync"),
+            file_column("idle_power_w", "idle W"), file_column("min_ms", "min"), file_column("max_ms", "max"),
+            file_column("stdev_ms", "stdev"), file_column("p95_ms", "p95"), file_column("p999_ms", "p99.9"),
+            file_column("mean_ci95_low_ms", "mean 95% low"), file_column("mean_ci95_high_ms", "mean 95% high"),
+            file_column("p50_ci95_low_ms", "p50 95% low"), file_column("p50_ci95_high_ms", "p50 95% high"),
+            file_column("p90_ci95_low_ms", "p90 95% low"), file_column("p90_ci95_high_ms", "p90 95% high"),
+            file_column("p99_ci95_low_ms", "p99 95% low"), file_column("p99_ci95_high_ms", "p99 95% high"),
+            file_column("throughput_ci95_low_per_s", "inf/s 95% low"), file_column("throughput_ci95_high_per_s", "inf/s 95% high"),
+            file_column("joules_per_inference_ci95_low", "J/inf 95% low"),
+            file_column("joules_per_inference_ci95_high", "J/inf 95% high"), file_column("ci_method", "intervals"),
+            file_column("stop_reason", "stopping")};
 }
 
 std::vector<Column> summary_columns() {

@@ -204,6 +204,18 @@ Format parse_format(std::string_view name) {
 
 std::string cell_display_text(const Cell& cell, const Column& column) { return cell_text(cell, column); }
 
+Column identity_column(const char* key, const char* title, Fit fit) {
+    return Column{.key = key, .title = title, .fit = fit, .identity = true};
+}
+
+Column shed_column(const char* key, const char* title, int decimals, int rank) {
+    return Column{key, title, decimals, Fit::keep, rank};
+}
+
+Column file_column(const char* key, const char* title, int decimals) {
+    return Column{key, title, decimals, Fit::keep, 0, true};
+}
+
 Table without_empty_columns(Table table) {
     for (std::size_t c = table.columns.size(); c-- > 0;) {
         if (!column_empty(table, c)) continue;
@@ -211,6 +223,30 @@ Table without_empty_columns(Table table) {
         for (auto& row : table.rows) row.erase(row.begin() + static_cast<std::ptrdiff_t>(c));
     }
     return table;
+}
+
+Table page_columns(const Table& table) {
+    Table shown;
+    shown.name = table.name;
+    std::vector<std::size_t> kept;
+    for (std::size_t c = 0; c < table.columns.size(); ++c)
+        if (!table.columns[c].export_only) kept.push_back(c);
+    for (const auto c : kept) shown.columns.push_back(table.columns[c]);
+    for (const auto& row : table.rows) {
+        auto& cells = shown.rows.emplace_back();
+        for (const auto c : kept) cells.push_back(row[c]);
+    }
+    return without_empty_columns(std::move(shown));
+}
+
+void add_column_definitions(std::vector<std::pair<std::string, std::string>>& definitions, const Table& table) {
+    for (const auto& column : table.columns) {
+        if (column.hint.empty()) continue;
+        const auto same = std::find_if(definitions.begin(), definitions.end(),
+                                       [&](const auto& d) { return d.second == column.hint; });
+        if (same == definitions.end()) definitions.emplace_back(column.title, column.hint);
+        else if (same->first.find(column.title) == std::string::npos) same->first += ", " + column.title;
+    }
 }
 
 std::string render(const Table& table, Format format, const RenderOptions& options) {

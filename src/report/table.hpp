@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -52,6 +53,12 @@ struct Column {
     // the heading is hovered or focused; the other formats leave it out.
     std::string hint = {};
 };
+
+// The kinds of column the tables are made of: a name that tells rows apart (never left out; wraps where `fit`
+// says), a figure a narrow terminal leaves out at `rank` (highest first), a column for files only.
+Column identity_column(const char* key, const char* title, Fit fit = Fit::keep);
+Column shed_column(const char* key, const char* title, int decimals, int rank);
+Column file_column(const char* key, const char* title, int decimals = 2);
 
 struct Null {};
 // A time in nanoseconds: terminals and Markdown show it in a readable unit ("812 ns", "23.41 ms");
@@ -111,6 +118,14 @@ std::string fit_line(std::string_view text, std::size_t width);
 // `table` without the columns that have no value in any row (as every printer leaves them out), for
 // pages that draw a Table themselves: a CPU run's overview has no power or energy column.
 Table without_empty_columns(Table table);
+
+// `table` as a page shows it: without the columns for files only (Column::export_only: intervals, bytes per step,
+// ...; the workbooks have them all) and without empty columns.
+Table page_columns(const Table& table);
+
+// Each column's definition (Column::hint) as (titles, definition), columns with the same definition together
+// ("TTFT p50, TTFT p99"), appended to `definitions`: a page's Definitions list.
+void add_column_definitions(std::vector<std::pair<std::string, std::string>>& definitions, const Table& table);
 
 // One cell as terminals and Markdown show it ("23.41 ms", "42.1"); empty for Null and non-finite numbers.
 std::string cell_display_text(const Cell& cell, const Column& column);

@@ -10,19 +10,7 @@ mkdir -p "$work/scripts/llama-server"
 cp "$repo/scripts/build-llama-server.sh" "$work/scripts/"
 cp "$repo/scripts/llama-server/mtmd_absent.cpp" "$work/scripts/llama-server/"
 build=$work/scripts/build-llama-server.sh
-passed=0 failed=0
-
-# expect CASE STATUS WORDS COMMAND...: the command exits with STATUS (0 or "fail") and its output contains WORDS.
-expect() {
-  local name=$1 status=$2 words=$3 out rc
-  shift 3
-  out=$("$@" 2>&1); rc=$?
-  if { [ "$status" = 0 ] && [ $rc -eq 0 ]; } || { [ "$status" = fail ] && [ $rc -ne 0 ]; }; then
-    if [[ $out == *"$words"* ]]; then passed=$((passed + 1)); return; fi
-  fi
-  failed=$((failed + 1))
-  echo "FAIL $name: exit $rc, output: $out"
-}
+source "$repo/tests/scripts/expect.sh"
 
 expect unknown-argument fail "unknown argument '--fast'" "$build" --fast
 expect bad-jobs fail "INFERBENCH_BUILD_JOBS=0" env INFERBENCH_BUILD_JOBS=0 "$build"

@@ -8,19 +8,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/scripts" && cp "$repo/scripts/fetch-llama-cpp.sh" "$repo/scripts/npm-pinned.sh" "$work/scripts/"
 fetch=$work/scripts/fetch-llama-cpp.sh
-passed=0 failed=0
-
-# expect CASE STATUS WORDS COMMAND...: the command exits with STATUS (0 or "fail") and its output contains WORDS.
-expect() {
-  local name=$1 status=$2 words=$3 out rc
-  shift 3
-  out=$("$@" 2>&1); rc=$?
-  if { [ "$status" = 0 ] && [ $rc -eq 0 ]; } || { [ "$status" = fail ] && [ $rc -ne 0 ]; }; then
-    if [[ $out == *"$words"* ]]; then passed=$((passed + 1)); return; fi
-  fi
-  failed=$((failed + 1))
-  echo "FAIL $name: exit $rc, output: $out"
-}
+source "$repo/tests/scripts/expect.sh"
 
 expect unknown-argument fail "unknown argument '--frobnicate'" "$fetch" --frobnicate
 expect bad-cuda-env fail "INFERBENCH_LLAMA_CUDA=2" env INFERBENCH_LLAMA_CUDA=2 "$fetch"
