@@ -137,6 +137,16 @@ std::optional<Finding> rss_growth(const BenchmarkEvidence& e, std::span<const Cp
     const double growth = *last->process_rss_mib - *first->process_rss_mib;
     if (growth <= limits::kRssGrowthMib || growth <= limits::kRssGrowthFraction * *first->process_rss_mib)
         return std::nullopt;
+    // A serving cell's worker tree holds the server it started, whose KV cache and buffers fill as it serves.
+    if (e.serving())
+        return Finding{"cpu.rss_growth", Severity::info, {e.id()},
+                       fmt::format("the resident memory of the client and of the server it started (if any) grew from "
+                                   "{:.0f} MiB to {:.0f} MiB (+{:.0f} MiB, {:+.0f}%) during the measured phase",
+                                   *first->process_rss_mib, *last->process_rss_mib, growth,
+                                   growth / *first->process_rss_mib * 100),
+                       {{"cpu_samples.process_rss_mib"}, TimeWindow{0, last->t_ns - first->t_ns}, {}},
+                       "a server's KV cache and buffers fill as its slots take longer contexts; a longer run shows "
+                       "whether it levels off"};
     return Finding{"cpu.rss_growth", Severity::warning, {e.id()},
                    fmt::format("the worker's resident memory grew from {:.0f} MiB to {:.0f} MiB (+{:.0f} MiB, "
                                "{:+.0f}%) during the measured phase",
@@ -170,9 +180,9 @@ std::vector<Finding> host_busy(const BenchmarkEvidence& e) {
     if (e.serving())
         return {Finding{
             "host.busy", Severity::info, {e.id()},
-            fmt::format("other processes, the server among them where it runs on this host, kept {:.0f}% of the "
-                        "host's {} cores busy during the measured phase (the host {:.0f}% busy in all, the client "
-                        "{:.0f}% of a core): client and server shared the CPUs",
+            fmt::format("other processes (a server on this host that the cell did not start among them) kept "
+                        "{:.0f}% of the host's {} cores busy during the measured phase (the host {:.0f}% busy in all, "
+                        "the client and the server it started, if any, {:.0f}% of a core): they shared the CPUs",
                         h.others_pct, h.cores, h.host_pct, h.worker_core_pct),
             {{"cpu_samples.host_cpu_pct", "cpu_samples.process_cpu_pct"}, std::nullopt, {}},
             "run the client on another host than a CPU server, or keep other jobs off the host"}};
