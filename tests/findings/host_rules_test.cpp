@@ -110,6 +110,18 @@ TEST(CpuLimits, ResidentMemoryGrowingFiresAndSteadyMemoryStaysSilent) {
     EXPECT_THAT(cpu_limits(run.at(1)), IsEmpty());
 }
 
+// A serving cell's tree holds the server it started, whose KV cache fills as it serves: said, but not as a leak.
+TEST(CpuLimits, AServingCellsGrowingMemoryIsItsServersNotALeak) {
+    auto b = with_cpu("cpu", {90, 90}, 500, 620);
+    b.record.backend = "openai";
+    const StoredRun run({std::move(b)});
+    const auto found = cpu_limits(run.at(0));
+    ASSERT_THAT(ids(found), ElementsAre("cpu.rss_growth"));
+    EXPECT_EQ(found[0].severity, Severity::info);
+    EXPECT_THAT(found[0].statement, HasSubstr("of the client and of the server it started"));
+    EXPECT_THAT(found[0].try_next, Not(HasSubstr("leak")));
+}
+
 TEST(CpuLimits, WithoutCpuSamplesNothingIsSaid) {
     auto b = benchmark();
     b.iterations = iterations(50, [](int) { return 1'000'000; });
