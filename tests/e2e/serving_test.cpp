@@ -26,14 +26,21 @@ namespace {
 
 using ScratchDir = testing::CliScratch;
 
+// The server's command with its slots taken from the plan's own arg_slots option.
+std::string slots_from_plan(std::string command) {
+    const std::string fixed = "--parallel 3";
+    command.replace(command.find(fixed), fixed.size(), "--parallel {arg_slots}");
+    return command;
+}
+
 // A plan of llama-tiny served by llama-server, started per cell, at two concurrency levels.
 std::string concurrency_plan() {
     return fmt::format(
         "models: [llama-tiny]\nbackends: [openai]\ninput_tokens: [24]\noutput_tokens: [12]\n"
         "scenario: concurrency\nconcurrency: [1, 3]\nduration: 20s\ntimeout: 3m\n"
         "backend_options:\n  openai:\n    server_command: \"{}\"\n    requests: 9\n    warmup_requests: 2\n"
-        "    ttft_bound: 5s\n    tpot_bound: 1s\n",
-        testing::llama_server_command(3, 1024, "llama-tiny"));
+        "    ttft_bound: 5s\n    tpot_bound: 1s\n    arg_slots: 3\n",
+        slots_from_plan(testing::llama_server_command(3, 1024, "llama-tiny")));
 }
 
 std::int64_t chunk_tokens(const ServedRequest& request) {
@@ -77,6 +84,7 @@ TEST(Serving, AConcurrencySweepAgainstLlamaServerStoresEveryRequestAndChunk) {
         EXPECT_EQ(workload->slos.ttft_ns, 5'000'000'000);
         EXPECT_NE(workload->server_command.find("llama-server"), std::string::npos) << workload->server_command;
         EXPECT_NE(workload->server_command.find(".gguf"), std::string::npos) << workload->server_command;
+        EXPECT_NE(workload->server_command.find("--parallel '3'"), std::string::npos) << workload->server_command;
         EXPECT_TRUE(workload->endpoint.starts_with("http://127.0.0.1:")) << workload->endpoint;
         EXPECT_EQ(workload->server_version, b.backend_version);
         if (fingerprint.empty()) fingerprint = workload->fingerprint;

@@ -101,7 +101,8 @@ std::vector<BackendOption> openai_options() {
          OptionType::text},
         {"server_command", "",
          "a server started for each cell and stopped after it; {model} {port} {host} {precision} and {OPTION} "
-         "(any option of this list) are filled in",
+         "(any option of this list, and the plan's own arg_NAME options, which a list sweeps: arg_parallel: [1, 4] "
+         "with --parallel {arg_parallel}) are filled in",
          OptionType::text},
         {"health_path", "/health", "server_command: GET this path until it answers 200", OptionType::text},
         {"server_ready_timeout", "300s", "server_command: the longest wait for its health path", OptionType::text},
@@ -147,7 +148,11 @@ std::vector<BackendOption> openai_options() {
 }
 
 ServingOptions read_serving_options(const BenchmarkSpec& spec) {
-    const OptionReader reader(std::string(kName), spec.backend_options, openai_options());
+    // arg_NAME options are the plan's own values for the server's command ({arg_NAME}), not options of ours.
+    OptionMap declared;
+    for (const auto& [name, value] : spec.backend_options)
+        if (!name.starts_with(kServerArgPrefix)) declared.emplace(name, value);
+    const OptionReader reader(std::string(kName), declared, openai_options());
     ServingOptions o;
     o.endpoint = reader.text("endpoint");
     static constexpr std::pair<std::string_view, ServingApi> kApis[] = {{"completions", ServingApi::completions},

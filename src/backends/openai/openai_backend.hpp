@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "backends/backend.hpp"
@@ -17,6 +18,10 @@
 namespace inferbench {
 
 std::unique_ptr<Backend> make_openai_backend();
+
+// Options named arg_NAME are values for the server's command ({arg_NAME} in server_command), a list sweeping a
+// server setting as an axis; inferbench reads nothing else from them.
+inline constexpr std::string_view kServerArgPrefix = "arg_";
 
 // A serving cell's settings, read once from its backend options (defaults and help in openai_options()).
 struct ServingOptions {

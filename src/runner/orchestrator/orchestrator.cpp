@@ -93,7 +93,10 @@ void check_backend_options(const Plan& plan, CapabilityCache& cache) {
         const auto known = backend->options();
         std::vector<std::string> valid;
         for (const auto& option : known) valid.push_back(option.name);
+        // A serving backend's arg_NAME options are the plan's values for its server's command.
+        const bool server_args = backend->capabilities().serves_endpoint;
         for (const auto& [key, value] : options) {
+            if (server_args && key.starts_with(kServerArgPrefix)) continue;
             if (std::find(valid.begin(), valid.end(), key) == valid.end()) {
                 throw UserError(fmt::format("{}: backend_options.{}.{}: unknown option{}; valid options: {}",
                                             plan.source, name, key, did_you_mean(key, valid),
