@@ -11,6 +11,7 @@
 #include "analysis/run_context.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
+#include "report/serving_comparison.hpp"
 
 namespace inferbench::report {
 namespace {
@@ -407,7 +408,12 @@ std::string render_comparison(const Comparison& comparison, Format format, const
         out += line_of("TTFT, TPOT: a generative cell's mean time to first token and mean time per output token, "
                        "judged as the mean latency is") +
                "\n";
-    return out + render(comparison_table(comparison), format, options);
+    out += render(comparison_table(comparison), format, options);
+    if (const Table serving = serving_comparison_table(comparison); !serving.rows.empty())
+        out += "\n" + line_of("serving cells: TTFT and TPOT p50 per request; x: output tokens/s / the baseline's; goodput: "
+                              "requests meeting every SLO, failed ones counted against it") +
+               render(serving, format, options);
+    return out;
 }
 
 }  // namespace inferbench::report

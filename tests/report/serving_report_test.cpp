@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <fstream>
 
+#include "analysis/repeats.hpp"
 #include "analysis/summary.hpp"
 #include "common/scratch_dir.hpp"
 #include "core/process/subprocess.hpp"
@@ -15,6 +16,7 @@
 #include "report/report_fixture.hpp"
 #include "report/report_writer.hpp"
 #include "common/serving_fixture.hpp"
+#include "report/serving_comparison.hpp"
 #include "report/serving_plots.hpp"
 #include "report/serving_rows.hpp"
 
@@ -154,6 +156,23 @@ TEST_F(ServingReport, ReportWritesTheServingWorkbookTablesAndSection) {
     EXPECT_THAT(page, HasSubstr("saturates at concurrency 4"));
     EXPECT_THAT(page, HasSubstr("serving.saturation"));
     EXPECT_THAT(page, HasSubstr("serving.ttft_queueing"));
+}
+
+TEST_F(ServingReport, CompareSetsServingCellsSideBySideAgainstTheBaseline) {
+    auto cells = analysis::combine_cells(summaries());
+    for (auto& s : cells) s.e2e.count = 20;  // as the worker stores them: one iteration per ok request
+    ComparisonSource a{.db = "a.db", .run = {}, .summaries = cells};
+    ComparisonSource b{.db = "b.db", .run = {}, .summaries = cells};
+    a.run.run_id = 1;
+    b.run.run_id = 2;
+    for (auto& s : b.summaries) *s.serving->output_tokens_per_s *= 2;  // a server twice as fast
+    const Table table = serving_comparison_table(build_comparison({a, b}, ""));
+    ASSERT_EQ(table.rows.size(), 4u);
+    EXPECT_EQ(cell_text(table.rows[0][column(table, "variant")]), "concurrency=1 input_tokens=32 output_tokens=10");
+    EXPECT_DOUBLE_EQ(cell_number(table.rows[0][column(table, "s1_tokens_ratio")]), 1.0);
+    EXPECT_DOUBLE_EQ(cell_number(table.rows[0][column(table, "s2_tokens_ratio")]), 2.0);
+    EXPECT_DOUBLE_EQ(cell_number(table.rows[3][column(table, "s2_goodput_pct")]), 0.0);
+    EXPECT_DOUBLE_EQ(cell_number(table.rows[0][column(table, "s1_ttft_p50_ms")]), 10e6);
 }
 
 TEST_F(ServingReport, AStoreWithoutServingCellsGainsNothing) {
