@@ -100,7 +100,7 @@ struct ServingSlos {
 // settings apart and a later run can send the same workload again.
 struct ServingFacts {
     std::string endpoint;        // the base URL the requests went to
-    std::string server_command;  // the command started for the cell, placeholders filled; empty: none started
+    std::string server_command;  // the command started for the cell, its {NAME} fields filled in; empty: none started
     std::string server_version;  // what the server says it is (llama.cpp's build, vLLM's version, its Server header)
     std::string model_name;      // the requests' "model"
     std::string workload_json;   // the requests planned (serving/workload's JSON): workload=FILE sends them again
