@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <initializer_list>
+#include <random>
 #include <system_error>
 #include <utility>
 
@@ -22,26 +23,28 @@ namespace {
 constexpr std::string_view kRunColumns =
     "run_id, name, started_unix_ms, ended_unix_ms, status, plan_json, environment_json, host, "
     "git_commit, inferbench_version, orchestrator_pid, orchestrator_start_ticks, orchestrator_boot_id, "
-    "orchestrator_pid_namespace, end_reason";
+    "orchestrator_pid_namespace, end_reason, run_uid, shard_index, shard_count";
 
 constexpr std::string_view kBenchmarkColumns =
     "b.benchmark_id, b.run_id, b.ordinal, b.model, b.backend, b.backend_version, b.device, "
     "b.precision, b.batch_size, b.status, b.reason, b.started_unix_ms, b.ended_unix_ms, b.load_ns, "
     "b.model_path, b.model_size_bytes, b.warmup_iterations, b.measured_wall_ns, b.settings_json, "
-    "b.stderr_tail, b.variant, b.repeat_index, b.convergence, b.stop_reason, b.input_tokens, b.output_tokens";
+    "b.stderr_tail, b.variant, b.repeat_index, b.convergence, b.stop_reason, b.input_tokens, b.output_tokens, "
+    "b.cpu_affinity, b.concurrent_json";
 
 constexpr std::string_view kInsertRun =
     "INSERT INTO runs (name, started_unix_ms, status, plan_json, environment_json, host, "
     "git_commit, inferbench_version, orchestrator_pid, orchestrator_start_ticks, orchestrator_boot_id, "
-    "orchestrator_pid_namespace) VALUES (?1, ?2, ?12, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
+    "orchestrator_pid_namespace, run_uid, shard_index, shard_count) "
+    "VALUES (?1, ?2, ?12, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?13, ?14, ?15)";
 
 constexpr std::string_view kInsertBenchmark =
     "INSERT INTO benchmarks (run_id, ordinal, model, backend, backend_version, device, precision, "
     "batch_size, status, reason, started_unix_ms, ended_unix_ms, load_ns, model_path, "
     "model_size_bytes, warmup_iterations, measured_wall_ns, settings_json, stderr_tail, variant, repeat_index, "
-    "convergence, stop_reason, input_tokens, output_tokens) "
+    "convergence, stop_reason, input_tokens, output_tokens, cpu_affinity, concurrent_json) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, "
-    "?24, ?25)";
+    "?24, ?25, ?26, ?27)";
 
 constexpr std::string_view kInsertMetric =
     "INSERT INTO benchmark_metrics (benchmark_id, name, value, unit) VALUES (?1, ?2, ?3, ?4)";
@@ -116,6 +119,36 @@ BenchmarkStatus stored_benchmark_status(const std::filesystem::path& file, std::
     unknown_status(file, "benchmark", benchmark_id, text, known_benchmark_statuses());
 }
 
+std::string concurrent_to_json(const std::vector<ConcurrentBenchmark>& concurrent) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const ConcurrentBenchmark& other : concurrent)
+        list.push_back({{"ordinal", other.ordinal}, {"repeat", other.repeat}, {"device", other.device}});
+    return list.dump();
+}
+
+std::vector<ConcurrentBenchmark> concurrent_from_json(const std::filesystem::path& file, std::int64_t benchmark_id,
+                                                      const std::string& text) {
+    std::vector<ConcurrentBenchmark> concurrent;
+    try {
+        for (const auto& other : nlohmann::json::parse(text))
+            concurrent.push_back({other.at("ordinal").get<std::int64_t>(), other.at("repeat").get<std::int64_t>(),
+                                  other.at("device").get<std::string>()});
+    } catch (const nlohmann::json::exception& error) {
+        throw EnvironmentError(fmt::format("results database '{}': benchmark {} has a damaged concurrent_json ({}); "
+                                           "the file was written by another program",
+                                           file.string(), benchmark_id, error.what()));
+    }
+    return concurrent;
+}
+
+// 32 hex digits from the OS's entropy: unique across hosts without any coordination.
+std::string new_run_uid() {
+    std::random_device entropy;
+    std::string uid;
+    for (int word = 0; word < 4; ++word) uid += fmt::format("{:08x}", static_cast<std::uint32_t>(entropy()));
+    return uid;
+}
+
 RunRecord read_run(const std::filesystem::path& file, const Statement& row) {
     RunRecord run;
     run.run_id = row.column_int64(0);
@@ -133,6 +166,9 @@ RunRecord read_run(const std::filesystem::path& file, const Statement& row) {
                                            row.column_text(12), row.column_text(13)};
     }
     run.end_reason = row.column_text(14);
+    run.uid = row.column_text(15);
+    if (const auto index = row.column_optional_int64(16))
+        run.shard = Shard{*index, row.column_optional_int64(17).value_or(*index)};
     judge_run(run);
     return run;
 }
@@ -165,6 +201,8 @@ BenchmarkRecord read_benchmark(const std::filesystem::path& file, const Statemen
     b.stop_reason = row.column_text(23);
     b.input_tokens = row.column_optional_int64(24).value_or(0);
     b.output_tokens = row.column_optional_int64(25).value_or(0);
+    b.cpu_affinity = row.column_text(26);
+    b.concurrent = concurrent_from_json(file, b.benchmark_id, row.column_text(27));
     return b;
 }
 
@@ -197,6 +235,8 @@ void bind_benchmark(Statement& insert, const BenchmarkRecord& b) {
     bind_optional_text(insert, 23, b.stop_reason);
     insert.bind_optional_int64(24, b.input_tokens > 0 ? std::optional(b.input_tokens) : std::nullopt);
     insert.bind_optional_int64(25, b.output_tokens > 0 ? std::optional(b.output_tokens) : std::nullopt);
+    bind_optional_text(insert, 26, b.cpu_affinity);
+    insert.bind_text(27, concurrent_to_json(b.concurrent));
 }
 
 // The hot path (millions of rows): statements prepared once, inside the caller's transaction, each
@@ -632,6 +672,12 @@ std::int64_t ResultsStore::begin_run(const RunRecord& run) {
     insert.bind_text(6, run.git_commit).bind_text(7, run.inferbench_version);
     bind_orchestrator(insert, 8, run.orchestrator);
     insert.bind_text(12, to_string(RunStatus::running));
+    insert.bind_text(13, run.uid.empty() ? new_run_uid() : run.uid);
+    if (run.shard) {
+        insert.bind_int64(14, run.shard->index).bind_int64(15, run.shard->count);
+    } else {
+        insert.bind_null(14).bind_null(15);
+    }
     insert.run();
     return impl_->db.last_insert_rowid();
 }

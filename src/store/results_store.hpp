@@ -22,6 +22,21 @@
 
 namespace inferbench::store {
 
+// The K-th of N parts of a plan's benchmarks (`run --shard K/N`), K from 1.
+struct Shard {
+    std::int64_t index = 1;
+    std::int64_t count = 1;
+    friend bool operator==(const Shard&, const Shard&) = default;
+};
+
+// A benchmark of the same run that ran at the same time as another, on another device (`parallel: per_device`).
+struct ConcurrentBenchmark {
+    std::int64_t ordinal = 0;
+    std::int64_t repeat = 0;
+    std::string device;
+    friend bool operator==(const ConcurrentBenchmark&, const ConcurrentBenchmark&) = default;
+};
+
 // One invocation of `inferbench run` (and the `run --resume` that went on with it). A running run whose
 // orchestrator is known to be gone is read back as interrupted with the reason why; opening a store for
 // writing records that in the file.
@@ -39,6 +54,9 @@ struct RunRecord {
     // The process writing the run; its host is `host`. Unset for imports and runs stored before schema 6.
     std::optional<ProcessIdentity> orchestrator;
     std::string end_reason;  // why it ended as it did, where it did not complete; empty otherwise
+    // The run's identity in every store it is copied into: 32 hex digits, made by begin_run where empty.
+    std::string uid;
+    std::optional<Shard> shard;  // the part of its plan it ran (`run --shard K/N`); unset: the whole plan
 };
 
 // One cell of the matrix as it ran. Empty reason / model_path / stderr_tail are stored as NULL and read back as empty.
@@ -65,6 +83,11 @@ struct BenchmarkRecord {
     // A generative cell's lengths (core/generation); 0 for every other benchmark.
     std::int64_t input_tokens = 0;
     std::int64_t output_tokens = 0;
+    // The CPU cores its worker was pinned to, as a Linux CPU list ("0-7,16-23"); empty: not pinned.
+    std::string cpu_affinity;
+    // The run's benchmarks whose time overlapped this one's (between start and end), on other devices; empty: it
+    // ran alone. A reader can tell a figure measured beside another GPU's work from one measured alone.
+    std::vector<ConcurrentBenchmark> concurrent;
 };
 
 // A figure of a benchmark that has no per-iteration rows behind it, e.g. trtexec's own mean of GPU

@@ -274,6 +274,20 @@ CREATE TABLE serving_workloads (
     model_name     TEXT NOT NULL
 );
 )sql",
+    // 12: fleets. A run's own identity across stores (run_uid: 32 hex digits, made when it begins; `inferbench
+    // merge` recognises a run it already holds by it) and the shard of its plan it ran (`run --shard K/N`,
+    // K from 1; NULL: the whole plan). A benchmark's CPU cores, where its worker was pinned ("0-7,16-23"; NULL:
+    // not pinned), and the benchmarks of its run that ran at the same time on other devices (`parallel:
+    // per_device`), as JSON [{"ordinal", "repeat", "device"}] ('[]': it ran alone).
+    R"sql(
+ALTER TABLE runs ADD COLUMN run_uid TEXT;
+ALTER TABLE runs ADD COLUMN shard_index INTEGER CHECK (shard_index >= 1);
+ALTER TABLE runs ADD COLUMN shard_count INTEGER CHECK (shard_count >= shard_index);
+UPDATE runs SET run_uid = lower(hex(randomblob(16)));
+CREATE UNIQUE INDEX runs_by_uid ON runs (run_uid);
+ALTER TABLE benchmarks ADD COLUMN cpu_affinity TEXT;
+ALTER TABLE benchmarks ADD COLUMN concurrent_json TEXT NOT NULL DEFAULT '[]';
+)sql",
 };
 
 constexpr int kKnownVersion = static_cast<int>(std::size(kMigrations));

@@ -11,13 +11,18 @@
 
 namespace inferbench::store {
 
-// SQL that takes a current file back to schema 10 (before serving cells), 9 (before generative benchmarks),
+// SQL that takes a current file back to schema 11 (before run identities, shards and concurrent benchmarks),
+// 10 (before serving cells), 9 (before generative benchmarks),
 // 8 (before iterations had a queue time), 7 (before
 // benchmarks had repeats and convergence), 6 (before layer times said whether they are the host's
 // dispatch) and 5 (before the orchestrator columns of runs), for tests that make an older file out of a
 // new one.
+inline const std::string kBackToSchema11 =
+    "DROP INDEX runs_by_uid; ALTER TABLE runs DROP COLUMN run_uid; ALTER TABLE runs DROP COLUMN shard_count; "
+    "ALTER TABLE runs DROP COLUMN shard_index; ALTER TABLE benchmarks DROP COLUMN cpu_affinity; "
+    "ALTER TABLE benchmarks DROP COLUMN concurrent_json; PRAGMA user_version = 11; ";
 inline const std::string kBackToSchema10 =
-    "DROP TABLE serving_workloads; DROP TABLE serving_chunks; DROP TABLE serving_requests; PRAGMA user_version = 10; ";
+    kBackToSchema11 + "DROP TABLE serving_workloads; DROP TABLE serving_chunks; DROP TABLE serving_requests; PRAGMA user_version = 10; ";
 inline const std::string kBackToSchema9 =
     kBackToSchema10 + "DROP TABLE generated_tokens; DROP TABLE generation_steps; ALTER TABLE benchmarks DROP COLUMN input_tokens; "
     "ALTER TABLE benchmarks DROP COLUMN output_tokens; PRAGMA user_version = 9; ";
