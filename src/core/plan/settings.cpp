@@ -166,6 +166,10 @@ const std::vector<SettingField>& setting_fields() {
          {}, {}, 0, {0, 1, false}},
         {"repeats", FieldType::count, "run every cell this many times, interleaved across cells (A B C A B C)",
          &RunSettings::repeats, 1, kMaxRepeats},
+        {"parallel", FieldType::choice,
+         "sequential (one benchmark at a time) or per_device (the cells of each device in a worker of their own, "
+         "every device at once, each worker pinned to the CPUs nearest its GPU)",
+         &RunSettings::parallel, 0, 0, "sequential, per_device"},
         {"sampling", FieldType::choice,
          "generative models' next token: greedy (the most likely; the same tokens on every engine at fp32) or seeded "
          "(drawn from the softmax with the plan's seed)",

@@ -43,8 +43,13 @@ struct RunSettings {
     bool l2_flush = false;
     std::string sync = "auto";                       // auto, spin, yield, blocking
     std::int64_t repeats = 1;                        // every cell this many times, interleaved (A B C A B C)
+    // sequential: one benchmark at a time; per_device: one worker per device at once (runner/orchestrator/lanes).
+    std::string parallel = "sequential";
     std::string sampling = "greedy";                 // generative cells' next token: greedy, seeded (core/generation)
 };
+
+// parallel: per_device, RunSettings::parallel's other value than sequential.
+inline constexpr std::string_view kParallelPerDevice = "per_device";
 
 // cooldown: idle, stored in RunSettings::cooldown_ns in place of a duration.
 inline constexpr std::int64_t kCooldownUntilIdle = -1;
