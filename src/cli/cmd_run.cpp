@@ -71,6 +71,7 @@ constexpr FlagKey kFlagKeys[] = {
     {"--name", "name"},
     {"--out", "output_dir"},
     {"--db", "db"},
+    {"--parallel", "parallel"},
 };
 
 std::string flag_help(const FlagKey& flag) {
