@@ -1,6 +1,7 @@
 #include "core/plan/cpu_affinity.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 #include <fmt/format.h>
 
@@ -34,7 +35,15 @@ CpuAffinityMap read_cpu_affinity_map(const std::vector<CpuAffinityEntry>& entrie
 }
 
 void check_cpu_affinity(const Plan& plan) {
+    const std::vector<int> allowed = allowed_cpus();
     for (const auto& [device, cpus] : plan.cpu_affinity) {
+        std::vector<int> outside;
+        std::set_difference(cpus.begin(), cpus.end(), allowed.begin(), allowed.end(), std::back_inserter(outside));
+        if (!outside.empty() && !allowed.empty())
+            throw UserError(fmt::format("{}: cpu_affinity.{}: CPU {} is not one inferbench may run on here (allowed: {}); "
+                                        "name CPUs of this host",
+                                        origin_of(plan, {"cpu_affinity"}), to_string(device), format_cpu_list(outside),
+                                        format_cpu_list(allowed)));
         if (std::find(plan.devices.begin(), plan.devices.end(), device) != plan.devices.end()) continue;
         std::vector<std::string> devices;
         for (const Device& d : plan.devices) devices.push_back(to_string(d));

@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include "core/cpu_list.hpp"
-#include "core/error.hpp"
 #include "telemetry/gpu_placement.hpp"
 
 namespace inferbench::runner {
@@ -17,18 +16,9 @@ std::vector<int> intersection(std::span<const int> a, std::span<const int> b) {
     return both;
 }
 
+// The plan's CPUs, those this process may use (check_plan refused the others where it could tell).
 WorkerPlacement planned_placement(const Plan& plan, const Device& device, std::span<const int> allowed) {
-    const std::vector<int>& cpus = plan.cpu_affinity.at(device);
-    const std::vector<int> usable = intersection(cpus, allowed);
-    if (usable.size() != cpus.size()) {
-        std::vector<int> outside;
-        std::set_difference(cpus.begin(), cpus.end(), usable.begin(), usable.end(), std::back_inserter(outside));
-        throw UserError(fmt::format("{}: cpu_affinity.{}: CPU {} is not one inferbench may run on here (allowed: {}); "
-                                    "name CPUs of this host",
-                                    origin_of(plan, {"cpu_affinity"}), to_string(device), format_cpu_list(outside),
-                                    format_cpu_list(allowed)));
-    }
-    return {usable, std::nullopt, "", ""};
+    return {intersection(plan.cpu_affinity.at(device), allowed), std::nullopt, "", ""};
 }
 
 WorkerPlacement nearest_placement(const telemetry::Nvml* nvml, const Device& device, std::span<const int> allowed) {

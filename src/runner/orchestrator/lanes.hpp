@@ -39,7 +39,7 @@ struct WorkerPlacement {
 // Each device's placement: the plan's cpu_affinity where it names the device (no memory node: the plan's CPUs may
 // span nodes); else under per_device a GPU's nearest CPUs (NVML) and memory node (sysfs), and the cpu device's the
 // allowed CPUs no GPU lane takes (none left: not pinned). Every set is cut to `allowed` (the CPUs this process may
-// use). Throws UserError where the plan's cpu_affinity names a CPU outside `allowed`.
+// use; check_plan refuses a plan's CPU outside them).
 std::map<Device, WorkerPlacement> worker_placements(const Plan& plan, std::span<const Device> devices, bool per_device,
                                                     const telemetry::Nvml* nvml, std::span<const int> allowed);
 
