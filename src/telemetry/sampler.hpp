@@ -39,7 +39,7 @@ struct SamplerOptions {
     std::int64_t expected_ns = 60'000'000'000;               // how long it will likely run: memory is reserved
     // The GPUs read (NVML indices); unset: every GPU. A worker of `parallel: per_device` samples its own GPU
     // only (none for a cpu worker), another worker's GPU being that worker's.
-    std::optional<std::vector<int>> gpus;
+    std::optional<std::vector<int>> gpus = {};
     std::filesystem::path proc_root = "/proc";
     std::filesystem::path powercap_root = "/sys/class/powercap";
 };

@@ -4,9 +4,11 @@
 // each worker pinned where its GPU's CPUs are, a failure in one lane leaves the other going, Ctrl-C stops every lane,
 // and a killed run resumes. No timing is asserted beyond "overlapped".
 #include <signal.h>
+#include <sys/mount.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <set>
@@ -241,6 +243,52 @@ TEST(PerDevice, AKilledRunResumes) {
         }
     }
     EXPECT_EQ(cells.size(), 6u);
+}
+
+// A full disk stops every lane: each lane's running benchmark goes to the recovery file, no lane starts another, the
+// run is marked failed and inferbench exits 4.
+TEST(PerDevice, AStoreFailureStopsEveryLane) {
+    ScratchDir dir;
+    const auto small = dir.path() / "small";
+    std::filesystem::create_directories(small);
+    if (::mount("tmpfs", small.c_str(), "tmpfs", 0, "size=4m") != 0)
+        GTEST_SKIP() << "cannot mount a tmpfs here (" << std::strerror(errno) << "); this test needs root";
+    struct Unmount {
+        std::filesystem::path at;
+        ~Unmount() { ::umount2(at.c_str(), MNT_DETACH); }
+    } unmount{small};
+    const auto [a, b] = two_cpus();
+    FakeGpus gpus(a, b);
+    ASSERT_EQ(dir.run("run --backend null --model null --batch 1 --max-iterations 10 --warmup 0s --quiet --db small/r.db")
+                  .exit_code,
+              0);
+    {  // leave room for the run's row, none for 200000 iterations
+        const auto space = std::filesystem::space(small);
+        std::ofstream filler(small / "filler", std::ios::binary);
+        const std::string block(4096, 'x');
+        for (std::uintmax_t written = 0; written + 96 * 1024 < space.available; written += block.size())
+            filler.write(block.data(), static_cast<std::streamsize>(block.size()));
+    }
+    ScopedEnv tmpdir("TMPDIR", dir.path().string());
+    const auto r = dir.run("run --model null --backend null --device cuda:0,cuda:1 --batch 1,2 --duration 10s "
+                           "--warmup 0s --max-iterations 200000 --set telemetry_enabled=false --set idle_baseline=0s "
+                           "--parallel per_device --db small/r.db");
+    EXPECT_EQ(r.exit_code, 4) << r.err;
+    EXPECT_THAT(r.err, HasSubstr("disk full: results database 'small/r.db'"));
+    const auto at = r.err.find(dir.path().string() + "/inferbench-recovery-r-");
+    ASSERT_NE(at, std::string::npos) << r.err;
+    auto kept = store::ResultsStore::open(r.err.substr(at, r.err.find(' ', at) - at), store::ResultsStore::Access::read);
+    std::set<std::string> devices;
+    for (const auto& bm : kept.benchmarks()) {
+        devices.insert(bm.device);
+        EXPECT_EQ(bm.batch_size, 1) << "no lane starts another benchmark";
+        EXPECT_EQ(kept.iterations(bm.benchmark_id).size(), 200000u);
+    }
+    EXPECT_EQ(devices, (std::set<std::string>{"cuda:0", "cuda:1"})) << "each lane's benchmark is kept";
+    std::filesystem::remove(small / "filler");
+    auto full = store::ResultsStore::open(dir.file("small/r.db"), store::ResultsStore::Access::read);
+    ASSERT_EQ(full.runs().size(), 2u);
+    EXPECT_EQ(full.runs()[1].status, RunStatus::failed);
 }
 
 TEST(PerDevice, BadInputGivesOneLineAndExitCodeTwo) {

@@ -548,12 +548,15 @@ private:
             notify({ProgressEvent::Kind::started, k + 1, 0, &spec, repeat}, lane);
         }
         store::BenchmarkRecord record = base_record(result_.run_id, order_[k], spec);
-        const std::size_t span = concurrency_.begin(record.ordinal, repeat, record.device, monotonic_ns());
+        // One benchmark at a time overlaps none: only lanes are logged.
+        const std::optional<std::size_t> span =
+            per_device_ ? std::optional(concurrency_.begin(record.ordinal, repeat, record.device, monotonic_ns()))
+                        : std::nullopt;
         MeasuredCell cell = measure_cell(spec, std::move(record), k, lane);
         cell.record.ended_unix_ms = unix_ms();
-        const std::vector<store::ConcurrentBenchmark> beside =
-            concurrency_.end(span, monotonic_ns(), cell.record.status == BenchmarkStatus::skipped);
-        if (per_device_) cell.record.concurrent = beside;
+        if (span)
+            cell.record.concurrent =
+                concurrency_.end(*span, monotonic_ns(), cell.record.status == BenchmarkStatus::skipped);
         BenchmarkTelemetry telemetry = lane.telemetry->finish(cell.iterations.first_and_last());
         // A decoder's cost per step is the generation's (analysis/generation_bounds), not one pass of its ONNX graph.
         std::vector<store::Metric> metrics;
