@@ -408,11 +408,18 @@ private:
             if (failure) std::rethrow_exception(failure);
     }
 
+    // The lane's benchmarks one at a time, until its last, or until a stop (Ctrl-C, a store failure, another
+    // lane's interrupted benchmark) comes before its next one.
     void run_lane(LaneRun& lane) {
         while (!stop_.load()) {
             {
                 const std::lock_guard lock(state_mutex_);
                 if (lane.next >= lane.lane.positions.size()) return;
+                if (interrupt_requested()) {
+                    result_.interrupted = true;
+                    stop_.store(true);
+                    return;
+                }
             }
             run_cell(lane);
         }
