@@ -125,6 +125,9 @@ TEST(PerDevice, LanesOverlapNeverShareADeviceArePinnedAndSaySo) {
             const auto procfs = std::find_if(sources.begin(), sources.end(), [](const auto& s) { return s.source == "procfs"; });
             ASSERT_NE(procfs, sources.end());
             EXPECT_THAT(procfs->detail, HasSubstr("the whole host's, other devices' workers included"));
+            const auto pinning = std::find_if(sources.begin(), sources.end(), [](const auto& s) { return s.source == "pinning"; });
+            ASSERT_NE(pinning, sources.end());
+            EXPECT_THAT(pinning->detail, HasSubstr("CPUs " + cpu + " (nearest GPU " + device.substr(5) + " (NVML))"));
         }
         EXPECT_EQ(order, (std::vector<std::pair<std::int64_t, std::int64_t>>{{0, 0}, {1, 0}, {0, 1}, {1, 1}}))
             << "a lane keeps the plan's order, repeats interleaved";

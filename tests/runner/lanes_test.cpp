@@ -182,6 +182,21 @@ TEST(Lanes, PlacementsFromNvmlThePlanAndWhatIsLeftForTheCpu) {
     EXPECT_THAT(placements.at(gpu0).not_pinned, HasSubstr("no NVML"));
 }
 
+TEST(Lanes, WhereAWorkerRanIsStoredAsItsPinningSource) {
+    WorkerPlacement placement{{0, 1, 2, 3}, 1, "", "", "nearest GPU 0 (NVML)"};
+    TelemetrySource source = pinning_source(placement);
+    EXPECT_EQ(source.source, "pinning");
+    EXPECT_EQ(source.status, "ok");
+    EXPECT_EQ(source.detail, "CPUs 0-3 (nearest GPU 0 (NVML)); memory node 1 preferred");
+    placement.memory_node.reset();
+    placement.no_memory_node = "/sys/bus/pci/devices/0000:19:00.0/numa_node says -1 (no memory node given)";
+    EXPECT_EQ(pinning_source(placement).detail, "CPUs 0-3 (nearest GPU 0 (NVML)); no memory node preferred: "
+                                                "/sys/bus/pci/devices/0000:19:00.0/numa_node says -1 (no memory node given)");
+    source = pinning_source({{}, std::nullopt, "nvmlDeviceGetCpuAffinity of GPU 2: Not Supported", "", ""});
+    EXPECT_EQ(source.status, "unavailable");
+    EXPECT_EQ(source.detail, "not pinned: nvmlDeviceGetCpuAffinity of GPU 2: Not Supported");
+}
+
 TEST(ConcurrencyLog, OverlapsOnOtherDevicesBothWays) {
     ConcurrencyLog log;
     const auto a = log.begin(0, 0, "cuda:0", 100);

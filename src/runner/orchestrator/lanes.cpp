@@ -18,7 +18,7 @@ std::vector<int> intersection(std::span<const int> a, std::span<const int> b) {
 
 // The plan's CPUs, those this process may use (check_plan refused the others where it could tell).
 WorkerPlacement planned_placement(const Plan& plan, const Device& device, std::span<const int> allowed) {
-    return {intersection(plan.cpu_affinity.at(device), allowed), std::nullopt, "", ""};
+    return {intersection(plan.cpu_affinity.at(device), allowed), std::nullopt, "", "", "the plan's cpu_affinity"};
 }
 
 WorkerPlacement nearest_placement(const telemetry::Nvml* nvml, const Device& device, std::span<const int> allowed) {
@@ -41,6 +41,7 @@ WorkerPlacement nearest_placement(const telemetry::Nvml* nvml, const Device& dev
     }
     placement.memory_node = nearest.memory_node;
     placement.no_memory_node = nearest.memory_node_unknown;
+    placement.chosen_by = fmt::format("nearest GPU {} (NVML)", device.index);
     return placement;
 }
 
@@ -74,10 +75,19 @@ std::map<Device, WorkerPlacement> worker_placements(const Plan& plan, std::span<
         std::sort(taken.begin(), taken.end());
         WorkerPlacement& placement = placements[cpu];
         std::set_difference(allowed.begin(), allowed.end(), taken.begin(), taken.end(), std::back_inserter(placement.cpus));
+        placement.chosen_by = "the CPUs no GPU lane takes";
         if (placement.cpus.empty())
             placement.not_pinned = "the GPU workers' CPUs cover every CPU here; give cpu_affinity.cpu to reserve some";
     }
     return placements;
+}
+
+TelemetrySource pinning_source(const WorkerPlacement& placement) {
+    if (placement.cpus.empty()) return {"pinning", "unavailable", "not pinned: " + placement.not_pinned};
+    std::string detail = fmt::format("CPUs {} ({})", format_cpu_list(placement.cpus), placement.chosen_by);
+    if (placement.memory_node) detail += fmt::format("; memory node {} preferred", *placement.memory_node);
+    else if (!placement.no_memory_node.empty()) detail += "; no memory node preferred: " + placement.no_memory_node;
+    return {"pinning", "ok", detail};
 }
 
 std::size_t ConcurrencyLog::begin(std::int64_t ordinal, std::int64_t repeat, std::string device, std::int64_t now_ns) {

@@ -13,6 +13,7 @@
 
 #include "core/plan/matrix.hpp"
 #include "core/plan/plan.hpp"
+#include "core/samples.hpp"
 #include "store/results_store.hpp"
 #include "telemetry/nvml.hpp"
 
@@ -34,7 +35,12 @@ struct WorkerPlacement {
     std::optional<int> memory_node;
     std::string not_pinned;        // why the worker is not pinned, where it is not and per_device asked for it
     std::string no_memory_node;    // why no memory node is preferred, where pinned by NVML's answer
+    std::string chosen_by;         // "the plan's cpu_affinity", "nearest GPU 0 (NVML)", ...
 };
+
+// The placement as the benchmark's telemetry source "pinning" (ok: where the worker ran; unavailable: why it was
+// not pinned), so a reader of the store can tell.
+TelemetrySource pinning_source(const WorkerPlacement& placement);
 
 // Each device's placement: the plan's cpu_affinity where it names the device (no memory node: the plan's CPUs may
 // span nodes); else under per_device a GPU's nearest CPUs (NVML) and memory node (sysfs), and the cpu device's the

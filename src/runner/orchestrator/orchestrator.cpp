@@ -281,6 +281,7 @@ struct MeasuredCell {
     std::vector<std::int32_t> generated_tokens = {};
     std::vector<ServedRequest> served = {};  // a serving cell's requests, warm-up and failed ones included
     std::optional<ServingFacts> serving_facts = {};
+    std::optional<TelemetrySource> pinning = {};  // where the worker ran, stored with the telemetry's sources
 };
 
 // What a serving cell sent, as the store keeps it: its workload, the server and the SLOs its requests are judged by.
@@ -565,6 +566,7 @@ private:
             cell.record.concurrent =
                 concurrency_.end(*span, monotonic_ns(), cell.record.status == BenchmarkStatus::skipped);
         BenchmarkTelemetry telemetry = lane.telemetry->finish(cell.iterations.first_and_last());
+        if (cell.pinning) telemetry.sources.push_back(*cell.pinning);
         // A decoder's cost per step is the generation's (analysis/generation_bounds), not one pass of its ONNX graph.
         std::vector<store::Metric> metrics;
         if (!spec.generation.active()) {
@@ -648,6 +650,7 @@ private:
             if (drained) drain.emplace(trace, *(spool = std::make_shared<store::IterationSpool>()));
             const WorkerPlacement placement = placement_of(spec.device);
             cell.record.cpu_affinity = format_cpu_list(placement.cpus);
+            if (per_device_ || !placement.cpus.empty()) cell.pinning = pinning_source(placement);
             WorkerOutcome outcome = run_cell_worker(spec, model.model_path, trace, k, lane, placement);
             std::optional<std::string> drain_failure;
             if (drain) {
