@@ -185,7 +185,7 @@ TEST(PerDevice, CtrlCStopsEveryLane) {
     const std::string tag = unique_tag();
     BackgroundCli cli(dir, {"run", "plan.yaml", "--db", "r.db", "--quiet"}, tag);
     ASSERT_TRUE(wait_until([&] { return tagged_workers(tag).size() == 2; }, 30s)) << cli.err();
-    std::this_thread::sleep_for(300ms);
+    std::this_thread::sleep_for(1s);  // inside both measured loops
     cli.signal(SIGINT);
     EXPECT_EQ(exit_code(cli.wait()), 130) << cli.err();
     EXPECT_TRUE(tagged_workers(tag).empty());
