@@ -12,6 +12,7 @@
 
 #include "core/plan/loop_settings.hpp"
 #include "core/plan/scenario_settings.hpp"
+#include "core/plan/shard.hpp"
 
 namespace inferbench {
 
@@ -44,6 +45,7 @@ struct RunSettings {
     std::string sync = "auto";                       // auto, spin, yield, blocking
     std::int64_t repeats = 1;                        // every cell this many times, interleaved (A B C A B C)
     std::string sampling = "greedy";                 // generative cells' next token: greedy, seeded (core/generation)
+    std::optional<Shard> shard;                      // only this part of the plan's cells (core/plan/shard); unset: all
 };
 
 // cooldown: idle, stored in RunSettings::cooldown_ns in place of a duration.
@@ -69,7 +71,7 @@ struct SettingField {
     std::variant<std::int64_t RunSettings::*, std::int64_t LoopSettings::*, std::string RunSettings::*,
                  bool RunSettings::*, double RunSettings::*, double LoopSettings::*, StopCriterion LoopSettings::*,
                  std::int64_t ScenarioSettings::*, double ScenarioSettings::*, bool ScenarioSettings::*,
-                 Scenario ScenarioSettings::*>
+                 Scenario ScenarioSettings::*, std::optional<Shard> RunSettings::*>
         member;
     std::int64_t min_value = 0;  // for counts and durations
     std::int64_t max_value = INT64_MAX;
