@@ -27,6 +27,7 @@
 #include "runner/orchestrator/process.hpp"
 #include "runner/orchestrator/run_estimate.hpp"
 #include "runner/orchestrator/resume.hpp"
+#include "runner/orchestrator/shard_order.hpp"
 #include "runner/orchestrator/telemetry_recorder.hpp"
 #include "runner/orchestrator/thermal_conditions.hpp"
 #include "runner/wire/trace_buffer.hpp"
@@ -307,9 +308,9 @@ public:
             run_ = run_record();
             run_.run_id = target->run_id;
         } else {
+            order_ = planned_order(plan_, cells_);
             run_ = run_record();
             result_.run_id = results_.begin_run(run_);
-            order_ = run_order(cells_.size(), plan_.settings.repeats);
         }
         begin_ns_ = monotonic_ns();
         for (std::size_t k = 0; k < order_.size() && !result_.interrupted && !result_.store_failure; ++k) run_cell(k);
@@ -333,6 +334,7 @@ private:
         run.git_commit = std::string(kGitCommit);
         run.inferbench_version = std::string(kVersion);
         run.orchestrator = current_process_identity();
+        run.shard = plan_.settings.shard;
         return run;
     }
 
