@@ -341,7 +341,8 @@ int execute_resume(const RunArgs& args, const BackendRegistry& registry) {
 // the plan starts. Nothing where a new run should start.
 std::optional<int> continue_run(const RunArgs& args, const Plan& plan, const BackendRegistry& registry) {
     const std::string db = resolved_db_path(plan.settings);
-    if (!std::filesystem::exists(db)) return std::nullopt;
+    const bool url = db.find("://") != std::string::npos;  // a shared store (PostgreSQL): the store says what it holds
+    if (!url && !std::filesystem::exists(db)) return std::nullopt;
     auto results = store::ResultsStore::open(db, args.dry_run ? store::ResultsStore::Access::read
                                                               : store::ResultsStore::Access::write);
     const auto run = runner::latest_run_of(results, plan);

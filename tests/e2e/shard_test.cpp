@@ -4,9 +4,11 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <chrono>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -155,7 +157,7 @@ TEST(Shard, ContinueTakesOverARunSlurmEndedOnAnotherHost) {
     {
         // As a run looks whose task Slurm killed on node-gone (no SIGTERM handled, so still 'running') at its
         // first start.
-        const auto db = store::Database::open(shard.dir.file("r.db"), SQLITE_OPEN_READWRITE);
+        auto db = store::Database::open(shard.dir.file("r.db"), SQLITE_OPEN_READWRITE);
         db.exec("UPDATE runs SET status = 'running', ended_unix_ms = NULL, end_reason = NULL, host = 'node-gone', "
                 "environment_json = json_set(environment_json, '$.slurm', "
                 "json('{\"job_id\": \"77\", \"restart_count\": 0, \"node\": \"node-gone\"}'))");
