@@ -89,10 +89,20 @@ std::int64_t unix_ms_now() {
         .count();
 }
 
+// --db: a store's URL (postgresql://...) every task writes, or a folder for the shards' SQLite files.
+void set_stores(runner::SlurmJob& job, const std::string& db) {
+    if (db.find("://") != std::string::npos) {
+        job.db = db;
+        return;
+    }
+    job.shard_folder = std::filesystem::absolute(db.empty() ? job.folder / "shards" : std::filesystem::path(db))
+                           .lexically_normal();
+}
+
 // The folder with its plan copy, script and manifest; the caller removes it where the submission fails.
 void write_job_folder(const runner::SlurmJob& job, const std::string& plan_text) {
     std::filesystem::create_directories(job.folder / "logs");
-    if (job.db.empty()) std::filesystem::create_directories(job.folder / "shards");
+    if (job.db.empty()) std::filesystem::create_directories(job.shard_folder);
     write_file_atomically(job.plan_file, plan_text);
     write_file_atomically(job.script_path(), runner::sbatch_script(job));
     write_file_atomically(job.folder / "manifest.json", to_json(job).dump(2) + "\n");
@@ -110,7 +120,7 @@ int submit(const SubmitArgs& args) {
     job.plan_source = args.plan_file;
     job.sets = args.sets;
     job.max_parallel = args.max_parallel;
-    job.db = args.db;
+    set_stores(job, args.db);
     job.partition = args.partition;
     job.gres = args.gres;
     job.time = args.time;
@@ -123,12 +133,14 @@ int submit(const SubmitArgs& args) {
     }
     if (std::filesystem::exists(job.folder) && !std::filesystem::is_empty(job.folder))
         throw UserError(fmt::format("{}: the job folder exists and is not empty; give another --dir", job.folder.string()));
+    const bool new_shard_folder = job.db.empty() && !std::filesystem::exists(job.shard_folder);
     try {
         write_job_folder(job, plan_text);
         job.job_id = runner::submit_batch_script(job.script_path());
     } catch (...) {
         std::error_code ignored;
         std::filesystem::remove_all(job.folder, ignored);  // a refused job leaves nothing behind
+        if (new_shard_folder) std::filesystem::remove(job.shard_folder, ignored);
         throw;
     }
     job.submitted_unix_ms = unix_ms_now();
@@ -264,7 +276,8 @@ void add_slurm_command(CLI::App& app, CommandContext& context) {
                            "tasks (shards of the plan); default: one per model and kind of device")
         ->check(CLI::Range(std::int64_t{1}, kMaxShards));
     submit_cmd->add_option("--db", args->db,
-                           "the store every task writes; default: one SQLite file per shard in the job folder");
+                           "a folder for the shards' SQLite files (shard-K.db; default: the job folder's shards/), or "
+                           "a shared store's URL every task writes");
     submit_cmd->add_option("--dir", args->dir, "the job folder; default: inferbench-slurm/PLAN-DATE-TIME");
     submit_cmd->add_flag("--dry-run", args->dry_run, "print the batch script; write and submit nothing");
     submit_cmd->callback([&context, args] { context.action = [args] { return submit(*args); }; });

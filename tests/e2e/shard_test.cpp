@@ -177,5 +177,29 @@ TEST(Shard, ContinueTakesOverARunSlurmEndedOnAnotherHost) {
     EXPECT_EQ(benchmarks[1].status, BenchmarkStatus::ok);
 }
 
+TEST(Shard, SlurmSubmitDryRunPrintsTheScriptAndWritesNothing) {
+    ScratchDir dir;
+    dir.write("plan.yaml", kSixCells);
+    const auto result = dir.run("slurm submit plan.yaml --dry-run --shards 3 --max-parallel 2 --gres gpu:1 --dir job "
+                                "--db results --set duration=20ms");
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const std::string job = (dir.path() / "job").string();
+    EXPECT_THAT(result.out, HasSubstr("#SBATCH --array=1-3%2\n"));
+    EXPECT_THAT(result.out, HasSubstr("#SBATCH --gres='gpu:1'\n"));
+    EXPECT_THAT(result.out, HasSubstr("run '" + job + "/plan.yaml' --shard \"${SLURM_ARRAY_TASK_ID}/3\" --db '" +
+                                      dir.path().string() + "/results/shard-'\"${SLURM_ARRAY_TASK_ID}\"'.db' --continue "
+                                      "--quiet --set 'duration=20ms'"));
+    EXPECT_THAT(result.err, HasSubstr("3 tasks (shards) of the plan's 6 cells would be submitted"));
+    EXPECT_FALSE(std::filesystem::exists(job));
+    EXPECT_FALSE(std::filesystem::exists(dir.file("results")));
+    // More shards than cells, or a plan that sets its own shard, is refused before anything is written.
+    const auto too_many = dir.run("slurm submit plan.yaml --dry-run --shards 7");
+    EXPECT_EQ(too_many.exit_code, 2);
+    EXPECT_THAT(too_many.err, HasSubstr("--shards 7: the plan has 6 cell(s), so give at most 6 shards"));
+    const auto own_shard = dir.run("slurm submit plan.yaml --dry-run --set shard=1/2");
+    EXPECT_EQ(own_shard.exit_code, 2);
+    EXPECT_THAT(own_shard.err, HasSubstr("the plan sets shard 1/2; `slurm submit` splits the plan itself"));
+}
+
 }  // namespace
 }  // namespace inferbench

@@ -25,6 +25,7 @@ SlurmJob job_in(const std::filesystem::path& folder) {
     job.gres = "gpu:1";
     job.time = "1:00:00";
     job.executable = "/opt/inferbench/bin/inferbench";
+    job.shard_folder = folder / "shards";
     return job;
 }
 

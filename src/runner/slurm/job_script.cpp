@@ -14,7 +14,7 @@ constexpr const char* kManifest = "manifest.json";
 
 std::string SlurmJob::store_of(std::int64_t shard) const {
     if (!db.empty()) return db;
-    return (folder / "shards" / fmt::format("shard-{}.db", shard)).string();
+    return (shard_folder / fmt::format("shard-{}.db", shard)).string();
 }
 
 std::filesystem::path SlurmJob::log_of(std::int64_t shard) const { return folder / "logs" / fmt::format("task-{}.out", shard); }
@@ -45,7 +45,7 @@ std::string sbatch_script(const SlurmJob& job) {
                           "$((${{SLURM_RESTART_COUNT:-0}} + 1)) on $(hostname)\"\n",
                           job.shards);
     const std::string db =
-        job.db.empty() ? shell_quote((job.folder / "shards" / "shard-").string()) + "\"${SLURM_ARRAY_TASK_ID}\"'.db'"
+        job.db.empty() ? shell_quote((job.shard_folder / "shard-").string()) + "\"${SLURM_ARRAY_TASK_ID}\"'.db'"
                        : shell_quote(job.db);
     script += fmt::format("exec {} run {} --shard \"${{SLURM_ARRAY_TASK_ID}}/{}\" --db {} --continue --quiet",
                           shell_quote(job.executable.string()), shell_quote(job.plan_file.string()), job.shards, db);
@@ -61,6 +61,7 @@ nlohmann::ordered_json to_json(const SlurmJob& job) {
     json["shards"] = job.shards;
     json["max_parallel"] = job.max_parallel;
     json["db"] = job.db;
+    json["shard_folder"] = job.shard_folder.string();
     json["stores"] = nlohmann::ordered_json::array();
     for (std::int64_t k = 1; k <= job.shards; ++k) json["stores"].push_back(job.store_of(k));
     json["partition"] = job.partition;
@@ -92,6 +93,7 @@ SlurmJob read_job(const std::filesystem::path& folder) {
         job.shards = json.at("shards").get<std::int64_t>();
         job.max_parallel = json.at("max_parallel").get<std::int64_t>();
         job.db = json.at("db").get<std::string>();
+        job.shard_folder = json.at("shard_folder").get<std::string>();
         job.partition = json.at("partition").get<std::string>();
         job.gres = json.at("gres").get<std::string>();
         job.time = json.at("time").get<std::string>();

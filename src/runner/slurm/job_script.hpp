@@ -1,6 +1,6 @@
 // The job folder and batch script of `inferbench slurm submit`: one Slurm array task per shard of a plan
 // (core/plan/shard), each running `inferbench run PLAN --shard K/N --continue` into its own SQLite file in the
-// folder or into the shared store given. The script asks Slurm to requeue the task when it is preempted or its
+// folder (or another folder given) or into the shared store given by its URL. The script asks Slurm to requeue the task when it is preempted or its
 // node fails (--requeue), to append to its output rather than truncate it when it starts again
 // (--open-mode=append), and to send SIGTERM to the task GRACE seconds before its time limit (--signal=B:TERM@GRACE);
 // the task execs inferbench, which stores the cell it was measuring as interrupted and closes the run. Started
@@ -31,7 +31,8 @@ struct SlurmJob {
     std::vector<std::string> sets;       // --set KEY=VALUE, passed to every task
     std::int64_t shards = 1;
     std::int64_t max_parallel = 0;       // tasks at once; 0: as many as Slurm allows
-    std::string db;                      // the shared store every task writes; empty: one SQLite file per shard
+    std::string db;                      // a shared store's URL every task writes; empty: a SQLite file per shard
+    std::filesystem::path shard_folder;  // where shard K's file shard-K.db goes (absolute; the folder's shards/)
     std::string partition, gres, time;   // sbatch's, where given
     std::filesystem::path executable;    // the inferbench every task runs
     std::string job_id;                  // sbatch's answer; empty until submitted
