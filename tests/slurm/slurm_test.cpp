@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <map>
 #include <set>
 #include <thread>
@@ -182,6 +183,31 @@ TEST_F(SlurmTest, TasksAskingForGresRunTheirShardsAndRecordTheirTask) {
         const auto environment = store.runs().at(0).environment_json;
         EXPECT_THAT(environment, HasSubstr("\"array_task_id\":\"" + std::to_string(k) + "\"")) << environment;
         EXPECT_EQ(store.benchmarks().size(), 4u);
+    }
+}
+
+// What a failing test leaves behind is what the destructor cleans: a job still running, the daemons up.
+TEST(SlurmCluster, ItsEndCancelsRunningJobsStopsTheDaemonsAndRemovesItsFolder) {
+    if (!testing::SlurmCluster::available()) GTEST_SKIP() << "slurm-wlm and munge are not installed";
+    std::filesystem::path folder;
+    std::string marker;
+    {
+        testing::SlurmCluster cluster;
+        folder = cluster.dir();
+        marker = cluster.env();
+        const auto job = cluster.command({"sbatch", "--parsable", "--wrap", "sleep 300"});
+        ASSERT_TRUE(job.status.success()) << job.err;
+        const auto deadline = std::chrono::steady_clock::now() + 30s;
+        while (cluster.command({"squeue", "-h", "-t", "RUNNING"}).out.empty() && std::chrono::steady_clock::now() < deadline)
+            std::this_thread::sleep_for(200ms);
+        ASSERT_FALSE(cluster.command({"squeue", "-h", "-t", "RUNNING"}).out.empty()) << cluster.logs();
+    }
+    EXPECT_FALSE(std::filesystem::exists(folder));
+    // No process is left with the cluster's SLURM_CONF: not the daemons' children, not the job's sleep.
+    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+        std::ifstream environ(entry.path() / "environ", std::ios::binary);
+        for (std::string variable; std::getline(environ, variable, '\0');)
+            EXPECT_NE(variable, marker) << "process " << entry.path().filename() << " outlived the cluster";
     }
 }
 
