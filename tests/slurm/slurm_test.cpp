@@ -195,7 +195,8 @@ TEST(SlurmCluster, ItsEndCancelsRunningJobsStopsTheDaemonsAndRemovesItsFolder) {
         testing::SlurmCluster cluster;
         folder = cluster.dir();
         marker = cluster.env();
-        const auto job = cluster.command({"sbatch", "--parsable", "--wrap", "sleep 300"});
+        const auto job = cluster.command(
+            {"sbatch", "--parsable", "--output", (folder / "sleep.out").string(), "--wrap", "sleep 300"});
         ASSERT_TRUE(job.status.success()) << job.err;
         const auto deadline = std::chrono::steady_clock::now() + 30s;
         while (cluster.command({"squeue", "-h", "-t", "RUNNING"}).out.empty() && std::chrono::steady_clock::now() < deadline)
