@@ -1,7 +1,8 @@
 // How long a plan of 10,000 cells (the most a plan may expand to) takes to read, expand, split into shards and
 // list: a plan of 10 zoo models x 5 precisions x 200 batch sizes on the null backend (which skips zoo models: the
-// listing still decides each cell's skip, as for any plan) is written to a temporary folder, then each step is timed in this process (best of 5) and `inferbench run --dry-run` (the whole plan, and
-// one shard of 100) is timed as the command a user runs, from start to exit (best of 3). The target: each under 2 s.
+// listing still decides each cell's skip, as for any plan) is written to a temporary folder, then each step is timed in
+// this process (best of 5) and `inferbench run --dry-run` (the whole plan, and one shard of 100) is timed as the
+// command a user runs, from start to exit (best of 3). The target: each under 2 s.
 //   build/release/bench/plan_scale [INFERBENCH]
 #include <sys/wait.h>
 
@@ -66,7 +67,10 @@ int main(int argc, char** argv) {
     const PlanVocabulary vocabulary{vocabulary_models, registry.names()};
 
     Plan plan;
-    row("read and check the plan file", best_seconds(5, [&] { plan = load_plan_file(plan_file, vocabulary); check_plan(plan); }));
+    row("read and check the plan file", best_seconds(5, [&] {
+            plan = load_plan_file(plan_file, vocabulary);
+            check_plan(plan);
+        }));
     std::vector<BenchmarkSpec> cells;
     row("expand to cells", best_seconds(5, [&] { cells = expand_matrix(plan, models::is_decoder_model); }));
     fmt::print("{:<58} {:>9}\n", "cells", cells.size());
@@ -75,7 +79,8 @@ int main(int argc, char** argv) {
     row("planned skips (what --dry-run marks)", best_seconds(5, [&] { runner::planned_skips(cells, registry); }));
 
     for (const std::string& extra : {std::string(), std::string(" --shard 7/100")}) {
-        const std::string command = fmt::format("'{}' run '{}' --dry-run{} >/dev/null 2>&1", inferbench, plan_file, extra);
+        const std::string command =
+            fmt::format("'{}' run '{}' --dry-run{} >/dev/null 2>&1", inferbench, plan_file, extra);
         int status = 0;
         const double seconds = best_seconds(3, [&] { status = std::system(command.c_str()); });
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {

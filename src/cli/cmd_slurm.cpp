@@ -57,9 +57,10 @@ std::int64_t default_shards(const std::vector<BenchmarkSpec>& cells) {
 
 std::int64_t shard_count(const SubmitArgs& args, const Plan& plan, const std::vector<BenchmarkSpec>& cells) {
     if (plan.settings.shard)
-        throw UserError(fmt::format("{}: the plan sets shard {}; `slurm submit` splits the plan itself (--shards N), "
-                                    "so leave shard out",
-                                    plan.source, to_string(*plan.settings.shard)));
+        throw UserError(
+            fmt::format("{}: the plan sets shard {}; `slurm submit` splits the plan itself (--shards N), "
+                        "so leave shard out",
+                        plan.source, to_string(*plan.settings.shard)));
     if (cells.empty()) throw UserError(fmt::format("{}: the plan has no benchmark to submit", plan.source));
     if (args.shards > static_cast<std::int64_t>(cells.size()))
         throw UserError(fmt::format("--shards {}: the plan has {} cell(s), so give at most {} shards", args.shards,
@@ -95,8 +96,8 @@ void set_stores(runner::SlurmJob& job, const std::string& db) {
         job.db = db;
         return;
     }
-    job.shard_folder = std::filesystem::absolute(db.empty() ? job.folder / "shards" : std::filesystem::path(db))
-                           .lexically_normal();
+    job.shard_folder =
+        std::filesystem::absolute(db.empty() ? job.folder / "shards" : std::filesystem::path(db)).lexically_normal();
 }
 
 // The folder with its plan copy, script and manifest; the caller removes it where the submission fails.
@@ -127,12 +128,15 @@ int submit(const SubmitArgs& args) {
     job.executable = std::filesystem::read_symlink("/proc/self/exe");
     if (args.dry_run) {
         fmt::print("{}", runner::sbatch_script(job));
-        fmt::print(stderr, "{} tasks (shards) of the plan's {} cells would be submitted from {}; nothing was written or "
-                   "submitted (--dry-run)\n", job.shards, cells.size(), job.folder.string());
+        fmt::print(stderr,
+                   "{} tasks (shards) of the plan's {} cells would be submitted from {}; nothing was written or "
+                   "submitted (--dry-run)\n",
+                   job.shards, cells.size(), job.folder.string());
         return kExitOk;
     }
     if (std::filesystem::exists(job.folder) && !std::filesystem::is_empty(job.folder))
-        throw UserError(fmt::format("{}: the job folder exists and is not empty; give another --dir", job.folder.string()));
+        throw UserError(
+            fmt::format("{}: the job folder exists and is not empty; give another --dir", job.folder.string()));
     const bool new_shard_folder = job.db.empty() && !std::filesystem::exists(job.shard_folder);
     try {
         write_job_folder(job, plan_text);
@@ -146,9 +150,10 @@ int submit(const SubmitArgs& args) {
     job.submitted_unix_ms = unix_ms_now();
     write_file_atomically(job.folder / "manifest.json", to_json(job).dump(2) + "\n");
     fmt::print("{}\n", job.job_id);
-    fmt::print(stderr, "submitted job {}: {} tasks, one per shard of the plan's {} cells; folder {}; `inferbench slurm "
-               "status {}` shows their progress\n", job.job_id, job.shards, cells.size(), job.folder.string(),
-               job.folder.string());
+    fmt::print(stderr,
+               "submitted job {}: {} tasks, one per shard of the plan's {} cells; folder {}; `inferbench slurm "
+               "status {}` shows their progress\n",
+               job.job_id, job.shards, cells.size(), job.folder.string(), job.folder.string());
     return kExitOk;
 }
 
@@ -193,20 +198,30 @@ ShardProgress shard_progress(const runner::SlurmJob& job, const std::vector<std:
 report::Table status_table(const runner::SlurmJob& job, const std::vector<ShardProgress>& shards,
                            const std::map<std::int64_t, runner::TaskState>& tasks) {
     report::Table table{"slurm_status",
-                        {report::identity_column("shard", "shard"), {"cells", "cells", 0}, {"ok", "ok", 0},
-                         {"failed", "failed", 0}, {"skipped", "skipped", 0}, {"pending", "pending", 0},
-                         {"run_id", "run", 0}, {"run_status", "run status"}, {"slurm_state", "Slurm state"},
-                         {"slurm_reason", "waiting for"}, {"restarts", "restarts", 0}, {"node", "node"}},
+                        {report::identity_column("shard", "shard"),
+                         {"cells", "cells", 0},
+                         {"ok", "ok", 0},
+                         {"failed", "failed", 0},
+                         {"skipped", "skipped", 0},
+                         {"pending", "pending", 0},
+                         {"run_id", "run", 0},
+                         {"run_status", "run status"},
+                         {"slurm_state", "Slurm state"},
+                         {"slurm_reason", "waiting for"},
+                         {"restarts", "restarts", 0},
+                         {"node", "node"}},
                         {}};
     for (std::size_t i = 0; i < shards.size(); ++i) {
         const auto k = static_cast<std::int64_t>(i + 1);
         const ShardProgress& p = shards[i];
         std::vector<report::Cell> row{to_string(Shard{k, job.shards}), p.cells, p.ok, p.failed, p.skipped, p.pending()};
         row.push_back(p.run ? report::Cell{p.run->run_id} : report::Cell{report::Null{}});
-        row.push_back(p.run ? report::Cell{std::string(to_string(p.run->status))} : report::Cell{std::string("not begun")});
+        row.push_back(p.run ? report::Cell{std::string(to_string(p.run->status))}
+                            : report::Cell{std::string("not begun")});
         const auto task = tasks.find(k);
         if (task == tasks.end()) {
-            row.insert(row.end(), {std::string("not known to Slurm now"), report::Null{}, report::Null{}, report::Null{}});
+            row.insert(row.end(),
+                       {std::string("not known to Slurm now"), report::Null{}, report::Null{}, report::Null{}});
         } else {
             const runner::TaskState& s = task->second;
             row.insert(row.end(), {s.state, s.reason == "None" ? report::Cell{report::Null{}} : report::Cell{s.reason},
@@ -264,7 +279,8 @@ void add_slurm_command(CLI::App& app, CommandContext& context) {
 
     auto args = std::make_shared<SubmitArgs>();
     CLI::App* submit_cmd = slurm->add_subcommand(
-        "submit", "write a job folder (plan copy, batch script, manifest) and submit it with sbatch; prints the job id");
+        "submit",
+        "write a job folder (plan copy, batch script, manifest) and submit it with sbatch; prints the job id");
     submit_cmd->add_option("plan", args->plan_file, "plan file (YAML)")->required()->check(CLI::ExistingFile);
     submit_cmd->add_option("--set", args->sets, "set any plan key, KEY=VALUE (repeatable), for every task")
         ->allow_extra_args(false);
@@ -272,8 +288,8 @@ void add_slurm_command(CLI::App& app, CommandContext& context) {
     submit_cmd->add_option("--gres", args->gres, "sbatch --gres, e.g. gpu:1 (each task's GPUs)");
     submit_cmd->add_option("--time", args->time, "sbatch --time, each task's limit, e.g. 2:00:00");
     submit_cmd->add_option("--max-parallel", args->max_parallel, "tasks running at once (the array's %K); 0: no limit");
-    submit_cmd->add_option("--shards", args->shards,
-                           "tasks (shards of the plan); default: one per model and kind of device")
+    submit_cmd
+        ->add_option("--shards", args->shards, "tasks (shards of the plan); default: one per model and kind of device")
         ->check(CLI::Range(std::int64_t{1}, kMaxShards));
     submit_cmd->add_option("--db", args->db,
                            "a folder for the shards' SQLite files (shard-K.db; default: the job folder's shards/), or "

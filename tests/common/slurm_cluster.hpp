@@ -76,7 +76,8 @@ public:
             std::stringstream s;
             s << in.rdbuf();
             const std::string all = s.str();
-            text += std::string("--- ") + name + " (last 3000 bytes)\n" + all.substr(all.size() > 3000 ? all.size() - 3000 : 0);
+            text += std::string("--- ") + name + " (last 3000 bytes)\n" +
+                    all.substr(all.size() > 3000 ? all.size() - 3000 : 0);
         }
         return text;
     }
@@ -124,7 +125,8 @@ private:
             << "SchedulerType=sched/backfill\nSchedulerParameters=sched_interval=2,bf_interval=2\n"
             << "SelectType=select/cons_tres\nSelectTypeParameters=CR_Core\n"
             << "GresTypes=gpu\nReturnToService=2\nMinJobAge=600\nKillWait=5\n"
-            << "JobCompType=jobcomp/filetxt\nJobCompLoc=" << d << "/jobcomp.txt\n"
+            << "JobCompType=jobcomp/filetxt\nJobCompLoc=" << d
+            << "/jobcomp.txt\n"
             // Eight CPUs whatever the machine has (config_overrides), so a 4-task array runs at once on 2 cores.
             << "SlurmdParameters=config_overrides\n"
             << "NodeName=" << host << " NodeAddr=127.0.0.1 CPUs=8 Gres=gpu:2 State=UNKNOWN\n"
@@ -158,10 +160,10 @@ private:
         }
         chmod((dir_ / "munge" / "key").c_str(), 0600);
         const std::string m = (dir_ / "munge").string();
-        daemons_.push_back(daemon({"munged", "-F", "--socket=" + m + "/socket", "--key-file=" + m + "/key",
-                                   "--pid-file=" + m + "/pid", "--seed-file=" + m + "/seed",
-                                   "--log-file=" + (dir_ / "munged.log").string()},
-                                  "munged.out"));
+        daemons_.push_back(
+            daemon({"munged", "-F", "--socket=" + m + "/socket", "--key-file=" + m + "/key", "--pid-file=" + m + "/pid",
+                    "--seed-file=" + m + "/seed", "--log-file=" + (dir_ / "munged.log").string()},
+                   "munged.out"));
         if (!wait_until_true([&] { return std::filesystem::exists(dir_ / "munge" / "socket"); }, 10))
             throw std::runtime_error("munged did not start:\n" + logs());
     }

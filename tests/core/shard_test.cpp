@@ -140,7 +140,8 @@ TEST(Shard, NeverMixesCpuAndGpuCellsWhileThereAreShardsForEach) {
         expect_partition(shards, cells.size());
         for (const auto& shard : shards) {
             ASSERT_FALSE(shard.empty()) << count;
-            for (const std::size_t c : shard) EXPECT_EQ(cells[c].device.kind, cells[shard.front()].device.kind) << count;
+            for (const std::size_t c : shard)
+                EXPECT_EQ(cells[c].device.kind, cells[shard.front()].device.kind) << count;
         }
     }
     // GPU cells of one model on cuda:0 and cuda:1 share a shard: a task asks for a kind of device, not one GPU.

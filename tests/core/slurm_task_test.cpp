@@ -21,8 +21,10 @@ TEST(SlurmTask, IsNothingOutsideSlurm) {
 }
 
 TEST(SlurmTask, ReadsAnArrayTaskAndItsRestartCount) {
-    const std::map<std::string, std::string> vars{{"SLURM_JOB_ID", "42"},        {"SLURM_ARRAY_JOB_ID", "40"},
-                                                  {"SLURM_ARRAY_TASK_ID", "3"},  {"SLURM_RESTART_COUNT", "2"},
+    const std::map<std::string, std::string> vars{{"SLURM_JOB_ID", "42"},
+                                                  {"SLURM_ARRAY_JOB_ID", "40"},
+                                                  {"SLURM_ARRAY_TASK_ID", "3"},
+                                                  {"SLURM_RESTART_COUNT", "2"},
                                                   {"SLURMD_NODENAME", "node7"}};
     const auto task = current_slurm_task(lookup_in(vars));
     ASSERT_TRUE(task);

@@ -20,8 +20,8 @@
 namespace inferbench {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::BackgroundCli;
+using ::testing::HasSubstr;
 using testing::tagged_workers;
 using testing::unique_tag;
 using testing::wait_until;
@@ -29,8 +29,9 @@ using ScratchDir = testing::CliScratch;
 using namespace std::chrono_literals;
 
 // Six cells of one model, alike in time: three shards of two cells in plan order.
-constexpr const char* kSixCells = "models: [null]\nbackends: [null]\nbatch_sizes: [1, 2, 3, 4, 5, 6]\nduration: 10ms\n"
-                                  "warmup: 0s\ntelemetry_enabled: false\n";
+constexpr const char* kSixCells =
+    "models: [null]\nbackends: [null]\nbatch_sizes: [1, 2, 3, 4, 5, 6]\nduration: 10ms\n"
+    "warmup: 0s\ntelemetry_enabled: false\n";
 
 // The ordinals (from 1) a --dry-run lists.
 std::set<int> listed(const std::string& out) {
@@ -96,8 +97,9 @@ struct InterruptedShard {
     std::vector<std::string> command = {"run", "plan.yaml", "--db", "r.db", "--quiet", "--shard", "1/2", "--continue"};
 
     InterruptedShard() {
-        dir.write("plan.yaml", "models: [null]\nbackends: [fault]\nbatch_sizes: [1, 2, 3, 4]\nduration: 1500ms\n"
-                               "warmup: 0s\ntelemetry_enabled: false\nbackend_options:\n  fault: {sleep_ms: 1}\n");
+        dir.write("plan.yaml",
+                  "models: [null]\nbackends: [fault]\nbatch_sizes: [1, 2, 3, 4]\nduration: 1500ms\n"
+                  "warmup: 0s\ntelemetry_enabled: false\nbackend_options:\n  fault: {sleep_ms: 1}\n");
         const std::string tag = unique_tag();
         BackgroundCli cli(dir, command, tag);
         EXPECT_TRUE(wait_until([&] { return ok_count() == 1; }, 30s)) << "the first cell did not finish";
@@ -158,9 +160,10 @@ TEST(Shard, ContinueTakesOverARunSlurmEndedOnAnotherHost) {
         // As a run looks whose task Slurm killed on node-gone (no SIGTERM handled, so still 'running') at its
         // first start.
         auto db = store::Database::open(shard.dir.file("r.db"), SQLITE_OPEN_READWRITE);
-        db.exec("UPDATE runs SET status = 'running', ended_unix_ms = NULL, end_reason = NULL, host = 'node-gone', "
-                "environment_json = json_set(environment_json, '$.slurm', "
-                "json('{\"job_id\": \"77\", \"restart_count\": 0, \"node\": \"node-gone\"}'))");
+        db.exec(
+            "UPDATE runs SET status = 'running', ended_unix_ms = NULL, end_reason = NULL, host = 'node-gone', "
+            "environment_json = json_set(environment_json, '$.slurm', "
+            "json('{\"job_id\": \"77\", \"restart_count\": 0, \"node\": \"node-gone\"}'))");
     }
     const auto refused = shard.dir.run(shard.command_line());
     EXPECT_EQ(refused.exit_code, 2) << "outside that job nobody can tell whether node-gone still writes it";
@@ -180,14 +183,16 @@ TEST(Shard, ContinueTakesOverARunSlurmEndedOnAnotherHost) {
 TEST(Shard, SlurmSubmitDryRunPrintsTheScriptAndWritesNothing) {
     ScratchDir dir;
     dir.write("plan.yaml", kSixCells);
-    const auto result = dir.run("slurm submit plan.yaml --dry-run --shards 3 --max-parallel 2 --gres gpu:1 --dir job "
-                                "--db results --set duration=20ms");
+    const auto result = dir.run(
+        "slurm submit plan.yaml --dry-run --shards 3 --max-parallel 2 --gres gpu:1 --dir job "
+        "--db results --set duration=20ms");
     ASSERT_EQ(result.exit_code, 0) << result.err;
     const std::string job = (dir.path() / "job").string();
     EXPECT_THAT(result.out, HasSubstr("#SBATCH --array=1-3%2\n"));
     EXPECT_THAT(result.out, HasSubstr("#SBATCH --gres='gpu:1'\n"));
     EXPECT_THAT(result.out, HasSubstr("run '" + job + "/plan.yaml' --shard \"${SLURM_ARRAY_TASK_ID}/3\" --db '" +
-                                      dir.path().string() + "/results/shard-'\"${SLURM_ARRAY_TASK_ID}\"'.db' --continue "
+                                      dir.path().string() +
+                                      "/results/shard-'\"${SLURM_ARRAY_TASK_ID}\"'.db' --continue "
                                       "--quiet --set 'duration=20ms'"));
     EXPECT_THAT(result.err, HasSubstr("3 tasks (shards) of the plan's 6 cells would be submitted"));
     EXPECT_FALSE(std::filesystem::exists(job));

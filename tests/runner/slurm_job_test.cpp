@@ -36,9 +36,11 @@ TEST(SlurmJob, TheScriptIsAnArrayTaskPerShardThatResumesItsShard) {
     EXPECT_THAT(script, HasSubstr("#SBATCH --output='/shared/job/logs/task-%a.out'\n"));
     EXPECT_THAT(script, HasSubstr("#SBATCH --signal=B:TERM@120\n"));
     EXPECT_THAT(script, HasSubstr("#SBATCH --partition='gpu'\n#SBATCH --gres='gpu:1'\n#SBATCH --time='1:00:00'\n"));
-    EXPECT_THAT(script, HasSubstr("exec '/opt/inferbench/bin/inferbench' run '/shared/job/plan.yaml' --shard "
-                                  "\"${SLURM_ARRAY_TASK_ID}/6\" --db '/shared/job/shards/shard-'\"${SLURM_ARRAY_TASK_ID}\"'.db' "
-                                  "--continue --quiet --set 'duration=2s' --set 'name=it'\\''s'\n"));
+    EXPECT_THAT(
+        script,
+        HasSubstr("exec '/opt/inferbench/bin/inferbench' run '/shared/job/plan.yaml' --shard "
+                  "\"${SLURM_ARRAY_TASK_ID}/6\" --db '/shared/job/shards/shard-'\"${SLURM_ARRAY_TASK_ID}\"'.db' "
+                  "--continue --quiet --set 'duration=2s' --set 'name=it'\\''s'\n"));
 }
 
 TEST(SlurmJob, ASharedStoreAndNoLimitsLeaveThoseLinesOut) {
@@ -73,7 +75,8 @@ TEST(SlurmJob, AFolderWithoutAManifestIsOneLine) {
     EXPECT_THAT(testing::user_error([&] { read_job(dir.path()); }),
                 HasSubstr("no job folder of `inferbench slurm submit` (it has no readable manifest.json)"));
     dir.write("manifest.json", "{\"shards\": 2}");
-    EXPECT_THAT(testing::user_error([&] { read_job(dir.path()); }), HasSubstr("not a manifest `inferbench slurm submit` wrote"));
+    EXPECT_THAT(testing::user_error([&] { read_job(dir.path()); }),
+                HasSubstr("not a manifest `inferbench slurm submit` wrote"));
 }
 
 TEST(SlurmJob, ShellQuotingSurvivesQuotes) {

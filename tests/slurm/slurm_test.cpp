@@ -29,9 +29,10 @@ using namespace std::chrono_literals;
 constexpr bool merge_command_available() { return false; }
 
 // Eight cells of one model, 1 ms an inference for 1 s each: four shards of two cells, in plan order.
-constexpr const char* kPlan = "models: [null]\nbackends: [fault]\nbatch_sizes: [1, 2, 3, 4, 5, 6, 7, 8]\n"
-                              "duration: 1s\nwarmup: 0s\ntelemetry_enabled: false\nbackend_options:\n"
-                              "  fault: {sleep_ms: 1}\n";
+constexpr const char* kPlan =
+    "models: [null]\nbackends: [fault]\nbatch_sizes: [1, 2, 3, 4, 5, 6, 7, 8]\n"
+    "duration: 1s\nwarmup: 0s\ntelemetry_enabled: false\nbackend_options:\n"
+    "  fault: {sleep_ms: 1}\n";
 
 class SlurmTest : public ::testing::Test {
 protected:
@@ -89,15 +90,18 @@ TEST_F(SlurmTest, ARequeuedTaskResumesItsShardAndEveryCellArrivesOnce) {
 
     // Task 2 is stopped while it measures its second cell, then requeued.
     ASSERT_TRUE(wait_for([&] { return ok_in(2) == 1; }, 90s)) << "shard 2's first cell did not finish\n"
-                                                               << cluster_->logs();
+                                                              << cluster_->logs();
     std::this_thread::sleep_for(400ms);
     const auto term = cluster_->command({"scancel", "--full", "--signal=TERM", job + "_2"});
     ASSERT_TRUE(term.status.success()) << term.err;
     // Ended, not COMPLETING: its inferbench has stored the cell it stopped and exited.
-    ASSERT_TRUE(wait_for([&] {
-        const std::string state = task_state(job, 2);
-        return state == "FAILED" || state == "CANCELLED" || state == "COMPLETED";
-    }, 30s)) << "task 2 did not stop: " << task_state(job, 2);
+    ASSERT_TRUE(wait_for(
+        [&] {
+            const std::string state = task_state(job, 2);
+            return state == "FAILED" || state == "CANCELLED" || state == "COMPLETED";
+        },
+        30s))
+        << "task 2 did not stop: " << task_state(job, 2);
     const auto before = store::ResultsStore::open(shard_file(2), store::ResultsStore::Access::read).benchmarks();
     ASSERT_EQ(before.size(), 2u);
     EXPECT_EQ(before[0].status, BenchmarkStatus::ok);
@@ -106,11 +110,14 @@ TEST_F(SlurmTest, ARequeuedTaskResumesItsShardAndEveryCellArrivesOnce) {
     const auto requeue = cluster_->command({"scontrol", "requeue", job + "_2"});
     ASSERT_TRUE(requeue.status.success()) << requeue.err;
 
-    ASSERT_TRUE(wait_for([&] {
-        for (int k = 1; k <= 4; ++k)
-            if (task_state(job, k) != "COMPLETED") return false;
-        return true;
-    }, 180s)) << inferbench("slurm status job").out << cluster_->logs();
+    ASSERT_TRUE(wait_for(
+        [&] {
+            for (int k = 1; k <= 4; ++k)
+                if (task_state(job, k) != "COMPLETED") return false;
+            return true;
+        },
+        180s))
+        << inferbench("slurm status job").out << cluster_->logs();
     std::cerr << "[ slurm    ] the array, with the requeue, ended after "
               << std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - started).count()
               << " s\n";
@@ -199,7 +206,8 @@ TEST(SlurmCluster, ItsEndCancelsRunningJobsStopsTheDaemonsAndRemovesItsFolder) {
             {"sbatch", "--parsable", "--output", (folder / "sleep.out").string(), "--wrap", "sleep 300"});
         ASSERT_TRUE(job.status.success()) << job.err;
         const auto deadline = std::chrono::steady_clock::now() + 30s;
-        while (cluster.command({"squeue", "-h", "-t", "RUNNING"}).out.empty() && std::chrono::steady_clock::now() < deadline)
+        while (cluster.command({"squeue", "-h", "-t", "RUNNING"}).out.empty() &&
+               std::chrono::steady_clock::now() < deadline)
             std::this_thread::sleep_for(200ms);
         ASSERT_FALSE(cluster.command({"squeue", "-h", "-t", "RUNNING"}).out.empty()) << cluster.logs();
     }

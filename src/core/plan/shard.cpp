@@ -42,7 +42,8 @@ std::vector<Unit> units_by(const std::vector<std::size_t>& cells, const std::vec
 Bins pack_units(const std::vector<Unit>& units, std::size_t bins) {
     std::vector<std::size_t> order(units.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return units[a].cost > units[b].cost; });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return units[a].cost > units[b].cost; });
     using Load = std::pair<double, std::size_t>;  // (cost so far, bin): the least loaded, then the first
     std::priority_queue<Load, std::vector<Load>, std::greater<>> loads;
     for (std::size_t bin = 0; bin < bins; ++bin) loads.emplace(0.0, bin);
@@ -157,7 +158,8 @@ std::vector<std::vector<std::size_t>> split_into_shards(const std::vector<Benchm
     return bins;
 }
 
-std::vector<std::size_t> shard_cells(const std::vector<BenchmarkSpec>& cells, const Shard& shard, const CellCost& cost) {
+std::vector<std::size_t> shard_cells(const std::vector<BenchmarkSpec>& cells, const Shard& shard,
+                                     const CellCost& cost) {
     if (shard.index < 1 || shard.index > shard.count) throw std::logic_error("shard_cells: a shard outside its count");
     return split_into_shards(cells, shard.count, cost)[static_cast<std::size_t>(shard.index - 1)];
 }

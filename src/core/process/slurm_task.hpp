@@ -15,11 +15,11 @@
 namespace inferbench {
 
 struct SlurmTask {
-    std::string job_id;               // SLURM_JOB_ID: an array task's own id, kept across requeues
-    std::string array_job_id;         // SLURM_ARRAY_JOB_ID; empty outside an array
-    std::string array_task_id;        // SLURM_ARRAY_TASK_ID
-    std::int64_t restart_count = 0;   // SLURM_RESTART_COUNT; 0 where unset (the first start)
-    std::string node;                 // SLURMD_NODENAME
+    std::string job_id;              // SLURM_JOB_ID: an array task's own id, kept across requeues
+    std::string array_job_id;        // SLURM_ARRAY_JOB_ID; empty outside an array
+    std::string array_task_id;       // SLURM_ARRAY_TASK_ID
+    std::int64_t restart_count = 0;  // SLURM_RESTART_COUNT; 0 where unset (the first start)
+    std::string node;                // SLURMD_NODENAME
 };
 
 // The job of this process (or of `getenv`'s variables), or nothing outside Slurm.

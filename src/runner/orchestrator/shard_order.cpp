@@ -21,9 +21,10 @@ std::vector<CellRepeat> planned_order(const Plan& plan, const std::vector<Benchm
     if (!shard) return order;
     const auto mine = shard_cells(cells, *shard, planned_cell_ns);
     if (mine.empty())
-        throw UserError(fmt::format("{}: shard {} holds no benchmark: the plan has {} cell(s), so split it into at most "
-                                    "{} shard(s)",
-                                    plan.source, to_string(*shard), cells.size(), std::max<std::size_t>(cells.size(), 1)));
+        throw UserError(
+            fmt::format("{}: shard {} holds no benchmark: the plan has {} cell(s), so split it into at most "
+                        "{} shard(s)",
+                        plan.source, to_string(*shard), cells.size(), std::max<std::size_t>(cells.size(), 1)));
     std::erase_if(order, [&](const CellRepeat& b) { return !std::binary_search(mine.begin(), mine.end(), b.ordinal); });
     return order;
 }

@@ -17,7 +17,9 @@ std::string SlurmJob::store_of(std::int64_t shard) const {
     return (shard_folder / fmt::format("shard-{}.db", shard)).string();
 }
 
-std::filesystem::path SlurmJob::log_of(std::int64_t shard) const { return folder / "logs" / fmt::format("task-{}.out", shard); }
+std::filesystem::path SlurmJob::log_of(std::int64_t shard) const {
+    return folder / "logs" / fmt::format("task-{}.out", shard);
+}
 
 std::string shell_quote(std::string_view text) {
     std::string quoted = "'";
@@ -37,16 +39,19 @@ std::string sbatch_script(const SlurmJob& job) {
     if (!job.gres.empty()) script += fmt::format("#SBATCH --gres={}\n", shell_quote(job.gres));
     if (!job.time.empty()) script += fmt::format("#SBATCH --time={}\n", shell_quote(job.time));
     script += fmt::format(
-        "# Written by `inferbench slurm submit`: array task K runs shard K of {} of the plan. Started again (a requeue,\n"
+        "# Written by `inferbench slurm submit`: array task K runs shard K of {} of the plan. Started again (a "
+        "requeue,\n"
         "# a preemption), the same command goes on with the shard's unfinished run (--continue), measuring only what\n"
-        "# has no ok result; SIGTERM (scancel, the time limit's warning) stores the cell being measured as interrupted.\n",
+        "# has no ok result; SIGTERM (scancel, the time limit's warning) stores the cell being measured as "
+        "interrupted.\n",
         job.shards);
-    script += fmt::format("echo \"inferbench shard ${{SLURM_ARRAY_TASK_ID}}/{}: job ${{SLURM_JOB_ID}}, start "
-                          "$((${{SLURM_RESTART_COUNT:-0}} + 1)) on $(hostname)\"\n",
-                          job.shards);
-    const std::string db =
-        job.db.empty() ? shell_quote((job.shard_folder / "shard-").string()) + "\"${SLURM_ARRAY_TASK_ID}\"'.db'"
-                       : shell_quote(job.db);
+    script += fmt::format(
+        "echo \"inferbench shard ${{SLURM_ARRAY_TASK_ID}}/{}: job ${{SLURM_JOB_ID}}, start "
+        "$((${{SLURM_RESTART_COUNT:-0}} + 1)) on $(hostname)\"\n",
+        job.shards);
+    const std::string db = job.db.empty()
+                               ? shell_quote((job.shard_folder / "shard-").string()) + "\"${SLURM_ARRAY_TASK_ID}\"'.db'"
+                               : shell_quote(job.db);
     script += fmt::format("exec {} run {} --shard \"${{SLURM_ARRAY_TASK_ID}}/{}\" --db {} --continue --quiet",
                           shell_quote(job.executable.string()), shell_quote(job.plan_file.string()), job.shards, db);
     for (const auto& set : job.sets) script += " --set " + shell_quote(set);
@@ -79,9 +84,10 @@ SlurmJob read_job(const std::filesystem::path& folder) {
     try {
         text = read_regular_file(path);
     } catch (const std::exception&) {
-        throw UserError(fmt::format("{}: no job folder of `inferbench slurm submit` (it has no readable {}); give the "
-                                    "folder submit printed",
-                                    folder.string(), kManifest));
+        throw UserError(
+            fmt::format("{}: no job folder of `inferbench slurm submit` (it has no readable {}); give the "
+                        "folder submit printed",
+                        folder.string(), kManifest));
     }
     const auto json = nlohmann::json::parse(text, nullptr, false);
     try {

@@ -1,11 +1,11 @@
 // The job folder and batch script of `inferbench slurm submit`: one Slurm array task per shard of a plan
 // (core/plan/shard), each running `inferbench run PLAN --shard K/N --continue` into its own SQLite file in the
-// folder (or another folder given) or into the shared store given by its URL. The script asks Slurm to requeue the task when it is preempted or its
-// node fails (--requeue), to append to its output rather than truncate it when it starts again
-// (--open-mode=append), and to send SIGTERM to the task GRACE seconds before its time limit (--signal=B:TERM@GRACE);
-// the task execs inferbench, which stores the cell it was measuring as interrupted and closes the run. Started
-// again, the same command line goes on with the shard's unfinished run (`run --continue`): finished benchmarks
-// are not measured again.
+// folder (or another folder given) or into the shared store given by its URL. The script asks Slurm to requeue
+// the task when it is preempted or its node fails (--requeue), to append to its output rather than truncate it
+// when it starts again (--open-mode=append), and to send SIGTERM to the task GRACE seconds before its time limit
+// (--signal=B:TERM@GRACE); the task execs inferbench, which stores the cell it was measuring as interrupted and
+// closes the run. Started again, the same command line goes on with the shard's unfinished run (`run
+// --continue`): finished benchmarks are not measured again.
 #pragma once
 
 #include <cstdint>
@@ -25,10 +25,10 @@ inline constexpr std::int64_t kTermGraceSeconds = 120;
 
 // What `slurm submit` keeps in the job folder's manifest.json, and `slurm status` reads back.
 struct SlurmJob {
-    std::filesystem::path folder;        // absolute
-    std::filesystem::path plan_file;     // the plan's copy in the folder, which every task runs
-    std::string plan_source;             // the plan file as given
-    std::vector<std::string> sets;       // --set KEY=VALUE, passed to every task
+    std::filesystem::path folder;     // absolute
+    std::filesystem::path plan_file;  // the plan's copy in the folder, which every task runs
+    std::string plan_source;          // the plan file as given
+    std::vector<std::string> sets;    // --set KEY=VALUE, passed to every task
     std::int64_t shards = 1;
     std::int64_t max_parallel = 0;       // tasks at once; 0: as many as Slurm allows
     std::string db;                      // a shared store's URL every task writes; empty: a SQLite file per shard

@@ -63,12 +63,13 @@ std::string one_line(std::string_view sbatch_stderr) {
 
 std::string submit_batch_script(const std::filesystem::path& script) {
     if (!find_program("sbatch"))
-        throw EnvironmentError("sbatch is not on PATH: `inferbench slurm submit` runs on a host of a Slurm cluster "
-                               "(a login node); --dry-run prints the script without it");
+        throw EnvironmentError(
+            "sbatch is not on PATH: `inferbench slurm submit` runs on a host of a Slurm cluster "
+            "(a login node); --dry-run prints the script without it");
     const CapturedRun run = run_captured({"sbatch", "--parsable", script.string()}, std::nullopt, kCommandTimeoutMs);
     if (run.timed_out)
-        throw EnvironmentError(fmt::format("sbatch did not answer in {} s; is slurmctld up (scontrol ping)?",
-                                           kCommandTimeoutMs / 1000));
+        throw EnvironmentError(
+            fmt::format("sbatch did not answer in {} s; is slurmctld up (scontrol ping)?", kCommandTimeoutMs / 1000));
     if (!run.status.success()) {
         const std::string why = one_line(run.err);
         throw UserError(fmt::format("Slurm refused the job: {}", why.empty() ? run.status.describe() : why));

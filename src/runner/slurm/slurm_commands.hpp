@@ -24,7 +24,7 @@ struct TaskState {
     std::string state;   // PENDING, RUNNING, COMPLETED, FAILED, CANCELLED, ...
     std::string reason;  // why it waits ("None" where it does not)
     std::int64_t restarts = 0;
-    std::string node;    // where it runs or ran; empty while pending
+    std::string node;  // where it runs or ran; empty while pending
 };
 
 // `scontrol -o show job ARRAY_JOB_ID` (one record per line) by array task id: a pending record for several tasks
