@@ -181,10 +181,11 @@ int print_dry_run(const Plan& plan, const BackendRegistry& registry) {
     std::string listing;  // one write: a 10,000-cell plan lists at once
     for (const CellRepeat& b : order) listing += listed_line(cells, skips, b, repeats);
     fmt::print("{}", listing);
-    const auto skipped = std::count_if(order.begin(), order.end(), [&](const CellRepeat& b) { return skips[b.ordinal].has_value(); });
+    const auto skipped =
+        std::count_if(order.begin(), order.end(), [&](const CellRepeat& b) { return skips[b.ordinal].has_value(); });
     const std::string skipped_text = skipped > 0 ? fmt::format(", {} of them would be skipped", skipped) : "";
-    fmt::print(stderr, "{} benchmarks{}{}; results would go to {}\n", order.size(), dry_run_extent(plan, cells.size(), order.size()),
-               skipped_text, resolved_db_path(plan.settings));
+    fmt::print(stderr, "{} benchmarks{}{}; results would go to {}\n", order.size(),
+               dry_run_extent(plan, cells.size(), order.size()), skipped_text, resolved_db_path(plan.settings));
     return kExitOk;
 }
 
@@ -296,7 +297,8 @@ void require_resume_alone(const RunArgs& args) {
 }
 
 // Goes on with run `which` ("latest" or an id) of `results`: its stored plan's benchmarks without an ok result.
-int resume_run(const RunArgs& args, const BackendRegistry& registry, store::ResultsStore& results, std::string_view which) {
+int resume_run(const RunArgs& args, const BackendRegistry& registry, store::ResultsStore& results,
+               std::string_view which) {
     const auto vocab = plan_vocabulary(registry);
     const runner::ResumePoint point = runner::find_resume_point(results, which, vocab);
     if (point.pending.empty()) {
@@ -311,7 +313,8 @@ int resume_run(const RunArgs& args, const BackendRegistry& registry, store::Resu
     const auto cells = expand_matrix(point.plan, models::is_decoder_model);
     if (args.dry_run) {
         const auto skips = runner::planned_skips(cells, registry);
-        for (const CellRepeat& b : point.pending) fmt::print("{}", listed_line(cells, skips, b, point.plan.settings.repeats));
+        for (const CellRepeat& b : point.pending)
+            fmt::print("{}", listed_line(cells, skips, b, point.plan.settings.repeats));
         fmt::print(stderr, "{} of {} benchmarks of run {} would run again\n", point.pending.size(), point.benchmarks,
                    point.run.run_id);
         return kExitOk;
@@ -370,7 +373,8 @@ int execute(const RunArgs& args) {
     // Said once the plan is known to run: bad input gets its one error line alone.
     runner::check_backend_options(plan, registry);
     // A shard without a cell is refused before any store is opened (a dry run's listing refuses it itself).
-    if (plan.settings.shard && !args.dry_run) runner::planned_order(plan, expand_matrix(plan, models::is_decoder_model));
+    if (plan.settings.shard && !args.dry_run)
+        runner::planned_order(plan, expand_matrix(plan, models::is_decoder_model));
     if (raised && !args.quiet)
         fmt::print(stderr, "{}", report::wrap_paragraph(*raised, report::terminal_width(STDERR_FILENO)));
     if (args.continue_run)
