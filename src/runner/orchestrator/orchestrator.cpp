@@ -33,6 +33,7 @@
 #include "runner/orchestrator/process.hpp"
 #include "runner/orchestrator/run_estimate.hpp"
 #include "runner/orchestrator/resume.hpp"
+#include "runner/orchestrator/shard_order.hpp"
 #include "runner/orchestrator/telemetry_recorder.hpp"
 #include "runner/orchestrator/thermal_conditions.hpp"
 #include "runner/wire/trace_buffer.hpp"
@@ -341,7 +342,7 @@ public:
             run_ = run_record();
             run_.run_id = target->run_id;
         } else {
-            order_ = run_order(cells_.size(), plan_.settings.repeats);
+            order_ = planned_order(plan_, cells_);
             plan_lanes();
             run_ = run_record();
             result_.run_id = results_.begin_run(run_);
@@ -441,6 +442,7 @@ private:
         run.git_commit = std::string(kGitCommit);
         run.inferbench_version = std::string(kVersion);
         run.orchestrator = current_process_identity();
+        run.shard = plan_.settings.shard;
         return run;
     }
 
