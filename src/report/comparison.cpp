@@ -4,6 +4,8 @@
 #include <cctype>
 #include <cmath>
 #include <map>
+#include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -49,13 +51,34 @@ std::string host_of(const store::RunRecord& run) {
     return json_string(nlohmann::json::parse(run.environment_json, nullptr, false), "host");
 }
 
-// What tells a source from the others: its run where another source reads the same database (two runs of
-// one store), else the database's place on the command line.
-std::string source_tag(const Comparison& comparison, std::size_t source) {
+// The run of a source that a summary comes from; a source of one run holds that run's summaries alone.
+const store::RunRecord& run_of(const ComparisonSource& source, const analysis::BenchmarkSummary& s) {
+    static const store::RunRecord kNone;
+    if (source.runs.size() == 1) return source.runs.front();
+    for (const auto& run : source.runs)
+        if (run.run_id == s.benchmark.run_id) return run;
+    return kNone;
+}
+
+// The id of the run a summary comes from.
+std::int64_t run_id_of(const ComparisonSource& source, const analysis::BenchmarkSummary& s) {
+    const auto id = run_of(source, s).run_id;
+    return id != 0 ? id : s.benchmark.run_id;
+}
+
+std::string run_list(const std::vector<std::int64_t>& ids) {
+    std::vector<std::string> items;
+    for (const auto id : ids) items.push_back(std::to_string(id));
+    return fmt::format("run{} {}", ids.size() == 1 ? "" : "s", join(items, ", "));
+}
+
+// What tells a side from alike ones of other sources: its runs where another source reads the same database
+// (two runs of one store), else the database's place on the command line.
+std::string source_tag(const Comparison& comparison, const ComparisonSide& side) {
     const auto& sources = comparison.sources;
     const auto same_db = std::count_if(sources.begin(), sources.end(),
-                                       [&](const ComparisonSource& s) { return s.db == sources[source].db; });
-    return same_db > 1 ? fmt::format("run {}", sources[source].run.run_id) : fmt::format("db {}", source + 1);
+                                       [&](const ComparisonSource& s) { return s.db == sources[side.source].db; });
+    return same_db > 1 ? run_list(side.run_ids) : fmt::format("db {}", side.source + 1);
 }
 
 void make_labels_unique(Comparison& comparison) {
@@ -67,14 +90,13 @@ void make_labels_unique(Comparison& comparison) {
     // GPU names say nothing of the machine: the host tells alike GPUs of several machines apart.
     std::vector<ComparisonSide> before = comparison.sides;
     for (auto& side : comparison.sides) {
-        const std::string host = host_of(comparison.sources[side.source].run);
-        if (alike(before, side, false) && !host.empty() && side.label.find(" @ ") == std::string::npos)
-            side.label += " @ " + host;
+        if (alike(before, side, false) && !side.host.empty() && side.label.find(" @ ") == std::string::npos)
+            side.label += " @ " + side.host;
     }
     // Still alike: the same kind of device in several databases or runs, then several alike devices of one host.
     before = comparison.sides;
     for (auto& side : comparison.sides)
-        if (alike(before, side, true)) side.label += fmt::format(" ({})", source_tag(comparison, side.source));
+        if (alike(before, side, true)) side.label += fmt::format(" ({})", source_tag(comparison, side));
     before = comparison.sides;
     for (auto& side : comparison.sides)
         if (alike(before, side, false)) side.label += " " + side.device;
@@ -157,17 +179,57 @@ std::string row_name(const ComparisonKey& key) {
     return fmt::format("{} {}{} {} b{}", model, backend, variant.empty() ? "" : " " + variant, precision, batch);
 }
 
-// The six figures of one summary on one side, relative to the baseline's.
-std::vector<Cell> side_cells(const analysis::BenchmarkSummary* s, const analysis::BenchmarkSummary* base) {
-    std::vector<Cell> cells(6, Null{});  // built one by one: GCC 12 misreads an initializer list of variants
+constexpr const char* kNotMeasured = "not measured";
+
+// An energy figure: its value, else "not measured" where `say_missing` (a table where other sides measured power),
+// else nothing.
+Cell energy_cell(std::optional<double> value, bool say_missing) {
+    if (value) return *value;
+    return say_missing ? Cell{std::string(kNotMeasured)} : Cell{Null{}};
+}
+
+// The seven figures of one summary on one side, relative to the baseline's: mean, inf/s, x, W, J/inf, inf/J, eff x.
+std::vector<Cell> side_cells(const analysis::BenchmarkSummary* s, const analysis::BenchmarkSummary* base,
+                             bool say_missing) {
+    std::vector<Cell> cells(7, Null{});  // built one by one: GCC 12 misreads an initializer list of variants
     if (!s) return cells;
     cells[0] = Duration{s->e2e.mean};
     cells[1] = cell_of(throughput(s));
     cells[2] = cell_of(ratio(throughput(s), throughput(base)));
-    cells[3] = cell_of(s->telemetry.mean_power_w);
-    cells[4] = cell_of(efficiency(s));
-    cells[5] = cell_of(ratio(efficiency(s), efficiency(base)));
+    cells[3] = energy_cell(s->telemetry.mean_power_w, say_missing);
+    cells[4] = energy_cell(s->telemetry.joules_per_inference, say_missing);
+    cells[5] = energy_cell(efficiency(s), say_missing);
+    cells[6] = cell_of(ratio(efficiency(s), efficiency(base)));
     return cells;
+}
+
+// Whether any side measured power for any row: then a side without it says so.
+bool any_power(const Comparison& comparison) {
+    for (const auto& row : comparison.rows)
+        for (std::size_t side = 0; side < comparison.sides.size(); ++side)
+            if (const auto* s = comparison.at(row, side); s && s->telemetry.mean_power_w) return true;
+    return false;
+}
+
+// Energy per inference in mJ where every value is below 1 J.
+bool millijoules(const Comparison& comparison) {
+    double highest = 0;
+    for (const auto& row : comparison.rows)
+        for (std::size_t side = 0; side < comparison.sides.size(); ++side)
+            if (const auto* s = comparison.at(row, side))
+                highest = std::max(highest, s->telemetry.joules_per_inference.value_or(0));
+    return highest < 1;
+}
+
+// "[2] duration 2s ([1] 10s); [3] concurrency ..." for a row whose sides' cells ran under other settings.
+Cell settings_cell(const Comparison& comparison, const ComparisonRow& row) {
+    std::vector<std::string> parts;
+    for (std::size_t side = 0; side < comparison.sides.size(); ++side)
+        if (const auto differences = settings_differences(comparison, row, side); !differences.empty())
+            parts.push_back(fmt::format("[{}] {}", side + 1, join(differences, ", ")));
+    Cell cell = Null{};
+    if (!parts.empty()) cell = join(parts, "; ");
+    return cell;
 }
 
 }  // namespace
@@ -175,6 +237,26 @@ std::vector<Cell> side_cells(const analysis::BenchmarkSummary* s, const analysis
 const analysis::BenchmarkSummary* Comparison::at(const ComparisonRow& row, std::size_t side) const {
     if (side >= row.cells.size() || !row.cells[side]) return nullptr;
     return &sources[sides[side].source].summaries[*row.cells[side]];
+}
+
+const store::RunRecord& Comparison::run_of(std::size_t side) const {
+    static const store::RunRecord kNone;
+    const auto& s = sides.at(side);
+    const auto& runs = sources[s.source].runs;
+    if (runs.size() == 1) return runs.front();
+    for (const auto& run : runs)
+        if (!s.run_ids.empty() && run.run_id == s.run_ids.back()) return run;
+    return kNone;
+}
+
+bool Comparison::spans_hosts_or_gpus() const {
+    std::set<std::string> hosts;
+    std::size_t gpus = 0;
+    for (const auto& side : sides) {
+        hosts.insert(side.host);
+        gpus += side.device.starts_with("cuda");
+    }
+    return hosts.size() > 1 || gpus > 1;
 }
 
 std::string device_label(const store::RunRecord& run, const analysis::BenchmarkSummary& benchmark) {
@@ -185,27 +267,84 @@ std::string device_label(const store::RunRecord& run, const analysis::BenchmarkS
     return host.empty() ? name : fmt::format("{} @ {}", name, host);
 }
 
+namespace {
+
+// The GPU driver's version a run recorded for the benchmark's device; empty for a CPU or where not recorded.
+std::string driver_of(const nlohmann::json& environment, const store::BenchmarkRecord& b) {
+    const auto device = parse_device(b.device);
+    if (!device || device->kind != DeviceKind::cuda) return "";
+    const auto facts = analysis::gpu_facts(environment);
+    const auto it = facts.find(device->index);
+    return it == facts.end() ? "" : it->second.driver_version;
+}
+
+ComparisonSide new_side(std::size_t source, const store::RunRecord& run, const analysis::BenchmarkSummary& s,
+                        std::string host, std::string name) {
+    const auto environment = nlohmann::json::parse(run.environment_json, nullptr, false);
+    return {.source = source,
+            .device = s.benchmark.device,
+            .label = device_label(run, s),
+            .host = std::move(host),
+            .name = std::move(name),
+            .driver = driver_of(environment, s.benchmark),
+            .run_ids = {},
+            .frameworks = {},
+            .superseded = 0};
+}
+
+template <typename T>
+void add_once(std::vector<T>& list, const T& value) {
+    if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
+}
+
+std::string framework_of(const store::BenchmarkRecord& b) {
+    return b.backend_version.empty() ? b.backend + " (version not recorded)" : b.backend + " " + b.backend_version;
+}
+
+// Where a run stands among its source's runs (oldest first): a later run's figures replace an earlier one's.
+std::size_t run_position(const ComparisonSource& source, std::int64_t run_id) {
+    for (std::size_t i = 0; i < source.runs.size(); ++i)
+        if (source.runs[i].run_id == run_id) return i;
+    return 0;
+}
+
+// The sides and rows of one source's measured summaries.
+void add_source(Comparison& comparison, std::size_t source, std::map<ComparisonKey, std::size_t>& row_index) {
+    using SideKey = std::tuple<std::string, std::string, std::string>;  // host, device, device name
+    std::map<SideKey, std::size_t> side_index;
+    const auto& src = comparison.sources[source];
+    for (std::size_t i = 0; i < src.summaries.size(); ++i) {
+        const auto& s = src.summaries[i];
+        if (!measured(s)) continue;
+        const auto& run = run_of(src, s);
+        std::string host = host_of(run);
+        std::string name = analysis::device_name(nlohmann::json::parse(run.environment_json, nullptr, false), s.benchmark);
+        auto [side, added] = side_index.try_emplace({host, s.benchmark.device, name}, comparison.sides.size());
+        if (added) comparison.sides.push_back(new_side(source, run, s, std::move(host), std::move(name)));
+        auto& facts = comparison.sides[side->second];
+        add_once(facts.run_ids, run_id_of(src, s));
+        add_once(facts.frameworks, framework_of(s.benchmark));
+        auto [row, new_row] = row_index.try_emplace(key_of(s.benchmark), comparison.rows.size());
+        if (new_row) comparison.rows.push_back({key_of(s.benchmark), {}});
+        auto& cells = comparison.rows[row->second].cells;
+        if (cells.size() <= side->second) cells.resize(side->second + 1);
+        auto& cell = cells[side->second];
+        if (!cell) {
+            cell = i;
+        } else if (run_position(src, s.benchmark.run_id) > run_position(src, src.summaries[*cell].benchmark.run_id)) {
+            cell = i;  // measured again in a later run: the later figures
+            ++facts.superseded;
+        }  // measured twice in one run: the first
+    }
+}
+
+}  // namespace
+
 Comparison build_comparison(std::vector<ComparisonSource> sources, const std::string& baseline) {
     Comparison comparison;
     comparison.sources = std::move(sources);
-    std::map<std::pair<std::size_t, std::string>, std::size_t> side_index;
     std::map<ComparisonKey, std::size_t> row_index;
-    for (std::size_t source = 0; source < comparison.sources.size(); ++source) {
-        const auto& summaries = comparison.sources[source].summaries;
-        for (std::size_t i = 0; i < summaries.size(); ++i) {
-            const auto& s = summaries[i];
-            if (!measured(s)) continue;
-            auto [side, added] = side_index.try_emplace({source, s.benchmark.device}, comparison.sides.size());
-            if (added)
-                comparison.sides.push_back(
-                    {source, s.benchmark.device, device_label(comparison.sources[source].run, s)});
-            auto [row, new_row] = row_index.try_emplace(key_of(s.benchmark), comparison.rows.size());
-            if (new_row) comparison.rows.push_back({key_of(s.benchmark), {}});
-            auto& cells = comparison.rows[row->second].cells;
-            if (cells.size() <= side->second) cells.resize(side->second + 1);
-            if (!cells[side->second]) cells[side->second] = i;  // a cell measured twice in one run: the first
-        }
-    }
+    for (std::size_t source = 0; source < comparison.sources.size(); ++source) add_source(comparison, source, row_index);
     if (comparison.sides.empty()) {
         std::vector<std::string> dbs;
         for (const auto& source : comparison.sources) dbs.push_back(source.db);
@@ -230,14 +369,23 @@ Table comparison_table(const Comparison& comparison) {
                      {"variant", "options", 2, Fit::keep, 2},
                      {"precision", "precision", 2, Fit::keep, 1},
                      {"batch_size", "batch"}};
+    const bool mj = millijoules(comparison);
+    const bool say_missing = any_power(comparison);
     for (std::size_t i = 1; i <= comparison.sides.size(); ++i) {
         const auto column = [i](const char* key, const char* title, int decimals, int shed) {
             return Column{fmt::format("s{}_{}", i, key), fmt::format("[{}] {}", i, title), decimals, Fit::keep, shed};
         };
+        Column energy = column("joules_per_inference", "J/inf", 3, 4);
+        if (mj) {
+            energy.title = fmt::format("[{}] mJ/inf", i);
+            energy.shown_scale = 1000;
+            energy.decimals = 1;
+        }
         const std::vector<Column> columns = {column("mean_ms", "mean", 2, 3),
                                              column("throughput_per_s", "inf/s", 1, 0),
                                              column("speedup", "x", 2, 0),
                                              column("power_w", "W", 1, 4),
+                                             energy,
                                              column("inferences_per_joule", "inf/J", 2, 4),
                                              column("efficiency_ratio", "eff x", 2, 4),
                                              Column{fmt::format("s{}_verdict", i), fmt::format("[{}] verdict", i), 2,
@@ -248,17 +396,19 @@ Table comparison_table(const Comparison& comparison) {
                                                     Fit::wrap, 1}};
         table.columns.insert(table.columns.end(), columns.begin(), columns.end());
     }
+    table.columns.push_back({"settings_differ", "settings differ", 2, Fit::footnote});
     for (const auto& row : comparison.rows) {
         const auto& [model, backend, variant, precision, batch] = row.key;
         std::vector<Cell> cells = {model, backend, variant, precision, batch};
         const auto* base = comparison.at(row, comparison.baseline);
         for (std::size_t side = 0; side < comparison.sides.size(); ++side) {
-            const auto figures = side_cells(comparison.at(row, side), base);
+            const auto figures = side_cells(comparison.at(row, side), base, say_missing);
             cells.insert(cells.end(), figures.begin(), figures.end());
             cells.push_back(verdict_cell(row_verdict(comparison, row, side)));
             for (const auto figure : {GenerationFigure::ttft, GenerationFigure::tpot})
                 cells.push_back(verdict_cell(generation_verdict(comparison, row, side, figure)));
         }
+        cells.push_back(settings_cell(comparison, row));
         table.rows.push_back(std::move(cells));
     }
     return table;
@@ -272,6 +422,10 @@ Table comparison_long_table(const Comparison& comparison) {
                      {"db", "db"},
                      {"run_id", "run"},
                      {"device", "device"},
+                     {"host", "host"},
+                     {"device_name", "device name"},
+                     {"driver_version", "driver"},
+                     {"backend_version", "backend version"},
                      {"model", "model"},
                      {"backend", "backend"},
                      {"variant", "options"},
@@ -281,6 +435,7 @@ Table comparison_long_table(const Comparison& comparison) {
                      {"throughput_per_s", "inf/s", 1},
                      {"speedup", "x", 3},
                      {"power_w", "W", 1},
+                     {"joules_per_inference", "J/inf", 4},
                      {"inferences_per_joule", "inf/J", 3},
                      {"efficiency_ratio", "eff x", 3},
                      {"verdict", "verdict"},
@@ -298,25 +453,31 @@ Table comparison_long_table(const Comparison& comparison) {
                      {"tpot_verdict", "TPOT verdict"},
                      {"tpot_change_pct", "TPOT change %", 1},
                      {"tpot_change_ci95_low_pct", "TPOT change 95% low", 1},
-                     {"tpot_change_ci95_high_pct", "TPOT change 95% high", 1}};
+                     {"tpot_change_ci95_high_pct", "TPOT change 95% high", 1},
+                     {"settings_differ", "settings differ"}};
     for (const auto& row : comparison.rows) {
         const auto& [model, backend, variant, precision, batch] = row.key;
         const auto* base = comparison.at(row, comparison.baseline);
         for (std::size_t side = 0; side < comparison.sides.size(); ++side) {
             const auto* s = comparison.at(row, side);
             if (!s) continue;
-            const auto& source = comparison.sources[comparison.sides[side].source];
+            const auto& facts = comparison.sides[side];
+            const auto text = [](const std::string& value) { return value.empty() ? Cell{Null{}} : Cell{value}; };
             std::vector<Cell> cells = {static_cast<std::int64_t>(side + 1),
-                                       comparison.sides[side].label,
-                                       source.db,
-                                       source.run.run_id,
-                                       comparison.sides[side].device,
+                                       facts.label,
+                                       comparison.sources[facts.source].db,
+                                       run_id_of(comparison.sources[facts.source], *s),
+                                       facts.device,
+                                       text(facts.host),
+                                       text(facts.name),
+                                       text(facts.driver),
+                                       text(s->benchmark.backend_version),
                                        model,
                                        backend,
                                        variant,
                                        precision,
                                        batch};
-            const auto figures = side_cells(s, base);
+            const auto figures = side_cells(s, base, false);
             cells.insert(cells.end(), figures.begin(), figures.end());
             add_verdict_cells(cells, row_verdict(comparison, row, side));
             cells.push_back(std::string(convergence_label(s->benchmark.convergence)));
@@ -326,6 +487,8 @@ Table comparison_long_table(const Comparison& comparison) {
                 cells.push_back(own ? Cell{Duration{own->ns.mean}} : Cell{Null{}});
                 add_verdict_cells(cells, generation_verdict(comparison, row, side, figure));
             }
+            const auto differences = settings_differences(comparison, row, side);
+            cells.push_back(differences.empty() ? Cell{Null{}} : Cell{join(differences, ", ")});
             table.rows.push_back(std::move(cells));
         }
     }
@@ -366,17 +529,49 @@ std::vector<std::string> regressions(const Comparison& comparison, double thresh
     return lines;
 }
 
+namespace {
+
+// "on node-a, driver 550.54.15, torch 2.3.0": where a side's figures come from, as far as its runs recorded it.
+std::string side_facts(const ComparisonSide& side) {
+    std::vector<std::string> parts;
+    if (!side.host.empty()) parts.push_back("on " + side.host);
+    if (side.device.starts_with("cuda"))
+        parts.push_back(side.driver.empty() ? "driver not recorded" : "driver " + side.driver);
+    parts.insert(parts.end(), side.frameworks.begin(), side.frameworks.end());
+    return join(parts, ", ");
+}
+
+}  // namespace
+
 std::vector<std::string> comparison_legend(const Comparison& comparison) {
     std::vector<std::string> lines;
     for (std::size_t i = 0; i < comparison.sides.size(); ++i) {
         const auto& side = comparison.sides[i];
-        const auto& source = comparison.sources[side.source];
-        const std::string host = host_of(source.run);
-        lines.push_back(fmt::format("[{}] {} ({}): {} run {}{}{}", i + 1, side.label, side.device, source.db,
-                                    source.run.run_id, host.empty() ? "" : " on " + host,
-                                    i == comparison.baseline ? ", baseline" : ""));
+        const std::string facts = side_facts(side);
+        lines.push_back(fmt::format("[{}] {} ({}): {} {}{}{}", i + 1, side.label, side.device,
+                                    comparison.sources[side.source].db, run_list(side.run_ids),
+                                    facts.empty() ? "" : " " + facts, i == comparison.baseline ? ", baseline" : ""));
     }
     return lines;
+}
+
+Table comparison_sides_table(const Comparison& comparison) {
+    Table table;
+    table.name = "comparison_sides";
+    table.columns = {{"side", "side"},           {"device_label", "device label"}, {"device", "device"},
+                     {"host", "host"},           {"device_name", "device name"},   {"driver_version", "driver"},
+                     {"frameworks", "frameworks"}, {"db", "db"},                   {"run_ids", "runs"},
+                     {"baseline", "baseline"}};
+    for (std::size_t i = 0; i < comparison.sides.size(); ++i) {
+        const auto& side = comparison.sides[i];
+        std::vector<std::string> runs;
+        for (const auto id : side.run_ids) runs.push_back(std::to_string(id));
+        const auto text = [](const std::string& value) { return value.empty() ? Cell{Null{}} : Cell{value}; };
+        table.rows.push_back({static_cast<std::int64_t>(i + 1), side.label, side.device, text(side.host),
+                              text(side.name), text(side.driver), join(side.frameworks, ", "),
+                              comparison.sources[side.source].db, join(runs, ","), i == comparison.baseline});
+    }
+    return table;
 }
 
 std::string render_comparison(const Comparison& comparison, Format format, const RenderOptions& options) {
@@ -399,6 +594,10 @@ std::string render_comparison(const Comparison& comparison, Format format, const
                                                     verdicts)
                                       : line_of("x: throughput / baseline's, eff x: inferences per joule / baseline's") +
                                             line_of(verdicts) + "\n";
+    if (any_power(comparison))
+        out += line_of("W, J/inf, inf/J: from the power the side's telemetry measured during the measured iterations; "
+                       "not measured: that side recorded no power for the cell") +
+               "\n";
     const bool generative = std::any_of(comparison.rows.begin(), comparison.rows.end(), [&](const ComparisonRow& row) {
         for (std::size_t side = 0; side < comparison.sides.size(); ++side)
             if (generation_figure(comparison.at(row, side), GenerationFigure::ttft)) return true;
