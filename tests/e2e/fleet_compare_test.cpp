@@ -37,6 +37,13 @@ TEST_F(FleetCli, CompareOfAMergedStorePutsEveryHostsGpuSideBySide) {
     EXPECT_THAT(r.out, HasSubstr("not measured"));  // the V100's batch 8: no power samples
     EXPECT_THAT(r.out, HasSubstr("[2] duration 2s ([1] 10s)"));
     EXPECT_THAT(r.out, HasSubstr("- warning: the sides ran with different settings: duration differs"));
+    // The page lists each column's host, GPU, driver and frameworks.
+    const auto html = dir.run("compare --db all.db --quiet --html fleet.html");
+    ASSERT_EQ(html.exit_code, 0) << html.err;
+    const auto page = testing::read_file(dir.path() / "fleet.html");
+    EXPECT_THAT(page, HasSubstr("<dt>driver</dt><dd>470.182.03</dd>"));
+    EXPECT_THAT(page, HasSubstr("<dt>frameworks</dt><dd>onnxruntime 1.17.1</dd>"));
+    EXPECT_THAT(page, HasSubstr("<dt>runs</dt><dd>3, 5</dd>"));
 }
 
 TEST_F(FleetCli, CompareJsonNamesEachSidesHostGpuDriverAndBackendVersion) {

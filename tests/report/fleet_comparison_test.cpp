@@ -178,6 +178,15 @@ TEST_F(FleetStore, ReportWritesTheSideBySideFilesSheetAndSection) {
     EXPECT_THAT(page, HasSubstr("Side by side"));
     EXPECT_THAT(page, HasSubstr("data-table=\"comparison\""));
     EXPECT_THAT(page, HasSubstr("dgx-a100"));
+    // The overview names each row's host and GPU beside its device.
+    const auto overview = page.find("data-table=\"benchmarks\"");
+    ASSERT_NE(overview, std::string::npos);
+    const auto device = page.find("data-key=\"device\"", overview);
+    const auto host = page.find("data-key=\"host\"", overview);
+    const auto name = page.find("data-key=\"device_name\"", overview);
+    EXPECT_LT(device, host);
+    EXPECT_LT(host, name);
+    EXPECT_LT(name, page.find("data-key=\"precision\"", overview));
     const auto summary = read_text(options.out_dir / "summary.md");
     EXPECT_THAT(without_spaces(summary), HasSubstr("|device|host|devicename|precision|"));
     const auto book = options.out_dir / "comparison.xlsx";
