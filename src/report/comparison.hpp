@@ -61,6 +61,8 @@ struct Comparison {
     const analysis::BenchmarkSummary* at(const ComparisonRow& row, std::size_t side) const;
     // The run a side's figures come from (its latest where several), for its environment.
     const store::RunRecord& run_of(std::size_t side) const;
+    // The id of the run a row's figures on a side come from; 0 where that side did not measure it.
+    std::int64_t run_id(const ComparisonRow& row, std::size_t side) const;
     // Whether the sides are more than one host, or more than one GPU: a fleet's columns.
     bool spans_hosts_or_gpus() const;
 };
