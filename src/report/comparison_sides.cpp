@@ -28,7 +28,9 @@ std::string json_string(const nlohmann::json& object, const char* key) {
     return object[key].get<std::string>();
 }
 
-bool measured(const analysis::BenchmarkSummary& s) { return s.benchmark.status == BenchmarkStatus::ok && s.e2e.count > 0; }
+bool measured(const analysis::BenchmarkSummary& s) {
+    return s.benchmark.status == BenchmarkStatus::ok && s.e2e.count > 0;
+}
 
 // Generative cells of other lengths are other rows.
 ComparisonKey key_of(const store::BenchmarkRecord& b) {
@@ -210,7 +212,8 @@ void add_source(Comparison& comparison, std::size_t source, std::map<ComparisonK
         if (!measured(s)) continue;
         const auto& run = run_of(src, s);
         std::string host = host_of(run);
-        std::string name = analysis::device_name(nlohmann::json::parse(run.environment_json, nullptr, false), s.benchmark);
+        std::string name =
+            analysis::device_name(nlohmann::json::parse(run.environment_json, nullptr, false), s.benchmark);
         auto [side, added] = side_index.try_emplace({host, s.benchmark.device, name}, comparison.sides.size());
         if (added) comparison.sides.push_back(new_side(source, run, s, std::move(host), std::move(name)));
         auto& facts = comparison.sides[side->second];
@@ -236,7 +239,8 @@ Comparison build_comparison(std::vector<ComparisonSource> sources, const std::st
     Comparison comparison;
     comparison.sources = std::move(sources);
     std::map<ComparisonKey, std::size_t> row_index;
-    for (std::size_t source = 0; source < comparison.sources.size(); ++source) add_source(comparison, source, row_index);
+    for (std::size_t source = 0; source < comparison.sources.size(); ++source)
+        add_source(comparison, source, row_index);
     if (comparison.sides.empty()) {
         std::vector<std::string> dbs;
         for (const auto& source : comparison.sources) dbs.push_back(source.db);
@@ -250,7 +254,6 @@ Comparison build_comparison(std::vector<ComparisonSource> sources, const std::st
     comparison.baseline = find_baseline(comparison, baseline);
     return comparison;
 }
-
 
 std::int64_t Comparison::run_id(const ComparisonRow& row, std::size_t side) const {
     const auto* s = at(row, side);
@@ -286,9 +289,15 @@ std::vector<std::string> comparison_legend(const Comparison& comparison) {
 Table comparison_sides_table(const Comparison& comparison) {
     Table table;
     table.name = "comparison_sides";
-    table.columns = {{"side", "side"},           {"device_label", "device label"}, {"device", "device"},
-                     {"host", "host"},           {"device_name", "device name"},   {"driver_version", "driver"},
-                     {"frameworks", "frameworks"}, {"db", "db"},                   {"run_ids", "runs"},
+    table.columns = {{"side", "side"},
+                     {"device_label", "device label"},
+                     {"device", "device"},
+                     {"host", "host"},
+                     {"device_name", "device name"},
+                     {"driver_version", "driver"},
+                     {"frameworks", "frameworks"},
+                     {"db", "db"},
+                     {"run_ids", "runs"},
                      {"baseline", "baseline"}};
     for (std::size_t i = 0; i < comparison.sides.size(); ++i) {
         const auto& side = comparison.sides[i];

@@ -70,8 +70,8 @@ ReportFiles write_comparison_files(const std::optional<Comparison>& comparison, 
             std::filesystem::remove(dir / (std::string(kStem) + extension), ignored);
         return files;
     }
-    for (const auto& [extension, format] : {std::pair{".md", Format::markdown}, std::pair{".csv", Format::csv},
-                                            std::pair{".json", Format::json}}) {
+    for (const auto& [extension, format] :
+         {std::pair{".md", Format::markdown}, std::pair{".csv", Format::csv}, std::pair{".json", Format::json}}) {
         const auto file = dir / (std::string(kStem) + extension);
         write_text_file(file, render_comparison(*comparison, format));
         files.written.push_back(file);

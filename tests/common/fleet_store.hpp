@@ -37,7 +37,8 @@ inline std::string fleet_environment(const FleetHost& host, int gpus) {
     nlohmann::json devices = nlohmann::json::array();
     for (int i = 0; i < gpus; ++i)
         devices.push_back({{"index", i}, {"name", host.gpu}, {"driver_version", host.driver}});
-    return nlohmann::json{{"host", host.host}, {"cpu_model", "Intel Xeon"}, {"gpus", {{"source", "nvml"}, {"devices", devices}}}}
+    return nlohmann::json{
+        {"host", host.host}, {"cpu_model", "Intel Xeon"}, {"gpus", {{"source", "nvml"}, {"devices", devices}}}}
         .dump();
 }
 

@@ -4,8 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <algorithm>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "common/fleet_store.hpp"
 #include "e2e/cli_harness.hpp"
@@ -30,7 +30,8 @@ TEST_F(FleetCli, CompareOfAMergedStorePutsEveryHostsGpuSideBySide) {
     EXPECT_THAT(r.out, HasSubstr("- [1] NVIDIA GeForce RTX 2080 (cuda:0): all.db run 1 on ws-2080, driver 535.104.05, "
                                  "onnxruntime 1.17.1, baseline"));
     EXPECT_THAT(r.out, HasSubstr("- [2] Tesla T4 (cuda:0): all.db run 2 on gcp-t4"));
-    EXPECT_THAT(r.out, HasSubstr("- [3] NVIDIA A100-SXM4-40GB @ dgx-a100 cuda:0 (cuda:0): all.db runs 3, 5 on dgx-a100"));
+    EXPECT_THAT(r.out,
+                HasSubstr("- [3] NVIDIA A100-SXM4-40GB @ dgx-a100 cuda:0 (cuda:0): all.db runs 3, 5 on dgx-a100"));
     EXPECT_THAT(r.out, HasSubstr("- [4] Tesla V100-SXM2-16GB (cuda:0): all.db run 4 on p3-v100, driver 470.182.03"));
     EXPECT_THAT(r.out, HasSubstr("- [5] NVIDIA A100-SXM4-40GB @ dgx-a100 cuda:1 (cuda:1)"));
     EXPECT_THAT(r.out, HasSubstr("| [1] mJ/inf |"));

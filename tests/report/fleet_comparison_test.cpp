@@ -56,7 +56,8 @@ std::string without_spaces(std::string text) {
 }
 
 const Cell& cell(const Table& table, std::size_t row, const std::string& key) {
-    const auto it = std::find_if(table.columns.begin(), table.columns.end(), [&](const Column& c) { return c.key == key; });
+    const auto it =
+        std::find_if(table.columns.begin(), table.columns.end(), [&](const Column& c) { return c.key == key; });
     EXPECT_NE(it, table.columns.end()) << key;
     return table.rows.at(row).at(static_cast<std::size_t>(it - table.columns.begin()));
 }
@@ -137,14 +138,15 @@ TEST_F(FleetStore, CellsMeasuredUnderOtherSettingsAreFlagged) {
                                               "[2] 2s, [3] 10s, [4] 10s, [5] 10s (1 row)"));
     // The baseline elsewhere: the reference moves with it.
     const auto results = store::ResultsStore::open(db(), store::ResultsStore::Access::read);
-    const auto t4 = build_comparison({ComparisonSource{.db = "all.db", .runs = results.runs(), .summaries = cells()}},
-                                     "T4");
+    const auto t4 =
+        build_comparison({ComparisonSource{.db = "all.db", .runs = results.runs(), .summaries = cells()}}, "T4");
     EXPECT_THAT(settings_differences(t4, t4.rows[1], 0), ElementsAre("duration 10s ([2] 2s)"));
 }
 
 TEST_F(FleetStore, SummaryNamesEachRowsHostAndGpu) {
     const auto table = summary_table(cells());
-    const auto device = std::find_if(table.columns.begin(), table.columns.end(), [](const Column& c) { return c.key == "device"; });
+    const auto device =
+        std::find_if(table.columns.begin(), table.columns.end(), [](const Column& c) { return c.key == "device"; });
     ASSERT_NE(device, table.columns.end());
     EXPECT_EQ((device + 1)->key, "host");
     EXPECT_EQ((device + 2)->key, "device_name");
@@ -156,7 +158,8 @@ TEST_F(FleetStore, SummaryNamesEachRowsHostAndGpu) {
     auto one = cells();
     one.erase(std::remove_if(one.begin(), one.end(), [](const auto& s) { return s.benchmark.run_id != 1; }), one.end());
     const auto single = summary_table(one);
-    const auto host = std::find_if(single.columns.begin(), single.columns.end(), [](const Column& c) { return c.key == "host"; });
+    const auto host =
+        std::find_if(single.columns.begin(), single.columns.end(), [](const Column& c) { return c.key == "host"; });
     ASSERT_NE(host, single.columns.end());
     EXPECT_TRUE(host->export_only);
 }
@@ -193,7 +196,7 @@ TEST_F(FleetStore, ReportWritesTheSideBySideFilesSheetAndSection) {
     const auto run = run_captured({"python3", INFERBENCH_CHECK_XLSX, book.string()}, std::nullopt, 60'000);
     EXPECT_TRUE(run.status.success()) << run.out << run.err;
     EXPECT_THAT(run.out, HasSubstr("Side by side=3x"));  // the header and two rows
-    EXPECT_THAT(run.out, HasSubstr("Sides=6x"));          // the header and five columns' sides
+    EXPECT_THAT(run.out, HasSubstr("Sides=6x"));         // the header and five columns' sides
 
     // One host's run: no side by side, and an earlier report's files are not left behind.
     options.filter.runs = "1";
