@@ -214,7 +214,8 @@ void add_compare_command(CLI::App& app, CommandContext& context) {
     cmd->add_option(
         "--baseline", args->baseline,
         "what speed-ups are relative to: a database index (1 = the first --db; with one --db, 1 = its first "
-        "--run) or a device name or part of its label (default: the first device of the first database)");
+        "--run) or a device name, part of its label or of its host's name (default: the first device of the first "
+        "database)");
     cmd->add_option("--html", args->html, "also write the comparison as a self-contained HTML page to this file");
     cmd->add_option("--margin", args->margin,
                     "equivalence margin of the verdicts: SAME where the 95% interval of the change in mean latency "

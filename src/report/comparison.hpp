@@ -77,7 +77,7 @@ std::string device_label(const store::RunRecord& run, const analysis::BenchmarkS
 // the latest run's figures (ComparisonSide::superseded counts them). Labels made unique by the host, then the
 // database index or run, then the device. `baseline`: empty (the first side), a 1-based database index
 // ("2": the first side of the second --db), or text matching one side's device or label (case
-// insensitive, a part of the label suffices if only one side matches). Throws UserError otherwise,
+// insensitive, a part of the label or of the side's host suffices if only one side matches). Throws UserError otherwise,
 // and when no side measured anything.
 Comparison build_comparison(std::vector<ComparisonSource> sources, const std::string& baseline);
 

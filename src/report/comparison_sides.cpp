@@ -122,8 +122,9 @@ std::size_t find_baseline(const Comparison& comparison, const std::string& basel
         const auto& side = comparison.sides[i];
         if (lower(side.device) == wanted || lower(side.label) == wanted)
             exact.push_back(i);
-        else if (lower(side.label).find(wanted) != std::string::npos)
-            partial.push_back(i);
+        else if (lower(side.label).find(wanted) != std::string::npos ||
+                 lower(side.host).find(wanted) != std::string::npos)
+            partial.push_back(i);  // part of its name, or of its host's (a fleet's columns)
     }
     const auto& matches = exact.empty() ? partial : exact;
     if (matches.size() == 1) return matches.front();

@@ -11,6 +11,7 @@
 #include "analysis/repeats.hpp"
 #include "common/fleet_store.hpp"
 #include "common/scratch_dir.hpp"
+#include "core/error.hpp"
 #include "core/process/subprocess.hpp"
 #include "report/comparison.hpp"
 #include "report/fleet_comparison.hpp"
@@ -141,6 +142,14 @@ TEST_F(FleetStore, CellsMeasuredUnderOtherSettingsAreFlagged) {
     const auto t4 =
         build_comparison({ComparisonSource{.db = "all.db", .runs = results.runs(), .summaries = cells()}}, "T4");
     EXPECT_THAT(settings_differences(t4, t4.rows[1], 0), ElementsAre("duration 10s ([2] 2s)"));
+    // A fleet's column by its host's name, where one matches.
+    EXPECT_EQ(
+        build_comparison({ComparisonSource{.db = "all.db", .runs = results.runs(), .summaries = cells()}}, "p3-v100")
+            .baseline,
+        3u);
+    EXPECT_THROW(
+        build_comparison({ComparisonSource{.db = "all.db", .runs = results.runs(), .summaries = cells()}}, "dgx-a100"),
+        UserError);  // both of its GPUs
 }
 
 TEST_F(FleetStore, SummaryNamesEachRowsHostAndGpu) {
