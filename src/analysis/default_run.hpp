@@ -19,4 +19,13 @@ struct DefaultRun {
 // returned (callers then say it has none).
 DefaultRun default_run(const store::ResultsStore& results);
 
+// What `summary`, `report` and `compare` show when no run is named: default_run(), or, in a store whose runs with
+// benchmarks come from more than one host (shards merged by `inferbench merge`, a shared store), every run, as
+// the latest run is then one host's part alone. `runs` is a ReportFilter run spec: "all" or a run id.
+struct DefaultRuns {
+    std::string runs;
+    std::string note;  // "all.db holds runs of 3 hosts (a, b, c): showing all 5 runs; --run latest shows ..."
+};
+DefaultRuns default_runs(const store::ResultsStore& results);
+
 }  // namespace inferbench::analysis

@@ -93,6 +93,8 @@ std::map<int, GpuFacts> gpu_facts(const nlohmann::json& environment) {
     if (const nlohmann::json* devices = gpu_devices(environment)) {
         for (const auto& device : *devices) {
             if (!device.is_object() || !device.contains("index") || !device["index"].is_number_integer()) continue;
+            if (auto driver = json_string(device, "driver_version"); !driver.empty())
+                facts[device["index"].get<int>()].driver_version = std::move(driver);
             const auto clock = device.find("default_applications_clock_mhz");
             if (clock != device.end() && clock->is_number() && clock->get<double>() > 0)
                 facts[device["index"].get<int>()].default_clock_mhz = clock->get<double>();

@@ -22,6 +22,7 @@ namespace inferbench::analysis {
 struct GpuFacts {
     std::optional<double> default_clock_mhz;  // gpus.devices[].default_applications_clock_mhz
     std::optional<GpuMeans> idle;             // idle_baseline.gpus[]
+    std::string driver_version;               // gpus.devices[].driver_version; empty where not recorded
 };
 
 struct RunContext {

@@ -1,5 +1,6 @@
 // `inferbench compare --db A [--db B ...]`: the same benchmarks on several devices side by side; or
-// `compare --db A --run 1 --run 2`: two runs of one database.
+// `compare --db A --run 1 --run 2`: two runs of one database; or `compare --db all.db --run all`: the runs of
+// several hosts in one store (merged shards, a shared store), one side per host's device.
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
@@ -7,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/default_run.hpp"
 #include "analysis/repeats.hpp"
 #include "cli/commands.hpp"
 #include "cli/filter_args.hpp"
@@ -33,11 +35,20 @@ struct CompareArgs {
     OutputOptions output;
 };
 
-// One side's source: a database and one of its runs ("latest" or a run id).
+// One side's source: a database and its runs: "latest", a run id, "all" or ids "3,5"; empty where no --run was
+// given (the store's default_runs).
 struct SourceArg {
     std::string db;
     std::string run;
 };
+
+// A run spec compare takes: latest, all, a run id or ids separated by commas.
+bool valid_runs(const std::string& runs) {
+    if (runs == "latest" || runs == "all") return true;
+    const auto items = split_list(runs);
+    return !items.empty() &&
+           std::all_of(items.begin(), items.end(), [](const auto& item) { return parse_int(item).has_value(); });
+}
 
 // The compared (database, run) pairs: every --db with the one --run (latest without it), every --db with
 // its own --run, or one --db with each of several --run (two runs of one store).
@@ -50,9 +61,10 @@ std::vector<SourceArg> source_args(const CompareArgs& args) {
                         runs, args.dbs.size()));
     std::vector<SourceArg> sources;
     for (std::size_t i = 0; i < std::max(runs, args.dbs.size()); ++i) {
-        SourceArg source{args.dbs[args.dbs.size() == 1 ? 0 : i], runs == 0 ? "latest" : args.runs[runs == 1 ? 0 : i]};
-        if (source.run != "latest" && !parse_int(source.run))
-            throw UserError(fmt::format("--run {}: compare takes one run per side: a run id or latest", source.run));
+        SourceArg source{args.dbs[args.dbs.size() == 1 ? 0 : i], runs == 0 ? "" : args.runs[runs == 1 ? 0 : i]};
+        if (!source.run.empty() && !valid_runs(source.run))
+            throw UserError(fmt::format("--run {}: give a run id, ids separated by commas (3,5), latest or all",
+                                        source.run));
         sources.push_back(std::move(source));
     }
     return sources;
@@ -104,6 +116,31 @@ int regression_exit(const report::Comparison& comparison, const CompareArgs& arg
     return kExitRegression;
 }
 
+// The runs a store shows when no --run names them (analysis::default_runs: every run where several hosts wrote
+// it), saying so on stderr where that is every run.
+std::string default_runs_of(const store::ResultsStore& results, bool quiet) {
+    const auto choice = analysis::default_runs(results);
+    if (!choice.note.empty() && !quiet) fmt::print(stderr, "compare: {}\n", choice.note);
+    return choice.runs;
+}
+
+// The store's runs that the pool's benchmarks come from, oldest first.
+std::vector<store::RunRecord> runs_of(const store::ResultsStore& results, const std::vector<store::BenchmarkRecord>& pool) {
+    std::set<std::int64_t> ids;
+    for (const auto& b : pool) ids.insert(b.run_id);
+    std::vector<store::RunRecord> runs;
+    for (auto& run : results.runs())
+        if (ids.contains(run.run_id)) runs.push_back(std::move(run));
+    return runs;
+}
+
+// "run 3", "runs 3, 5".
+std::string run_words(const std::vector<store::RunRecord>& runs) {
+    std::vector<std::string> ids;
+    for (const auto& run : runs) ids.push_back(std::to_string(run.run_id));
+    return fmt::format("run{} {}", ids.size() == 1 ? "" : "s", join(ids, ", "));
+}
+
 int execute(const CompareArgs& args) {
     const auto format = report::parse_format(args.output.resolved());
     const double margin = percent_flag("--margin", args.margin);
@@ -112,16 +149,14 @@ int execute(const CompareArgs& args) {
     const auto source_list = source_args(args);
     std::vector<store::ResultsStore> stores;
     std::vector<std::vector<store::BenchmarkRecord>> pools;
-    std::vector<std::int64_t> run_ids;
     for (const auto& [db, run] : source_list) {
         if (!std::filesystem::exists(db))
             throw UserError(
                 fmt::format("--db {}: no such file; give results databases written by `inferbench run`", db));
         stores.push_back(store::ResultsStore::open(db, store::ResultsStore::Access::read));
         report::ReportFilter runs_only;
-        runs_only.runs = run;
+        runs_only.runs = run.empty() ? default_runs_of(stores.back(), args.output.quiet) : run;
         pools.push_back(report::select_benchmarks(stores.back(), runs_only));
-        run_ids.push_back(pools.back().front().run_id);
     }
     check_values(filter.devices, pools, &store::BenchmarkRecord::device, "--device");
     check_values(filter.models, pools, &store::BenchmarkRecord::model, "--model");
@@ -134,12 +169,9 @@ int execute(const CompareArgs& args) {
         std::vector<store::BenchmarkRecord> selected;
         for (const auto& b : pools[i])
             if (admits(filter, b)) selected.push_back(b);
-        report::ComparisonSource source{.db = source_list[i].db, .run = {}, .summaries = {}};
-        const auto run_id = run_ids[i];
-        for (const auto& run : stores[i].runs())
-            if (run.run_id == run_id) source.run = run;
+        report::ComparisonSource source{.db = source_list[i].db, .runs = runs_of(stores[i], pools[i]), .summaries = {}};
         if (selected.empty())
-            fmt::print(stderr, "compare: {} run {}: no benchmark matches the filters\n", source.db, run_id);
+            fmt::print(stderr, "compare: {} {}: no benchmark matches the filters\n", source.db, run_words(source.runs));
         else
             source.summaries = analysis::combine_cells(report::load_selection(stores[i], selected).summaries());
         sources.push_back(std::move(source));
@@ -169,8 +201,10 @@ void add_compare_command(CLI::App& app, CommandContext& context) {
                     "results database; repeat for each device or machine to compare (or give one, with several --run)")
         ->required();
     cmd->add_option("--run", args->runs,
-                    "run id or latest (default): once for all databases, once per --db in the same order, or "
-                    "several times with one --db to compare runs of one database");
+                    "run id, ids (3,5), latest or all: once for all databases, once per --db in the same order, or "
+                    "several times with one --db to compare runs of one database. Several runs of one --db make "
+                    "one side per host and device (the latest run's figures where a cell ran in several). Default: "
+                    "the latest run, or every run of a store that several hosts wrote (merged shards, a shared store)");
     cmd->add_option("--device", args->filter.devices, "only these devices (cpu, cuda:0, ...), comma-separated")
         ->delimiter(',');
     cmd->add_option("--model", args->filter.models, "only these models")->delimiter(',');
@@ -180,7 +214,8 @@ void add_compare_command(CLI::App& app, CommandContext& context) {
     cmd->add_option(
         "--baseline", args->baseline,
         "what speed-ups are relative to: a database index (1 = the first --db; with one --db, 1 = its first "
-        "--run) or a device name or part of its label (default: the first device of the first database)");
+        "--run) or a device name, part of its label or of its host's name (default: the first device of the first "
+        "database)");
     cmd->add_option("--html", args->html, "also write the comparison as a self-contained HTML page to this file");
     cmd->add_option("--margin", args->margin,
                     "equivalence margin of the verdicts: SAME where the 95% interval of the change in mean latency "

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/default_run.hpp"
 #include "cli/commands.hpp"
 #include "cli/filter_args.hpp"
 #include "core/error.hpp"
@@ -27,6 +28,7 @@ struct ReportArgs {
     bool clock_from_zero = true;
     bool no_excel = false, no_plots = false, no_html = false;
     bool quiet = false;
+    bool run_given = false;  // --run on the command line; else analysis::default_runs
 };
 
 // Where the report goes without --out: beside the database `run` writes by default.
@@ -100,24 +102,32 @@ std::vector<std::string> skipped_lines(const std::vector<std::string>& skipped) 
 }
 
 int execute(const ReportArgs& args) {
-    const auto options = options_from(args);
+    auto options = options_from(args);
     const std::string path = args.db.empty() ? resolved_db_path(RunSettings{}) : args.db;
     if (!std::filesystem::exists(path))
         throw UserError(
             fmt::format("{}: no results database here; run `inferbench run` first or pass --db PATH", path));
     const auto results = store::ResultsStore::open(path, store::ResultsStore::Access::read);
+    if (!args.run_given) {
+        const auto choice = analysis::default_runs(results);
+        if (!choice.note.empty() && !args.quiet) fmt::print(stderr, "inferbench: {}\n", choice.note);
+        options.filter.runs = choice.runs;
+    }
     const auto report = report::write_report(results, options);
     if (args.quiet) return kExitOk;
     for (const auto& line : skipped_lines(report.files.skipped)) print_wrapped(line);
     std::size_t workbooks = 0, images = 0;
+    bool side_by_side = false;
     for (const auto& file : report.files.written) {
         const auto ext = file.extension();
         workbooks += ext == ".xlsx";
         images += ext == ".png" || ext == ".svg";
+        side_by_side = side_by_side || file.filename() == "comparison.md";
     }
     fmt::print("{}\n", report_headline(report.summary));
-    fmt::print("report: {} files in {}: summary.md/.csv/.json, {} workbooks, {} images{}\n",
-               report.files.written.size(), options.out_dir.string(), workbooks, images,
+    fmt::print("report: {} files in {}: summary.md/.csv/.json{}, {} workbooks, {} images{}\n",
+               report.files.written.size(), options.out_dir.string(),
+               side_by_side ? ", comparison.md/.csv/.json (hosts and GPUs side by side)" : "", workbooks, images,
                options.html ? ", report.html" : "");
     if (options.html) fmt::print("open {}\n", (options.out_dir / "report.html").string());
     return kExitOk;
@@ -144,7 +154,10 @@ void add_report_command(CLI::App& app, CommandContext& context) {
     cmd->add_flag("--no-plots", args->no_plots, "draw no figures (gnuplot is then not needed)");
     cmd->add_flag("--no-html", args->no_html, "write no HTML page");
     cmd->add_flag("--quiet", args->quiet, "print nothing but errors");
-    cmd->callback([&context, args] { context.action = [args] { return execute(*args); }; });
+    cmd->callback([&context, args, cmd] {
+        args->run_given = cmd->count("--run") > 0;
+        context.action = [args] { return execute(*args); };
+    });
 }
 
 }  // namespace inferbench::cli

@@ -9,9 +9,11 @@
 #include "cli/filter_args.hpp"
 #include "core/error.hpp"
 #include "core/plan/settings.hpp"
+#include "core/units.hpp"
 #include "analysis/roofline_placement.hpp"
 #include "devices/catalog.hpp"
 #include "report/generation_table.hpp"
+#include "report/selection.hpp"
 #include "report/serving_rows.hpp"
 #include "report/summary_table.hpp"
 
@@ -20,11 +22,30 @@ namespace {
 
 struct SummaryArgs {
     std::string db;
-    std::optional<std::int64_t> run_id;
+    std::string runs;  // a run id, ids "3,5", latest or all; empty: analysis::default_runs
     bool list_runs = false;
     bool each_repeat = false;
     OutputOptions output;
 };
+
+// The selected runs' benchmarks, summarized: one run through summarize_run, several (a merged or shared store's
+// hosts) through the selection every reading command shares.
+std::vector<analysis::BenchmarkSummary> summaries_of(const store::ResultsStore& results, const SummaryArgs& args) {
+    std::string runs = args.runs;
+    if (runs.empty()) {
+        const auto choice = analysis::default_runs(results);
+        if (!choice.note.empty() && !args.output.quiet) fmt::print(stderr, "inferbench: {}\n", choice.note);
+        runs = choice.runs;
+    }
+    if (const auto id = parse_int(runs)) return analysis::summarize_run(results, *id);
+    report::ReportFilter filter;
+    filter.runs = runs;
+    const auto stored_runs = results.runs();
+    std::vector<analysis::BenchmarkSummary> summaries;
+    for (const auto& b : report::select_benchmarks(results, filter))
+        summaries.push_back(analysis::summarize_stored(results, b, stored_runs));
+    return summaries;
+}
 
 int execute(const SummaryArgs& args) {
     report::parse_format(args.output.resolved());  // a bad --format fails before the database is read
@@ -36,13 +57,7 @@ int execute(const SummaryArgs& args) {
         print_table(report::runs_table(results.runs()), args.output);
         return kExitOk;
     }
-    std::optional<std::int64_t> run_id = args.run_id;
-    if (!run_id) {
-        const auto choice = analysis::default_run(results);
-        if (!choice.note.empty() && !args.output.quiet) fmt::print(stderr, "inferbench: {}\n", choice.note);
-        run_id = choice.run_id;
-    }
-    const auto summaries = analysis::summarize_run(results, run_id);
+    const auto summaries = summaries_of(results, args);
     if (args.each_repeat) print_summary_tables(results, summaries, args.output, report::SummaryRows::each_repeat);
     else print_summary_tables(results, analysis::combine_cells(summaries), args.output);
     return kExitOk;
@@ -80,7 +95,9 @@ void add_summary_command(CLI::App& app, CommandContext& context) {
     auto args = std::make_shared<SummaryArgs>();
     CLI::App* summary = app.add_subcommand("summary", "print the summary of a stored run (default: the latest)");
     add_db_option(*summary, args->db);
-    summary->add_option("--run", args->run_id, "run id (see --runs)");
+    summary->add_option("--run", args->runs,
+                        "run id (see --runs), ids (3,5), latest or all (default: the latest run, or every run of a "
+                        "store that several hosts wrote: merged shards, a shared store)");
     summary->add_flag("--runs", args->list_runs, "list the stored runs instead");
     summary->add_flag("--each-repeat", args->each_repeat,
                       "a row per repeat of a cell (run setting repeats) instead of one row per cell");

@@ -1,117 +1,21 @@
+// The comparison's tables, verdicts and text; its sides are made and named in comparison_sides.cpp.
 #include "report/comparison.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
-#include <map>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
-#include "analysis/run_context.hpp"
-#include "core/error.hpp"
 #include "core/units.hpp"
 #include "report/serving_comparison.hpp"
 
 namespace inferbench::report {
 namespace {
 
-std::string lower(std::string_view text) {
-    std::string out(text);
-    for (auto& ch : out) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    return out;
-}
-
-std::string json_string(const nlohmann::json& object, const char* key) {
-    if (!object.is_object() || !object.contains(key) || !object[key].is_string()) return "";
-    return object[key].get<std::string>();
-}
-
-bool measured(const analysis::BenchmarkSummary& s) { return s.benchmark.status == BenchmarkStatus::ok && s.e2e.count > 0; }
-
-// Generative cells of other lengths are other rows.
-ComparisonKey key_of(const store::BenchmarkRecord& b) {
-    std::string variant = b.variant;
-    if (analysis::is_generative(b))
-        variant += fmt::format("{}input_tokens={} output_tokens={}", variant.empty() ? "" : " ", b.input_tokens,
-                               b.output_tokens);
-    return {b.model, b.backend, variant, b.precision, b.batch_size};
-}
-
 const analysis::LatencyDistribution* generation_figure(const analysis::BenchmarkSummary* s, GenerationFigure figure) {
     if (!s || !s->generation) return nullptr;
     if (figure == GenerationFigure::ttft) return &s->generation->ttft;
     return s->generation->tpot ? &*s->generation->tpot : nullptr;
-}
-
-std::string host_of(const store::RunRecord& run) {
-    if (!run.host.empty()) return run.host;
-    return json_string(nlohmann::json::parse(run.environment_json, nullptr, false), "host");
-}
-
-// What tells a source from the others: its run where another source reads the same database (two runs of
-// one store), else the database's place on the command line.
-std::string source_tag(const Comparison& comparison, std::size_t source) {
-    const auto& sources = comparison.sources;
-    const auto same_db = std::count_if(sources.begin(), sources.end(),
-                                       [&](const ComparisonSource& s) { return s.db == sources[source].db; });
-    return same_db > 1 ? fmt::format("run {}", sources[source].run.run_id) : fmt::format("db {}", source + 1);
-}
-
-void make_labels_unique(Comparison& comparison) {
-    const auto alike = [](const std::vector<ComparisonSide>& sides, const ComparisonSide& side, bool other_source) {
-        return std::count_if(sides.begin(), sides.end(), [&](const ComparisonSide& o) {
-                   return o.label == side.label && (!other_source || o.source != side.source);
-               }) > (other_source ? 0 : 1);
-    };
-    // GPU names say nothing of the machine: the host tells alike GPUs of several machines apart.
-    std::vector<ComparisonSide> before = comparison.sides;
-    for (auto& side : comparison.sides) {
-        const std::string host = host_of(comparison.sources[side.source].run);
-        if (alike(before, side, false) && !host.empty() && side.label.find(" @ ") == std::string::npos)
-            side.label += " @ " + host;
-    }
-    // Still alike: the same kind of device in several databases or runs, then several alike devices of one host.
-    before = comparison.sides;
-    for (auto& side : comparison.sides)
-        if (alike(before, side, true)) side.label += fmt::format(" ({})", source_tag(comparison, side.source));
-    before = comparison.sides;
-    for (auto& side : comparison.sides)
-        if (alike(before, side, false)) side.label += " " + side.device;
-}
-
-std::string side_list(const Comparison& comparison) {
-    std::vector<std::string> items;
-    for (std::size_t i = 0; i < comparison.sides.size(); ++i)
-        items.push_back(fmt::format("[{}] {} ({})", i + 1, comparison.sides[i].label, comparison.sides[i].device));
-    return join(items, ", ");
-}
-
-std::size_t find_baseline(const Comparison& comparison, const std::string& baseline) {
-    if (baseline.empty()) return 0;
-    if (const auto index = parse_int(baseline)) {
-        if (*index < 1 || static_cast<std::size_t>(*index) > comparison.sources.size())
-            throw UserError(
-                fmt::format("--baseline {}: there are {} compared databases or runs; give 1 to {}, or a device",
-                            baseline, comparison.sources.size(), comparison.sources.size()));
-        for (std::size_t i = 0; i < comparison.sides.size(); ++i)
-            if (comparison.sides[i].source == static_cast<std::size_t>(*index - 1)) return i;
-        throw UserError(fmt::format("--baseline {}: {} has no benchmark with status ok to compare against", baseline,
-                                    comparison.sources[static_cast<std::size_t>(*index - 1)].db));
-    }
-    const std::string wanted = lower(baseline);
-    std::vector<std::size_t> exact, partial;
-    for (std::size_t i = 0; i < comparison.sides.size(); ++i) {
-        const auto& side = comparison.sides[i];
-        if (lower(side.device) == wanted || lower(side.label) == wanted)
-            exact.push_back(i);
-        else if (lower(side.label).find(wanted) != std::string::npos)
-            partial.push_back(i);
-    }
-    const auto& matches = exact.empty() ? partial : exact;
-    if (matches.size() == 1) return matches.front();
-    throw UserError(fmt::format("--baseline {}: {} side; give a database index (1, 2, ...) or one of: {}", baseline,
-                                matches.empty() ? "matches no" : "matches more than one", side_list(comparison)));
 }
 
 std::optional<double> ratio(std::optional<double> value, std::optional<double> base) {
@@ -157,17 +61,57 @@ std::string row_name(const ComparisonKey& key) {
     return fmt::format("{} {}{} {} b{}", model, backend, variant.empty() ? "" : " " + variant, precision, batch);
 }
 
-// The six figures of one summary on one side, relative to the baseline's.
-std::vector<Cell> side_cells(const analysis::BenchmarkSummary* s, const analysis::BenchmarkSummary* base) {
-    std::vector<Cell> cells(6, Null{});  // built one by one: GCC 12 misreads an initializer list of variants
+constexpr const char* kNotMeasured = "not measured";
+
+// An energy figure: its value, else "not measured" where `say_missing` (a table where other sides measured power),
+// else nothing.
+Cell energy_cell(std::optional<double> value, bool say_missing) {
+    if (value) return *value;
+    return say_missing ? Cell{std::string(kNotMeasured)} : Cell{Null{}};
+}
+
+// The seven figures of one summary on one side, relative to the baseline's: mean, inf/s, x, W, J/inf, inf/J, eff x.
+std::vector<Cell> side_cells(const analysis::BenchmarkSummary* s, const analysis::BenchmarkSummary* base,
+                             bool say_missing) {
+    std::vector<Cell> cells(7, Null{});  // built one by one: GCC 12 misreads an initializer list of variants
     if (!s) return cells;
     cells[0] = Duration{s->e2e.mean};
     cells[1] = cell_of(throughput(s));
     cells[2] = cell_of(ratio(throughput(s), throughput(base)));
-    cells[3] = cell_of(s->telemetry.mean_power_w);
-    cells[4] = cell_of(efficiency(s));
-    cells[5] = cell_of(ratio(efficiency(s), efficiency(base)));
+    cells[3] = energy_cell(s->telemetry.mean_power_w, say_missing);
+    cells[4] = energy_cell(s->telemetry.joules_per_inference, say_missing);
+    cells[5] = energy_cell(efficiency(s), say_missing);
+    cells[6] = cell_of(ratio(efficiency(s), efficiency(base)));
     return cells;
+}
+
+// Whether any side measured power for any row: then a side without it says so.
+bool any_power(const Comparison& comparison) {
+    for (const auto& row : comparison.rows)
+        for (std::size_t side = 0; side < comparison.sides.size(); ++side)
+            if (const auto* s = comparison.at(row, side); s && s->telemetry.mean_power_w) return true;
+    return false;
+}
+
+// Energy per inference in mJ where every value is below 1 J.
+bool millijoules(const Comparison& comparison) {
+    double highest = 0;
+    for (const auto& row : comparison.rows)
+        for (std::size_t side = 0; side < comparison.sides.size(); ++side)
+            if (const auto* s = comparison.at(row, side))
+                highest = std::max(highest, s->telemetry.joules_per_inference.value_or(0));
+    return highest < 1;
+}
+
+// "[2] duration 2s ([1] 10s); [3] concurrency ..." for a row whose sides' cells ran under other settings.
+Cell settings_cell(const Comparison& comparison, const ComparisonRow& row) {
+    std::vector<std::string> parts;
+    for (std::size_t side = 0; side < comparison.sides.size(); ++side)
+        if (const auto differences = settings_differences(comparison, row, side); !differences.empty())
+            parts.push_back(fmt::format("[{}] {}", side + 1, join(differences, ", ")));
+    Cell cell = Null{};
+    if (!parts.empty()) cell = join(parts, "; ");
+    return cell;
 }
 
 }  // namespace
@@ -175,49 +119,6 @@ std::vector<Cell> side_cells(const analysis::BenchmarkSummary* s, const analysis
 const analysis::BenchmarkSummary* Comparison::at(const ComparisonRow& row, std::size_t side) const {
     if (side >= row.cells.size() || !row.cells[side]) return nullptr;
     return &sources[sides[side].source].summaries[*row.cells[side]];
-}
-
-std::string device_label(const store::RunRecord& run, const analysis::BenchmarkSummary& benchmark) {
-    const auto& b = benchmark.benchmark;
-    const std::string name = analysis::device_name(nlohmann::json::parse(run.environment_json, nullptr, false), b);
-    if (b.device.starts_with("cuda") && name != b.device) return name;  // a GPU's name
-    const std::string host = host_of(run);
-    return host.empty() ? name : fmt::format("{} @ {}", name, host);
-}
-
-Comparison build_comparison(std::vector<ComparisonSource> sources, const std::string& baseline) {
-    Comparison comparison;
-    comparison.sources = std::move(sources);
-    std::map<std::pair<std::size_t, std::string>, std::size_t> side_index;
-    std::map<ComparisonKey, std::size_t> row_index;
-    for (std::size_t source = 0; source < comparison.sources.size(); ++source) {
-        const auto& summaries = comparison.sources[source].summaries;
-        for (std::size_t i = 0; i < summaries.size(); ++i) {
-            const auto& s = summaries[i];
-            if (!measured(s)) continue;
-            auto [side, added] = side_index.try_emplace({source, s.benchmark.device}, comparison.sides.size());
-            if (added)
-                comparison.sides.push_back(
-                    {source, s.benchmark.device, device_label(comparison.sources[source].run, s)});
-            auto [row, new_row] = row_index.try_emplace(key_of(s.benchmark), comparison.rows.size());
-            if (new_row) comparison.rows.push_back({key_of(s.benchmark), {}});
-            auto& cells = comparison.rows[row->second].cells;
-            if (cells.size() <= side->second) cells.resize(side->second + 1);
-            if (!cells[side->second]) cells[side->second] = i;  // a cell measured twice in one run: the first
-        }
-    }
-    if (comparison.sides.empty()) {
-        std::vector<std::string> dbs;
-        for (const auto& source : comparison.sources) dbs.push_back(source.db);
-        throw UserError(fmt::format("nothing to compare: no benchmark with status ok among the selected ones of {}",
-                                    join(dbs, ", ")));
-    }
-    for (auto& row : comparison.rows) row.cells.resize(comparison.sides.size());
-    std::sort(comparison.rows.begin(), comparison.rows.end(),
-              [](const ComparisonRow& a, const ComparisonRow& b) { return a.key < b.key; });
-    make_labels_unique(comparison);
-    comparison.baseline = find_baseline(comparison, baseline);
-    return comparison;
 }
 
 Table comparison_table(const Comparison& comparison) {
@@ -230,14 +131,23 @@ Table comparison_table(const Comparison& comparison) {
                      {"variant", "options", 2, Fit::keep, 2},
                      {"precision", "precision", 2, Fit::keep, 1},
                      {"batch_size", "batch"}};
+    const bool mj = millijoules(comparison);
+    const bool say_missing = any_power(comparison);
     for (std::size_t i = 1; i <= comparison.sides.size(); ++i) {
         const auto column = [i](const char* key, const char* title, int decimals, int shed) {
             return Column{fmt::format("s{}_{}", i, key), fmt::format("[{}] {}", i, title), decimals, Fit::keep, shed};
         };
+        Column energy = column("joules_per_inference", "J/inf", 3, 4);
+        if (mj) {
+            energy.title = fmt::format("[{}] mJ/inf", i);
+            energy.shown_scale = 1000;
+            energy.decimals = 1;
+        }
         const std::vector<Column> columns = {column("mean_ms", "mean", 2, 3),
                                              column("throughput_per_s", "inf/s", 1, 0),
                                              column("speedup", "x", 2, 0),
                                              column("power_w", "W", 1, 4),
+                                             energy,
                                              column("inferences_per_joule", "inf/J", 2, 4),
                                              column("efficiency_ratio", "eff x", 2, 4),
                                              Column{fmt::format("s{}_verdict", i), fmt::format("[{}] verdict", i), 2,
@@ -248,17 +158,19 @@ Table comparison_table(const Comparison& comparison) {
                                                     Fit::wrap, 1}};
         table.columns.insert(table.columns.end(), columns.begin(), columns.end());
     }
+    table.columns.push_back({"settings_differ", "settings differ", 2, Fit::footnote});
     for (const auto& row : comparison.rows) {
         const auto& [model, backend, variant, precision, batch] = row.key;
         std::vector<Cell> cells = {model, backend, variant, precision, batch};
         const auto* base = comparison.at(row, comparison.baseline);
         for (std::size_t side = 0; side < comparison.sides.size(); ++side) {
-            const auto figures = side_cells(comparison.at(row, side), base);
+            const auto figures = side_cells(comparison.at(row, side), base, say_missing);
             cells.insert(cells.end(), figures.begin(), figures.end());
             cells.push_back(verdict_cell(row_verdict(comparison, row, side)));
             for (const auto figure : {GenerationFigure::ttft, GenerationFigure::tpot})
                 cells.push_back(verdict_cell(generation_verdict(comparison, row, side, figure)));
         }
+        cells.push_back(settings_cell(comparison, row));
         table.rows.push_back(std::move(cells));
     }
     return table;
@@ -272,6 +184,10 @@ Table comparison_long_table(const Comparison& comparison) {
                      {"db", "db"},
                      {"run_id", "run"},
                      {"device", "device"},
+                     {"host", "host"},
+                     {"device_name", "device name"},
+                     {"driver_version", "driver"},
+                     {"backend_version", "backend version"},
                      {"model", "model"},
                      {"backend", "backend"},
                      {"variant", "options"},
@@ -281,6 +197,7 @@ Table comparison_long_table(const Comparison& comparison) {
                      {"throughput_per_s", "inf/s", 1},
                      {"speedup", "x", 3},
                      {"power_w", "W", 1},
+                     {"joules_per_inference", "J/inf", 4},
                      {"inferences_per_joule", "inf/J", 3},
                      {"efficiency_ratio", "eff x", 3},
                      {"verdict", "verdict"},
@@ -298,25 +215,31 @@ Table comparison_long_table(const Comparison& comparison) {
                      {"tpot_verdict", "TPOT verdict"},
                      {"tpot_change_pct", "TPOT change %", 1},
                      {"tpot_change_ci95_low_pct", "TPOT change 95% low", 1},
-                     {"tpot_change_ci95_high_pct", "TPOT change 95% high", 1}};
+                     {"tpot_change_ci95_high_pct", "TPOT change 95% high", 1},
+                     {"settings_differ", "settings differ"}};
     for (const auto& row : comparison.rows) {
         const auto& [model, backend, variant, precision, batch] = row.key;
         const auto* base = comparison.at(row, comparison.baseline);
         for (std::size_t side = 0; side < comparison.sides.size(); ++side) {
             const auto* s = comparison.at(row, side);
             if (!s) continue;
-            const auto& source = comparison.sources[comparison.sides[side].source];
+            const auto& facts = comparison.sides[side];
+            const auto text = [](const std::string& value) { return value.empty() ? Cell{Null{}} : Cell{value}; };
             std::vector<Cell> cells = {static_cast<std::int64_t>(side + 1),
-                                       comparison.sides[side].label,
-                                       source.db,
-                                       source.run.run_id,
-                                       comparison.sides[side].device,
+                                       facts.label,
+                                       comparison.sources[facts.source].db,
+                                       comparison.run_id(row, side),
+                                       facts.device,
+                                       text(facts.host),
+                                       text(facts.name),
+                                       text(facts.driver),
+                                       text(s->benchmark.backend_version),
                                        model,
                                        backend,
                                        variant,
                                        precision,
                                        batch};
-            const auto figures = side_cells(s, base);
+            const auto figures = side_cells(s, base, false);
             cells.insert(cells.end(), figures.begin(), figures.end());
             add_verdict_cells(cells, row_verdict(comparison, row, side));
             cells.push_back(std::string(convergence_label(s->benchmark.convergence)));
@@ -326,6 +249,8 @@ Table comparison_long_table(const Comparison& comparison) {
                 cells.push_back(own ? Cell{Duration{own->ns.mean}} : Cell{Null{}});
                 add_verdict_cells(cells, generation_verdict(comparison, row, side, figure));
             }
+            const auto differences = settings_differences(comparison, row, side);
+            cells.push_back(differences.empty() ? Cell{Null{}} : Cell{join(differences, ", ")});
             table.rows.push_back(std::move(cells));
         }
     }
@@ -366,19 +291,6 @@ std::vector<std::string> regressions(const Comparison& comparison, double thresh
     return lines;
 }
 
-std::vector<std::string> comparison_legend(const Comparison& comparison) {
-    std::vector<std::string> lines;
-    for (std::size_t i = 0; i < comparison.sides.size(); ++i) {
-        const auto& side = comparison.sides[i];
-        const auto& source = comparison.sources[side.source];
-        const std::string host = host_of(source.run);
-        lines.push_back(fmt::format("[{}] {} ({}): {} run {}{}{}", i + 1, side.label, side.device, source.db,
-                                    source.run.run_id, host.empty() ? "" : " on " + host,
-                                    i == comparison.baseline ? ", baseline" : ""));
-    }
-    return lines;
-}
-
 std::string render_comparison(const Comparison& comparison, Format format, const RenderOptions& options) {
     if (format == Format::csv || format == Format::json)
         return render(comparison_long_table(comparison), format, options);
@@ -399,6 +311,10 @@ std::string render_comparison(const Comparison& comparison, Format format, const
                                                     verdicts)
                                       : line_of("x: throughput / baseline's, eff x: inferences per joule / baseline's") +
                                             line_of(verdicts) + "\n";
+    if (any_power(comparison))
+        out += line_of("W, J/inf, inf/J: from the power the side's telemetry measured during the measured iterations; "
+                       "not measured: that side recorded no power for the cell") +
+               "\n";
     const bool generative = std::any_of(comparison.rows.begin(), comparison.rows.end(), [&](const ComparisonRow& row) {
         for (std::size_t side = 0; side < comparison.sides.size(); ++side)
             if (generation_figure(comparison.at(row, side), GenerationFigure::ttft)) return true;

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/units.hpp"
 #include "core/version.hpp"
 #include "report/comparison.hpp"
 #include "report/html_page.hpp"
@@ -23,15 +24,22 @@ void sides_part(HtmlPage& page, const Comparison& comparison) {
     for (std::size_t i = 0; i < comparison.sides.size(); ++i) {
         const auto& side = comparison.sides[i];
         const auto& source = comparison.sources[side.source];
-        const auto& run = source.run;
+        const auto& run = comparison.run_of(i);
+        std::vector<std::string> runs;
+        for (const auto id : side.run_ids) runs.push_back(std::to_string(id));
         page.heading(3, fmt::format("[{}] {}{}", i + 1, side.label, i == comparison.baseline ? " (baseline)" : ""));
-        page.definition_list({{"device", side.device},
-                              {"results", source.db},
-                              {"run", fmt::format("{}{}", run.run_id, run.name.empty() ? "" : " (" + run.name + ")")},
-                              {"started", format_utc(run.started_unix_ms)},
-                              {"host", run.host},
-                              {"git commit", run.git_commit},
-                              {"inferbench version", run.inferbench_version}});
+        std::vector<std::pair<std::string, std::string>> entries = {{"device", side.device},
+                                                                    {"device name", side.name},
+                                                                    {"host", side.host}};
+        if (side.device.starts_with("cuda"))
+            entries.emplace_back("driver", side.driver.empty() ? "not recorded" : side.driver);
+        entries.insert(entries.end(), {{"frameworks", join(side.frameworks, ", ")},
+                                       {"results", source.db},
+                                       {runs.size() == 1 ? "run" : "runs", join(runs, ", ")},
+                                       {"started", format_utc(run.started_unix_ms)},
+                                       {"git commit", run.git_commit},
+                                       {"inferbench version", run.inferbench_version}});
+        page.definition_list(entries);
         const auto environment = nlohmann::json::parse(run.environment_json, nullptr, false);
         if (environment.is_object() && !environment.empty()) {
             page.open_details(fmt::format("Environment of run {} in {}", run.run_id, source.db));

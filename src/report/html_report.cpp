@@ -10,6 +10,7 @@
 #include "core/units.hpp"
 #include "core/version.hpp"
 #include "report/findings_section.hpp"
+#include "report/fleet_comparison.hpp"
 #include "devices/catalog.hpp"
 #include "analysis/repeats.hpp"
 #include "analysis/telemetry_summary.hpp"
@@ -58,6 +59,13 @@ Table overview_table(const ReportSelection& data, const std::vector<analysis::Be
                                          {"model_size_mb", "size MB", 1},
                                          {"gflops_per_inference", "GFLOP/inf", 2}};
     table.columns.insert(table.columns.end(), columns.begin(), columns.end());
+    // A merged or shared store's rows: which host and GPU each comes from, beside the device.
+    const bool origins = several_origins(summaries);
+    if (origins) {
+        const auto device = std::find_if(table.columns.begin(), table.columns.end(),
+                                         [](const Column& c) { return c.key == "device"; }) + 1;
+        table.columns.insert(device, {Column{"host", "host"}, Column{"device_name", "device name"}});
+    }
     const bool repeated = std::any_of(summaries.begin(), summaries.end(), [](const auto& s) { return s.repeats > 1; });
     if (repeated) table.columns.push_back({"repeats", "repeats"});
     // The load scenario, where a benchmark ran one (every run since scenarios exist; not imported logs).
@@ -95,6 +103,10 @@ Table overview_table(const ReportSelection& data, const std::vector<analysis::Be
             optional_cell(s.telemetry.inferences_per_joule),
             b.model_size_bytes ? Cell{static_cast<double>(*b.model_size_bytes) * 1e-6} : Cell{Null{}},
             gflops_cell(s.model)};
+        if (origins) {  // after id, model, backend, device
+            const std::vector<Cell> origin = {s.run.host.empty() ? Cell{Null{}} : Cell{s.run.host}, s.run.device_name};
+            cells.insert(cells.begin() + 4, origin.begin(), origin.end());
+        }
         row.insert(row.end(), cells.begin(), cells.end());
         if (repeated) row.emplace_back(s.repeats);
         if (scenarios) {
@@ -265,7 +277,8 @@ std::string page_title(const ReportSelection& data) {
 
 std::string render_html_report(const ReportSelection& data, const std::vector<ChartGroup>& groups,
                                const RooflineSection& roofline, const std::vector<findings::Finding>& found,
-                               std::span<const GenerationRow> generation, std::span<const SweepView> sweeps) {
+                               std::span<const GenerationRow> generation, std::span<const SweepView> sweeps,
+                               const Comparison* side_by_side) {
     const auto summaries = data.summaries();
     HtmlPage page(page_title(data));
     runs_part(page, data);
@@ -284,6 +297,7 @@ std::string render_html_report(const ReportSelection& data, const std::vector<Ch
     }
     page.close_section();
 
+    if (side_by_side) comparison_section(page, *side_by_side);
     generation_section(page, generation);
     serving_section(page, analysis::combine_cells(summaries), sweeps);
     scenario_section(page, summaries);

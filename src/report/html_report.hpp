@@ -13,6 +13,7 @@
 #include "analysis/summary.hpp"
 #include "analysis/roofline_placement.hpp"
 #include "findings/finding.hpp"
+#include "report/comparison.hpp"
 #include "report/generation_rows.hpp"
 #include "report/serving_rows.hpp"
 #include "report/html_page.hpp"
@@ -44,9 +45,11 @@ RooflineSection roofline_section(const store::ResultsStore& results,
 // environments, the overview table, warnings and failures, the roofline (where any benchmark could be
 // placed or was skipped), then the chart groups.
 // `generation`: the generative cells (generation_rows.hpp), shown in their own section after the overview.
+// `side_by_side`: several hosts' or GPUs' cells side by side (fleet_comparison.hpp), right after the overview.
 std::string render_html_report(const ReportSelection& selection, const std::vector<ChartGroup>& groups,
                                const RooflineSection& roofline = {}, const std::vector<findings::Finding>& found = {},
-                               std::span<const GenerationRow> generation = {}, std::span<const SweepView> sweeps = {});
+                               std::span<const GenerationRow> generation = {}, std::span<const SweepView> sweeps = {},
+                               const Comparison* side_by_side = nullptr);
 
 // Writes the page of the selected benchmarks alone to `file` (usually DIR/report.html): load_selection,
 // each group's charts, the roofline section and the findings. `inferbench report` writes it with its other outputs from

@@ -8,6 +8,7 @@
 #include "core/file_io.hpp"
 #include "devices/catalog.hpp"
 #include "findings/findings.hpp"
+#include "report/fleet_comparison.hpp"
 #include "report/generation_plots.hpp"
 #include "report/generation_rows.hpp"
 #include "report/generation_workbook.hpp"
@@ -129,6 +130,9 @@ ReportResult write_report(const store::ResultsStore& results, const ReportOption
             result.files.written.push_back(dir / name);
         }
     }
+    // Several hosts' or GPUs' benchmarks: the same cells side by side, as `compare` puts them.
+    const auto side_by_side = report_comparison(results.path().string(), selection.runs, cells);
+    result.files.add(write_comparison_files(side_by_side, dir, options.excel));
     const auto sweeps = sweep_views(serving_cells(cells, server_gpus));
     if (const Table serving = serving_table(cells); !serving.rows.empty()) {  // the serving cells' own tables
         const Table sweep = sweep_table(sweeps);
@@ -151,7 +155,7 @@ ReportResult write_report(const store::ResultsStore& results, const ReportOption
     if (options.plots) result.files.add(write_serving_plots(sweeps, dir, options.plot));
     if (options.html) {
         write_text_file(dir / "report.html", render_html_report(selection, charts, roofline_section(results, summaries), found,
-                                                                    generation, sweeps));
+                                                                    generation, sweeps, side_by_side ? &*side_by_side : nullptr));
         result.files.written.push_back(dir / "report.html");
     }
     return result;

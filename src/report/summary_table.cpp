@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <ctime>
+#include <set>
 
 #include <fmt/chrono.h>
 
@@ -289,7 +290,43 @@ void choose_energy_unit(Table& table, const std::vector<analysis::BenchmarkSumma
     }
 }
 
+// Where the rows come from more than one host or device model (a merged or shared store), the host and the
+// device's name are what tells them apart: shown on terminals too, beside the device, and never left out.
+void show_origin_columns(Table& table, const std::vector<analysis::BenchmarkSummary>& summaries) {
+    if (!several_origins(summaries)) return;
+    const auto device = std::find_if(table.columns.begin(), table.columns.end(), [](const Column& c) { return c.key == "device"; });
+    if (device == table.columns.end()) return;
+    auto at = static_cast<std::size_t>(device - table.columns.begin()) + 1;
+    for (const char* key : {"host", "device_name"}) {
+        const auto it = std::find_if(table.columns.begin(), table.columns.end(), [&](const Column& c) { return c.key == key; });
+        if (it == table.columns.end()) continue;
+        const auto from = static_cast<std::size_t>(it - table.columns.begin());
+        Column column = *it;
+        column.export_only = false;
+        column.identity = true;
+        column.fit = Fit::wrap;
+        table.columns.erase(it);
+        table.columns.insert(table.columns.begin() + static_cast<std::ptrdiff_t>(at), std::move(column));
+        for (auto& row : table.rows) {
+            Cell cell = std::move(row[from]);
+            row.erase(row.begin() + static_cast<std::ptrdiff_t>(from));
+            row.insert(row.begin() + static_cast<std::ptrdiff_t>(at), std::move(cell));
+        }
+        ++at;
+    }
+}
+
 }  // namespace
+
+bool several_origins(const std::vector<analysis::BenchmarkSummary>& summaries) {
+    std::set<std::string> hosts, gpus;
+    for (const auto& s : summaries) {  // a row that recorded none (a skipped cell, an imported log) tells nothing
+        if (!s.run.host.empty()) hosts.insert(s.run.host);
+        if (s.benchmark.device.starts_with("cuda") && s.run.device_name != s.benchmark.device)
+            gpus.insert(s.run.device_name);
+    }
+    return hosts.size() > 1 || gpus.size() > 1;
+}
 
 Cell benchmark_ids_cell(const analysis::BenchmarkSummary& summary) {
     std::vector<std::string> ids;
@@ -329,6 +366,7 @@ Table summary_table(const std::vector<analysis::BenchmarkSummary>& summaries, Su
         add_interval_cells(row, s);
         table.rows.push_back(std::move(row));
     }
+    show_origin_columns(table, summaries);
     return table;
 }
 

@@ -129,7 +129,7 @@ TEST_F(Compare, BadInputIsOneLineAndExitCode2) {
     expect_error("--db a.db --model resnet50", "--model resnet50: in none of the compared runs; they have: null");
     expect_error("--db a.db --db b.db --baseline 3", "--baseline 3: there are 2 compared databases or runs");
     expect_error("--db a.db --db b.db --run 1 --run 1 --run 1", "--run: given 3 times for 2 databases");
-    expect_error("--db a.db --run all", "--run all: compare takes one run per side: a run id or latest");
+    expect_error("--db a.db --run 1,x", "--run 1,x: give a run id, ids separated by commas (3,5), latest or all");
     expect_error("--db a.db --db b.db --db a.db --run 1 --run 2", "--run: given 2 times for 3 databases");
     expect_error("--db a.db --db b.db --run 9", "has no run 9");
 }

@@ -31,10 +31,11 @@ analysis::BenchmarkSummary summary(const std::string& device, const std::string&
 }
 
 ComparisonSource source(const std::string& db, std::int64_t run_id, const std::string& host, const std::string& gpu) {
-    ComparisonSource s{.db = db, .run = {}, .summaries = {}};
-    s.run.run_id = run_id;
-    s.run.host = host;
-    s.run.environment_json =
+    ComparisonSource s{.db = db, .runs = {store::RunRecord{}}, .summaries = {}};
+    auto& run = s.runs.front();
+    run.run_id = run_id;
+    run.host = host;
+    run.environment_json =
         nlohmann::json{
             {"host", host}, {"cpu_model", "AMD EPYC 9654"}, {"gpus", {{"devices", {{{"index", 0}, {"name", gpu}}}}}}}
             .dump();
@@ -83,10 +84,10 @@ TEST(Comparison, SidesAreDevicesOfDatabasesWithTheirNames) {
 
 TEST(Comparison, AlikeDevicesAreToldApart) {
     auto sources = two_hosts();
-    sources[1].run.environment_json = sources[0].run.environment_json;  // two H100 hosts
-    sources[1].run.host = "node-b";
+    sources[1].runs[0].environment_json = sources[0].runs[0].environment_json;  // two H100 hosts
+    sources[1].runs[0].host = "node-b";
     EXPECT_EQ(build_comparison(sources, "").sides[1].label, "NVIDIA H100 80GB HBM3 @ node-b");
-    sources[1].run.host = "node-a";  // the same host measured twice
+    sources[1].runs[0].host = "node-a";  // the same host measured twice
     const auto same = build_comparison(sources, "");
     EXPECT_EQ(same.sides[0].label, "NVIDIA H100 80GB HBM3 @ node-a (db 1)");
     EXPECT_EQ(same.sides[1].label, "NVIDIA H100 80GB HBM3 @ node-a (db 2)");
@@ -95,12 +96,13 @@ TEST(Comparison, AlikeDevicesAreToldApart) {
 TEST(Comparison, TwoRunsOfOneDatabaseAreToldApartByRun) {
     auto sources = two_hosts();
     sources[1] = sources[0];  // the same host and database, measured again as run 4
-    sources[1].run.run_id = 4;
+    sources[1].runs[0].run_id = 4;
     const auto runs = build_comparison(sources, "");
     ASSERT_EQ(runs.sides.size(), 2u);
     EXPECT_EQ(runs.sides[0].label, "NVIDIA H100 80GB HBM3 @ node-a (run 3)");
     EXPECT_EQ(runs.sides[1].label, "NVIDIA H100 80GB HBM3 @ node-a (run 4)");
-    EXPECT_EQ(comparison_legend(runs)[1], "[2] NVIDIA H100 80GB HBM3 @ node-a (run 4) (cuda:0): h100.db run 4 on node-a");
+    EXPECT_EQ(comparison_legend(runs)[1], "[2] NVIDIA H100 80GB HBM3 @ node-a (run 4) (cuda:0): h100.db run 4 on node-a, "
+                                          "driver not recorded, torch (version not recorded)");
 }
 
 TEST(Comparison, ImportedLogsNameTheirGpu) {
@@ -152,13 +154,15 @@ TEST(Comparison, SpeedUpsAndEfficiencyAreRelativeToTheBaseline) {
     EXPECT_EQ(std::get<std::string>(row[0]), "resnet50");
     EXPECT_EQ(std::get<std::int64_t>(row[4]), 32);
     EXPECT_DOUBLE_EQ(std::get<double>(row[5 + 2]), 1.0);
-    // Nine columns per side: mean, inf/s, x, W, inf/J, eff x, verdict, and a generative row's TTFT and TPOT verdicts.
-    EXPECT_NEAR(std::get<double>(row[14 + 2]), 5.10 / 3.92, 1e-12);
-    EXPECT_NEAR(std::get<double>(row[14 + 5]), (5.10 * 600) / (3.92 * 610), 1e-12);
-    EXPECT_TRUE(std::holds_alternative<Null>(row[5 + 6])) << "the baseline has no verdict";
+    // Ten columns per side: mean, inf/s, x, W, J/inf, inf/J, eff x, verdict, and a generative row's TTFT and TPOT
+    // verdicts.
+    EXPECT_NEAR(std::get<double>(row[15 + 2]), 5.10 / 3.92, 1e-12);
+    EXPECT_NEAR(std::get<double>(row[15 + 4]), 610 * 3.92e-3 / 32, 1e-12);  // J per inference
+    EXPECT_NEAR(std::get<double>(row[15 + 6]), (5.10 * 600) / (3.92 * 610), 1e-12);
+    EXPECT_TRUE(std::holds_alternative<Null>(row[5 + 7])) << "the baseline has no verdict";
     // No intervals in these summaries: nothing can be claimed.
-    EXPECT_EQ(std::get<std::string>(row[14 + 6]), "UNSURE -23.1% (no interval for a side)");
-    EXPECT_TRUE(std::holds_alternative<Null>(row[14 + 7])) << "not generative: no TTFT verdict";
+    EXPECT_EQ(std::get<std::string>(row[15 + 7]), "UNSURE -23.1% (no interval for a side)");
+    EXPECT_TRUE(std::holds_alternative<Null>(row[15 + 8])) << "not generative: no TTFT verdict";
 }
 
 TEST(Comparison, WarnsWhenTheSidesRanWithDifferentSettingsOrVaryTooMuch) {

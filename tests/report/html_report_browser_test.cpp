@@ -233,18 +233,18 @@ TEST_F(Browser, HeadingsSortTheTable) {
 }
 
 TEST_F(Browser, ComparisonPageDrawsBars) {
-    ComparisonSource a{.db = "<a>.db", .run = {}, .summaries = {}}, b{.db = "b.db", .run = {}, .summaries = {}};
-    a.run.run_id = 1;
-    a.run.host = "gpu01";
-    a.run.environment_json = R"({"gpus":{"devices":[{"index":0,"name":"NVIDIA <H200>"}]}})";
-    b.run.run_id = 4;
-    b.run.host = "gpu02";
-    b.run.environment_json = R"({"gpus":{"devices":[{"index":0,"name":"NVIDIA A100"}]}})";
+    ComparisonSource a{.db = "<a>.db", .runs = {store::RunRecord{}}, .summaries = {}}, b{.db = "b.db", .runs = {store::RunRecord{}}, .summaries = {}};
+    a.runs[0].run_id = 1;
+    a.runs[0].host = "gpu01";
+    a.runs[0].environment_json = R"({"gpus":{"devices":[{"index":0,"name":"NVIDIA <H200>"}]}})";
+    b.runs[0].run_id = 4;
+    b.runs[0].host = "gpu02";
+    b.runs[0].environment_json = R"({"gpus":{"devices":[{"index":0,"name":"NVIDIA A100"}]}})";
     for (auto* source : {&a, &b}) {
         for (const std::int64_t batch : {1, 8}) {
             for (const char* model : {kScriptModel, kQuotesModel}) {
                 analysis::BenchmarkSummary s;
-                s.benchmark = fixture_record(source->run.run_id, model, "torch", "cuda:0", "fp16", batch);
+                s.benchmark = fixture_record(source->runs[0].run_id, model, "torch", "cuda:0", "fp16", batch);
                 s.e2e.count = 100;
                 s.e2e.mean = 1e6 * static_cast<double>(batch) * (source == &a ? 1.0 : 2.0);
                 s.throughput_per_s = 1e9 / s.e2e.mean * static_cast<double>(batch);

@@ -161,10 +161,10 @@ TEST_F(ServingReport, ReportWritesTheServingWorkbookTablesAndSection) {
 TEST_F(ServingReport, CompareSetsServingCellsSideBySideAgainstTheBaseline) {
     auto cells = analysis::combine_cells(summaries());
     for (auto& s : cells) s.e2e.count = 20;  // as the worker stores them: one iteration per ok request
-    ComparisonSource a{.db = "a.db", .run = {}, .summaries = cells};
-    ComparisonSource b{.db = "b.db", .run = {}, .summaries = cells};
-    a.run.run_id = 1;
-    b.run.run_id = 2;
+    ComparisonSource a{.db = "a.db", .runs = {store::RunRecord{}}, .summaries = cells};
+    ComparisonSource b{.db = "b.db", .runs = {store::RunRecord{}}, .summaries = cells};
+    a.runs[0].run_id = 1;
+    b.runs[0].run_id = 2;
     for (auto& s : b.summaries) *s.serving->output_tokens_per_s *= 2;  // a server twice as fast
     const Table table = serving_comparison_table(build_comparison({a, b}, ""));
     ASSERT_EQ(table.rows.size(), 4u);

@@ -74,10 +74,10 @@ analysis::BenchmarkSummary cell(std::int64_t batch, double mean_ms, double half_
 }
 
 TEST(Verdict, RegressionsAreTheSlowerPairsBeyondTheThreshold) {
-    ComparisonSource before{.db = "before.db", .run = {}, .summaries = {cell(1, 1.00, 0.01), cell(8, 4.0, 0.04)}};
-    ComparisonSource after{.db = "after.db", .run = {}, .summaries = {cell(1, 1.10, 0.01), cell(8, 4.12, 0.04)}};
-    before.run.run_id = 1;
-    after.run.run_id = 2;
+    ComparisonSource before{.db = "before.db", .runs = {store::RunRecord{}}, .summaries = {cell(1, 1.00, 0.01), cell(8, 4.0, 0.04)}};
+    ComparisonSource after{.db = "after.db", .runs = {store::RunRecord{}}, .summaries = {cell(1, 1.10, 0.01), cell(8, 4.12, 0.04)}};
+    before.runs[0].run_id = 1;
+    after.runs[0].run_id = 2;
     const auto comparison = build_comparison({before, after}, "");
     // Batch 1: +10% (SLOWER, beyond 5%); batch 8: +3% (SLOWER, within 5%).
     const auto lines = regressions(comparison, 0.05);
@@ -107,10 +107,10 @@ analysis::BenchmarkSummary generative_cell(double ttft_ms, double tpot_ms, std::
 }
 
 TEST(Verdict, GenerativeCellsAreJudgedOnTtftAndTpot) {
-    ComparisonSource before{.db = "before.db", .run = {}, .summaries = {generative_cell(20.0, 5.0)}};
-    ComparisonSource after{.db = "after.db", .run = {}, .summaries = {generative_cell(20.1, 5.5)}};
-    before.run.run_id = 1;
-    after.run.run_id = 2;
+    ComparisonSource before{.db = "before.db", .runs = {store::RunRecord{}}, .summaries = {generative_cell(20.0, 5.0)}};
+    ComparisonSource after{.db = "after.db", .runs = {store::RunRecord{}}, .summaries = {generative_cell(20.1, 5.5)}};
+    before.runs[0].run_id = 1;
+    after.runs[0].run_id = 2;
     const auto comparison = build_comparison({before, after}, "");
     ASSERT_EQ(comparison.rows.size(), 1u);
     EXPECT_EQ(std::get<2>(comparison.rows[0].key), "input_tokens=128 output_tokens=128");
@@ -128,10 +128,10 @@ TEST(Verdict, GenerativeCellsAreJudgedOnTtftAndTpot) {
 }
 
 TEST(Verdict, OtherLengthsAreOtherRowsAndOneTokenHasNoTpotVerdict) {
-    ComparisonSource before{.db = "before.db", .run = {}, .summaries = {generative_cell(20.0, 5.0, 1), generative_cell(20.0, 5.0)}};
-    ComparisonSource after{.db = "after.db", .run = {}, .summaries = {generative_cell(30.0, 5.0, 1), generative_cell(20.0, 5.0)}};
-    before.run.run_id = 1;
-    after.run.run_id = 2;
+    ComparisonSource before{.db = "before.db", .runs = {store::RunRecord{}}, .summaries = {generative_cell(20.0, 5.0, 1), generative_cell(20.0, 5.0)}};
+    ComparisonSource after{.db = "after.db", .runs = {store::RunRecord{}}, .summaries = {generative_cell(30.0, 5.0, 1), generative_cell(20.0, 5.0)}};
+    before.runs[0].run_id = 1;
+    after.runs[0].run_id = 2;
     const auto comparison = build_comparison({before, after}, "");
     ASSERT_EQ(comparison.rows.size(), 2u);
     const auto& long_output = comparison.rows[1];  // sorted: "output_tokens=1" before "output_tokens=128"
