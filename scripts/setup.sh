@@ -32,7 +32,7 @@ os_id=$(. /etc/os-release 2>/dev/null && echo "${ID:-unknown}")
 # What the build, the benchmarks and the reports need: in Debian 12 and Ubuntu 22.04/24.04 alike.
 required=(
   build-essential cmake ninja-build pkg-config git ca-certificates
-  libyaml-cpp-dev libcli11-dev nlohmann-json3-dev libfmt-dev libsqlite3-dev
+  libyaml-cpp-dev libcli11-dev nlohmann-json3-dev libfmt-dev libsqlite3-dev libpq-dev
   libisal-dev libcurl4-openssl-dev gnuplot-nox fonts-dejavu-core
 )
 command -v npm >/dev/null 2>&1 || required+=(npm)

@@ -284,7 +284,7 @@ int execute_resume(const RunArgs& args, const BackendRegistry& registry) {
     require_resume_alone(args);
     const auto vocab = vocabulary(registry);
     const std::string db = resolved_db_path(build_plan(args, vocab).settings);
-    if (!std::filesystem::exists(db))
+    if (store::store_file_missing(db))
         throw UserError(fmt::format("--resume {}: no results database at {}; give --db PATH", args.resume, db));
     auto results = store::ResultsStore::open(db);
     const runner::ResumePoint point = runner::find_resume_point(results, args.resume, vocab);
