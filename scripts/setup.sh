@@ -41,6 +41,8 @@ if $tests; then
   # The test frameworks, unzip for the workbook tests; where the archive has them: the PyTorch the tests and
   # the corpus use, Chromium for one test, LibreOffice Calc (without its GUI) and pdftoppm to render a workbook.
   required+=(libgtest-dev libgmock-dev libbenchmark-dev unzip)
+  # The PostgreSQL server the store tests start (initdb and pg_ctl; the tests start and stop it themselves).
+  required+=(postgresql)
   optional+=(python3-torch python3-torchvision python3-onnx libreoffice-calc-nogui poppler-utils)
   # Ubuntu's chromium package only installs the snap, which a headless server need not carry.
   [ "$os_id" = ubuntu ] || optional+=(chromium)

@@ -114,6 +114,48 @@ void PgConnection::fail_with(std::string_view what, const PGresult* result) cons
 
 void PgConnection::settle() {
     if (reading_ != nullptr) reading_->buffer_rest();
+    if (pipelined_ > 0) end_pipeline();
+}
+
+void PgConnection::run(PgStatement& statement) {
+    if (pipelined_ == 0) {
+        settle();
+        // Outside a transaction each statement is its own; pipelined, an error would also undo its neighbours.
+        if (PQtransactionStatus(conn_) != PQTRANS_INTRANS || PQenterPipelineMode(conn_) == 0) {
+            if (statement.step()) {
+                statement.reset();
+                fail("query failed", "statement returned rows where none were expected");
+            }
+            return;
+        }
+    }
+    if (!statement.send_query()) fail("query failed", PQerrorMessage(conn_));
+    // A bounded number in flight: the server's answers must not fill the socket while nobody reads them.
+    if (++pipelined_ >= kPipelineDepth) end_pipeline();
+}
+
+void PgConnection::end_pipeline() {
+    const int sent = std::exchange(pipelined_, 0);
+    PQpipelineSync(conn_);
+    PGresult* first_error = nullptr;
+    for (int i = 0; i < sent; ++i) {
+        while (PGresult* result = PQgetResult(conn_)) {  // each statement's answer, then NULL
+            if (PQresultStatus(result) == PGRES_FATAL_ERROR && first_error == nullptr) {
+                first_error = result;
+                continue;
+            }
+            if (PQresultStatus(result) == PGRES_COMMAND_OK && changes_rows(result))
+                changes_ = parse_int64(PQcmdTuples(result));
+            PQclear(result);
+        }
+    }
+    while (PGresult* result = PQgetResult(conn_)) {  // PGRES_PIPELINE_SYNC
+        const bool sync = PQresultStatus(result) == PGRES_PIPELINE_SYNC;
+        PQclear(result);
+        if (sync) break;
+    }
+    PQexitPipelineMode(conn_);
+    if (first_error != nullptr) fail_with("query failed", first_error);
 }
 
 void PgConnection::exec(const std::string& sql) {
@@ -193,17 +235,22 @@ void PgStatement::bind_null(int index) {
     is_null_[static_cast<std::size_t>(index - 1)] = 1;
 }
 
-void PgStatement::send() {
-    conn_->settle();
+bool PgStatement::send_query() {
     std::vector<const char*> pointers(values_.size());
     std::vector<int> lengths(values_.size());
     for (std::size_t i = 0; i < values_.size(); ++i) {
         pointers[i] = is_null_[i] != 0 ? nullptr : values_[i].c_str();
         lengths[i] = static_cast<int>(values_[i].size());
     }
-    const int sent = PQsendQueryPrepared(conn_->conn_, name_.c_str(), static_cast<int>(values_.size()), pointers.data(),
-                                         lengths.data(), formats_.data(), 0);
-    if (sent == 0) conn_->fail("query failed", PQerrorMessage(conn_->conn_));
+    return PQsendQueryPrepared(conn_->conn_, name_.c_str(), static_cast<int>(values_.size()), pointers.data(),
+                               lengths.data(), formats_.data(), 0) != 0;
+}
+
+void PgStatement::run() { conn_->run(*this); }
+
+void PgStatement::send() {
+    conn_->settle();
+    if (!send_query()) conn_->fail("query failed", PQerrorMessage(conn_->conn_));
     PQsetSingleRowMode(conn_->conn_);
     state_ = State::reading;
     conn_->reading_ = this;

@@ -2,7 +2,9 @@
 // store is a PostgreSQL database): one libpq connection, statements prepared on the server once per connection
 // and SQL text, values always sent as parameters. Rows are read one at a time (libpq's single-row mode), so a
 // long result never sits in memory whole; where a second statement needs the connection while one is still
-// being read, the first one's remaining rows are fetched into its own buffer first.
+// being read, the first one's remaining rows are fetched into its own buffer first. Statements run for no rows
+// inside a transaction (the bulk INSERTs of a benchmark) go out in libpq's pipeline mode, kPipelineDepth at a
+// time, without waiting for each answer; their errors surface at the next other call (at the latest COMMIT).
 #pragma once
 
 #include <libpq-fe.h>
@@ -45,12 +47,19 @@ public:
 private:
     friend class PgStatement;
     PgConnection(PGconn* conn, std::string display) : conn_(conn), display_(std::move(display)) {}
-    // Frees the connection for a new command: a statement still being read takes its remaining rows first.
+    // Frees the connection for a new command: a statement still being read takes its remaining rows first, and
+    // the pipelined statements' answers are read (throwing the first error among them).
     void settle();
+    // Sends `statement` for no rows: pipelined inside a transaction, else run and waited for.
+    void run(PgStatement& statement);
+    void end_pipeline();
+
+    static constexpr int kPipelineDepth = 128;
 
     PGconn* conn_;
     std::string display_;
     PgStatement* reading_ = nullptr;
+    int pipelined_ = 0;  // statements sent in pipeline mode whose answers are not read yet
     std::unordered_map<std::string, std::string> prepared_;  // translated SQL -> server-side statement name
     std::int64_t changes_ = 0;
 };
@@ -65,6 +74,7 @@ public:
     void bind(int index, std::string value, bool binary = false);
     void bind_null(int index);
     bool step();
+    void run();  // for statements that return no rows
     void reset() noexcept;
 
     int column_count() const;
@@ -77,6 +87,7 @@ public:
 private:
     friend class PgConnection;
     void send();
+    bool send_query();
     PGresult* next_result();
     // Reads what is left of this statement's results off the connection into buffered_.
     void buffer_rest() noexcept;

@@ -359,12 +359,8 @@ bool Statement::step() {
 }
 
 void Statement::run() {
+    if (pg_) return pg_->run();
     if (step()) {
-        if (pg_) {
-            pg_->reset();
-            throw DatabaseError("results database: query failed: statement returned rows where none were expected",
-                                SQLITE_MISUSE);
-        }
         sqlite3_reset(stmt_);
         throw_error(db_path_, "query failed", "statement returned rows where none were expected");
     }
@@ -435,13 +431,17 @@ Transaction::Transaction(Database& db, Writers writers) : db_(db) {
 
 Transaction::~Transaction() {
     // Some errors (disk full, I/O) make SQLite roll back on its own; then there is nothing to undo.
+    if (done_) return;
+    if (db_.dialect() == Dialect::sqlite) {
+        if (db_.in_transaction()) sqlite3_exec(db_.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
+        return;
+    }
     try {
-        if (done_ || !db_.in_transaction()) return;
-        if (db_.dialect() == Dialect::postgres) {
-            db_.exec("ROLLBACK");
-            return;
-        }
-        sqlite3_exec(db_.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
+        db_.in_transaction();  // reads the answers of pipelined statements: the error among them is already known
+    } catch (const DatabaseError&) {
+    }
+    try {
+        if (db_.in_transaction()) db_.exec("ROLLBACK");
     } catch (const DatabaseError&) {
         // A lost connection: the server rolls the transaction back itself.
     }
