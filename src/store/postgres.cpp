@@ -61,6 +61,19 @@ std::string url_host(std::string_view host) {
 
 }  // namespace
 
+}  // namespace inferbench::store::postgres
+
+namespace inferbench::store {
+
+std::string libpq_version() {
+    const int version = PQlibVersion();  // 150018 for 15.18
+    return std::to_string(version / 10000) + "." + std::to_string(version % 10000);
+}
+
+}  // namespace inferbench::store
+
+namespace inferbench::store::postgres {
+
 // ---- PgConnection ----
 
 std::shared_ptr<PgConnection> PgConnection::connect(const std::string& url, const std::string& display) {

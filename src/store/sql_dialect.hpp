@@ -24,6 +24,9 @@ std::string postgres_schema_sql(std::string_view sqlite_sql);
 
 class Database;
 
+// The libpq this binary uses, "15.18" (stored with a run's library versions).
+std::string libpq_version();
+
 // The schema version: SQLite keeps it in the file header (PRAGMA user_version), PostgreSQL in a table of its own
 // (inferbench_schema); 0 for a new store.
 int read_schema_version(const Database& db);

@@ -15,7 +15,8 @@ std::string_view after_scheme(std::string_view url) {
     return {};
 }
 
-// "user:secret@host" holds a password; so does a query's "password=..." (libpq reads both).
+// "user:secret@host" holds a password; so does a query's "password=..." (libpq reads both), and "sslpassword=..."
+// (the client key's).
 bool carries_password(std::string_view url) {
     const std::string_view rest = after_scheme(url);
     const std::string_view authority = rest.substr(0, rest.find_first_of("/?"));
@@ -27,7 +28,7 @@ bool carries_password(std::string_view url) {
     std::string_view params = rest.substr(query + 1);
     while (!params.empty()) {
         const std::string_view param = params.substr(0, params.find('&'));
-        if (param.starts_with("password=")) return true;
+        if (param.starts_with("password=") || param.starts_with("sslpassword=")) return true;
         params.remove_prefix(param.size() == params.size() ? param.size() : param.size() + 1);
     }
     return false;

@@ -50,7 +50,7 @@ public:
         if (::geteuid() == 0) shell("chown postgres: " + dir_.string());
         std::ofstream(dir_ / "pw") << kPassword << "\n";
         if (::geteuid() == 0) shell("chown postgres: " + (dir_ / "pw").string());
-        shell(as_user_ + (bin_ / "initdb").string() + " -D " + data() + " -U postgres --auth-local=trust " +
+        shell("timeout 120 " + as_user_ + (bin_ / "initdb").string() + " -D " + data() + " -U postgres --auth-local=trust " +
                   "--auth-host=scram-sha-256 --pwfile=" + (dir_ / "pw").string() +
                   " --locale=C.UTF-8 -E UTF8 --no-sync > " + (dir_ / "initdb.log").string() + " 2>&1",
               dir_ / "initdb.log");
@@ -139,7 +139,7 @@ private:
         const std::string options = "-p " + std::to_string(port_) + " -k " + dir_.string() +
                                     " -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off"
                                     " -c full_page_writes=off -c max_connections=60";
-        const std::string command = as_user_ + (bin_ / "pg_ctl").string() + " -D " + data() + " -l " +
+        const std::string command = "timeout 90 " + as_user_ + (bin_ / "pg_ctl").string() + " -D " + data() + " -l " +
                                     (dir_ / "server.log").string() + " -w -t 60 -o '" + options + "' start > /dev/null 2>&1";
         started_ = std::system(command.c_str()) == 0;
         return started_;
@@ -148,8 +148,8 @@ private:
     void stop() noexcept {
         if (!started_) return;
         started_ = false;
-        const std::string command =
-            as_user_ + (bin_ / "pg_ctl").string() + " -D " + data() + " -m immediate -w -t 30 stop > /dev/null 2>&1";
+        const std::string command = "timeout 60 " + as_user_ + (bin_ / "pg_ctl").string() + " -D " + data() +
+                                    " -m immediate -w -t 30 stop > /dev/null 2>&1";
         [[maybe_unused]] const int ignored = std::system(command.c_str());
     }
 
@@ -158,7 +158,7 @@ private:
     void start_guard() {
         int fds[2];
         if (::pipe2(fds, O_CLOEXEC) != 0) return;
-        const std::string stop_command = as_user_ + (bin_ / "pg_ctl").string() + " -D " + data() +
+        const std::string stop_command = "timeout 60 " + as_user_ + (bin_ / "pg_ctl").string() + " -D " + data() +
                                          " -m immediate -w -t 30 stop > /dev/null 2>&1; rm -rf " + dir_.string();
         guard_ = ::fork();
         if (guard_ == 0) {

@@ -88,10 +88,13 @@ TEST_F(PostgresCli, TheStoreHoldsNoSecretAndAPasswordInTheUrlIsRefused) {
     const auto r = dir.run(kRun + server.tcp_url(name), std::string("PGPASSWORD=") + testing::PostgresServer::kPassword);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto store = store::ResultsStore::open(url_, store::ResultsStore::Access::read);
-    ASSERT_EQ(store.runs().size(), 1u);
-    const auto& run = store.runs()[0];
+    const auto runs = store.runs();
+    ASSERT_EQ(runs.size(), 1u);
+    const auto& run = runs[0];
     EXPECT_THAT(run.plan_json, Not(HasSubstr(testing::PostgresServer::kPassword)));
     EXPECT_THAT(run.environment_json, Not(HasSubstr(testing::PostgresServer::kPassword)));
+    EXPECT_EQ(nlohmann::json::parse(run.plan_json).at("db"), server.tcp_url(name));  // as given: no secret in it
+    EXPECT_TRUE(nlohmann::json::parse(run.environment_json).at("libraries").contains("libpq"));
 
     const std::string with_password = "postgresql://postgres:" + std::string(testing::PostgresServer::kPassword) +
                                       "@127.0.0.1:" + std::to_string(server.port()) + "/" + name;

@@ -53,7 +53,8 @@ TEST(StoreLocationTest, PostgresUrlsAreTellFromFiles) {
 
 TEST(StoreLocationTest, APasswordInTheUrlIsRefusedWithoutRepeatingIt) {
     for (const char* url : {"postgresql://u:s3cr3t@h/db", "postgres://u:s3cr3t@h:5/db?sslmode=require",
-                            "postgresql://u@h/db?sslmode=disable&password=s3cr3t"}) {
+                            "postgresql://u@h/db?sslmode=disable&password=s3cr3t",
+                            "postgresql://u@h/db?sslkey=k.pem&sslpassword=s3cr3t"}) {
         try {
             ResultsStore::open(url);
             ADD_FAILURE() << url << " was taken";
