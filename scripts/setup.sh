@@ -32,7 +32,7 @@ os_id=$(. /etc/os-release 2>/dev/null && echo "${ID:-unknown}")
 # What the build, the benchmarks and the reports need: in Debian 12 and Ubuntu 22.04/24.04 alike.
 required=(
   build-essential cmake ninja-build pkg-config git ca-certificates
-  libyaml-cpp-dev libcli11-dev nlohmann-json3-dev libfmt-dev libsqlite3-dev
+  libyaml-cpp-dev libcli11-dev nlohmann-json3-dev libfmt-dev libsqlite3-dev libpq-dev
   libisal-dev libcurl4-openssl-dev gnuplot-nox fonts-dejavu-core
 )
 command -v npm >/dev/null 2>&1 || required+=(npm)
@@ -41,6 +41,8 @@ if $tests; then
   # The test frameworks, unzip for the workbook tests; where the archive has them: the PyTorch the tests and
   # the corpus use, Chromium for one test, LibreOffice Calc (without its GUI) and pdftoppm to render a workbook.
   required+=(libgtest-dev libgmock-dev libbenchmark-dev unzip)
+  # The PostgreSQL server the store tests start (initdb and pg_ctl; the tests start and stop it themselves).
+  required+=(postgresql)
   optional+=(python3-torch python3-torchvision python3-onnx libreoffice-calc-nogui poppler-utils)
   # Ubuntu's chromium package only installs the snap, which a headless server need not carry.
   [ "$os_id" = ubuntu ] || optional+=(chromium)

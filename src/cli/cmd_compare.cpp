@@ -150,7 +150,7 @@ int execute(const CompareArgs& args) {
     std::vector<store::ResultsStore> stores;
     std::vector<std::vector<store::BenchmarkRecord>> pools;
     for (const auto& [db, run] : source_list) {
-        if (!std::filesystem::exists(db))
+        if (store::store_file_missing(db))
             throw UserError(
                 fmt::format("--db {}: no such file; give results databases written by `inferbench run`", db));
         stores.push_back(store::ResultsStore::open(db, store::ResultsStore::Access::read));

@@ -28,7 +28,7 @@ int execute(const ExplainArgs& args) {
     const auto format = report::parse_format(args.output.resolved());  // a bad --format fails before reading
     const auto filter = cleaned_filter(args.filter, args.batches);
     const std::string path = args.db.empty() ? resolved_db_path(RunSettings{}) : args.db;
-    if (!std::filesystem::exists(path))
+    if (store::store_file_missing(path))
         throw UserError(
             fmt::format("{}: no results database here; run `inferbench run` first or pass --db PATH", path));
     const auto results = store::ResultsStore::open(path, store::ResultsStore::Access::read);

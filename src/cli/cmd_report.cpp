@@ -104,7 +104,7 @@ std::vector<std::string> skipped_lines(const std::vector<std::string>& skipped) 
 int execute(const ReportArgs& args) {
     auto options = options_from(args);
     const std::string path = args.db.empty() ? resolved_db_path(RunSettings{}) : args.db;
-    if (!std::filesystem::exists(path))
+    if (store::store_file_missing(path))
         throw UserError(
             fmt::format("{}: no results database here; run `inferbench run` first or pass --db PATH", path));
     const auto results = store::ResultsStore::open(path, store::ResultsStore::Access::read);

@@ -81,7 +81,7 @@ RooflineResult compute_roofline(const RooflineArgs& args) {
     const auto filter = cleaned_filter(args.filter, args.batches);
     const auto formats = image_formats(args.formats, "roofline");
     const std::string path = args.db.empty() ? resolved_db_path(RunSettings{}) : args.db;
-    if (!std::filesystem::exists(path))
+    if (store::store_file_missing(path))
         throw UserError(
             fmt::format("{}: no results database here; run `inferbench run` first or pass --db PATH", path));
     const auto results = store::ResultsStore::open(path, store::ResultsStore::Access::read);

@@ -334,7 +334,7 @@ int resume_run(const RunArgs& args, const BackendRegistry& registry, store::Resu
 int execute_resume(const RunArgs& args, const BackendRegistry& registry) {
     require_resume_alone(args);
     const std::string db = resolved_db_path(build_plan(args, plan_vocabulary(registry)).settings);
-    if (!std::filesystem::exists(db))
+    if (store::store_file_missing(db))
         throw UserError(fmt::format("--resume {}: no results database at {}; give --db PATH", args.resume, db));
     auto results = store::ResultsStore::open(db);
     return resume_run(args, registry, results, args.resume);
@@ -345,8 +345,8 @@ int execute_resume(const RunArgs& args, const BackendRegistry& registry) {
 // the plan starts. Nothing where a new run should start.
 std::optional<int> continue_run(const RunArgs& args, const Plan& plan, const BackendRegistry& registry) {
     const std::string db = resolved_db_path(plan.settings);
-    const bool url = db.find("://") != std::string::npos;  // a shared store (PostgreSQL): the store says what it holds
-    if (!url && !std::filesystem::exists(db)) return std::nullopt;
+    // A shared store (PostgreSQL) always "exists": the store says what it holds.
+    if (store::store_file_missing(db)) return std::nullopt;
     auto results = store::ResultsStore::open(db, args.dry_run ? store::ResultsStore::Access::read
                                                               : store::ResultsStore::Access::write);
     const auto run = runner::latest_run_of(results, plan);

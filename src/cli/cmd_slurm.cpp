@@ -19,6 +19,7 @@
 #include "runner/orchestrator/shard_order.hpp"
 #include "runner/slurm/job_script.hpp"
 #include "runner/slurm/slurm_commands.hpp"
+#include "store/store_location.hpp"
 
 namespace inferbench::cli {
 namespace {
@@ -92,7 +93,8 @@ std::int64_t unix_ms_now() {
 
 // --db: a store's URL (postgresql://...) every task writes, or a folder for the shards' SQLite files.
 void set_stores(runner::SlurmJob& job, const std::string& db) {
-    if (db.find("://") != std::string::npos) {
+    if (store::is_postgres_url(db)) {
+        store::StoreLocation(db).require_no_password();  // the URL goes into the job's script
         job.db = db;
         return;
     }
@@ -183,7 +185,7 @@ ShardProgress shard_progress(const runner::SlurmJob& job, const std::vector<std:
     progress.cells = static_cast<std::int64_t>(cells.size());
     progress.benchmarks = progress.cells * repeats;
     const std::string where = job.store_of(k);
-    if (where.find("://") == std::string::npos && !std::filesystem::exists(where)) return progress;
+    if (store::store_file_missing(where)) return progress;
     const auto results = store::ResultsStore::open(where, store::ResultsStore::Access::read);
     progress.run = shard_run(results, job, Shard{k, job.shards});
     if (!progress.run) return progress;

@@ -50,7 +50,7 @@ std::vector<analysis::BenchmarkSummary> summaries_of(const store::ResultsStore& 
 int execute(const SummaryArgs& args) {
     report::parse_format(args.output.resolved());  // a bad --format fails before the database is read
     const std::string path = args.db.empty() ? resolved_db_path(RunSettings{}) : args.db;
-    if (!std::filesystem::exists(path))
+    if (store::store_file_missing(path))
         throw UserError(fmt::format("{}: no results database here; run `inferbench run` first or pass --db PATH", path));
     const auto results = store::ResultsStore::open(path, store::ResultsStore::Access::read);
     if (args.list_runs) {

@@ -36,7 +36,7 @@ constexpr std::string_view kInsertRun =
     "INSERT INTO runs (name, started_unix_ms, status, plan_json, environment_json, host, "
     "git_commit, inferbench_version, orchestrator_pid, orchestrator_start_ticks, orchestrator_boot_id, "
     "orchestrator_pid_namespace, run_uid, shard_index, shard_count) "
-    "VALUES (?1, ?2, ?12, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?13, ?14, ?15)";
+    "VALUES (?1, ?2, ?12, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?13, ?14, ?15) RETURNING run_id";
 
 constexpr std::string_view kInsertBenchmark =
     "INSERT INTO benchmarks (run_id, ordinal, model, backend, backend_version, device, precision, "
@@ -44,7 +44,7 @@ constexpr std::string_view kInsertBenchmark =
     "model_size_bytes, warmup_iterations, measured_wall_ns, settings_json, stderr_tail, variant, repeat_index, "
     "convergence, stop_reason, input_tokens, output_tokens, cpu_affinity, concurrent_json) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, "
-    "?24, ?25, ?26, ?27)";
+    "?24, ?25, ?26, ?27) RETURNING benchmark_id";
 
 constexpr std::string_view kInsertMetric =
     "INSERT INTO benchmark_metrics (benchmark_id, name, value, unit) VALUES (?1, ?2, ?3, ?4)";
@@ -66,6 +66,16 @@ constexpr std::string_view kCpuSampleColumns =
 constexpr std::string_view kRunOrder = " ORDER BY started_unix_ms, run_id";
 constexpr std::string_view kBenchmarkOrder =
     " ORDER BY r.started_unix_ms, r.run_id, b.ordinal, b.repeat_index, b.benchmark_id";
+
+// Runs an INSERT ... RETURNING id (both dialects: SQLite's last_insert_rowid has no PostgreSQL twin) and
+// readies the statement for its next use.
+std::int64_t insert_returning_id(Statement& insert) {
+    const bool row = insert.step();
+    const std::int64_t id = row ? insert.column_int64(0) : 0;
+    insert.reset();
+    if (!row) throw EnvironmentError("results database: an INSERT returned no id");
+    return id;
+}
 
 std::string concat(std::initializer_list<std::string_view> parts) {
     std::string text;
@@ -578,6 +588,16 @@ Database open_read_only(const std::filesystem::path& path) {
     return db;
 }
 
+// A PostgreSQL store: reached as libpq reaches it; the server keeps it whole and lets readers read while one writes.
+Database open_postgres(const StoreLocation& location, ResultsStore::Access access) {
+    location.require_no_password();
+    Database db = Database::open_postgres(location.url());
+    // Only `run`, `import` and `probe` make a store; a reader leaves a database that is not one as it was.
+    if (access == ResultsStore::Access::read) require_store(db);
+    prepare_schema(db);
+    return db;
+}
+
 Database open_for_reading(const std::filesystem::path& path) {
     if (!can_write(path)) return open_read_only(path);
     Database db = Database::open(path, SQLITE_OPEN_READWRITE);
@@ -646,8 +666,11 @@ ResultsStore::ResultsStore(ResultsStore&&) noexcept = default;
 ResultsStore& ResultsStore::operator=(ResultsStore&&) noexcept = default;
 ResultsStore::~ResultsStore() = default;
 
-ResultsStore ResultsStore::open(const std::filesystem::path& path, Access access) {
-    Database db = access == Access::write ? open_for_writing(path) : open_for_reading(path);
+ResultsStore ResultsStore::open(const StoreLocation& location, Access access) {
+    const std::filesystem::path& path = location.path();
+    Database db = location.is_postgres()      ? open_postgres(location, access)
+                  : access == Access::write ? open_for_writing(path)
+                                            : open_for_reading(path);
     auto impl = std::make_unique<Impl>(std::move(db));
     if (access == Access::write) impl->close_abandoned_runs();
     return ResultsStore(std::move(impl));
@@ -656,6 +679,10 @@ ResultsStore ResultsStore::open(const std::filesystem::path& path, Access access
 const std::filesystem::path& ResultsStore::path() const { return impl_->db.path(); }
 
 int ResultsStore::schema_version() const { return impl_->version; }
+
+Database& ResultsStore::database() { return impl_->db; }
+
+const Database& ResultsStore::database() const { return impl_->db; }
 
 ReadCounts ResultsStore::read_counts() const { return impl_->reads; }
 
@@ -678,8 +705,7 @@ std::int64_t ResultsStore::begin_run(const RunRecord& run) {
     } else {
         insert.bind_null(14).bind_null(15);
     }
-    insert.run();
-    return impl_->db.last_insert_rowid();
+    return insert_returning_id(insert);
 }
 
 void ResultsStore::end_run(std::int64_t run_id, std::int64_t ended_unix_ms, RunStatus status,
@@ -702,7 +728,8 @@ std::int64_t ResultsStore::add_benchmark(const BenchmarkRecord& benchmark,
 }
 
 std::optional<RunRecord> ResultsStore::reopen_run(std::int64_t run_id, const ProcessIdentity& orchestrator) {
-    Transaction transaction(impl_->db);  // the write lock first: two resumes of one run cannot both pass
+    // The write lock first: two resumes of one run cannot both pass.
+    Transaction transaction(impl_->db, Transaction::Writers::one_at_a_time);
     auto run = impl_->find_run(run_id);
     if (!run) throw EnvironmentError(fmt::format("results database '{}': no run with id {}", path().string(), run_id));
     if (run->status == RunStatus::running) return run;
@@ -737,9 +764,7 @@ std::int64_t ResultsStore::Impl::store_benchmark(const BenchmarkRecord& benchmar
     }
     s.insert_benchmark.reset();
     bind_benchmark(s.insert_benchmark, benchmark);
-    s.insert_benchmark.run();
-    s.insert_benchmark.reset();
-    const std::int64_t benchmark_id = s.db.last_insert_rowid();
+    const std::int64_t benchmark_id = insert_returning_id(s.insert_benchmark);
     insert_all_iterations(s.insert_iteration_batch, s.insert_iteration, benchmark_id, data);
     insert_metrics(s.db, benchmark_id, data.metrics);
     insert_series(s.db, benchmark_id, data.series);
@@ -922,7 +947,7 @@ std::vector<std::int64_t> ResultsStore::add_probes(std::span<const ProbeRecord> 
     Transaction transaction(impl_->db);
     Statement insert = impl_->db.prepare(
         "INSERT INTO device_probes (device_key, device_name, uuid, measured_unix_ms, name, value, unit, precision, "
-        "details_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+        "details_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING probe_id");
     std::vector<std::int64_t> ids;
     for (const ProbeRecord& p : probes) {
         insert.reset();
@@ -931,8 +956,7 @@ std::vector<std::int64_t> ResultsStore::add_probes(std::span<const ProbeRecord> 
         insert.bind_int64(4, p.measured_unix_ms).bind_text(5, p.name).bind_double(6, p.value).bind_text(7, p.unit);
         bind_optional_text(insert, 8, p.precision);
         insert.bind_text(9, p.details_json.empty() ? "{}" : p.details_json);
-        insert.run();
-        ids.push_back(impl_->db.last_insert_rowid());
+        ids.push_back(insert_returning_id(insert));
     }
     transaction.commit();
     return ids;

@@ -1,4 +1,5 @@
-// The results store: runs, their benchmarks and every measured iteration, in one SQLite file.
+// The results store: runs, their benchmarks and every measured iteration, in one SQLite file or one PostgreSQL
+// database (store/store_location.hpp), with the same schema, migrations and schema version in both.
 // Every number carries its unit in its name. Errors throw inferbench::EnvironmentError.
 #pragma once
 
@@ -19,9 +20,12 @@
 #include "core/plan/shard.hpp"
 #include "core/plan/stop_criterion.hpp"
 #include "store/iteration_spool.hpp"
+#include "store/store_location.hpp"
 #include "store/serving_records.hpp"
 
 namespace inferbench::store {
+
+class Database;
 
 // The K-th of N parts of a plan's benchmarks (`run --shard K/N`), K from 1: core/plan/shard's.
 using Shard = inferbench::Shard;
@@ -193,14 +197,21 @@ public:
         // mount, file modes); elsewhere as `write` does, without the integrity check.
         read,
     };
-    static ResultsStore open(const std::filesystem::path& path, Access access = Access::write);
+    // A PostgreSQL store (a URL) is reached as libpq reaches it; `read` and `write` differ there only in that a
+    // reader refuses a database that is not yet a store. A URL carrying a password is refused (UserError).
+    static ResultsStore open(const StoreLocation& location, Access access = Access::write);
 
     ResultsStore(ResultsStore&&) noexcept;
     ResultsStore& operator=(ResultsStore&&) noexcept;
     ~ResultsStore();
 
+    // The file, or the PostgreSQL database as "postgresql://user@host:port/db" (no secret): what messages name.
     const std::filesystem::path& path() const;
     int schema_version() const;
+    // The connection, for table-level SQL written against store/sqlite.hpp (both dialects); e.g. to copy rows
+    // between stores. Not for use while another call of this store is in progress.
+    Database& database();
+    const Database& database() const;
     ReadCounts read_counts() const;
     // Ends a wait for another writer with an error when `give_up` says so (e.g. on Ctrl-C).
     void give_up_waiting_when(std::function<bool()> give_up);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "store/sql_dialect.hpp"
 
 namespace inferbench::store {
 namespace {
@@ -325,36 +326,37 @@ void enable_wal(Database& db) {
 
 // Applies step `target` unless another process did while we waited for the write lock.
 void apply_migration(Database& db, int target) {
-    Transaction transaction(db);
+    Transaction transaction(db, Transaction::Writers::one_at_a_time);
     const int version = schema_version(db);
     require_known(db, version);
     if (version >= target) return;
-    db.exec(kMigrations[target - 1]);
-    // PRAGMA takes no bound parameters; `target` is our own small constant, never outside input.
-    db.exec("PRAGMA user_version = " + std::to_string(target));
+    const char* step = kMigrations[target - 1];
+    db.exec(db.dialect() == Dialect::sqlite ? std::string(step) : postgres_schema_sql(step));
+    write_schema_version(db, target);
     transaction.commit();
+}
+
+// SQLite's per-connection and per-file settings; a PostgreSQL server has its own.
+void configure_sqlite(Database& db) {
+    // A new file gets 16 KiB pages (an existing one keeps its own): a fifth less time to store millions of
+    // iterations than SQLite's 4 KiB, and fewer pages to read back.
+    db.exec("PRAGMA page_size = 16384");
+    enable_wal(db);
 }
 
 }  // namespace
 
 int known_schema_version() { return kKnownVersion; }
 
-int schema_version(const Database& db) {
-    Statement statement = db.prepare("PRAGMA user_version");
-    if (!statement.step()) db.fail("cannot read the schema version");
-    return static_cast<int>(statement.column_int64(0));
-}
+int schema_version(const Database& db) { return read_schema_version(db); }
 
 int prepare_schema(Database& db) {
-    db.exec("PRAGMA foreign_keys = ON");
+    if (db.dialect() == Dialect::sqlite) db.exec("PRAGMA foreign_keys = ON");
     // Checked before any write, so a newer binary's file, or another program's, is left exactly as it was.
     const int version = schema_version(db);
     require_known(db, version);
     if (version == 0) require_no_foreign_tables(db);
-    // A new file gets 16 KiB pages (an existing one keeps its own): a fifth less time to store millions of
-    // iterations than SQLite's 4 KiB, and fewer pages to read back.
-    db.exec("PRAGMA page_size = 16384");
-    enable_wal(db);
+    if (db.dialect() == Dialect::sqlite) configure_sqlite(db);
     for (int target = version + 1; target <= kKnownVersion; ++target) apply_migration(db, target);
     return schema_version(db);
 }
@@ -374,24 +376,28 @@ int check_read_only_schema(const Database& db) {
 
 void require_store(const Database& db) {
     if (schema_version(db) != 0) return;
-    throw EnvironmentError("'" + db.path().string() +
-                           "' is not an inferbench results store (an empty file, or another program's SQLite "
-                           "database); nothing was written to it; give --db a store that `inferbench run` or "
+    const bool file = db.dialect() == Dialect::sqlite;
+    throw EnvironmentError("'" + db.path().string() + "' is not an inferbench results store (" +
+                           (file ? "an empty file, or another program's SQLite database" : "a database without its tables") +
+                           "); nothing was written to it; give --db a store that `inferbench run` or "
                            "`inferbench import` wrote");
 }
 
 void require_no_foreign_tables(const Database& db) {
-    // One statement, one snapshot: another process may make the file a store between two reads (its tables
-    // and its version come in one commit), which is not another program's tables.
-    Statement count = db.prepare(
-        "SELECT count(*) FROM sqlite_master WHERE (SELECT user_version FROM pragma_user_version) = 0");
-    if (!count.step() || count.column_int64(0) == 0) return;
+    if (count_foreign_tables(db) == 0) return;
+    if (db.dialect() == Dialect::postgres) {
+        throw EnvironmentError("'" + db.path().string() +
+                               "' holds another program's tables and is not an inferbench results store; nothing was "
+                               "written to it; give --db a new database, or a schema of its own with "
+                               "?options=-csearch_path%3DNAME in the URL");
+    }
     throw EnvironmentError("'" + db.path().string() +
                            "' holds another program's SQLite tables and is not an inferbench results store; "
                            "nothing was written to it; give --db a new file or an inferbench store");
 }
 
 void require_intact(const Database& db) {
+    if (db.dialect() == Dialect::postgres) return;  // the server keeps its own files whole
     std::string problem;
     try {
         Statement check = db.prepare("PRAGMA quick_check(1)");

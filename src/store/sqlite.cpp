@@ -1,8 +1,11 @@
 #include "store/sqlite.hpp"
 
+#include "store/postgres.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cctype>
 #include <cerrno>
 #include <climits>
@@ -152,6 +155,17 @@ Database Database::open(const std::filesystem::path& path, int flags, std::strin
     return Database(db, path);
 }
 
+Database Database::open_postgres(const std::string& url) {
+    auto connection = postgres::PgConnection::connect(url, url);
+    std::filesystem::path reached = connection->reached();
+    return Database(std::move(connection), std::move(reached));
+}
+
+Database::Database(std::shared_ptr<postgres::PgConnection> pg, std::filesystem::path path)
+    : path_(std::move(path)), waiting_(std::make_unique<Waiting>()), pg_(std::move(pg)) {
+    waiting_->path = path_;
+}
+
 Database::Database(sqlite3* db, std::filesystem::path path)
     : db_(db), path_(std::move(path)), waiting_(std::make_unique<Waiting>()) {
     waiting_->path = path_;
@@ -159,7 +173,10 @@ Database::Database(sqlite3* db, std::filesystem::path path)
 }
 
 Database::Database(Database&& other) noexcept
-    : db_(std::exchange(other.db_, nullptr)), path_(std::move(other.path_)), waiting_(std::move(other.waiting_)) {}
+    : db_(std::exchange(other.db_, nullptr)),
+      path_(std::move(other.path_)),
+      waiting_(std::move(other.waiting_)),
+      pg_(std::move(other.pg_)) {}
 
 Database& Database::operator=(Database&& other) noexcept {
     if (this != &other) {
@@ -167,6 +184,7 @@ Database& Database::operator=(Database&& other) noexcept {
         db_ = std::exchange(other.db_, nullptr);
         path_ = std::move(other.path_);
         waiting_ = std::move(other.waiting_);
+        pg_ = std::move(other.pg_);
     }
     return *this;
 }
@@ -188,9 +206,11 @@ Database::~Database() { close(); }
 void Database::close() noexcept {
     // _v2: statements still alive keep the connection until they are finalized, instead of failing.
     if (db_ != nullptr) sqlite3_close_v2(std::exchange(db_, nullptr));
+    pg_.reset();  // the server connection closes with its last statement
 }
 
 void Database::exec(const std::string& sql) {
+    if (pg_) return pg_->exec(sql);
     char* error = nullptr;
     const int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &error);
     if (rc != SQLITE_OK) {
@@ -202,6 +222,7 @@ void Database::exec(const std::string& sql) {
 }
 
 Statement Database::prepare(std::string_view sql) const {
+    if (pg_) return Statement(pg_->prepare(sql, pg_));
     if (sql.size() > static_cast<std::size_t>(INT_MAX)) {
         throw_error(path_, "cannot prepare statement", "SQL too long");
     }
@@ -218,29 +239,37 @@ Statement Database::prepare(std::string_view sql) const {
     return statement;
 }
 
-std::int64_t Database::last_insert_rowid() const { return sqlite3_last_insert_rowid(db_); }
+std::int64_t Database::last_insert_rowid() const {
+    return pg_ ? pg_->last_insert_id() : sqlite3_last_insert_rowid(db_);
+}
 
-std::int64_t Database::changes() const { return sqlite3_changes64(db_); }
+std::int64_t Database::changes() const { return pg_ ? pg_->changes() : sqlite3_changes64(db_); }
 
-bool Database::in_transaction() const { return sqlite3_get_autocommit(db_) == 0; }
+bool Database::in_transaction() const { return pg_ ? pg_->in_transaction() : sqlite3_get_autocommit(db_) == 0; }
 
-bool Database::read_only() const { return sqlite3_db_readonly(db_, "main") == 1; }
+bool Database::read_only() const { return !pg_ && sqlite3_db_readonly(db_, "main") == 1; }
 
 void Database::fail(std::string_view what) const {
+    if (pg_) pg_->fail(what, "no row where one was expected");
     if (db_ == nullptr) throw_error(path_, what, "database is closed", SQLITE_MISUSE);
     throw_error(path_, what, error_detail(db_), sqlite3_extended_errcode(db_), os_error_of(db_));
 }
 
 // ---- Statement ----
 
+Statement::Statement(sqlite3_stmt* stmt, std::filesystem::path db_path) : stmt_(stmt), db_path_(std::move(db_path)) {}
+
+Statement::Statement(std::unique_ptr<postgres::PgStatement> pg) : pg_(std::move(pg)) {}
+
 Statement::Statement(Statement&& other) noexcept
-    : stmt_(std::exchange(other.stmt_, nullptr)), db_path_(std::move(other.db_path_)) {}
+    : stmt_(std::exchange(other.stmt_, nullptr)), db_path_(std::move(other.db_path_)), pg_(std::move(other.pg_)) {}
 
 Statement& Statement::operator=(Statement&& other) noexcept {
     if (this != &other) {
         sqlite3_finalize(stmt_);
         stmt_ = std::exchange(other.stmt_, nullptr);
         db_path_ = std::move(other.db_path_);
+        pg_ = std::move(other.pg_);
     }
     return *this;
 }
@@ -262,16 +291,30 @@ void Statement::check_bind(int rc, int index) const {
 }
 
 Statement& Statement::bind_int64(int index, std::int64_t value) {
+    if (pg_) {
+        pg_->bind(index, std::to_string(value));
+        return *this;
+    }
     check_bind(sqlite3_bind_int64(stmt_, index, value), index);
     return *this;
 }
 
 Statement& Statement::bind_double(int index, double value) {
+    if (pg_) {
+        char text[32];
+        const auto end = std::to_chars(text, text + sizeof text, value).ptr;  // shortest text that reads back exactly
+        pg_->bind(index, std::string(text, end));
+        return *this;
+    }
     check_bind(sqlite3_bind_double(stmt_, index, value), index);
     return *this;
 }
 
 Statement& Statement::bind_text(int index, std::string_view value) {
+    if (pg_) {
+        pg_->bind(index, std::string(value));
+        return *this;
+    }
     check_bind(
         sqlite3_bind_text64(stmt_, index, value.data(), value.size(), kCopyValue, SQLITE_UTF8),
         index);
@@ -279,6 +322,10 @@ Statement& Statement::bind_text(int index, std::string_view value) {
 }
 
 Statement& Statement::bind_blob(int index, std::span<const std::byte> value) {
+    if (pg_) {
+        pg_->bind(index, std::string(reinterpret_cast<const char*>(value.data()), value.size()), true);
+        return *this;
+    }
     // A null pointer would bind NULL, not an empty blob.
     static constexpr std::byte kEmpty{};
     const void* data = value.empty() ? &kEmpty : value.data();
@@ -287,6 +334,10 @@ Statement& Statement::bind_blob(int index, std::span<const std::byte> value) {
 }
 
 Statement& Statement::bind_null(int index) {
+    if (pg_) {
+        pg_->bind_null(index);
+        return *this;
+    }
     check_bind(sqlite3_bind_null(stmt_, index), index);
     return *this;
 }
@@ -300,6 +351,7 @@ Statement& Statement::bind_optional_double(int index, std::optional<double> valu
 }
 
 bool Statement::step() {
+    if (pg_) return pg_->step();
     const int rc = sqlite3_step(stmt_);
     if (rc == SQLITE_ROW) return true;
     if (rc == SQLITE_DONE) return false;
@@ -307,6 +359,7 @@ bool Statement::step() {
 }
 
 void Statement::run() {
+    if (pg_) return pg_->run();
     if (step()) {
         sqlite3_reset(stmt_);
         throw_error(db_path_, "query failed", "statement returned rows where none were expected");
@@ -314,24 +367,28 @@ void Statement::run() {
 }
 
 void Statement::reset() noexcept {
+    if (pg_) return pg_->reset();
     // sqlite3_reset repeats the last step's error code; that error was already reported by step().
     sqlite3_reset(stmt_);
     sqlite3_clear_bindings(stmt_);
 }
 
-int Statement::column_count() const { return sqlite3_column_count(stmt_); }
+int Statement::column_count() const { return pg_ ? pg_->column_count() : sqlite3_column_count(stmt_); }
 
 bool Statement::column_is_null(int column) const {
-    return sqlite3_column_type(stmt_, column) == SQLITE_NULL;
+    return pg_ ? pg_->column_is_null(column) : sqlite3_column_type(stmt_, column) == SQLITE_NULL;
 }
 
 std::int64_t Statement::column_int64(int column) const {
-    return sqlite3_column_int64(stmt_, column);
+    return pg_ ? pg_->column_int64(column) : sqlite3_column_int64(stmt_, column);
 }
 
-double Statement::column_double(int column) const { return sqlite3_column_double(stmt_, column); }
+double Statement::column_double(int column) const {
+    return pg_ ? pg_->column_double(column) : sqlite3_column_double(stmt_, column);
+}
 
 std::string Statement::column_text(int column) const {
+    if (pg_) return pg_->column_text(column);
     // Pointer first, then size: that order is what SQLite documents as safe.
     const unsigned char* text = sqlite3_column_text(stmt_, column);
     if (text == nullptr) return {};
@@ -340,6 +397,7 @@ std::string Statement::column_text(int column) const {
 }
 
 std::vector<std::byte> Statement::column_blob(int column) const {
+    if (pg_) return pg_->column_blob(column);
     const auto* data = static_cast<const std::byte*>(sqlite3_column_blob(stmt_, column));
     if (data == nullptr) return {};
     const auto size = static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column));
@@ -358,12 +416,34 @@ std::optional<double> Statement::column_optional_double(int column) const {
 
 // ---- Transaction ----
 
-Transaction::Transaction(Database& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
+namespace {
+// The advisory lock of one_at_a_time transactions: any fixed number, the same in every inferbench.
+constexpr std::string_view kOneWriterLock = "SELECT pg_advisory_xact_lock(7526810944461324849)";
+}  // namespace
+
+Transaction::Transaction(Database& db, Writers writers) : db_(db) {
+    if (db_.dialect() == Dialect::sqlite) {
+        db_.exec("BEGIN IMMEDIATE");
+        return;
+    }
+    db_.exec(writers == Writers::one_at_a_time ? "BEGIN; " + std::string(kOneWriterLock) : "BEGIN");
+}
 
 Transaction::~Transaction() {
     // Some errors (disk full, I/O) make SQLite roll back on its own; then there is nothing to undo.
-    if (!done_ && db_.in_transaction()) {
-        sqlite3_exec(db_.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
+    if (done_) return;
+    if (db_.dialect() == Dialect::sqlite) {
+        if (db_.in_transaction()) sqlite3_exec(db_.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
+        return;
+    }
+    try {
+        db_.in_transaction();  // reads the answers of pipelined statements: the error among them is already known
+    } catch (const DatabaseError&) {
+    }
+    try {
+        if (db_.in_transaction()) db_.exec("ROLLBACK");
+    } catch (const DatabaseError&) {
+        // A lost connection: the server rolls the transaction back itself.
     }
 }
 

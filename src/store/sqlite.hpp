@@ -1,7 +1,9 @@
-// A thin RAII layer over the SQLite C API: one connection, prepared statements, transactions.
-// Values only ever reach SQLite through bound parameters; SQL text is always a constant of ours.
-// Every failure throws DatabaseError (an inferbench::EnvironmentError) naming the database file and
-// SQLite's message. A connection waits for other writers of its file without a time limit.
+// The store's SQL layer, a thin RAII layer over SQLite's C API or PostgreSQL's libpq (store/postgres.hpp): one
+// connection, prepared statements, transactions. SQL is written once, in SQLite's spelling with ?N parameters
+// (store/sql_dialect.hpp translates it for PostgreSQL; what differs lives there). Values only ever reach the
+// database through bound parameters; SQL text is always a constant of ours. Every failure throws DatabaseError
+// (an inferbench::EnvironmentError) naming the database and its message. A SQLite connection waits for other
+// writers of its file without a time limit; PostgreSQL's server makes writers of the same rows wait.
 #pragma once
 
 #include <sqlite3.h>
@@ -19,17 +21,25 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "store/sql_dialect.hpp"
 
 namespace inferbench::store {
 
 class Statement;
+namespace postgres {
+class PgConnection;
+class PgStatement;
+}  // namespace postgres
 
-// A failed SQLite call: the message names the file; code() is SQLite's extended result code,
-// os_error() the errno behind it where the OS refused (0 otherwise).
+// A failed call: the message names the database; code() is SQLite's extended result code (for PostgreSQL the
+// SQLite code of the same meaning: SQLITE_FULL, SQLITE_CANTOPEN for a failed connection, else SQLITE_ERROR),
+// os_error() the errno behind it where the OS refused (0 otherwise), sqlstate() PostgreSQL's SQLSTATE ("23505":
+// a unique key taken; empty for SQLite).
 class DatabaseError : public EnvironmentError {
 public:
-    DatabaseError(const std::string& message, int code, int os_error = 0)
-        : EnvironmentError(message), code_(code), os_error_(os_error) {}
+    DatabaseError(const std::string& message, int code, int os_error = 0, std::string sqlstate = {})
+        : EnvironmentError(message), code_(code), os_error_(os_error), sqlstate_(std::move(sqlstate)) {}
+    const std::string& sqlstate() const { return sqlstate_; }
     int code() const { return code_; }
     int primary_code() const { return code_ & 0xff; }
     int os_error() const { return os_error_; }
@@ -39,6 +49,7 @@ public:
 private:
     int code_;
     int os_error_;
+    std::string sqlstate_;
 };
 
 // How a connection waits while another connection (of any process) holds the write lock: it retries
@@ -55,9 +66,13 @@ struct WaitPolicy {
 // One connection. Not shareable between threads; open one per thread instead.
 class Database {
 public:
-    // flags: SQLITE_OPEN_* (e.g. SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE). `uri_query` (e.g.
+    // A SQLite file. flags: SQLITE_OPEN_* (e.g. SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE). `uri_query` (e.g.
     // "mode=ro") opens the path as a file: URI with that query.
     static Database open(const std::filesystem::path& path, int flags, std::string_view uri_query = {});
+    // A PostgreSQL database: `url` as libpq reads it (postgresql://user@host:port/db, parts left out taken from
+    // PGHOST, PGPORT, PGUSER, PGDATABASE; the password from PGPASSWORD or ~/.pgpass; TLS as sslmode or PGSSLMODE
+    // say). Throws DatabaseError where the server cannot be reached or refuses the login.
+    static Database open_postgres(const std::string& url);
 
     Database(Database&& other) noexcept;
     Database& operator=(Database&& other) noexcept;
@@ -70,8 +85,12 @@ public:
     // Exactly one statement; trailing SQL is an error (it would otherwise be silently ignored).
     Statement prepare(std::string_view sql) const;
 
+    Dialect dialect() const { return pg_ ? Dialect::postgres : Dialect::sqlite; }
+    // The file; for PostgreSQL "postgresql://user@host:port/db" as reached (what messages name; no secret).
     const std::filesystem::path& path() const { return path_; }
-    sqlite3* handle() const { return db_; }
+    sqlite3* handle() const { return db_; }  // nullptr for PostgreSQL
+    // PostgreSQL: lastval(), the id the last INSERT into a table with an identity column took on this connection.
+    // Portable code writes INSERT ... RETURNING id and reads the row instead.
     std::int64_t last_insert_rowid() const;
     std::int64_t changes() const;  // rows changed by the last INSERT/UPDATE/DELETE
     bool in_transaction() const;
@@ -98,6 +117,7 @@ public:
 private:
     struct Waiting;
     Database(sqlite3* db, std::filesystem::path path);
+    Database(std::shared_ptr<postgres::PgConnection> pg, std::filesystem::path path);
     void close() noexcept;
     // One pause of a wait for the write lock; false: give up.
     bool wait_for_writer(int retries);
@@ -107,6 +127,7 @@ private:
     std::filesystem::path path_;
     // On the heap: SQLite's busy handler keeps a pointer to it across moves of the Database.
     std::unique_ptr<Waiting> waiting_;
+    std::shared_ptr<postgres::PgConnection> pg_;  // set for PostgreSQL (db_ null); statements share it
 };
 
 // A prepared statement. Indexes follow SQLite: parameters count from 1, columns from 0.
@@ -146,8 +167,8 @@ public:
 
 private:
     friend class Database;
-    Statement(sqlite3_stmt* stmt, std::filesystem::path db_path)
-        : stmt_(stmt), db_path_(std::move(db_path)) {}
+    Statement(sqlite3_stmt* stmt, std::filesystem::path db_path);
+    explicit Statement(std::unique_ptr<postgres::PgStatement> pg);
     void check_bind(int rc, int index) const;
     [[noreturn]] void fail(std::string_view what) const;
 
@@ -156,14 +177,19 @@ private:
     // Destruction order does not matter either: sqlite3_close_v2 keeps the connection until its
     // last statement is finalized.
     std::filesystem::path db_path_;
+    std::unique_ptr<postgres::PgStatement> pg_;  // set for PostgreSQL (stmt_ null)
 };
 
-// BEGIN IMMEDIATE on construction: the write lock is taken up front, so a busy database waits
+// SQLite: BEGIN IMMEDIATE on construction: the write lock is taken up front, so a busy database waits
 // (busy_timeout) here instead of failing with SQLITE_BUSY when a deferred read lock must upgrade.
+// PostgreSQL: BEGIN (read committed); writers of different rows go on together, unless a transaction asks for
+// one_at_a_time (one that reads, then writes what it read: a migration, a resume), which waits for every other
+// one_at_a_time transaction of the database (an advisory lock), as SQLite's writers wait for each other.
 // Rolls back on destruction unless commit() was called.
 class Transaction {
 public:
-    explicit Transaction(Database& db);
+    enum class Writers { concurrent, one_at_a_time };
+    explicit Transaction(Database& db, Writers writers = Writers::concurrent);
     Transaction(const Transaction&) = delete;
     Transaction& operator=(const Transaction&) = delete;
     ~Transaction();

@@ -16,7 +16,7 @@ using ::testing::ElementsAre;
 class BenchmarkMetricsTest : public StoreFileTest {
 protected:
     static std::int64_t count(const std::filesystem::path& path, const std::string& table) {
-        const Database db = Database::open(path, SQLITE_OPEN_READONLY);
+        const Database db = testing::open_store_database(path);
         Statement statement = db.prepare("SELECT count(*) FROM " + table);  // our constant names
         EXPECT_TRUE(statement.step());
         return statement.column_int64(0);
@@ -80,8 +80,8 @@ TEST_F(BenchmarkMetricsTest, DeletingABenchmarkDeletesItsMetricsAndSeries) {
     const std::vector<Series> series = {{"s_ms", {1, 2}}};
     const std::int64_t id = store.add_benchmark(benchmark(add_run(store)), BenchmarkData{.metrics = metrics, .series = series});
     {
-        Database db = Database::open(db_path_, SQLITE_OPEN_READWRITE);
-        db.exec("PRAGMA foreign_keys = ON");
+        Database db = open_database();
+        testing::exec_in_dialect(db, "PRAGMA foreign_keys = ON");
         Statement remove = db.prepare("DELETE FROM benchmarks WHERE benchmark_id = ?1");
         remove.bind_int64(1, id).run();
     }
@@ -93,10 +93,10 @@ TEST_F(BenchmarkMetricsTest, AVersionOneFileMigratesAndKeepsItsRows) {
     std::int64_t id = 0;
     {
         // A file as the first schema left it: step 1 only.
-        Database db = Database::open(db_path_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+        Database db = open_database();
         auto store = ResultsStore::open(db_path_);
         id = store.add_benchmark(benchmark(add_run(store)), std::vector<IterationRecord>{{7, 8}});
-        db.exec(std::string(kBackToSchema5) + "DROP TABLE benchmark_metrics; DROP TABLE benchmark_series; DROP TABLE gpu_samples; "
+        testing::exec_in_dialect(db, std::string(kBackToSchema5) + "DROP TABLE benchmark_metrics; DROP TABLE benchmark_series; DROP TABLE gpu_samples; "
                 "DROP TABLE cpu_samples; DROP TABLE telemetry_sources; DROP TABLE device_probes; "
                 "DROP TABLE layer_times; PRAGMA user_version = 1");
     }

@@ -69,8 +69,8 @@ TEST_F(FleetColumnsTest, AVersionElevenFileGivesItsRunsUidsAndItsBenchmarksNoCon
         auto store = ResultsStore::open(db_path_);
         store.add_benchmark(benchmark(add_run(store, "one")));
         add_run(store, "two");
-        Database db = Database::open(db_path_, SQLITE_OPEN_READWRITE);
-        db.exec(kBackToSchema11);
+        Database db = open_database();
+        testing::exec_in_dialect(db, kBackToSchema11);
         EXPECT_EQ(schema_version(db), 11);
     }
     auto store = ResultsStore::open(db_path_);

@@ -44,7 +44,7 @@ TEST_F(GenerationStoreTest, OtherBenchmarksHaveNoLengthsAndNoSteps) {
     EXPECT_EQ(store.benchmarks()[0].input_tokens, 0);
     EXPECT_TRUE(store.generations(id).empty());
     EXPECT_TRUE(store.generated_tokens(id).empty());
-    Database db = Database::open(db_path_, SQLITE_OPEN_READONLY);
+    Database db = open_database();
     Statement nulls = db.prepare("SELECT count(*) FROM benchmarks WHERE input_tokens IS NULL AND output_tokens IS NULL");
     ASSERT_TRUE(nulls.step());
     EXPECT_EQ(nulls.column_int64(0), 1);
@@ -55,8 +55,8 @@ TEST_F(GenerationStoreTest, AVersionNineFileGainsTheTablesAndKeepsItsBenchmarks)
     {
         auto store = ResultsStore::open(db_path_);
         id = store.add_benchmark(benchmark(add_run(store, "generation")), std::vector<IterationRecord>{{5, 6}});
-        Database db = Database::open(db_path_, SQLITE_OPEN_READWRITE);
-        db.exec(kBackToSchema9);
+        Database db = open_database();
+        testing::exec_in_dialect(db, kBackToSchema9);
     }
     auto store = ResultsStore::open(db_path_);
     EXPECT_EQ(store.schema_version(), known_schema_version());

@@ -14,7 +14,7 @@ namespace {
 class LayerTimesTest : public StoreFileTest {
 protected:
     std::int64_t rows() const {
-        const Database db = Database::open(db_path_, SQLITE_OPEN_READONLY);
+        const Database db = open_database();
         Statement statement = db.prepare("SELECT count(*) FROM layer_times");
         EXPECT_TRUE(statement.step());
         return statement.column_int64(0);
@@ -41,7 +41,7 @@ TEST_F(LayerTimesTest, RoundTripInLayerOrder) {
     EXPECT_TRUE(store.layer_times(id + 100).empty());
     EXPECT_EQ(store.iterations(id).size(), 2u);
     {
-        const Database db = Database::open(db_path_, SQLITE_OPEN_READONLY);
+        const Database db = open_database();
         Statement layers = db.prepare("SELECT layer, node FROM layer_times WHERE benchmark_id = ?1 ORDER BY layer");
         layers.bind_int64(1, id);
         for (std::int64_t i = 0; i < 4; ++i) {
@@ -68,8 +68,8 @@ TEST_F(LayerTimesTest, DeletingABenchmarkDeletesItsLayers) {
     const std::int64_t id = store.add_benchmark(benchmark(add_run(store)), BenchmarkData{.layer_times = kLayers});
     EXPECT_EQ(rows(), 4);
     {
-        Database db = Database::open(db_path_, SQLITE_OPEN_READWRITE);
-        db.exec("PRAGMA foreign_keys = ON");
+        Database db = open_database();
+        testing::exec_in_dialect(db, "PRAGMA foreign_keys = ON");
         Statement remove = db.prepare("DELETE FROM benchmarks WHERE benchmark_id = ?1");
         remove.bind_int64(1, id).run();
     }
@@ -81,8 +81,8 @@ TEST_F(LayerTimesTest, AVersionFourFileGainsTheTableAndKeepsItsBenchmarks) {
     {
         auto store = ResultsStore::open(db_path_);
         id = store.add_benchmark(benchmark(add_run(store)), std::vector<IterationRecord>{{5, 6}});
-        Database db = Database::open(db_path_, SQLITE_OPEN_READWRITE);
-        db.exec(std::string(kBackToSchema5) + "DROP TABLE layer_times; PRAGMA user_version = 4");
+        Database db = open_database();
+        testing::exec_in_dialect(db, std::string(kBackToSchema5) + "DROP TABLE layer_times; PRAGMA user_version = 4");
     }
     auto store = ResultsStore::open(db_path_);
     EXPECT_EQ(store.schema_version(), known_schema_version());
@@ -105,8 +105,8 @@ TEST_F(LayerTimesTest, AVersionSixFileMarksGpuProviderRowsAsHostDispatch) {
                                                {"gemm", "Gemm", "LibTorch CUDA", 2, 30},
                                                {"trt", "TRTKernel", "TensorrtExecutionProvider", 2, 40}};
         id = store.add_benchmark(benchmark(add_run(store)), BenchmarkData{.layer_times = stored});
-        Database db = Database::open(db_path_, SQLITE_OPEN_READWRITE);
-        db.exec(kBackToSchema6);
+        Database db = open_database();
+        testing::exec_in_dialect(db, kBackToSchema6);
     }
     auto store = ResultsStore::open(db_path_);
     EXPECT_EQ(store.schema_version(), known_schema_version());

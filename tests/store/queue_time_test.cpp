@@ -33,7 +33,7 @@ TEST_F(QueueTimeTest, RoundTripsAndNotMeasuredIsNull) {
     EXPECT_EQ(back[0].queue_ns, 400);
     EXPECT_EQ(back[0].compute_ns, 500);
     EXPECT_EQ(back[1].queue_ns, kNotMeasured);
-    Database db = Database::open(db_path_, SQLITE_OPEN_READONLY);
+    Database db = open_database();
     Statement nulls = db.prepare("SELECT count(*) FROM iterations WHERE queue_ns IS NULL");
     ASSERT_TRUE(nulls.step());
     EXPECT_EQ(nulls.column_int64(0), 1);
@@ -44,8 +44,8 @@ TEST_F(QueueTimeTest, AVersionEightFileGainsTheColumnAndKeepsItsIterations) {
     {
         auto store = ResultsStore::open(db_path_);
         id = store.add_benchmark(benchmark(begin_run(store)), std::vector<IterationRecord>{{5, 6}});
-        Database db = Database::open(db_path_, SQLITE_OPEN_READWRITE);
-        db.exec(kBackToSchema8);
+        Database db = open_database();
+        testing::exec_in_dialect(db, kBackToSchema8);
     }
     auto store = ResultsStore::open(db_path_);
     EXPECT_EQ(store.schema_version(), known_schema_version());

@@ -44,7 +44,7 @@ TEST_F(RepeatsStoreTest, RepeatAndConvergenceRoundTrip) {
     EXPECT_EQ(read[1].repeat, 0);
     EXPECT_EQ(read[1].convergence, Convergence::fixed);
     EXPECT_EQ(read[1].stop_reason, "");
-    const Database db = Database::open(db_path_, SQLITE_OPEN_READONLY);
+    const Database db = open_database();
     Statement words = db.prepare("SELECT convergence, stop_reason IS NULL FROM benchmarks ORDER BY ordinal");
     ASSERT_TRUE(words.step());
     EXPECT_EQ(words.column_text(0), "not_converged");
@@ -88,8 +88,8 @@ TEST_F(RepeatsStoreTest, AVersionSevenFileReadsAsFixedBenchmarksRunOnce) {
         auto store = ResultsStore::open(db_path_);
         run_id = add_run(store);
         store.add_benchmark(repeat_of(run_id, 0, 0));
-        Database db = Database::open(db_path_, SQLITE_OPEN_READWRITE);
-        db.exec(kBackToSchema7);
+        Database db = open_database();
+        testing::exec_in_dialect(db, kBackToSchema7);
     }
     auto store = ResultsStore::open(db_path_);
     EXPECT_EQ(store.schema_version(), known_schema_version());
@@ -106,8 +106,8 @@ TEST_F(RepeatsStoreTest, AnUnknownConvergenceWordIsAClearError) {
         auto store = ResultsStore::open(db_path_);
         id = store.add_benchmark(repeat_of(add_run(store), 0, 0));
         // Another program's word: only possible with the CHECK constraint out of the way.
-        Database db = Database::open(db_path_, SQLITE_OPEN_READWRITE);
-        db.exec("PRAGMA ignore_check_constraints = ON; UPDATE benchmarks SET convergence = 'maybe'");
+        Database db = open_database();
+        testing::exec_in_dialect(db, "PRAGMA ignore_check_constraints = ON; UPDATE benchmarks SET convergence = 'maybe'");
     }
     const auto store = ResultsStore::open(db_path_, ResultsStore::Access::read);
     try {

@@ -11,6 +11,7 @@
 #include <random>
 
 #include "common/scratch_dir.hpp"
+#include "common/store_under_test.hpp"
 #include "core/error.hpp"
 #include "store/sqlite.hpp"
 
@@ -23,7 +24,7 @@ class ResultsStoreTest : public ::testing::Test {
 protected:
 
     std::int64_t count(const std::string& table) const {
-        const Database db = Database::open(db_path_, SQLITE_OPEN_READONLY);
+        const Database db = open_database();
         Statement statement = db.prepare("SELECT count(*) FROM " + table);  // our constant names
         EXPECT_TRUE(statement.step());
         return statement.column_int64(0);
@@ -68,9 +69,12 @@ protected:
         return records;
     }
 
+    Database open_database() const { return testing::open_store_database(db_path_); }
+    static bool on_postgres() { return testing::testing_postgres(); }
+
     testing::ScratchDir scratch_;
     const std::filesystem::path& dir_ = scratch_.path();
-    std::filesystem::path db_path_ = dir_ / "results.db";
+    std::filesystem::path db_path_ = testing::store_under_test(dir_ / "results.db");
 };
 
 void expect_same(const IterationRecord& a, const IterationRecord& b) {
@@ -156,7 +160,7 @@ TEST_F(ResultsStoreTest, EveryStatusIsStoredAsItsTextAndReadBack) {
         store.end_run(ended.back(), 5, status);
     }
 
-    const Database db = Database::open(db_path_, SQLITE_OPEN_READONLY);
+    const Database db = open_database();
     Statement benchmarks = db.prepare("SELECT status FROM benchmarks ORDER BY ordinal");
     for (const auto& [status, text] : benchmark_texts) {
         ASSERT_TRUE(benchmarks.step());
@@ -188,8 +192,8 @@ TEST_F(ResultsStoreTest, AnUnknownStoredStatusIsAClearError) {
         benchmark_id = store.add_benchmark(sample_benchmark(run_id, 0));
     }
     {
-        Database db = Database::open(db_path_, SQLITE_OPEN_READWRITE);
-        db.exec("PRAGMA ignore_check_constraints = ON; UPDATE benchmarks SET status = 'paused';");
+        Database db = open_database();
+        testing::exec_in_dialect(db, "PRAGMA ignore_check_constraints = ON; UPDATE benchmarks SET status = 'paused';");
     }
     const ResultsStore store = ResultsStore::open(db_path_, ResultsStore::Access::read);
     try {
@@ -202,8 +206,8 @@ TEST_F(ResultsStoreTest, AnUnknownStoredStatusIsAClearError) {
                       "interrupted); the file was written by another program or a newer inferbench");
     }
     {
-        Database db = Database::open(db_path_, SQLITE_OPEN_READWRITE);
-        db.exec("PRAGMA ignore_check_constraints = ON; UPDATE runs SET status = 'done';");
+        Database db = open_database();
+        testing::exec_in_dialect(db, "PRAGMA ignore_check_constraints = ON; UPDATE runs SET status = 'done';");
     }
     try {
         store.runs();
@@ -268,7 +272,7 @@ TEST_F(ResultsStoreTest, UnsetOptionalFieldsAreStoredAsNull) {
     EXPECT_EQ(s.warmup_iterations, std::nullopt);
     EXPECT_EQ(s.measured_wall_ns, std::nullopt);
     EXPECT_EQ(s.stderr_tail, "");
-    const Database db = Database::open(db_path_, SQLITE_OPEN_READONLY);
+    const Database db = open_database();
     Statement nulls = db.prepare(
         "SELECT count(*) FROM benchmarks WHERE reason IS NULL AND load_ns IS NULL "
         "AND model_path IS NULL AND model_size_bytes IS NULL AND warmup_iterations IS NULL "
@@ -290,7 +294,7 @@ TEST_F(ResultsStoreTest, IterationsRoundTripWithUnmeasuredDeviceTimesAsNull) {
     ASSERT_EQ(stored.size(), records.size());
     for (std::size_t i = 0; i < records.size(); ++i) expect_same(stored[i], records[i]);
 
-    const Database db = Database::open(db_path_, SQLITE_OPEN_READONLY);
+    const Database db = open_database();
     Statement nulls = db.prepare(
         "SELECT iteration FROM iterations WHERE benchmark_id = ?1 AND h2d_ns IS NULL "
         "ORDER BY iteration");
@@ -344,9 +348,15 @@ TEST_F(ResultsStoreTest, FailureMidwayLeavesNoPartialRows) {
     ResultsStore store = ResultsStore::open(db_path_);
     const std::int64_t run_id = store.begin_run(sample_run());
     {
-        Database db = Database::open(db_path_, SQLITE_OPEN_READWRITE);
-        db.exec("CREATE TRIGGER fail_midway BEFORE INSERT ON iterations WHEN NEW.iteration = 500 "
-                "BEGIN SELECT RAISE(ABORT, 'injected failure'); END");
+        Database db = open_database();
+        if (on_postgres()) {
+            db.exec("CREATE FUNCTION fail_midway() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.iteration = 500 "
+                    "THEN RAISE EXCEPTION 'injected failure'; END IF; RETURN NEW; END $$; CREATE TRIGGER fail_midway "
+                    "BEFORE INSERT ON iterations FOR EACH ROW EXECUTE FUNCTION fail_midway()");
+        } else {
+            db.exec("CREATE TRIGGER fail_midway BEFORE INSERT ON iterations WHEN NEW.iteration = 500 "
+                    "BEGIN SELECT RAISE(ABORT, 'injected failure'); END");
+        }
     }
     const std::vector<IterationRecord> records = sample_iterations(1'000);
     try {
@@ -360,7 +370,7 @@ TEST_F(ResultsStoreTest, FailureMidwayLeavesNoPartialRows) {
     EXPECT_TRUE(store.benchmarks().empty());
 
     // Still usable afterwards: cached statements were reset, no transaction was left open.
-    Database::open(db_path_, SQLITE_OPEN_READWRITE).exec("DROP TRIGGER fail_midway");
+    open_database().exec(on_postgres() ? "DROP TRIGGER fail_midway ON iterations" : "DROP TRIGGER fail_midway");
     const std::int64_t benchmark_id = store.add_benchmark(sample_benchmark(run_id, 0), records);
     EXPECT_EQ(store.iterations(benchmark_id).size(), records.size());
     EXPECT_EQ(count("benchmarks"), 1);

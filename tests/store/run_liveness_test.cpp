@@ -28,7 +28,7 @@ protected:
     }
 
     std::string stored_status(std::int64_t run_id) const {
-        const Database db = Database::open(db_path_, SQLITE_OPEN_READONLY);
+        const Database db = open_database();
         Statement select = db.prepare("SELECT status FROM runs WHERE run_id = ?1");
         select.bind_int64(1, run_id);
         EXPECT_TRUE(select.step());
@@ -36,7 +36,7 @@ protected:
     }
 
     std::int64_t records_of(std::int64_t run_id, std::int64_t ordinal) const {
-        const Database db = Database::open(db_path_, SQLITE_OPEN_READONLY);
+        const Database db = open_database();
         Statement select = db.prepare("SELECT count(*) FROM benchmarks WHERE run_id = ?1 AND ordinal = ?2");
         select.bind_int64(1, run_id).bind_int64(2, ordinal);
         EXPECT_TRUE(select.step());
@@ -49,8 +49,8 @@ TEST_F(RunLivenessTest, AVersionFiveFileGainsTheColumnsAndItsRunningRunIsNotJudg
     {
         auto store = ResultsStore::open(db_path_);
         id = add_run(store);
-        Database db = Database::open(db_path_, SQLITE_OPEN_READWRITE);
-        db.exec(kBackToSchema5);
+        Database db = open_database();
+        testing::exec_in_dialect(db, kBackToSchema5);
     }
     auto store = ResultsStore::open(db_path_);
     EXPECT_EQ(store.schema_version(), known_schema_version());
@@ -160,7 +160,7 @@ TEST_F(RunLivenessTest, ReplaceBenchmarkLeavesOneRecordPerOrdinal) {
     EXPECT_EQ(benchmarks[1].benchmark_id, id);
     EXPECT_EQ(benchmarks[1].status, BenchmarkStatus::ok);
     EXPECT_EQ(store.iterations(id).size(), 7u);
-    const Database db = Database::open(db_path_, SQLITE_OPEN_READONLY);
+    const Database db = open_database();
     Statement rows = db.prepare("SELECT count(*) FROM iterations");
     ASSERT_TRUE(rows.step());
     EXPECT_EQ(rows.column_int64(0), 7) << "the replaced attempt's iterations go with it";

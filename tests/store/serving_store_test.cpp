@@ -76,7 +76,7 @@ TEST_F(ServingStoreTest, AServerNotStartedNorNamedIsNull) {
     const std::int64_t id = store.add_benchmark(benchmark(add_run(store, "serving"), "openai"),
                                                 BenchmarkData{.serving_workload = &workload});
     EXPECT_EQ(store.serving_workload(id), workload);
-    Database db = Database::open(db_path_, SQLITE_OPEN_READONLY);
+    Database db = open_database();
     Statement row = db.prepare("SELECT server_command, server_version FROM serving_workloads");
     ASSERT_TRUE(row.step());
     EXPECT_TRUE(row.column_is_null(0));
@@ -87,7 +87,7 @@ TEST_F(ServingStoreTest, UnknownValuesAreNullAndOutcomesAreWords) {
     auto store = ResultsStore::open(db_path_);
     const auto requests = cell();
     store.add_benchmark(benchmark(add_run(store, "serving"), "openai"), BenchmarkData{.served_requests = requests});
-    Database db = Database::open(db_path_, SQLITE_OPEN_READONLY);
+    Database db = open_database();
     Statement row = db.prepare(
         "SELECT outcome, http_status, error, output_tokens, finish_reason, server_prompt_ms FROM serving_requests "
         "WHERE seq = 3");
@@ -107,8 +107,8 @@ TEST_F(ServingStoreTest, AnOutcomeNoInferbenchWritesIsRefusedByTheFile) {
     auto store = ResultsStore::open(db_path_);
     const std::int64_t id =
         store.add_benchmark(benchmark(add_run(store, "serving"), "openai"), std::vector<IterationRecord>{});
-    Database db = Database::open(db_path_, SQLITE_OPEN_READWRITE);
-    EXPECT_THROW(db.exec("INSERT INTO serving_requests (benchmark_id, seq, request, warmup, scheduled_ns, sent_ns, "
+    Database db = open_database();
+    EXPECT_THROW(testing::exec_in_dialect(db, "INSERT INTO serving_requests (benchmark_id, seq, request, warmup, scheduled_ns, sent_ns, "
                          "end_ns, outcome) VALUES (" +
                          std::to_string(id) + ", 0, 0, 0, 1, 1, 2, 'lost')"),
                  DatabaseError);
@@ -130,7 +130,7 @@ TEST_F(ServingStoreTest, ReplacingABenchmarkRemovesItsRequests) {
     const std::int64_t id = store.replace_benchmark(benchmark(run, "openai"),
                                                     BenchmarkData{.served_requests = std::span(requests).first(1)});
     EXPECT_EQ(store.served_requests(id), std::vector<ServedRequest>(requests.begin(), requests.begin() + 1));
-    Database db = Database::open(db_path_, SQLITE_OPEN_READONLY);
+    Database db = open_database();
     Statement count = db.prepare("SELECT count(*) FROM serving_chunks");
     ASSERT_TRUE(count.step());
     EXPECT_EQ(count.column_int64(0), 2);
@@ -155,8 +155,8 @@ TEST_F(ServingStoreTest, AVersionTenFileGainsTheTablesAndKeepsItsBenchmarks) {
     {
         auto store = ResultsStore::open(db_path_);
         id = store.add_benchmark(benchmark(add_run(store, "serving")), std::vector<IterationRecord>{{5, 6}});
-        Database db = Database::open(db_path_, SQLITE_OPEN_READWRITE);
-        db.exec(kBackToSchema10);
+        Database db = open_database();
+        testing::exec_in_dialect(db, kBackToSchema10);
         EXPECT_EQ(schema_version(db), 10);
     }
     auto store = ResultsStore::open(db_path_);

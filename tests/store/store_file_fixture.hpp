@@ -1,4 +1,5 @@
-// A results file in a scratch directory, with a run and a benchmark row to hang things on.
+// A results store (a file in a scratch directory, or a fresh PostgreSQL database where the binary runs with
+// INFERBENCH_TEST_STORE=postgres: common/store_under_test.hpp), with a run and a benchmark row to hang things on.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -7,6 +8,7 @@
 #include <string>
 
 #include "common/scratch_dir.hpp"
+#include "common/store_under_test.hpp"
 #include "store/results_store.hpp"
 
 namespace inferbench::store {
@@ -63,8 +65,12 @@ protected:
         return b;
     }
 
+    // The store's own connection, for a test's SQL (either dialect).
+    Database open_database() const { return testing::open_store_database(db_path_); }
+    static bool on_postgres() { return testing::testing_postgres(); }
+
     testing::ScratchDir scratch_;
-    std::filesystem::path db_path_ = scratch_.path() / "results.db";
+    std::filesystem::path db_path_ = testing::store_under_test(scratch_.path() / "results.db");
 };
 
 }  // namespace inferbench::store

@@ -10,6 +10,7 @@
 
 #include "core/process/slurm_task.hpp"
 #include "core/version.hpp"
+#include "store/sql_dialect.hpp"
 #include "telemetry/gpu_inventory.hpp"
 #include <sqlite3.h>
 
@@ -98,6 +99,7 @@ nlohmann::ordered_json capture_environment() {
     env["inferbench_version"] = std::string(kVersion);
     nlohmann::ordered_json libraries;
     libraries["sqlite"] = sqlite3_libversion();
+    libraries["libpq"] = store::libpq_version();
     libraries["fmt"] = fmt::format("{}.{}.{}", FMT_VERSION / 10000, FMT_VERSION / 100 % 100, FMT_VERSION % 100);
     env["libraries"] = libraries;
     if (auto driver = first_line("/proc/driver/nvidia/version"); !driver.empty()) env["nvidia_driver"] = driver;
