@@ -647,7 +647,9 @@ ResultsStore& ResultsStore::operator=(ResultsStore&&) noexcept = default;
 ResultsStore::~ResultsStore() = default;
 
 ResultsStore ResultsStore::open(const std::filesystem::path& path, Access access) {
-    Database db = access == Access::write ? open_for_writing(path) : open_for_reading(path);
+    Database db = access == Access::write       ? open_for_writing(path)
+                  : access == Access::read_only ? open_read_only(path)
+                                                : open_for_reading(path);
     auto impl = std::make_unique<Impl>(std::move(db));
     if (access == Access::write) impl->close_abandoned_runs();
     return ResultsStore(std::move(impl));
@@ -658,6 +660,8 @@ const std::filesystem::path& ResultsStore::path() const { return impl_->db.path(
 int ResultsStore::schema_version() const { return impl_->version; }
 
 ReadCounts ResultsStore::read_counts() const { return impl_->reads; }
+
+Database& ResultsStore::database() { return impl_->db; }
 
 void ResultsStore::give_up_waiting_when(std::function<bool()> give_up) {
     WaitPolicy policy = wait_policy();

@@ -22,6 +22,8 @@
 
 namespace inferbench::store {
 
+class Database;  // store/sqlite.hpp
+
 // The K-th of N parts of a plan's benchmarks (`run --shard K/N`), K from 1.
 struct Shard {
     std::int64_t index = 1;
@@ -195,6 +197,9 @@ public:
         // Never creates. Opens read-only where the file or its folder cannot be written (a read-only
         // mount, file modes); elsewhere as `write` does, without the integrity check.
         read,
+        // Never creates, never writes, never migrates: a store of this inferbench's schema version, opened
+        // read-only; an older or newer one is refused, saying how to go on (`inferbench merge`'s sources).
+        read_only,
     };
     static ResultsStore open(const std::filesystem::path& path, Access access = Access::write);
 
@@ -205,6 +210,8 @@ public:
     const std::filesystem::path& path() const;
     int schema_version() const;
     ReadCounts read_counts() const;
+    // The connection under the store, for the store module's own whole-store operations (store_merge).
+    Database& database();
     // Ends a wait for another writer with an error when `give_up` says so (e.g. on Ctrl-C).
     void give_up_waiting_when(std::function<bool()> give_up);
 
