@@ -12,6 +12,7 @@
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "report/table.hpp"
 #include "runner/orchestrator/interrupt.hpp"
 #include "store/results_store.hpp"
 #include "store/store_merge.hpp"
@@ -22,6 +23,7 @@ namespace {
 struct MergeArgs {
     std::vector<std::string> sources;
     std::string into;
+    OutputOptions output;
 };
 
 bool is_file_location(const std::string& location) { return location.find("://") == std::string::npos; }
@@ -73,16 +75,26 @@ private:
     std::string path_;
 };
 
-std::string counts_text(const store::MergeCounts& c) {
-    return fmt::format("runs {} new, {} updated, {} unchanged; benchmarks {} added, {} replaced; probes {} added; "
-                       "{} rows copied",
-                       c.runs_new, c.runs_updated, c.runs_unchanged, c.benchmarks_added, c.benchmarks_replaced,
-                       c.probes_added, c.rows_copied);
-}
-
-store::MergeCounts total_of(const std::vector<store::MergeCounts>& counts) {
+// One row per source, then the sum over them: what each brought into the target.
+report::Table merge_table(const MergeArgs& args, const std::vector<store::MergeCounts>& counts) {
+    report::Table table;
+    table.name = "merge";
+    table.columns = {report::identity_column("store", "store", report::Fit::wrap),
+                     {"runs_new", "runs new", 0},
+                     {"runs_updated", "updated", 0},
+                     {"runs_unchanged", "unchanged", 0},
+                     {"benchmarks_added", "benchmarks added", 0},
+                     {"benchmarks_replaced", "replaced", 0},
+                     {"probes_added", "probes added", 0},
+                     {"rows_copied", "rows copied", 0}};
     store::MergeCounts total;
-    for (const store::MergeCounts& c : counts) {
+    auto add_row = [&](const std::string& name, const store::MergeCounts& c) {
+        table.rows.push_back({name, c.runs_new, c.runs_updated, c.runs_unchanged, c.benchmarks_added,
+                              c.benchmarks_replaced, c.probes_added, c.rows_copied});
+    };
+    for (std::size_t i = 0; i < counts.size(); ++i) {
+        const store::MergeCounts& c = counts[i];
+        add_row(args.sources[i], c);
         total.runs_new += c.runs_new;
         total.runs_updated += c.runs_updated;
         total.runs_unchanged += c.runs_unchanged;
@@ -91,23 +103,24 @@ store::MergeCounts total_of(const std::vector<store::MergeCounts>& counts) {
         total.probes_added += c.probes_added;
         total.rows_copied += c.rows_copied;
     }
-    return total;
+    if (counts.size() > 1) add_row("total", total);
+    return table;
 }
 
-void print_counts(const MergeArgs& args, const std::vector<store::MergeCounts>& counts, double seconds) {
-    for (std::size_t i = 0; i < counts.size(); ++i) {
+void print_merged(const MergeArgs& args, const std::vector<store::MergeCounts>& counts, double seconds) {
+    for (std::size_t i = 0; i < counts.size(); ++i)
         for (const std::string& run : counts[i].running)
             fmt::print(stderr, "inferbench: {}: {} is still running; merged as it is now (merge again once it has "
                                "ended for the rest)\n",
                        args.sources[i], run);
-        print_wrapped(fmt::format("{}: {}", args.sources[i], counts_text(counts[i])));
-    }
-    print_wrapped(fmt::format("merged {} store{} into {} in {:.1f} s: {}; see `inferbench summary --db {} --runs`",
-                              counts.size(), counts.size() == 1 ? "" : "s", args.into, seconds,
-                              counts_text(total_of(counts)), args.into));
+    print_table(merge_table(args, counts), args.output);
+    if (args.output.quiet || args.output.resolved() != "table") return;
+    print_wrapped(fmt::format("merged {} store{} into {} in {:.1f} s; see `inferbench summary --db {} --runs`",
+                              counts.size(), counts.size() == 1 ? "" : "s", args.into, seconds, args.into));
 }
 
 int execute(const MergeArgs& args) {
+    report::parse_format(args.output.resolved());  // a bad --format fails before any store is opened
     const auto start = std::chrono::steady_clock::now();
     refuse_target_among_sources(args);
     auto sources = open_sources(args.sources);
@@ -124,7 +137,7 @@ int execute(const MergeArgs& args) {
     try {
         const auto counts = store::merge_stores(target, sources, {.stop = runner::interrupt_requested});
         created.keep();
-        print_counts(args, counts, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        print_merged(args, counts, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
         return kExitOk;
     } catch (const store::MergeStopped&) {
         fmt::print(stderr, "inferbench: merge stopped by {}; {} is as it was before the merge\n",
@@ -142,6 +155,7 @@ void add_merge_command(CLI::App& app, CommandContext& context) {
                  "and sample, ids renumbered; merging a store again adds only what is new");
     merge->add_option("sources", args->sources, "the stores to merge, in order")->required();
     merge->add_option("--into", args->into, "the store to merge into (created where missing)")->required();
+    args->output.add_to(*merge);
     merge->callback([&context, args] { context.action = [args] { return execute(*args); }; });
 }
 
