@@ -103,11 +103,9 @@ void write_shard(const std::filesystem::path& file, std::int64_t index, const Sh
     store.end_run(run_id, run.started_unix_ms + shape.benchmarks + 1, RunStatus::completed);
 }
 
-std::vector<store::MergeCounts> merge(const std::vector<std::filesystem::path>& shards, const std::filesystem::path& into) {
-    std::vector<store::ResultsStore> sources;
-    for (const auto& shard : shards) sources.push_back(store::ResultsStore::open(shard, store::ResultsStore::Access::read_only));
+std::vector<store::MergeCounts> merge(const std::vector<std::string>& shards, const std::filesystem::path& into) {
     auto target = store::ResultsStore::open(into);
-    return store::merge_stores(target, sources);
+    return store::merge_stores(target, shards);
 }
 
 std::int64_t rows_copied(const std::vector<store::MergeCounts>& counts) {
@@ -137,9 +135,9 @@ int main(int argc, char** argv) {
     std::filesystem::create_directories(folder);
 
     auto start = std::chrono::steady_clock::now();
-    std::vector<std::filesystem::path> shards;
+    std::vector<std::string> shards;
     for (std::int64_t k = 1; k <= shape.shards; ++k) {
-        shards.push_back(folder / fmt::format("shard-{:03}.db", k));
+        shards.push_back((folder / fmt::format("shard-{:03}.db", k)).string());
         write_shard(shards.back(), k, shape);
     }
     const double write_s = seconds_since(start);

@@ -37,9 +37,9 @@ void refuse_target_among_sources(const MergeArgs& args) {
     }
 }
 
-// Every source opened read-only before anything is written: a refusal names the source and changes nothing.
-std::vector<store::ResultsStore> open_sources(const std::vector<std::string>& sources) {
-    std::vector<store::ResultsStore> stores;
+// Every source checked (opened read-only, then closed again) before anything is written: a refusal names the source
+// and changes nothing.
+void check_sources(const std::vector<std::string>& sources) {
     for (const std::string& source : sources) {
         std::error_code error;
         if (is_file_location(source) && !std::filesystem::is_regular_file(source, error))
@@ -47,12 +47,11 @@ std::vector<store::ResultsStore> open_sources(const std::vector<std::string>& so
                                         "`inferbench run` wrote",
                                         source));
         try {
-            stores.push_back(store::ResultsStore::open(source, store::ResultsStore::Access::read_only));
+            store::open_merge_source(source);
         } catch (const EnvironmentError& refused) {
             throw EnvironmentError(fmt::format("merge: cannot read source '{}': {}", source, refused.what()));
         }
     }
-    return stores;
 }
 
 // A target this merge made is removed again where the merge fails or is stopped: it is left as it was, absent.
@@ -123,7 +122,7 @@ int execute(const MergeArgs& args) {
     report::parse_format(args.output.resolved());  // a bad --format fails before any store is opened
     const auto start = std::chrono::steady_clock::now();
     refuse_target_among_sources(args);
-    auto sources = open_sources(args.sources);
+    check_sources(args.sources);
     runner::install_interrupt_handler();
     CreatedTarget created(args.into);
     store::ResultsStore target = [&] {
@@ -135,7 +134,7 @@ int execute(const MergeArgs& args) {
     }();
     target.give_up_waiting_when(runner::interrupt_requested);
     try {
-        const auto counts = store::merge_stores(target, sources, {.stop = runner::interrupt_requested});
+        const auto counts = store::merge_stores(target, args.sources, {.stop = runner::interrupt_requested});
         created.keep();
         print_merged(args, counts, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
         return kExitOk;

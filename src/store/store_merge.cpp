@@ -264,6 +264,8 @@ public:
           buffer_(rows_per_insert_ * table.columns.size()) {}
 
     void read_from(const Database& source) { select_.emplace(source.prepare(select_sql(table_))); }
+    // Lets the source close: a statement keeps its connection open.
+    void done_reading() { select_.reset(); }
 
     // Returns the number of rows copied.
     std::int64_t copy(std::int64_t from_benchmark, std::int64_t to_benchmark) {
@@ -389,6 +391,7 @@ public:
         for (RowCopier& child : children_) child.read_from(db);
         for (const IdRow& run : read_id_rows(db, runs_, std::nullopt)) merge_run(db, run, counts);
         merge_probes(db, counts);
+        for (RowCopier& child : children_) child.done_reading();
         return counts;
     }
 
@@ -556,14 +559,21 @@ private:
 
 std::span<const MergedTable> merged_tables() { return kTables; }
 
-std::vector<MergeCounts> merge_stores(ResultsStore& target, std::span<ResultsStore> sources,
+ResultsStore open_merge_source(const std::string& location) {
+    return ResultsStore::open(location, ResultsStore::Access::read_only);
+}
+
+std::vector<MergeCounts> merge_stores(ResultsStore& target, std::span<const std::string> sources,
                                       const MergeOptions& options) {
     Database& db = target.database();
     Transaction transaction(db);
     std::vector<MergeCounts> counts;
     {
         Merger merger(db, options);
-        for (ResultsStore& source : sources) counts.push_back(merger.merge(source));
+        for (const std::string& location : sources) {
+            ResultsStore source = open_merge_source(location);
+            counts.push_back(merger.merge(source));
+        }
     }
     transaction.commit();
     return counts;

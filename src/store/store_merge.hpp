@@ -66,11 +66,16 @@ struct MergeOptions {
     std::function<bool()> stop;
 };
 
-// Merges `sources` (opened with ResultsStore::Access::read_only) into `target` (opened for writing), in order, in one
-// transaction on the target; each source is read in one read transaction (one snapshot, also of a store still being
-// written). Returns each source's counts. Throws (the target left as it was) EnvironmentError where a store cannot
-// be read or written, MergeStopped where `options.stop` said so.
-std::vector<MergeCounts> merge_stores(ResultsStore& target, std::span<ResultsStore> sources,
+// Opens a store to merge from: read-only, never created, written or migrated. Throws EnvironmentError for a store
+// that is missing, not an inferbench store, or of another schema version than this inferbench's.
+ResultsStore open_merge_source(const std::string& location);
+
+// Merges the stores at `sources` into `target` (opened for writing), in order, in one transaction on the target.
+// Each source is opened (open_merge_source) only while it is merged, so that neither memory nor open files grow with
+// their number, and read in one read transaction (one snapshot, also of a store still being written). Returns each
+// source's counts. Throws (the target left as it was) EnvironmentError where a store cannot be read or written,
+// MergeStopped where `options.stop` said so.
+std::vector<MergeCounts> merge_stores(ResultsStore& target, std::span<const std::string> sources,
                                       const MergeOptions& options = {});
 
 // Whether two store locations name the same store (the same file, whatever the path; else the same text).

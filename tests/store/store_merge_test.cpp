@@ -174,10 +174,10 @@ protected:
 
     std::vector<MergeCounts> merge(const std::filesystem::path& target, const std::vector<std::filesystem::path>& sources,
                                    const MergeOptions& options = {}) {
-        std::vector<ResultsStore> stores;
-        for (const auto& source : sources) stores.push_back(ResultsStore::open(source, ResultsStore::Access::read_only));
+        std::vector<std::string> locations;
+        for (const auto& source : sources) locations.push_back(source.string());
         auto into = ResultsStore::open(target);
-        return merge_stores(into, stores, options);
+        return merge_stores(into, locations, options);
     }
 
     static std::int64_t rows_of(const std::map<std::string, std::vector<std::string>>& content) {
@@ -336,7 +336,7 @@ TEST_F(StoreMergeTest, ARunStillBeingWrittenIsMergedAsItIsAndSaidSo) {
 TEST_F(StoreMergeTest, SourcesThatAreNotStoresOfThisSchemaAreRefusedUnchanged) {
     auto refused = [&](const std::filesystem::path& file) {
         const std::string bytes = file_bytes(file);
-        EXPECT_THROW(ResultsStore::open(file, ResultsStore::Access::read_only), EnvironmentError) << file;
+        EXPECT_THROW(open_merge_source(file.string()), EnvironmentError) << file;
         EXPECT_EQ(file_bytes(file), bytes) << file << " was changed";
     };
     std::ofstream(path("text.db")) << "not a database at all\n";
@@ -358,7 +358,7 @@ TEST_F(StoreMergeTest, SourcesThatAreNotStoresOfThisSchemaAreRefusedUnchanged) {
         db.exec("PRAGMA user_version = " + std::to_string(known_schema_version() + 1));
     }
     refused(path("new.db"));
-    EXPECT_THROW(ResultsStore::open(path("missing.db"), ResultsStore::Access::read_only), EnvironmentError);
+    EXPECT_THROW(open_merge_source(path("missing.db").string()), EnvironmentError);
     EXPECT_FALSE(std::filesystem::exists(path("missing.db")));
 }
 
