@@ -15,6 +15,7 @@
 #include "store/results_store.hpp"
 #include "store/schema.hpp"
 #include "store/sqlite.hpp"
+#include "store/store_merge.hpp"
 
 namespace inferbench {
 namespace {
@@ -210,6 +211,40 @@ TEST(Merge, AMergeStoppedOrKilledMidwayLeavesTheTargetAsItWas) {
             EXPECT_THAT(merge.err(), HasSubstr("merge stopped by Ctrl-C; all.db is as it was before the merge"));
         }
     }
+}
+
+// A store still being written by a live `inferbench run`: merged as it is, said on stderr; merged again once the run
+// has ended, the rest of it arrives.
+TEST(Merge, AStoreStillBeingWrittenIsMergedAsItIsThenCompleted) {
+    CliScratch dir;
+    BackgroundCli run(dir, {"run", "--backend", "null", "--model", "null", "--batch", "1,2", "--duration", "2s",
+                            "--warmup", "0s", "--db", "live.db", "--quiet"},
+                      unique_tag(), "run");
+    auto stored_benchmarks = [&] {
+        std::error_code error;
+        if (!std::filesystem::exists(dir.file("live.db"), error)) return std::size_t{0};
+        try {
+            return store::open_merge_source(dir.file("live.db")).benchmarks().size();
+        } catch (const EnvironmentError&) {
+            return std::size_t{0};  // not yet a store
+        }
+    };
+    ASSERT_TRUE(wait_until([&] { return stored_benchmarks() >= 1; }, 60s)) << run.err();
+    const auto live = dir.run("merge live.db --into all.db --format csv");
+    ASSERT_EQ(live.exit_code, 0) << live.err;
+    if (stored_benchmarks() < 2) {  // the run had not ended when the merge read it
+        EXPECT_THAT(live.err, HasSubstr("is still running; merged as it is now"));
+        EXPECT_THAT(live.out, HasSubstr("live.db,1,0,0,1,0,0,"));
+    }
+    const int status = run.wait();
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << run.err();
+    const auto rest = dir.run("merge live.db --into all.db --format csv");
+    ASSERT_EQ(rest.exit_code, 0) << rest.err;
+    EXPECT_THAT(rest.err, ::testing::Not(HasSubstr("still running")));
+    auto merged = store::ResultsStore::open(dir.file("all.db"), store::ResultsStore::Access::read);
+    ASSERT_EQ(merged.runs().size(), 1u);
+    EXPECT_EQ(merged.runs()[0].status, RunStatus::completed);
+    EXPECT_EQ(merged.benchmarks().size(), 2u);
 }
 
 }  // namespace
