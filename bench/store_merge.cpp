@@ -1,8 +1,8 @@
 // How long `inferbench merge` takes for a plan's shards: SHARDS stores (default 100) of ITERATIONS iterations each
 // (default 100,000), each shard one run of BENCHMARKS benchmarks (default 10) with 10 Hz GPU and CPU samples, are
 // written through ResultsStore::add_benchmark, then merged into one store as `inferbench merge` merges them
-// (store/store_merge), then merged again (which adds nothing). Prints the seconds of each step, rows per second
-// and the peak RSS (getrusage ru_maxrss).
+// (store/store_merge), then merged again (which adds nothing). Prints the seconds of each step, rows per second,
+// the CPU seconds each took (user + system: on a busy machine, apart from waiting) and the peak RSS.
 //   build/release/bench/store_merge [SHARDS] [ITERATIONS] [BENCHMARKS] [FOLDER]
 // FOLDER (default: the temporary folder) receives store-merge-bench/, removed at the end; it needs about 80 bytes of
 // disk per iteration (the shards and the merged store: 0.8 GB for the default 10 M).
@@ -29,6 +29,14 @@ double peak_rss_mib() {
     rusage self{};
     getrusage(RUSAGE_SELF, &self);
     return static_cast<double>(self.ru_maxrss) / 1024.0;  // Linux: KiB
+}
+
+// User and system CPU seconds of this process so far: on a busy machine, what a step cost apart from waiting.
+double cpu_seconds() {
+    rusage self{};
+    getrusage(RUSAGE_SELF, &self);
+    auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
+    return seconds(self.ru_utime) + seconds(self.ru_stime);
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -145,16 +153,19 @@ int main(int argc, char** argv) {
                shape.shards, shape.iterations, shape.benchmarks, write_s);
 
     start = std::chrono::steady_clock::now();
+    double cpu = cpu_seconds();
     const auto first = merge(shards, folder / "all.db");
     const double merge_s = seconds_since(start);
     const std::int64_t rows = rows_copied(first);
-    fmt::print("merge: {} shards, {} rows copied in {:.2f} s ({:.2f} M rows/s), peak RSS {:.0f} MiB\n", shape.shards, rows,
-               merge_s, static_cast<double>(rows) / merge_s / 1e6, peak_rss_mib());
+    fmt::print("merge: {} shards, {} rows copied in {:.2f} s ({:.2f} M rows/s; {:.2f} CPU s), peak RSS {:.0f} MiB\n",
+               shape.shards, rows, merge_s, static_cast<double>(rows) / merge_s / 1e6, cpu_seconds() - cpu,
+               peak_rss_mib());
 
     start = std::chrono::steady_clock::now();
+    cpu = cpu_seconds();
     const auto second = merge(shards, folder / "all.db");
-    fmt::print("merge again: {} rows copied in {:.2f} s (every run recognised, nothing added)\n", rows_copied(second),
-               seconds_since(start));
+    fmt::print("merge again: {} rows copied in {:.2f} s ({:.2f} CPU s; every run recognised, nothing added)\n",
+               rows_copied(second), seconds_since(start), cpu_seconds() - cpu);
     std::error_code ignored;
     fmt::print("merged store: {:.0f} MiB\n",
                static_cast<double>(std::filesystem::file_size(folder / "all.db", ignored)) / (1024.0 * 1024.0));
