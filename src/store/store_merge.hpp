@@ -38,7 +38,7 @@ struct MergedTable {
 };
 
 // Every table the merge copies, parents before children. A migration that adds a table or a column must add it
-// here (tests/store/store_merge_test compares this list with the schema a new store gets).
+// in merged_tables.cpp (tests/store/store_merge_test compares the list with the schema a new store gets).
 std::span<const MergedTable> merged_tables();
 
 // What one source brought into the target.

@@ -190,10 +190,21 @@ protected:
     const std::string uid_b_ = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
 };
 
+// "table.column TYPE" of each entry of `a` that `b` lacks.
+std::string missing(const std::set<std::tuple<std::string, std::string, std::string>>& a,
+                    const std::set<std::tuple<std::string, std::string, std::string>>& b) {
+    std::string text;
+    for (const auto& [table, column, type] : a)
+        if (!b.contains({table, column, type})) text += " " + table + "." + column + " " + type;
+    return text;
+}
+
 TEST_F(StoreMergeTest, TheMergedTablesAreEveryTableAndColumnOfTheSchema) {
     auto store = ResultsStore::open(db_path_);
-    EXPECT_EQ(merged_columns(), schema_columns(store.database()))
-        << "a migration added a table or column that store_merge.cpp does not copy (or the other way round)";
+    const auto schema = schema_columns(store.database());
+    const auto merged = merged_columns();
+    EXPECT_EQ(missing(schema, merged), "") << "in the schema, not copied by the merge: add them to merged_tables.cpp";
+    EXPECT_EQ(missing(merged, schema), "") << "copied by the merge, not in the schema (or of another type)";
 }
 
 TEST_F(StoreMergeTest, EveryTableIsCopiedWithItsIdsRemapped) {
