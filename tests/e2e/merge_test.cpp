@@ -198,6 +198,8 @@ TEST(Merge, AMergeStoppedOrKilledMidwayLeavesTheTargetAsItWas) {
         ASSERT_TRUE(writing) << "the merge neither wrote nor ended within 60 s";
 
         merge.signal(signal_number);
+        ASSERT_TRUE(wait_until([&] { return !testing::process_running("/proc/" + std::to_string(merge.pid())); }, 60s))
+            << "the merge did not end within 60 s of the signal";
         const int status = merge.wait();
         const auto after = runs_and_iterations(dir.file("all.db"));
         if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {  // it had finished
@@ -236,6 +238,8 @@ TEST(Merge, AStoreStillBeingWrittenIsMergedAsItIsThenCompleted) {
         EXPECT_THAT(live.err, HasSubstr("is still running; merged as it is now"));
         EXPECT_THAT(live.out, HasSubstr("live.db,1,0,0,1,0,0,"));
     }
+    ASSERT_TRUE(wait_until([&] { return !testing::process_running("/proc/" + std::to_string(run.pid())); }, 120s))
+        << "the run did not end within 120 s";
     const int status = run.wait();
     ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << run.err();
     const auto rest = dir.run("merge live.db --into all.db --format csv");
