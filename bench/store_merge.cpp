@@ -35,7 +35,9 @@ double peak_rss_mib() {
 double cpu_seconds() {
     rusage self{};
     getrusage(RUSAGE_SELF, &self);
-    auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
+    auto seconds = [](const timeval& t) {
+        return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+    };
     return seconds(self.ru_utime) + seconds(self.ru_stime);
 }
 

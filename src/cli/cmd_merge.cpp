@@ -31,9 +31,10 @@ bool is_file_location(const std::string& location) { return location.find("://")
 void refuse_target_among_sources(const MergeArgs& args) {
     for (const std::string& source : args.sources) {
         if (!store::same_store(source, args.into)) continue;
-        throw UserError(fmt::format("merge: '{}' is both a source and the target (--into {}); merge into another "
-                                    "store, or leave it out of the sources",
-                                    source, args.into));
+        throw UserError(
+            fmt::format("merge: '{}' is both a source and the target (--into {}); merge into another "
+                        "store, or leave it out of the sources",
+                        source, args.into));
     }
 }
 
@@ -43,9 +44,10 @@ void check_sources(const std::vector<std::string>& sources) {
     for (const std::string& source : sources) {
         std::error_code error;
         if (is_file_location(source) && !std::filesystem::is_regular_file(source, error))
-            throw UserError(fmt::format("merge: source '{}' is not a file; give the results stores that "
-                                        "`inferbench run` wrote",
-                                        source));
+            throw UserError(
+                fmt::format("merge: source '{}' is not a file; give the results stores that "
+                            "`inferbench run` wrote",
+                            source));
         try {
             store::open_merge_source(source);
         } catch (const EnvironmentError& refused) {
@@ -109,8 +111,9 @@ report::Table merge_table(const MergeArgs& args, const std::vector<store::MergeC
 void print_merged(const MergeArgs& args, const std::vector<store::MergeCounts>& counts, double seconds) {
     for (std::size_t i = 0; i < counts.size(); ++i)
         for (const std::string& run : counts[i].running)
-            fmt::print(stderr, "inferbench: {}: {} is still running; merged as it is now (merge again once it has "
-                               "ended for the rest)\n",
+            fmt::print(stderr,
+                       "inferbench: {}: {} is still running; merged as it is now (merge again once it has "
+                       "ended for the rest)\n",
                        args.sources[i], run);
     print_table(merge_table(args, counts), args.output);
     if (args.output.quiet || args.output.resolved() != "table") return;
@@ -150,8 +153,9 @@ int execute(const MergeArgs& args) {
 void add_merge_command(CLI::App& app, CommandContext& context) {
     auto args = std::make_shared<MergeArgs>();
     CLI::App* merge = app.add_subcommand(
-        "merge", "merge results stores (e.g. the shards of a Slurm array) into one: every run, benchmark, iteration "
-                 "and sample, ids renumbered; merging a store again adds only what is new");
+        "merge",
+        "merge results stores (e.g. the shards of a Slurm array) into one: every run, benchmark, iteration "
+        "and sample, ids renumbered; merging a store again adds only what is new");
     merge->add_option("sources", args->sources, "the stores to merge, in order")->required();
     merge->add_option("--into", args->into, "the store to merge into (created where missing)")->required();
     args->output.add_to(*merge);

@@ -41,10 +41,14 @@ struct Value {
     bool operator==(const Value& other) const {
         if (kind != other.kind) return false;
         switch (kind) {
-            case Kind::null: return true;
-            case Kind::integer: return integer == other.integer;
-            case Kind::real: return real == other.real;
-            case Kind::text: return text == other.text;
+            case Kind::null:
+                return true;
+            case Kind::integer:
+                return integer == other.integer;
+            case Kind::real:
+                return real == other.real;
+            case Kind::text:
+                return text == other.text;
         }
         return false;
     }
@@ -84,10 +88,18 @@ void read_columns(const Statement& row, int first, const MergedTable& table, Val
 
 void bind_value(Statement& statement, int index, const Value& value) {
     switch (value.kind) {
-        case Value::Kind::null: statement.bind_null(index); return;
-        case Value::Kind::integer: statement.bind_int64(index, value.integer); return;
-        case Value::Kind::real: statement.bind_double(index, value.real); return;
-        case Value::Kind::text: statement.bind_text(index, value.text); return;
+        case Value::Kind::null:
+            statement.bind_null(index);
+            return;
+        case Value::Kind::integer:
+            statement.bind_int64(index, value.integer);
+            return;
+        case Value::Kind::real:
+            statement.bind_double(index, value.real);
+            return;
+        case Value::Kind::text:
+            statement.bind_text(index, value.text);
+            return;
     }
 }
 
@@ -96,10 +108,18 @@ std::string content_key(const Row& row) {
     std::string key;
     for (const Value& value : row) {
         switch (value.kind) {
-            case Value::Kind::null: key += 'n'; break;
-            case Value::Kind::integer: key += fmt::format("i{};", value.integer); break;
-            case Value::Kind::real: key += fmt::format("r{:a};", value.real); break;
-            case Value::Kind::text: key += fmt::format("t{}:{}", value.text.size(), value.text); break;
+            case Value::Kind::null:
+                key += 'n';
+                break;
+            case Value::Kind::integer:
+                key += fmt::format("i{};", value.integer);
+                break;
+            case Value::Kind::real:
+                key += fmt::format("r{:a};", value.real);
+                break;
+            case Value::Kind::text:
+                key += fmt::format("t{}:{}", value.text.size(), value.text);
+                break;
         }
     }
     return key;
@@ -328,7 +348,8 @@ private:
     }
 
     std::optional<IdRow> find_target_run(const Value& uid) {
-        Statement select = target_.prepare(fmt::format("SELECT run_id, {} FROM runs WHERE run_uid = ?1", column_list(runs_)));
+        Statement select =
+            target_.prepare(fmt::format("SELECT run_id, {} FROM runs WHERE run_uid = ?1", column_list(runs_)));
         bind_value(select, 1, uid);
         if (!select.step()) return std::nullopt;
         IdRow row{select.column_int64(0), Row(runs_.columns.size())};
@@ -412,12 +433,13 @@ private:
         for (const IdRow& benchmark : source_benchmarks)
             source_latest = std::max(source_latest, benchmark.values[benchmark_ended_].integer);
         std::int64_t target_latest = 0;
-        for (const auto& [key, group] : target_benchmarks) target_latest = std::max(target_latest, group.last_ended_unix_ms);
+        for (const auto& [key, group] : target_benchmarks)
+            target_latest = std::max(target_latest, group.last_ended_unix_ms);
         const std::int64_t source_at = activity(source_run, source_latest);
         const std::int64_t target_at = activity(target_run, target_latest);
         const std::string_view running = to_string(RunStatus::running);
-        return source_at > target_at ||
-               (source_at == target_at && target_run[run_status_].text == running && source_run[run_status_].text != running);
+        return source_at > target_at || (source_at == target_at && target_run[run_status_].text == running &&
+                                         source_run[run_status_].text != running);
     }
 
     void copy_benchmark(const IdRow& benchmark, std::int64_t run_id, MergeCounts& counts) {

@@ -20,9 +20,9 @@
 namespace inferbench {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::BackgroundCli;
 using testing::CliScratch;
+using ::testing::HasSubstr;
 using testing::unique_tag;
 using testing::wait_until;
 using namespace std::chrono_literals;
@@ -40,8 +40,10 @@ std::vector<std::string> csv_fields(const std::string& line) {
     bool quoted = false;
     for (const char c : line) {
         if (c == '"') quoted = !quoted;
-        if (c == ',' && !quoted) fields.emplace_back();
-        else fields.back() += c;
+        if (c == ',' && !quoted)
+            fields.emplace_back();
+        else
+            fields.back() += c;
     }
     return fields;
 }
@@ -65,8 +67,8 @@ std::string without_ids(const std::string& csv) {
 }
 
 void null_run(const CliScratch& dir, const std::string& db, const std::string& batch) {
-    const auto ran = dir.run("run --backend null --model null --batch " + batch +
-                             " --duration 10ms --warmup 0s --db " + db + " --quiet");
+    const auto ran = dir.run("run --backend null --model null --batch " + batch + " --duration 10ms --warmup 0s --db " +
+                             db + " --quiet");
     ASSERT_EQ(ran.exit_code, 0) << ran.err;
 }
 
@@ -106,9 +108,10 @@ TEST(Merge, TwoRunsMergedShowInSummaryAndMergingAgainAddsNothing) {
 
     const auto again = dir.run("merge a.db b.db --into all.db --format csv");
     ASSERT_EQ(again.exit_code, 0) << again.err;
-    EXPECT_EQ(again.out,
-              "store,runs_new,runs_updated,runs_unchanged,benchmarks_added,benchmarks_replaced,probes_added,rows_copied\n"
-              "a.db,0,0,1,0,0,0,0\nb.db,0,0,1,0,0,0,0\ntotal,0,0,2,0,0,0,0\n");
+    EXPECT_EQ(
+        again.out,
+        "store,runs_new,runs_updated,runs_unchanged,benchmarks_added,benchmarks_replaced,probes_added,rows_copied\n"
+        "a.db,0,0,1,0,0,0,0\nb.db,0,0,1,0,0,0,0\ntotal,0,0,2,0,0,0,0\n");
     EXPECT_EQ(runs_and_iterations(dir.file("all.db")), before);
 }
 
@@ -219,8 +222,9 @@ TEST(Merge, AMergeStoppedOrKilledMidwayLeavesTheTargetAsItWas) {
 // has ended, the rest of it arrives.
 TEST(Merge, AStoreStillBeingWrittenIsMergedAsItIsThenCompleted) {
     CliScratch dir;
-    BackgroundCli run(dir, {"run", "--backend", "null", "--model", "null", "--batch", "1,2,3", "--duration", "2s",
-                            "--warmup", "0s", "--db", "live.db", "--quiet"},
+    BackgroundCli run(dir,
+                      {"run", "--backend", "null", "--model", "null", "--batch", "1,2,3", "--duration", "2s",
+                       "--warmup", "0s", "--db", "live.db", "--quiet"},
                       unique_tag(), "run");
     auto stored_benchmarks = [&] {
         std::error_code error;

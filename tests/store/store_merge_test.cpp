@@ -19,9 +19,12 @@ namespace {
 
 std::string declared_type(ColumnType type) {
     switch (type) {
-        case ColumnType::integer: return "INTEGER";
-        case ColumnType::real: return "REAL";
-        case ColumnType::text: return "TEXT";
+        case ColumnType::integer:
+            return "INTEGER";
+        case ColumnType::real:
+            return "REAL";
+        case ColumnType::text:
+            return "TEXT";
     }
     return "";
 }
@@ -59,10 +62,11 @@ std::vector<std::string> table_rows(const Database& db, const MergedTable& table
     std::string parent_order = "''";
     if (table.parent == "run_id") parent_order = "(SELECT run_uid FROM runs AS p WHERE p.run_id = t.run_id)";
     if (table.parent == "benchmark_id")
-        parent_order = "(SELECT r.run_uid || ':' || b.ordinal || ':' || b.repeat_index || ':' || b.ended_unix_ms "
-                       "FROM benchmarks AS b JOIN runs AS r USING (run_id) WHERE b.benchmark_id = t.benchmark_id)";
-    Statement select = db.prepare("SELECT " + parent_order + " AS p" + columns + " FROM " +
-                                  std::string(table.name) + " AS t");
+        parent_order =
+            "(SELECT r.run_uid || ':' || b.ordinal || ':' || b.repeat_index || ':' || b.ended_unix_ms "
+            "FROM benchmarks AS b JOIN runs AS r USING (run_id) WHERE b.benchmark_id = t.benchmark_id)";
+    Statement select =
+        db.prepare("SELECT " + parent_order + " AS p" + columns + " FROM " + std::string(table.name) + " AS t");
     std::vector<std::string> rows;
     while (select.step()) {
         std::string row;
@@ -119,7 +123,8 @@ protected:
     static std::vector<IterationRecord> iterations(std::int64_t count, std::int64_t base) {
         std::vector<IterationRecord> records;
         for (std::int64_t i = 0; i < count; ++i)
-            records.push_back({base + i * 100, 90 + i % 7, i % 3 == 0 ? kNotMeasured : 5, 6, 70, 7, i % 2 ? 3 : kNotMeasured});
+            records.push_back(
+                {base + i * 100, 90 + i % 7, i % 3 == 0 ? kNotMeasured : 5, 6, 70, 7, i % 2 ? 3 : kNotMeasured});
         return records;
     }
 
@@ -153,11 +158,18 @@ protected:
         request.end_ns = 50;
         request.chunks = {{20, 1}, {30, -1}};
         const std::vector<ServedRequest> requests = {request};
-        const ServingWorkloadRecord workload{"fnv1a:1", "{}", {.ttft_ns = 5, .tpot_ns = 0, .e2e_ns = 0},
-                                            "http://127.0.0.1:1", "", "", "m"};
-        store.add_benchmark(b, {.iterations = its, .metrics = metrics, .series = series, .gpu_samples = gpus,
-                                .cpu_samples = cpus, .telemetry_sources = sources, .layer_times = layers,
-                                .generations = generations, .generated_tokens = tokens, .served_requests = requests,
+        const ServingWorkloadRecord workload{
+            "fnv1a:1", "{}", {.ttft_ns = 5, .tpot_ns = 0, .e2e_ns = 0}, "http://127.0.0.1:1", "", "", "m"};
+        store.add_benchmark(b, {.iterations = its,
+                                .metrics = metrics,
+                                .series = series,
+                                .gpu_samples = gpus,
+                                .cpu_samples = cpus,
+                                .telemetry_sources = sources,
+                                .layer_times = layers,
+                                .generations = generations,
+                                .generated_tokens = tokens,
+                                .served_requests = requests,
                                 .serving_workload = &workload});
         ProbeRecord probe{0, "cpu:test", "Test CPU", "", 1'700'000'000'500, "dram_copy", 12.5, "GB/s", "", "{}"};
         store.add_probe(probe);
@@ -172,7 +184,8 @@ protected:
         store.end_run(run, 1'700'000'003'000, RunStatus::interrupted, "requeued");
     }
 
-    std::vector<MergeCounts> merge(const std::filesystem::path& target, const std::vector<std::filesystem::path>& sources,
+    std::vector<MergeCounts> merge(const std::filesystem::path& target,
+                                   const std::vector<std::filesystem::path>& sources,
                                    const MergeOptions& options = {}) {
         std::vector<std::string> locations;
         for (const auto& source : sources) locations.push_back(source.string());
@@ -312,9 +325,9 @@ TEST_F(StoreMergeTest, AMergeStoppedMidwayLeavesTheTargetAsItWas) {
     EXPECT_EQ(asked, 2) << "stopped after the first benchmark of b.db was written";
     EXPECT_EQ(store_content(path("all.db")), before);
     // Any error midway does the same.
-    EXPECT_THROW(merge(path("all.db"), {path("b.db")},
-                       {.stop = [&]() -> bool { throw EnvironmentError("disk gone"); }}),
-                 EnvironmentError);
+    EXPECT_THROW(
+        merge(path("all.db"), {path("b.db")}, {.stop = [&]() -> bool { throw EnvironmentError("disk gone"); }}),
+        EnvironmentError);
     EXPECT_EQ(store_content(path("all.db")), before);
 }
 
