@@ -44,6 +44,8 @@ if $tests; then
   optional+=(python3-torch python3-torchvision python3-onnx libreoffice-calc-nogui poppler-utils)
   # Ubuntu's chromium package only installs the snap, which a headless server need not carry.
   [ "$os_id" = ubuntu ] || optional+=(chromium)
+  # A real one-node Slurm for `inferbench slurm` (tests/slurm): the tests start munged, slurmctld and slurmd.
+  required+=(slurm-wlm munge)
 fi
 
 # The LibTorch first: Debian's libtorch-dev is needed only where nothing better is here.

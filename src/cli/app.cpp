@@ -126,6 +126,7 @@ int main(int argc, char** argv) {
     add_probe_command(app, context);
     add_roofline_command(app, context);
     add_explain_command(app, context);
+    add_slurm_command(app, context);
     add_completion_command(app, context);
     try {
         app.parse(argc, argv);

@@ -25,8 +25,16 @@
 #include "runner/orchestrator/interrupt.hpp"
 #include "runner/orchestrator/orchestrator.hpp"
 #include "runner/orchestrator/resume.hpp"
+#include "runner/orchestrator/shard_order.hpp"
 
 namespace inferbench::cli {
+
+PlanVocabulary plan_vocabulary(const BackendRegistry& registry) {
+    std::vector<std::string> models = models::zoo_names();
+    for (std::string& name : models::decoder_model_names()) models.push_back(std::move(name));
+    return {std::move(models), registry.names()};
+}
+
 namespace {
 
 struct RunArgs {
@@ -37,6 +45,7 @@ struct RunArgs {
     bool dry_run = false;
     bool quiet = false;
     std::string resume;  // a run id or "latest"; empty: a new run
+    bool continue_run = false;  // go on with the store's unfinished run of this plan (and shard), if there is one
 };
 
 // What may go with --resume: where the database is and how to print. The plan is the run's own.
@@ -71,6 +80,8 @@ constexpr FlagKey kFlagKeys[] = {
     {"--name", "name"},
     {"--out", "output_dir"},
     {"--db", "db"},
+    {"--parallel", "parallel"},
+    {"--shard", "shard"},
 };
 
 std::string flag_help(const FlagKey& flag) {
@@ -121,12 +132,6 @@ std::string settings_help() {
     return text;
 }
 
-PlanVocabulary vocabulary(const BackendRegistry& registry) {
-    std::vector<std::string> models = models::zoo_names();
-    for (std::string& name : models::decoder_model_names()) models.push_back(std::move(name));
-    return {std::move(models), registry.names()};
-}
-
 Plan build_plan(const RunArgs& args, const PlanVocabulary& vocab) {
     Plan plan = args.plan_file.empty() ? Plan{} : load_plan_file(args.plan_file, vocab);
     for (const auto& [flag, value] : args.overrides) {
@@ -152,24 +157,36 @@ std::string repeat_text(std::int64_t repeat, std::int64_t repeats) {
 // plan that passes --dry-run runs) in the order they would run (repeats interleaved).
 // One benchmark of a --dry-run listing; one the run would skip (the run's own rule, runner::planned_skips) is marked
 // with the reason.
-void print_listed(const std::vector<BenchmarkSpec>& cells, const std::vector<std::optional<std::string>>& skips,
-                  const CellRepeat& b, std::int64_t repeats) {
+std::string listed_line(const std::vector<BenchmarkSpec>& cells, const std::vector<std::optional<std::string>>& skips,
+                        const CellRepeat& b, std::int64_t repeats) {
     const auto& skip = skips[b.ordinal];
-    fmt::print("{:>4}  {}{}{}\n", b.ordinal + 1, cells[b.ordinal].label(), repeat_text(b.repeat, repeats),
-               skip ? "  skipped: " + *skip : "");
+    return fmt::format("{:>4}  {}{}{}\n", b.ordinal + 1, cells[b.ordinal].label(), repeat_text(b.repeat, repeats),
+                       skip ? "  skipped: " + *skip : "");
+}
+
+// "(shard 2/4: 3 of the plan's 12 cells x 2 repeats)", "(3 cells x 2 repeats)" or nothing.
+std::string dry_run_extent(const Plan& plan, std::size_t cells, std::size_t listed) {
+    const std::int64_t repeats = plan.settings.repeats;
+    const std::string times = repeats > 1 ? fmt::format(" x {} repeats", repeats) : "";
+    if (plan.settings.shard)
+        return fmt::format(" (shard {}: {} of the plan's {} cells{})", to_string(*plan.settings.shard),
+                           listed / static_cast<std::size_t>(repeats), cells, times);
+    return repeats > 1 ? fmt::format(" ({} cells{})", cells, times) : "";
 }
 
 int print_dry_run(const Plan& plan, const BackendRegistry& registry) {
     const auto cells = expand_matrix(plan, models::is_decoder_model);
+    const auto order = runner::planned_order(plan, cells);
     const auto skips = runner::planned_skips(cells, registry);
     const std::int64_t repeats = plan.settings.repeats;
-    for (const CellRepeat& b : run_order(cells.size(), repeats)) print_listed(cells, skips, b, repeats);
-    const std::string times = repeats > 1 ? fmt::format(" ({} cells x {} repeats)", cells.size(), repeats) : "";
-    const auto skipped = std::count_if(skips.begin(), skips.end(), [](const auto& skip) { return skip.has_value(); });
-    const std::string skipped_text =
-        skipped > 0 ? fmt::format(", {} of them would be skipped", static_cast<std::int64_t>(skipped) * repeats) : "";
-    fmt::print(stderr, "{} benchmarks{}{}; results would go to {}\n", cells.size() * static_cast<std::size_t>(repeats),
-               times, skipped_text, resolved_db_path(plan.settings));
+    std::string listing;  // one write: a 10,000-cell plan lists at once
+    for (const CellRepeat& b : order) listing += listed_line(cells, skips, b, repeats);
+    fmt::print("{}", listing);
+    const auto skipped =
+        std::count_if(order.begin(), order.end(), [&](const CellRepeat& b) { return skips[b.ordinal].has_value(); });
+    const std::string skipped_text = skipped > 0 ? fmt::format(", {} of them would be skipped", skipped) : "";
+    fmt::print(stderr, "{} benchmarks{}{}; results would go to {}\n", order.size(),
+               dry_run_extent(plan, cells.size(), order.size()), skipped_text, resolved_db_path(plan.settings));
     return kExitOk;
 }
 
@@ -280,14 +297,11 @@ void require_resume_alone(const RunArgs& args) {
                                 args.resume, join(plan_flags, ", ")));
 }
 
-int execute_resume(const RunArgs& args, const BackendRegistry& registry) {
-    require_resume_alone(args);
-    const auto vocab = vocabulary(registry);
-    const std::string db = resolved_db_path(build_plan(args, vocab).settings);
-    if (!std::filesystem::exists(db))
-        throw UserError(fmt::format("--resume {}: no results database at {}; give --db PATH", args.resume, db));
-    auto results = store::ResultsStore::open(db);
-    const runner::ResumePoint point = runner::find_resume_point(results, args.resume, vocab);
+// Goes on with run `which` ("latest" or an id) of `results`: its stored plan's benchmarks without an ok result.
+int resume_run(const RunArgs& args, const BackendRegistry& registry, store::ResultsStore& results,
+               std::string_view which) {
+    const auto vocab = plan_vocabulary(registry);
+    const runner::ResumePoint point = runner::find_resume_point(results, which, vocab);
     if (point.pending.empty()) {
         const bool marked = !args.dry_run && runner::complete_if_all_ok(results, point);
         fmt::print(stderr, "run {}: all {} benchmarks are ok; nothing to resume{}\n", point.run.run_id,
@@ -300,17 +314,49 @@ int execute_resume(const RunArgs& args, const BackendRegistry& registry) {
     const auto cells = expand_matrix(point.plan, models::is_decoder_model);
     if (args.dry_run) {
         const auto skips = runner::planned_skips(cells, registry);
-        for (const CellRepeat& b : point.pending) print_listed(cells, skips, b, point.plan.settings.repeats);
+        for (const CellRepeat& b : point.pending)
+            fmt::print("{}", listed_line(cells, skips, b, point.plan.settings.repeats));
         fmt::print(stderr, "{} of {} benchmarks of run {} would run again\n", point.pending.size(), point.benchmarks,
                    point.run.run_id);
         return kExitOk;
     }
-    fmt::print(stderr, "resuming run {}: {} of {} benchmarks have no ok result\n", point.run.run_id,
-               point.pending.size(), point.benchmarks);
+    fmt::print(stderr, "resuming run {}{}: {} of {} benchmarks have no ok result\n", point.run.run_id,
+               point.run.shard ? " (shard " + to_string(*point.run.shard) + ")" : "", point.pending.size(),
+               point.benchmarks);
     const runner::ResumeTarget target{point.run.run_id, point.pending};
-    return run_and_report(args, results, [&](const runner::RunnerOptions& options) {
+    RunArgs resumed = args;  // the summary line says "resumed"
+    resumed.resume = std::string(which);
+    return run_and_report(resumed, results, [&](const runner::RunnerOptions& options) {
         return runner::resume_plan(point.plan, registry, results, options, target);
     });
+}
+
+int execute_resume(const RunArgs& args, const BackendRegistry& registry) {
+    require_resume_alone(args);
+    const std::string db = resolved_db_path(build_plan(args, plan_vocabulary(registry)).settings);
+    if (!std::filesystem::exists(db))
+        throw UserError(fmt::format("--resume {}: no results database at {}; give --db PATH", args.resume, db));
+    auto results = store::ResultsStore::open(db);
+    return resume_run(args, registry, results, args.resume);
+}
+
+// --continue: the store's latest run of this plan and shard, when it has not completed, goes on where it stopped
+// (a Slurm task started again after a requeue or preemption); a completed one leaves nothing to do; without one
+// the plan starts. Nothing where a new run should start.
+std::optional<int> continue_run(const RunArgs& args, const Plan& plan, const BackendRegistry& registry) {
+    const std::string db = resolved_db_path(plan.settings);
+    const bool url = db.find("://") != std::string::npos;  // a shared store (PostgreSQL): the store says what it holds
+    if (!url && !std::filesystem::exists(db)) return std::nullopt;
+    auto results = store::ResultsStore::open(db, args.dry_run ? store::ResultsStore::Access::read
+                                                              : store::ResultsStore::Access::write);
+    const auto run = runner::latest_run_of(results, plan);
+    if (!run) return std::nullopt;
+    if (run->status == RunStatus::completed) {
+        fmt::print(stderr, "run {} in {} completed this plan{}; nothing to run (--continue)\n", run->run_id, db,
+                   plan.settings.shard ? " (shard " + to_string(*plan.settings.shard) + ")" : "");
+        return kExitOk;
+    }
+    return resume_run(args, registry, results, std::to_string(run->run_id));
 }
 
 // The output flags checked as the run's table will use them, on the summary table without rows: a bad
@@ -323,12 +369,17 @@ int execute(const RunArgs& args) {
     check_output_options(args.output);
     const auto registry = BackendRegistry::discover(BackendRegistry::default_search_dirs());
     if (!args.resume.empty()) return execute_resume(args, registry);
-    Plan plan = build_plan(args, vocabulary(registry));
+    Plan plan = build_plan(args, plan_vocabulary(registry));
     const auto raised = raise_min_iterations_for_verdict(plan);
     // Said once the plan is known to run: bad input gets its one error line alone.
     runner::check_backend_options(plan, registry);
+    // A shard without a cell is refused before any store is opened (a dry run's listing refuses it itself).
+    if (plan.settings.shard && !args.dry_run)
+        runner::planned_order(plan, expand_matrix(plan, models::is_decoder_model));
     if (raised && !args.quiet)
         fmt::print(stderr, "{}", report::wrap_paragraph(*raised, report::terminal_width(STDERR_FILENO)));
+    if (args.continue_run)
+        if (const auto code = continue_run(args, plan, registry)) return *code;
     if (args.dry_run) return print_dry_run(plan, registry);
     auto results = store::ResultsStore::open(resolved_db_path(plan.settings));
     return run_and_report(args, results,
@@ -359,6 +410,11 @@ void add_run_command(CLI::App& app, CommandContext& context) {
                     "go on with run RUN_ID (or latest): run only the benchmarks of its stored plan that have no ok "
                     "result, into the same run; takes no plan input (only --db, --out, --quiet, --dry-run, --format)")
         ->option_text("RUN_ID|latest");
+    run->add_flag("--continue", args->continue_run,
+                  "go on with this plan's (and shard's) unfinished run in the database if there is one (only its "
+                  "benchmarks without an ok result run), else start the plan; what `slurm submit`'s tasks run, so a "
+                  "requeued task resumes")
+        ->excludes("--resume");
     args->output.add_to(*run);
     run->footer(settings_help());
     run->callback([&context, args] { context.action = [args] { return execute(*args); }; });

@@ -8,6 +8,8 @@
 #include <CLI/CLI.hpp>
 
 #include "analysis/summary.hpp"
+#include "backends/registry.hpp"
+#include "core/plan/plan.hpp"
 #include "report/summary_table.hpp"
 #include "report/table.hpp"
 #include "store/results_store.hpp"
@@ -32,6 +34,10 @@ void add_probe_command(CLI::App& app, CommandContext& context);
 void add_roofline_command(CLI::App& app, CommandContext& context);
 void add_explain_command(CLI::App& app, CommandContext& context);
 void add_completion_command(CLI::App& app, CommandContext& context);
+void add_slurm_command(CLI::App& app, CommandContext& context);
+
+// The model and backend names a plan may use: the zoo's, the decoders' and the backends found here.
+PlanVocabulary plan_vocabulary(const BackendRegistry& registry);
 
 // The zoo as a table: `list models` and `models list`.
 report::Table zoo_models_table();

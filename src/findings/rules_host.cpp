@@ -186,12 +186,17 @@ std::vector<Finding> host_busy(const BenchmarkEvidence& e) {
                         h.others_pct, h.cores, h.host_pct, h.worker_core_pct),
             {{"cpu_samples.host_cpu_pct", "cpu_samples.process_cpu_pct"}, std::nullopt, {}},
             "run the client on another host than a CPU server, or keep other jobs off the host"}};
+    // parallel: per_device: the other devices' workers of the run are among the other processes.
+    const std::size_t beside = e.summary.benchmark.concurrent.size();
+    const std::string lanes =
+        beside == 0 ? "" : fmt::format(", this run's workers on other devices among them ({} benchmark{} at the same time)",
+                                       beside, beside == 1 ? "" : "s");
     return {Finding{
         "host.busy", Severity::warning, {e.id()},
         fmt::format("other processes kept {:.0f}% of the host's {} cores busy during the measured phase (the host "
-                    "{:.0f}% busy in all, the worker {:.0f}% of a core{}): the benchmark shared the CPUs, so its "
+                    "{:.0f}% busy in all, the worker {:.0f}% of a core{}{}): the benchmark shared the CPUs, so its "
                     "latency, its spread and its threads' use of the cores are partly the other load's",
-                    h.others_pct, h.cores, h.host_pct, h.worker_core_pct, threads),
+                    h.others_pct, h.cores, h.host_pct, h.worker_core_pct, threads, lanes),
         {{"cpu_samples.host_cpu_pct", "cpu_samples.process_cpu_pct"}, std::nullopt, {}},
         "measure on an idle host (stop other jobs), or pin the worker to cores the others do not use"}};
 }

@@ -44,9 +44,20 @@ std::optional<analysis::ThrottleShare> worst_throttle(const analysis::TelemetryS
     return worst;
 }
 
+// parallel: per_device: a figure measured beside other devices' benchmarks says so (BenchmarkRecord::concurrent).
+std::string concurrency_note(const store::BenchmarkRecord& b) {
+    if (b.concurrent.empty()) return {};
+    std::vector<std::string> devices;
+    for (const auto& other : b.concurrent)
+        if (std::find(devices.begin(), devices.end(), other.device) == devices.end()) devices.push_back(other.device);
+    return fmt::format("ran at the same time as {} benchmark{} on {}", b.concurrent.size(),
+                       b.concurrent.size() == 1 ? "" : "s", join(devices, ", "));
+}
+
 std::string note(const analysis::BenchmarkSummary& s) {
     std::vector<std::string> notes;
     if (!s.benchmark.reason.empty()) notes.push_back(s.benchmark.reason);
+    if (auto beside = concurrency_note(s.benchmark); !beside.empty()) notes.push_back(std::move(beside));
     for (auto& text : s.scenario.notes()) notes.push_back(std::move(text));
     notes.insert(notes.end(), s.warnings.begin(), s.warnings.end());
     const auto throttle = worst_throttle(s.telemetry);

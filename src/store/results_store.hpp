@@ -16,6 +16,7 @@
 #include "core/samples.hpp"
 #include "core/spec.hpp"
 #include "core/status.hpp"
+#include "core/plan/shard.hpp"
 #include "core/plan/stop_criterion.hpp"
 #include "store/iteration_spool.hpp"
 #include "store/serving_records.hpp"
@@ -24,12 +25,8 @@ namespace inferbench::store {
 
 class Database;  // store/sqlite.hpp
 
-// The K-th of N parts of a plan's benchmarks (`run --shard K/N`), K from 1.
-struct Shard {
-    std::int64_t index = 1;
-    std::int64_t count = 1;
-    friend bool operator==(const Shard&, const Shard&) = default;
-};
+// The K-th of N parts of a plan's benchmarks (`run --shard K/N`), K from 1: core/plan/shard's.
+using Shard = inferbench::Shard;
 
 // A benchmark of the same run that ran at the same time as another, on another device (`parallel: per_device`).
 struct ConcurrentBenchmark {

@@ -1,6 +1,8 @@
 // The one rule for a run left 'running' by an orchestrator that no longer exists (killed, crashed, or
-// the host restarted since): it is interrupted. Runs written elsewhere (another host or container) and
-// runs without a recorded orchestrator cannot be judged from here and stay as stored.
+// the host restarted since): it is interrupted. Runs written elsewhere (another host or container) cannot be
+// judged from here and stay as stored, but for one written by an earlier start of the Slurm job this process
+// runs in (core/process/slurm_task: Slurm ended it before it requeued the job); so do runs without a recorded
+// orchestrator.
 #pragma once
 
 #include <optional>

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "core/clock.hpp"
+#include "core/cpu_list.hpp"
 #include "core/error.hpp"
 #include "telemetry/nvml_api.hpp"
 
@@ -130,6 +131,7 @@ struct Nvml::Impl {
     DeviceGetUllFn get_clock_events = nullptr;
     DeviceGetProcessesFn get_processes = nullptr;
     DeviceGetFieldValuesFn get_field_values = nullptr;
+    DeviceGetCpuAffinityFn get_cpu_affinity = nullptr;
 
     ~Impl() {
         if (shutdown) shutdown();
@@ -162,6 +164,7 @@ struct Nvml::Impl {
         if (!get_clock_events) get_clock_events = symbol<DeviceGetUllFn>(handle, "nvmlDeviceGetCurrentClocksThrottleReasons");
         get_processes = symbol<DeviceGetProcessesFn>(handle, "nvmlDeviceGetComputeRunningProcesses_v3");
         get_field_values = symbol<DeviceGetFieldValuesFn>(handle, "nvmlDeviceGetFieldValues");
+        get_cpu_affinity = symbol<DeviceGetCpuAffinityFn>(handle, "nvmlDeviceGetCpuAffinity");
     }
 
     void note(Device& device, int index, Metric metric, nvmlReturn_t rc) {
@@ -387,6 +390,25 @@ void Nvml::read(int index, GpuSample& s, std::span<const int> pids, const NvmlRe
     int pstate = NVML_PSTATE_UNKNOWN;
     if (nvml.query(d, index, kPstate, [&] { return nvml.call(nvml.get_pstate, h, &pstate); }) && pstate >= 0 && pstate <= 15)
         s.pstate = pstate;
+}
+
+std::vector<int> Nvml::cpu_affinity(int index, std::string& why) const {
+    Impl& nvml = *impl_;
+    const nvmlDevice_t handle = nvml.devices.at(static_cast<std::size_t>(index)).handle;
+    constexpr unsigned kWordBits = sizeof(unsigned long) * 8;
+    std::array<unsigned long, kMaxCpus / kWordBits> words{};
+    std::vector<int> cpus;
+    const nvmlReturn_t rc =
+        handle ? nvml.call(nvml.get_cpu_affinity, handle, static_cast<unsigned>(words.size()), words.data())
+               : NVML_ERROR_INVALID_ARGUMENT;
+    if (rc != NVML_SUCCESS) {
+        why = fmt::format("nvmlDeviceGetCpuAffinity of GPU {}: {}", index, nvml.error_text(rc));
+        return cpus;
+    }
+    for (unsigned cpu = 0; cpu < static_cast<unsigned>(kMaxCpus); ++cpu)
+        if ((words[cpu / kWordBits] >> (cpu % kWordBits)) & 1UL) cpus.push_back(static_cast<int>(cpu));
+    if (cpus.empty()) why = fmt::format("nvmlDeviceGetCpuAffinity of GPU {}: no CPU named", index);
+    return cpus;
 }
 
 PcieThroughput Nvml::read_pcie(int index) {

@@ -73,6 +73,10 @@ public:
     // False once both PCIe directions proved unsupported on GPU `index`.
     bool pcie_supported(int index) const;
 
+    // The CPUs nearest GPU `index` (nvmlDeviceGetCpuAffinity), ascending; empty with `why` set where NVML does not
+    // say.
+    std::vector<int> cpu_affinity(int index, std::string& why) const;
+
     // Profiling: each call's thread CPU and wall time summed per metric (costs two clock reads per call).
     void set_profiling(bool on);
     std::vector<NvmlCallCost> call_costs() const;  // metrics called at least once

@@ -117,5 +117,7 @@ using DeviceGetUtilizationFn = nvmlReturn_t (*)(nvmlDevice_t, nvmlUtilization_t*
 using DeviceGetMemoryFn = nvmlReturn_t (*)(nvmlDevice_t, nvmlMemory_t*);
 using DeviceGetProcessesFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, nvmlProcessInfo_t*);
 using DeviceGetFieldValuesFn = nvmlReturn_t (*)(nvmlDevice_t, int, nvmlFieldValue_t*);
+// nvmlDeviceGetCpuAffinity: the CPUs nearest the GPU, as cpuSetSize words of 64 CPUs each (bit n of word w: CPU 64w+n).
+using DeviceGetCpuAffinityFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned long*);
 
 }  // namespace inferbench::telemetry::nvml_api

@@ -167,6 +167,7 @@ struct Sampler::State {
     std::int64_t last_energy_ns = 0;
     std::int64_t last_occasional_ns = 0;
     std::optional<SamplePhase> last_phase;  // of the last round
+    std::vector<int> gpu_indices;  // the GPUs read (SamplerOptions::gpus), NVML's only
     std::vector<int> tree_pids;  // the worker's process tree as last read
     std::optional<procfs::ProcessTreeReader> tree;
     std::optional<procfs::HostReader> host;
@@ -224,6 +225,8 @@ void Sampler::State::read_smi() {
             ++smi_rejected;
             continue;
         }
+        if (options.gpus && std::find(options.gpus->begin(), options.gpus->end(), sample->gpu_index) == options.gpus->end())
+            continue;
         sample->t_ns = now;
         sample->phase = current;
         result.gpu.push_back(*sample);
@@ -274,7 +277,7 @@ void Sampler::State::sample_round() {
 }
 
 void Sampler::State::sample_gpus(SamplePhase current, const NvmlReadSet& set) {
-    for (int i = 0; i < gpu.nvml->device_count(); ++i) {
+    for (const int i : gpu_indices) {
         GpuSample sample;
         sample.t_ns = monotonic_ns();
         sample.phase = current;
@@ -293,11 +296,11 @@ void Sampler::State::sample_gpus(SamplePhase current, const NvmlReadSet& set) {
 }
 
 void Sampler::State::run_pcie() {
-    const int count = gpu.nvml->device_count();
     while (!stopping.load()) {
         const std::int64_t round_start = monotonic_ns();
         bool any = false;
-        for (int i = 0; i < count && !stopping.load(); ++i) {
+        for (const int i : gpu_indices) {
+            if (stopping.load()) break;
             const PcieThroughput reading = gpu.nvml->read_pcie(i);
             if (!reading.tx_kib_s && !reading.rx_kib_s) continue;
             any = true;
@@ -306,7 +309,7 @@ void Sampler::State::run_pcie() {
         }
         if (!any) {  // unsupported on every GPU: nothing more to ask
             bool all_off = true;
-            for (int i = 0; i < count; ++i) all_off = all_off && !gpu.nvml->pcie_supported(i);
+            for (const int i : gpu_indices) all_off = all_off && !gpu.nvml->pcie_supported(i);
             if (all_off) break;
         }
         wait_until(round_start + std::max(period_ns, kPcieReadNs), {stop_fd.get()});
@@ -389,7 +392,10 @@ void Sampler::start(int pid) {
     const auto reserve = static_cast<std::size_t>(std::min<double>(rounds, kMaxReservedRounds));
     s.result.cpu.reserve(reserve);
     const int gpus = s.gpu.nvml ? s.gpu.nvml->device_count() : 0;
-    s.result.gpu.reserve(reserve * static_cast<std::size_t>(std::max(gpus, 1)));
+    for (int i = 0; i < gpus; ++i)
+        if (!s.options.gpus || std::find(s.options.gpus->begin(), s.options.gpus->end(), i) != s.options.gpus->end())
+            s.gpu_indices.push_back(i);
+    s.result.gpu.reserve(reserve * std::max<std::size_t>(s.gpu_indices.size(), 1));
     s.pcie_fresh.resize(static_cast<std::size_t>(gpus));
     // The first round here, so that a worker that loads in a few milliseconds still has its load sample.
     const std::int64_t cpu_before = thread_cpu_ns();
@@ -400,7 +406,7 @@ void Sampler::start(int pid) {
     s.sample_round();
     s.result.thread_cpu_ns = s.result.first_round_cpu_ns = thread_cpu_ns() - cpu_before;
     s.thread = std::thread([&s] { s.run(); });
-    if (s.gpu.nvml) s.pcie_thread = std::thread([&s] { s.run_pcie(); });
+    if (s.gpu.nvml && !s.gpu_indices.empty()) s.pcie_thread = std::thread([&s] { s.run_pcie(); });
 }
 
 void Sampler::set_phase(SamplePhase phase) { state_->phase.store(phase, std::memory_order_relaxed); }

@@ -37,6 +37,9 @@ GpuAccess open_gpu_access(GpuMode mode, const std::string& nvml_library = nvml_l
 struct SamplerOptions {
     double rate_hz = 10;                                     // 1..100
     std::int64_t expected_ns = 60'000'000'000;               // how long it will likely run: memory is reserved
+    // The GPUs read (NVML indices); unset: every GPU. A worker of `parallel: per_device` samples its own GPU
+    // only (none for a cpu worker), another worker's GPU being that worker's.
+    std::optional<std::vector<int>> gpus = {};
     std::filesystem::path proc_root = "/proc";
     std::filesystem::path powercap_root = "/sys/class/powercap";
 };

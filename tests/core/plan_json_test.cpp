@@ -71,7 +71,7 @@ exclude:
               R"("throttle_threshold":"0.75","throttle_policy":"flag","cooldown":"0s","cooldown_max":"2m",)"
               R"("idle_baseline":"3s","l2_flush":"false","sync":"auto",)"
               R"("stop":"fixed","max_noise":"0.5%","min_time":"500ms","stop_timeout":"15s","max_angle":"0.048",)"
-              R"("min_r2":"0.36","repeats":"1","sampling":"greedy",)"
+              R"("min_r2":"0.36","shard":"","repeats":"1","parallel":"sequential","sampling":"greedy",)"
               R"("scenario":"single_stream","target_qps":"1","latency_bound":"100ms","samples_per_query":"8",)"
               R"("concurrency":"1","streams":"1","find_peak":"false","batcher":"false","max_queue_delay":"1ms"})");
 }

@@ -75,6 +75,18 @@ TEST(HostBusy, OtherProcessesShareOfTheCpusFiresAndSuppressesTheOneThreadReading
     EXPECT_THAT(ids(cpu_limits(run.at(1))), ElementsAre("cpu.single_core"));
 }
 
+// parallel: per_device: the run's workers on other devices are among the other processes, and the finding says so.
+TEST(HostBusy, SaysWhereTheRunsOtherDevicesWorkersRanBeside) {
+    auto b = on_host({99, 1}, 100);
+    b.record.concurrent = {{1, 0, "cuda:1"}, {3, 0, "cuda:1"}};
+    const StoredRun run({b});
+    const auto busy = host_busy(run.at(0));
+    ASSERT_THAT(ids(busy), ElementsAre("host.busy"));
+    EXPECT_THAT(busy[0].statement,
+                HasSubstr("the worker 100% of a core, this run's workers on other devices among them (2 benchmarks at "
+                          "the same time)): the benchmark shared the CPUs"));
+}
+
 // A serving cell's server is among the other processes where it runs on the same host: said so, as information.
 TEST(HostBusy, AServingCellSharesTheHostWithItsServer) {
     auto b = on_host({99, 1}, 100);

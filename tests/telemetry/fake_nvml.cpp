@@ -9,7 +9,8 @@
 // power_usage_mw energy_mj (at nvmlInit; it then rises with power_instant_mw) power_limit_mw temperature
 // clock_sm clock_mem clock_graphics default_clock_sm default_clock_graphics (default applications clocks) utilization util_gpu util_memory memory memory_total_mib
 // memory_used_mib pcie_tx_kbs pcie_rx_kbs pstate clock_events processes ("PID:MiB,...", PID "children":
-// every child of the calling process, "self": the calling process).
+// every child of the calling process, "self": the calling process) cpu_affinity (a CPU list, "0-3,8"; none
+// scripted: Not Supported).
 // Built with FAKE_NVML_LEGACY it is an older driver's library: no nvmlDeviceGetFieldValues, clock
 // events only as nvmlDeviceGetCurrentClocksThrottleReasons.
 #include <unistd.h>
@@ -335,6 +336,27 @@ nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t d, int count, nvmlFieldValue_
     return NVML_SUCCESS;
 }
 #endif
+
+// The scripted CPU list as NVML's words of 64 CPUs; a list of plain numbers and ranges.
+nvmlReturn_t nvmlDeviceGetCpuAffinity(nvmlDevice_t d, unsigned int words, unsigned long* set) {
+    if (const nvmlReturn_t rc = check(d); rc != NVML_SUCCESS) return rc;
+    const Value& v = value(d, "cpu_affinity");
+    if (v.error != NVML_SUCCESS) return v.error;
+    if (v.text.empty()) return NVML_ERROR_NOT_SUPPORTED;
+    for (unsigned int w = 0; w < words; ++w) set[w] = 0;
+    constexpr unsigned long kBits = sizeof(unsigned long) * 8;
+    const char* p = v.text.c_str();
+    while (*p) {
+        char* end = nullptr;
+        const unsigned long first = std::strtoul(p, &end, 10);
+        unsigned long last = first;
+        if (*end == '-') last = std::strtoul(end + 1, &end, 10);
+        for (unsigned long cpu = first; cpu <= last && cpu / kBits < words; ++cpu) set[cpu / kBits] |= 1UL << (cpu % kBits);
+        p = *end == ',' ? end + 1 : end;
+        if (end == p && *p) return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    return NVML_SUCCESS;
+}
 
 nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned int* count, nvmlProcessInfo_t* infos) {
     if (const nvmlReturn_t rc = check(d); rc != NVML_SUCCESS) return rc;

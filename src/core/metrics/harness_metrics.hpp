@@ -23,6 +23,9 @@ inline constexpr std::string_view kCudaContextWasActive = "harness_cuda_context_
 // them, one per iteration (unit "flag"; 0: the first alone fed every iteration, as a load scenario's instances do).
 inline constexpr std::string_view kInputSamples = "harness_input_samples";
 inline constexpr std::string_view kInputsCycled = "harness_inputs_cycled";
+// parallel: per_device: the memory node the worker's pages were asked to prefer (unit "node"; the GPU's, from
+// sysfs), where one was; the CPUs it was pinned to are the benchmark's cpu_affinity.
+inline constexpr std::string_view kMemoryNode = "harness_memory_node";
 inline constexpr std::string_view kPrefix = "harness_";
 
 }  // namespace inferbench::harness_metrics

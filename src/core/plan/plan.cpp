@@ -111,6 +111,7 @@ std::vector<std::string> setting_keys() {
     for (std::string_view axis : kAxisKeys) keys.emplace_back(axis);
     keys.emplace_back("exclude");
     keys.emplace_back("backend_options");
+    keys.emplace_back("cpu_affinity");
     keys.emplace_back(std::string(kEndpointKey));
     for (const auto& field : setting_fields()) keys.emplace_back(field.key);
     return keys;
@@ -366,6 +367,20 @@ void parse_backend_options(Plan& plan, const YAML::Node& node, std::string_view 
     }
 }
 
+void parse_cpu_affinity(Plan& plan, const YAML::Node& node, std::string_view source) {
+    if (!node.IsMap())
+        fail_at(source, node.Mark(), "cpu_affinity must map a device to its CPUs, e.g. {cuda:0: \"0-7\", cuda:1: \"8-15\"}");
+    std::vector<CpuAffinityEntry> entries;
+    for (const auto& entry : node) {
+        const auto cpus = scalar_text(entry.second);
+        const std::string device = scalar_text(entry.first).value_or("");
+        if (!cpus) fail_at(source, entry.second.Mark(), fmt::format("cpu_affinity.{} must be a CPU list, e.g. \"0-7\"", device));
+        const YAML::Mark mark = entry.second.Mark();
+        entries.push_back({device, *cpus, fmt::format("{}:{}:{}", source, mark.line + 1, mark.column + 1)});
+    }
+    plan.cpu_affinity = read_cpu_affinity_map(entries);
+}
+
 // A setting's single value: it replaces a list given before (an override of a plan file's sweep).
 void set_single(Plan& plan, const SettingField& field, std::string_view text, const std::function<UserError(std::string)>& fail) {
     std::erase_if(plan.setting_axes, [&](const SettingAxis& axis) { return axis.key == field.key; });
@@ -411,6 +426,8 @@ void parse_entry(Plan& plan, const std::string& key, const YAML::Node& key_node,
         for (const auto& rule : value) plan.exclude.push_back(parse_exclude_rule(rule, source, vocabulary));
     } else if (key == "backend_options") {
         parse_backend_options(plan, value, source, vocabulary);
+    } else if (key == "cpu_affinity") {
+        parse_cpu_affinity(plan, value, source);
     } else if (key == kEndpointKey) {
         YAML::Node options;
         options[std::string(kServingBackend)]["endpoint"] = value;
@@ -502,6 +519,12 @@ void apply_override(Plan& plan, std::string_view key, std::string_view value, st
             read_list(key, split_list(value), read_option_value, vocabulary, after_origin(origin));
         return;
     }
+    if (key.starts_with("cpu_affinity.")) {
+        auto [device, cpus] = read_cpu_affinity(key.substr(std::string_view("cpu_affinity.").size()), value, origin);
+        plan.cpu_affinity[device] = std::move(cpus);
+        plan.origins["cpu_affinity"] = std::string(origin);
+        return;
+    }
     const SettingField* field = find_setting(key);
     if (!field) {
         throw UserError(fmt::format("{}: unknown key '{}'; valid keys: {}", origin, key, join(setting_keys(), ", ")));
@@ -578,6 +601,7 @@ void check_plan(const Plan& plan) {
                                     "max_iterations (0: no limit)",
                                     plan.source, loop.min_iterations, loop.max_iterations));
     check_stop_settings(plan);
+    check_cpu_affinity(plan);
     // The cache folder may come from XDG_CACHE_HOME or HOME, which no plan check has seen.
     const std::string cache = resolved_model_cache(settings);
     if (const auto why = utf8_problem(cache))
@@ -610,6 +634,7 @@ std::string plan_to_json(const Plan& plan) {
         json["exclude"].push_back(r);
     }
     json["backend_options"] = plan.backend_options;
+    if (!plan.cpu_affinity.empty()) json["cpu_affinity"] = cpu_affinity_texts(plan.cpu_affinity);
     for (const auto& field : setting_fields()) json[std::string(field.key)] = setting_text(plan.settings, field);
     for (const SettingAxis& axis : plan.setting_axes) {
         auto& values = json[axis.key] = nlohmann::ordered_json::array();

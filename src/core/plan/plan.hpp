@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/plan/cpu_affinity.hpp"
 #include "core/plan/settings.hpp"
 #include "core/spec.hpp"
 
@@ -57,6 +58,9 @@ struct Plan {
     std::vector<ExcludeRule> exclude;
     // backend -> option -> values; an option with several values is a sweep axis of that backend.
     std::map<std::string, std::map<std::string, std::vector<std::string>>> backend_options;
+    // device -> the CPUs its workers are pinned to (core/plan/cpu_affinity); a device not listed: NVML's nearest
+    // CPUs under parallel: per_device, else not pinned.
+    CpuAffinityMap cpu_affinity;
     RunSettings settings;  // a swept setting holds its first value here
     std::vector<SettingAxis> setting_axes;  // in the order first given
     // Where each key was given, for errors that involve several keys: "plan.yaml:7:12" (its value in a

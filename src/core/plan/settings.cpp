@@ -164,8 +164,15 @@ const std::vector<SettingField>& setting_fields() {
          &LoopSettings::max_angle_deg, 0, 0, {}, {}, 0, {0, 90, true}},
         {"min_r2", FieldType::real, "entropy: least R² of the entropy's linear fit (0-1)", &LoopSettings::min_r2, 0, 0,
          {}, {}, 0, {0, 1, false}},
+        {"shard", FieldType::text,
+         "K/N: run only the K-th of N parts of the plan's cells (a host's or Slurm task's share); empty: every cell",
+         &RunSettings::shard},
         {"repeats", FieldType::count, "run every cell this many times, interleaved across cells (A B C A B C)",
          &RunSettings::repeats, 1, kMaxRepeats},
+        {"parallel", FieldType::choice,
+         "sequential (one benchmark at a time) or per_device (the cells of each device in a worker of their own, "
+         "every device at once, each worker pinned to the CPUs nearest its GPU)",
+         &RunSettings::parallel, 0, 0, "sequential, per_device"},
         {"sampling", FieldType::choice,
          "generative models' next token: greedy (the most likely; the same tokens on every engine at fp32) or seeded "
          "(drawn from the softmax with the plan's seed)",
@@ -249,6 +256,16 @@ std::optional<std::string> set_setting(RunSettings& settings, const SettingField
         settings.scenario.*(*scenario_member) = *parse_scenario(text);
         return std::nullopt;
     }
+    if (const auto* shard_member = std::get_if<std::optional<Shard> RunSettings::*>(&field.member)) {
+        if (text.empty()) {
+            settings.*(*shard_member) = std::nullopt;
+            return std::nullopt;
+        }
+        auto parsed = parse_shard(text);
+        if (!parsed.shard) return parsed.problem;
+        settings.*(*shard_member) = parsed.shard;
+        return std::nullopt;
+    }
     if (field.type == FieldType::real || field.type == FieldType::percent) return set_real(settings, field, text);
     std::optional<std::int64_t> value;
     std::string why;
@@ -284,6 +301,10 @@ std::string setting_text(const RunSettings& settings, const SettingField& field)
         return fmt::format("{:g}", settings.*(*fraction_member));
     if (const auto* stop_member = std::get_if<StopCriterion LoopSettings::*>(&field.member))
         return std::string(to_string(settings.loop.*(*stop_member)));
+    if (const auto* shard_member = std::get_if<std::optional<Shard> RunSettings::*>(&field.member)) {
+        const auto& shard = settings.*(*shard_member);
+        return shard ? to_string(*shard) : "";
+    }
     // The shortest text that reads back as the same double, so a stored plan resumes with the same value.
     if (field.type == FieldType::real || field.type == FieldType::percent)
         return fmt::format("{}{}", real_of(settings, field), field.type == FieldType::percent ? "%" : "");

@@ -12,6 +12,7 @@
 
 #include "core/plan/loop_settings.hpp"
 #include "core/plan/scenario_settings.hpp"
+#include "core/plan/shard.hpp"
 
 namespace inferbench {
 
@@ -43,8 +44,14 @@ struct RunSettings {
     bool l2_flush = false;
     std::string sync = "auto";                       // auto, spin, yield, blocking
     std::int64_t repeats = 1;                        // every cell this many times, interleaved (A B C A B C)
+    // sequential: one benchmark at a time; per_device: one worker per device at once (runner/orchestrator/lanes).
+    std::string parallel = "sequential";
     std::string sampling = "greedy";                 // generative cells' next token: greedy, seeded (core/generation)
+    std::optional<Shard> shard;                      // only this part of the plan's cells (core/plan/shard); unset: all
 };
+
+// parallel: per_device, RunSettings::parallel's other value than sequential.
+inline constexpr std::string_view kParallelPerDevice = "per_device";
 
 // cooldown: idle, stored in RunSettings::cooldown_ns in place of a duration.
 inline constexpr std::int64_t kCooldownUntilIdle = -1;
@@ -69,7 +76,7 @@ struct SettingField {
     std::variant<std::int64_t RunSettings::*, std::int64_t LoopSettings::*, std::string RunSettings::*,
                  bool RunSettings::*, double RunSettings::*, double LoopSettings::*, StopCriterion LoopSettings::*,
                  std::int64_t ScenarioSettings::*, double ScenarioSettings::*, bool ScenarioSettings::*,
-                 Scenario ScenarioSettings::*>
+                 Scenario ScenarioSettings::*, std::optional<Shard> RunSettings::*>
         member;
     std::int64_t min_value = 0;  // for counts and durations
     std::int64_t max_value = INT64_MAX;

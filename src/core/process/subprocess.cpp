@@ -1,6 +1,9 @@
 #include "core/process/subprocess.hpp"
 
 #include <fcntl.h>
+#include <linux/mempolicy.h>
+#include <sched.h>
+#include <sys/syscall.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -8,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -31,6 +35,9 @@ using FdMapping = SpawnOptions::FdMapping;
 constexpr std::int64_t kFinalReadNs = 1'000'000'000;
 constexpr int kFinalReadPollMs = 20;
 
+// The memory nodes a child's preference can name (Linux's default MAX_NUMNODES on x86-64 is 1024).
+constexpr int kMaxMemoryNodes = 1024;
+
 // Everything the child needs, prepared before fork: between fork and exec only async-signal-safe
 // calls are allowed, so nothing there allocates.
 struct ChildPlan {
@@ -44,6 +51,10 @@ struct ChildPlan {
     bool new_group = false;
     bool kill_with_parent = false;
     pid_t parent = 0;
+    bool pin = false;
+    cpu_set_t cpus{};
+    bool prefer_node = false;
+    std::array<unsigned long, kMaxMemoryNodes / (8 * sizeof(unsigned long))> node_mask{};
 };
 
 [[noreturn]] void say_and_exit(const char* what, const char* program) {
@@ -54,6 +65,18 @@ struct ChildPlan {
     ignored = write(2, "\n", 1);
     (void)ignored;
     _exit(127);
+}
+
+// SpawnOptions' CPUs and memory node, applied in the child before exec (async-signal-safe system calls only).
+void place_child(const ChildPlan& plan) {
+    if (plan.pin && sched_setaffinity(0, sizeof(plan.cpus), &plan.cpus) != 0)
+        say_and_exit("pin to the CPUs asked for (sched_setaffinity) ", plan.program);
+    if (plan.prefer_node &&
+        syscall(SYS_set_mempolicy, MPOL_PREFERRED, plan.node_mask.data(), plan.node_mask.size() * 8 * sizeof(unsigned long)) != 0) {
+        const char note[] = "inferbench: the memory node asked for could not be preferred (set_mempolicy); running on\n";
+        const ssize_t ignored = write(2, note, sizeof(note) - 1);
+        (void)ignored;
+    }
 }
 
 bool is_target(const ChildPlan& plan, int fd) {
@@ -84,6 +107,7 @@ bool is_target(const ChildPlan& plan, int fd) {
     }
     close_range(static_cast<unsigned>(plan.first_free), ~0U, 0);
     if (plan.cwd && chdir(plan.cwd) != 0) say_and_exit("change to the working directory of ", plan.program);
+    place_child(plan);
     execve(plan.program, plan.argv, plan.envp);
     say_and_exit("start ", plan.program);
 }
@@ -209,6 +233,16 @@ Child spawn(const std::vector<std::string>& argv, const SpawnOptions& options) {
     plan.new_group = options.new_process_group;
     plan.kill_with_parent = options.kill_with_parent;
     plan.parent = getpid();
+    for (const int cpu : options.cpu_affinity) {
+        if (cpu < 0 || cpu >= CPU_SETSIZE) throw std::logic_error("spawn: a CPU beyond cpu_set_t");
+        CPU_SET(static_cast<std::size_t>(cpu), &plan.cpus);
+        plan.pin = true;
+    }
+    if (options.memory_node && *options.memory_node >= 0 && *options.memory_node < kMaxMemoryNodes) {
+        const auto node = static_cast<std::size_t>(*options.memory_node);
+        plan.node_mask[node / (8 * sizeof(unsigned long))] |= 1UL << (node % (8 * sizeof(unsigned long)));
+        plan.prefer_node = true;
+    }
     if (options.input) signal(SIGPIPE, SIG_IGN);
     // An input the pipe can hold is written before the fork: the child then finds all of it and its end
     // at once, even if we are stopped or killed right after forking.

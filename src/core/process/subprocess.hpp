@@ -75,6 +75,11 @@ struct SpawnOptions {
     bool new_process_group = false;  // so signal_group() reaches what the child starts
     // SIGKILL when the thread that spawned it ends (PR_SET_PDEATHSIG): no orphan outlives a killed parent.
     bool kill_with_parent = false;
+    // Pinned before exec: the CPUs the child may run on (sched_setaffinity), empty: ours; a set the kernel refuses
+    // ends the child with exit code 127, saying why. The memory node its pages prefer (set_mempolicy
+    // MPOL_PREFERRED), unset: the kernel's default; refused, it is said on stderr and the child runs on.
+    std::vector<int> cpu_affinity;
+    std::optional<int> memory_node;
     std::filesystem::path cwd;     // empty: ours
     std::vector<std::string> env;  // "NAME=value", added to (or replacing in) our environment
 };

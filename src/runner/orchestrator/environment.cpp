@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "core/process/slurm_task.hpp"
 #include "core/version.hpp"
 #include "telemetry/gpu_inventory.hpp"
 #include <sqlite3.h>
@@ -103,6 +104,7 @@ nlohmann::ordered_json capture_environment() {
     env["gpus"] = gpu_list();
     if (auto governor = first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"); !governor.empty())
         env["cpu_governor"] = governor;
+    if (const auto slurm = current_slurm_task()) env["slurm"] = to_json(*slurm);
     return env;
 }
 

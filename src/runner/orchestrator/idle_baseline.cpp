@@ -61,13 +61,14 @@ IdleBaseline measure_idle_baseline(GpuWindowReader& reader, std::int64_t duratio
 }
 
 SamplerWindowReader::SamplerWindowReader(const telemetry::GpuAccess& gpu, double rate_hz,
-                                         std::function<bool()> interrupted)
-    : gpu_(gpu), rate_hz_(rate_hz), interrupted_(std::move(interrupted)) {}
+                                         std::function<bool()> interrupted, std::optional<std::vector<int>> gpus)
+    : gpu_(gpu), rate_hz_(rate_hz), interrupted_(std::move(interrupted)), gpus_(std::move(gpus)) {}
 
 std::vector<GpuMeans> SamplerWindowReader::read(std::int64_t window_ns) {
     telemetry::SamplerOptions options;
     options.rate_hz = rate_hz_;
     options.expected_ns = window_ns;
+    options.gpus = gpus_;
     telemetry::Sampler sampler(gpu_, options);
     sampler.start(getpid());
     const std::int64_t end = monotonic_ns() + window_ns;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -32,13 +33,16 @@ IdleBaseline measure_idle_baseline(GpuWindowReader& reader, std::int64_t duratio
 // dropped). The window ends early when `interrupted` says so (checked every 50 ms).
 class SamplerWindowReader final : public GpuWindowReader {
 public:
-    SamplerWindowReader(const telemetry::GpuAccess& gpu, double rate_hz, std::function<bool()> interrupted);
+    // `gpus`: the GPUs read (unset: every GPU), as telemetry::SamplerOptions::gpus.
+    SamplerWindowReader(const telemetry::GpuAccess& gpu, double rate_hz, std::function<bool()> interrupted,
+                        std::optional<std::vector<int>> gpus = std::nullopt);
     std::vector<GpuMeans> read(std::int64_t window_ns) override;
 
 private:
     const telemetry::GpuAccess& gpu_;
     double rate_hz_;
     std::function<bool()> interrupted_;
+    std::optional<std::vector<int>> gpus_;
 };
 
 }  // namespace inferbench::runner

@@ -1,8 +1,11 @@
 #include "runner/orchestrator/orchestrator.hpp"
 
+#include <atomic>
 #include <chrono>
+#include <exception>
 #include <iterator>
 #include <map>
+#include <mutex>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -11,6 +14,8 @@
 
 #include "backends/openai/openai_backend.hpp"
 #include "core/clock.hpp"
+#include "core/cpu_list.hpp"
+#include "core/metrics/harness_metrics.hpp"
 #include "core/error.hpp"
 #include "core/plan/matrix.hpp"
 #include "core/metrics/model_metrics.hpp"
@@ -23,10 +28,12 @@
 #include "models/inference_cost.hpp"
 #include "runner/orchestrator/environment.hpp"
 #include "runner/orchestrator/interrupt.hpp"
+#include "runner/orchestrator/lanes.hpp"
 #include "runner/orchestrator/model_path.hpp"
 #include "runner/orchestrator/process.hpp"
 #include "runner/orchestrator/run_estimate.hpp"
 #include "runner/orchestrator/resume.hpp"
+#include "runner/orchestrator/shard_order.hpp"
 #include "runner/orchestrator/telemetry_recorder.hpp"
 #include "runner/orchestrator/thermal_conditions.hpp"
 #include "runner/wire/trace_buffer.hpp"
@@ -275,6 +282,7 @@ struct MeasuredCell {
     std::vector<std::int32_t> generated_tokens = {};
     std::vector<ServedRequest> served = {};  // a serving cell's requests, warm-up and failed ones included
     std::optional<ServingFacts> serving_facts = {};
+    std::optional<TelemetrySource> pinning = {};  // where the worker ran, stored with the telemetry's sources
 };
 
 // What a serving cell sent, as the store keeps it: its workload, the server and the SLOs its requests are judged by.
@@ -286,6 +294,31 @@ std::optional<store::ServingWorkloadRecord> serving_record(const BenchmarkSpec& 
                                         facts->server_version, facts->model_name};
 }
 
+// The per_device lanes' NVML where telemetry has none open (it is off): only to ask where each GPU sits.
+std::shared_ptr<telemetry::Nvml> placement_nvml(const telemetry::GpuAccess* access) {
+    if (access && access->nvml) return access->nvml;
+    try {
+        return telemetry::Nvml::open();
+    } catch (const std::exception&) {
+        return nullptr;  // the lanes run unpinned, each saying why
+    }
+}
+
+// One lane of the run (runner/orchestrator/lanes): its benchmarks, run one at a time on a thread of its own under
+// parallel: per_device, with its own telemetry and cooldown; the whole run in one lane otherwise.
+struct LaneRun {
+    Lane lane;
+    std::string name;  // the device under per_device, shown by the progress; empty otherwise
+    std::unique_ptr<TelemetryRecorder> own_telemetry;
+    std::unique_ptr<ThermalConditions> own_thermal;
+    TelemetryRecorder* telemetry = nullptr;
+    ThermalConditions* thermal = nullptr;
+    // Guarded by PlanRunner::state_mutex_.
+    std::size_t next = 0;            // of lane.positions: the running one, or the next to run
+    bool running = false;
+    std::int64_t cell_begin_ns = 0;  // of the benchmark running
+};
+
 class PlanRunner {
 public:
     PlanRunner(const Plan& plan, const BackendRegistry& registry, store::ResultsStore& results,
@@ -295,29 +328,105 @@ public:
     // A new run of every cell, or (with a target) the target's cells into its run.
     RunResult run(const ResumeTarget* target) {
         check_backend_options(plan_, cache_);
+        per_device_ = plan_.settings.parallel == kParallelPerDevice;
         if (target) {
             for (const CellRepeat& benchmark : target->pending)
                 if (benchmark.ordinal >= cells_.size()) throw std::logic_error("resume: a cell beyond the plan");
+            order_ = target->pending;
+            plan_lanes();  // a placement the plan gets wrong is refused before the run is reopened
             // A second resume that read the run as interrupted before this one reopened it is refused here,
             // with the words and exit code of a resume that found it running.
             if (const auto held = results_.reopen_run(target->run_id, current_process_identity()))
                 require_not_being_written(*held);
             result_.run_id = target->run_id;
-            order_ = target->pending;
             run_ = run_record();
             run_.run_id = target->run_id;
         } else {
+            order_ = planned_order(plan_, cells_);
+            plan_lanes();
             run_ = run_record();
             result_.run_id = results_.begin_run(run_);
-            order_ = run_order(cells_.size(), plan_.settings.repeats);
         }
         begin_ns_ = monotonic_ns();
-        for (std::size_t k = 0; k < order_.size() && !result_.interrupted && !result_.store_failure; ++k) run_cell(k);
+        run_lanes();
         end_run();
         return result_;
     }
 
 private:
+    // The lanes and where their workers run, decided before anything is stored.
+    void plan_lanes() {
+        std::vector<Lane> lanes = per_device_ ? split_into_lanes(cells_, order_)
+                                              : std::vector<Lane>{Lane{Device{}, {}}};
+        if (!per_device_)
+            for (std::size_t k = 0; k < order_.size(); ++k) lanes.front().positions.push_back(k);
+        std::vector<Device> devices;
+        for (const Lane& lane : lanes) devices.push_back(lane.device);
+        if (!per_device_) devices = plan_.devices;
+        lane_devices_ = devices;
+        // The plan's own CPU lists checked now; NVML's answers once the run's environment is read (run_lanes).
+        placements_ = worker_placements(plan_, devices, per_device_, nullptr, allowed_cpus());
+        for (Lane& lane : lanes) {
+            auto run = std::make_unique<LaneRun>();
+            run->lane = std::move(lane);
+            if (per_device_) {
+                run->name = to_string(run->lane.device);
+                std::vector<int> gpus;
+                if (run->lane.device.kind == DeviceKind::cuda) gpus.push_back(run->lane.device.index);
+                run->own_telemetry = std::make_unique<TelemetryRecorder>(plan_.settings, telemetry_, std::move(gpus),
+                                                                         lanes.size() > 1);
+                run->own_thermal = std::make_unique<ThermalConditions>(plan_.settings, *run->own_telemetry);
+            }
+            run->telemetry = run->own_telemetry ? run->own_telemetry.get() : &telemetry_;
+            run->thermal = run->own_thermal ? run->own_thermal.get() : &thermal_;
+            lanes_.push_back(std::move(run));
+        }
+    }
+
+    // Every lane to its end: the one lane on this thread; under per_device each on a thread of its own, which
+    // lives as long as its workers do (they die with the thread that started them).
+    void run_lanes() {
+        if (per_device_) {
+            const std::shared_ptr<telemetry::Nvml> nvml = placement_nvml(telemetry_.gpu_access());
+            placements_ = worker_placements(plan_, lane_devices_, per_device_, nvml.get(), allowed_cpus());
+        }
+        for (auto& lane : lanes_)
+            if (lane->own_thermal) lane->own_thermal->use_baseline(idle_baseline_);
+        if (lanes_.size() == 1) return run_lane(*lanes_.front());
+        std::vector<std::exception_ptr> failures(lanes_.size());
+        std::vector<std::thread> threads;
+        for (std::size_t i = 0; i < lanes_.size(); ++i) {
+            threads.emplace_back([this, i, &failures] {
+                try {
+                    run_lane(*lanes_[i]);
+                } catch (...) {
+                    failures[i] = std::current_exception();
+                    stop_.store(true);
+                }
+            });
+        }
+        for (auto& thread : threads) thread.join();
+        for (const auto& failure : failures)
+            if (failure) std::rethrow_exception(failure);
+    }
+
+    // The lane's benchmarks one at a time, until its last, or until a stop (Ctrl-C, a store failure, another
+    // lane's interrupted benchmark) comes before its next one.
+    void run_lane(LaneRun& lane) {
+        while (!stop_.load()) {
+            {
+                const std::lock_guard lock(state_mutex_);
+                if (lane.next >= lane.lane.positions.size()) return;
+                if (interrupt_requested()) {
+                    result_.interrupted = true;
+                    stop_.store(true);
+                    return;
+                }
+            }
+            run_cell(lane);
+        }
+    }
+
     // The run as it begins: its environment, and the GPUs' idle baseline measured after it (listing the
     // GPUs opens and shuts down NVML of its own) and before the first cell.
     store::RunRecord run_record() {
@@ -333,10 +442,12 @@ private:
         run.git_commit = std::string(kGitCommit);
         run.inferbench_version = std::string(kVersion);
         run.orchestrator = current_process_identity();
+        run.shard = plan_.settings.shard;
         return run;
     }
 
-    // `write` with a second attempt; false (with result_.store_failure set) where both failed.
+    // `write` with a second attempt; false (with result_.store_failure set) where both failed. Called with
+    // store_mutex_ held: the store is one connection.
     template <typename Write>
     bool try_store(Write write) {
         for (int attempt = 1;; ++attempt) {
@@ -346,11 +457,13 @@ private:
             } catch (const EnvironmentError& error) {
                 if (attempt == kStoreAttempts || interrupt_requested()) {
                     const auto* db_error = dynamic_cast<const store::DatabaseError*>(&error);
+                    const std::lock_guard lock(state_mutex_);
                     if (!result_.store_failure) {
                         result_.store_failure.emplace();
                         result_.store_failure->reason =
                             fmt::format("{}{}", db_error && db_error->disk_full() ? "disk full: " : "", error.what());
                     }
+                    stop_.store(true);
                     return false;
                 }
                 std::this_thread::sleep_for(kStoreRetryPause);
@@ -359,18 +472,24 @@ private:
     }
 
     // Stored (replacing a resumed cell's earlier record), or kept in result_.unstored; either way in
-    // result_.benchmarks.
-    void keep(store::MeasuredBenchmark measured) {
-        const bool stored = try_store(
-            [&] { measured.record.benchmark_id = results_.replace_benchmark(measured.record, measured.data()); });
-        result_.benchmarks.push_back(measured.record);
-        if (stored) return;
-        // Summarized from memory once the plan stops: the spool's records come in (a failed store only).
-        if (measured.spooled_iterations) {
+    // result_.benchmarks. Returns the record as kept.
+    store::BenchmarkRecord keep(store::MeasuredBenchmark measured) {
+        bool stored = false;
+        {
+            const std::lock_guard lock(store_mutex_);
+            stored = try_store(
+                [&] { measured.record.benchmark_id = results_.replace_benchmark(measured.record, measured.data()); });
+        }
+        store::BenchmarkRecord kept = measured.record;
+        if (!stored && measured.spooled_iterations) {
+            // Summarized from memory once the plan stops: the spool's records come in (a failed store only).
             for (const auto& record : measured.spooled_iterations->read_all()) measured.iterations.push_back(record);
             measured.spooled_iterations.reset();
         }
-        result_.unstored.push_back(std::move(measured));
+        const std::lock_guard lock(state_mutex_);
+        result_.benchmarks.push_back(kept);
+        if (!stored) result_.unstored.push_back(std::move(measured));
+        return kept;
     }
 
     void end_run() {
@@ -387,71 +506,127 @@ private:
             result_.store_failure->recovery = store::write_recovery_file(results_.path(), run_, result_.unstored);
     }
 
-    void notify(ProgressEvent event) {
+    // Called with state_mutex_ held; the progress display is told one event at a time.
+    void notify(ProgressEvent event, const LaneRun& lane) {
         if (!options_.on_progress) return;
         event.total = order_.size();
         event.repeats = plan_.settings.repeats;
         event.elapsed_ns = monotonic_ns() - begin_ns_;
-        event.eta_ns = estimate_remaining(event.index, event.kind != ProgressEvent::Kind::finished);
+        event.eta_ns = estimate_remaining();
+        event.lane = lane.name;
+        event.lane_index = lane.next + (event.kind == ProgressEvent::Kind::finished ? 0 : 1);
+        event.lane_total = lane.lane.positions.size();
+        if (per_device_) event.index = finished_count_ + (event.kind == ProgressEvent::Kind::finished ? 0 : 1);
         options_.on_progress(event);
     }
 
-    // The benchmarks after the index-th (1-based), each estimated from the cells finished so far
-    // (runner/orchestrator/run_estimate), and while the index-th runs, what its estimate leaves of it.
-    std::int64_t estimate_remaining(std::size_t index, bool running) const {
-        std::int64_t left = 0;
-        if (running && index > 0) {
-            const std::int64_t current = estimate_cell_ns(cells_[order_[index - 1].ordinal], finished_);
-            left += std::max<std::int64_t>(current - (monotonic_ns() - cell_begin_ns_), 0);
+    // What the run has left: each lane's benchmarks not finished, estimated from the cells finished so far
+    // (runner/orchestrator/run_estimate), the running one less its time so far; the longest lane's, lanes running
+    // at once. Called with state_mutex_ held.
+    std::int64_t estimate_remaining() const {
+        std::int64_t longest = 0;
+        for (const auto& lane : lanes_) {
+            std::int64_t left = 0;
+            const auto& positions = lane->lane.positions;
+            std::size_t from = lane->next;
+            if (lane->running && from < positions.size()) {
+                const std::int64_t current = estimate_cell_ns(cells_[order_[positions[from]].ordinal], finished_);
+                left += std::max<std::int64_t>(current - (monotonic_ns() - lane->cell_begin_ns), 0);
+                ++from;
+            }
+            for (std::size_t i = from; i < positions.size(); ++i)
+                left += estimate_cell_ns(cells_[order_[positions[i]].ordinal], finished_);
+            longest = std::max(longest, left);
         }
-        for (std::size_t k = index; k < order_.size(); ++k) left += estimate_cell_ns(cells_[order_[k].ordinal], finished_);
-        return left;
+        return longest;
     }
 
-    // The k-th benchmark to run (from 0): the cell of ordinal order_[k].ordinal in the plan, one of its repeats.
-    void run_cell(std::size_t k) {
+    // The lane's next benchmark: the cell of ordinal order_[k].ordinal in the plan, one of its repeats.
+    void run_cell(LaneRun& lane) {
+        std::size_t k = 0;
+        {
+            const std::lock_guard lock(state_mutex_);
+            k = lane.lane.positions[lane.next];
+            lane.running = true;
+            lane.cell_begin_ns = monotonic_ns();
+        }
         const BenchmarkSpec& spec = cells_[order_[k].ordinal];
         const std::int64_t repeat = order_[k].repeat;
         const std::int64_t cell_begin = monotonic_ns();
-        cell_begin_ns_ = cell_begin;
-        notify({ProgressEvent::Kind::started, k + 1, 0, &spec, repeat});
-        MeasuredCell cell = measure_cell(spec, base_record(result_.run_id, order_[k], spec), k);
+        {
+            const std::lock_guard lock(state_mutex_);
+            notify({ProgressEvent::Kind::started, k + 1, 0, &spec, repeat}, lane);
+        }
+        store::BenchmarkRecord record = base_record(result_.run_id, order_[k], spec);
+        // One benchmark at a time overlaps none: only lanes are logged.
+        const std::optional<std::size_t> span =
+            per_device_ ? std::optional(concurrency_.begin(record.ordinal, repeat, record.device, monotonic_ns()))
+                        : std::nullopt;
+        MeasuredCell cell = measure_cell(spec, std::move(record), k, lane);
         cell.record.ended_unix_ms = unix_ms();
-        BenchmarkTelemetry telemetry = telemetry_.finish(cell.iterations.first_and_last());
+        if (span)
+            cell.record.concurrent =
+                concurrency_.end(*span, monotonic_ns(), cell.record.status == BenchmarkStatus::skipped);
+        BenchmarkTelemetry telemetry = lane.telemetry->finish(cell.iterations.first_and_last());
+        if (cell.pinning) telemetry.sources.push_back(*cell.pinning);
         // A decoder's cost per step is the generation's (analysis/generation_bounds), not one pass of its ONNX graph.
-        auto metrics = spec.generation.active()
-                           ? std::vector<store::Metric>{}
-                           : model_costs_.metrics(cell.record.model_path, spec.batch_size, spec.precision);
+        std::vector<store::Metric> metrics;
+        if (!spec.generation.active()) {
+            const std::lock_guard lock(prepare_mutex_);
+            metrics = model_costs_.metrics(cell.record.model_path, spec.batch_size, spec.precision);
+        }
         metrics.insert(metrics.end(), cell.worker_figures.begin(), cell.worker_figures.end());
         const std::int64_t queries = cell.iterations.size();
-        keep({std::move(cell.record), std::move(cell.iterations.in_memory), std::move(metrics),
-              std::move(telemetry.gpu), std::move(telemetry.cpu), std::move(telemetry.sources), std::move(cell.layers),
-              std::move(cell.series), std::move(cell.iterations.spooled), std::move(cell.generations),
-              std::move(cell.generated_tokens), std::move(cell.served), serving_record(spec, cell.serving_facts)});
-        const store::BenchmarkRecord& kept = result_.benchmarks.back();
-        // A stop asked for once the last benchmark has ended (while it is stored) cuts nothing short.
-        const bool last = k + 1 == order_.size();
-        if (kept.status == BenchmarkStatus::interrupted || (interrupt_requested() && !last)) result_.interrupted = true;
+        const store::BenchmarkRecord kept =
+            keep({std::move(cell.record), std::move(cell.iterations.in_memory), std::move(metrics),
+                  std::move(telemetry.gpu), std::move(telemetry.cpu), std::move(telemetry.sources), std::move(cell.layers),
+                  std::move(cell.series), std::move(cell.iterations.spooled), std::move(cell.generations),
+                  std::move(cell.generated_tokens), std::move(cell.served), serving_record(spec, cell.serving_facts)});
+        const std::lock_guard lock(state_mutex_);
+        // A stop asked for once the lane's last benchmark has ended (while it is stored) cuts nothing short.
+        const bool last = lane.next + 1 == lane.lane.positions.size();
+        if (kept.status == BenchmarkStatus::interrupted || (interrupt_requested() && !last)) {
+            result_.interrupted = true;
+            stop_.store(true);
+        }
         if (kept.status != BenchmarkStatus::skipped)
             finished_.push_back({&spec, monotonic_ns() - cell_begin, kept.measured_wall_ns.value_or(0), queries});
-        notify({ProgressEvent::Kind::finished, k + 1, 0, &spec, repeat, 1, &result_.benchmarks.back()});
+        ++finished_count_;
+        lane.running = false;
+        ++lane.next;
+        notify({ProgressEvent::Kind::finished, k + 1, 0, &spec, repeat, 1, &kept}, lane);
+    }
+
+    // The cell's backend, its model file and whether it is skipped, decided one lane at a time: the backends'
+    // cache and the model files (exports, decoders written once) are shared by the lanes.
+    struct Prepared {
+        const Backend* backend = nullptr;
+        std::optional<std::string> skip;
+        ResolvedModel model;
+    };
+    Prepared prepare(const BenchmarkSpec& spec) {
+        const std::lock_guard lock(prepare_mutex_);
+        Prepared prepared;
+        std::string problem;
+        prepared.backend = cache_.get(spec.backend, problem);
+        prepared.skip = cell_problem(prepared.backend, problem, spec);
+        if (!prepared.skip) {
+            prepared.model = resolve_model(spec, prepared.backend->capabilities());
+            prepared.skip = prepared.model.skip_reason;
+        }
+        return prepared;
     }
 
     // The k-th benchmark measured, from its base record; an exception fails it and keeps what was filled in before.
-    MeasuredCell measure_cell(const BenchmarkSpec& spec, store::BenchmarkRecord record, std::size_t k) {
+    MeasuredCell measure_cell(const BenchmarkSpec& spec, store::BenchmarkRecord record, std::size_t k, LaneRun& lane) {
         MeasuredCell cell{std::move(record), {}, {}, {}, {}};
         try {
-            std::string problem;
-            const Backend* backend = cache_.get(spec.backend, problem);
-            std::optional<std::string> skip = cell_problem(backend, problem, spec);
-            ResolvedModel model;
-            if (!skip) {
-                model = resolve_model(spec, backend->capabilities());
-                skip = model.skip_reason;
-            }
-            if (skip) {
+            const Prepared prepared = prepare(spec);
+            const Backend* backend = prepared.backend;
+            const ResolvedModel& model = prepared.model;
+            if (prepared.skip) {
                 cell.record.status = BenchmarkStatus::skipped;
-                cell.record.reason = *skip;
+                cell.record.reason = *prepared.skip;
                 cell.record.stderr_tail = model.output_tail;
                 return cell;
             }
@@ -461,7 +636,7 @@ private:
                 cell.record.stderr_tail = model.output_tail;
                 return cell;
             }
-            const std::vector<store::Metric> cooldown = thermal_.before_cell(spec);
+            const std::vector<store::Metric> cooldown = lane.thermal->before_cell(spec);
             cell.record.model_path = model.model_path;
             if (std::error_code ec; std::filesystem::is_regular_file(model.model_path, ec))
                 cell.record.model_size_bytes =
@@ -475,7 +650,10 @@ private:
             std::shared_ptr<store::IterationSpool> spool;
             std::optional<TraceDrain> drain;
             if (drained) drain.emplace(trace, *(spool = std::make_shared<store::IterationSpool>()));
-            WorkerOutcome outcome = run_cell_worker(spec, model.model_path, trace, k);
+            const WorkerPlacement placement = placement_of(spec.device);
+            cell.record.cpu_affinity = format_cpu_list(placement.cpus);
+            if (per_device_ || !placement.cpus.empty()) cell.pinning = pinning_source(placement);
+            WorkerOutcome outcome = run_cell_worker(spec, model.model_path, trace, k, lane, placement);
             std::optional<std::string> drain_failure;
             if (drain) {
                 drain_failure = drain->finish();
@@ -493,6 +671,9 @@ private:
             cell.layers = layer_times(outcome);
             cell.worker_figures = worker_metrics(outcome);
             cell.worker_figures.insert(cell.worker_figures.end(), cooldown.begin(), cooldown.end());
+            if (placement.memory_node)
+                cell.worker_figures.push_back({std::string(harness_metrics::kMemoryNode),
+                                               static_cast<double>(*placement.memory_node), "node"});
             cell.series = worker_series(outcome);
             for (wp::Event& event : outcome.events) {
                 if (auto* served = std::get_if<wp::Served>(&event)) {
@@ -513,27 +694,35 @@ private:
         return cell;
     }
 
+    WorkerPlacement placement_of(const Device& device) const {
+        const auto it = placements_.find(device);
+        return it == placements_.end() ? WorkerPlacement{} : it->second;
+    }
+
     // The cell's worker, run to its end under the orchestrator's hooks: stops, telemetry and progress ticks.
     WorkerOutcome run_cell_worker(const BenchmarkSpec& spec, const std::string& model_path, TraceBuffer& trace,
-                                  std::size_t k) {
+                                  std::size_t k, LaneRun& lane, const WorkerPlacement& placement) {
         const WorkerLaunch launch{options_.worker_executable,
                                   {std::string(wp::kWorkerCommand)},
                                   wp::to_json(wp::Request{spec, model_path}).dump(),
                                   trace.fd(),
-                                  spec.timeout_ns};
+                                  spec.timeout_ns,
+                                  placement.cpus,
+                                  placement.memory_node};
         SuperviseHooks hooks;
         hooks.interrupted = interrupt_requested;
         hooks.end_now = termination_requested;
         hooks.request_stop = [&trace] { trace.header().stop_requested.store(1, std::memory_order_relaxed); };
         hooks.on_started = [&](int pid) {
-            telemetry_.worker_started(pid, spec.loop.warmup_ns + measured_time_ns(spec.scenario, planned_measure_ns(spec.loop)) +
-                                               kLoadAndTeardownNs);
+            lane.telemetry->worker_started(pid, spec.loop.warmup_ns + measured_time_ns(spec.scenario, planned_measure_ns(spec.loop)) +
+                                                    kLoadAndTeardownNs);
         };
-        hooks.on_event = [&](const wp::Event& event) { telemetry_.worker_event(event); };
+        hooks.on_event = [&](const wp::Event& event) { lane.telemetry->worker_event(event); };
         hooks.on_tick = [&] {
             ProgressEvent tick{ProgressEvent::Kind::tick, k + 1, 0, &spec, order_[k].repeat};
             tick.iterations_so_far = trace.header().published.load(std::memory_order_acquire);
-            notify(tick);
+            const std::lock_guard lock(state_mutex_);
+            notify(tick, lane);
         };
         return run_worker(launch, hooks);
     }
@@ -541,18 +730,27 @@ private:
     const Plan& plan_;
     store::ResultsStore& results_;
     const RunnerOptions& options_;
-    CapabilityCache cache_;
-    ModelCostCache model_costs_;
-    TelemetryRecorder telemetry_{plan_.settings};
+    CapabilityCache cache_;      // guarded by prepare_mutex_
+    ModelCostCache model_costs_;  // guarded by prepare_mutex_
+    TelemetryRecorder telemetry_{plan_.settings};  // the run's: its GPU access, and the one lane's when sequential
     ThermalConditions thermal_{plan_.settings, telemetry_};
     std::optional<IdleBaseline> idle_baseline_;  // measured before the first cell, stored with the run
     std::vector<BenchmarkSpec> cells_;
     std::vector<CellRepeat> order_;      // the benchmarks this invocation runs, in order
+    bool per_device_ = false;
+    std::vector<std::unique_ptr<LaneRun>> lanes_;
+    std::vector<Device> lane_devices_;
+    std::map<Device, WorkerPlacement> placements_;
+    ConcurrencyLog concurrency_;
     store::RunRecord run_;               // as begun (or resumed), for a recovery file
-    RunResult result_;
     std::int64_t begin_ns_ = 0;
+    std::atomic<bool> stop_{false};      // a lane asks the others to start no other benchmark
+    std::mutex store_mutex_;             // the store is one connection
+    std::mutex prepare_mutex_;
+    std::mutex state_mutex_;             // what follows, the lanes' progress and the progress display
+    RunResult result_;
     std::vector<FinishedCell> finished_;  // for the progress's estimate
-    std::int64_t cell_begin_ns_ = 0;      // of the benchmark running
+    std::size_t finished_count_ = 0;
 };
 
 }  // namespace

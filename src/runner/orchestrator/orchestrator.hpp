@@ -18,7 +18,8 @@
 
 namespace inferbench::runner {
 
-// What a progress display is told. k is 1-based.
+// What a progress display is told, one event at a time (from the lanes' threads under parallel: per_device, never
+// two at once). k is 1-based.
 struct ProgressEvent {
     enum class Kind { started, tick, finished } kind = Kind::started;
     std::size_t index = 0;
@@ -30,6 +31,11 @@ struct ProgressEvent {
     std::int64_t iterations_so_far = 0;              // on tick
     std::int64_t elapsed_ns = 0;                     // since the plan started
     std::int64_t eta_ns = -1;                        // remaining, estimated; -1 unknown
+    // parallel: per_device: the lane's device ("cuda:0"; empty when sequential), and the benchmark's place in it
+    // (1-based; `index` then counts the run's benchmarks finished or begun).
+    std::string lane = {};
+    std::size_t lane_index = 0;
+    std::size_t lane_total = 0;
 };
 
 struct RunnerOptions {

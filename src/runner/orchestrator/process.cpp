@@ -75,6 +75,8 @@ Child start_worker(const WorkerLaunch& launch, const UniqueFd& events_write) {
     options.fds = {{worker_protocol::kTraceFd, launch.trace_fd}, {worker_protocol::kEventFd, events_write.get()}};
     options.new_process_group = true;
     options.kill_with_parent = true;
+    options.cpu_affinity = launch.cpu_affinity;
+    options.memory_node = launch.memory_node;
     return spawn(argv, options);
 }
 

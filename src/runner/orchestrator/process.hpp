@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,8 @@ struct WorkerLaunch {
     std::string request;                 // written to the worker's stdin
     int trace_fd = -1;                   // becomes the worker's fd 3
     std::int64_t timeout_ns = 0;         // 0: none
+    std::vector<int> cpu_affinity;       // pinned before exec (SpawnOptions); empty: not pinned
+    std::optional<int> memory_node;      // preferred before exec (SpawnOptions)
 };
 
 struct SuperviseHooks {

@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/units.hpp"
+#include "runner/orchestrator/shard_order.hpp"
 
 namespace inferbench::runner {
 namespace {
@@ -71,11 +72,21 @@ ResumePoint find_resume_point(const store::ResultsStore& results, std::string_vi
         point.last_ended_unix_ms = std::max(point.last_ended_unix_ms, record.ended_unix_ms);
     }
     point.cells = cells.size();
-    const auto order = run_order(cells.size(), point.plan.settings.repeats);
+    const auto order = planned_order(point.plan, cells);
     point.benchmarks = order.size();
     for (const CellRepeat& benchmark : order)
         if (!ok.contains(benchmark)) point.pending.push_back(benchmark);
     return point;
+}
+
+std::optional<store::RunRecord> latest_run_of(const store::ResultsStore& results, const Plan& plan) {
+    const std::string plan_json = plan_to_json(plan);
+    const auto runs = results.runs();
+    const auto same = std::find_if(runs.rbegin(), runs.rend(), [&](const store::RunRecord& run) {
+        return run.plan_json == plan_json && run.shard == plan.settings.shard;
+    });
+    if (same == runs.rend()) return std::nullopt;
+    return *same;
 }
 
 bool complete_if_all_ok(store::ResultsStore& results, const ResumePoint& point) {

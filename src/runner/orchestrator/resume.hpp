@@ -1,11 +1,12 @@
 // What `inferbench run --resume` goes on with: a stored run, its plan read back from the run, and the
-// benchmarks of that plan (each cell's repeats) without an `ok` record, in the run's order
-// (core/plan/matrix: run_order). A repeat counts as measured once it has an ok record; everything else
+// benchmarks of that plan (each cell's repeats; its shard's alone where it ran one) without an `ok` record, in the
+// run's order (runner/orchestrator/shard_order). A repeat counts as measured once it has an ok record; everything else
 // (failed, interrupted, skipped, or never stored because the orchestrator was killed) runs again, so
 // finished repeats are never measured twice.
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -28,6 +29,10 @@ struct ResumePoint {
 // be written by a live orchestrator, or when its plan cannot be read back as the cells it stored.
 ResumePoint find_resume_point(const store::ResultsStore& results, std::string_view which,
                               const PlanVocabulary& vocabulary);
+
+// The store's latest run of this very plan (its stored plan the same as `plan` would store: the same plan file,
+// settings and shard), completed or not; nothing where the store has none. `run --continue` goes on with it.
+std::optional<store::RunRecord> latest_run_of(const store::ResultsStore& results, const Plan& plan);
 
 // Throws UserError (exit code 2) where the run is marked running: its orchestrator may still be writing it.
 void require_not_being_written(const store::RunRecord& run);

@@ -4,10 +4,29 @@
 
 namespace inferbench::runner {
 
+namespace {
+
+// What a source of host-wide figures says where other devices' workers ran at the same time.
+void note_shared_host(std::vector<TelemetrySource>& sources) {
+    for (TelemetrySource& s : sources) {
+        if (s.status != "ok") continue;
+        if (s.source == "procfs")
+            s.detail += "; host CPU and memory figures are the whole host's, other devices' workers included";
+        else if (s.source == "rapl")
+            s.detail += "; the whole host's CPU energy, other devices' workers included";
+    }
+}
+
+}  // namespace
+
 TelemetryRecorder::TelemetryRecorder(const RunSettings& settings) : settings_(settings) {}
+TelemetryRecorder::TelemetryRecorder(const RunSettings& settings, TelemetryRecorder& run, std::vector<int> gpus,
+                                     bool beside_others)
+    : settings_(settings), run_(&run), gpus_(std::move(gpus)), beside_others_(beside_others) {}
 TelemetryRecorder::~TelemetryRecorder() = default;
 
 const telemetry::GpuAccess* TelemetryRecorder::gpu_access() {
+    if (run_) return run_->gpu_access();
     if (!settings_.telemetry_enabled) return nullptr;
     if (!gpu_) {
         const auto mode = telemetry::parse_gpu_mode(settings_.telemetry_gpu).value_or(telemetry::GpuMode::automatic);
@@ -21,11 +40,12 @@ void TelemetryRecorder::worker_started(int pid, std::int64_t expected_ns) {
     failure_.reset();
     if (!settings_.telemetry_enabled) return;
     try {
-        gpu_access();
+        const telemetry::GpuAccess* access = gpu_access();
         telemetry::SamplerOptions options;
         options.rate_hz = static_cast<double>(settings_.telemetry_rate_hz);
         options.expected_ns = expected_ns;
-        sampler_ = std::make_unique<telemetry::Sampler>(*gpu_, options);
+        options.gpus = gpus_;
+        sampler_ = std::make_unique<telemetry::Sampler>(*access, options);
         sampler_->start(pid);
     } catch (const std::exception& e) {
         sampler_.reset();
@@ -64,6 +84,7 @@ BenchmarkTelemetry TelemetryRecorder::finish(std::span<const IterationRecord> it
         data.sources = {{"nvml", "unavailable", e.what()}, {"procfs", "unavailable", e.what()}};
     }
     sampler_.reset();
+    if (beside_others_) note_shared_host(data.sources);
     if (!iterations.empty() && !data.cpu.empty()) {
         const std::int64_t first = iterations.front().start_ns;
         const std::int64_t last = iterations.back().start_ns + iterations.back().e2e_ns;

@@ -30,6 +30,10 @@ std::optional<SamplePhase> phase_after(const worker_protocol::Event& event);
 class TelemetryRecorder {
 public:
     explicit TelemetryRecorder(const RunSettings& settings);
+    // A lane's recorder (`parallel: per_device`): the run's GPU access (opened by `run` before the lanes start),
+    // its samplers reading only `gpus` (none for the cpu lane); `beside_others`: other lanes run at the same time,
+    // which the sources of the host-wide figures then say.
+    TelemetryRecorder(const RunSettings& settings, TelemetryRecorder& run, std::vector<int> gpus, bool beside_others);
     ~TelemetryRecorder();
 
     // The worker of a benchmark expected to last about `expected_ns` was started as `pid`.
@@ -41,9 +45,14 @@ public:
     // The run's GPU access (opened at the first call), for readings between benchmarks (the idle
     // baseline, cooldowns); nullptr where telemetry is off.
     const telemetry::GpuAccess* gpu_access();
+    // The GPUs this recorder's samplers read; unset: every GPU.
+    const std::optional<std::vector<int>>& gpus() const { return gpus_; }
 
 private:
     const RunSettings& settings_;
+    TelemetryRecorder* run_ = nullptr;         // a lane's: the run's recorder, whose GPU access it shares
+    std::optional<std::vector<int>> gpus_;
+    bool beside_others_ = false;
     std::optional<telemetry::GpuAccess> gpu_;  // opened at the first benchmark, kept for the run
     std::unique_ptr<telemetry::Sampler> sampler_;
     std::optional<std::string> failure_;       // why this benchmark's sampler could not start

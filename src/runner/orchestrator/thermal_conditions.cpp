@@ -48,7 +48,7 @@ std::vector<store::Metric> ThermalConditions::before_cell(const BenchmarkSpec& s
     NoGpuReader none;
     std::optional<SamplerWindowReader> sampler;
     if (gpu && (gpu->nvml || !gpu->smi_fields.empty()))
-        sampler.emplace(*gpu, static_cast<double>(settings_.telemetry_rate_hz), interrupt_requested);
+        sampler.emplace(*gpu, static_cast<double>(settings_.telemetry_rate_hz), interrupt_requested, telemetry_.gpus());
     GpuWindowReader& reader = sampler ? static_cast<GpuWindowReader&>(*sampler) : none;
     return cooldown_metrics(cool_down(request, reader, clock, interrupt_requested));
 }

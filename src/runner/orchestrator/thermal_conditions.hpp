@@ -24,6 +24,8 @@ public:
     // Before a cell that is about to run: the cooldown, as the metrics to store with it (none before the
     // first cell that runs, nor without a cooldown).
     std::vector<store::Metric> before_cell(const BenchmarkSpec& spec);
+    // A lane's conditions take the run's baseline, measured once before every lane starts.
+    void use_baseline(const std::optional<IdleBaseline>& baseline) { baseline_ = baseline; }
 
 private:
     const RunSettings& settings_;
