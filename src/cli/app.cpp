@@ -120,6 +120,7 @@ int main(int argc, char** argv) {
     add_compare_command(app, context);
     add_list_command(app, context);
     add_import_command(app, context);
+    add_merge_command(app, context);
     add_models_command(app, context);
     add_devices_command(app, context);
     add_probe_command(app, context);

@@ -26,6 +26,7 @@ void add_report_command(CLI::App& app, CommandContext& context);
 void add_compare_command(CLI::App& app, CommandContext& context);
 void add_list_command(CLI::App& app, CommandContext& context);
 void add_import_command(CLI::App& app, CommandContext& context);
+void add_merge_command(CLI::App& app, CommandContext& context);
 void add_models_command(CLI::App& app, CommandContext& context);
 void add_models_check(CLI::App& models_cmd, CommandContext& context);
 void add_devices_command(CLI::App& app, CommandContext& context);

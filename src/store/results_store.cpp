@@ -593,8 +593,12 @@ Database open_postgres(const StoreLocation& location, ResultsStore::Access acces
     location.require_no_password();
     Database db = Database::open_postgres(location.url());
     // Only `run`, `import` and `probe` make a store; a reader leaves a database that is not one as it was.
-    if (access == ResultsStore::Access::read) require_store(db);
-    prepare_schema(db);
+    if (access != ResultsStore::Access::write) require_store(db);
+    if (access == ResultsStore::Access::read_only) {
+        check_read_only_schema(db);  // a merge's source: never migrated
+    } else {
+        prepare_schema(db);
+    }
     return db;
 }
 
@@ -668,9 +672,10 @@ ResultsStore::~ResultsStore() = default;
 
 ResultsStore ResultsStore::open(const StoreLocation& location, Access access) {
     const std::filesystem::path& path = location.path();
-    Database db = location.is_postgres()      ? open_postgres(location, access)
-                  : access == Access::write ? open_for_writing(path)
-                                            : open_for_reading(path);
+    Database db = location.is_postgres()          ? open_postgres(location, access)
+                  : access == Access::write       ? open_for_writing(path)
+                  : access == Access::read_only ? open_read_only(path)
+                                                : open_for_reading(path);
     auto impl = std::make_unique<Impl>(std::move(db));
     if (access == Access::write) impl->close_abandoned_runs();
     return ResultsStore(std::move(impl));

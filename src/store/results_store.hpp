@@ -25,7 +25,7 @@
 
 namespace inferbench::store {
 
-class Database;
+class Database;  // store/sqlite.hpp
 
 // The K-th of N parts of a plan's benchmarks (`run --shard K/N`), K from 1: core/plan/shard's.
 using Shard = inferbench::Shard;
@@ -196,6 +196,9 @@ public:
         // Never creates. Opens read-only where the file or its folder cannot be written (a read-only
         // mount, file modes); elsewhere as `write` does, without the integrity check.
         read,
+        // Never creates, never writes, never migrates: a store of this inferbench's schema version, opened
+        // read-only; an older or newer one is refused, saying how to go on (`inferbench merge`'s sources).
+        read_only,
     };
     // A PostgreSQL store (a URL) is reached as libpq reaches it; `read` and `write` differ there only in that a
     // reader refuses a database that is not yet a store. A URL carrying a password is refused (UserError).

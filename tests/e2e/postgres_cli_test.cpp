@@ -81,6 +81,40 @@ TEST_F(PostgresCli, RunSummaryReportCompareExplainAndResumeOnAPostgresStore) {
     EXPECT_EQ(store.benchmarks().size(), 3u);
 }
 
+// `inferbench merge` copies a SQLite shard into PostgreSQL and back: what comes back summarizes as the shard did, and
+// merging the shard again into PostgreSQL adds nothing.
+TEST_F(PostgresCli, MergeCopiesASqliteShardIntoPostgresAndBack) {
+    auto r = dir.run(std::string(kRun) + "shard.db");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    r = dir.run("merge shard.db --into " + url_);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    r = dir.run("merge shard.db --into " + url_ + " --format json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr("\"runs_unchanged\""));
+    r = dir.run("merge " + url_ + " --into back.db");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+
+    const auto shard = store::ResultsStore::open(dir.path() / "shard.db", store::ResultsStore::Access::read);
+    const auto in_postgres = store::ResultsStore::open(url_, store::ResultsStore::Access::read);
+    const auto back = store::ResultsStore::open(dir.path() / "back.db", store::ResultsStore::Access::read);
+    ASSERT_EQ(in_postgres.runs().size(), 1u);
+    ASSERT_EQ(back.runs().size(), 1u);
+    EXPECT_EQ(back.runs()[0].uid, shard.runs()[0].uid);
+    EXPECT_EQ(in_postgres.runs()[0].uid, shard.runs()[0].uid);
+    const auto from = shard.benchmarks();
+    const auto to = back.benchmarks();
+    ASSERT_EQ(from.size(), to.size());
+    for (std::size_t k = 0; k < from.size(); ++k) {
+        EXPECT_EQ(to[k].batch_size, from[k].batch_size);
+        EXPECT_EQ(back.iterations(to[k].benchmark_id), shard.iterations(from[k].benchmark_id));
+        EXPECT_EQ(back.cpu_samples(to[k].benchmark_id).size(), shard.cpu_samples(from[k].benchmark_id).size());
+    }
+    const auto summary_shard = dir.run("summary --format csv --db shard.db");
+    const auto summary_back = dir.run("summary --format csv --db back.db");
+    ASSERT_EQ(summary_back.exit_code, 0) << summary_back.err;
+    EXPECT_EQ(summary_back.out, summary_shard.out);
+}
+
 TEST_F(PostgresCli, TheStoreHoldsNoSecretAndAPasswordInTheUrlIsRefused) {
     testing::PostgresServer& server = PostgresServerEnvironment::server();
     const std::string name = url_.substr(url_.rfind('/') + 1);

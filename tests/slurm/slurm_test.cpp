@@ -24,10 +24,6 @@ namespace {
 using ::testing::HasSubstr;
 using namespace std::chrono_literals;
 
-// `inferbench merge` (fix/merge) joins shard files into one store. Until it is on main the shards are checked one
-// by one through the store API; switch this on once `inferbench merge A.db B.db ... --into all.db` exists.
-constexpr bool merge_command_available() { return false; }
-
 // Eight cells of one model, 1 ms an inference for 1 s each: four shards of two cells, in plan order.
 constexpr const char* kPlan =
     "models: [null]\nbackends: [fault]\nbatch_sizes: [1, 2, 3, 4, 5, 6, 7, 8]\n"
@@ -155,16 +151,15 @@ TEST_F(SlurmTest, ARequeuedTaskResumesItsShardAndEveryCellArrivesOnce) {
     EXPECT_THAT(status.out, HasSubstr("2/4,2,2,0,0,0,1,completed,COMPLETED,1,")) << status.out;
     EXPECT_THAT(status.err, HasSubstr("8 of 8 benchmarks ok, 0 failed, 0 pending")) << status.err;
 
-    if (merge_command_available()) {
-        std::string args = "merge";
-        for (int k = 1; k <= 4; ++k) args += " " + shard_file(k);
-        const auto merged = inferbench(args + " --into all.db");
-        ASSERT_EQ(merged.exit_code, 0) << merged.err;
-        const auto all = store::ResultsStore::open(dir_.file("all.db"), store::ResultsStore::Access::read);
-        std::set<std::int64_t> ordinals;
-        for (const auto& benchmark : all.benchmarks()) EXPECT_TRUE(ordinals.insert(benchmark.ordinal).second);
-        EXPECT_EQ(ordinals.size(), 8u);
-    }
+    // The shards merged into one store: every cell exactly once.
+    std::string args = "merge";
+    for (int k = 1; k <= 4; ++k) args += " " + shard_file(k);
+    const auto merged = inferbench(args + " --into all.db");
+    ASSERT_EQ(merged.exit_code, 0) << merged.err;
+    const auto all = store::ResultsStore::open(dir_.file("all.db"), store::ResultsStore::Access::read);
+    std::set<std::int64_t> ordinals;
+    for (const auto& benchmark : all.benchmarks()) EXPECT_TRUE(ordinals.insert(benchmark.ordinal).second);
+    EXPECT_EQ(ordinals.size(), 8u);
 }
 
 TEST_F(SlurmTest, ARefusedSubmissionIsSbatchsReasonOnOneLineAndLeavesNothing) {
