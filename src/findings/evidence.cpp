@@ -103,15 +103,16 @@ void attach_rows(BenchmarkEvidence& e, std::vector<IterationRecord> iterations, 
 }
 
 void release_rows(BenchmarkEvidence& e) {
-    e.iterations = {};
-    e.gpu = {};
-    e.cpu = {};
-    e.generation_steps = {};
+    // Fresh vectors: `= {}` would assign an empty list and keep the capacity.
+    e.iterations = std::vector<IterationRecord>();
+    e.gpu = std::vector<GpuSample>();
+    e.cpu = std::vector<CpuSample>();
+    e.generation_steps = std::vector<analysis::StepTime>();
 }
 
 std::size_t iterations_held(std::span<const BenchmarkEvidence> evidence) {
     std::size_t held = 0;
-    for (const auto& e : evidence) held += e.iterations.size();
+    for (const auto& e : evidence) held += e.iterations.capacity();
     return held;
 }
 

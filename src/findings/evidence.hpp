@@ -80,7 +80,7 @@ void attach_rows(BenchmarkEvidence& evidence, std::vector<IterationRecord> itera
 // Frees the iterations, samples and generation steps: what is left (summary, stage means, host load, layers,
 // bounds, requests) is what the rules across benchmarks read.
 void release_rows(BenchmarkEvidence& evidence);
-// The rows' size in iterations (what a reader holds of the benchmark's iteration table).
+// The iterations the evidence holds (their vectors' capacity: what stays allocated, emptied or not).
 std::size_t iterations_held(std::span<const BenchmarkEvidence> evidence);
 
 // The per-layer profile of each benchmark that has one in the store: under its device's roofs where the

@@ -36,7 +36,7 @@ std::optional<devices::Catalog> catalog_or_none() {
 
 std::size_t group_iterations(const ReportGroup& group) {
     std::size_t rows = 0;
-    for (const auto& b : group.benchmarks) rows += b.iterations.size();
+    for (const auto& b : group.benchmarks) rows += b.iterations.capacity();
     return rows;
 }
 

@@ -77,6 +77,24 @@ TEST(ReportMemory, HoldsOneGroupsIterationsAtATimeAndReadsEachBenchmarkOnce) {
     EXPECT_LT(report.most_iterations_held, kTotal);
 }
 
+TEST(ReportMemory, LoadSelectionFreesEachGroupsRowsAfterItIsSeen) {
+    inferbench::testing::ScratchDir dir;
+    write_store(dir.path() / "merged.db");
+    const auto results = store::ResultsStore::open(dir.path() / "merged.db", store::ResultsStore::Access::read);
+    std::vector<std::size_t> seen;
+    const auto selection = load_selection(results, results.benchmarks(), [&](ReportGroup& group) {
+        std::size_t rows = 0;
+        for (const auto& b : group.benchmarks) rows += b.iterations.size();
+        seen.push_back(rows);
+    });
+    EXPECT_EQ(seen, (std::vector<std::size_t>{500, 200, 100, 500}));
+    for (const auto& group : selection.groups)
+        for (const auto& b : group.benchmarks) {
+            // Freed, not only emptied: no capacity left behind.
+            EXPECT_EQ(b.iterations.capacity() + b.gpu.capacity() + b.cpu.capacity(), 0u) << b.label;
+        }
+}
+
 TEST(ReportMemory, ExplainReadsOneBenchmarkAtATimeAndFindsWhatTheWholeSelectionShows) {
     inferbench::testing::ScratchDir dir;
     write_store(dir.path() / "merged.db");
@@ -105,7 +123,8 @@ TEST(ReportMemory, EvidenceWithoutRowsKeepsWhatTheRulesAcrossBenchmarksRead) {
         own.push_back(findings::benchmark_findings(e));
         const auto stages = e.stages;
         findings::release_rows(e);
-        EXPECT_TRUE(e.iterations.empty() && e.gpu.empty() && e.cpu.empty() && e.generation_steps.empty());
+        // Freed, not only emptied: no capacity left behind.
+        EXPECT_EQ(e.iterations.capacity() + e.gpu.capacity() + e.cpu.capacity() + e.generation_steps.capacity(), 0u);
         EXPECT_EQ(e.stages.compute_ns, stages.compute_ns) << "the stage means stay";
     }
     EXPECT_EQ(findings::iterations_held(evidence), 0u);
