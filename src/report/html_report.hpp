@@ -48,6 +48,12 @@ std::string render_html_report(const ReportSelection& selection, const std::vect
                                const RooflineSection& roofline = {}, const std::vector<findings::Finding>& found = {},
                                std::span<const GenerationRow> generation = {}, std::span<const SweepView> sweeps = {});
 
+// The same page written to `file` as it is made, the groups' charts copied from `charts` (drawn as each group
+// was read): neither the charts nor the page are ever all in memory.
+void write_html_report(const std::filesystem::path& file, const ReportSelection& selection, const ChartSpool& charts,
+                       const RooflineSection& roofline, const std::vector<findings::Finding>& found,
+                       std::span<const GenerationRow> generation, std::span<const SweepView> sweeps);
+
 // Writes the page of the selected benchmarks alone to `file` (usually DIR/report.html): load_selection,
 // each group's charts, the roofline section and the findings. `inferbench report` writes it with its other outputs from
 // the same selection (report_writer.hpp).

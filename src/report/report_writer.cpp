@@ -108,7 +108,7 @@ ReportResult write_report(const store::ResultsStore& results, const ReportOption
     // The findings read the same rows: each group's become the evidence of its ok benchmarks (its
     // workbook's Findings sheet), and all of them the page's Findings section.
     ReportFiles group_files;
-    std::vector<ChartGroup> charts;
+    ChartSpool charts;  // the page's charts, each group's drawn while its rows are held, kept on disk
     ReportFindings found;
     const std::optional<devices::Catalog> catalog = catalog_or_none();
     GenerationStepsWorkbook generation_steps(dir / "generation-steps.xlsx", options.excel_options);
@@ -116,7 +116,7 @@ ReportResult write_report(const store::ResultsStore& results, const ReportOption
     // gnuplot draws a group's figures on the second core while this thread makes its findings and
     // workbooks (which read the group too, and change nothing in it until the figures are drawn).
     const auto selection = load_selection(results, selected, [&](ReportGroup& group) {
-        if (options.html) charts.push_back({group.title, group_charts(group)});
+        if (options.html) charts.add(group.title, group_charts(group));
         add_server_gpus(group, server_gpus);
         if (options.excel || options.plots) set_clock(group, options.clock_from_zero);
         std::future<ReportFiles> figures;
@@ -173,8 +173,8 @@ ReportResult write_report(const store::ResultsStore& results, const ReportOption
     if (options.excel) result.files.add(serving_workbook_files(results, cells, sweeps, dir));
     if (options.plots) result.files.add(write_serving_plots(sweeps, dir, options.plot));
     if (options.html) {
-        write_text_file(dir / "report.html", render_html_report(selection, charts, roofline_section(results, summaries), all_findings,
-                                                                    generation, sweeps));
+        write_html_report(dir / "report.html", selection, charts, roofline_section(results, summaries), all_findings,
+                          generation, sweeps);
         result.files.written.push_back(dir / "report.html");
     }
     return result;

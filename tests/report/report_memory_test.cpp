@@ -3,12 +3,16 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <regex>
 #include <string>
 #include <vector>
 
 #include "common/scratch_dir.hpp"
 #include "devices/catalog.hpp"
 #include "findings/findings.hpp"
+#include "report/html_fixture.hpp"
+#include "report/html_page.hpp"
 #include "report/report_writer.hpp"
 
 namespace inferbench::report {
@@ -75,6 +79,52 @@ TEST(ReportMemory, HoldsOneGroupsIterationsAtATimeAndReadsEachBenchmarkOnce) {
     // A group's rows and one benchmark's copy (the findings judge it), released before the next group.
     EXPECT_EQ(report.most_iterations_held, kLargestGroup + kLargestBenchmark);
     EXPECT_LT(report.most_iterations_held, kTotal);
+}
+
+Chart chart(const std::string& title, double scale) {
+    Chart c{.title = title, .x_label = "iteration", .y_label = "latency (ms)"};
+    ChartSeries s{.label = "batch <1> & \xff"};  // escaped as the page escapes it, invalid UTF-8 replaced
+    for (int i = 0; i < 50; ++i) {
+        s.x.push_back(i);
+        s.y.push_back(i % 7 == 0 ? std::nan("") : scale * i);
+    }
+    c.series.push_back(std::move(s));
+    return c;
+}
+
+// The page without its nonces, which each writing draws anew.
+std::string without_nonces(const std::string& page) {
+    return std::regex_replace(page, std::regex("nonce(-|=\")[^'\"]+"), "nonce");
+}
+
+TEST(ReportMemory, SpooledChartsMakeTheSamePageAsChartsHeldInMemory) {
+    HtmlPage held("page");
+    HtmlPage spooled("page");
+    ChartSpool spool;
+    for (HtmlPage* page : {&held, &spooled}) page->chart(chart("own, before", 1));
+    held.open_section("group <a>");
+    held.raw("<div class=\"charts\">\n");
+    for (const auto& c : {chart("first", 2), chart("second", 3)}) held.chart(c);
+    held.raw("</div>\n");
+    held.close_section();
+    held.open_section("group b");
+    held.raw("<div class=\"charts\">\n");
+    held.chart(chart("third", 4));
+    held.raw("</div>\n");
+    held.close_section();
+    spool.add("group <a>", {chart("first", 2), chart("second", 3)});
+    spool.add("empty group", {});
+    spool.add("group b", {chart("third", 4)});
+    spooled.spooled_charts(spool);
+    for (HtmlPage* page : {&held, &spooled}) page->chart(chart("own, after", 5));
+    EXPECT_EQ(spooled.chart_count(), 5u);
+
+    inferbench::testing::ScratchDir dir;
+    spooled.write_file(dir.path() / "spooled.html");
+    const std::string written = testing::read_text(dir.path() / "spooled.html");
+    EXPECT_EQ(without_nonces(spooled.finish()), without_nonces(held.finish()));
+    EXPECT_EQ(without_nonces(written), without_nonces(held.finish()));
+    EXPECT_NE(written.find("data-chart=\"3\"><figcaption>third"), std::string::npos);
 }
 
 TEST(ReportMemory, LoadSelectionFreesEachGroupsRowsAfterItIsSeen) {
