@@ -125,7 +125,10 @@ void add_run(store::ResultsStore& results, const Layout& layout, int shard) {
         b.measured_wall_ns = end - t0;
         const auto gpu = gpu_samples_of(t0 - 500'000'000, end + 100'000'000, 300.0 + 10.0 * static_cast<double>(i));
         const auto cpu = cpu_samples_of(t0 - 500'000'000, end + 100'000'000);
-        results.add_benchmark(b, {.iterations = rows, .metrics = cost, .gpu_samples = gpu, .cpu_samples = cpu,
+        results.add_benchmark(b, {.iterations = rows,
+                                  .metrics = cost,
+                                  .gpu_samples = gpu,
+                                  .cpu_samples = cpu,
                                   .telemetry_sources = sources});
         t0 = end + 1'000'000'000;
     }
@@ -225,11 +228,12 @@ bool measure(const Layout& layout, const std::filesystem::path& dir) {
         report_store(db, out);
     });
     const double out_gb = static_cast<double>(folder_bytes(out)) / 1e9;
-    std::printf("%5.0f M iterations (%d runs x %d benchmarks x %ld): store %.2f GB written in %.1f s (%.1f CPU s, peak "
-                "RSS %.0f MiB); report %s in %.1f s wall, %.1f CPU s with gnuplot, peak RSS %.0f MiB, %.2f GB of files\n",
-                layout.total() / 1e6, layout.runs, layout.benchmarks, layout.iterations, db_gb, written.wall_s,
-                written.cpu_s, written.peak_rss_mib, reported.ok ? "written" : "FAILED", reported.wall_s,
-                reported.cpu_s, reported.peak_rss_mib, out_gb);
+    std::printf(
+        "%5.0f M iterations (%d runs x %d benchmarks x %ld): store %.2f GB written in %.1f s (%.1f CPU s, peak "
+        "RSS %.0f MiB); report %s in %.1f s wall, %.1f CPU s with gnuplot, peak RSS %.0f MiB, %.2f GB of files\n",
+        layout.total() / 1e6, layout.runs, layout.benchmarks, layout.iterations, db_gb, written.wall_s, written.cpu_s,
+        written.peak_rss_mib, reported.ok ? "written" : "FAILED", reported.wall_s, reported.cpu_s,
+        reported.peak_rss_mib, out_gb);
     std::fflush(stdout);
     if (!std::getenv("REPORT_MEMORY_KEEP")) remove_outputs(db, out);
     return reported.ok;

@@ -17,10 +17,10 @@ using BenchmarkRule = std::vector<Finding> (*)(const BenchmarkEvidence&);
 
 // The rules of one benchmark, in the order their findings are listed.
 constexpr BenchmarkRule kBenchmarkRules[] = {
-    &throttling,       &launch_bound,           &transfer_bound,  &instability,     &not_converged,
-    &host_busy,        &cpu_limits,             &pre_post_processing, &layer_pitfalls, &compile_fallbacks,
-    &decode_bound,     &launch_bound_generation, &kv_cache_growth, &ttft_queueing,   &prefill_interference,
-    &serving_errors};
+    &throttling,      &launch_bound,      &transfer_bound,       &instability,
+    &not_converged,   &host_busy,         &cpu_limits,           &pre_post_processing,
+    &layer_pitfalls,  &compile_fallbacks, &decode_bound,         &launch_bound_generation,
+    &kv_cache_growth, &ttft_queueing,     &prefill_interference, &serving_errors};
 
 }  // namespace
 

@@ -246,9 +246,10 @@ void ChartSpool::Closer::operator()(std::FILE* file) const { std::fclose(file); 
 
 ChartSpool::ChartSpool() : file_(std::tmpfile()) {
     if (!file_)
-        throw EnvironmentError(fmt::format("cannot make a temporary file for the page's charts: {} (set TMPDIR to a "
-                                           "writable folder)",
-                                           errno_text(errno)));
+        throw EnvironmentError(
+            fmt::format("cannot make a temporary file for the page's charts: {} (set TMPDIR to a "
+                        "writable folder)",
+                        errno_text(errno)));
 }
 
 void ChartSpool::add(std::string title, const std::vector<Chart>& charts) {
@@ -259,9 +260,8 @@ void ChartSpool::add(std::string title, const std::vector<Chart>& charts) {
         // Each chart as the page's data holds it, after a comma where one came before.
         const std::string text = (charts_ == 0 ? "" : ",") + script_json(chart_json(chart));
         if (std::fwrite(text.data(), 1, text.size(), file_.get()) != text.size())
-            throw EnvironmentError(
-                fmt::format("cannot write the page's charts to a temporary file: {} (free space in TMPDIR)",
-                            errno_text(errno)));
+            throw EnvironmentError(fmt::format(
+                "cannot write the page's charts to a temporary file: {} (free space in TMPDIR)", errno_text(errno)));
         section.chart_titles.push_back(chart.title);
         ++charts_;
     }
@@ -382,7 +382,9 @@ void HtmlPage::write_chart_data(std::ostream& out) const {
     if (spool_ && spool_->charts_ > 0) {  // its charts already separated from each other
         separate();
         std::FILE* file = spool_->file_.get();
-        std::fflush(file);
+        if (std::fflush(file) != 0 || std::ferror(file))
+            throw EnvironmentError(fmt::format(
+                "cannot write the page's charts to a temporary file: {} (free space in TMPDIR)", errno_text(errno)));
         std::rewind(file);
         std::vector<char> block(std::size_t{1} << 20);
         while (const std::size_t got = std::fread(block.data(), 1, block.size(), file))

@@ -11,8 +11,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
-#include <ostream>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <utility>

@@ -314,7 +314,8 @@ std::string render_html_report(const ReportSelection& data, const std::vector<Ch
                                const RooflineSection& roofline, const std::vector<findings::Finding>& found,
                                std::span<const GenerationRow> generation, std::span<const SweepView> sweeps) {
     HtmlPage page(page_title(data));
-    fill_page(page, data, [&](HtmlPage& p) { charts_part(p, groups); }, roofline, found, generation, sweeps);
+    fill_page(
+        page, data, [&](HtmlPage& p) { charts_part(p, groups); }, roofline, found, generation, sweeps);
     return page.finish();
 }
 
@@ -322,7 +323,8 @@ void write_html_report(const std::filesystem::path& file, const ReportSelection&
                        const RooflineSection& roofline, const std::vector<findings::Finding>& found,
                        std::span<const GenerationRow> generation, std::span<const SweepView> sweeps) {
     HtmlPage page(page_title(data));
-    fill_page(page, data, [&](HtmlPage& p) { p.spooled_charts(charts); }, roofline, found, generation, sweeps);
+    fill_page(
+        page, data, [&](HtmlPage& p) { p.spooled_charts(charts); }, roofline, found, generation, sweeps);
     page.write_file(file);
 }
 

@@ -84,8 +84,9 @@ std::size_t add_evidence(const store::ResultsStore& results, const ReportGroup& 
 std::vector<findings::Finding> group_findings(const store::ResultsStore& results, const ReportGroup& group,
                                               const std::optional<devices::Catalog>& catalog, ReportFindings& found) {
     const auto first = static_cast<std::ptrdiff_t>(add_evidence(results, group, catalog, found));
-    return findings::explain(std::span<const findings::BenchmarkEvidence>(found.evidence.begin() + first, found.evidence.end()),
-                             std::span<const findings::BenchmarkFindings>(found.own.begin() + first, found.own.end()));
+    return findings::explain(
+        std::span<const findings::BenchmarkEvidence>(found.evidence.begin() + first, found.evidence.end()),
+        std::span<const findings::BenchmarkFindings>(found.own.begin() + first, found.own.end()));
 }
 
 }  // namespace
