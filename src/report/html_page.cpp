@@ -244,12 +244,10 @@ nlohmann::json chart_json(const Chart& chart) {
 
 void ChartSpool::Closer::operator()(std::FILE* file) const { std::fclose(file); }
 
-ChartSpool::ChartSpool() : file_(std::tmpfile()) {
+ChartSpool::ChartSpool() : dir_("report-charts"), file_(std::fopen((dir_.path() / "charts.json").c_str(), "w+b")) {
     if (!file_)
-        throw EnvironmentError(
-            fmt::format("cannot make a temporary file for the page's charts: {} (set TMPDIR to a "
-                        "writable folder)",
-                        errno_text(errno)));
+        throw EnvironmentError(fmt::format("cannot make {} for the page's charts: {}",
+                                           (dir_.path() / "charts.json").string(), errno_text(errno)));
 }
 
 void ChartSpool::add(std::string title, const std::vector<Chart>& charts) {
@@ -260,8 +258,8 @@ void ChartSpool::add(std::string title, const std::vector<Chart>& charts) {
         // Each chart as the page's data holds it, after a comma where one came before.
         const std::string text = (charts_ == 0 ? "" : ",") + script_json(chart_json(chart));
         if (std::fwrite(text.data(), 1, text.size(), file_.get()) != text.size())
-            throw EnvironmentError(fmt::format(
-                "cannot write the page's charts to a temporary file: {} (free space in TMPDIR)", errno_text(errno)));
+            throw EnvironmentError(fmt::format("cannot write the page's charts to {}: {}",
+                                               (dir_.path() / "charts.json").string(), errno_text(errno)));
         section.chart_titles.push_back(chart.title);
         ++charts_;
     }
@@ -383,8 +381,8 @@ void HtmlPage::write_chart_data(std::ostream& out) const {
         separate();
         std::FILE* file = spool_->file_.get();
         if (std::fflush(file) != 0 || std::ferror(file))
-            throw EnvironmentError(fmt::format(
-                "cannot write the page's charts to a temporary file: {} (free space in TMPDIR)", errno_text(errno)));
+            throw EnvironmentError(fmt::format("cannot write the page's charts to {}: {}",
+                                               (spool_->dir_.path() / "charts.json").string(), errno_text(errno)));
         std::rewind(file);
         std::vector<char> block(std::size_t{1} << 20);
         while (const std::size_t got = std::fread(block.data(), 1, block.size(), file))

@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/temp_dir.hpp"
 #include "report/table.hpp"
 
 namespace inferbench::report {
@@ -69,7 +70,8 @@ double chart_value(double value);
 // does not grow with the number of benchmarks. Each section is a titled set of charts, as HtmlPage shows them.
 class ChartSpool {
 public:
-    ChartSpool();  // an anonymous temporary file (tmpfile(3)); throws EnvironmentError where none can be made
+    ChartSpool();  // a file in a private temporary folder (core/temp_dir); throws EnvironmentError where none can be
+                   // made
     // Appends a section of charts; a section without charts is left out, as the page leaves it.
     void add(std::string title, const std::vector<Chart>& charts);
     std::size_t chart_count() const { return charts_; }
@@ -84,7 +86,8 @@ private:
         void operator()(std::FILE* file) const;
     };
     std::vector<Section> sections_;
-    std::unique_ptr<std::FILE, Closer> file_;
+    TempDir dir_;
+    std::unique_ptr<std::FILE, Closer> file_;  // closed before dir_ goes
     std::size_t charts_ = 0;
 };
 
