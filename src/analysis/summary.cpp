@@ -395,11 +395,26 @@ BenchmarkSummary summarize_measured(const store::MeasuredBenchmark& measured, co
     return summarize_measured(measured, IterationsInMemory(measured.iterations), gpus);
 }
 
+namespace {
+
+// A benchmark's iterations in a vector of their count (ResultsStore::iterations grows one chunk by chunk, up to
+// twice the rows' size): a report holds a group's rows, and the size is its memory.
+std::vector<IterationRecord> stored_iterations(const store::ResultsStore& results, std::int64_t benchmark_id) {
+    std::vector<IterationRecord> rows;
+    rows.reserve(static_cast<std::size_t>(std::max<std::int64_t>(0, results.iteration_count(benchmark_id))));
+    results.for_each_iteration_chunk(benchmark_id, [&](std::span<const IterationRecord> chunk) {
+        rows.insert(rows.end(), chunk.begin(), chunk.end());
+    });
+    return rows;
+}
+
+}  // namespace
+
 store::MeasuredBenchmark read_measured(const store::ResultsStore& results, const store::BenchmarkRecord& benchmark,
                                        bool with_iterations) {
     const auto id = benchmark.benchmark_id;
     store::MeasuredBenchmark measured{benchmark,
-                                      with_iterations ? results.iterations(id) : std::vector<IterationRecord>{},
+                                      with_iterations ? stored_iterations(results, id) : std::vector<IterationRecord>{},
                                       results.metrics(id),
                                       results.gpu_samples(id),
                                       results.cpu_samples(id),

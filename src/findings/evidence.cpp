@@ -85,17 +85,42 @@ std::optional<HostLoad> host_load(std::span<const CpuSample> cpu) {
     return load;
 }
 
-BenchmarkEvidence make_evidence(analysis::BenchmarkSummary summary, std::vector<IterationRecord> iterations,
-                                std::span<const store::Metric> metrics, std::span<const GpuSample> gpu,
-                                std::vector<CpuSample> cpu) {
+BenchmarkEvidence evidence_without_rows(analysis::BenchmarkSummary summary, std::span<const IterationRecord> iterations,
+                                        std::span<const store::Metric> metrics, std::span<const CpuSample> cpu) {
     BenchmarkEvidence e;
     e.stages = stage_times(iterations, metrics);
     e.compile = compile_counts(metrics);
-    e.gpu = analysis::benchmark_gpu_samples(gpu, summary.benchmark.device);
-    e.cpu = std::move(cpu);
-    e.host = host_load(e.cpu);
-    e.iterations = std::move(iterations);
+    e.host = host_load(cpu);
     e.summary = std::move(summary);
+    return e;
+}
+
+void attach_rows(BenchmarkEvidence& e, std::vector<IterationRecord> iterations, std::span<const GpuSample> gpu,
+                 std::vector<CpuSample> cpu) {
+    e.gpu = analysis::benchmark_gpu_samples(gpu, e.summary.benchmark.device);
+    e.cpu = std::move(cpu);
+    e.iterations = std::move(iterations);
+}
+
+void release_rows(BenchmarkEvidence& e) {
+    // Fresh vectors: `= {}` would assign an empty list and keep the capacity.
+    e.iterations = std::vector<IterationRecord>();
+    e.gpu = std::vector<GpuSample>();
+    e.cpu = std::vector<CpuSample>();
+    e.generation_steps = std::vector<analysis::StepTime>();
+}
+
+std::size_t iterations_held(std::span<const BenchmarkEvidence> evidence) {
+    std::size_t held = 0;
+    for (const auto& e : evidence) held += e.iterations.capacity();
+    return held;
+}
+
+BenchmarkEvidence make_evidence(analysis::BenchmarkSummary summary, std::vector<IterationRecord> iterations,
+                                std::span<const store::Metric> metrics, std::span<const GpuSample> gpu,
+                                std::vector<CpuSample> cpu) {
+    BenchmarkEvidence e = evidence_without_rows(std::move(summary), iterations, metrics, cpu);
+    attach_rows(e, std::move(iterations), gpu, std::move(cpu));
     return e;
 }
 
@@ -150,23 +175,32 @@ void add_generation_evidence(const store::ResultsStore& results, std::span<Bench
     }
 }
 
+std::optional<BenchmarkEvidence> load_benchmark_evidence(const store::ResultsStore& results,
+                                                         const store::BenchmarkRecord& b,
+                                                         std::span<const store::RunRecord> runs,
+                                                         std::span<const store::BenchmarkRecord> selection,
+                                                         const devices::Catalog& catalog) {
+    if (b.status != BenchmarkStatus::ok) return std::nullopt;
+    auto measured = analysis::read_measured(results, b);
+    auto summary = analysis::summarize_stored(measured, runs);  // before the rows move into the evidence
+    auto steps = analysis::step_times(measured.iterations, measured.generations, b.output_tokens);
+    BenchmarkEvidence e = make_evidence(std::move(summary), std::move(measured.iterations), measured.metrics,
+                                        measured.gpu_samples, std::move(measured.cpu_samples));
+    e.generation_steps = std::move(steps);
+    e.requests = std::move(measured.served_requests);
+    // Each benchmark's layers and bounds are placed on their own (the roofs of its device), as in a set.
+    add_layer_sets(results, std::span(&e, 1), catalog);
+    add_generation_evidence(results, std::span(&e, 1), selection, catalog);
+    return e;
+}
+
 std::vector<BenchmarkEvidence> load_evidence(const store::ResultsStore& results,
                                              std::span<const store::BenchmarkRecord> benchmarks,
                                              const devices::Catalog& catalog) {
     const auto runs = results.runs();
     std::vector<BenchmarkEvidence> out;
-    for (const auto& b : benchmarks) {
-        if (b.status != BenchmarkStatus::ok) continue;
-        auto measured = analysis::read_measured(results, b);
-        auto summary = analysis::summarize_stored(measured, runs);  // before the rows move into the evidence
-        auto steps = analysis::step_times(measured.iterations, measured.generations, b.output_tokens);
-        out.push_back(make_evidence(std::move(summary), std::move(measured.iterations), measured.metrics,
-                                    measured.gpu_samples, std::move(measured.cpu_samples)));
-        out.back().generation_steps = std::move(steps);
-        out.back().requests = std::move(measured.served_requests);
-    }
-    add_layer_sets(results, out, catalog);
-    add_generation_evidence(results, out, benchmarks, catalog);
+    for (const auto& b : benchmarks)
+        if (auto e = load_benchmark_evidence(results, b, runs, benchmarks, catalog)) out.push_back(std::move(*e));
     return out;
 }
 

@@ -70,6 +70,18 @@ CompileCounts compile_counts(std::span<const store::Metric> metrics);
 BenchmarkEvidence make_evidence(analysis::BenchmarkSummary summary, std::vector<IterationRecord> iterations,
                                 std::span<const store::Metric> metrics, std::span<const GpuSample> gpu,
                                 std::vector<CpuSample> cpu);
+// make_evidence in two steps, for a reader that judges a benchmark's rows one benchmark at a time: what the
+// evidence keeps from the rows (stage means, host load, compile counts), then the rows the per-benchmark
+// rules read (findings.hpp's benchmark_findings), which release_rows drops again.
+BenchmarkEvidence evidence_without_rows(analysis::BenchmarkSummary summary, std::span<const IterationRecord> iterations,
+                                        std::span<const store::Metric> metrics, std::span<const CpuSample> cpu);
+void attach_rows(BenchmarkEvidence& evidence, std::vector<IterationRecord> iterations, std::span<const GpuSample> gpu,
+                 std::vector<CpuSample> cpu);
+// Frees the iterations, samples and generation steps: what is left (summary, stage means, host load, layers,
+// bounds, requests) is what the rules across benchmarks read.
+void release_rows(BenchmarkEvidence& evidence);
+// The iterations the evidence holds (their vectors' capacity: what stays allocated, emptied or not).
+std::size_t iterations_held(std::span<const BenchmarkEvidence> evidence);
 
 // The per-layer profile of each benchmark that has one in the store: under its device's roofs where the
 // roofline can place it (model costs and a throughput stored), else with shares alone.
@@ -88,5 +100,13 @@ bool out_of_memory_reason(std::string_view reason);
 std::vector<BenchmarkEvidence> load_evidence(const store::ResultsStore& results,
                                              std::span<const store::BenchmarkRecord> benchmarks,
                                              const devices::Catalog& catalog);
+
+// One benchmark of `selection` with everything the rules read (its rows read once), as load_evidence loads each;
+// none for a benchmark that is not ok. `runs`: the store's runs (analysis::summarize_stored's run context).
+std::optional<BenchmarkEvidence> load_benchmark_evidence(const store::ResultsStore& results,
+                                                         const store::BenchmarkRecord& benchmark,
+                                                         std::span<const store::RunRecord> runs,
+                                                         std::span<const store::BenchmarkRecord> selection,
+                                                         const devices::Catalog& catalog);
 
 }  // namespace inferbench::findings

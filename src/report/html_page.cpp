@@ -1,10 +1,13 @@
 #include "report/html_page.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <ctime>
+#include <fstream>
 #include <random>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -215,7 +218,9 @@ void HtmlPage::table(const Table& table) {
     body_ += "</tbody></table></div>\n";
 }
 
-void HtmlPage::chart(const Chart& chart) {
+namespace {
+
+nlohmann::json chart_json(const Chart& chart) {
     nlohmann::json series = nlohmann::json::array();
     for (const auto& s : chart.series) {
         nlohmann::json entry = {{"label", s.label}, {"x", values_json(s.x)}, {"y", values_json(s.y)}};
@@ -225,18 +230,64 @@ void HtmlPage::chart(const Chart& chart) {
         if (!s.point_labels.empty()) entry["point_labels"] = s.point_labels;
         series.push_back(std::move(entry));
     }
-    charts_.push_back({{"type", chart_type_name(chart.type)},
-                       {"x_label", chart.x_label},
-                       {"y_label", chart.y_label},
-                       {"x_log", chart.x_log},
-                       {"y_log", chart.y_log},
-                       {"log_base", chart.log_base},
-                       {"categories", chart.categories},
-                       {"series", std::move(series)}});
+    return {{"type", chart_type_name(chart.type)},
+            {"x_label", chart.x_label},
+            {"y_label", chart.y_label},
+            {"x_log", chart.x_log},
+            {"y_log", chart.y_log},
+            {"log_base", chart.log_base},
+            {"categories", chart.categories},
+            {"series", std::move(series)}};
+}
+
+}  // namespace
+
+void ChartSpool::Closer::operator()(std::FILE* file) const { std::fclose(file); }
+
+ChartSpool::ChartSpool() : dir_("report-charts"), file_(std::fopen((dir_.path() / "charts.json").c_str(), "w+b")) {
+    if (!file_)
+        throw EnvironmentError(fmt::format("cannot make {} for the page's charts: {}",
+                                           (dir_.path() / "charts.json").string(), errno_text(errno)));
+}
+
+void ChartSpool::add(std::string title, const std::vector<Chart>& charts) {
+    if (charts.empty()) return;
+    Section& section = sections_.emplace_back();
+    section.title = std::move(title);
+    for (const auto& chart : charts) {
+        // Each chart as the page's data holds it, after a comma where one came before.
+        const std::string text = (charts_ == 0 ? "" : ",") + script_json(chart_json(chart));
+        if (std::fwrite(text.data(), 1, text.size(), file_.get()) != text.size())
+            throw EnvironmentError(fmt::format("cannot write the page's charts to {}: {}",
+                                               (dir_.path() / "charts.json").string(), errno_text(errno)));
+        section.chart_titles.push_back(chart.title);
+        ++charts_;
+    }
+}
+
+void HtmlPage::figure(std::size_t index, std::string_view title) {
     body_ += fmt::format(
         "<figure class=\"chart\" data-chart=\"{}\"><figcaption>{}</figcaption><div class=\"plot\"></div>"
         "</figure>\n",
-        charts_.size() - 1, html_escape(chart.title));
+        index, html_escape(title));
+}
+
+void HtmlPage::chart(const Chart& chart) {
+    charts_.push_back(chart_json(chart));
+    figure(chart_count() - 1, chart.title);
+}
+
+void HtmlPage::spooled_charts(const ChartSpool& spool) {
+    spool_ = &spool;
+    spool_offset_ = charts_.size();
+    std::size_t index = 0;
+    for (const auto& section : spool.sections_) {
+        open_section(section.title);
+        raw("<div class=\"charts\">\n");
+        for (const auto& title : section.chart_titles) figure(spool_offset_ + index++, title);
+        raw("</div>\n");
+        close_section();
+    }
 }
 
 void HtmlPage::open_section(std::string_view title, std::string_view id) {
@@ -256,31 +307,93 @@ void HtmlPage::open_details(std::string_view summary) {
 void HtmlPage::close_details() { body_ += "</details>\n"; }
 
 std::string HtmlPage::finish() const {
+    std::ostringstream out;
+    write_document(out);
+    return std::move(out).str();
+}
+
+namespace {
+
+void create_parent_folders(const std::filesystem::path& file) {
+    std::error_code error;
+    if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), error);
+    if (error)
+        throw EnvironmentError(
+            fmt::format("{}: cannot create the folder: {}", file.parent_path().string(), error.message()));
+}
+
+}  // namespace
+
+void HtmlPage::write_file(const std::filesystem::path& file) const {
+    create_parent_folders(file);
+    OutputFile output(file);
+    {
+        std::ofstream out(output.staging_path(), std::ios::binary | std::ios::trunc);
+        if (!out) output.fail(errno_text(errno));
+        write_document(out);
+        out.flush();
+        if (!out) output.fail(errno_text(errno));
+    }
+    output.commit();
+}
+
+void HtmlPage::write_document(std::ostream& out) const {
     const std::string nonce = make_nonce();
-    std::string page;
-    page.reserve(body_.size() + html_assets::uplot_js().size() + 4096);
-    page += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+    out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
     // Only the page's own scripts run, nothing is fetched: the file works offline and stays inert.
-    page += fmt::format(
+    out << fmt::format(
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
         "script-src 'nonce-{}'; style-src 'unsafe-inline'; img-src data:\">\n",
         nonce);
-    page += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-    page += fmt::format("<meta name=\"generator\" content=\"inferbench {}\">\n", html_escape(kVersion));
-    page += fmt::format("<title>{}</title>\n", html_escape(title_));
-    page += fmt::format("<!-- Charts: uPlot (https://github.com/leeoniya/uPlot), embedded below; {}.\n{}-->\n",
-                        comment_text(trim(html_assets::uplot_version())), comment_text(html_assets::uplot_license()));
-    page += fmt::format("<style>\n{}\n</style>\n<style>\n{}\n</style>\n</head>\n<body>\n", html_assets::uplot_css(),
-                        html_assets::page_css());
-    page += fmt::format("<header><h1>{}</h1></header>\n<main>\n", html_escape(title_));
-    page += body_;
-    page += "</main>\n";
-    page += fmt::format("<script type=\"application/json\" id=\"data\">{}</script>\n",
-                        script_json(nlohmann::json{{"charts", charts_}}));
-    page += fmt::format("<script nonce=\"{}\">\n{}\n</script>\n", nonce, html_assets::uplot_js());
-    page += fmt::format("<script nonce=\"{}\">\n{}\n</script>\n", nonce, html_assets::page_js());
-    page += "</body>\n</html>\n";
-    return page;
+    out << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+    out << fmt::format("<meta name=\"generator\" content=\"inferbench {}\">\n", html_escape(kVersion));
+    out << fmt::format("<title>{}</title>\n", html_escape(title_));
+    out << fmt::format("<!-- Charts: uPlot (https://github.com/leeoniya/uPlot), embedded below; {}.\n{}-->\n",
+                       comment_text(trim(html_assets::uplot_version())), comment_text(html_assets::uplot_license()));
+    out << fmt::format("<style>\n{}\n</style>\n<style>\n{}\n</style>\n</head>\n<body>\n", html_assets::uplot_css(),
+                       html_assets::page_css());
+    out << fmt::format("<header><h1>{}</h1></header>\n<main>\n", html_escape(title_));
+    out << body_;
+    out << "</main>\n";
+    out << "<script type=\"application/json\" id=\"data\">";
+    write_chart_data(out);
+    out << "</script>\n";
+    out << fmt::format("<script nonce=\"{}\">\n{}\n</script>\n", nonce, html_assets::uplot_js());
+    out << fmt::format("<script nonce=\"{}\">\n{}\n</script>\n", nonce, html_assets::page_js());
+    out << "</body>\n</html>\n";
+}
+
+// {"charts":[...]} as script_json writes it: the page's own charts before the spool's, the spool's (copied from
+// its file a block at a time), then the page's own after it.
+void HtmlPage::write_chart_data(std::ostream& out) const {
+    bool first = true;
+    const auto separate = [&] {
+        if (!first) out << ",";
+        first = false;
+    };
+    const std::size_t before = spool_ ? spool_offset_ : charts_.size();
+    out << "{\"charts\":[";
+    for (std::size_t i = 0; i < before; ++i) {
+        separate();
+        out << script_json(charts_[i]);
+    }
+    if (spool_ && spool_->charts_ > 0) {  // its charts already separated from each other
+        separate();
+        std::FILE* file = spool_->file_.get();
+        if (std::fflush(file) != 0 || std::ferror(file))
+            throw EnvironmentError(fmt::format("cannot write the page's charts to {}: {}",
+                                               (spool_->dir_.path() / "charts.json").string(), errno_text(errno)));
+        std::rewind(file);
+        std::vector<char> block(std::size_t{1} << 20);
+        while (const std::size_t got = std::fread(block.data(), 1, block.size(), file))
+            out.write(block.data(), static_cast<std::streamsize>(got));
+        std::fseek(file, 0, SEEK_END);  // where the next add() appends
+    }
+    for (std::size_t i = before; i < charts_.size(); ++i) {
+        separate();
+        out << script_json(charts_[i]);
+    }
+    out << "]}";
 }
 
 namespace {
@@ -313,11 +426,7 @@ std::string format_utc(std::int64_t unix_ms) {
 }
 
 void write_text_file(const std::filesystem::path& file, std::string_view content) {
-    std::error_code error;
-    if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), error);
-    if (error)
-        throw EnvironmentError(
-            fmt::format("{}: cannot create the folder: {}", file.parent_path().string(), error.message()));
+    create_parent_folders(file);
     write_file_atomically(file, content);
 }
 

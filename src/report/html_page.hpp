@@ -8,8 +8,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -17,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/temp_dir.hpp"
 #include "report/table.hpp"
 
 namespace inferbench::report {
@@ -61,6 +65,32 @@ void downsample_min_max(std::vector<double>& x, std::vector<double>& y, std::siz
 // Rounds to 6 significant digits: enough for any chart, and keeps the page small.
 double chart_value(double value);
 
+// Charts held in a temporary file until their page is written: a report of many benchmarks draws each group's
+// charts while it holds the group's rows and keeps their text on disk, not in memory, so that the page's memory
+// does not grow with the number of benchmarks. Each section is a titled set of charts, as HtmlPage shows them.
+class ChartSpool {
+public:
+    ChartSpool();  // a file in a private temporary folder (core/temp_dir); throws EnvironmentError where none can be
+                   // made
+    // Appends a section of charts; a section without charts is left out, as the page leaves it.
+    void add(std::string title, const std::vector<Chart>& charts);
+    std::size_t chart_count() const { return charts_; }
+
+private:
+    friend class HtmlPage;
+    struct Section {
+        std::string title;
+        std::vector<std::string> chart_titles;
+    };
+    struct Closer {
+        void operator()(std::FILE* file) const;
+    };
+    std::vector<Section> sections_;
+    TempDir dir_;
+    std::unique_ptr<std::FILE, Closer> file_;  // closed before dir_ goes
+    std::size_t charts_ = 0;
+};
+
 // One page being written, top to bottom.
 class HtmlPage {
 public:
@@ -82,14 +112,27 @@ public:
     void open_details(std::string_view summary);
     void close_details();
 
-    std::size_t chart_count() const { return charts_.size(); }
+    // The spool's sections with their charts, here in the page; their data is copied from the spool when the
+    // page is written, so the spool must outlive the page's finish() or write_file(). One spool per page.
+    void spooled_charts(const ChartSpool& spool);
+
+    std::size_t chart_count() const { return charts_.size() + (spool_ ? spool_->chart_count() : 0); }
     // The whole document.
     std::string finish() const;
+    // The same written to `file` as it is made (complete or absent, core/file_io's OutputFile): the spooled
+    // charts are never all in memory. Throws EnvironmentError naming the file.
+    void write_file(const std::filesystem::path& file) const;
 
 private:
+    void write_document(std::ostream& out) const;
+    void write_chart_data(std::ostream& out) const;
+    void figure(std::size_t index, std::string_view title);
+
     std::string title_;
     std::string body_;
     nlohmann::json charts_ = nlohmann::json::array();
+    const ChartSpool* spool_ = nullptr;
+    std::size_t spool_offset_ = 0;  // the page's own charts before the spool's
 };
 
 // An object as (dotted path, value) pairs for a definition list: {"a": {"b": 1}, "c": [2]} gives

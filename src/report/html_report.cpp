@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 
 #include <fmt/format.h>
@@ -275,12 +276,13 @@ std::string page_title(const ReportSelection& data) {
 
 }  // namespace
 
-std::string render_html_report(const ReportSelection& data, const std::vector<ChartGroup>& groups,
-                               const RooflineSection& roofline, const std::vector<findings::Finding>& found,
-                               std::span<const GenerationRow> generation, std::span<const SweepView> sweeps,
-                               const Comparison* side_by_side) {
+namespace {
+
+// Everything of the page; `charts` adds the groups' charts in their place.
+void fill_page(HtmlPage& page, const ReportSelection& data, const std::function<void(HtmlPage&)>& charts,
+               const RooflineSection& roofline, const std::vector<findings::Finding>& found,
+               std::span<const GenerationRow> generation, std::span<const SweepView> sweeps, const Comparison* side_by_side) {
     const auto summaries = data.summaries();
-    HtmlPage page(page_title(data));
     runs_part(page, data);
 
     page.open_section("Benchmarks", "benchmarks");
@@ -313,11 +315,32 @@ std::string render_html_report(const ReportSelection& data, const std::vector<Ch
     page.close_section();
 
     roofline_part(page, roofline);
-    charts_part(page, groups);
+    charts(page);
     page.paragraph(fmt::format("Written by inferbench {} ({}). Charts: drag to zoom, double-click to reset.", kVersion,
                                kGitCommit),
                    "hint");
+}
+
+}  // namespace
+
+std::string render_html_report(const ReportSelection& data, const std::vector<ChartGroup>& groups,
+                               const RooflineSection& roofline, const std::vector<findings::Finding>& found,
+                               std::span<const GenerationRow> generation, std::span<const SweepView> sweeps,
+                               const Comparison* side_by_side) {
+    HtmlPage page(page_title(data));
+    fill_page(
+        page, data, [&](HtmlPage& p) { charts_part(p, groups); }, roofline, found, generation, sweeps, side_by_side);
     return page.finish();
+}
+
+void write_html_report(const std::filesystem::path& file, const ReportSelection& data, const ChartSpool& charts,
+                       const RooflineSection& roofline, const std::vector<findings::Finding>& found,
+                       std::span<const GenerationRow> generation, std::span<const SweepView> sweeps,
+                       const Comparison* side_by_side) {
+    HtmlPage page(page_title(data));
+    fill_page(
+        page, data, [&](HtmlPage& p) { p.spooled_charts(charts); }, roofline, found, generation, sweeps, side_by_side);
+    page.write_file(file);
 }
 
 RooflineSection roofline_section(const store::ResultsStore& results,
@@ -334,10 +357,10 @@ RooflineSection roofline_section(const store::ResultsStore& results,
 
 void write_html_report(const store::ResultsStore& results, const std::vector<store::BenchmarkRecord>& selected,
                        const std::filesystem::path& file, const std::vector<findings::Finding>& found) {
-    std::vector<ChartGroup> charts;
+    ChartSpool charts;
     std::map<std::int64_t, std::int64_t> server_gpus;
     const auto selection = load_selection(results, selected, [&](const ReportGroup& group) {
-        charts.push_back({group.title, group_charts(group)});
+        charts.add(group.title, group_charts(group));
         add_server_gpus(group, server_gpus);
     });
     const auto summaries = selection.summaries();
@@ -349,8 +372,7 @@ void write_html_report(const store::ResultsStore& results, const std::vector<sto
     const auto cells = analysis::combine_cells(summaries);
     const auto generation = generation_rows(results, cells, catalog);
     const auto sweeps = sweep_views(serving_cells(cells, server_gpus));
-    write_text_file(file, render_html_report(selection, charts, roofline_section(results, summaries), found, generation,
-                                             sweeps));
+    write_html_report(file, selection, charts, roofline_section(results, summaries), found, generation, sweeps);
 }
 
 }  // namespace inferbench::report

@@ -51,6 +51,13 @@ std::string render_html_report(const ReportSelection& selection, const std::vect
                                std::span<const GenerationRow> generation = {}, std::span<const SweepView> sweeps = {},
                                const Comparison* side_by_side = nullptr);
 
+// The same page written to `file` as it is made, the groups' charts copied from `charts` (drawn as each group
+// was read): neither the charts nor the page are ever all in memory.
+void write_html_report(const std::filesystem::path& file, const ReportSelection& selection, const ChartSpool& charts,
+                       const RooflineSection& roofline, const std::vector<findings::Finding>& found,
+                       std::span<const GenerationRow> generation, std::span<const SweepView> sweeps,
+                       const Comparison* side_by_side = nullptr);
+
 // Writes the page of the selected benchmarks alone to `file` (usually DIR/report.html): load_selection,
 // each group's charts, the roofline section and the findings. `inferbench report` writes it with its other outputs from
 // the same selection (report_writer.hpp).

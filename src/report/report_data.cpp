@@ -133,13 +133,15 @@ ReportSelection load_selection(const store::ResultsStore& results, const std::ve
         }
         set_clock(loaded, true);
         if (each_group) each_group(loaded);
+        // Fresh vectors free the rows: `rows = {}` assigns an empty list and keeps the capacity, which held
+        // every group's rows until the report ended.
         for (auto& b : loaded.benchmarks) {
-            b.iterations = {};
-            b.gpu = {};
-            b.cpu = {};
-            b.series = {};
-            b.metrics = {};
-            b.steps = {};
+            b.iterations = std::vector<IterationRecord>();
+            b.gpu = std::vector<GpuSample>();
+            b.cpu = std::vector<CpuSample>();
+            b.series = std::vector<store::Series>();
+            b.metrics = std::vector<store::Metric>();
+            b.steps = std::vector<analysis::StepTime>();
         }
     }
     return selection;

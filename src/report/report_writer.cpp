@@ -1,5 +1,6 @@
 #include "report/report_writer.hpp"
 
+#include <algorithm>
 #include <future>
 
 #include <fmt/format.h>
@@ -34,20 +35,33 @@ std::optional<devices::Catalog> catalog_or_none() {
     }
 }
 
-// The group's ok benchmarks as evidence, appended to `evidence`; returns the index of the first. Their
-// rows are moved out of the group (read once, released after the report), or copied with `keep_rows`
-// where the group is still drawn afterwards (workbooks, figures).
-std::size_t add_evidence(const store::ResultsStore& results, ReportGroup& group,
-                         const std::optional<devices::Catalog>& catalog, std::vector<findings::BenchmarkEvidence>& evidence,
-                         bool keep_rows) {
+std::size_t group_iterations(const ReportGroup& group) {
+    std::size_t rows = 0;
+    for (const auto& b : group.benchmarks) rows += b.iterations.capacity();
+    return rows;
+}
+
+// The findings' part of the report: each group's ok benchmarks as evidence, each judged by the rules of one
+// benchmark while it holds a copy of that benchmark's rows (the group keeps its own for the workbooks and
+// figures), then kept without rows for the rules across benchmarks (the page's Findings section).
+struct ReportFindings {
+    std::vector<findings::BenchmarkEvidence> evidence;
+    std::vector<findings::BenchmarkFindings> own;  // own[i]: evidence[i]'s rules of one benchmark
+    std::size_t most_iterations_held = 0;
+};
+
+// Appends the group's ok benchmarks to `found`; returns the index of the first.
+std::size_t add_evidence(const store::ResultsStore& results, const ReportGroup& group,
+                         const std::optional<devices::Catalog>& catalog, ReportFindings& found) {
+    auto& evidence = found.evidence;
     const std::size_t first = evidence.size();
-    for (auto& b : group.benchmarks) {
+    std::vector<const ReportBenchmark*> judged;
+    for (const auto& b : group.benchmarks) {
         if (b.summary.benchmark.status != BenchmarkStatus::ok) continue;
-        auto iterations = keep_rows ? b.iterations : std::move(b.iterations);
-        auto cpu = keep_rows ? b.cpu : std::move(b.cpu);
-        evidence.push_back(findings::make_evidence(b.summary, std::move(iterations), b.metrics, b.gpu, std::move(cpu)));
+        evidence.push_back(findings::evidence_without_rows(b.summary, b.iterations, b.metrics, b.cpu));
         // A serving cell's requests, for the rules on them (read here again: the summary read them once, keeping none).
         if (evidence.back().serving()) evidence.back().requests = results.served_requests(b.summary.benchmark.benchmark_id);
+        judged.push_back(&b);
     }
     const std::span<findings::BenchmarkEvidence> added(evidence.begin() + static_cast<std::ptrdiff_t>(first), evidence.end());
     if (catalog) findings::add_layer_sets(results, added, *catalog);
@@ -55,16 +69,25 @@ std::size_t add_evidence(const store::ResultsStore& results, ReportGroup& group,
     std::vector<store::BenchmarkRecord> records;
     for (const auto& b : group.benchmarks) records.push_back(b.summary.benchmark);
     if (catalog) findings::add_generation_evidence(results, added, records, *catalog);
+    const std::size_t group_rows = group_iterations(group);
+    found.most_iterations_held = std::max(found.most_iterations_held, group_rows + findings::iterations_held(evidence));
+    for (std::size_t i = 0; i < judged.size(); ++i) {
+        findings::attach_rows(added[i], judged[i]->iterations, judged[i]->gpu, judged[i]->cpu);
+        found.most_iterations_held =
+            std::max(found.most_iterations_held, group_rows + findings::iterations_held(evidence));
+        found.own.push_back(findings::benchmark_findings(added[i]));
+        findings::release_rows(added[i]);
+    }
     return first;
 }
 
-// The findings of one group, for its workbook's sheet; its evidence stays in `evidence` for the page.
-std::vector<findings::Finding> group_findings(const store::ResultsStore& results, ReportGroup& group,
-                                              const std::optional<devices::Catalog>& catalog,
-                                              std::vector<findings::BenchmarkEvidence>& evidence) {
-    const std::size_t first = add_evidence(results, group, catalog, evidence, true);
-    return findings::explain(std::span<const findings::BenchmarkEvidence>(
-        evidence.begin() + static_cast<std::ptrdiff_t>(first), evidence.end()));
+// The findings of one group, for its workbook's sheet; its evidence stays in `found` for the page.
+std::vector<findings::Finding> group_findings(const store::ResultsStore& results, const ReportGroup& group,
+                                              const std::optional<devices::Catalog>& catalog, ReportFindings& found) {
+    const auto first = static_cast<std::ptrdiff_t>(add_evidence(results, group, catalog, found));
+    return findings::explain(
+        std::span<const findings::BenchmarkEvidence>(found.evidence.begin() + first, found.evidence.end()),
+        std::span<const findings::BenchmarkFindings>(found.own.begin() + first, found.own.end()));
 }
 
 }  // namespace
@@ -87,15 +110,15 @@ ReportResult write_report(const store::ResultsStore& results, const ReportOption
     // The findings read the same rows: each group's become the evidence of its ok benchmarks (its
     // workbook's Findings sheet), and all of them the page's Findings section.
     ReportFiles group_files;
-    std::vector<ChartGroup> charts;
-    std::vector<findings::BenchmarkEvidence> evidence;
+    ChartSpool charts;  // the page's charts, each group's drawn while its rows are held, kept on disk
+    ReportFindings found;
     const std::optional<devices::Catalog> catalog = catalog_or_none();
     GenerationStepsWorkbook generation_steps(dir / "generation-steps.xlsx", options.excel_options);
     std::map<std::int64_t, std::int64_t> server_gpus;
     // gnuplot draws a group's figures on the second core while this thread makes its findings and
     // workbooks (which read the group too, and change nothing in it until the figures are drawn).
     const auto selection = load_selection(results, selected, [&](ReportGroup& group) {
-        if (options.html) charts.push_back({group.title, group_charts(group)});
+        if (options.html) charts.add(group.title, group_charts(group));
         add_server_gpus(group, server_gpus);
         if (options.excel || options.plots) set_clock(group, options.clock_from_zero);
         std::future<ReportFiles> figures;
@@ -103,17 +126,18 @@ ReportResult write_report(const store::ResultsStore& results, const ReportOption
             figures = std::async(std::launch::async, [&] { return write_group_plots(group, dir, options.plot); });
         if (options.excel) {
             ExcelOptions excel_options = options.excel_options;
-            excel_options.findings = group_findings(results, group, catalog, evidence);
+            excel_options.findings = group_findings(results, group, catalog, found);
             group_files.add(write_excel_workbooks(group, dir, excel_options));
             generation_steps.add(group);
         }
         if (options.plots) group_files.add(figures.get());
-        if (!options.excel) add_evidence(results, group, catalog, evidence, false);
+        if (!options.excel) add_evidence(results, group, catalog, found);
     });
     const auto summaries = selection.summaries();
-    const std::vector<findings::Finding> found = findings::explain(evidence);
+    const std::vector<findings::Finding> all_findings = findings::explain(found.evidence, found.own);
 
     ReportResult result;
+    result.most_iterations_held = found.most_iterations_held;
     const auto cells = analysis::combine_cells(summaries);
     result.summary = summary_table(cells);
     const std::vector<GenerationRow> generation = generation_rows(results, cells, catalog);
@@ -154,8 +178,8 @@ ReportResult write_report(const store::ResultsStore& results, const ReportOption
     if (options.excel) result.files.add(serving_workbook_files(results, cells, sweeps, dir));
     if (options.plots) result.files.add(write_serving_plots(sweeps, dir, options.plot));
     if (options.html) {
-        write_text_file(dir / "report.html", render_html_report(selection, charts, roofline_section(results, summaries), found,
-                                                                    generation, sweeps, side_by_side ? &*side_by_side : nullptr));
+        write_html_report(dir / "report.html", selection, charts, roofline_section(results, summaries), all_findings,
+                          generation, sweeps, side_by_side ? &*side_by_side : nullptr);
         result.files.written.push_back(dir / "report.html");
     }
     return result;

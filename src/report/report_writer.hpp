@@ -27,6 +27,9 @@ struct ReportOptions {
 struct ReportResult {
     Table summary;  // also written as summary.md / .csv / .json
     ReportFiles files;
+    // The most iteration rows the report held at one time: a group's, and the copy of one of its benchmarks'
+    // that the findings judge. It grows with the largest group, not with the store.
+    std::size_t most_iterations_held = 0;
 };
 
 // Throws UserError for a filter that matches nothing (select_benchmarks), EnvironmentError when a
