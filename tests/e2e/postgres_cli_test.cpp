@@ -106,7 +106,13 @@ TEST_F(PostgresCli, MergeCopiesASqliteShardIntoPostgresAndBack) {
     ASSERT_EQ(from.size(), to.size());
     for (std::size_t k = 0; k < from.size(); ++k) {
         EXPECT_EQ(to[k].batch_size, from[k].batch_size);
-        EXPECT_EQ(back.iterations(to[k].benchmark_id), shard.iterations(from[k].benchmark_id));
+        const auto want = shard.iterations(from[k].benchmark_id);
+        const auto got = back.iterations(to[k].benchmark_id);
+        ASSERT_EQ(got.size(), want.size());
+        for (std::size_t i = 0; i < want.size(); ++i) {
+            EXPECT_EQ(got[i].start_ns, want[i].start_ns);
+            EXPECT_EQ(got[i].e2e_ns, want[i].e2e_ns);
+        }
         EXPECT_EQ(back.cpu_samples(to[k].benchmark_id).size(), shard.cpu_samples(from[k].benchmark_id).size());
     }
     const auto summary_shard = dir.run("summary --format csv --db shard.db");
