@@ -31,10 +31,14 @@
 #include "core/metrics/model_metrics.hpp"
 #include "report/report_writer.hpp"
 #include "store/results_store.hpp"
+#include "synthetic_rows.hpp"
 
 namespace {
 
 using namespace inferbench;
+using bench::cpu_samples_of;
+using bench::gpu_samples_of;
+using bench::iterations_of;
 
 constexpr double kStoreBytesPerIteration = 40;     // SQLite rows and index, measured: 33-36
 constexpr double kWorkbookBytesPerIteration = 30;  // the latency workbooks, measured: 24.5 MB per 1 M rows
@@ -45,54 +49,6 @@ struct Layout {
     int runs = 10;
     double total() const { return static_cast<double>(iterations) * benchmarks * runs; }
 };
-
-// Realistic, non-repeating values: about 1 ms per iteration with jitter, a little more for each larger
-// batch (the `step`-th of the sweep), device times measured.
-std::vector<IterationRecord> iterations_of(long count, int step, std::int64_t t0) {
-    std::vector<IterationRecord> iterations;
-    iterations.reserve(static_cast<std::size_t>(count));
-    std::int64_t t = t0;
-    for (long i = 0; i < count; ++i) {
-        const std::int64_t e2e = 900'000 + 20'000 * step + (i * 7919) % 50'000;
-        iterations.push_back({t, e2e, kNotMeasured, 20'000 + i % 997, e2e - 60'000 - i % 499, 15'000 + i % 499});
-        t += e2e + 1'000;
-    }
-    return iterations;
-}
-
-std::vector<GpuSample> gpu_samples_of(std::int64_t from_ns, std::int64_t to_ns, double watts) {
-    std::vector<GpuSample> samples;
-    for (std::int64_t t = from_ns, i = 0; t < to_ns; t += 100'000'000, ++i) {
-        GpuSample s;
-        s.t_ns = t;
-        s.power_w = watts + static_cast<double>(i % 37);
-        s.energy_mj = 1e9 + static_cast<double>(i) * watts * 10;
-        s.temperature_c = 55 + static_cast<double>(i % 20) * 0.5;
-        s.sm_clock_mhz = i % 50 == 0 ? 1500 : 1980;
-        s.memory_clock_mhz = 2619;
-        s.gpu_util_pct = 97;
-        s.memory_util_pct = 40;
-        s.fb_used_mib = 8000;
-        s.fb_total_mib = 143'771;
-        s.clock_event_reasons = 0;
-        samples.push_back(s);
-    }
-    return samples;
-}
-
-std::vector<CpuSample> cpu_samples_of(std::int64_t from_ns, std::int64_t to_ns) {
-    std::vector<CpuSample> samples;
-    for (std::int64_t t = from_ns, i = 0; t < to_ns; t += 100'000'000, ++i) {
-        CpuSample s;
-        s.t_ns = t;
-        s.process_cpu_pct = 98.0 + static_cast<double>(i % 5);
-        s.process_rss_mib = 900;
-        s.host_cpu_pct = 55;
-        s.host_memory_used_mib = 20'000;
-        samples.push_back(s);
-    }
-    return samples;
-}
 
 // One run as a shard of a larger plan: its own model, a batch sweep.
 void add_run(store::ResultsStore& results, const Layout& layout, int shard) {
