@@ -20,16 +20,13 @@
 
 #include "store/results_store.hpp"
 #include "store/store_merge.hpp"
+#include "peak_rss.hpp"
 
 namespace {
 
 using namespace inferbench;
 
-double peak_rss_mib() {
-    rusage self{};
-    getrusage(RUSAGE_SELF, &self);
-    return static_cast<double>(self.ru_maxrss) / 1024.0;  // Linux: KiB
-}
+using bench::peak_rss_mib;
 
 // User and system CPU seconds of this process so far: on a busy machine, what a step cost apart from waiting.
 double cpu_seconds() {

@@ -19,16 +19,13 @@
 #include "core/plan/spec_json.hpp"
 #include "store/iteration_spool.hpp"
 #include "store/results_store.hpp"
+#include "peak_rss.hpp"
 
 namespace {
 
 using namespace inferbench;
 
-double peak_rss_mib() {
-    rusage self{};
-    getrusage(RUSAGE_SELF, &self);
-    return static_cast<double>(self.ru_maxrss) / 1024.0;  // Linux: KiB
-}
+using bench::peak_rss_mib;
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "report/excel_report.hpp"
+#include "peak_rss.hpp"
 
 namespace {
 
@@ -24,11 +25,7 @@ double cpu_seconds() {
     return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
-double peak_rss_mib() {
-    rusage usage{};
-    getrusage(RUSAGE_SELF, &usage);
-    return static_cast<double>(usage.ru_maxrss) / 1024.0;  // Linux: KiB
-}
+using inferbench::bench::peak_rss_mib;
 
 }  // namespace
 
