@@ -1,6 +1,5 @@
 // The CPU probe. The FMA kernels exist once per instruction set (compiled with target attributes, chosen
 // at run time with __builtin_cpu_supports), so one binary measures each machine's widest vector unit.
-#include <sched.h>
 
 #include <algorithm>
 #include <atomic>
@@ -20,6 +19,7 @@
 
 #include <fmt/format.h>
 
+#include "core/cpu_list.hpp"
 #include "core/units.hpp"
 #include "devices/probe.hpp"
 #include "devices/probe_math.hpp"
@@ -169,9 +169,7 @@ FmaKernel select_kernel() {
 }
 
 int available_cpus() {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
+    if (const auto cpus = allowed_cpus(); !cpus.empty()) return static_cast<int>(cpus.size());
     return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
