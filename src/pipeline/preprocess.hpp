@@ -58,7 +58,8 @@ struct PreprocessedBatch {
 // Decodes, resizes and normalises images[i] into slot i of `batch` for every i, spread over the pool's threads
 // (each image on one thread, its three stages timed apart; a stage's time per batch folds its threads' spans:
 // stage_timer's add_span). `batch` holds at least images.size() slots. Images that fail are counted, never
-// thrown; std::invalid_argument for a batch too small.
+// thrown (a failed image's time is in none of the stages: it passed none); std::invalid_argument for a batch too
+// small or a geometry resize_geometry refuses.
 PreprocessedBatch preprocess_batch(ThreadPool& pool, std::span<const EncodedImage* const> images,
                                    const PipelineSteps& steps, std::span<std::byte> batch,
                                    PreprocessScratch& scratch, const ImageLimits& limits = {});
