@@ -86,6 +86,8 @@ JpegHeader read_jpeg_header(tjhandle handle, std::span<const std::uint8_t> bytes
     if (tjDecompressHeader3(handle, data_of(bytes), length_of(bytes), &width, &height, &subsampling, &colorspace) !=
         0)
         fail(ImageErrorKind::corrupt, name, fmt::format("not a readable JPEG header ({})", tjGetErrorStr2(handle)));
+    // TurboJPEG answers 0x0 when the data ends before the frame header.
+    if (width <= 0 || height <= 0) fail(ImageErrorKind::corrupt, name, "truncated JPEG: the data ends before its size");
     return {{width, height}, colorspace};
 }
 
