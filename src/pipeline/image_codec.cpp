@@ -24,11 +24,15 @@ struct TjHandleCloser {
 };
 using TjHandle = std::unique_ptr<void, TjHandleCloser>;
 
-// One decompressor per thread, made on first use: a handle may not be shared between threads.
+// One decompressor per thread, made on first use: a handle may not be shared between threads. After a failure
+// the handle is made anew: TurboJPEG leaves a decompressor that stopped mid-header in that state, and the next
+// file's header would be read as the rest of the last one.
+thread_local TjHandle tl_decompressor;
+
 tjhandle thread_decompressor() {
-    thread_local TjHandle handle{tjInitDecompress()};
-    if (!handle) throw std::runtime_error("TurboJPEG could not make a decompressor (out of memory)");
-    return handle.get();
+    if (!tl_decompressor) tl_decompressor.reset(tjInitDecompress());
+    if (!tl_decompressor) throw std::runtime_error("TurboJPEG could not make a decompressor (out of memory)");
+    return tl_decompressor.get();
 }
 
 tjhandle thread_compressor() {
@@ -38,6 +42,7 @@ tjhandle thread_compressor() {
 }
 
 [[noreturn]] void fail(ImageErrorKind kind, std::string_view name, std::string_view what) {
+    tl_decompressor.reset();
     throw ImageError(kind, fmt::format("{}: {}", name, what));
 }
 

@@ -174,3 +174,19 @@ TEST(ImageCodec, PngWithAlphaGrayAndPaletteBecomesRgb) {
 
 }  // namespace
 }  // namespace inferbench::pipeline
+
+namespace inferbench::pipeline {
+namespace {
+
+// TurboJPEG keeps a decompressor that stopped mid-header in that state: the next file on the same thread must
+// still be read from its own start.
+TEST(ImageCodec, AGoodFileDecodesAfterAFailureOnTheSameThread) {
+    const auto good = encode_jpeg(synthetic_image({24, 16}, 4, 0), 90);
+    const std::span<const std::uint8_t> cut(good.data(), 12);
+    EXPECT_THROW(decode_image(cut, "cut.jpg"), ImageError);
+    EXPECT_EQ(read_image_header(good, "good.jpg").size, (ImageSize{24, 16}));
+    EXPECT_EQ(decode_image(good, "good.jpg").size(), (ImageSize{24, 16}));
+}
+
+}  // namespace
+}  // namespace inferbench::pipeline
