@@ -4,6 +4,7 @@ resize and normalise the images the test wrote, and write raw pixels back for th
 Usage: image_reference.py JOBS  (one job a line, words separated by spaces; paths without spaces)
   decode IN OUT                          Image.open(IN).convert("RGB") as raw RGB8
   save IN W H MODE OUT QUALITY           raw RGB8 IN converted to MODE (L, CMYK, RGB) and saved as JPEG
+  save_progressive IN W H OUT QUALITY    raw RGB8 IN saved as a progressive JPEG
   pil_resize IN W H OW OH OUT            Pillow resize((OW, OH), BILINEAR)
   tv_resize IN W H OW OH OUT             torchvision resize of a uint8 tensor, antialias=True
   tv_classify IN W H SHORTER CROP OUT    torchvision Resize(SHORTER) + CenterCrop(CROP) on the PIL image
@@ -37,6 +38,8 @@ def run(job):
         write(a[1], Image.open(a[0]).convert("RGB").tobytes())
     elif op == "save":
         load_raw(a[0], a[1], a[2]).convert(a[3]).save(a[4], "JPEG", quality=int(a[5]))
+    elif op == "save_progressive":
+        load_raw(a[0], a[1], a[2]).save(a[3], "JPEG", quality=int(a[4]), progressive=True)
     elif op == "pil_resize":
         write(a[5], load_raw(a[0], a[1], a[2]).resize((int(a[3]), int(a[4])), Image.BILINEAR).tobytes())
     elif op == "tv_resize":

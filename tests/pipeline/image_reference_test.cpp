@@ -109,7 +109,7 @@ protected:
 
 Reference* ImageReference::reference = nullptr;
 
-const char* const kDecoded[] = {"colour.jpg", "colour.png", "gray.jpg", "cmyk.jpg"};
+const char* const kDecoded[] = {"colour.jpg", "colour.png", "gray.jpg", "cmyk.jpg", "progressive.jpg"};
 
 void prepare_decode(Reference& r) {
     const RgbImage source = synthetic_image({173, 97}, 7, 0);
@@ -118,11 +118,12 @@ void prepare_decode(Reference& r) {
     const fs::path source_raw = r.raw("source.rgb", source);
     r.job("save " + source_raw.string() + " 173 97 L " + r.dir.file("gray.jpg") + " 85");
     r.job("save " + source_raw.string() + " 173 97 CMYK " + r.dir.file("cmyk.jpg") + " 85");
+    r.job("save_progressive " + source_raw.string() + " 173 97 " + r.dir.file("progressive.jpg") + " 80");
     for (const char* name : kDecoded)
         r.job(std::string("decode ") + r.dir.file(name) + " " + r.dir.file(std::string(name) + ".pil"));
 }
 
-TEST_F(ImageReference, DecodeMatchesPillowForJpegPngGrayscaleAndCmyk) {
+TEST_F(ImageReference, DecodeMatchesPillowForJpegPngGrayscaleCmykAndProgressive) {
     for (const char* name : kDecoded) {
         SCOPED_TRACE(name);
         const RgbImage ours = decode_image(read_bytes(reference->dir.path() / name), name);
