@@ -1,8 +1,9 @@
 #include "pipeline/image_source.hpp"
 
-#include <unistd.h>
+#include <stdlib.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <fstream>
 #include <system_error>
@@ -10,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/file_io.hpp"
 #include "core/splitmix64.hpp"
 
 namespace inferbench::pipeline {
@@ -89,13 +91,22 @@ void check_synthetic_settings(const PipelineSettings& settings) {
         throw UserError(fmt::format("pipeline.jpeg_quality {} is outside 1..100", settings.jpeg_quality));
 }
 
+// A fresh staging folder beside `dir`, named as core/file_io's, so that remove_stale_staging clears what a
+// killed writer left.
+fs::path make_staging_folder(const fs::path& dir) {
+    std::string name = (dir.parent_path() / (std::string(kStagingPrefix) + "XXXXXX")).string();
+    if (::mkdtemp(name.data()) == nullptr)
+        throw EnvironmentError(fmt::format("cannot write synthetic images beside {}: {}", dir.string(),
+                                           errno_text(errno)));
+    return name;
+}
+
 // Writes the images into a private folder beside `dir` and renames it into place; where another writer got there
 // first, its folder is kept and ours removed.
 void write_synthetic_images(const PipelineSettings& settings, const fs::path& dir) {
     fs::create_directories(dir.parent_path());
-    const fs::path staging = dir.parent_path() / fmt::format(".{}.partial-{}", dir.filename().string(), ::getpid());
-    fs::remove_all(staging);
-    fs::create_directory(staging);
+    remove_stale_staging(dir.parent_path());
+    const fs::path staging = make_staging_folder(dir);
     for (std::int64_t i = 0; i < settings.image_count; ++i) {
         const RgbImage image = synthetic_image(settings.image_size, kSyntheticSeed, i);
         const auto bytes =
