@@ -8,9 +8,9 @@
 //
 //   build/release/bench/pipeline_stages [SECONDS_PER_ROW=1] [IMAGES=16]
 #include <array>
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <functional>
 #include <span>
@@ -51,9 +51,11 @@ PipelineSteps steps_of(ResizeRule rule, ImageSize input, std::int64_t shorter, s
 
 std::vector<Model> models() {
     const std::array<float, 3> imagenet_mean{123.675F, 116.28F, 103.53F}, imagenet_std{58.395F, 57.12F, 57.375F};
-    return {{"resnet50 crop 224", steps_of(ResizeRule::shorter_side_crop, {224, 224}, 256, imagenet_mean, imagenet_std)},
-            {"yolo letterbox 640", steps_of(ResizeRule::letterbox, {640, 640}, 0, {0, 0, 0}, {255, 255, 255})},
-            {"ssd plain 300", steps_of(ResizeRule::plain, {300, 300}, 0, {127.5F, 127.5F, 127.5F}, {127.5F, 127.5F, 127.5F})}};
+    return {
+        {"resnet50 crop 224", steps_of(ResizeRule::shorter_side_crop, {224, 224}, 256, imagenet_mean, imagenet_std)},
+        {"yolo letterbox 640", steps_of(ResizeRule::letterbox, {640, 640}, 0, {0, 0, 0}, {255, 255, 255})},
+        {"ssd plain 300",
+         steps_of(ResizeRule::plain, {300, 300}, 0, {127.5F, 127.5F, 127.5F}, {127.5F, 127.5F, 127.5F})}};
 }
 
 std::int64_t process_cpu_ns() {
@@ -103,8 +105,9 @@ void bench_source(const Source& source, std::size_t count, double seconds) {
     std::vector<EncodedImage> files;
     std::size_t encoded_bytes = 0;
     for (std::size_t i = 0; i < count; ++i) {
-        files.push_back({"synthetic", encode_image(synthetic_image(source.size, 0x1F0E5EEDULL, static_cast<std::int64_t>(i)),
-                                                   source.format, 90)});
+        files.push_back(
+            {"synthetic", encode_image(synthetic_image(source.size, 0x1F0E5EEDULL, static_cast<std::int64_t>(i)),
+                                       source.format, 90)});
         encoded_bytes += files.back().bytes.size();
     }
     std::printf("| %-18s | %-38s | %7s | %10s | %8s | %12s |\n", source.label,
@@ -171,8 +174,10 @@ int main(int argc, char** argv) {
                               {"1920x1080 jpeg q90", {1920, 1080}, inferbench::ImageFormat::jpeg},
                               {"640x480 png", {640, 480}, inferbench::ImageFormat::png}};
     for (const Source& source : sources) bench_source(source, count, seconds);
-    std::printf("\nms/image: wall time per image on one thread (threads / images per second); cpu ms/image: the\n"
-                "process's CPU time per image, all threads (less sensitive to a busy host than the wall figures).\n"
-                "load average at end: %s\n", first_line_with("/proc/loadavg", "").c_str());
+    std::printf(
+        "\nms/image: wall time per image on one thread (threads / images per second); cpu ms/image: the\n"
+        "process's CPU time per image, all threads (less sensitive to a busy host than the wall figures).\n"
+        "load average at end: %s\n",
+        first_line_with("/proc/loadavg", "").c_str());
     return 0;
 }

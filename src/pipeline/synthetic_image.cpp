@@ -20,7 +20,8 @@ void shade(Planes& planes, ImageSize size, SplitMix64& rng) {
     std::array<float, 3> from{}, to{};
     for (std::size_t c = 0; c < 3; ++c) from[c] = 40.0F + 170.0F * unit(rng), to[c] = 40.0F + 170.0F * unit(rng);
     const float dx = rng.next_signed_unit(), dy = rng.next_signed_unit();
-    const float norm = std::abs(dx) * static_cast<float>(size.width) + std::abs(dy) * static_cast<float>(size.height) + 1.0F;
+    const float norm =
+        std::abs(dx) * static_cast<float>(size.width) + std::abs(dy) * static_cast<float>(size.height) + 1.0F;
     for (std::int64_t y = 0; y < size.height; ++y)
         for (std::int64_t x = 0; x < size.width; ++x) {
             const float t = 0.5F + (dx * static_cast<float>(x) + dy * static_cast<float>(y)) / norm;

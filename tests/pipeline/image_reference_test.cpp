@@ -30,8 +30,8 @@ std::vector<std::uint8_t> read_bytes(const fs::path& file) {
 }
 
 void write_bytes(const fs::path& file, std::span<const std::uint8_t> bytes) {
-    std::ofstream(file, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
-                                                static_cast<std::streamsize>(bytes.size()));
+    std::ofstream(file, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
 }
 
 bool references_available() {
@@ -138,8 +138,8 @@ struct ResizeCase {
     ImageSize to;
 };
 
-const ResizeCase kResizes[] = {{{640, 480}, {224, 224}}, {{500, 375}, {341, 256}}, {{50, 40}, {224, 224}},
-                               {{173, 97}, {61, 200}},   {{1000, 3}, {7, 9}},      {{300, 300}, {300, 150}},
+const ResizeCase kResizes[] = {{{640, 480}, {224, 224}},  {{500, 375}, {341, 256}}, {{50, 40}, {224, 224}},
+                               {{173, 97}, {61, 200}},    {{1000, 3}, {7, 9}},      {{300, 300}, {300, 150}},
                                {{1920, 1080}, {300, 300}}};
 
 RgbImage resize_input(std::size_t i) { return synthetic_image(kResizes[i].from, 11, static_cast<std::int64_t>(i)); }

@@ -16,8 +16,8 @@ namespace {
 namespace fs = std::filesystem;
 
 void write_bytes(const fs::path& file, const std::vector<std::uint8_t>& bytes) {
-    std::ofstream(file, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
-                                                static_cast<std::streamsize>(bytes.size()));
+    std::ofstream(file, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
 }
 
 PipelineSettings synthetic_settings(std::int64_t count, ImageSize size, ImageFormat format = ImageFormat::jpeg) {
