@@ -12,11 +12,9 @@ Usage: image_reference.py JOBS  (one job a line, words separated by spaces; path
 """
 import sys
 
-import numpy as np
-import torch
-import torchvision.transforms as T
-import torchvision.transforms.functional as F
 from PIL import Image
+
+# torch and torchvision take seconds to import: only the jobs that use them import them.
 
 
 def load_raw(path, w, h):
@@ -29,6 +27,8 @@ def write(path, data):
 
 
 def tensor_of(image):
+    import numpy as np
+    import torch
     return torch.from_numpy(np.asarray(image).copy()).permute(2, 0, 1)
 
 
@@ -42,7 +42,16 @@ def run(job):
         load_raw(a[0], a[1], a[2]).save(a[3], "JPEG", quality=int(a[4]), progressive=True)
     elif op == "pil_resize":
         write(a[5], load_raw(a[0], a[1], a[2]).resize((int(a[3]), int(a[4])), Image.BILINEAR).tobytes())
-    elif op == "tv_resize":
+    elif op.startswith("tv_"):
+        run_torchvision(op, a)
+    else:
+        raise SystemExit(f"unknown job {op}")
+
+
+def run_torchvision(op, a):
+    import torchvision.transforms as T
+    import torchvision.transforms.functional as F
+    if op == "tv_resize":
         t = tensor_of(load_raw(a[0], a[1], a[2]))
         r = F.resize(t, [int(a[4]), int(a[3])], interpolation=T.InterpolationMode.BILINEAR, antialias=True)
         write(a[5], r.permute(1, 2, 0).contiguous().numpy().tobytes())
