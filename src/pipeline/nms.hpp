@@ -25,7 +25,7 @@ struct Detection {
     friend bool operator==(const Detection&, const Detection&) = default;
 };
 
-// One image's decoded boxes before NMS (those at or above the score threshold), one class per box: an anchor that
+// One image's decoded boxes before NMS (those scoring above the score threshold), one class per box: an anchor that
 // scores above the threshold for two classes is two candidates.
 struct BoxCandidates {
     std::vector<Box> boxes;

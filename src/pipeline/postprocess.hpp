@@ -82,7 +82,7 @@ std::vector<Prior> ssd_mobilenet_priors(std::int64_t image_side);
 // 15130.
 std::vector<Prior> ssd_resnet34_priors();
 
-// One batch's boxes decoded (the outputs in the model's order) and those below score_threshold dropped, in the
+// One batch's boxes decoded (the outputs in the model's order), those not above score_threshold dropped, in the
 // input's pixels (`input`: the model's input size). Throws UserError when the outputs' shapes do not fit the coding.
 std::vector<BoxCandidates> decode_boxes(const DetectionHead& head, std::span<const FloatTensor> outputs,
                                         ImageSize input, float score_threshold);
