@@ -167,7 +167,8 @@ std::vector<Candidate> flatten(const std::vector<BoxCandidates>& images) {
     std::vector<Candidate> all;
     for (std::size_t b = 0; b < images.size(); ++b) {
         for (std::size_t i = 0; i < images[b].size(); ++i) {
-            all.push_back({static_cast<std::int64_t>(b), images[b].classes[i], images[b].scores[i], images[b].boxes[i]});
+            all.push_back(
+                {static_cast<std::int64_t>(b), images[b].classes[i], images[b].scores[i], images[b].boxes[i]});
         }
     }
     return all;
@@ -231,19 +232,21 @@ TEST(BoxDecoding, SsdResnet34MatchesTheNumpyReference) {
 TEST(BoxDecoding, Yolov3MatchesTheNumpyReference) {
     SKIP_WITHOUT_NUMPY();
     // The zoo's order: the coarsest scale first.
-    expect_matches_numpy(BoxCoding::yolov3,
-                         {random_output({2, 255, 13, 13}, -2.5F, 1.5F, 5), random_output({2, 255, 26, 26}, -2.5F, 1.5F, 6),
-                          random_output({2, 255, 52, 52}, -2.5F, 1.5F, 7)},
-                         {416, 416}, 0.5F);
+    expect_matches_numpy(
+        BoxCoding::yolov3,
+        {random_output({2, 255, 13, 13}, -2.5F, 1.5F, 5), random_output({2, 255, 26, 26}, -2.5F, 1.5F, 6),
+         random_output({2, 255, 52, 52}, -2.5F, 1.5F, 7)},
+        {416, 416}, 0.5F);
 }
 
 TEST(BoxDecoding, Yolov5MatchesTheNumpyReference) {
     SKIP_WITHOUT_NUMPY();
     // ultralytics' order: the finest scale first.
-    expect_matches_numpy(BoxCoding::yolov5,
-                         {random_output({2, 255, 40, 40}, -2.5F, 1.5F, 8), random_output({2, 255, 20, 20}, -2.5F, 1.5F, 9),
-                          random_output({2, 255, 10, 10}, -2.5F, 1.5F, 10)},
-                         {320, 320}, 0.25F);
+    expect_matches_numpy(
+        BoxCoding::yolov5,
+        {random_output({2, 255, 40, 40}, -2.5F, 1.5F, 8), random_output({2, 255, 20, 20}, -2.5F, 1.5F, 9),
+         random_output({2, 255, 10, 10}, -2.5F, 1.5F, 10)},
+        {320, 320}, 0.25F);
 }
 
 TEST(BoxDecoding, PriorsHaveThePublishedCountsAndFirstBoxes) {
@@ -252,7 +255,7 @@ TEST(BoxDecoding, PriorsHaveThePublishedCountsAndFirstBoxes) {
     EXPECT_FLOAT_EQ(tf[0].cx, 0.5F / 19);
     EXPECT_FLOAT_EQ(tf[0].w, 0.1F);
     EXPECT_NEAR(tf[1].w, 0.2 * std::sqrt(2.0), 1e-6);  // (0.2, aspect 2)
-    EXPECT_NEAR(tf.back().w, std::sqrt(0.95), 1e-6);  // the last layer's interpolated scale sqrt(0.95 * 1.0)
+    EXPECT_NEAR(tf.back().w, std::sqrt(0.95), 1e-6);   // the last layer's interpolated scale sqrt(0.95 * 1.0)
     EXPECT_FLOAT_EQ(tf.back().cx, 0.5F);
 
     const std::vector<Prior> r34 = ssd_resnet34_priors();
@@ -273,8 +276,9 @@ TEST(BoxDecoding, OutputsOfTheWrongShapeAreOneClearError) {
         decode_boxes({BoxCoding::ssd_tf_anchors, 0}, views, {300, 300}, 0.3F);
         FAIL() << "no error";
     } catch (const UserError& e) {
-        EXPECT_EQ(std::string(e.what()), "TF SSD box decoding: a 300x300 input has 1917 anchors; the model's outputs "
-                                         "have 100");
+        EXPECT_EQ(std::string(e.what()),
+                  "TF SSD box decoding: a 300x300 input has 1917 anchors; the model's outputs "
+                  "have 100");
     }
     EXPECT_THROW(decode_boxes({BoxCoding::yolov3, 0}, views, {416, 416}, 0.5F), UserError);
     const Output odd = random_output({1, 255, 13, 13}, 0, 1, 3);

@@ -13,7 +13,7 @@ namespace inferbench::pipeline {
 namespace {
 
 TEST(SoftmaxTopK, GivesTheMostProbableClassesWithTheirProbabilities) {
-    const std::vector<float> logits = {1.0F, 3.0F, 2.0F, 0.0F,   // image 0
+    const std::vector<float> logits = {1.0F, 3.0F, 2.0F,  0.0F,   // image 0
                                        5.0F, 5.0F, -1.0F, 5.0F};  // image 1: a three-way tie
     const auto top = softmax_top_k({logits, {2, 4}}, 2);
     ASSERT_EQ(top.size(), 2U);
@@ -89,8 +89,12 @@ TEST(DecodeOutputs, FindsAPlantedObjectOnceAfterNms) {
     const std::vector<std::vector<float>> values = planted_yolo_outputs();
     const std::vector<FloatTensor> outputs = {
         {values[0], {1, 255, 2, 2}}, {values[1], {1, 255, 4, 4}}, {values[2], {1, 255, 8, 8}}};
-    PipelineSteps steps{.resize = ResizeRule::letterbox, .input_size = {64, 64}, .post = PostProcess::yolo_boxes,
-                        .score_threshold = 0.5F, .iou_threshold = 0.45F, .max_detections = 10};
+    PipelineSteps steps{.resize = ResizeRule::letterbox,
+                        .input_size = {64, 64},
+                        .post = PostProcess::yolo_boxes,
+                        .score_threshold = 0.5F,
+                        .iou_threshold = 0.45F,
+                        .max_detections = 10};
     const DetectionHead head{BoxCoding::yolov3, 0};
     BatchResults results = decode_outputs(steps, head, outputs);
     ASSERT_EQ(results.candidates.size(), 1U);

@@ -41,9 +41,10 @@ inline std::string run_python_reference(const std::string& script, const std::st
 
 }  // namespace inferbench::testing
 
-#define SKIP_WITHOUT_TORCHVISION()                                                                   \
-    if (!::inferbench::testing::have_torchvision()) GTEST_SKIP() << "needs /usr/bin/python3 with torchvision " \
-                                                                    "(python3-torchvision)"
+#define SKIP_WITHOUT_TORCHVISION()                             \
+    if (!::inferbench::testing::have_torchvision())            \
+    GTEST_SKIP() << "needs /usr/bin/python3 with torchvision " \
+                    "(python3-torchvision)"
 
 #define SKIP_WITHOUT_NUMPY() \
     if (!::inferbench::testing::have_numpy()) GTEST_SKIP() << "needs /usr/bin/python3 with NumPy (python3-numpy)"
