@@ -199,8 +199,10 @@ struct Checker {
     [[noreturn]] void outputs_unfit(std::span<const OnnxValueInfo> outputs, std::string_view needs) const {
         std::vector<std::string> shapes;
         for (const OnnxValueInfo& o : outputs) shapes.push_back(fmt::format("'{}' {}", o.name, dims_text(o)));
-        fail(fmt::format("post step {} needs {}; the model's outputs are {}", to_string(steps.post), needs,
-                         shapes.empty() ? "none" : fmt::format("{}", fmt::join(shapes, ", "))));
+        fail(fmt::format(
+            "post step {} needs {}; the model's outputs are {}: set pipeline.steps' post to the step "
+            "its outputs take",
+            to_string(steps.post), needs, shapes.empty() ? "none" : fmt::format("{}", fmt::join(shapes, ", "))));
     }
 
     DetectionHead ssd(std::span<const OnnxValueInfo> outputs) const {
