@@ -3,6 +3,7 @@
 # TensorRT headers (type-checked there, never linked or run).
 set(INFERBENCH_TENSORRT_COMMON_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/tensorrt_version.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/tensorrt_typed_onnx.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tensorrt_options.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tensorrt_platform.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tensorrt_engine_cache.cpp
