@@ -185,6 +185,12 @@ std::optional<std::string> typed_onnx_problem(const TypedOnnxRequest& request, b
     return conversion_problem(request, model, have_reference);
 }
 
+std::optional<std::string> typed_onnx_mismatch(const TypedOnnxRequest& request) {
+    const auto typed = typed_as(onnx::model_precision_types(onnx::read_onnx_file(request.model)));
+    if (!typed || typed->precision == request.precision) return std::nullopt;
+    return mismatch_line(request.model, *typed, request.precision);
+}
+
 TypedOnnx typed_onnx_for(const TypedOnnxRequest& request, Fp32Reference* reference) {
     if (const auto problem = typed_onnx_problem(request, reference != nullptr)) throw UserError(*problem);
     const auto typed = typed_as(onnx::model_precision_types(onnx::read_onnx_file(request.model)));

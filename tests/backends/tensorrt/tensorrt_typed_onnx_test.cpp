@@ -146,6 +146,7 @@ TEST_F(TypedOnnxTest, QuantizedPrecisionsWithoutAReferenceAreRefusedBeforeRunnin
     EXPECT_THAT(problem.value_or(""), AllOf(HasSubstr("int8"), HasSubstr("float32 run"), HasSubstr("already quantized")));
     EXPECT_THROW(typed_onnx_for(request(Precision::int8), nullptr), UserError);
     EXPECT_THAT(typed_onnx_problem(request(Precision::int4), true).value_or(""), HasSubstr("int4"));
+    EXPECT_EQ(typed_onnx_mismatch(request(Precision::int8)), std::nullopt) << "a float32 file is converted, not refused";
 }
 
 TEST_F(TypedOnnxTest, UserTypedFileIsUsedAsGivenWhenItMatches) {
@@ -170,6 +171,7 @@ TEST_F(TypedOnnxTest, UserTypedFileThatDisagreesIsOneLine) {
                                     HasSubstr(std::string("precision ") + std::string(to_string(p))),
                                     HasSubstr("set precision: fp16")));
         EXPECT_EQ(problem->find('\n'), std::string::npos);
+        EXPECT_EQ(typed_onnx_mismatch(request(p, typed)), problem) << "bad input, not a limit of the machine";
         KnownActivations reference;
         EXPECT_THROW(typed_onnx_for(request(p, typed), &reference), UserError);
         EXPECT_EQ(reference.runs, 0);
