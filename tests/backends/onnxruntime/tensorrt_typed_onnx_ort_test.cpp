@@ -45,7 +45,8 @@ public:
         const std::vector<HostTensor> produced = backend.last_outputs();
         std::vector<std::vector<float>> values;
         for (const auto& name : outputs) {
-            const auto it = std::find_if(produced.begin(), produced.end(), [&](const HostTensor& t) { return t.info.name == name; });
+            const auto it = std::find_if(produced.begin(), produced.end(),
+                                         [&](const HostTensor& t) { return t.info.name == name; });
             EXPECT_NE(it, produced.end()) << name;
             const auto* first = reinterpret_cast<const float*>(it->data.data());
             values.emplace_back(first, first + it->data.size() / sizeof(float));
@@ -58,7 +59,8 @@ public:
 
 class TypedOnnxOrtTest : public ::testing::Test {
 protected:
-    TypedOnnxOrtTest() : dir_(fs::temp_directory_path() / ("inferbench-typed-ort-" + std::to_string(std::random_device{}()))) {
+    TypedOnnxOrtTest()
+        : dir_(fs::temp_directory_path() / ("inferbench-typed-ort-" + std::to_string(std::random_device{}()))) {
         fs::create_directories(dir_);
         auto g = models::testing::small_cnn();
         g.set_opset_version(models::onnx::kFloat8QdqOpset);

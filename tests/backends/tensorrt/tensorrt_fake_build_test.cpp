@@ -24,12 +24,13 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-constexpr int kTf32Flag = 6;   // BuilderFlag::kTF32, the same number in 10 and 11
-constexpr int kFp16Flag = 0;   // BuilderFlag::kFP16 of TensorRT 10
+constexpr int kTf32Flag = 6;  // BuilderFlag::kTF32, the same number in 10 and 11
+constexpr int kFp16Flag = 0;  // BuilderFlag::kFP16 of TensorRT 10
 
 class FakeBuildTest : public ::testing::Test {
 protected:
-    FakeBuildTest() : dir_(fs::temp_directory_path() / ("inferbench-fake-build-" + std::to_string(std::random_device{}()))) {
+    FakeBuildTest()
+        : dir_(fs::temp_directory_path() / ("inferbench-fake-build-" + std::to_string(std::random_device{}()))) {
         fs::create_directories(dir_);
         model_ = models::testing::write_model(models::testing::small_cnn(), dir_ / "cnn.onnx");
         fake_tensorrt::reset();
@@ -56,7 +57,8 @@ protected:
 
 TEST_F(FakeBuildTest, LibraryReportsItsMajorVersion) {
     EXPECT_EQ(library().major, NV_TENSORRT_MAJOR);
-    EXPECT_EQ(precision_route(library()), NV_TENSORRT_MAJOR >= 11 ? PrecisionRoute::typed_onnx : PrecisionRoute::builder_flags);
+    EXPECT_EQ(precision_route(library()),
+              NV_TENSORRT_MAJOR >= 11 ? PrecisionRoute::typed_onnx : PrecisionRoute::builder_flags);
 }
 
 TEST_F(FakeBuildTest, Fp32ClearsTf32AndSetsNothing) {
