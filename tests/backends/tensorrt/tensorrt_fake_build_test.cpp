@@ -55,13 +55,22 @@ protected:
     TensorRtLogger logger_;
 };
 
-TEST_F(FakeBuildTest, LibraryReportsItsMajorVersion) {
+// One suite name per major version, so that CTest tells the two executables' tests apart.
+#if NV_TENSORRT_MAJOR >= 11
+class FakeTensorRt11Build : public FakeBuildTest {};
+#define FAKE_BUILD_TEST(name) TEST_F(FakeTensorRt11Build, name)
+#else
+class FakeTensorRt10Build : public FakeBuildTest {};
+#define FAKE_BUILD_TEST(name) TEST_F(FakeTensorRt10Build, name)
+#endif
+
+FAKE_BUILD_TEST(LibraryReportsItsMajorVersion) {
     EXPECT_EQ(library().major, NV_TENSORRT_MAJOR);
     EXPECT_EQ(precision_route(library()),
               NV_TENSORRT_MAJOR >= 11 ? PrecisionRoute::typed_onnx : PrecisionRoute::builder_flags);
 }
 
-TEST_F(FakeBuildTest, Fp32ClearsTf32AndSetsNothing) {
+FAKE_BUILD_TEST(Fp32ClearsTf32AndSetsNothing) {
     const std::string engine = build(model_, plan(Precision::fp32));
     const auto& record = fake_tensorrt::last_build();
     EXPECT_TRUE(record.built);
@@ -73,7 +82,7 @@ TEST_F(FakeBuildTest, Fp32ClearsTf32AndSetsNothing) {
 
 #if NV_TENSORRT_MAJOR >= 11
 
-TEST_F(FakeBuildTest, ElevenBuildsTheTypedFileWithoutPrecisionFlags) {
+FAKE_BUILD_TEST(ElevenBuildsTheTypedFileWithoutPrecisionFlags) {
     const TypedOnnx typed = typed_onnx_for({model_, Precision::fp16, 2, 1, "", dir_.string()}, nullptr);
     const PrecisionPlan fp16 = plan(Precision::fp16);
     EXPECT_EQ(fp16.route, PrecisionRoute::typed_onnx);
@@ -88,7 +97,7 @@ TEST_F(FakeBuildTest, ElevenBuildsTheTypedFileWithoutPrecisionFlags) {
     EXPECT_FALSE(record.calibrator_attached);
 }
 
-TEST_F(FakeBuildTest, ElevenNeverReceivesAPrecisionFlag) {
+FAKE_BUILD_TEST(ElevenNeverReceivesAPrecisionFlag) {
     PrecisionPlan weak;
     weak.flags = {BuildFlag::fp16};
     EXPECT_THROW(build(model_, weak), std::logic_error);
@@ -98,7 +107,7 @@ TEST_F(FakeBuildTest, ElevenNeverReceivesAPrecisionFlag) {
     EXPECT_THROW(build(model_, calibrated), std::logic_error);
 }
 
-TEST_F(FakeBuildTest, TheElevenStandInRefusesARemovedFlagAsElevenDoes) {
+FAKE_BUILD_TEST(TheElevenStandInRefusesARemovedFlagAsElevenDoes) {
     const std::unique_ptr<nvinfer1::IBuilder> builder(nvinfer1::createInferBuilder(logger_));
     const std::unique_ptr<nvinfer1::INetworkDefinition> network(builder->createNetworkV2(0));
     const std::unique_ptr<nvinfer1::IBuilderConfig> config(builder->createBuilderConfig());
@@ -109,7 +118,7 @@ TEST_F(FakeBuildTest, TheElevenStandInRefusesARemovedFlagAsElevenDoes) {
 
 #else
 
-TEST_F(FakeBuildTest, TenSetsThePrecisionFlagOnThePlansFile) {
+FAKE_BUILD_TEST(TenSetsThePrecisionFlagOnThePlansFile) {
     const PrecisionPlan fp16 = plan(Precision::fp16);
     EXPECT_EQ(fp16.route, PrecisionRoute::builder_flags);
     build(model_, fp16);
