@@ -2,6 +2,7 @@
 # machines without TensorRT), the SDK one only where TensorRT is found, and by the tests against fake
 # TensorRT headers (type-checked there, never linked or run).
 set(INFERBENCH_TENSORRT_COMMON_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/tensorrt_version.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tensorrt_options.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tensorrt_platform.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tensorrt_engine_cache.cpp

@@ -5,9 +5,6 @@
 namespace inferbench {
 namespace {
 
-// The oldest encoding of TensorRT 10 (10.0.0); 9.x and older used major * 1000.
-constexpr std::int32_t kTenThousandsEncodingFrom = 100000;
-
 std::string unsupported(const PrecisionRequest& r, std::string_view needs) {
     return fmt::format("tensorrt {} is not available on {} (compute capability {}.{}) with TensorRT {}: it needs {}",
                        to_string(r.precision), r.gpu_name, r.compute_capability.major, r.compute_capability.minor,
@@ -45,15 +42,6 @@ PrecisionPlan plan_fp8(const PrecisionRequest& r, const PlatformSupport& s) {
 }
 
 }  // namespace
-
-TensorRtVersion decode_tensorrt_version(std::int32_t encoded) {
-    if (encoded >= kTenThousandsEncodingFrom) return {encoded / 10000, encoded / 100 % 100, encoded % 100};
-    return {encoded / 1000, encoded / 100 % 10, encoded % 100};
-}
-
-std::string to_string(const TensorRtVersion& version) {
-    return fmt::format("{}.{}.{}", version.major, version.minor, version.patch);
-}
 
 PlatformSupport platform_support(ComputeCapability cc, const TensorRtVersion& tensorrt) {
     const int sm = cc.value();

@@ -8,20 +8,10 @@
 #include <string>
 #include <string_view>
 
+#include "backends/tensorrt/tensorrt_version.hpp"
 #include "core/spec.hpp"
 
 namespace inferbench {
-
-struct TensorRtVersion {
-    int major = 0;
-    int minor = 0;
-    int patch = 0;
-};
-
-// getInferLibVersion(): major * 10000 + minor * 100 + patch since TensorRT 10, major * 1000 + minor * 100
-// + patch before.
-TensorRtVersion decode_tensorrt_version(std::int32_t encoded);
-std::string to_string(const TensorRtVersion& version);  // "10.3.0"
 
 struct ComputeCapability {
     int major = 0;
