@@ -18,10 +18,12 @@ namespace {
 
 // A version this build does not know: its lines may mean something else, so nothing is read.
 void check_version(const std::string& file, const trtexec::TrtexecLog& log) {
-    const auto version = trtexec::parse_version_text(log.tensorrt_version);
-    if (!version) return;
-    if (auto newer = trtexec::newer_than_known(*version, fmt::format("{}: the trtexec of this log", file)))
-        throw UserError(*newer);
+    const auto version = parse_tensorrt_version(log.tensorrt_version);
+    if (!version || !newer_than_known(*version)) return;
+    throw UserError(fmt::format("{}: the log's header says TensorRT {}, newer than the newest major version this "
+                                "inferbench knows ({}.x): its command line and lines may mean something else, so "
+                                "nothing is read; use an inferbench that knows TensorRT {}",
+                                file, to_string(*version), kNewestKnownTensorRt.major, version->major));
 }
 
 // What a run that trtexec refused to start says: the removed flag explained, not "not a trtexec log".
@@ -43,8 +45,9 @@ void check_refused_options(const std::string& file, const trtexec::TrtexecLog& l
 
 // A strongly typed trtexec (11) never runs with a removed flag; a summary beside one is another run's.
 void check_removed_flags(const std::string& file, const trtexec::TrtexecLog& log) {
-    const auto version = trtexec::parse_version_text(log.tensorrt_version);
-    if (!log.command || log.command->removed_flags.empty() || !version || !trtexec::builds_strongly_typed(*version))
+    const auto version = parse_tensorrt_version(log.tensorrt_version);
+    if (!log.command || log.command->removed_flags.empty() || !version ||
+        precision_route(*version) != PrecisionRoute::typed_onnx)
         return;
     const std::string& flag = log.command->removed_flags.front();
     throw UserError(fmt::format("{}: the command line holds {}, which trtexec {} refuses ({}), yet the log has a "

@@ -158,9 +158,9 @@ TEST(TrtexecImport, ANewerTensorRtThanKnownIsRefusedInOneLine) {
     std::string text = read_regular_file(kTrt11);
     for (auto at = text.find("v110100"); at != std::string::npos; at = text.find("v110100")) text.replace(at, 7, "v120000");
     EXPECT_EQ(error_of("future.log", text),
-              "future.log: the trtexec of this log is TensorRT 12.0.0, newer than this inferbench knows (up to 11.x): "
-              "its command line and log may have changed, so nothing is guessed; use a TensorRT 11.x trtexec or a "
-              "newer inferbench");
+              "future.log: the log's header says TensorRT 12.0.0, newer than the newest major version this inferbench "
+              "knows (11.x): its command line and lines may mean something else, so nothing is read; use an "
+              "inferbench that knows TensorRT 12");
 }
 
 TEST(TrtexecImport, BenchmarksAreStoredInTheirOrderAsOneCompletedRun) {

@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
 
@@ -21,6 +23,7 @@
 #include "backends/trtexec/trtexec_log.hpp"
 #include "backends/trtexec/trtexec_probe.hpp"
 #include "backends/trtexec/trtexec_times.hpp"
+#include "backends/trtexec/trtexec_version.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"
 #include "core/metrics/harness_metrics.hpp"
@@ -103,6 +106,38 @@ std::optional<std::string> inputs_problem(const BenchmarkSpec& spec, const Trtex
         return "the plan's inputs and --loadInputs in backend_options.trtexec.extra_args both give trtexec's "
                "inputs; keep one of them";
     return std::nullopt;
+}
+
+// The version trtexec at `trtexec` prints, asked once per file (path, size and time of change, so that an update
+// in place is seen) in this process: unsupported_reason() is asked for every cell of a matrix.
+std::string tensorrt_version_of(const std::filesystem::path& trtexec) {
+    static std::mutex mutex;
+    static std::map<std::string, std::string, std::less<>> known;
+    std::error_code ec;
+    const auto changed = std::filesystem::last_write_time(trtexec, ec).time_since_epoch().count();
+    const auto size = std::filesystem::file_size(trtexec, ec);
+    const std::string key = fmt::format("{}|{}|{}", trtexec.string(), size, changed);
+    const std::lock_guard lock(mutex);
+    auto [entry, inserted] = known.try_emplace(key);
+    if (inserted) entry->second = probe_tensorrt_version(trtexec);
+    return entry->second;
+}
+
+// Why trtexec `version_text` cannot run this cell: a TensorRT newer than known, or a TensorRT 11 that refuses a
+// flag of extra_args or cannot be given the cell's precision. An unknown version ("unknown") is run as before.
+std::optional<std::string> version_problem(const std::string& version_text, const std::filesystem::path& trtexec,
+                                           const TrtexecOptions& options, const BenchmarkSpec& spec) {
+    const auto version = parse_tensorrt_version(version_text);
+    if (!version) return std::nullopt;
+    if (auto newer = unknown_version_problem(*version, "trtexec at " + trtexec.string())) return newer;
+    if (auto removed = removed_flags_problem(options.extra_args, *version)) return removed;
+    if (precision_route(*version) != PrecisionRoute::typed_onnx || spec.precision == Precision::fp32 ||
+        is_engine_file(spec.model))
+        return std::nullopt;
+    return fmt::format("trtexec {} builds {} only from a precision-typed ONNX file (TensorRT 11 removed --{}), and "
+                       "this inferbench cannot make one yet; run {} on TensorRT 10 or give an engine file",
+                       to_string(*version), to_string(spec.precision), to_string(spec.precision),
+                       to_string(spec.precision));
 }
 
 // The key of the shared TensorRT engine cache; trtexec asks no CUDA API, so the compute capability is
@@ -208,7 +243,9 @@ std::optional<std::string> TrtexecBackend::unsupported_reason(const BenchmarkSpe
         return fmt::format("trtexec not found at '{}' (backend_options.trtexec.trtexec)", options.trtexec);
     }
     if (auto problem = inputs_problem(spec, options)) return problem;
-    return Backend::unsupported_reason(spec);
+    if (auto problem = Backend::unsupported_reason(spec)) return problem;
+    const std::filesystem::path trtexec = *find_trtexec(options);
+    return version_problem(tensorrt_version_of(trtexec), trtexec, options, spec);
 }
 
 void TrtexecBackend::load(const std::string& model_path, const BenchmarkSpec& spec) {
@@ -227,6 +264,7 @@ void TrtexecBackend::load(const std::string& model_path, const BenchmarkSpec& sp
     if (!std::filesystem::is_regular_file(model_path, ec))
         throw std::runtime_error(fmt::format("cannot load {}: no such file", model_path));
     tensorrt_version_ = probe_tensorrt_version(trtexec_);
+    if (auto problem = version_problem(tensorrt_version_, trtexec_, options_, spec)) throw UserError(*problem);
     if (is_engine_file(model_path)) {
         // A ready engine: its precision and shapes are its own; --shapes may come through extra_args.
         engine_path_ = model_path;
@@ -322,7 +360,7 @@ OwnLoopReport TrtexecBackend::run_own_loop(const LoopSettings& settings, Iterati
     const TempDir dir("trtexec");
     const EngineRun run{trtexec_.string(), engine_path_.string(), (dir.path() / "times.json").string(),
                         settings.warmup_ns, settings.duration_ns, settings.min_iterations, shapes_, device_,
-                        options_.extra_args, write_input_files(dir.path())};
+                        options_.extra_args, write_input_files(dir.path()), tensorrt_version_};
     const Supervised result = run_logged(engine_run_command(run), dir.path() / "trtexec.log",
                                          stop_policy([&sink] { return sink.stop_requested(); }));
     const std::int64_t exit_ns = monotonic_ns();

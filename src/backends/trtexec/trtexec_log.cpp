@@ -340,8 +340,8 @@ std::vector<std::string> TrtexecLog::missing_from_summary() const {
 
 bool TrtexecLog::strongly_typed() const {
     if (build_precision == "Strongly Typed" || (command && command->strongly_typed)) return true;
-    const auto version = parse_version_text(tensorrt_version);
-    return version && builds_strongly_typed(*version);
+    const auto version = parse_tensorrt_version(tensorrt_version);
+    return version && precision_route(*version) == PrecisionRoute::typed_onnx;
 }
 
 std::optional<std::int64_t> TrtexecLog::measured_queries() const {

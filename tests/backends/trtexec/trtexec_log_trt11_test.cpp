@@ -1,5 +1,5 @@
 // The trtexec log parser on TensorRT 11's lines, read from stand-in logs (tests/data/trtexec-standins: written
-// from trtexec 11.1's source, not run), and the version rule of backends/trtexec/trtexec_version.
+// from trtexec 11.1's source, not run), and the flags trtexec 11 removed (backends/trtexec/trtexec_version).
 #include "backends/trtexec/trtexec_log.hpp"
 #include "backends/trtexec/trtexec_version.hpp"
 
@@ -131,25 +131,6 @@ TEST(TrtexecLog11, TensorRt10SettingsLines) {
 TEST(TrtexecLog11, AnUnknownOptionOnlyCountsAsAnError) {
     const TrtexecLog log = parse_trtexec_log("[I] Unknown option: --fp16 \n[E] Unknown option: --int8 \n");
     EXPECT_THAT(log.unknown_options, ElementsAre("--int8"));
-}
-
-TEST(TrtexecVersion, TextAndRules) {
-    const auto v = parse_version_text("11.0.0.12");
-    ASSERT_TRUE(v);
-    EXPECT_EQ(to_string(*v), "11.0.0");
-    EXPECT_TRUE(builds_strongly_typed(*v));
-    EXPECT_FALSE(builds_strongly_typed(*parse_version_text("10.16.1")));
-    EXPECT_EQ(to_string(*parse_version_text(" 8.6.1 ")), "8.6.1");
-    EXPECT_FALSE(parse_version_text("10"));
-    EXPECT_FALSE(parse_version_text("10.9"));
-    EXPECT_FALSE(parse_version_text("ten.9.0"));
-    EXPECT_FALSE(parse_version_text("10.9.0.x"));
-    EXPECT_FALSE(parse_version_text(""));
-    EXPECT_EQ(newer_than_known(*parse_version_text("11.9.3"), "trtexec"), std::nullopt);
-    EXPECT_EQ(newer_than_known(*parse_version_text("12.0.0"), "trtexec at /opt/trt/trtexec"),
-              "trtexec at /opt/trt/trtexec is TensorRT 12.0.0, newer than this inferbench knows (up to 11.x): its "
-              "command line and log may have changed, so nothing is guessed; use a TensorRT 11.x trtexec or a newer "
-              "inferbench");
 }
 
 TEST(TrtexecVersion, RemovedFlags) {
