@@ -59,7 +59,8 @@ std::string_view to_string(BuildFlag flag);
 std::string to_string(const BuildFlags& flags);  // "fp16+int8", "none"
 
 struct PrecisionPlan {
-    BuildFlags flags;
+    PrecisionRoute route = PrecisionRoute::builder_flags;
+    BuildFlags flags;                        // builder_flags only: typed_onnx builds with no precision flag
     bool needs_calibrator = false;           // implicit int8 quantization: an IInt8EntropyCalibrator2
     std::optional<std::string> unsupported;  // why this GPU and TensorRT cannot build the precision
     std::optional<std::string> caveat;       // what the measured numbers do not mean; printed at load
@@ -73,6 +74,9 @@ struct PrecisionRequest {
     bool random_calibration = true;  // int8 without a calibration_dir
 };
 
+// The precision's route follows the TensorRT version (precision_route): on 10.x and older the builder flags
+// above; on 11.x no precision flag, the precision in a typed ONNX file (tensorrt_typed_onnx.hpp) and the same
+// hardware rules. A TensorRT newer than known is unsupported for every precision, fp32 included.
 PrecisionPlan plan_precision(const PrecisionRequest& request);
 
 }  // namespace inferbench

@@ -66,6 +66,11 @@ public:
 // The GPU's part (fp8 needs compute capability 8.9) is plan_precision's (tensorrt_platform.hpp).
 std::optional<std::string> typed_onnx_problem(const TypedOnnxRequest& request, bool have_reference);
 
+// The part of typed_onnx_problem that is bad input rather than a limit of this machine: a user-typed file whose
+// types disagree with the plan's precision (one line naming the file, both precisions and the fix). A caller
+// fails the cell on it; the other problems skip it.
+std::optional<std::string> typed_onnx_mismatch(const TypedOnnxRequest& request);
+
 // The file to build strongly typed. Throws UserError (one line naming the file and the plan's precision) for a
 // user-typed file that disagrees with the precision or bad calibration data, EnvironmentError when the cache
 // cannot be written; `reference` is needed for int8 and fp8 only.
