@@ -43,6 +43,7 @@ public:
 
 private:
     void build_engine(const std::string& model_path, const BenchmarkSpec& spec);
+    std::string file_to_build(const std::string& model_path, const BenchmarkSpec& spec);
     // The raw files of the first sample in `dir`, as --loadInputs takes them.
     std::vector<std::pair<std::string, std::string>> write_input_files(const std::filesystem::path& dir) const;
 
@@ -57,6 +58,7 @@ private:
     std::vector<TensorInfo> input_infos_;    // the ONNX model's inputs at the cell's batch, for them
     std::vector<HostTensor> first_sample_;   // what --loadInputs feeds
     std::int64_t input_samples_ = 0;         // the samples the files hold
+    std::vector<BackendMetric> typed_metrics_;  // what making TensorRT 11's typed file measured
 };
 
 std::unique_ptr<Backend> make_trtexec_backend();

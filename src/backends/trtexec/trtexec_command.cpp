@@ -52,17 +52,14 @@ bool before_8_4(const std::string& version) {
     return *major < 8 || (*major == 8 && minor < 4);
 }
 
-// TensorRT 11: the types are the file's; only fp32's TF32 switch is still a flag.
+// TensorRT 11: the types are the file's (the backend says which file); only fp32's TF32 switch is still a flag.
 void add_typed_precision(CommandLine& command, const EngineBuild& build) {
     if (auto removed = removed_flags_problem(build.extra_args, *parse_tensorrt_version(build.tensorrt_version)))
         throw UserError(*removed);
     if (build.precision == Precision::fp32) {
         command.argv.emplace_back("--noTF32");
         command.notes.emplace_back("fp32 is built with --noTF32: no TF32 tensor-core math");
-        return;
     }
-    command.notes.push_back(fmt::format("TensorRT {} builds strongly typed: the {} types are those of {}",
-                                        build.tensorrt_version, to_string(build.precision), build.onnx_path));
 }
 
 void add_precision(CommandLine& command, const EngineBuild& build) {

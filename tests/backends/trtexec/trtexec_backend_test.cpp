@@ -434,6 +434,57 @@ TEST_F(TrtexecBackendTest, TensorRt11Fp32BuildsStronglyTypedAndRunsWithTensorRt1
     EXPECT_EQ(sink.records.size(), 3u);
 }
 
+// The build line's --onnx file.
+std::string onnx_of(const std::string& build) {
+    const auto begin = build.find("--onnx=") + 7;
+    return build.substr(begin, build.find(' ', begin) - begin);
+}
+
+TEST_F(TrtexecBackendTest, TensorRt11Fp16BuildsFromTheConvertedFileWithoutAFlag) {
+    write_fake_trtexec(bin_ / "trtexec", kMeasure11, kTrt11);
+    TrtexecBackend backend;
+    ASSERT_EQ(backend.unsupported_reason(spec()), std::nullopt) << "fp16 is a conversion inferbench makes";
+    backend.load(model_.string(), spec());
+    ASSERT_EQ(builds(), 1u);
+    const std::string build = calls().back();
+    EXPECT_THAT(build, ::testing::Not(HasSubstr("--fp16")));
+    const std::string typed = onnx_of(build);
+    EXPECT_NE(typed, model_.string());
+    EXPECT_THAT(typed, HasSubstr((scratch_.path() / "cache").string())) << "cached under the model cache";
+    ASSERT_TRUE(std::filesystem::is_regular_file(typed));
+
+    // The converted file given as the model: the user's own fp16 file, built as it is...
+    BenchmarkSpec own = spec();
+    own.model = typed;
+    TrtexecBackend again;
+    ASSERT_EQ(again.unsupported_reason(own), std::nullopt);
+    again.load(typed, own);
+    EXPECT_EQ(onnx_of(calls().back()), typed);
+    // ...and refused, in one line, for a plan that says fp32: never built in another precision.
+    own.precision = Precision::fp32;
+    const auto mismatch = again.unsupported_reason(own);
+    ASSERT_TRUE(mismatch);
+    EXPECT_THAT(*mismatch, ::testing::StartsWith("trtexec 11.1.0: "));
+    EXPECT_THAT(*mismatch, HasSubstr("fp32"));
+    EXPECT_EQ(mismatch->find('\n'), std::string::npos);
+    EXPECT_THROW(again.load(typed, own), UserError);
+}
+
+TEST_F(TrtexecBackendTest, TensorRt11Int8WithoutAQuantizedFileIsSkippedWithTheReason) {
+    write_fake_trtexec(bin_ / "trtexec", kMeasure11, kTrt11);
+    BenchmarkSpec cell = spec();
+    cell.precision = Precision::int8;
+    TrtexecBackend backend;
+    const auto reason = backend.unsupported_reason(cell);
+    ASSERT_TRUE(reason) << "trtexec has no float32 reference run to calibrate with";
+    EXPECT_THAT(*reason, ::testing::StartsWith("trtexec 11.1.0: "));
+    EXPECT_THAT(*reason, HasSubstr("int8"));
+    EXPECT_THROW(backend.load(model_.string(), cell), UserError);
+    EXPECT_EQ(builds(), 0u);
+    write_fake_trtexec(bin_ / "trtexec", kMeasure);
+    EXPECT_EQ(backend.unsupported_reason(cell), std::nullopt) << "10.9 builds int8 with --int8";
+}
+
 TEST_F(TrtexecBackendTest, TensorRt11RefusesARemovedFlagAsTheCellsReason) {
     write_fake_trtexec(bin_ / "trtexec", kMeasure11, kTrt11);
     BenchmarkSpec cell = spec();
