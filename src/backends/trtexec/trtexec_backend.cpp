@@ -238,6 +238,12 @@ std::optional<std::filesystem::path> find_trtexec(const TrtexecOptions& options)
     return std::nullopt;
 }
 
+std::string TrtexecBackend::version() const {
+    if (!tensorrt_version_.empty()) return tensorrt_version_;
+    const auto found = find_trtexec({});
+    return found ? tensorrt_version_of(*found) : std::string();
+}
+
 Capabilities TrtexecBackend::capabilities() const {
     Capabilities caps;
     caps.devices = {DeviceKind::cuda};

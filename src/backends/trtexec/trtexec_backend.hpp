@@ -25,7 +25,9 @@ std::optional<std::filesystem::path> find_trtexec(const TrtexecOptions& options)
 class TrtexecBackend final : public Backend {
 public:
     std::string name() const override { return "trtexec"; }
-    std::string version() const override { return tensorrt_version_; }
+    // The TensorRT version the loaded trtexec prints; before load(), that of trtexec on PATH (or the default
+    // location), for `list backends`; empty when there is none.
+    std::string version() const override;
     Capabilities capabilities() const override;
     std::vector<BackendOption> options() const override { return trtexec_option_list(); }
     std::optional<std::string> unsupported_reason(const BenchmarkSpec& spec) const override;

@@ -416,6 +416,7 @@ TEST_F(TrtexecBackendTest, TensorRt11Fp32BuildsStronglyTypedAndRunsWithTensorRt1
     BenchmarkSpec cell = spec();
     cell.precision = Precision::fp32;
     TrtexecBackend backend;
+    EXPECT_EQ(backend.version(), "11.1.0") << "before load: trtexec on PATH, as `list backends` shows it";
     ASSERT_EQ(backend.unsupported_reason(cell), std::nullopt);
     backend.load(model_.string(), cell);
     EXPECT_EQ(backend.version(), "11.1.0");
