@@ -304,14 +304,30 @@ void TrtexecBackend::load(const std::string& model_path, const BenchmarkSpec& sp
     build_engine(model_path, spec);
 }
 
-// TensorRT 11: the file that carries the precision (inferbench's conversion, cached, or the user's own typed file).
-std::string TrtexecBackend::file_to_build(const std::string& model_path, const BenchmarkSpec& spec) {
-    typed_metrics_.clear();
+ConvertedModel TrtexecBackend::convert_model(const std::string& model_path, const BenchmarkSpec& spec) {
+    ConvertedModel converted{model_path, {}, {}, 0};
+    const auto found = find_trtexec(parse_trtexec_options(spec.backend_options));
+    if (!found || is_engine_file(model_path)) return converted;  // load() says what is missing
+    const std::string version = tensorrt_version_of(*found);
+    if (!strongly_typed_only(version)) return converted;
+    const TypedOnnxRequest request = typed_request(model_path, spec);
+    if (auto problem = typed_onnx_problem(request, /*have_reference=*/false)) {
+        converted.skip_reason = fmt::format("trtexec {}: {}", version, *problem);
+        return converted;
+    }
+    TypedOnnx typed = typed_onnx_for(request, nullptr);
+    converted.model_path = typed.path.string();
+    converted.metrics = std::move(typed.metrics);
+    return converted;
+}
+
+// TensorRT 11: the file that carries the precision. convert_model() made it; a file load() is given directly
+// is converted here, so that nothing is ever built in another precision than the plan's.
+std::string TrtexecBackend::file_to_build(const std::string& model_path, const BenchmarkSpec& spec) const {
     if (!strongly_typed_only(tensorrt_version_)) return model_path;
-    TypedOnnx typed = typed_onnx_for(typed_request(model_path, spec), nullptr);
+    const TypedOnnx typed = typed_onnx_for(typed_request(model_path, spec), nullptr);
     std::fprintf(stderr, "trtexec: TensorRT %s builds strongly typed from the %s\n", tensorrt_version_.c_str(),
                  typed.description.c_str());
-    typed_metrics_ = std::move(typed.metrics);
     return typed.path.string();
 }
 
@@ -374,11 +390,9 @@ void TrtexecBackend::prepare(std::span<const HostTensor> /*inputs*/) {
 }
 
 std::vector<BackendMetric> TrtexecBackend::prepared_metrics() const {
-    std::vector<BackendMetric> metrics = typed_metrics_;
-    if (input_samples_ == 0) return metrics;
-    metrics.push_back({std::string(harness_metrics::kInputSamples), static_cast<double>(input_samples_), "count"});
-    metrics.push_back({std::string(harness_metrics::kInputsCycled), 0.0, "flag"});
-    return metrics;
+    if (input_samples_ == 0) return {};
+    return {{std::string(harness_metrics::kInputSamples), static_cast<double>(input_samples_), "count"},
+            {std::string(harness_metrics::kInputsCycled), 0.0, "flag"}};
 }
 
 // Each input's bytes as they are in memory (little-endian on every host inferbench runs on), the size of the

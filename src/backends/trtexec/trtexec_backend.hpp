@@ -32,6 +32,9 @@ public:
     std::vector<BackendOption> options() const override { return trtexec_option_list(); }
     std::optional<std::string> unsupported_reason(const BenchmarkSpec& spec) const override;
 
+    // TensorRT 11: the precision-typed ONNX file (tensorrt_typed_onnx), or why the cell is skipped; older
+    // versions and engine files run the model as it is.
+    ConvertedModel convert_model(const std::string& model_path, const BenchmarkSpec& spec) override;
     void load(const std::string& model_path, const BenchmarkSpec& spec) override;
     std::vector<TensorInfo> inputs() const override { return {}; }
     void prepare(std::span<const HostTensor> inputs) override;
@@ -45,7 +48,7 @@ public:
 
 private:
     void build_engine(const std::string& model_path, const BenchmarkSpec& spec);
-    std::string file_to_build(const std::string& model_path, const BenchmarkSpec& spec);
+    std::string file_to_build(const std::string& model_path, const BenchmarkSpec& spec) const;
     // The raw files of the first sample in `dir`, as --loadInputs takes them.
     std::vector<std::pair<std::string, std::string>> write_input_files(const std::filesystem::path& dir) const;
 
@@ -60,7 +63,6 @@ private:
     std::vector<TensorInfo> input_infos_;    // the ONNX model's inputs at the cell's batch, for them
     std::vector<HostTensor> first_sample_;   // what --loadInputs feeds
     std::int64_t input_samples_ = 0;         // the samples the files hold
-    std::vector<BackendMetric> typed_metrics_;  // what making TensorRT 11's typed file measured
 };
 
 std::unique_ptr<Backend> make_trtexec_backend();

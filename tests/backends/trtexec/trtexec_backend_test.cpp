@@ -486,6 +486,26 @@ TEST_F(TrtexecBackendTest, TensorRt11Int8WithoutAQuantizedFileIsSkippedWithTheRe
     EXPECT_EQ(backend.unsupported_reason(cell), std::nullopt) << "10.9 builds int8 with --int8";
 }
 
+// What the worker asks before load() with the model resolved (a zoo model too, which unsupported_reason() cannot
+// read): on 11 the typed file, or the skip; on 10 the model as it is.
+TEST_F(TrtexecBackendTest, ConvertModelMakesTheTypedFileOrSaysWhyTheCellIsSkipped) {
+    TrtexecBackend backend;
+    EXPECT_EQ(backend.convert_model(model_.string(), spec()).model_path, model_.string()) << "10.9: --fp16";
+    write_fake_trtexec(bin_ / "trtexec", kMeasure11, kTrt11);
+    const ConvertedModel fp16 = backend.convert_model(model_.string(), spec());
+    EXPECT_TRUE(fp16.skip_reason.empty()) << fp16.skip_reason;
+    EXPECT_THAT(fp16.model_path, HasSubstr("/converted/tiny.fp16."));
+    backend.load(fp16.model_path, spec());
+    EXPECT_EQ(onnx_of(calls().back()), fp16.model_path) << "load() builds the typed file as it is";
+    BenchmarkSpec int8 = spec();
+    int8.precision = Precision::int8;
+    const ConvertedModel skipped = backend.convert_model(model_.string(), int8);
+    EXPECT_THAT(skipped.skip_reason, ::testing::StartsWith("trtexec 11.1.0: int8 on TensorRT 11 needs a Q/DQ file"));
+    const auto engine = scratch_.path() / "prebuilt.plan";
+    std::ofstream(engine) << "engine bytes";
+    EXPECT_EQ(backend.convert_model(engine.string(), int8).model_path, engine.string()) << "an engine is as it is";
+}
+
 TEST_F(TrtexecBackendTest, TensorRt11RefusesARemovedFlagAsTheCellsReason) {
     write_fake_trtexec(bin_ / "trtexec", kMeasure11, kTrt11);
     BenchmarkSpec cell = spec();
