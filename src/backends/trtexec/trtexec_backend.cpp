@@ -306,16 +306,16 @@ void TrtexecBackend::load(const std::string& model_path, const BenchmarkSpec& sp
 
 ConvertedModel TrtexecBackend::convert_model(const std::string& model_path, const BenchmarkSpec& spec) {
     ConvertedModel converted{model_path, {}, {}, 0};
-    const auto found = find_trtexec(parse_trtexec_options(spec.backend_options));
+    const TrtexecOptions options = parse_trtexec_options(spec.backend_options);
+    const auto found = find_trtexec(options);
     if (!found || is_engine_file(model_path)) return converted;  // load() says what is missing
     const std::string version = tensorrt_version_of(*found);
-    if (!strongly_typed_only(version)) return converted;
-    const TypedOnnxRequest request = typed_request(model_path, spec);
-    if (auto problem = typed_onnx_problem(request, /*have_reference=*/false)) {
-        converted.skip_reason = fmt::format("trtexec {}: {}", version, *problem);
+    if (auto problem = version_problem(version, *found, options, spec, model_path)) {
+        converted.skip_reason = *problem;
         return converted;
     }
-    TypedOnnx typed = typed_onnx_for(request, nullptr);
+    if (!strongly_typed_only(version)) return converted;
+    TypedOnnx typed = typed_onnx_for(typed_request(model_path, spec), nullptr);
     converted.model_path = typed.path.string();
     converted.metrics = std::move(typed.metrics);
     return converted;
