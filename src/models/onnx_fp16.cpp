@@ -138,6 +138,7 @@ private:
             if (t.data_type == DataType::float32) float_initializers_.try_emplace(t.name);
         }
         for (const auto& node : g.nodes) {
+            node_names_.insert(node.name);
             for (std::size_t i = 0; i < node.inputs.size(); ++i) {
                 const auto it = float_initializers_.find(node.inputs[i]);
                 if (it != float_initializers_.end() && !blocked(node) && !always_float_input(node.op_type, i))
@@ -176,6 +177,15 @@ private:
         return it == rename_.end() ? name : it->second;
     }
 
+    // A Cast node's name: the value it writes, unless a node of the model already has that name (ONNX Runtime
+    // refuses a graph with two nodes of one name).
+    std::string node_name(const std::string& base) {
+        std::string name = base;
+        for (int k = 1; node_names_.contains(name); ++k) name = fmt::format("{}.cast{}", base, k);
+        node_names_.insert(name);
+        return name;
+    }
+
     std::string unique(const std::string& base) {
         std::string name = base;
         for (int k = 1; taken_.contains(name); ++k) name = fmt::format("{}.{}", base, k);
@@ -188,7 +198,7 @@ private:
         bool casts_written = !top;
         const auto write_input_casts = [&] {
             for (const auto& [from, to] : input_casts_)
-                out.write_message(wire::GraphField::node, wire::cast_node(to, from, to, low_));
+                out.write_message(wire::GraphField::node, wire::cast_node(node_name(to), from, to, low_));
             casts_written = true;
         };
         for (const Field& f : wire::split(bytes)) {
@@ -212,7 +222,7 @@ private:
         if (!casts_written) write_input_casts();
         if (top)
             for (const auto& [from, to] : output_casts_)
-                out.write_message(wire::GraphField::node, wire::cast_node(from, from, to, DataType::float32));
+                out.write_message(wire::GraphField::node, wire::cast_node(node_name(from), from, to, DataType::float32));
         return out.take();
     }
 
@@ -252,7 +262,7 @@ private:
             std::string input = renamed(view.inputs[i]);
             if (!input.empty() && (is_blocked || always_float_input(view.op, i)) && is_fp16(view.inputs[i])) {
                 const std::string cast = unique(input + ".fp32");
-                out.write_message(wire::GraphField::node, wire::cast_node(cast, input, cast, DataType::float32));
+                out.write_message(wire::GraphField::node, wire::cast_node(node_name(cast), input, cast, DataType::float32));
                 input = cast;
             }
             inputs.push_back(std::move(input));
@@ -279,7 +289,7 @@ private:
         if (!is_blocked) add_missing_attributes(view, w);
         out.write_message(wire::GraphField::node, w);
         for (const auto& [from, to] : back_casts)
-            out.write_message(wire::GraphField::node, wire::cast_node(to, from, to, low_));
+            out.write_message(wire::GraphField::node, wire::cast_node(node_name(to), from, to, low_));
     }
 
     // Attributes whose absence means float32.
@@ -354,6 +364,7 @@ private:
     std::map<std::string, Uses, std::less<>> float_initializers_;
     std::set<std::string, std::less<>> kept_fp32_;
     std::set<std::string, std::less<>> taken_;
+    std::set<std::string, std::less<>> node_names_;
     std::map<std::string, std::string, std::less<>> rename_;
     std::vector<std::pair<std::string, std::string>> input_casts_;   // graph input -> its float16 cast
     std::vector<std::pair<std::string, std::string>> output_casts_;  // float16 value -> graph output

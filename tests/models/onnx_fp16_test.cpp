@@ -10,6 +10,7 @@
 #include <fstream>
 #include <limits>
 #include <random>
+#include <set>
 
 #include <gtest/gtest.h>
 
@@ -97,6 +98,9 @@ TEST_F(Fp16Test, ConvertsWeightsAndIoAndKeepsBlockedOpsInFloat32BetweenCasts) {
     EXPECT_EQ(cast_to(*out_cast), static_cast<std::int64_t>(DataType::float16));
     EXPECT_EQ(out_cast->outputs[0], "max") << "the consumers still read the name they read before";
     EXPECT_EQ(g.nodes.size(), original.graph.nodes.size() + 2);
+    std::set<std::string> names;
+    for (const auto& n : g.nodes)
+        EXPECT_TRUE(n.name.empty() || names.insert(n.name).second) << n.name << ": ONNX Runtime refuses two nodes of one name";
 }
 
 TEST_F(Fp16Test, KeepIoTypesCastsAtTheGraphBoundary) {

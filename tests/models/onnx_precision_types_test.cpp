@@ -60,7 +60,8 @@ TEST_F(PrecisionTypesTest, QdqModelsShowTheirQuantizedType) {
     const ModelPrecisionTypes int8 = types_of(quantize_to_qdq(path_, ranges, {}));
     EXPECT_EQ(int8.quantized_types, (std::set<DataType>{DataType::int8, DataType::int32}))
         << "int8 activations and weights, int32 biases";
-    const ModelPrecisionTypes fp8 = types_of(quantize_to_qdq(path_, ranges, {.activation = quant::ActivationType::float8e4m3}));
+    const ModelPrecisionTypes fp8 =
+        types_of(quantize_to_qdq(path_, ranges, {.activation = quant::ActivationType::float8e4m3}));
     EXPECT_EQ(fp8.quantized_types, (std::set<DataType>{DataType::float8e4m3fn}));
     EXPECT_TRUE(fp8.quantizes_to(DataType::float8e4m3fn));
 }

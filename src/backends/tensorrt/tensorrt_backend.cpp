@@ -78,6 +78,7 @@ private:
     // Probed once per device, on the first question: the orchestrator asks before any worker runs,
     // and the probe creates no CUDA context.
     const GpuProbe& gpu(int index) const;
+    std::optional<std::string> typed_file_problem(const BenchmarkSpec& spec) const;
     // The cell's GPU selected and the runtime made; throws EnvironmentError when either cannot be.
     const GpuInfo& ready(const BenchmarkSpec& spec);
     std::unique_ptr<nvinfer1::ICudaEngine> engine_for(const std::string& model, const BenchmarkSpec& spec,
@@ -87,6 +88,7 @@ private:
 
     mutable std::mutex probe_mutex_;
     mutable std::map<int, GpuProbe> probes_;
+    mutable std::map<std::string, std::optional<std::string>> typed_problems_;  // guarded by probe_mutex_
     TensorRtLogger logger_;
     // Declared in destruction order: executions (engines) go before the runtime, the runtime before the logger.
     std::unique_ptr<nvinfer1::IRuntime> runtime_;
@@ -121,7 +123,26 @@ std::optional<std::string> TensorRtBackend::unsupported_reason(const BenchmarkSp
     if (auto mismatch = header_mismatch()) return mismatch;
     const GpuProbe& probe = gpu(spec.device.index);
     if (!probe.gpu) return fmt::format("tensorrt cannot run on {}: {}", to_string(spec.device), probe.problem);
-    return precision_plan(spec.precision, *probe.gpu, true).unsupported;
+    if (auto unsupported = precision_plan(spec.precision, *probe.gpu, true).unsupported) return unsupported;
+    return typed_file_problem(spec);
+}
+
+// TensorRT 11, a model file known before the run: what its typed file cannot be (a user-typed file that
+// disagrees with the precision, fp8 below opset 19, ...), judged once per file and precision, so that `run
+// --dry-run` and the run skip the same cells. A zoo model is exported later and judged in convert_model.
+std::optional<std::string> TensorRtBackend::typed_file_problem(const BenchmarkSpec& spec) const {
+    if (precision_route(library_version()) != PrecisionRoute::typed_onnx) return std::nullopt;
+    std::error_code ec;
+    const std::filesystem::path model(spec.model);
+    if (model.extension() != ".onnx" || !std::filesystem::is_regular_file(model, ec)) return std::nullopt;
+    const std::string key = fmt::format("{}\n{}\n{}", spec.model, to_string(spec.precision), hash_file(model));
+    const std::lock_guard lock(probe_mutex_);
+    auto found = typed_problems_.find(key);
+    if (found == typed_problems_.end()) {
+        const TypedOnnxRequest request{model, spec.precision, spec.batch_size, spec.seed, "", spec.model_cache_dir};
+        found = typed_problems_.emplace(key, typed_onnx_problem(request, true)).first;
+    }
+    return found->second;
 }
 
 const GpuInfo& TensorRtBackend::ready(const BenchmarkSpec& spec) {

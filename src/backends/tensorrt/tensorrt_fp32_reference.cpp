@@ -23,9 +23,10 @@ void TensorRtFp32Reference::build_for(const std::filesystem::path& model) {
     const std::vector<char> bytes = build_engine(build_, logger_);
     std::unique_ptr<nvinfer1::ICudaEngine> engine(runtime_.deserializeCudaEngine(bytes.data(), bytes.size()));
     if (!engine)
-        throw std::runtime_error("TensorRT cannot load the fp32 calibration engine it just built: " + logger_.take_last_error());
-    execution_ = std::make_unique<TensorRtExecution>(std::move(engine), build_.batch_size, build_.options, build_.model_path,
-                                                     logger_);
+        throw std::runtime_error("TensorRT cannot load the fp32 calibration engine it just built: " +
+                                 logger_.take_last_error());
+    execution_ = std::make_unique<TensorRtExecution>(std::move(engine), build_.batch_size, build_.options,
+                                                     build_.model_path, logger_);
     built_for_ = model;
 }
 
@@ -39,9 +40,11 @@ std::vector<std::vector<float>> TensorRtFp32Reference::run(const std::filesystem
     const std::vector<HostTensor> produced = execution_->outputs();
     std::vector<std::vector<float>> values;
     for (const std::string& name : outputs) {
-        const auto found = std::find_if(produced.begin(), produced.end(), [&](const HostTensor& t) { return t.info.name == name; });
+        const auto found =
+            std::find_if(produced.begin(), produced.end(), [&](const HostTensor& t) { return t.info.name == name; });
         if (found == produced.end())
-            throw std::runtime_error(fmt::format("the fp32 calibration engine of {} has no output {}", model.string(), name));
+            throw std::runtime_error(
+                fmt::format("the fp32 calibration engine of {} has no output {}", model.string(), name));
         std::vector<float> v;
         if (found->info.dtype == DType::f32) {
             v.resize(found->data.size() / sizeof(float));

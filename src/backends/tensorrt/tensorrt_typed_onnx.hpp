@@ -24,10 +24,10 @@ namespace inferbench {
 struct TypedOnnxRequest {
     std::filesystem::path model;  // the plan's ONNX file
     Precision precision = Precision::fp32;
-    std::int64_t batch_size = 1;    // the calibration batches' batch where the model's batch is dynamic
-    std::uint64_t seed = 0;         // seeded random calibration batches (no calibration_dir)
-    std::string calibration_dir;    // int8/fp8: raw input batches (*.bin, tensorrt_calibration_data); empty: seeded
-    std::string model_cache_dir;    // converted files go to <model_cache_dir>/converted
+    std::int64_t batch_size = 1;  // the calibration batches' batch where the model's batch is dynamic
+    std::uint64_t seed = 0;       // seeded random calibration batches (no calibration_dir)
+    std::string calibration_dir;  // int8/fp8: raw input batches (*.bin, tensorrt_calibration_data); empty: seeded
+    std::string model_cache_dir;  // converted files go to <model_cache_dir>/converted
     bool random_calibration() const { return calibration_dir.empty(); }
 };
 
@@ -41,7 +41,7 @@ enum class TypedOnnxOrigin {
 struct TypedOnnx {
     std::filesystem::path path;  // the file to parse, strongly typed
     TypedOnnxOrigin origin = TypedOnnxOrigin::as_given;
-    std::string description;     // one line for the log: what the file is and where it came from
+    std::string description;  // one line for the log: what the file is and where it came from
     // Figures measured when the file was made (int8/fp8: its agreement with float32 on the calibration batches).
     std::vector<BackendMetric> metrics;
 };

@@ -61,17 +61,19 @@ bool newer_than_known(const TensorRtVersion& version) { return version.major > k
 
 std::optional<std::string> unknown_version_problem(const TensorRtVersion& version, std::string_view source) {
     if (!newer_than_known(version)) return std::nullopt;
-    return fmt::format("TensorRT {} ({}) is newer than the newest major version this inferbench knows ({}.x): how it "
-                       "takes a precision is unknown, so nothing is built with it; use TensorRT {}.x or older, or an "
-                       "inferbench that knows TensorRT {}",
-                       to_string(version), source, kNewestKnownTensorRt.major, kNewestKnownTensorRt.major,
-                       version.major);
+    return fmt::format(
+        "TensorRT {} ({}) is newer than the newest major version this inferbench knows ({}.x): how it "
+        "takes a precision is unknown, so nothing is built with it; use TensorRT {}.x or older, or an "
+        "inferbench that knows TensorRT {}",
+        to_string(version), source, kNewestKnownTensorRt.major, kNewestKnownTensorRt.major, version.major);
 }
 
 std::string_view to_string(PrecisionRoute route) {
     switch (route) {
-        case PrecisionRoute::builder_flags: return "builder flags";
-        case PrecisionRoute::typed_onnx: return "precision-typed ONNX, strongly typed build";
+        case PrecisionRoute::builder_flags:
+            return "builder flags";
+        case PrecisionRoute::typed_onnx:
+            return "precision-typed ONNX, strongly typed build";
     }
     return "?";
 }

@@ -24,12 +24,13 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-constexpr int kTf32Flag = 6;   // BuilderFlag::kTF32, the same number in 10 and 11
-constexpr int kFp16Flag = 0;   // BuilderFlag::kFP16 of TensorRT 10
+constexpr int kTf32Flag = 6;  // BuilderFlag::kTF32, the same number in 10 and 11
+constexpr int kFp16Flag = 0;  // BuilderFlag::kFP16 of TensorRT 10
 
 class FakeBuildTest : public ::testing::Test {
 protected:
-    FakeBuildTest() : dir_(fs::temp_directory_path() / ("inferbench-fake-build-" + std::to_string(std::random_device{}()))) {
+    FakeBuildTest()
+        : dir_(fs::temp_directory_path() / ("inferbench-fake-build-" + std::to_string(std::random_device{}()))) {
         fs::create_directories(dir_);
         model_ = models::testing::write_model(models::testing::small_cnn(), dir_ / "cnn.onnx");
         fake_tensorrt::reset();
@@ -54,12 +55,22 @@ protected:
     TensorRtLogger logger_;
 };
 
-TEST_F(FakeBuildTest, LibraryReportsItsMajorVersion) {
+// One suite name per major version, so that CTest tells the two executables' tests apart.
+#if NV_TENSORRT_MAJOR >= 11
+class FakeTensorRt11Build : public FakeBuildTest {};
+#define FAKE_BUILD_TEST(name) TEST_F(FakeTensorRt11Build, name)
+#else
+class FakeTensorRt10Build : public FakeBuildTest {};
+#define FAKE_BUILD_TEST(name) TEST_F(FakeTensorRt10Build, name)
+#endif
+
+FAKE_BUILD_TEST(LibraryReportsItsMajorVersion) {
     EXPECT_EQ(library().major, NV_TENSORRT_MAJOR);
-    EXPECT_EQ(precision_route(library()), NV_TENSORRT_MAJOR >= 11 ? PrecisionRoute::typed_onnx : PrecisionRoute::builder_flags);
+    EXPECT_EQ(precision_route(library()),
+              NV_TENSORRT_MAJOR >= 11 ? PrecisionRoute::typed_onnx : PrecisionRoute::builder_flags);
 }
 
-TEST_F(FakeBuildTest, Fp32ClearsTf32AndSetsNothing) {
+FAKE_BUILD_TEST(Fp32ClearsTf32AndSetsNothing) {
     const std::string engine = build(model_, plan(Precision::fp32));
     const auto& record = fake_tensorrt::last_build();
     EXPECT_TRUE(record.built);
@@ -71,7 +82,7 @@ TEST_F(FakeBuildTest, Fp32ClearsTf32AndSetsNothing) {
 
 #if NV_TENSORRT_MAJOR >= 11
 
-TEST_F(FakeBuildTest, ElevenBuildsTheTypedFileWithoutPrecisionFlags) {
+FAKE_BUILD_TEST(ElevenBuildsTheTypedFileWithoutPrecisionFlags) {
     const TypedOnnx typed = typed_onnx_for({model_, Precision::fp16, 2, 1, "", dir_.string()}, nullptr);
     const PrecisionPlan fp16 = plan(Precision::fp16);
     EXPECT_EQ(fp16.route, PrecisionRoute::typed_onnx);
@@ -86,7 +97,7 @@ TEST_F(FakeBuildTest, ElevenBuildsTheTypedFileWithoutPrecisionFlags) {
     EXPECT_FALSE(record.calibrator_attached);
 }
 
-TEST_F(FakeBuildTest, ElevenNeverReceivesAPrecisionFlag) {
+FAKE_BUILD_TEST(ElevenNeverReceivesAPrecisionFlag) {
     PrecisionPlan weak;
     weak.flags = {BuildFlag::fp16};
     EXPECT_THROW(build(model_, weak), std::logic_error);
@@ -96,7 +107,7 @@ TEST_F(FakeBuildTest, ElevenNeverReceivesAPrecisionFlag) {
     EXPECT_THROW(build(model_, calibrated), std::logic_error);
 }
 
-TEST_F(FakeBuildTest, TheElevenStandInRefusesARemovedFlagAsElevenDoes) {
+FAKE_BUILD_TEST(TheElevenStandInRefusesARemovedFlagAsElevenDoes) {
     const std::unique_ptr<nvinfer1::IBuilder> builder(nvinfer1::createInferBuilder(logger_));
     const std::unique_ptr<nvinfer1::INetworkDefinition> network(builder->createNetworkV2(0));
     const std::unique_ptr<nvinfer1::IBuilderConfig> config(builder->createBuilderConfig());
@@ -107,7 +118,7 @@ TEST_F(FakeBuildTest, TheElevenStandInRefusesARemovedFlagAsElevenDoes) {
 
 #else
 
-TEST_F(FakeBuildTest, TenSetsThePrecisionFlagOnThePlansFile) {
+FAKE_BUILD_TEST(TenSetsThePrecisionFlagOnThePlansFile) {
     const PrecisionPlan fp16 = plan(Precision::fp16);
     EXPECT_EQ(fp16.route, PrecisionRoute::builder_flags);
     build(model_, fp16);

@@ -23,7 +23,8 @@ BuildRecord g_record;
 }  // namespace
 
 // BuilderFlag numbers of TensorRT 10's precision flags, which TensorRT 11 removed.
-constexpr int kRemovedPrecisionFlags[] = {0 /*kFP16*/, 1 /*kINT8*/, 15 /*kFP8*/, 17 /*kBF16*/, 22 /*kINT4*/, 26 /*kFP4*/};
+constexpr int kRemovedPrecisionFlags[] = {0 /*kFP16*/,  1 /*kINT8*/,  15 /*kFP8*/,
+                                          17 /*kBF16*/, 22 /*kINT4*/, 26 /*kFP4*/};
 
 [[maybe_unused]] bool removed_in_11(int flag) {
     for (int f : kRemovedPrecisionFlags)
@@ -85,14 +86,22 @@ public:
 DataType fake_type(inferbench::models::onnx::DataType type) {
     using inferbench::models::onnx::DataType;
     switch (type) {
-        case DataType::float16: return nvinfer1::DataType::kHALF;
-        case DataType::bfloat16: return nvinfer1::DataType::kBF16;
-        case DataType::int8: return nvinfer1::DataType::kINT8;
-        case DataType::int32: return nvinfer1::DataType::kINT32;
-        case DataType::int64: return nvinfer1::DataType::kINT64;
-        case DataType::boolean: return nvinfer1::DataType::kBOOL;
-        case DataType::uint8: return nvinfer1::DataType::kUINT8;
-        default: return nvinfer1::DataType::kFLOAT;
+        case DataType::float16:
+            return nvinfer1::DataType::kHALF;
+        case DataType::bfloat16:
+            return nvinfer1::DataType::kBF16;
+        case DataType::int8:
+            return nvinfer1::DataType::kINT8;
+        case DataType::int32:
+            return nvinfer1::DataType::kINT32;
+        case DataType::int64:
+            return nvinfer1::DataType::kINT64;
+        case DataType::boolean:
+            return nvinfer1::DataType::kBOOL;
+        case DataType::uint8:
+            return nvinfer1::DataType::kUINT8;
+        default:
+            return nvinfer1::DataType::kFLOAT;
     }
 }
 
@@ -149,7 +158,9 @@ std::string engine_text(const FakeNetwork& network, const FakeConfig& config) {
 
 }  // namespace
 
-void* IHostMemory::data() const noexcept { return const_cast<char*>(static_cast<const FakeHostMemory*>(this)->bytes_.data()); }
+void* IHostMemory::data() const noexcept {
+    return const_cast<char*>(static_cast<const FakeHostMemory*>(this)->bytes_.data());
+}
 std::size_t IHostMemory::size() const noexcept { return static_cast<const FakeHostMemory*>(this)->bytes_.size(); }
 DataType IHostMemory::type() const noexcept { return DataType::kUINT8; }
 
@@ -186,9 +197,13 @@ bool IBuilderConfig::setCalibrationProfile(IOptimizationProfile const*) noexcept
 #pragma GCC diagnostic pop
 #endif
 void IBuilderConfig::setBuilderOptimizationLevel(int32_t) noexcept {}
-ITimingCache* IBuilderConfig::createTimingCache(void const*, std::size_t) const noexcept { return new FakeTimingCache(); }
+ITimingCache* IBuilderConfig::createTimingCache(void const*, std::size_t) const noexcept {
+    return new FakeTimingCache();
+}
 bool IBuilderConfig::setTimingCache(ITimingCache const&, bool) noexcept { return true; }
-ITimingCache const* IBuilderConfig::getTimingCache() const noexcept { return &static_cast<const FakeConfig*>(this)->cache_; }
+ITimingCache const* IBuilderConfig::getTimingCache() const noexcept {
+    return &static_cast<const FakeConfig*>(this)->cache_;
+}
 
 IBuilderConfig* IBuilder::createBuilderConfig() noexcept { return new FakeConfig(); }
 INetworkDefinition* IBuilder::createNetworkV2(NetworkDefinitionCreationFlags flags) noexcept {
@@ -211,7 +226,8 @@ IHostMemory* IBuilder::buildSerializedNetwork(INetworkDefinition& network, IBuil
 #if FAKE_TENSORRT_MAJOR >= 11
     for (int flag : fake_config.set_) {
         if (fake_tensorrt::removed_in_11(flag)) {
-            log_error("BuilderFlag " + std::to_string(flag) + " was removed in TensorRT 11: networks are strongly typed");
+            log_error("BuilderFlag " + std::to_string(flag) +
+                      " was removed in TensorRT 11: networks are strongly typed");
             return nullptr;
         }
     }
