@@ -1,0 +1,284 @@
+#include "pipeline/gpu_stages.hpp"
+
+#include <dlfcn.h>
+
+#include <array>
+#include <cstdlib>
+#include <system_error>
+#include <type_traits>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace inferbench::pipeline {
+namespace {
+
+constexpr std::string_view kModuleFile = "libinferbench_pipeline_cuda.so";
+
+using Error = std::array<char, 1024>;
+
+void* symbol(void* handle, const char* name, const std::filesystem::path& path, std::string& missing) {
+    void* address = dlsym(handle, name);
+    if (!address && missing.empty())
+        missing = fmt::format("{} has no {}; rebuild the GPU pipeline stages module", path.string(), name);
+    return address;
+}
+
+std::string env_or(const char* name, const std::string& fallback) {
+    if (!fallback.empty()) return fallback;
+    const char* value = std::getenv(name);
+    return value ? value : "";
+}
+
+InferbenchGpuAxis gpu_axis(const AxisPlacement& placement, const AxisTaps& taps) {
+    InferbenchGpuAxis axis{};
+    axis.placed_begin = static_cast<int>(placement.placed_begin);
+    axis.placed_count = static_cast<int>(placement.placed_count);
+    axis.taps = reinterpret_cast<const InferbenchGpuTap*>(taps.taps.data());
+    axis.weights = taps.weights.data();
+    axis.weight_count = static_cast<int>(taps.weights.size());
+    return axis;
+}
+
+}  // namespace
+
+static_assert(sizeof(InferbenchGpuTap) == sizeof(ResampleTap) && alignof(InferbenchGpuTap) == alignof(ResampleTap));
+
+struct GpuStages::Api {
+    decltype(&inferbench_gpu_stages_create) create = nullptr;
+    decltype(&inferbench_gpu_stages_destroy) destroy = nullptr;
+    decltype(&inferbench_gpu_stages_describe) describe = nullptr;
+    decltype(&inferbench_gpu_alloc) alloc = nullptr;
+    decltype(&inferbench_gpu_free) free = nullptr;
+    decltype(&inferbench_gpu_copy) copy = nullptr;
+    decltype(&inferbench_gpu_decode_jpeg) decode_jpeg = nullptr;
+    decltype(&inferbench_gpu_decoded_pixels) decoded_pixels = nullptr;
+    decltype(&inferbench_gpu_preprocess) preprocess = nullptr;
+    decltype(&inferbench_gpu_nms) nms = nullptr;
+    decltype(&inferbench_gpu_ssd_detect) ssd_detect = nullptr;
+};
+
+std::vector<std::filesystem::path> GpuStages::default_module_candidates() {
+    if (const char* env = std::getenv("INFERBENCH_PIPELINE_CUDA_MODULE"); env && *env) return {env};
+    std::error_code ec;
+    const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    const auto dir = ec ? std::filesystem::current_path() : exe.parent_path();
+    return {dir / kModuleFile, dir / ".." / "lib" / "inferbench" / kModuleFile};
+}
+
+GpuStagesOpening GpuStages::open(const GpuStagesOptions& options) {
+    const auto candidates = options.module_candidates.empty() ? default_module_candidates() : options.module_candidates;
+    std::string tried;
+    for (const auto& candidate : candidates) {
+        std::error_code ec;
+        if (!std::filesystem::exists(candidate, ec)) {
+            tried += (tried.empty() ? "" : "; ") + candidate.string() + ": not there";
+            continue;
+        }
+        void* handle = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
+        if (!handle) {
+            const char* why = dlerror();
+            tried += (tried.empty() ? "" : "; ") + std::string(why ? why : candidate.string());
+            continue;
+        }
+        std::unique_ptr<GpuStages> stages(new GpuStages());
+        stages->handle_ = handle;
+        stages->path_ = candidate;
+        std::string missing;
+        const auto version = reinterpret_cast<decltype(&inferbench_gpu_stages_api_version)>(
+            symbol(handle, "inferbench_gpu_stages_api_version", candidate, missing));
+        if (!missing.empty()) return {nullptr, missing};
+        if (version() != INFERBENCH_GPU_STAGES_API_VERSION)
+            return {nullptr, fmt::format("{} speaks GPU stages API {}, this inferbench {}; use the module built with it",
+                                         candidate.string(), version(), INFERBENCH_GPU_STAGES_API_VERSION)};
+        auto api = std::make_unique<Api>();
+        const auto bind = [&](auto& fn, const char* name) {
+            fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(symbol(handle, name, candidate, missing));
+        };
+        bind(api->create, "inferbench_gpu_stages_create");
+        bind(api->destroy, "inferbench_gpu_stages_destroy");
+        bind(api->describe, "inferbench_gpu_stages_describe");
+        bind(api->alloc, "inferbench_gpu_alloc");
+        bind(api->free, "inferbench_gpu_free");
+        bind(api->copy, "inferbench_gpu_copy");
+        bind(api->decode_jpeg, "inferbench_gpu_decode_jpeg");
+        bind(api->decoded_pixels, "inferbench_gpu_decoded_pixels");
+        bind(api->preprocess, "inferbench_gpu_preprocess");
+        bind(api->nms, "inferbench_gpu_nms");
+        bind(api->ssd_detect, "inferbench_gpu_ssd_detect");
+        if (!missing.empty()) return {nullptr, missing};
+        stages->api_ = std::move(api);
+        Error error{};
+        const std::string nvjpeg = env_or("INFERBENCH_NVJPEG_LIBRARY", options.nvjpeg_library);
+        if (stages->api_->create(options.device, nvjpeg.c_str(), &stages->stages_, error.data(), error.size()) != 0)
+            return {nullptr, fmt::format("GPU stages cannot run on cuda:{}: {}", options.device, error.data())};
+        return {std::move(stages), ""};
+    }
+    return {nullptr, fmt::format("no GPU pipeline stages module ({}); build inferbench where nvcc is found (it builds "
+                                 "{}), or set INFERBENCH_PIPELINE_CUDA_MODULE",
+                                 tried, kModuleFile)};
+}
+
+GpuStages::~GpuStages() {
+    if (stages_ && api_) api_->destroy(stages_);
+    if (handle_) dlclose(handle_);
+}
+
+std::string GpuStages::description() const {
+    std::array<char, 512> text{};
+    api_->describe(stages_, text.data(), text.size());
+    return fmt::format("{}, module {}", text.data(), path_.string());
+}
+
+GpuBuffer::GpuBuffer(GpuBuffer&& other) noexcept
+    : owner_(std::exchange(other.owner_, nullptr)),
+      data_(std::exchange(other.data_, nullptr)),
+      bytes_(std::exchange(other.bytes_, 0)) {}
+
+GpuBuffer& GpuBuffer::operator=(GpuBuffer&& other) noexcept {
+    if (this != &other) {
+        if (owner_) owner_->free(data_);
+        owner_ = std::exchange(other.owner_, nullptr);
+        data_ = std::exchange(other.data_, nullptr);
+        bytes_ = std::exchange(other.bytes_, 0);
+    }
+    return *this;
+}
+
+GpuBuffer::~GpuBuffer() {
+    if (owner_) owner_->free(data_);
+}
+
+void GpuStages::free(void* device) const { api_->free(stages_, device); }
+
+GpuBuffer GpuStages::allocate(std::size_t bytes) const {
+    GpuBuffer buffer;
+    Error error{};
+    if (api_->alloc(stages_, bytes, &buffer.data_, error.data(), error.size()) != 0)
+        throw EnvironmentError(fmt::format("GPU memory of {} bytes: {}", bytes, error.data()));
+    buffer.owner_ = this;
+    buffer.bytes_ = bytes;
+    return buffer;
+}
+
+void GpuStages::copy_to_device(const GpuBuffer& device, std::span<const std::byte> host) const {
+    if (host.size() > device.bytes()) throw UserError("a copy to the GPU larger than its buffer");
+    Error error{};
+    if (api_->copy(stages_, device.get(), host.data(), host.size(), 1, error.data(), error.size()) != 0)
+        throw EnvironmentError(fmt::format("copy to the GPU: {}", error.data()));
+}
+
+void GpuStages::copy_to_host(std::span<std::byte> host, const GpuBuffer& device) const {
+    if (host.size() > device.bytes()) throw UserError("a copy from the GPU larger than its buffer");
+    Error error{};
+    if (api_->copy(stages_, host.data(), device.get(), host.size(), 0, error.data(), error.size()) != 0)
+        throw EnvironmentError(fmt::format("copy from the GPU: {}", error.data()));
+}
+
+std::vector<GpuDecodedImage> GpuStages::decode_jpeg(std::span<const std::span<const std::uint8_t>> files) const {
+    std::vector<const unsigned char*> data;
+    std::vector<std::size_t> sizes;
+    for (const auto& file : files) {
+        data.push_back(file.data());
+        sizes.push_back(file.size());
+    }
+    std::vector<InferbenchGpuImageInfo> infos(files.size());
+    Error error{};
+    if (api_->decode_jpeg(stages_, data.data(), sizes.data(), static_cast<int>(files.size()), infos.data(),
+                          error.data(), error.size()) != 0)
+        throw EnvironmentError(fmt::format("GPU JPEG decode: {}", error.data()));
+    std::vector<GpuDecodedImage> out;
+    for (const auto& info : infos) {
+        GpuDecodedImage image;
+        image.components = info.components;
+        if (info.status == 0)
+            image.size = {info.width, info.height};
+        else
+            image.error = info.reason;
+        out.push_back(std::move(image));
+    }
+    return out;
+}
+
+std::vector<std::uint8_t> GpuStages::decoded_pixels(int image, ImageSize size) const {
+    std::vector<std::uint8_t> pixels(static_cast<std::size_t>(size.width * size.height * 3));
+    Error error{};
+    if (api_->decoded_pixels(stages_, image, pixels.data(), pixels.size(), error.data(), error.size()) != 0)
+        throw EnvironmentError(fmt::format("GPU decoded image {}: {}", image, error.data()));
+    return pixels;
+}
+
+InferbenchGpuTensorFormat gpu_tensor_format(const PipelineSteps& steps) {
+    InferbenchGpuTensorFormat format{};
+    format.width = static_cast<int>(steps.input_size.width);
+    format.height = static_cast<int>(steps.input_size.height);
+    format.nchw = steps.layout == TensorLayout::nchw ? 1 : 0;
+    format.pixel_type = steps.pixel_type == PixelType::f32   ? INFERBENCH_GPU_PIXEL_F32
+                        : steps.pixel_type == PixelType::f16 ? INFERBENCH_GPU_PIXEL_F16
+                                                             : INFERBENCH_GPU_PIXEL_U8;
+    format.bgr = steps.bgr ? 1 : 0;
+    for (std::size_t c = 0; c < 3; ++c) {
+        format.mean[c] = steps.mean[c];
+        format.std[c] = steps.std[c];
+    }
+    format.fill = steps.letterbox_fill;
+    return format;
+}
+
+void GpuStages::preprocess(const PipelineSteps& steps, std::span<const GpuPreprocessJob> jobs,
+                           const GpuBuffer& batch) const {
+    const auto format = gpu_tensor_format(steps);
+    std::vector<InferbenchGpuImagePlan> plans;
+    for (const auto& job : jobs) {
+        InferbenchGpuImagePlan p{};
+        p.image = job.image;
+        p.slot = static_cast<int>(job.slot);
+        p.first_row = static_cast<int>(job.plan->first_row);
+        p.row_count = static_cast<int>(job.plan->row_count);
+        p.x = gpu_axis(job.plan->placement.x, job.plan->x);
+        p.y = gpu_axis(job.plan->placement.y, job.plan->y);
+        plans.push_back(p);
+    }
+    Error error{};
+    if (api_->preprocess(stages_, &format, plans.data(), static_cast<int>(plans.size()), batch.get(), error.data(),
+                         error.size()) != 0)
+        throw EnvironmentError(fmt::format("GPU resize and normalise: {}", error.data()));
+}
+
+std::vector<int> GpuStages::nms(const GpuBuffer& boxes, const GpuBuffer& scores, const GpuBuffer& labels, int count,
+                                float iou_threshold, int max_detections) const {
+    const InferbenchGpuNmsSettings settings{iou_threshold, max_detections};
+    std::vector<int> kept(static_cast<std::size_t>(std::max(max_detections, 0)));
+    int kept_count = 0;
+    Error error{};
+    if (api_->nms(stages_, static_cast<const float*>(boxes.get()), static_cast<const float*>(scores.get()),
+                  static_cast<const std::int32_t*>(labels.get()), count, &settings, kept.data(), &kept_count,
+                  error.data(), error.size()) != 0)
+        throw EnvironmentError(fmt::format("GPU NMS: {}", error.data()));
+    kept.resize(static_cast<std::size_t>(kept_count));
+    return kept;
+}
+
+std::vector<std::vector<InferbenchGpuDetection>> GpuStages::ssd_detect(const InferbenchGpuSsdDecode& decode,
+                                                                       float iou_threshold, int max_detections,
+                                                                       const GpuBuffer& locs, const GpuBuffer& scores,
+                                                                       int batch) const {
+    const InferbenchGpuNmsSettings settings{iou_threshold, max_detections};
+    std::vector<InferbenchGpuDetection> flat(static_cast<std::size_t>(batch) * static_cast<std::size_t>(max_detections));
+    std::vector<int> counts(static_cast<std::size_t>(batch));
+    Error error{};
+    if (api_->ssd_detect(stages_, &decode, &settings, static_cast<const float*>(locs.get()),
+                         static_cast<const float*>(scores.get()), batch, flat.data(), counts.data(), error.data(),
+                         error.size()) != 0)
+        throw EnvironmentError(fmt::format("GPU SSD decoding: {}", error.data()));
+    std::vector<std::vector<InferbenchGpuDetection>> out;
+    for (int b = 0; b < batch; ++b) {
+        const auto first = flat.begin() + static_cast<std::ptrdiff_t>(b) * max_detections;
+        out.emplace_back(first, first + counts[static_cast<std::size_t>(b)]);
+    }
+    return out;
+}
+
+}  // namespace inferbench::pipeline
