@@ -1,6 +1,7 @@
 #include "backends/onnxruntime/onnxruntime_backend.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <stdexcept>
 #include <string_view>
@@ -203,6 +204,7 @@ Capabilities OnnxRuntimeBackend::capabilities() const {
     caps.device_timing = gpu;
     caps.concurrent_instances = true;  // each instance loads the model anew, on its own CUDA stream on a GPU
     caps.generates = true;             // ONNX decoders with past_key_values inputs (ort_generation)
+    caps.stages_inputs = true;         // a copy into the bound buffers (pinned ones on a GPU)
     return caps;
 }
 
@@ -349,6 +351,17 @@ void OnnxRuntimeBackend::prepare(std::span<const HostTensor> inputs) {
         if (cuda_) cuda_->prepare(session_, device_memory_, inputs_, input_buffers_, output_names_);
     } catch (const Ort::Exception& e) {
         throw std::runtime_error(fmt::format("cannot bind the inputs of ONNX model {}: {}", model_path_, e.what()));
+    }
+}
+
+// The buffers prepare() bound stay bound: the new bytes are copied over them (on a GPU into the pinned buffers the
+// next infer() copies to the device, timed there as H2D).
+void OnnxRuntimeBackend::stage_inputs(std::span<const HostTensor> inputs) {
+    if (!binding_) throw std::logic_error("OnnxRuntimeBackend::stage_inputs() before prepare()");
+    for (std::size_t i = 0; i < inputs_.size(); ++i) {
+        const HostTensor& given = find_input(inputs, inputs_[i]);
+        if (cuda_) cuda_->stage_input(i, given.data);
+        else std::memcpy(input_buffers_[i].data(), given.data.data(), given.data.size());
     }
 }
 

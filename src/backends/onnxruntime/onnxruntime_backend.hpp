@@ -40,6 +40,7 @@ public:
     void load(const std::string& model_path, const BenchmarkSpec& spec) override;
     std::vector<TensorInfo> inputs() const override { return inputs_; }
     void prepare(std::span<const HostTensor> inputs) override;
+    void stage_inputs(std::span<const HostTensor> inputs) override;
     void infer(DeviceTimes& times) override;
     // With layer_profile N > 0: a second session of the same options with ONNX Runtime's profiler on runs
     // one warm-up and N iterations on the prepared inputs; its profile (a temporary file, deleted) gives

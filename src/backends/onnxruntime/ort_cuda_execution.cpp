@@ -101,6 +101,16 @@ void OrtCudaExecution::prepare(Ort::Session& session, const OrtMemoryInfo* devic
     copy_outputs_back();
 }
 
+void OrtCudaExecution::stage_input(std::size_t index, std::span<const std::byte> bytes) {
+    cuda::Buffer& host = host_inputs_.at(index);
+    if (bytes.size() != host.size()) throw std::logic_error("OrtCudaExecution::stage_input(): not prepare()'s size");
+    if (!bytes.empty()) std::memcpy(host.data(), bytes.data(), bytes.size());
+    if (!device_resident_) return;
+    cuda::copy_async(device_inputs_.at(index).data(), host.data(), bytes.size(), cuda::CopyKind::host_to_device,
+                     stream_.get());
+    stream_.synchronize();
+}
+
 void OrtCudaExecution::run(Ort::Session& session, DeviceTimes& times) {
     const cuda::Stream stream = stream_.get();
     const auto h2d = [&] {

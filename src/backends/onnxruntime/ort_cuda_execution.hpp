@@ -33,6 +33,10 @@ public:
     void prepare(Ort::Session& session, const OrtMemoryInfo* device_memory, std::span<const TensorInfo> inputs,
                  std::span<const std::vector<std::byte>> host_inputs, std::span<const std::string> output_names);
 
+    // A pipeline batch's new bytes for input `index` (as many as prepare() had): into its pinned buffer, which the
+    // next run() copies to the GPU; under device_resident, where run() copies nothing, on to the GPU now.
+    void stage_input(std::size_t index, std::span<const std::byte> bytes);
+
     // One timed iteration: H2D, Run, D2H on the stream, each between two events.
     void run(Ort::Session& session, DeviceTimes& times);
 

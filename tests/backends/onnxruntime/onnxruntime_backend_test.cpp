@@ -239,6 +239,40 @@ TEST_F(OnnxRuntimeBackendTest, InferLeavesCorrectOutputsInHostMemoryEveryTime) {
     }
 }
 
+// A pipeline cell's batches: new inputs before each infer() without a new prepare(), on the CPU and, where there
+// is one, on a GPU (into the pinned buffers; under device_resident on to the device), each run on the new ones.
+TEST_F(OnnxRuntimeBackendTest, StagedInputsAreWhatTheNextInferRuns) {
+    EXPECT_TRUE(backend_.capabilities().stages_inputs);
+    std::vector<std::pair<Device, std::string>> cells = {{Device{}, "false"}};
+    BenchmarkSpec gpu = spec_;
+    gpu.device = Device{DeviceKind::cuda, 0};
+    if (!backend_.unsupported_reason(gpu)) cells.insert(cells.end(), {{gpu.device, "false"}, {gpu.device, "true"}});
+    for (const auto& [device, resident] : cells) {
+        spec_.device = device;
+        spec_.backend_options = {{"device_resident", resident}};
+        if (device.kind == DeviceKind::cpu) spec_.backend_options.clear();
+        backend_.load(write("add.onnx", add_model({{-1, "batch"}, {4, ""}})), spec_);
+        std::vector<float> x(12, 1.0F);
+        backend_.prepare(std::vector<HostTensor>{float_tensor(backend_.inputs()[0], x)});
+        for (int batch = 0; batch < 3; ++batch) {
+            for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(batch * 100) + static_cast<float>(i);
+            backend_.stage_inputs(std::vector<HostTensor>{float_tensor(backend_.inputs()[0], x)});
+            DeviceTimes times;
+            backend_.infer(times);
+            const auto outputs = backend_.last_outputs();
+            ASSERT_EQ(outputs.size(), 1u);
+            std::vector<float> y(x.size());
+            ASSERT_EQ(outputs[0].data.size(), y.size() * sizeof(float));
+            std::memcpy(y.data(), outputs[0].data.data(), outputs[0].data.size());
+            for (std::size_t i = 0; i < y.size(); ++i)
+                ASSERT_FLOAT_EQ(y[i], 2 * x[i]) << to_string(device) << " batch " << batch << " element " << i;
+        }
+        EXPECT_THROW(backend_.stage_inputs(std::vector<HostTensor>{float_tensor(backend_.inputs()[0], {1.0F})}),
+                     std::runtime_error)
+            << "a batch of another size is refused";
+    }
+}
+
 TEST_F(OnnxRuntimeBackendTest, AppliesOptions) {
     spec_.backend_options = {{"intra_op_threads", "1"}, {"inter_op_threads", "1"},
                              {"graph_optimization", "disable"}, {"execution_mode", "parallel"}};
