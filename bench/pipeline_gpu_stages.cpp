@@ -1,10 +1,12 @@
-// The GPU pipeline stages on a GPU host (scripts/gpu/pipeline_stages.sh runs it): decodes a folder of JPEG files
-// with nvJPEG, resizes and normalises them on the GPU and with the host's two-pass arithmetic (the same decoded
-// pixels, so only the resize is compared), runs class-wise NMS and SSD decoding on seeded candidates, and times
-// each stage. It writes into --work: decoded/ (the GPU's pixels of the first images, for the decode comparison
-// against Pillow), nms/ and ssd/ (inputs and the GPU's kept boxes, for torchvision.ops.batched_nms), and
-// gpu_stages.json (the resize comparison and every figure). Exit status: 0 all ran, 1 a stage failed (its reason
-// printed and in the JSON), 2 the GPU stages cannot run here (the reason printed).
+// The GPU pipeline stages on a GPU host (scripts/gpu/pipeline_stages.sh runs it) against the CPU stages, with the
+// throughput of each: nvJPEG decode against pipeline/image_codec's libjpeg-turbo decode (pixels within a tolerance:
+// the IDCT and chroma upsampling differ), the GPU resize + normalise against resize_image + normalize_into on the
+// same decoded pixels (the same bytes), a whole batch's pre-processing on the GPU against preprocess_batch on 1, 2
+// and all threads, class-wise NMS against batched_nms (the same indices) and SSD decoding + NMS against
+// decode_boxes + select_detections (the same detections, scores within float rounding of exp). It writes into
+// --work: decoded/ (the GPU's pixels of the first images, for the script's comparison with Pillow), nms/ (the
+// candidates, for torchvision.ops.batched_nms) and gpu_stages.json (every comparison and figure). Exit status: 0
+// all ran, 1 a part failed (its reason printed and in the JSON), 2 the GPU stages cannot run here (the reason).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -13,9 +15,11 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <iostream>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -23,7 +27,13 @@
 
 #include "core/pipeline.hpp"
 #include "pipeline/gpu_stages.hpp"
-#include "pipeline/resize_plan.hpp"
+#include "pipeline/image_codec.hpp"
+#include "pipeline/image_source.hpp"
+#include "pipeline/nms.hpp"
+#include "pipeline/postprocess.hpp"
+#include "pipeline/preprocess.hpp"
+#include "pipeline/resize.hpp"
+#include "pipeline/thread_pool.hpp"
 
 namespace fs = std::filesystem;
 using inferbench::ImageSize;
@@ -112,7 +122,20 @@ std::vector<std::span<const std::uint8_t>> spans_of(const Images& images, std::s
     return spans;
 }
 
-// Decodes every file once: per file its size or the decoder's reason; the first images' pixels dumped.
+// Pixel differences of two RGB8 images of one size: mean and largest absolute difference.
+ordered_json pixel_difference(const std::vector<std::uint8_t>& a, const std::vector<std::uint8_t>& b) {
+    double total = 0.0;
+    int largest = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const int d = std::abs(static_cast<int>(a[i]) - static_cast<int>(b[i]));
+        total += d;
+        largest = std::max(largest, d);
+    }
+    return {{"mean_abs", a.empty() ? 0.0 : total / static_cast<double>(a.size())}, {"max", largest}};
+}
+
+// Decodes every file once on the GPU and the CPU: per file its size or each decoder's reason, the pixels' difference;
+// the first images' GPU pixels dumped for the script.
 ordered_json decode_all(const ip::GpuStages& gpu, const Images& images, const Args& args) {
     ordered_json out = ordered_json::array();
     fs::create_directories(args.work / "decoded");
@@ -120,17 +143,27 @@ ordered_json decode_all(const ip::GpuStages& gpu, const Images& images, const Ar
     int dumped = 0;
     for (std::size_t i = 0; i < decoded.size(); ++i) {
         ordered_json row{{"file", images.names[i]}, {"components", decoded[i].components}};
+        std::optional<ip::RgbImage> cpu;
+        try {
+            cpu = ip::decode_image(images.files[i], images.names[i]);
+            row["cpu"] = fmt::format("{}x{}", cpu->width, cpu->height);
+        } catch (const std::exception& e) {
+            row["cpu_error"] = e.what();
+        }
         if (!decoded[i].error.empty()) {
             row["error"] = decoded[i].error;
-        } else {
-            row["width"] = decoded[i].size.width;
-            row["height"] = decoded[i].size.height;
-            if (dumped < args.dump_images) {
-                const auto raw = fmt::format("{:03}.rgb", i);
-                write_raw(args.work / "decoded" / raw, gpu.decoded_pixels(static_cast<int>(i), decoded[i].size));
-                row["pixels"] = raw;
-                ++dumped;
-            }
+            out.push_back(row);
+            continue;
+        }
+        row["width"] = decoded[i].size.width;
+        row["height"] = decoded[i].size.height;
+        const auto pixels = gpu.decoded_pixels(static_cast<int>(i), decoded[i].size);
+        if (cpu && cpu->size() == decoded[i].size) row["gpu_vs_cpu"] = pixel_difference(pixels, cpu->pixels);
+        if (dumped < args.dump_images) {
+            const auto raw = fmt::format("{:03}.rgb", i);
+            write_raw(args.work / "decoded" / raw, pixels);
+            row["pixels"] = raw;
+            ++dumped;
         }
         out.push_back(row);
     }
@@ -160,8 +193,16 @@ ordered_json time_decode(const ip::GpuStages& gpu, const Images& images, int rep
     for (const std::size_t batch : {std::size_t{1}, std::size_t{8}, std::size_t{32}}) {
         const auto spans = spans_of(images, 0, batch);
         const double s = median_seconds(repeats, [&] { gpu.decode_jpeg(spans); });
-        out.push_back({{"batch", batch}, {"median_ms", s * 1e3}, {"images_per_s", static_cast<double>(batch) / s}});
+        out.push_back({{"place", "gpu"}, {"batch", batch}, {"median_ms", s * 1e3},
+                       {"images_per_s", static_cast<double>(batch) / s}});
     }
+    const auto spans = spans_of(images, 0, std::min<std::size_t>(images.files.size(), 32));
+    ip::RgbImage image;
+    const double s = median_seconds(std::max(3, repeats / 4), [&] {
+        for (std::size_t i = 0; i < spans.size(); ++i) ip::decode_image(spans[i], images.names[i], image);
+    });
+    out.push_back({{"place", "cpu 1 thread (libjpeg-turbo)"}, {"batch", spans.size()}, {"median_ms", s * 1e3},
+                   {"images_per_s", static_cast<double>(spans.size()) / s}});
     return out;
 }
 
@@ -195,85 +236,87 @@ std::vector<NamedSteps> resize_cases() {
             {"shorter_side_crop 256/224 f16 nchw bgr", half}};
 }
 
-std::size_t element_bytes(const PipelineSteps& steps) {
-    return steps.pixel_type == inferbench::PixelType::f32 ? 4 : steps.pixel_type == inferbench::PixelType::f16 ? 2 : 1;
-}
-
-// The largest difference between two batch tensors of the steps' pixel type, in the type's units (f16 as float).
+// Elements of two batch tensors that differ, counted by the steps' element size.
 ordered_json compare_tensors(const PipelineSteps& steps, const std::vector<std::byte>& a, const std::vector<std::byte>& b) {
-    const std::size_t size = element_bytes(steps);
-    const std::size_t n = a.size() / size;
-    double largest = 0.0;
+    const std::size_t size = ip::image_slot_bytes(steps) / static_cast<std::size_t>(steps.input_size.width *
+                                                                                    steps.input_size.height * 3);
     std::size_t differing = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        double x = 0.0;
-        double y = 0.0;
-        if (size == 4) {
-            float fx = 0;
-            float fy = 0;
-            std::memcpy(&fx, &a[i * 4], 4);
-            std::memcpy(&fy, &b[i * 4], 4);
-            x = fx;
-            y = fy;
-        } else if (size == 2) {
-            std::uint16_t hx = 0;
-            std::uint16_t hy = 0;
-            std::memcpy(&hx, &a[i * 2], 2);
-            std::memcpy(&hy, &b[i * 2], 2);
-            x = hx;  // bit patterns: equal or not, and by how many units in the last place
-            y = hy;
-        } else {
-            x = static_cast<double>(std::to_integer<int>(a[i]));
-            y = static_cast<double>(std::to_integer<int>(b[i]));
-        }
-        const double d = std::abs(x - y);
-        if (d > 0) ++differing;
-        largest = std::max(largest, d);
-    }
-    return {{"elements", n},
-            {"differing", differing},
-            {size == 2 ? "max_diff_f16_units" : "max_abs_diff", largest}};
+    for (std::size_t i = 0; i + size <= a.size(); i += size)
+        if (std::memcmp(&a[i], &b[i], size) != 0) ++differing;
+    return {{"elements", a.size() / size}, {"differing", differing}};
 }
 
+std::vector<ip::GpuPreprocessJob> jobs_for(const std::vector<ip::GpuDecodedImage>& decoded) {
+    std::vector<ip::GpuPreprocessJob> jobs;
+    for (std::size_t i = 0; i < decoded.size(); ++i)
+        jobs.push_back({static_cast<int>(i), decoded[i].size, static_cast<std::int64_t>(i)});
+    return jobs;
+}
+
+// The GPU resize + normalise of a batch against resize_image + normalize_into on the same (GPU-decoded) pixels.
 ordered_json resize_case(const ip::GpuStages& gpu, const Images& images, const NamedSteps& c, int repeats) {
     constexpr std::size_t kBatch = 8;
-    const auto spans = spans_of(images, 0, kBatch);
-    const auto decoded = gpu.decode_jpeg(spans);
-    std::vector<ip::ResizePlan> plans;
-    for (const auto& d : decoded) plans.push_back(ip::make_resize_plan(c.steps, d.size));
-    std::vector<ip::GpuPreprocessJob> jobs;
-    for (std::size_t i = 0; i < plans.size(); ++i)
-        jobs.push_back({static_cast<int>(i), static_cast<std::int64_t>(i), &plans[i]});
-    const std::size_t image_elements = static_cast<std::size_t>(c.steps.input_size.width * c.steps.input_size.height * 3);
-    const std::size_t bytes = kBatch * image_elements * element_bytes(c.steps);
+    const auto decoded = gpu.decode_jpeg(spans_of(images, 0, kBatch));
+    const auto jobs = jobs_for(decoded);
+    const std::size_t bytes = kBatch * ip::image_slot_bytes(c.steps);
     const auto batch = gpu.allocate(bytes);
     gpu.preprocess(c.steps, jobs, batch);
     std::vector<std::byte> gpu_tensor(bytes);
     gpu.copy_to_host(gpu_tensor, batch);
-    // The host's arithmetic on the GPU's decoded pixels: the resize compared alone.
-    std::vector<std::vector<std::uint8_t>> pixels;
-    for (std::size_t i = 0; i < kBatch; ++i) pixels.push_back(gpu.decoded_pixels(static_cast<int>(i), decoded[i].size));
+    std::vector<ip::RgbImage> sources(kBatch);
+    for (std::size_t i = 0; i < kBatch; ++i) {
+        sources[i].reshape(decoded[i].size);
+        sources[i].pixels = gpu.decoded_pixels(static_cast<int>(i), decoded[i].size);
+    }
     std::vector<std::byte> cpu_tensor(bytes);
+    ip::RgbImage resized;
+    ip::ResizeScratch scratch;
     const auto cpu_batch = [&] {
         for (std::size_t i = 0; i < kBatch; ++i) {
-            const auto plan = ip::make_resize_plan(c.steps, decoded[i].size);
-            const auto resampled = ip::resample_rgb8(plan, pixels[i].data());
-            ip::write_normalized(c.steps, plan.placement, resampled, static_cast<std::int64_t>(i),
-                                 reinterpret_cast<std::uint8_t*>(cpu_tensor.data()));
+            ip::resize_image(sources[i], c.steps, resized, scratch);
+            ip::normalize_into(resized, c.steps, cpu_tensor, static_cast<std::int64_t>(i));
         }
     };
     cpu_batch();
     ordered_json out{{"case", c.name}, {"batch", kBatch}, {"gpu_vs_cpu", compare_tensors(c.steps, gpu_tensor, cpu_tensor)}};
-    const double gpu_s = median_seconds(repeats, [&] {
-        std::vector<ip::ResizePlan> p;
-        for (const auto& d : decoded) p.push_back(ip::make_resize_plan(c.steps, d.size));
-        std::vector<ip::GpuPreprocessJob> j;
-        for (std::size_t i = 0; i < p.size(); ++i) j.push_back({static_cast<int>(i), static_cast<std::int64_t>(i), &p[i]});
-        gpu.preprocess(c.steps, j, batch);
-    });
+    const double gpu_s = median_seconds(repeats, [&] { gpu.preprocess(c.steps, jobs, batch); });
     const double cpu_s = median_seconds(std::max(3, repeats / 4), cpu_batch);
     out["gpu_images_per_s"] = static_cast<double>(kBatch) / gpu_s;
     out["cpu_1thread_images_per_s"] = static_cast<double>(kBatch) / cpu_s;
+    return out;
+}
+
+// A whole batch's pre-processing (decode, resize, normalise) from JPEG bytes in memory: the GPU's against
+// preprocess_batch's on 1, 2 and all of this machine's threads, at batch 1 and 32.
+ordered_json preprocess_throughput(const ip::GpuStages& gpu, const Images& images, const PipelineSteps& steps,
+                                   int repeats) {
+    ordered_json out = ordered_json::array();
+    for (const std::size_t batch_size : {std::size_t{1}, std::size_t{32}}) {
+        const auto spans = spans_of(images, 0, batch_size);
+        const auto batch = gpu.allocate(batch_size * ip::image_slot_bytes(steps));
+        const double gpu_s = median_seconds(repeats, [&] {
+            const auto decoded = gpu.decode_jpeg(spans);
+            gpu.preprocess(steps, jobs_for(decoded), batch);
+        });
+        out.push_back({{"place", "gpu"}, {"batch", batch_size}, {"images_per_s", static_cast<double>(batch_size) / gpu_s},
+                       {"ms_per_batch", gpu_s * 1e3}});
+        std::vector<ip::EncodedImage> encoded;
+        for (std::size_t i = 0; i < batch_size; ++i)
+            encoded.push_back({images.names[i % images.names.size()], images.files[i % images.files.size()]});
+        std::vector<const ip::EncodedImage*> pointers;
+        for (const auto& e : encoded) pointers.push_back(&e);
+        std::vector<std::byte> host(batch_size * ip::image_slot_bytes(steps));
+        const std::size_t cores = std::max(1U, std::thread::hardware_concurrency());
+        for (const std::size_t threads : {std::size_t{1}, std::size_t{2}, cores}) {
+            ip::ThreadPool pool(threads);
+            ip::PreprocessScratch scratch;
+            const double cpu_s = median_seconds(std::max(3, repeats / 4), [&] {
+                ip::preprocess_batch(pool, pointers, steps, host, scratch);
+            });
+            out.push_back({{"place", fmt::format("cpu {} threads", threads)}, {"batch", batch_size},
+                           {"images_per_s", static_cast<double>(batch_size) / cpu_s}, {"ms_per_batch", cpu_s * 1e3}});
+        }
+    }
     return out;
 }
 
@@ -339,6 +382,15 @@ ordered_json nms_cases(const ip::GpuStages& gpu, const Args& args) {
         const auto scores = upload(gpu, candidates.scores);
         const auto labels = upload(gpu, candidates.labels);
         const auto kept = gpu.nms(boxes, scores, labels, c.n, c.iou, c.max_detections);
+        std::vector<ip::Box> cpu_boxes;
+        for (int i = 0; i < c.n; ++i)
+            cpu_boxes.push_back({candidates.boxes[static_cast<std::size_t>(i) * 4], candidates.boxes[static_cast<std::size_t>(i) * 4 + 1],
+                                 candidates.boxes[static_cast<std::size_t>(i) * 4 + 2], candidates.boxes[static_cast<std::size_t>(i) * 4 + 3]});
+        const std::vector<std::int64_t> classes(candidates.labels.begin(), candidates.labels.end());
+        auto cpu_kept = ip::batched_nms(cpu_boxes, candidates.scores, classes, c.iou);
+        if (cpu_kept.size() > static_cast<std::size_t>(c.max_detections)) cpu_kept.resize(static_cast<std::size_t>(c.max_detections));
+        const bool identical = std::equal(kept.begin(), kept.end(), cpu_kept.begin(), cpu_kept.end());
+        const double cpu_s = median_seconds(std::max(3, args.repeats / 4), [&] { ip::batched_nms(cpu_boxes, candidates.scores, classes, c.iou); });
         const std::string stem = fmt::format("case{}", k);
         write_raw(args.work / "nms" / (stem + ".boxes.f32"), candidates.boxes);
         write_raw(args.work / "nms" / (stem + ".scores.f32"), candidates.scores);
@@ -346,61 +398,76 @@ ordered_json nms_cases(const ip::GpuStages& gpu, const Args& args) {
         const double s = median_seconds(args.repeats, [&] { gpu.nms(boxes, scores, labels, c.n, c.iou, c.max_detections); });
         out.push_back({{"case", stem}, {"kind", c.kind}, {"candidates", c.n}, {"classes", c.classes},
                        {"iou_threshold", c.iou}, {"max_detections", c.max_detections}, {"kept", kept},
-                       {"gpu_median_ms", s * 1e3}});
+                       {"identical_to_cpu_batched_nms", identical}, {"gpu_median_ms", s * 1e3},
+                       {"cpu_median_ms", cpu_s * 1e3}});
     }
     return out;
 }
 
-// SSD-MobileNet's shape (1917 anchors, 91 classes, TensorFlow's (y, x, h, w) order, sigmoid scores) on seeded
-// outputs and priors; the decoded detections for the reference decoder in the script.
-ordered_json ssd_case(const ip::GpuStages& gpu, const Args& args) {
-    constexpr int kAnchors = 1917;
-    constexpr int kClasses = 91;
-    constexpr int kBatch = 4;
+// Detections compared: the same classes in the same order, boxes and scores within `tolerance` (relative to 1).
+ordered_json compare_detections(const std::vector<std::vector<ip::Detection>>& gpu,
+                                const std::vector<std::vector<ip::Detection>>& cpu, float tolerance) {
+    ordered_json images = ordered_json::array();
+    bool all_same = true;
+    for (std::size_t b = 0; b < cpu.size(); ++b) {
+        bool same = gpu[b].size() == cpu[b].size();
+        double largest = 0.0;
+        for (std::size_t i = 0; same && i < cpu[b].size(); ++i) {
+            const auto& g = gpu[b][i];
+            const auto& c = cpu[b][i];
+            same = g.class_id == c.class_id;
+            for (const auto& [x, y] : {std::pair{g.box.x1, c.box.x1}, std::pair{g.box.y1, c.box.y1},
+                                      std::pair{g.box.x2, c.box.x2}, std::pair{g.box.y2, c.box.y2},
+                                      std::pair{g.score, c.score}})
+                largest = std::max(largest, std::abs(static_cast<double>(x - y)) / std::max(1.0, std::abs(static_cast<double>(y))));
+        }
+        same = same && largest <= tolerance;
+        all_same = all_same && same;
+        images.push_back({{"gpu", gpu[b].size()}, {"cpu", cpu[b].size()}, {"max_relative_difference", largest},
+                          {"same", same}});
+    }
+    return {{"images", images}, {"all_same", all_same}, {"tolerance", tolerance}};
+}
+
+// One SSD head on seeded outputs: the GPU's decoding + NMS against decode_boxes + select_detections.
+ordered_json ssd_case(const ip::GpuStages& gpu, ip::BoxCoding coding, int repeats) {
+    const bool tf = coding == ip::BoxCoding::ssd_tf_anchors;
+    const std::vector<ip::Prior> priors = tf ? ip::ssd_mobilenet_priors(300) : ip::ssd_resnet34_priors();
+    const std::int64_t classes = tf ? 91 : 81;
+    const ImageSize input = tf ? ImageSize{300, 300} : ImageSize{1200, 1200};
+    const float threshold = tf ? 0.3F : 0.05F;
+    const float iou = tf ? 0.6F : 0.5F;
+    const int max_det = tf ? 100 : 200;
+    constexpr int kBatch = 8;
+    const auto anchors = static_cast<std::int64_t>(priors.size());
     std::mt19937 rng(7);
-    std::uniform_real_distribution<float> unit(0.0F, 1.0F);
     std::normal_distribution<float> normal(0.0F, 1.0F);
-    std::vector<float> priors;
-    for (int a = 0; a < kAnchors; ++a)
-        priors.insert(priors.end(), {unit(rng), unit(rng), 0.05F + 0.5F * unit(rng), 0.05F + 0.5F * unit(rng)});
-    std::vector<float> locs;
-    std::vector<float> logits;
-    for (int i = 0; i < kBatch * kAnchors * 4; ++i) locs.push_back(normal(rng));
-    for (int i = 0; i < kBatch * kAnchors * kClasses; ++i) logits.push_back(normal(rng) * 2.0F - 4.0F);
-    InferbenchGpuSsdDecode decode{};
-    decode.anchors = kAnchors;
-    decode.classes = kClasses;
-    decode.yx_order = 1;
-    decode.center_scale = 10.0F;
-    decode.size_scale = 5.0F;
-    decode.score_function = 1;
-    decode.background_class = 0;
-    decode.score_threshold = 0.3F;
-    decode.priors = priors.data();
-    const float iou = 0.6F;
-    const int max_det = 100;
+    std::vector<float> locs(static_cast<std::size_t>(kBatch * anchors * 4));
+    std::vector<float> logits(static_cast<std::size_t>(kBatch * anchors * classes));
+    for (float& v : locs) v = normal(rng);
+    for (float& v : logits) v = tf ? normal(rng) * 2.0F - 4.0F : normal(rng) * 3.0F;
     const auto device_locs = upload(gpu, locs);
     const auto device_logits = upload(gpu, logits);
-    const auto detections = gpu.ssd_detect(decode, iou, max_det, device_locs, device_logits, kBatch);
-    fs::create_directories(args.work / "ssd");
-    write_raw(args.work / "ssd" / "priors.f32", priors);
-    write_raw(args.work / "ssd" / "locs.f32", locs);
-    write_raw(args.work / "ssd" / "logits.f32", logits);
-    ordered_json images = ordered_json::array();
-    for (const auto& image : detections) {
-        ordered_json rows = ordered_json::array();
-        for (const auto& d : image)
-            rows.push_back({{"box", {d.box[0], d.box[1], d.box[2], d.box[3]}}, {"score", d.score}, {"label", d.label},
-                            {"candidate", d.candidate}});
-        images.push_back(rows);
-    }
-    const double s = median_seconds(args.repeats, [&] {
-        gpu.ssd_detect(decode, iou, max_det, device_locs, device_logits, kBatch);
-    });
-    return {{"anchors", kAnchors}, {"classes", kClasses}, {"batch", kBatch}, {"yx_order", true},
-            {"center_scale", 10.0}, {"size_scale", 5.0}, {"score", "sigmoid"}, {"background_class", 0},
-            {"score_threshold", 0.3}, {"iou_threshold", iou}, {"max_detections", max_det},
-            {"detections", images}, {"gpu_median_ms_per_batch", s * 1e3}};
+    const auto run_gpu = [&] {
+        return gpu.ssd_detect(coding, priors, classes, input, threshold, iou, max_det, device_locs, device_logits, kBatch);
+    };
+    const ip::FloatTensor outputs[] = {
+        {locs, tf ? std::vector<std::int64_t>{kBatch, anchors, 4} : std::vector<std::int64_t>{kBatch, 4, anchors}},
+        {logits, tf ? std::vector<std::int64_t>{kBatch, anchors, classes} : std::vector<std::int64_t>{kBatch, classes, anchors}}};
+    const auto run_cpu = [&] {
+        const auto candidates = ip::decode_boxes({coding, 0}, outputs, input, threshold);
+        std::vector<std::vector<ip::Detection>> detections;
+        for (const auto& c : candidates) detections.push_back(ip::select_detections(c, iou, max_det));
+        return detections;
+    };
+    ordered_json out{{"coding", std::string(ip::to_string(coding))}, {"anchors", anchors}, {"classes", classes},
+                     {"batch", kBatch}, {"score_threshold", threshold}, {"iou_threshold", iou},
+                     {"max_detections", max_det}};
+    // exp on the GPU (expf) and the CPU (glibc) may differ in the last bit: scores and sizes within 1e-5.
+    out["gpu_vs_cpu"] = compare_detections(run_gpu(), run_cpu(), 1e-5F);
+    out["gpu_ms_per_batch"] = median_seconds(repeats, [&] { run_gpu(); }) * 1e3;
+    out["cpu_1thread_ms_per_batch"] = median_seconds(std::max(3, repeats / 4), [&] { run_cpu(); }) * 1e3;
+    return out;
 }
 
 // Runs one part; a failure is recorded with its reason and the others go on.
@@ -442,8 +509,14 @@ int main(int argc, char** argv) {
             for (const auto& c : resize_cases()) rows.push_back(resize_case(gpu, good, c, args.repeats));
             return rows;
         });
+        ok &= run_part(report, "preprocess_throughput", [&] {
+            return preprocess_throughput(gpu, good, resize_cases().front().steps, args.repeats);
+        });
         ok &= run_part(report, "nms", [&] { return nms_cases(gpu, args); });
-        ok &= run_part(report, "ssd", [&] { return ssd_case(gpu, args); });
+        ok &= run_part(report, "ssd", [&] {
+            return ordered_json::array({ssd_case(gpu, ip::BoxCoding::ssd_tf_anchors, args.repeats),
+                                        ssd_case(gpu, ip::BoxCoding::ssd_r34_dboxes, args.repeats)});
+        });
         std::ofstream(args.work / "gpu_stages.json") << report.dump(2) << "\n";
         return ok ? 0 : 1;
     } catch (const std::exception& e) {

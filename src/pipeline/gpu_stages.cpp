@@ -2,7 +2,9 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdlib>
 #include <system_error>
 #include <type_traits>
@@ -11,6 +13,9 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "pipeline/preprocess.hpp"
+#include "pipeline/resample_math.hpp"
+#include "pipeline/resize.hpp"
 
 namespace inferbench::pipeline {
 namespace {
@@ -32,19 +37,21 @@ std::string env_or(const char* name, const std::string& fallback) {
     return value ? value : "";
 }
 
-InferbenchGpuAxis gpu_axis(const AxisPlacement& placement, const AxisTaps& taps) {
+static_assert(kResampleWeightBits == kResizeWeightBits, "the GPU resize's fixed point must be the CPU's");
+static_assert(sizeof(Prior) == 4 * sizeof(float), "priors are passed to the module as (cx, cy, w, h) floats");
+
+InferbenchGpuAxis gpu_axis(std::int64_t placed_begin, const ResizeWeights& w) {
     InferbenchGpuAxis axis{};
-    axis.placed_begin = static_cast<int>(placement.placed_begin);
-    axis.placed_count = static_cast<int>(placement.placed_count);
-    axis.taps = reinterpret_cast<const InferbenchGpuTap*>(taps.taps.data());
-    axis.weights = taps.weights.data();
-    axis.weight_count = static_cast<int>(taps.weights.size());
+    axis.placed_begin = static_cast<int>(placed_begin);
+    axis.placed_count = static_cast<int>(w.start.size());
+    axis.max_taps = static_cast<int>(w.max_taps);
+    axis.start = w.start.data();
+    axis.taps = w.taps.data();
+    axis.weights = w.weights.data();
     return axis;
 }
 
 }  // namespace
-
-static_assert(sizeof(InferbenchGpuTap) == sizeof(ResampleTap) && alignof(InferbenchGpuTap) == alignof(ResampleTap));
 
 struct GpuStages::Api {
     decltype(&inferbench_gpu_stages_create) create = nullptr;
@@ -210,37 +217,65 @@ std::vector<std::uint8_t> GpuStages::decoded_pixels(int image, ImageSize size) c
     return pixels;
 }
 
-InferbenchGpuTensorFormat gpu_tensor_format(const PipelineSteps& steps) {
-    InferbenchGpuTensorFormat format{};
-    format.width = static_cast<int>(steps.input_size.width);
-    format.height = static_cast<int>(steps.input_size.height);
-    format.nchw = steps.layout == TensorLayout::nchw ? 1 : 0;
-    format.pixel_type = steps.pixel_type == PixelType::f32   ? INFERBENCH_GPU_PIXEL_F32
-                        : steps.pixel_type == PixelType::f16 ? INFERBENCH_GPU_PIXEL_F16
-                                                             : INFERBENCH_GPU_PIXEL_U8;
-    format.bgr = steps.bgr ? 1 : 0;
-    for (std::size_t c = 0; c < 3; ++c) {
-        format.mean[c] = steps.mean[c];
-        format.std[c] = steps.std[c];
-    }
-    format.fill = steps.letterbox_fill;
-    return format;
+GpuImagePlan gpu_image_plan(const PipelineSteps& steps, ImageSize size) {
+    GpuImagePlan p;
+    p.geometry = resize_geometry(size, steps);
+    p.x = resize_weights(size.width, p.geometry.scaled.width, p.geometry.crop_x, p.geometry.kept.width);
+    p.y = resize_weights(size.height, p.geometry.scaled.height, p.geometry.crop_y, p.geometry.kept.height);
+    p.first_row = p.y.start.front();
+    p.row_count = p.y.start.back() + p.y.taps.back() - p.first_row;
+    return p;
+}
+
+std::vector<std::byte> normalization_table(const PipelineSteps& steps) {
+    // A 256 x 1 image whose pixel v is (v, v, v), normalised as NHWC: element (v, o) is output channel o's value.
+    PipelineSteps row = steps;
+    row.input_size = {256, 1};
+    row.layout = TensorLayout::nhwc;
+    RgbImage ramp;
+    ramp.reshape(row.input_size);
+    for (std::size_t v = 0; v < 256; ++v)
+        for (std::size_t c = 0; c < 3; ++c) ramp.pixels[v * 3 + c] = static_cast<std::uint8_t>(v);
+    const std::size_t element = image_slot_bytes(row) / (256 * 3);
+    std::vector<std::byte> nhwc(image_slot_bytes(row));
+    normalize_into(ramp, row, nhwc, 0);
+    std::vector<std::byte> table(nhwc.size());
+    for (std::size_t v = 0; v < 256; ++v)
+        for (std::size_t o = 0; o < 3; ++o)
+            std::copy_n(nhwc.begin() + static_cast<std::ptrdiff_t>((v * 3 + o) * element), element,
+                        table.begin() + static_cast<std::ptrdiff_t>((o * 256 + v) * element));
+    return table;
 }
 
 void GpuStages::preprocess(const PipelineSteps& steps, std::span<const GpuPreprocessJob> jobs,
                            const GpuBuffer& batch) const {
-    const auto format = gpu_tensor_format(steps);
+    const std::size_t slot_bytes = image_slot_bytes(steps);
+    std::vector<GpuImagePlan> image_plans;
     std::vector<InferbenchGpuImagePlan> plans;
+    image_plans.reserve(jobs.size());
     for (const auto& job : jobs) {
-        InferbenchGpuImagePlan p{};
-        p.image = job.image;
-        p.slot = static_cast<int>(job.slot);
-        p.first_row = static_cast<int>(job.plan->first_row);
-        p.row_count = static_cast<int>(job.plan->row_count);
-        p.x = gpu_axis(job.plan->placement.x, job.plan->x);
-        p.y = gpu_axis(job.plan->placement.y, job.plan->y);
-        plans.push_back(p);
+        if (job.slot < 0 || (static_cast<std::size_t>(job.slot) + 1) * slot_bytes > batch.bytes())
+            throw UserError(fmt::format("slot {} is outside the GPU batch of {} bytes", job.slot, batch.bytes()));
+        image_plans.push_back(gpu_image_plan(steps, job.size));
+        const GpuImagePlan& p = image_plans.back();
+        InferbenchGpuImagePlan plan{};
+        plan.image = job.image;
+        plan.slot = static_cast<int>(job.slot);
+        plan.first_row = static_cast<int>(p.first_row);
+        plan.row_count = static_cast<int>(p.row_count);
+        plan.x = gpu_axis(p.geometry.pad_x, p.x);
+        plan.y = gpu_axis(p.geometry.pad_y, p.y);
+        plans.push_back(plan);
     }
+    const std::vector<std::byte> table = normalization_table(steps);
+    InferbenchGpuTensorFormat format{};
+    format.width = static_cast<int>(steps.input_size.width);
+    format.height = static_cast<int>(steps.input_size.height);
+    format.nchw = steps.layout == TensorLayout::nchw ? 1 : 0;
+    format.bgr = steps.bgr ? 1 : 0;
+    format.element_bytes = static_cast<int>(table.size() / (3 * 256));
+    format.fill = static_cast<int>(std::clamp(std::lround(steps.letterbox_fill), 0L, 255L));  // as resize_image
+    format.table = table.data();
     Error error{};
     if (api_->preprocess(stages_, &format, plans.data(), static_cast<int>(plans.size()), batch.get(), error.data(),
                          error.size()) != 0)
@@ -261,10 +296,24 @@ std::vector<int> GpuStages::nms(const GpuBuffer& boxes, const GpuBuffer& scores,
     return kept;
 }
 
-std::vector<std::vector<InferbenchGpuDetection>> GpuStages::ssd_detect(const InferbenchGpuSsdDecode& decode,
-                                                                       float iou_threshold, int max_detections,
-                                                                       const GpuBuffer& locs, const GpuBuffer& scores,
-                                                                       int batch) const {
+std::vector<std::vector<Detection>> GpuStages::ssd_detect(BoxCoding coding, std::span<const Prior> priors,
+                                                          std::int64_t classes, ImageSize input, float score_threshold,
+                                                          float iou_threshold, int max_detections,
+                                                          const GpuBuffer& locs, const GpuBuffer& scores,
+                                                          int batch) const {
+    if (coding != BoxCoding::ssd_tf_anchors && coding != BoxCoding::ssd_r34_dboxes)
+        throw UserError(fmt::format("the GPU decodes SSD boxes only; {} boxes are decoded on the CPU", to_string(coding)));
+    InferbenchGpuSsdDecode decode{};
+    decode.coding = coding == BoxCoding::ssd_tf_anchors ? INFERBENCH_GPU_SSD_TF : INFERBENCH_GPU_SSD_R34;
+    decode.anchors = static_cast<int>(priors.size());
+    decode.classes = static_cast<int>(classes);
+    decode.input_width = static_cast<int>(input.width);
+    decode.input_height = static_cast<int>(input.height);
+    decode.score_threshold = score_threshold;
+    decode.priors = reinterpret_cast<const float*>(priors.data());
+    const std::size_t floats = static_cast<std::size_t>(batch) * priors.size() * sizeof(float);
+    if (locs.bytes() < floats * 4 || scores.bytes() < floats * static_cast<std::size_t>(classes))
+        throw UserError("the SSD outputs on the GPU are smaller than batch x anchors x (4, classes) floats");
     const InferbenchGpuNmsSettings settings{iou_threshold, max_detections};
     std::vector<InferbenchGpuDetection> flat(static_cast<std::size_t>(batch) * static_cast<std::size_t>(max_detections));
     std::vector<int> counts(static_cast<std::size_t>(batch));
@@ -273,10 +322,12 @@ std::vector<std::vector<InferbenchGpuDetection>> GpuStages::ssd_detect(const Inf
                          static_cast<const float*>(scores.get()), batch, flat.data(), counts.data(), error.data(),
                          error.size()) != 0)
         throw EnvironmentError(fmt::format("GPU SSD decoding: {}", error.data()));
-    std::vector<std::vector<InferbenchGpuDetection>> out;
-    for (int b = 0; b < batch; ++b) {
-        const auto first = flat.begin() + static_cast<std::ptrdiff_t>(b) * max_detections;
-        out.emplace_back(first, first + counts[static_cast<std::size_t>(b)]);
+    std::vector<std::vector<Detection>> out(static_cast<std::size_t>(batch));
+    for (std::size_t b = 0; b < out.size(); ++b) {
+        for (int i = 0; i < counts[b]; ++i) {
+            const InferbenchGpuDetection& d = flat[b * static_cast<std::size_t>(max_detections) + static_cast<std::size_t>(i)];
+            out[b].push_back({{d.box[0], d.box[1], d.box[2], d.box[3]}, d.score, d.label});
+        }
     }
     return out;
 }

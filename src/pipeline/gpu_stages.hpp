@@ -14,7 +14,9 @@
 
 #include "core/pipeline.hpp"
 #include "pipeline/gpu_stages_api.h"
-#include "pipeline/resize_plan.hpp"
+#include "pipeline/nms.hpp"
+#include "pipeline/postprocess.hpp"
+#include "pipeline/resize.hpp"
 
 namespace inferbench::pipeline {
 
@@ -42,11 +44,11 @@ struct GpuDecodedImage {
     std::string error;
 };
 
-// An image of the last decode placed into its slot of the batch by its resize plan.
+// An image of the last decode (its index and decoded size) and its slot in the batch.
 struct GpuPreprocessJob {
     int image = 0;
+    ImageSize size;
     std::int64_t slot = 0;
-    const ResizePlan* plan = nullptr;
 };
 
 // Device memory owned through the module (the batch tensor, candidates).
@@ -86,16 +88,22 @@ public:
     // Every call throws EnvironmentError with the module's reason when the GPU work fails.
     std::vector<GpuDecodedImage> decode_jpeg(std::span<const std::span<const std::uint8_t>> files) const;
     std::vector<std::uint8_t> decoded_pixels(int image, ImageSize size) const;
+    // Resize (pipeline/resize's geometry and weights) and normalise (the table pipeline/preprocess's normalize_into
+    // writes) each job's image into its slot of `batch` (device memory of at least the slots' bytes): the same
+    // bytes as the CPU's resize_image + normalize_into. Throws std::invalid_argument as resize_geometry.
     void preprocess(const PipelineSteps& steps, std::span<const GpuPreprocessJob> jobs, const GpuBuffer& batch) const;
-    // Class-wise NMS of candidates in device memory (boxes [count, 4], scores [count], labels [count] int32): the kept
-    // candidates' positions, in order of score (ties: lower position first), at most max_detections.
+    // Class-wise NMS of candidates in device memory (boxes [count, 4], scores [count], labels [count] int32) as
+    // pipeline/nms's batched_nms: the kept candidates' positions by score (ties: lower position first), at most
+    // max_detections.
     std::vector<int> nms(const GpuBuffer& boxes, const GpuBuffer& scores, const GpuBuffer& labels, int count,
                          float iou_threshold, int max_detections) const;
-    // SSD outputs (float32, device) to each image's detections after class-wise NMS.
-    std::vector<std::vector<InferbenchGpuDetection>> ssd_detect(const InferbenchGpuSsdDecode& decode,
-                                                                float iou_threshold, int max_detections,
-                                                                const GpuBuffer& locs, const GpuBuffer& scores,
-                                                                int batch) const;
+    // SSD outputs (float32, device: the model's two outputs in its order) to each image's detections, as
+    // decode_boxes + select_detections with every candidate entering NMS (candidates_per_class 0). `priors` as
+    // ssd_mobilenet_priors / ssd_resnet34_priors give them; `classes` includes the background.
+    std::vector<std::vector<Detection>> ssd_detect(BoxCoding coding, std::span<const Prior> priors,
+                                                   std::int64_t classes, ImageSize input, float score_threshold,
+                                                   float iou_threshold, int max_detections, const GpuBuffer& locs,
+                                                   const GpuBuffer& scores, int batch) const;
 
 private:
     struct Api;
@@ -108,7 +116,19 @@ private:
     friend class GpuBuffer;
 };
 
-// The tensor format the module takes, from the steps (exposed for tests: the C side reads exactly these fields).
-InferbenchGpuTensorFormat gpu_tensor_format(const PipelineSteps& steps);
+// One image's resize as the module is given it: resize_image's geometry, both axes' weights (resize_weights) and
+// the source rows the vertical taps read.
+struct GpuImagePlan {
+    ResizeGeometry geometry;
+    ResizeWeights x;
+    ResizeWeights y;
+    std::int64_t first_row = 0;
+    std::int64_t row_count = 0;
+};
+GpuImagePlan gpu_image_plan(const PipelineSteps& steps, ImageSize size);
+
+// What the module's output pass looks up per output channel and 0..255 value: the bytes normalize_into writes for
+// a pixel of that value (steps' pixel type, mean, std, channel order), 3 x 256 elements.
+std::vector<std::byte> normalization_table(const PipelineSteps& steps);
 
 }  // namespace inferbench::pipeline

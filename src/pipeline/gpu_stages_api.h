@@ -27,23 +27,19 @@ struct InferbenchGpuImageInfo {
     char reason[160];
 };
 
-/* One output index's filter taps along an axis, as pipeline/resample_math.hpp's ResampleTap. */
-struct InferbenchGpuTap {
-    int32_t first;
-    int32_t count;
-    int32_t weight_offset;
-};
-
+/* One axis of a resize as pipeline/resize's resize_weights makes it: output i (of placed_count, written from
+ * placed_begin on in the model input) reads taps[i] samples from start[i] with fixed-point weights
+ * weights[i * max_taps + j] (host memory). */
 struct InferbenchGpuAxis {
-    int placed_begin; /* where the placed part starts in the model input */
-    int placed_count; /* taps' count */
-    const struct InferbenchGpuTap* taps; /* host memory */
-    const float* weights;                /* host memory */
-    int weight_count;
+    int placed_begin;
+    int placed_count;
+    int max_taps;
+    const int32_t* start;
+    const int32_t* taps;
+    const int32_t* weights;
 };
 
-/* How decoded image `image` (its index in the last decode) becomes its slot of the batch: pipeline/resize_plan's
- * ResizePlan. */
+/* How decoded image `image` (its index in the last decode) becomes slot `slot` of the batch. */
 struct InferbenchGpuImagePlan {
     int image;
     int slot;
@@ -53,35 +49,32 @@ struct InferbenchGpuImagePlan {
     struct InferbenchGpuAxis y;
 };
 
-#define INFERBENCH_GPU_PIXEL_F32 0
-#define INFERBENCH_GPU_PIXEL_F16 1
-#define INFERBENCH_GPU_PIXEL_U8 2
-
-/* The batch tensor: 3 x height x width per image (nchw) or height x width x 3 (nhwc). */
+/* The batch tensor: 3 x height x width per image (nchw) or height x width x 3, elements of element_bytes taken from
+ * table (host memory, 3 x 256 elements: output channel o's element for each 0..255 value, as the CPU's
+ * normalize_into writes it); output channel o reads RGB channel (bgr ? 2 - o : o); fill outside the placed part. */
 struct InferbenchGpuTensorFormat {
     int width;
     int height;
     int nchw;
-    int pixel_type;
     int bgr;
-    float mean[3]; /* per RGB channel, on 0..255 */
-    float std[3];
-    float fill; /* outside the placed part (letterbox), on 0..255 */
+    int element_bytes;
+    int fill;
+    const void* table;
 };
 
-/* SSD decoding against priors: location deltas and class scores per anchor. */
+#define INFERBENCH_GPU_SSD_TF 1  /* TF's SSD (ssd-mobilenet): boxes [b, anchors, 4], logits [b, anchors, classes] */
+#define INFERBENCH_GPU_SSD_R34 2 /* MLPerf's SSD-ResNet34: locs [b, 4, anchors], confs [b, classes, anchors] */
+
+/* SSD decoding as pipeline/box_decoding's: each anchor's box against its prior, each class but 0 (the background)
+ * a candidate where its score (TF: sigmoid; R34: softmax over the classes) is above score_threshold. */
 struct InferbenchGpuSsdDecode {
+    int coding;
     int anchors;
-    int classes;           /* background included */
-    int locs_coords_major; /* locs [b, 4, anchors] (ssd-resnet34) rather than [b, anchors, 4] */
-    int scores_classes_major; /* scores [b, classes, anchors] rather than [b, anchors, classes] */
-    int yx_order;          /* deltas and priors as (y, x, h, w) (TensorFlow's) rather than (x, y, w, h) */
-    float center_scale;    /* the deltas' divisor for the centre: 10 (variance 0.1) */
-    float size_scale;      /* the deltas' divisor for the size: 5 (variance 0.2) */
-    int score_function;    /* 0: scores as given, 1: sigmoid, 2: softmax over the classes */
-    int background_class;  /* excluded from the candidates; -1: none */
-    float score_threshold; /* candidates strictly above it */
-    const float* priors;   /* host memory, [anchors, 4] in the deltas' order: centre then size */
+    int classes;
+    int input_width; /* boxes in the model input's pixels */
+    int input_height;
+    float score_threshold;
+    const float* priors; /* host memory, [anchors] x (cx, cy, w, h) in [0, 1] */
 };
 
 struct InferbenchGpuNmsSettings {
@@ -123,14 +116,15 @@ int inferbench_gpu_decoded_pixels(InferbenchGpuStages* stages, int image, unsign
 int inferbench_gpu_preprocess(InferbenchGpuStages* stages, const struct InferbenchGpuTensorFormat* format,
                               const struct InferbenchGpuImagePlan* plans, int count, void* device_batch, char* error,
                               size_t error_size);
-/* Class-wise NMS of one image's candidates in device memory (boxes [count, 4], scores, labels): the kept
- * candidates' indices in order of score (ties: the lower index first), at most max_detections, into host `kept`
- * (room for max_detections), their number into kept_count. */
+/* Class-wise NMS of one image's candidates in device memory (boxes [count, 4], scores, labels) as
+ * pipeline/nms's batched_nms (torchvision's): the kept candidates' indices in order of score (ties: the lower index
+ * first), at most max_detections, into host `kept` (room for max_detections), their number into kept_count. */
 int inferbench_gpu_nms(InferbenchGpuStages* stages, const float* device_boxes, const float* device_scores,
                        const int32_t* device_labels, int count, const struct InferbenchGpuNmsSettings* settings,
                        int* kept, int* kept_count, char* error, size_t error_size);
-/* SSD outputs in device memory (float32) to detections: each image's candidates decoded, then class-wise NMS;
- * detections into host `out` (batch * max_detections), each image's count into counts. */
+/* SSD outputs in device memory (float32) to detections: each image's candidates decoded, then class-wise NMS (as
+ * pipeline/nms's select_detections with every candidate entering); detections into host `out`
+ * (batch * max_detections), each image's count into counts. */
 int inferbench_gpu_ssd_detect(InferbenchGpuStages* stages, const struct InferbenchGpuSsdDecode* decode,
                               const struct InferbenchGpuNmsSettings* nms, const float* device_locs,
                               const float* device_scores, int batch, struct InferbenchGpuDetection* out, int* counts,

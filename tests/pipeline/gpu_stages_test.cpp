@@ -40,26 +40,6 @@ TEST(GpuStages, AFileThatIsNoModuleIsRefusedWithTheLoadersReason) {
     EXPECT_NE(opening.unavailable.find("libinferbench_pipeline_cuda.so"), std::string::npos);
 }
 
-TEST(GpuStages, TensorFormatCarriesTheSteps) {
-    PipelineSteps steps;
-    steps.input_size = {640, 480};
-    steps.layout = TensorLayout::nhwc;
-    steps.pixel_type = PixelType::f16;
-    steps.bgr = true;
-    steps.mean = {1.0F, 2.0F, 3.0F};
-    steps.std = {4.0F, 5.0F, 6.0F};
-    steps.letterbox_fill = 114.0F;
-    const auto f = gpu_tensor_format(steps);
-    EXPECT_EQ(f.width, 640);
-    EXPECT_EQ(f.height, 480);
-    EXPECT_EQ(f.nchw, 0);
-    EXPECT_EQ(f.pixel_type, INFERBENCH_GPU_PIXEL_F16);
-    EXPECT_EQ(f.bgr, 1);
-    EXPECT_FLOAT_EQ(f.mean[2], 3.0F);
-    EXPECT_FLOAT_EQ(f.std[0], 4.0F);
-    EXPECT_FLOAT_EQ(f.fill, 114.0F);
-}
-
 #ifdef INFERBENCH_PIPELINE_CUDA_MODULE_PATH
 
 std::vector<char> read_all(const char* path) {

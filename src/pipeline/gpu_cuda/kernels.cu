@@ -1,7 +1,7 @@
-// The GPU stages' kernels. The per-element arithmetic is pipeline/resample_math.hpp's, shared with the CPU stages.
+// The GPU stages' kernels: grid-stride loops over pipeline/resample_math.hpp's per-element functions, CUB's radix
+// sort for NMS's order, one block for NMS's greedy pass. Built with --fmad=false: no fused multiply-add, so the
+// float arithmetic rounds as the CPU stages' does.
 #include "pipeline/gpu_cuda/kernels.hpp"
-
-#include <cuda_fp16.h>
 
 #include <cub/device/device_radix_sort.cuh>
 
@@ -18,55 +18,20 @@ int blocks_for(long long elements) {
     return static_cast<int>(blocks < 4096 ? (blocks > 0 ? blocks : 1) : 4096);
 }
 
-__global__ void horizontal_pass(const DeviceImageJob* jobs) {
-    const DeviceImageJob& job = jobs[blockIdx.y];
-    const long long elements = static_cast<long long>(job.row_count) * job.placed_width * 3;
+__global__ void horizontal_pass(const pipeline::ResampleJob* jobs) {
+    const pipeline::ResampleJob& job = jobs[blockIdx.y];
+    const long long elements = static_cast<long long>(job.row_count) * job.x.placed_count * 3;
     for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < elements;
-         i += static_cast<long long>(gridDim.x) * blockDim.x) {
-        const int c = static_cast<int>(i % 3);
-        const int x = static_cast<int>((i / 3) % job.placed_width);
-        const long long r = i / (3LL * job.placed_width);
-        const pipeline::ResampleTap tap = job.x_taps[x];
-        const std::uint8_t* first =
-            job.source + ((job.first_row + r) * job.source_width + tap.first) * 3 + c;
-        job.rows[i] = pipeline::resample_taps(first, 3, job.x_weights + tap.weight_offset, tap.count);
-    }
+         i += static_cast<long long>(gridDim.x) * blockDim.x)
+        pipeline::horizontal_element(job, i);
 }
 
-__device__ void store_pixel(const DeviceTensorFormat& f, void* batch, long long index, std::uint8_t pixel,
-                            int rgb_channel) {
-    if (f.pixel_type == INFERBENCH_GPU_PIXEL_U8) {
-        static_cast<std::uint8_t*>(batch)[index] = pixel;
-        return;
-    }
-    const float value = pipeline::normalize_value(pixel, f.mean[rgb_channel], f.std_dev[rgb_channel]);
-    if (f.pixel_type == INFERBENCH_GPU_PIXEL_F16)
-        static_cast<__half*>(batch)[index] = __float2half_rn(value);
-    else
-        static_cast<float*>(batch)[index] = value;
-}
-
-__global__ void vertical_normalize(const DeviceImageJob* jobs, DeviceTensorFormat f, void* batch) {
-    const DeviceImageJob& job = jobs[blockIdx.y];
-    const long long plane = static_cast<long long>(f.width) * f.height;
-    const long long row_stride = 3LL * job.placed_width;
-    for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < plane * 3;
-         i += static_cast<long long>(gridDim.x) * blockDim.x) {
-        const int c = static_cast<int>(f.nchw ? i / plane : i % 3);
-        const long long pixel_index = f.nchw ? i % plane : i / 3;
-        const int y = static_cast<int>(pixel_index / f.width);
-        const int x = static_cast<int>(pixel_index % f.width);
-        const int rgb = f.bgr ? 2 - c : c;
-        const int py = y - job.placed_y;
-        const int px = x - job.placed_x;
-        std::uint8_t pixel = f.fill;
-        if (py >= 0 && py < job.placed_height && px >= 0 && px < job.placed_width) {
-            const pipeline::ResampleTap tap = job.y_taps[py];
-            const std::uint8_t* first = job.rows + (tap.first - job.first_row) * row_stride + px * 3LL + rgb;
-            pixel = pipeline::resample_taps(first, row_stride, job.y_weights + tap.weight_offset, tap.count);
-        }
-        store_pixel(f, batch, pipeline::tensor_offset(f.nchw, job.slot, c, y, x, f.height, f.width), pixel, rgb);
-    }
+__global__ void output_pass(const pipeline::ResampleJob* jobs, pipeline::ResampleOutput output, std::uint8_t* batch) {
+    const pipeline::ResampleJob& job = jobs[blockIdx.y];
+    const long long elements = static_cast<long long>(output.width) * output.height * 3;
+    for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < elements;
+         i += static_cast<long long>(gridDim.x) * blockDim.x)
+        pipeline::output_element(job, output, i, batch);
 }
 
 __global__ void nms_keys(const float* scores, const std::uint32_t* ids, int count, std::uint64_t* keys,
@@ -77,32 +42,40 @@ __global__ void nms_keys(const float* scores, const std::uint32_t* ids, int coun
     positions[i] = i;
 }
 
-// One thread per row rank of a 64 x 64 tile: the bits of the tile's column ranks it suppresses.
-__global__ void nms_mask(const float* boxes, const std::int32_t* labels, const std::int32_t* order, int count,
-                         float iou_threshold, std::uint64_t* mask) {
-    const int words = (count + kMaskBits - 1) / kMaskBits;
-    const int row = blockIdx.y * kMaskBits + threadIdx.x;
-    const int column_start = blockIdx.x * kMaskBits;
-    __shared__ float tile_boxes[kMaskBits * 4];
-    __shared__ std::int32_t tile_labels[kMaskBits];
-    const int column = column_start + threadIdx.x;
-    if (column < count) {
-        const int position = order[column];
-        for (int k = 0; k < 4; ++k) tile_boxes[threadIdx.x * 4 + k] = boxes[position * 4LL + k];
-        tile_labels[threadIdx.x] = labels[position];
-    }
+__global__ void offset_unit(const float* boxes, int count, float* unit) {
+    __shared__ float largest[kThreads];
+    float mine = boxes[0];
+    for (long long i = threadIdx.x; i < 4LL * count; i += blockDim.x) mine = fmaxf(mine, boxes[i]);
+    largest[threadIdx.x] = mine;
     __syncthreads();
-    if (row >= count) return;
-    const int position = order[row];
-    const float box[4] = {boxes[position * 4LL], boxes[position * 4LL + 1], boxes[position * 4LL + 2],
-                          boxes[position * 4LL + 3]};
-    const std::int32_t label = labels[position];
-    std::uint64_t bits = 0;
-    for (int j = 0; j < kMaskBits && column_start + j < count; ++j) {
-        if (column_start + j <= row || tile_labels[j] != label) continue;
-        if (pipeline::box_iou(box, &tile_boxes[j * 4]) > iou_threshold) bits |= 1ULL << j;
+    for (int half = kThreads / 2; half > 0; half /= 2) {
+        if (threadIdx.x < half) largest[threadIdx.x] = fmaxf(largest[threadIdx.x], largest[threadIdx.x + half]);
+        __syncthreads();
     }
-    mask[static_cast<long long>(row) * words + blockIdx.x] = bits;
+    if (threadIdx.x == 0) *unit = largest[0] + 1.0F;
+}
+
+// One thread per (rank, word): the 64 later ranks of the word that `rank` suppresses.
+__global__ void nms_mask(const float* boxes, const std::int32_t* labels, const std::int32_t* order, int count,
+                         const float* offset_unit, float iou_threshold, std::uint64_t* mask) {
+    const int words = (count + kMaskBits - 1) / kMaskBits;
+    const long long cell = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+    if (cell >= static_cast<long long>(count) * words) return;
+    const int rank = static_cast<int>(cell / words);
+    const int word = static_cast<int>(cell % words);
+    const float unit = offset_unit ? *offset_unit : 0.0F;
+    const int earlier = order[rank];
+    std::uint64_t bits = 0;
+    for (int j = 0; j < kMaskBits; ++j) {
+        const int later_rank = word * kMaskBits + j;
+        if (later_rank >= count) break;
+        if (later_rank <= rank) continue;
+        const int later = order[later_rank];
+        if (pipeline::suppresses(boxes + earlier * 4LL, labels[earlier], boxes + later * 4LL, labels[later], unit,
+                                 iou_threshold))
+            bits |= 1ULL << j;
+    }
+    mask[cell] = bits;
 }
 
 // The greedy pass in score order, by one block: a rank not yet suppressed is kept and suppresses its mask row.
@@ -137,42 +110,44 @@ struct ExpF {
     __host__ __device__ float operator()(float v) const { return expf(v); }
 };
 
+// One thread per anchor: its box, then each class's score; a candidate per class above the threshold.
 __global__ void ssd_candidates(DeviceSsdDecode d, const float* locs, const float* scores, const float* priors,
                                float* boxes, float* out_scores, std::int32_t* labels, std::uint32_t* ids,
                                std::int32_t* count, int capacity) {
     const int a = blockIdx.x * blockDim.x + threadIdx.x;
     if (a >= d.anchors) return;
-    float delta[4];
+    const bool tf = d.coding == INFERBENCH_GPU_SSD_TF;
+    float code[4];
     float prior[4];
     for (int k = 0; k < 4; ++k) {
-        delta[k] = d.locs_coords_major ? locs[static_cast<long long>(k) * d.anchors + a] : locs[a * 4LL + k];
+        code[k] = tf ? locs[a * 4LL + k] : locs[static_cast<long long>(k) * d.anchors + a];
         prior[k] = priors[a * 4LL + k];
     }
     float box[4];
-    pipeline::decode_center_size(delta, prior, d.yx_order, d.center_scale, d.size_scale, ExpF{}, box);
-    const auto logit = [&](int k) {
-        return d.scores_classes_major ? scores[static_cast<long long>(k) * d.anchors + a]
-                                      : scores[static_cast<long long>(a) * d.classes + k];
+    if (tf)
+        pipeline::decode_ssd_tf_box(code, prior, d.width, d.height, ExpF{}, box);
+    else
+        pipeline::decode_ssd_r34_box(code, prior, d.width, d.height, ExpF{}, box);
+    // TF: [anchors, classes] logits through a sigmoid; R34: [classes, anchors] through a softmax.
+    const auto logit = [&](int c) {
+        return tf ? scores[static_cast<long long>(a) * d.classes + c] : scores[static_cast<long long>(c) * d.anchors + a];
     };
-    float largest = logit(0);
-    float total = 0.0F;
-    if (d.score_function == 2) {
-        for (int k = 1; k < d.classes; ++k) largest = fmaxf(largest, logit(k));
-        for (int k = 0; k < d.classes; ++k) total += expf(logit(k) - largest);
+    float largest = 0.0F;
+    float sum = 0.0F;
+    if (!tf) {
+        largest = logit(0);
+        for (int c = 1; c < d.classes; ++c) largest = fmaxf(largest, logit(c));
+        for (int c = 0; c < d.classes; ++c) sum += expf(logit(c) - largest);
     }
-    for (int k = 0; k < d.classes; ++k) {
-        if (k == d.background_class) continue;
-        const float s = logit(k);
-        const float p = d.score_function == 2   ? expf(s - largest) / total
-                        : d.score_function == 1 ? 1.0F / (1.0F + expf(-s))
-                                                : s;
-        if (!(p > d.score_threshold)) continue;
+    for (int c = 1; c < d.classes; ++c) {  // class 0: the background
+        const float score = tf ? 1.0F / (1.0F + expf(-logit(c))) : expf(logit(c) - largest) / sum;
+        if (!(score > d.score_threshold)) continue;
         const int slot = atomicAdd(count, 1);
         if (slot >= capacity) continue;
-        for (int j = 0; j < 4; ++j) boxes[slot * 4LL + j] = box[j];
-        out_scores[slot] = p;
-        labels[slot] = k;
-        ids[slot] = static_cast<std::uint32_t>(a) * static_cast<std::uint32_t>(d.classes) + static_cast<std::uint32_t>(k);
+        for (int k = 0; k < 4; ++k) boxes[slot * 4LL + k] = box[k];
+        out_scores[slot] = score;
+        labels[slot] = c;
+        ids[slot] = static_cast<std::uint32_t>(a) * static_cast<std::uint32_t>(d.classes) + static_cast<std::uint32_t>(c);
     }
 }
 
@@ -192,23 +167,16 @@ __global__ void gather_detections(const float* boxes, const float* scores, const
 
 }  // namespace
 
-void launch_gather_detections(const float* boxes, const float* scores, const std::int32_t* labels,
-                              const std::uint32_t* ids, const std::int32_t* kept, const std::int32_t* kept_count,
-                              int max_detections, void* out, cudaStream_t stream) {
-    gather_detections<<<(max_detections + kThreads - 1) / kThreads, kThreads, 0, stream>>>(
-        boxes, scores, labels, ids, kept, kept_count, max_detections, static_cast<InferbenchGpuDetection*>(out));
-}
-
-void launch_horizontal_pass(const DeviceImageJob* jobs, int job_count, int max_rows, int max_width,
+void launch_horizontal_pass(const pipeline::ResampleJob* jobs, int job_count, long long max_elements,
                             cudaStream_t stream) {
-    const dim3 grid(blocks_for(static_cast<long long>(max_rows) * max_width * 3), job_count);
-    horizontal_pass<<<grid, kThreads, 0, stream>>>(jobs);
+    horizontal_pass<<<dim3(blocks_for(max_elements), job_count), kThreads, 0, stream>>>(jobs);
 }
 
-void launch_vertical_normalize(const DeviceImageJob* jobs, int job_count, const DeviceTensorFormat& format,
-                               void* batch, cudaStream_t stream) {
-    const dim3 grid(blocks_for(static_cast<long long>(format.width) * format.height * 3), job_count);
-    vertical_normalize<<<grid, kThreads, 0, stream>>>(jobs, format, batch);
+void launch_output_pass(const pipeline::ResampleJob* jobs, int job_count, const pipeline::ResampleOutput& output,
+                        void* batch, cudaStream_t stream) {
+    const long long elements = static_cast<long long>(output.width) * output.height * 3;
+    output_pass<<<dim3(blocks_for(elements), job_count), kThreads, 0, stream>>>(jobs, output,
+                                                                              static_cast<std::uint8_t*>(batch));
 }
 
 void launch_nms_keys(const float* scores, const std::uint32_t* ids, int count, std::uint64_t* keys,
@@ -230,10 +198,16 @@ cudaError_t sort_pairs_descending(void* temp, std::size_t temp_bytes, const std:
                                                      64, stream);
 }
 
+void launch_offset_unit(const float* boxes, int count, float* unit, cudaStream_t stream) {
+    offset_unit<<<1, kThreads, 0, stream>>>(boxes, count, unit);
+}
+
 void launch_nms_mask(const float* boxes, const std::int32_t* labels, const std::int32_t* order, int count,
-                     float iou_threshold, std::uint64_t* mask, cudaStream_t stream) {
-    const int words = (count + kMaskBits - 1) / kMaskBits;
-    nms_mask<<<dim3(words, words), kMaskBits, 0, stream>>>(boxes, labels, order, count, iou_threshold, mask);
+                     const float* offset_unit, float iou_threshold, std::uint64_t* mask, cudaStream_t stream) {
+    const long long words = (count + kMaskBits - 1) / kMaskBits;
+    const long long cells = words * count;
+    nms_mask<<<static_cast<unsigned>((cells + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
+        boxes, labels, order, count, offset_unit, iou_threshold, mask);
 }
 
 void launch_nms_scan(const std::uint64_t* mask, const std::int32_t* order, int count, int max_detections,
@@ -248,6 +222,13 @@ void launch_ssd_candidates(const DeviceSsdDecode& decode, const float* locs, con
                            std::uint32_t* ids, std::int32_t* count, int capacity, cudaStream_t stream) {
     ssd_candidates<<<(decode.anchors + kThreads - 1) / kThreads, kThreads, 0, stream>>>(
         decode, locs, scores, priors, boxes, out_scores, labels, ids, count, capacity);
+}
+
+void launch_gather_detections(const float* boxes, const float* scores, const std::int32_t* labels,
+                              const std::uint32_t* ids, const std::int32_t* kept, const std::int32_t* kept_count,
+                              int max_detections, void* out, cudaStream_t stream) {
+    gather_detections<<<(max_detections + kThreads - 1) / kThreads, kThreads, 0, stream>>>(
+        boxes, scores, labels, ids, kept, kept_count, max_detections, static_cast<InferbenchGpuDetection*>(out));
 }
 
 }  // namespace inferbench::pipeline_cuda

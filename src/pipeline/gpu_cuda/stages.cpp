@@ -9,8 +9,6 @@
 namespace inferbench::pipeline_cuda {
 namespace {
 
-static_assert(sizeof(InferbenchGpuTap) == sizeof(pipeline::ResampleTap));
-
 std::size_t align_up(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
 
 void check_launch(const char* what) { check(cudaGetLastError(), what); }
@@ -26,17 +24,48 @@ void set_reason(InferbenchGpuImageInfo& info, int status, const std::string& why
     info.reason[n] = '\0';
 }
 
-// The taps of one axis checked against the source extent and the weights (a bad plan must not read past memory).
+// An axis's taps checked against the source extent it may read and the model input it writes (a bad plan must not
+// read or write past memory on the GPU).
 void check_axis(const InferbenchGpuAxis& axis, int source_begin, int source_end, int output_extent, const char* name) {
-    if (axis.placed_count < 0 || axis.placed_begin < 0 || axis.placed_begin + axis.placed_count > output_extent)
-        throw std::runtime_error(std::string("the plan's ") + name + " placement is outside the model input");
+    if (axis.placed_count < 0 || axis.placed_begin < 0 || axis.placed_begin + axis.placed_count > output_extent ||
+        axis.max_taps < 0 || (axis.placed_count > 0 && (!axis.start || !axis.taps || !axis.weights)))
+        throw std::runtime_error(std::string("the plan's ") + name + " axis is outside the model input or incomplete");
     for (int i = 0; i < axis.placed_count; ++i) {
-        const InferbenchGpuTap& t = axis.taps[i];
-        if (t.count < 0 || t.first < source_begin || t.first + t.count > source_end || t.weight_offset < 0 ||
-            t.weight_offset + t.count > axis.weight_count)
-            throw std::runtime_error(std::string("the plan's ") + name + " tap " + std::to_string(i) +
-                                     " reads outside the image or its weights");
+        if (axis.taps[i] < 0 || axis.taps[i] > axis.max_taps || axis.start[i] < source_begin ||
+            axis.start[i] + axis.taps[i] > source_end)
+            throw std::runtime_error(std::string("the plan's ") + name + " output " + std::to_string(i) +
+                                     " reads outside the image");
     }
+}
+
+// The host arrays of one axis, appended to the upload; their offsets (in int32 elements) returned.
+struct AxisOffsets {
+    std::size_t start = 0;
+    std::size_t taps = 0;
+    std::size_t weights = 0;
+};
+
+AxisOffsets append_axis(const InferbenchGpuAxis& axis, std::vector<std::int32_t>& ints) {
+    const auto n = static_cast<std::size_t>(axis.placed_count);
+    AxisOffsets at;
+    at.start = ints.size();
+    ints.insert(ints.end(), axis.start, axis.start + n);
+    at.taps = ints.size();
+    ints.insert(ints.end(), axis.taps, axis.taps + n);
+    at.weights = ints.size();
+    ints.insert(ints.end(), axis.weights, axis.weights + n * static_cast<std::size_t>(axis.max_taps));
+    return at;
+}
+
+pipeline::ResampleAxis device_axis(const InferbenchGpuAxis& axis, const std::int32_t* ints, const AxisOffsets& at) {
+    pipeline::ResampleAxis out;
+    out.placed_begin = axis.placed_begin;
+    out.placed_count = axis.placed_count;
+    out.max_taps = axis.max_taps;
+    out.start = ints + at.start;
+    out.taps = ints + at.taps;
+    out.weights = ints + at.weights;
+    return out;
 }
 
 }  // namespace
@@ -167,16 +196,15 @@ void GpuStages::preprocess(const InferbenchGpuTensorFormat& format, const Inferb
     activate();
     if (count <= 0) return;
     if (format.width <= 0 || format.height <= 0) throw std::runtime_error("the model input's size is empty");
-    if (format.pixel_type < INFERBENCH_GPU_PIXEL_F32 || format.pixel_type > INFERBENCH_GPU_PIXEL_U8)
-        throw std::runtime_error("unknown pixel type " + std::to_string(format.pixel_type));
-    std::vector<DeviceImageJob> jobs(static_cast<std::size_t>(count));
-    std::vector<pipeline::ResampleTap> taps;
-    std::vector<float> weights;
-    std::vector<std::size_t> tap_at(static_cast<std::size_t>(count) * 2);
-    std::vector<std::size_t> weight_at(static_cast<std::size_t>(count) * 2);
+    if (format.element_bytes != 1 && format.element_bytes != 2 && format.element_bytes != 4)
+        throw std::runtime_error("elements of " + std::to_string(format.element_bytes) + " bytes: 1, 2 or 4 expected");
+    if (!format.table) throw std::runtime_error("no normalisation table");
+    std::vector<pipeline::ResampleJob> jobs(static_cast<std::size_t>(count));
+    std::vector<std::int32_t> ints;
+    std::vector<AxisOffsets> offsets;
+    std::vector<std::size_t> rows_at;
     std::size_t rows_total = 0;
-    int max_rows = 0;
-    int max_width = 0;
+    long long max_elements = 0;
     const auto* arena = static_cast<const std::uint8_t*>(decoded_.data());
     for (int i = 0; i < count; ++i) {
         const InferbenchGpuImagePlan& p = plans[i];
@@ -185,77 +213,58 @@ void GpuStages::preprocess(const InferbenchGpuTensorFormat& format, const Inferb
             throw std::runtime_error("plan " + std::to_string(i) + " names image " + std::to_string(p.image) +
                                      ", which the last decode did not produce");
         const DecodedImage& image = images_[static_cast<std::size_t>(p.image)];
-        if (p.first_row < 0 || p.row_count < 0 || p.first_row + p.row_count > image.height)
-            throw std::runtime_error("plan " + std::to_string(i) + " reads rows outside its image");
+        if (p.slot < 0 || p.first_row < 0 || p.row_count < 0 || p.first_row + p.row_count > image.height)
+            throw std::runtime_error("plan " + std::to_string(i) + " reads rows outside its image or has no slot");
         check_axis(p.x, 0, image.width, format.width, "x");
         check_axis(p.y, p.first_row, p.first_row + p.row_count, format.height, "y");
-        DeviceImageJob& job = jobs[static_cast<std::size_t>(i)];
+        pipeline::ResampleJob& job = jobs[static_cast<std::size_t>(i)];
         job.source = arena + image.offset;
         job.source_width = image.width;
         job.slot = p.slot;
         job.first_row = p.first_row;
         job.row_count = p.row_count;
-        job.placed_x = p.x.placed_begin;
-        job.placed_width = p.x.placed_count;
-        job.placed_y = p.y.placed_begin;
-        job.placed_height = p.y.placed_count;
-        const InferbenchGpuAxis* axes[2] = {&p.x, &p.y};
-        for (int a = 0; a < 2; ++a) {
-            tap_at[static_cast<std::size_t>(i * 2 + a)] = taps.size();
-            weight_at[static_cast<std::size_t>(i * 2 + a)] = weights.size();
-            for (int t = 0; t < axes[a]->placed_count; ++t) {
-                const InferbenchGpuTap& tap = axes[a]->taps[t];
-                taps.push_back({tap.first, tap.count, tap.weight_offset});
-            }
-            weights.insert(weights.end(), axes[a]->weights, axes[a]->weights + axes[a]->weight_count);
-        }
-        rows_total += align_up(static_cast<std::size_t>(p.row_count) * static_cast<std::size_t>(p.x.placed_count) * 3);
-        max_rows = std::max(max_rows, p.row_count);
-        max_width = std::max(max_width, p.x.placed_count);
+        offsets.push_back(append_axis(p.x, ints));
+        offsets.push_back(append_axis(p.y, ints));
+        rows_at.push_back(rows_total);
+        const auto row_bytes = static_cast<std::size_t>(p.row_count) * static_cast<std::size_t>(p.x.placed_count) * 3;
+        rows_total += align_up(row_bytes);
+        max_elements = std::max(max_elements, static_cast<long long>(row_bytes));
     }
-    const std::size_t jobs_bytes = align_up(jobs.size() * sizeof(DeviceImageJob));
-    const std::size_t taps_bytes = align_up(taps.size() * sizeof(pipeline::ResampleTap));
-    const std::size_t weights_bytes = align_up(weights.size() * sizeof(float));
+    const std::size_t jobs_bytes = align_up(jobs.size() * sizeof(pipeline::ResampleJob));
+    const std::size_t table_bytes = align_up(3 * 256 * static_cast<std::size_t>(format.element_bytes));
+    const std::size_t ints_bytes = ints.size() * sizeof(std::int32_t);
     auto* device = static_cast<unsigned char*>(
-        plan_buffer_.reserve(jobs_bytes + taps_bytes + weights_bytes, "cudaMalloc (resize plans)"));
+        plan_buffer_.reserve(jobs_bytes + table_bytes + ints_bytes, "cudaMalloc (resize plans)"));
     auto* rows = static_cast<std::uint8_t*>(rows_.reserve(rows_total, "cudaMalloc (resize rows)"));
-    const auto* device_taps = reinterpret_cast<const pipeline::ResampleTap*>(device + jobs_bytes);
-    const auto* device_weights = reinterpret_cast<const float*>(device + jobs_bytes + taps_bytes);
-    std::size_t rows_at = 0;
-    for (int i = 0; i < count; ++i) {
-        DeviceImageJob& job = jobs[static_cast<std::size_t>(i)];
-        job.x_taps = device_taps + tap_at[static_cast<std::size_t>(i * 2)];
-        job.y_taps = device_taps + tap_at[static_cast<std::size_t>(i * 2 + 1)];
-        job.x_weights = device_weights + weight_at[static_cast<std::size_t>(i * 2)];
-        job.y_weights = device_weights + weight_at[static_cast<std::size_t>(i * 2 + 1)];
-        job.rows = rows + rows_at;
-        rows_at += align_up(static_cast<std::size_t>(job.row_count) * static_cast<std::size_t>(job.placed_width) * 3);
+    const auto* device_table = device + jobs_bytes;
+    const auto* device_ints = reinterpret_cast<const std::int32_t*>(device + jobs_bytes + table_bytes);
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+        jobs[i].x = device_axis(plans[i].x, device_ints, offsets[i * 2]);
+        jobs[i].y = device_axis(plans[i].y, device_ints, offsets[i * 2 + 1]);
+        jobs[i].rows = rows + rows_at[i];
     }
-    check(cudaMemcpyAsync(device, jobs.data(), jobs.size() * sizeof(DeviceImageJob), cudaMemcpyHostToDevice, stream_),
+    check(cudaMemcpyAsync(device, jobs.data(), jobs.size() * sizeof(pipeline::ResampleJob), cudaMemcpyHostToDevice,
+                          stream_),
           "cudaMemcpyAsync (resize jobs)");
-    check(cudaMemcpyAsync(device + jobs_bytes, taps.data(), taps.size() * sizeof(pipeline::ResampleTap),
+    check(cudaMemcpyAsync(device + jobs_bytes, format.table, 3 * 256 * static_cast<std::size_t>(format.element_bytes),
                           cudaMemcpyHostToDevice, stream_),
-          "cudaMemcpyAsync (resize taps)");
-    check(cudaMemcpyAsync(device + jobs_bytes + taps_bytes, weights.data(), weights.size() * sizeof(float),
-                          cudaMemcpyHostToDevice, stream_),
+          "cudaMemcpyAsync (normalisation table)");
+    check(cudaMemcpyAsync(device + jobs_bytes + table_bytes, ints.data(), ints_bytes, cudaMemcpyHostToDevice, stream_),
           "cudaMemcpyAsync (resize weights)");
-    const auto* device_jobs = reinterpret_cast<const DeviceImageJob*>(device);
-    if (max_rows > 0 && max_width > 0) {
-        launch_horizontal_pass(device_jobs, count, max_rows, max_width, stream_);
+    const auto* device_jobs = reinterpret_cast<const pipeline::ResampleJob*>(device);
+    if (max_elements > 0) {
+        launch_horizontal_pass(device_jobs, count, max_elements, stream_);
         check_launch("horizontal resize pass");
     }
-    DeviceTensorFormat f;
-    f.width = format.width;
-    f.height = format.height;
-    f.nchw = format.nchw != 0;
-    f.pixel_type = format.pixel_type;
-    f.bgr = format.bgr != 0;
-    for (int c = 0; c < 3; ++c) {
-        f.mean[c] = format.mean[c];
-        f.std_dev[c] = format.std[c];
-    }
-    f.fill = pipeline::round_to_u8(format.fill);
-    launch_vertical_normalize(device_jobs, count, f, batch, stream_);
+    pipeline::ResampleOutput output;
+    output.width = format.width;
+    output.height = format.height;
+    output.nchw = format.nchw != 0;
+    output.bgr = format.bgr != 0;
+    output.element_bytes = format.element_bytes;
+    output.fill = static_cast<std::uint8_t>(std::clamp(format.fill, 0, 255));
+    output.table = device_table;
+    launch_output_pass(device_jobs, count, output, batch, stream_);
     check_launch("vertical resize pass and normalisation");
     // The host vectors above are read by the asynchronous copies: wait before they go.
     synchronize("cudaStreamSynchronize (preprocess)");
@@ -286,7 +295,15 @@ int GpuStages::nms(const float* boxes, const float* scores, const std::int32_t* 
     check_launch("NMS keys");
     check(sort_pairs_descending(temp, temp_bytes, keys, sorted, positions, order, count, stream_),
           "cub::DeviceRadixSort::SortPairsDescending");
-    launch_nms_mask(boxes, labels, order, count, settings.iou_threshold, mask, stream_);
+    // torchvision's batched_nms moves few boxes apart by class; many it suppresses class by class.
+    const float* unit = nullptr;
+    if (count <= pipeline::kOffsetTrickMaxCandidates) {
+        auto* device_unit = nms_offset_unit_.reserve_as<float>(1, "cudaMalloc (NMS offset)");
+        launch_offset_unit(boxes, count, device_unit, stream_);
+        check_launch("NMS class offset");
+        unit = device_unit;
+    }
+    launch_nms_mask(boxes, labels, order, count, unit, settings.iou_threshold, mask, stream_);
     check_launch("NMS mask");
     launch_nms_scan(mask, order, count, settings.max_detections, kept, kept_count, stream_);
     check_launch("NMS scan");
@@ -309,10 +326,11 @@ void GpuStages::ssd_detect(const InferbenchGpuSsdDecode& decode, const Inferbenc
                            const float* locs, const float* scores, int batch, InferbenchGpuDetection* out,
                            int* counts) {
     activate();
-    if (decode.anchors <= 0 || decode.classes <= 0 || !decode.priors)
-        throw std::runtime_error("SSD decoding needs anchors, classes and priors");
-    if (decode.score_function < 0 || decode.score_function > 2)
-        throw std::runtime_error("unknown score function " + std::to_string(decode.score_function));
+    if (decode.coding != INFERBENCH_GPU_SSD_TF && decode.coding != INFERBENCH_GPU_SSD_R34)
+        throw std::runtime_error("unknown SSD coding " + std::to_string(decode.coding));
+    if (decode.anchors <= 0 || decode.classes <= 1 || !decode.priors || decode.input_width <= 0 ||
+        decode.input_height <= 0)
+        throw std::runtime_error("SSD decoding needs anchors, classes (the background and more), priors and the input size");
     const auto anchors = static_cast<std::size_t>(decode.anchors);
     auto* priors = ssd_priors_.reserve_as<float>(anchors * 4, "cudaMalloc (SSD priors)");
     check(cudaMemcpyAsync(priors, decode.priors, anchors * 4 * sizeof(float), cudaMemcpyHostToDevice, stream_),
@@ -330,15 +348,11 @@ void GpuStages::ssd_detect(const InferbenchGpuSsdDecode& decode, const Inferbenc
     const auto max_det = static_cast<std::size_t>(nms_settings.max_detections);
     void* detections = detections_.reserve(max_det * sizeof(InferbenchGpuDetection), "cudaMalloc (detections)");
     DeviceSsdDecode d;
+    d.coding = decode.coding;
     d.anchors = decode.anchors;
     d.classes = decode.classes;
-    d.locs_coords_major = decode.locs_coords_major != 0;
-    d.scores_classes_major = decode.scores_classes_major != 0;
-    d.yx_order = decode.yx_order != 0;
-    d.center_scale = decode.center_scale;
-    d.size_scale = decode.size_scale;
-    d.score_function = decode.score_function;
-    d.background_class = decode.background_class;
+    d.width = static_cast<float>(decode.input_width);
+    d.height = static_cast<float>(decode.input_height);
     d.score_threshold = decode.score_threshold;
     for (int b = 0; b < batch; ++b) {
         check(cudaMemsetAsync(count, 0, sizeof(std::int32_t), stream_), "cudaMemsetAsync (SSD candidate count)");

@@ -73,6 +73,7 @@ private:
     GrowingBuffer nms_temp_;
     GrowingBuffer nms_kept_;
     GrowingBuffer nms_kept_count_;
+    GrowingBuffer nms_offset_unit_;
     GrowingBuffer ssd_priors_;
     GrowingBuffer ssd_candidates_;
     GrowingBuffer ssd_count_;
