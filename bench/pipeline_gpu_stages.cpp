@@ -470,17 +470,21 @@ ordered_json ssd_case(const ip::GpuStages& gpu, ip::BoxCoding coding, int repeat
     return out;
 }
 
-// Runs one part; a failure is recorded with its reason and the others go on.
-bool run_part(ordered_json& report, const std::string& name, const std::function<ordered_json()>& part) {
+// Runs one part; a failure is recorded with its reason and the others go on. The report is written after each
+// part, so that a crash later leaves what was measured before it.
+bool run_part(ordered_json& report, const fs::path& file, const std::string& name,
+              const std::function<ordered_json()>& part) {
+    bool ok = true;
     try {
         report[name] = part();
         std::cerr << "pipeline_gpu_stages: " << name << " done\n";
-        return true;
     } catch (const std::exception& e) {
         report[name] = {{"failed", e.what()}};
         std::cerr << "pipeline_gpu_stages: " << name << " FAILED: " << e.what() << "\n";
-        return false;
+        ok = false;
     }
+    std::ofstream(file) << report.dump(2) << "\n";
+    return ok;
 }
 
 }  // namespace
@@ -500,24 +504,24 @@ int main(int argc, char** argv) {
         ordered_json report{{"device", gpu.description()}};
         std::cerr << "pipeline_gpu_stages: " << gpu.description() << "\n";
         const Images all = read_images(args.images);
-        bool ok = run_part(report, "decode", [&] { return decode_all(gpu, all, args); });
+        const fs::path file = args.work / "gpu_stages.json";
+        bool ok = run_part(report, file, "decode", [&] { return decode_all(gpu, all, args); });
         const Images good = subset(all, good_files(gpu, all));
         if (good.files.empty()) throw std::runtime_error("no file of " + args.images.string() + " decoded on the GPU");
-        ok &= run_part(report, "decode_throughput", [&] { return time_decode(gpu, good, args.repeats); });
-        ok &= run_part(report, "resize", [&] {
+        ok &= run_part(report, file, "decode_throughput", [&] { return time_decode(gpu, good, args.repeats); });
+        ok &= run_part(report, file, "resize", [&] {
             ordered_json rows = ordered_json::array();
             for (const auto& c : resize_cases()) rows.push_back(resize_case(gpu, good, c, args.repeats));
             return rows;
         });
-        ok &= run_part(report, "preprocess_throughput", [&] {
+        ok &= run_part(report, file, "preprocess_throughput", [&] {
             return preprocess_throughput(gpu, good, resize_cases().front().steps, args.repeats);
         });
-        ok &= run_part(report, "nms", [&] { return nms_cases(gpu, args); });
-        ok &= run_part(report, "ssd", [&] {
+        ok &= run_part(report, file, "nms", [&] { return nms_cases(gpu, args); });
+        ok &= run_part(report, file, "ssd", [&] {
             return ordered_json::array({ssd_case(gpu, ip::BoxCoding::ssd_tf_anchors, args.repeats),
                                         ssd_case(gpu, ip::BoxCoding::ssd_r34_dboxes, args.repeats)});
         });
-        std::ofstream(args.work / "gpu_stages.json") << report.dump(2) << "\n";
         return ok ? 0 : 1;
     } catch (const std::exception& e) {
         std::cerr << "pipeline_gpu_stages: " << e.what() << "\n";
