@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "core/pipeline.hpp"
+#include "pipeline/image_codec.hpp"
 #include "pipeline/gpu_cuda/kernels.hpp"
 
 namespace inferbench::pipeline_cuda {
@@ -121,9 +122,15 @@ void GpuStages::decode(const unsigned char* const* data, const size_t* sizes, in
         }
         info.width = widths[0];
         info.height = heights[0];
+        // The CPU decoder's limits (pipeline/image_codec), checked before any memory is taken for the pixels.
         if (info.width <= 0 || info.height <= 0 || info.width > kMaxImageSide || info.height > kMaxImageSide) {
             set_reason(info, -1, std::to_string(info.width) + "x" + std::to_string(info.height) +
                                      " is outside 1.." + std::to_string(kMaxImageSide) + " pixels a side");
+            continue;
+        }
+        if (static_cast<std::int64_t>(info.width) * info.height > pipeline::kMaxImagePixels) {
+            set_reason(info, -1, std::to_string(info.width) + "x" + std::to_string(info.height) + " is more than " +
+                                     std::to_string(pipeline::kMaxImagePixels) + " pixels");
             continue;
         }
         images_[static_cast<std::size_t>(i)] = {total, info.width, info.height, true};
