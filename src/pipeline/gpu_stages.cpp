@@ -217,6 +217,20 @@ std::vector<std::uint8_t> GpuStages::decoded_pixels(int image, ImageSize size) c
     return pixels;
 }
 
+std::optional<std::string> gpu_postprocess_problem(const PipelineSteps& steps, const DetectionHead& head) {
+    const auto cpu_only = [&](std::string_view what) {
+        return fmt::format("{} runs on the CPU only: the GPU post-processing decodes SSD boxes and runs their NMS; set "
+                           "pipeline.postprocess: cpu",
+                           what);
+    };
+    if (steps.post != PostProcess::ssd_boxes) return cpu_only(fmt::format("post-processing {}", to_string(steps.post)));
+    if (head.coding != BoxCoding::ssd_tf_anchors && head.coding != BoxCoding::ssd_r34_dboxes)
+        return cpu_only(fmt::format("box decoding {}", to_string(head.coding)));
+    if (head.candidates_per_class > 0)
+        return cpu_only(fmt::format("the cap of {} candidates per class before NMS", head.candidates_per_class));
+    return std::nullopt;
+}
+
 GpuImagePlan gpu_image_plan(const PipelineSteps& steps, ImageSize size) {
     GpuImagePlan p;
     p.geometry = resize_geometry(size, steps);

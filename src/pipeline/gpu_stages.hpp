@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -115,6 +116,11 @@ private:
     InferbenchGpuStages* stages_ = nullptr;
     friend class GpuBuffer;
 };
+
+// Why a model's post-processing cannot run on the GPU stages, or nothing: they decode SSD boxes (both codings) and
+// run NMS with every candidate entering; softmax + top-k, YOLO grids, argmax and SSD-ResNet34's per-class
+// candidate cap run on the CPU (pipeline.postprocess: cpu).
+std::optional<std::string> gpu_postprocess_problem(const PipelineSteps& steps, const DetectionHead& head);
 
 // One image's resize as the module is given it: resize_image's geometry, both axes' weights (resize_weights) and
 // the source rows the vertical taps read.

@@ -40,6 +40,23 @@ TEST(GpuStages, AFileThatIsNoModuleIsRefusedWithTheLoadersReason) {
     EXPECT_NE(opening.unavailable.find("libinferbench_pipeline_cuda.so"), std::string::npos);
 }
 
+TEST(GpuStages, PostProcessingOnTheGpuIsSsdBoxesAndNmsOnly) {
+    PipelineSteps steps;
+    steps.post = PostProcess::ssd_boxes;
+    EXPECT_EQ(gpu_postprocess_problem(steps, {BoxCoding::ssd_tf_anchors, 0}), std::nullopt);
+    EXPECT_EQ(gpu_postprocess_problem(steps, {BoxCoding::ssd_r34_dboxes, 0}), std::nullopt);
+    const auto capped = gpu_postprocess_problem(steps, {BoxCoding::ssd_r34_dboxes, 200});
+    ASSERT_TRUE(capped);
+    EXPECT_NE(capped->find("200 candidates per class"), std::string::npos) << *capped;
+    EXPECT_NE(capped->find("pipeline.postprocess: cpu"), std::string::npos);
+    steps.post = PostProcess::yolo_boxes;
+    const auto yolo = gpu_postprocess_problem(steps, {BoxCoding::yolov3, 0});
+    ASSERT_TRUE(yolo);
+    EXPECT_NE(yolo->find("yolo_boxes"), std::string::npos) << *yolo;
+    steps.post = PostProcess::softmax_topk;
+    EXPECT_TRUE(gpu_postprocess_problem(steps, {}));
+}
+
 #ifdef INFERBENCH_PIPELINE_CUDA_MODULE_PATH
 
 std::vector<char> read_all(const char* path) {
