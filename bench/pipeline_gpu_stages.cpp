@@ -15,8 +15,8 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <optional>
 #include <iostream>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -56,12 +56,18 @@ Args parse_args(int argc, char** argv) {
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string key = argv[i];
         const std::string value = argv[i + 1];
-        if (key == "--images") args.images = value;
-        else if (key == "--work") args.work = value;
-        else if (key == "--device") args.device = std::stoi(value);
-        else if (key == "--repeats") args.repeats = std::max(1, std::stoi(value));
-        else if (key == "--dump-images") args.dump_images = std::max(0, std::stoi(value));
-        else throw std::runtime_error("unknown option " + key);
+        if (key == "--images")
+            args.images = value;
+        else if (key == "--work")
+            args.work = value;
+        else if (key == "--device")
+            args.device = std::stoi(value);
+        else if (key == "--repeats")
+            args.repeats = std::max(1, std::stoi(value));
+        else if (key == "--dump-images")
+            args.dump_images = std::max(0, std::stoi(value));
+        else
+            throw std::runtime_error("unknown option " + key);
     }
     if (args.images.empty() || args.work.empty())
         throw std::runtime_error("usage: pipeline_gpu_stages --images DIR --work DIR [--device N] [--repeats N]");
@@ -193,7 +199,9 @@ ordered_json time_decode(const ip::GpuStages& gpu, const Images& images, int rep
     for (const std::size_t batch : {std::size_t{1}, std::size_t{8}, std::size_t{32}}) {
         const auto spans = spans_of(images, 0, batch);
         const double s = median_seconds(repeats, [&] { gpu.decode_jpeg(spans); });
-        out.push_back({{"place", "gpu"}, {"batch", batch}, {"median_ms", s * 1e3},
+        out.push_back({{"place", "gpu"},
+                       {"batch", batch},
+                       {"median_ms", s * 1e3},
                        {"images_per_s", static_cast<double>(batch) / s}});
     }
     const auto spans = spans_of(images, 0, std::min<std::size_t>(images.files.size(), 32));
@@ -201,7 +209,9 @@ ordered_json time_decode(const ip::GpuStages& gpu, const Images& images, int rep
     const double s = median_seconds(std::max(3, repeats / 4), [&] {
         for (std::size_t i = 0; i < spans.size(); ++i) ip::decode_image(spans[i], images.names[i], image);
     });
-    out.push_back({{"place", "cpu 1 thread (libjpeg-turbo)"}, {"batch", spans.size()}, {"median_ms", s * 1e3},
+    out.push_back({{"place", "cpu 1 thread (libjpeg-turbo)"},
+                   {"batch", spans.size()},
+                   {"median_ms", s * 1e3},
                    {"images_per_s", static_cast<double>(spans.size()) / s}});
     return out;
 }
@@ -237,9 +247,10 @@ std::vector<NamedSteps> resize_cases() {
 }
 
 // Elements of two batch tensors that differ, counted by the steps' element size.
-ordered_json compare_tensors(const PipelineSteps& steps, const std::vector<std::byte>& a, const std::vector<std::byte>& b) {
-    const std::size_t size = ip::image_slot_bytes(steps) / static_cast<std::size_t>(steps.input_size.width *
-                                                                                    steps.input_size.height * 3);
+ordered_json compare_tensors(const PipelineSteps& steps, const std::vector<std::byte>& a,
+                             const std::vector<std::byte>& b) {
+    const std::size_t size =
+        ip::image_slot_bytes(steps) / static_cast<std::size_t>(steps.input_size.width * steps.input_size.height * 3);
     std::size_t differing = 0;
     for (std::size_t i = 0; i + size <= a.size(); i += size)
         if (std::memcmp(&a[i], &b[i], size) != 0) ++differing;
@@ -278,7 +289,8 @@ ordered_json resize_case(const ip::GpuStages& gpu, const Images& images, const N
         }
     };
     cpu_batch();
-    ordered_json out{{"case", c.name}, {"batch", kBatch}, {"gpu_vs_cpu", compare_tensors(c.steps, gpu_tensor, cpu_tensor)}};
+    ordered_json out{
+        {"case", c.name}, {"batch", kBatch}, {"gpu_vs_cpu", compare_tensors(c.steps, gpu_tensor, cpu_tensor)}};
     const double gpu_s = median_seconds(repeats, [&] { gpu.preprocess(c.steps, jobs, batch); });
     const double cpu_s = median_seconds(std::max(3, repeats / 4), cpu_batch);
     out["gpu_images_per_s"] = static_cast<double>(kBatch) / gpu_s;
@@ -298,7 +310,9 @@ ordered_json preprocess_throughput(const ip::GpuStages& gpu, const Images& image
             const auto decoded = gpu.decode_jpeg(spans);
             gpu.preprocess(steps, jobs_for(decoded), batch);
         });
-        out.push_back({{"place", "gpu"}, {"batch", batch_size}, {"images_per_s", static_cast<double>(batch_size) / gpu_s},
+        out.push_back({{"place", "gpu"},
+                       {"batch", batch_size},
+                       {"images_per_s", static_cast<double>(batch_size) / gpu_s},
                        {"ms_per_batch", gpu_s * 1e3}});
         std::vector<ip::EncodedImage> encoded;
         for (std::size_t i = 0; i < batch_size; ++i)
@@ -310,11 +324,12 @@ ordered_json preprocess_throughput(const ip::GpuStages& gpu, const Images& image
         for (const std::size_t threads : {std::size_t{1}, std::size_t{2}, cores}) {
             ip::ThreadPool pool(threads);
             ip::PreprocessScratch scratch;
-            const double cpu_s = median_seconds(std::max(3, repeats / 4), [&] {
-                ip::preprocess_batch(pool, pointers, steps, host, scratch);
-            });
-            out.push_back({{"place", fmt::format("cpu {} threads", threads)}, {"batch", batch_size},
-                           {"images_per_s", static_cast<double>(batch_size) / cpu_s}, {"ms_per_batch", cpu_s * 1e3}});
+            const double cpu_s = median_seconds(std::max(3, repeats / 4),
+                                                [&] { ip::preprocess_batch(pool, pointers, steps, host, scratch); });
+            out.push_back({{"place", fmt::format("cpu {} threads", threads)},
+                           {"batch", batch_size},
+                           {"images_per_s", static_cast<double>(batch_size) / cpu_s},
+                           {"ms_per_batch", cpu_s * 1e3}});
         }
     }
     return out;
@@ -368,10 +383,10 @@ ordered_json nms_cases(const ip::GpuStages& gpu, const Args& args) {
         float iou;
         int max_detections;
     };
-    const std::vector<Case> cases = {{"random", 1000, 1, 0.5F, 1000},         {"random", 5000, 80, 0.5F, 5000},
-                                     {"ties", 500, 4, 0.45F, 500},            {"zero_area", 300, 3, 0.5F, 300},
-                                     {"all_overlapping", 1000, 3, 0.5F, 1000}, {"random", 5000, 80, 0.6F, 100},
-                                     {"random", 20000, 80, 0.5F, 20000}};
+    const std::vector<Case> cases = {
+        {"random", 1000, 1, 0.5F, 1000},   {"random", 5000, 80, 0.5F, 5000},         {"ties", 500, 4, 0.45F, 500},
+        {"zero_area", 300, 3, 0.5F, 300},  {"all_overlapping", 1000, 3, 0.5F, 1000}, {"random", 5000, 80, 0.6F, 100},
+        {"random", 20000, 80, 0.5F, 20000}};
     fs::create_directories(args.work / "nms");
     std::mt19937 rng(20261205);
     ordered_json out = ordered_json::array();
@@ -384,21 +399,32 @@ ordered_json nms_cases(const ip::GpuStages& gpu, const Args& args) {
         const auto kept = gpu.nms(boxes, scores, labels, c.n, c.iou, c.max_detections);
         std::vector<ip::Box> cpu_boxes;
         for (int i = 0; i < c.n; ++i)
-            cpu_boxes.push_back({candidates.boxes[static_cast<std::size_t>(i) * 4], candidates.boxes[static_cast<std::size_t>(i) * 4 + 1],
-                                 candidates.boxes[static_cast<std::size_t>(i) * 4 + 2], candidates.boxes[static_cast<std::size_t>(i) * 4 + 3]});
+            cpu_boxes.push_back({candidates.boxes[static_cast<std::size_t>(i) * 4],
+                                 candidates.boxes[static_cast<std::size_t>(i) * 4 + 1],
+                                 candidates.boxes[static_cast<std::size_t>(i) * 4 + 2],
+                                 candidates.boxes[static_cast<std::size_t>(i) * 4 + 3]});
         const std::vector<std::int64_t> classes(candidates.labels.begin(), candidates.labels.end());
         auto cpu_kept = ip::batched_nms(cpu_boxes, candidates.scores, classes, c.iou);
-        if (cpu_kept.size() > static_cast<std::size_t>(c.max_detections)) cpu_kept.resize(static_cast<std::size_t>(c.max_detections));
+        if (cpu_kept.size() > static_cast<std::size_t>(c.max_detections))
+            cpu_kept.resize(static_cast<std::size_t>(c.max_detections));
         const bool identical = std::equal(kept.begin(), kept.end(), cpu_kept.begin(), cpu_kept.end());
-        const double cpu_s = median_seconds(std::max(3, args.repeats / 4), [&] { ip::batched_nms(cpu_boxes, candidates.scores, classes, c.iou); });
+        const double cpu_s = median_seconds(std::max(3, args.repeats / 4),
+                                            [&] { ip::batched_nms(cpu_boxes, candidates.scores, classes, c.iou); });
         const std::string stem = fmt::format("case{}", k);
         write_raw(args.work / "nms" / (stem + ".boxes.f32"), candidates.boxes);
         write_raw(args.work / "nms" / (stem + ".scores.f32"), candidates.scores);
         write_raw(args.work / "nms" / (stem + ".labels.i32"), candidates.labels);
-        const double s = median_seconds(args.repeats, [&] { gpu.nms(boxes, scores, labels, c.n, c.iou, c.max_detections); });
-        out.push_back({{"case", stem}, {"kind", c.kind}, {"candidates", c.n}, {"classes", c.classes},
-                       {"iou_threshold", c.iou}, {"max_detections", c.max_detections}, {"kept", kept},
-                       {"identical_to_cpu_batched_nms", identical}, {"gpu_median_ms", s * 1e3},
+        const double s =
+            median_seconds(args.repeats, [&] { gpu.nms(boxes, scores, labels, c.n, c.iou, c.max_detections); });
+        out.push_back({{"case", stem},
+                       {"kind", c.kind},
+                       {"candidates", c.n},
+                       {"classes", c.classes},
+                       {"iou_threshold", c.iou},
+                       {"max_detections", c.max_detections},
+                       {"kept", kept},
+                       {"identical_to_cpu_batched_nms", identical},
+                       {"gpu_median_ms", s * 1e3},
                        {"cpu_median_ms", cpu_s * 1e3}});
     }
     return out;
@@ -416,15 +442,16 @@ ordered_json compare_detections(const std::vector<std::vector<ip::Detection>>& g
             const auto& g = gpu[b][i];
             const auto& c = cpu[b][i];
             same = g.class_id == c.class_id;
-            for (const auto& [x, y] : {std::pair{g.box.x1, c.box.x1}, std::pair{g.box.y1, c.box.y1},
-                                      std::pair{g.box.x2, c.box.x2}, std::pair{g.box.y2, c.box.y2},
-                                      std::pair{g.score, c.score}})
-                largest = std::max(largest, std::abs(static_cast<double>(x - y)) / std::max(1.0, std::abs(static_cast<double>(y))));
+            for (const auto& [x, y] :
+                 {std::pair{g.box.x1, c.box.x1}, std::pair{g.box.y1, c.box.y1}, std::pair{g.box.x2, c.box.x2},
+                  std::pair{g.box.y2, c.box.y2}, std::pair{g.score, c.score}})
+                largest = std::max(
+                    largest, std::abs(static_cast<double>(x - y)) / std::max(1.0, std::abs(static_cast<double>(y))));
         }
         same = same && largest <= tolerance;
         all_same = all_same && same;
-        images.push_back({{"gpu", gpu[b].size()}, {"cpu", cpu[b].size()}, {"max_relative_difference", largest},
-                          {"same", same}});
+        images.push_back(
+            {{"gpu", gpu[b].size()}, {"cpu", cpu[b].size()}, {"max_relative_difference", largest}, {"same", same}});
     }
     return {{"images", images}, {"all_same", all_same}, {"tolerance", tolerance}};
 }
@@ -449,19 +476,25 @@ ordered_json ssd_case(const ip::GpuStages& gpu, ip::BoxCoding coding, int repeat
     const auto device_locs = upload(gpu, locs);
     const auto device_logits = upload(gpu, logits);
     const auto run_gpu = [&] {
-        return gpu.ssd_detect(coding, priors, classes, input, threshold, iou, max_det, device_locs, device_logits, kBatch);
+        return gpu.ssd_detect(coding, priors, classes, input, threshold, iou, max_det, device_locs, device_logits,
+                              kBatch);
     };
     const ip::FloatTensor outputs[] = {
         {locs, tf ? std::vector<std::int64_t>{kBatch, anchors, 4} : std::vector<std::int64_t>{kBatch, 4, anchors}},
-        {logits, tf ? std::vector<std::int64_t>{kBatch, anchors, classes} : std::vector<std::int64_t>{kBatch, classes, anchors}}};
+        {logits, tf ? std::vector<std::int64_t>{kBatch, anchors, classes}
+                    : std::vector<std::int64_t>{kBatch, classes, anchors}}};
     const auto run_cpu = [&] {
         const auto candidates = ip::decode_boxes({coding, 0}, outputs, input, threshold);
         std::vector<std::vector<ip::Detection>> detections;
         for (const auto& c : candidates) detections.push_back(ip::select_detections(c, iou, max_det));
         return detections;
     };
-    ordered_json out{{"coding", std::string(ip::to_string(coding))}, {"anchors", anchors}, {"classes", classes},
-                     {"batch", kBatch}, {"score_threshold", threshold}, {"iou_threshold", iou},
+    ordered_json out{{"coding", std::string(ip::to_string(coding))},
+                     {"anchors", anchors},
+                     {"classes", classes},
+                     {"batch", kBatch},
+                     {"score_threshold", threshold},
+                     {"iou_threshold", iou},
                      {"max_detections", max_det}};
     // exp on the GPU (expf) and the CPU (glibc) may differ in the last bit: scores and sizes within 1e-5.
     out["gpu_vs_cpu"] = compare_detections(run_gpu(), run_cpu(), 1e-5F);
@@ -514,9 +547,8 @@ int main(int argc, char** argv) {
             for (const auto& c : resize_cases()) rows.push_back(resize_case(gpu, good, c, args.repeats));
             return rows;
         });
-        ok &= run_part(report, file, "preprocess_throughput", [&] {
-            return preprocess_throughput(gpu, good, resize_cases().front().steps, args.repeats);
-        });
+        ok &= run_part(report, file, "preprocess_throughput",
+                       [&] { return preprocess_throughput(gpu, good, resize_cases().front().steps, args.repeats); });
         ok &= run_part(report, file, "nms", [&] { return nms_cases(gpu, args); });
         ok &= run_part(report, file, "ssd", [&] {
             return ordered_json::array({ssd_case(gpu, ip::BoxCoding::ssd_tf_anchors, args.repeats),

@@ -98,8 +98,9 @@ GpuStagesOpening GpuStages::open(const GpuStagesOptions& options) {
             symbol(handle, "inferbench_gpu_stages_api_version", candidate, missing));
         if (!missing.empty()) return {nullptr, missing};
         if (version() != INFERBENCH_GPU_STAGES_API_VERSION)
-            return {nullptr, fmt::format("{} speaks GPU stages API {}, this inferbench {}; use the module built with it",
-                                         candidate.string(), version(), INFERBENCH_GPU_STAGES_API_VERSION)};
+            return {nullptr,
+                    fmt::format("{} speaks GPU stages API {}, this inferbench {}; use the module built with it",
+                                candidate.string(), version(), INFERBENCH_GPU_STAGES_API_VERSION)};
         auto api = std::make_unique<Api>();
         const auto bind = [&](auto& fn, const char* name) {
             fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(symbol(handle, name, candidate, missing));
@@ -219,9 +220,10 @@ std::vector<std::uint8_t> GpuStages::decoded_pixels(int image, ImageSize size) c
 
 std::optional<std::string> gpu_postprocess_problem(const PipelineSteps& steps, const DetectionHead& head) {
     const auto cpu_only = [&](std::string_view what) {
-        return fmt::format("{} runs on the CPU only: the GPU post-processing decodes SSD boxes and runs their NMS; set "
-                           "pipeline.postprocess: cpu",
-                           what);
+        return fmt::format(
+            "{} runs on the CPU only: the GPU post-processing decodes SSD boxes and runs their NMS; set "
+            "pipeline.postprocess: cpu",
+            what);
     };
     if (steps.post != PostProcess::ssd_boxes) return cpu_only(fmt::format("post-processing {}", to_string(steps.post)));
     if (head.coding != BoxCoding::ssd_tf_anchors && head.coding != BoxCoding::ssd_r34_dboxes)
@@ -316,7 +318,8 @@ std::vector<std::vector<Detection>> GpuStages::ssd_detect(BoxCoding coding, std:
                                                           const GpuBuffer& locs, const GpuBuffer& scores,
                                                           int batch) const {
     if (coding != BoxCoding::ssd_tf_anchors && coding != BoxCoding::ssd_r34_dboxes)
-        throw UserError(fmt::format("the GPU decodes SSD boxes only; {} boxes are decoded on the CPU", to_string(coding)));
+        throw UserError(
+            fmt::format("the GPU decodes SSD boxes only; {} boxes are decoded on the CPU", to_string(coding)));
     InferbenchGpuSsdDecode decode{};
     decode.coding = coding == BoxCoding::ssd_tf_anchors ? INFERBENCH_GPU_SSD_TF : INFERBENCH_GPU_SSD_R34;
     decode.anchors = static_cast<int>(priors.size());
@@ -329,7 +332,8 @@ std::vector<std::vector<Detection>> GpuStages::ssd_detect(BoxCoding coding, std:
     if (locs.bytes() < floats * 4 || scores.bytes() < floats * static_cast<std::size_t>(classes))
         throw UserError("the SSD outputs on the GPU are smaller than batch x anchors x (4, classes) floats");
     const InferbenchGpuNmsSettings settings{iou_threshold, max_detections};
-    std::vector<InferbenchGpuDetection> flat(static_cast<std::size_t>(batch) * static_cast<std::size_t>(max_detections));
+    std::vector<InferbenchGpuDetection> flat(static_cast<std::size_t>(batch) *
+                                             static_cast<std::size_t>(max_detections));
     std::vector<int> counts(static_cast<std::size_t>(batch));
     Error error{};
     if (api_->ssd_detect(stages_, &decode, &settings, static_cast<const float*>(locs.get()),
@@ -339,7 +343,8 @@ std::vector<std::vector<Detection>> GpuStages::ssd_detect(BoxCoding coding, std:
     std::vector<std::vector<Detection>> out(static_cast<std::size_t>(batch));
     for (std::size_t b = 0; b < out.size(); ++b) {
         for (int i = 0; i < counts[b]; ++i) {
-            const InferbenchGpuDetection& d = flat[b * static_cast<std::size_t>(max_detections) + static_cast<std::size_t>(i)];
+            const InferbenchGpuDetection& d =
+                flat[b * static_cast<std::size_t>(max_detections) + static_cast<std::size_t>(i)];
             out[b].push_back({{d.box[0], d.box[1], d.box[2], d.box[3]}, d.score, d.label});
         }
     }

@@ -101,8 +101,8 @@ int inferbench_gpu_stages_describe(const InferbenchGpuStages* stages, char* text
 /* Device memory for a batch tensor or candidates, and copies (synchronous). */
 int inferbench_gpu_alloc(InferbenchGpuStages* stages, size_t bytes, void** out, char* error, size_t error_size);
 void inferbench_gpu_free(InferbenchGpuStages* stages, void* device);
-int inferbench_gpu_copy(InferbenchGpuStages* stages, void* destination, const void* source, size_t bytes,
-                        int to_device, char* error, size_t error_size);
+int inferbench_gpu_copy(InferbenchGpuStages* stages, void* destination, const void* source, size_t bytes, int to_device,
+                        char* error, size_t error_size);
 
 /* Decodes `count` JPEG files (host memory) to RGB8 HWC in device memory the module keeps until the next decode,
  * with nvJPEG's batched decode; a file nvJPEG refuses gets its info's status and reason and the others are decoded.

@@ -73,9 +73,9 @@ INFERBENCH_HOST_DEVICE void horizontal_element(const ResampleJob& job, std::int6
     const auto c = static_cast<std::int32_t>(i % 3);
     const auto x = static_cast<std::int32_t>((i / 3) % job.x.placed_count);
     const std::int64_t r = i / (3LL * job.x.placed_count);
-    const std::uint8_t* first =
-        job.source + ((job.first_row + r) * job.source_width + job.x.start[x]) * 3 + c;
-    job.rows[i] = resample_fixed(first, 3, job.x.weights + static_cast<std::int64_t>(x) * job.x.max_taps, job.x.taps[x]);
+    const std::uint8_t* first = job.source + ((job.first_row + r) * job.source_width + job.x.start[x]) * 3 + c;
+    job.rows[i] =
+        resample_fixed(first, 3, job.x.weights + static_cast<std::int64_t>(x) * job.x.max_taps, job.x.taps[x]);
 }
 
 // Element i of the job's slot (i < width * height * 3, in the tensor's own order): the vertical pass at that

@@ -69,7 +69,8 @@ std::vector<std::byte> emulate_gpu_slot(const RgbImage& image, const PipelineSte
     out.table = reinterpret_cast<const std::uint8_t*>(table.data());
     std::vector<std::byte> slot(image_slot_bytes(steps));
     const std::int64_t elements = steps.input_size.width * steps.input_size.height * 3;
-    for (std::int64_t i = 0; i < elements; ++i) output_element(job, out, i, reinterpret_cast<std::uint8_t*>(slot.data()));
+    for (std::int64_t i = 0; i < elements; ++i)
+        output_element(job, out, i, reinterpret_cast<std::uint8_t*>(slot.data()));
     return slot;
 }
 
@@ -107,7 +108,10 @@ std::vector<NamedSteps> preprocess_cases() {
     PipelineSteps half = imagenet;
     half.pixel_type = PixelType::f16;
     half.layout = TensorLayout::nhwc;
-    return {{"imagenet f32 nchw", imagenet}, {"letterbox f32 bgr", yolo}, {"plain u8 nhwc", ssd}, {"imagenet f16 nhwc", half}};
+    return {{"imagenet f32 nchw", imagenet},
+            {"letterbox f32 bgr", yolo},
+            {"plain u8 nhwc", ssd},
+            {"imagenet f16 nhwc", half}};
 }
 
 TEST(GpuArithmetic, ResizeAndNormaliseGiveTheCpusBytes) {
@@ -215,10 +219,10 @@ TEST(GpuArithmetic, NmsKeepsWhatBatchedNmsKeepsInItsOrder) {
         int max_detections;
     };
     // Below and above 1000 candidates: batched_nms' class offset and its per-class NMS.
-    const Case cases[] = {{"random", 300, 1, 0.5F, 300},   {"random", 900, 20, 0.45F, 900},
-                          {"ties", 400, 3, 0.5F, 400},      {"zero_area", 200, 2, 0.5F, 200},
-                          {"all_overlapping", 500, 4, 0.3F, 500}, {"random", 2500, 10, 0.5F, 2500},
-                          {"ties", 1500, 5, 0.6F, 100},     {"zero_area", 1200, 1, 0.5F, 1200}};
+    const Case cases[] = {
+        {"random", 300, 1, 0.5F, 300},    {"random", 900, 20, 0.45F, 900},        {"ties", 400, 3, 0.5F, 400},
+        {"zero_area", 200, 2, 0.5F, 200}, {"all_overlapping", 500, 4, 0.3F, 500}, {"random", 2500, 10, 0.5F, 2500},
+        {"ties", 1500, 5, 0.6F, 100},     {"zero_area", 1200, 1, 0.5F, 1200}};
     std::uint32_t seed = 11;
     for (const Case& k : cases) {
         const Candidates c = make_candidates(k.kind, k.n, k.classes, seed++);
@@ -294,8 +298,9 @@ TEST(GpuArithmetic, SsdCandidatesAreDecodeBoxesOnes) {
         const FloatTensor outputs[] = {{locs, {1, static_cast<std::int64_t>(priors.size()), 4}},
                                        {logits, {1, static_cast<std::int64_t>(priors.size()), classes}}};
         const auto cpu = decode_boxes({BoxCoding::ssd_tf_anchors, 0}, outputs, {300, 300}, 0.3F);
-        expect_same_candidates(emulate_gpu_ssd(BoxCoding::ssd_tf_anchors, priors, classes, locs, logits, {300, 300}, 0.3F),
-                               cpu.at(0), "ssd-mobilenet");
+        expect_same_candidates(
+            emulate_gpu_ssd(BoxCoding::ssd_tf_anchors, priors, classes, locs, logits, {300, 300}, 0.3F), cpu.at(0),
+            "ssd-mobilenet");
     }
     {
         const auto priors = ssd_resnet34_priors();
@@ -307,8 +312,9 @@ TEST(GpuArithmetic, SsdCandidatesAreDecodeBoxesOnes) {
         const FloatTensor outputs[] = {{locs, {1, 4, static_cast<std::int64_t>(priors.size())}},
                                        {confs, {1, classes, static_cast<std::int64_t>(priors.size())}}};
         const auto cpu = decode_boxes({BoxCoding::ssd_r34_dboxes, 0}, outputs, {1200, 1200}, 0.05F);
-        expect_same_candidates(emulate_gpu_ssd(BoxCoding::ssd_r34_dboxes, priors, classes, locs, confs, {1200, 1200}, 0.05F),
-                               cpu.at(0), "ssd-resnet34");
+        expect_same_candidates(
+            emulate_gpu_ssd(BoxCoding::ssd_r34_dboxes, priors, classes, locs, confs, {1200, 1200}, 0.05F), cpu.at(0),
+            "ssd-resnet34");
     }
 }
 
@@ -319,7 +325,7 @@ TEST(GpuArithmetic, BoxIouAndKeysAsTorchvision) {
     const float point[4] = {3, 3, 3, 3};
     EXPECT_TRUE(std::isnan(box_iou(point, point)));
     EXPECT_FALSE(suppresses(point, 0, point, 0, 0.0F, 0.5F));  // 0/0 suppresses nothing
-    EXPECT_FALSE(suppresses(a, 0, b, 1, 0.0F, 0.1F));         // another class
+    EXPECT_FALSE(suppresses(a, 0, b, 1, 0.0F, 0.1F));          // another class
     EXPECT_GT(nms_sort_key(0.9F, 5), nms_sort_key(0.8F, 0));
     EXPECT_GT(nms_sort_key(0.5F, 1), nms_sort_key(0.5F, 2));  // a tie: the lower index first
     EXPECT_GT(nms_sort_key(0.0F, 9), nms_sort_key(-0.1F, 0));

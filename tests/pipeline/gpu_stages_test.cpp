@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <elf.h>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <optional>

@@ -130,7 +130,8 @@ __global__ void ssd_candidates(DeviceSsdDecode d, const float* locs, const float
         pipeline::decode_ssd_r34_box(code, prior, d.width, d.height, ExpF{}, box);
     // TF: [anchors, classes] logits through a sigmoid; R34: [classes, anchors] through a softmax.
     const auto logit = [&](int c) {
-        return tf ? scores[static_cast<long long>(a) * d.classes + c] : scores[static_cast<long long>(c) * d.anchors + a];
+        return tf ? scores[static_cast<long long>(a) * d.classes + c]
+                  : scores[static_cast<long long>(c) * d.anchors + a];
     };
     float largest = 0.0F;
     float sum = 0.0F;
@@ -147,7 +148,8 @@ __global__ void ssd_candidates(DeviceSsdDecode d, const float* locs, const float
         for (int k = 0; k < 4; ++k) boxes[slot * 4LL + k] = box[k];
         out_scores[slot] = score;
         labels[slot] = c;
-        ids[slot] = static_cast<std::uint32_t>(a) * static_cast<std::uint32_t>(d.classes) + static_cast<std::uint32_t>(c);
+        ids[slot] =
+            static_cast<std::uint32_t>(a) * static_cast<std::uint32_t>(d.classes) + static_cast<std::uint32_t>(c);
     }
 }
 
@@ -176,7 +178,7 @@ void launch_output_pass(const pipeline::ResampleJob* jobs, int job_count, const 
                         void* batch, cudaStream_t stream) {
     const long long elements = static_cast<long long>(output.width) * output.height * 3;
     output_pass<<<dim3(blocks_for(elements), job_count), kThreads, 0, stream>>>(jobs, output,
-                                                                              static_cast<std::uint8_t*>(batch));
+                                                                                static_cast<std::uint8_t*>(batch));
 }
 
 void launch_nms_keys(const float* scores, const std::uint32_t* ids, int count, std::uint64_t* keys,
@@ -185,10 +187,9 @@ void launch_nms_keys(const float* scores, const std::uint32_t* ids, int count, s
 }
 
 cudaError_t nms_sort_temp_bytes(int count, std::size_t* bytes) {
-    return cub::DeviceRadixSort::SortPairsDescending(nullptr, *bytes, static_cast<const std::uint64_t*>(nullptr),
-                                                     static_cast<std::uint64_t*>(nullptr),
-                                                     static_cast<const std::int32_t*>(nullptr),
-                                                     static_cast<std::int32_t*>(nullptr), count);
+    return cub::DeviceRadixSort::SortPairsDescending(
+        nullptr, *bytes, static_cast<const std::uint64_t*>(nullptr), static_cast<std::uint64_t*>(nullptr),
+        static_cast<const std::int32_t*>(nullptr), static_cast<std::int32_t*>(nullptr), count);
 }
 
 cudaError_t sort_pairs_descending(void* temp, std::size_t temp_bytes, const std::uint64_t* keys_in,
@@ -217,9 +218,9 @@ void launch_nms_scan(const std::uint64_t* mask, const std::int32_t* order, int c
                                                                      kept_count);
 }
 
-void launch_ssd_candidates(const DeviceSsdDecode& decode, const float* locs, const float* scores,
-                           const float* priors, float* boxes, float* out_scores, std::int32_t* labels,
-                           std::uint32_t* ids, std::int32_t* count, int capacity, cudaStream_t stream) {
+void launch_ssd_candidates(const DeviceSsdDecode& decode, const float* locs, const float* scores, const float* priors,
+                           float* boxes, float* out_scores, std::int32_t* labels, std::uint32_t* ids,
+                           std::int32_t* count, int capacity, cudaStream_t stream) {
     ssd_candidates<<<(decode.anchors + kThreads - 1) / kThreads, kThreads, 0, stream>>>(
         decode, locs, scores, priors, boxes, out_scores, labels, ids, count, capacity);
 }

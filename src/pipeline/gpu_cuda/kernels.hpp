@@ -47,9 +47,9 @@ struct DeviceSsdDecode {
 
 // One image's SSD candidates (class 0, the background, skipped): boxes, scores, labels, ids (anchor * classes +
 // class), their number in *count (device, zeroed by the caller); at most capacity written, all counted.
-void launch_ssd_candidates(const DeviceSsdDecode& decode, const float* locs, const float* scores,
-                           const float* priors, float* boxes, float* out_scores, std::int32_t* labels,
-                           std::uint32_t* ids, std::int32_t* count, int capacity, cudaStream_t stream);
+void launch_ssd_candidates(const DeviceSsdDecode& decode, const float* locs, const float* scores, const float* priors,
+                           float* boxes, float* out_scores, std::int32_t* labels, std::uint32_t* ids,
+                           std::int32_t* count, int capacity, cudaStream_t stream);
 // The kept candidates (positions in `kept`, *kept_count of them) as InferbenchGpuDetection records in `out`.
 void launch_gather_detections(const float* boxes, const float* scores, const std::int32_t* labels,
                               const std::uint32_t* ids, const std::int32_t* kept, const std::int32_t* kept_count,

@@ -35,8 +35,8 @@ const char* nvjpeg_status_name(int status) {
 
 void check_nvjpeg(int status, const char* what) {
     if (status != kNvjpegSuccess)
-        throw std::runtime_error(std::string(what) + ": " + nvjpeg_status_name(status) + " (" +
-                                 std::to_string(status) + ")");
+        throw std::runtime_error(std::string(what) + ": " + nvjpeg_status_name(status) + " (" + std::to_string(status) +
+                                 ")");
 }
 
 std::unique_ptr<NvjpegLibrary> NvjpegLibrary::open(const std::string& preferred) {

@@ -4,8 +4,8 @@
 #include <stdexcept>
 
 #include "core/pipeline.hpp"
-#include "pipeline/image_codec.hpp"
 #include "pipeline/gpu_cuda/kernels.hpp"
+#include "pipeline/image_codec.hpp"
 
 namespace inferbench::pipeline_cuda {
 namespace {
@@ -14,9 +14,7 @@ std::size_t align_up(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
 
 void check_launch(const char* what) { check(cudaGetLastError(), what); }
 
-std::string reason(const char* what, int status) {
-    return std::string(what) + ": " + nvjpeg_status_name(status);
-}
+std::string reason(const char* what, int status) { return std::string(what) + ": " + nvjpeg_status_name(status); }
 
 void set_reason(InferbenchGpuImageInfo& info, int status, const std::string& why) {
     info.status = status;
@@ -75,8 +73,7 @@ GpuStages::GpuStages(int device, const std::string& nvjpeg_library) : device_(de
     int count = 0;
     check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
     if (device < 0 || device >= count)
-        throw std::runtime_error("no CUDA device " + std::to_string(device) + " (" + std::to_string(count) +
-                                 " found)");
+        throw std::runtime_error("no CUDA device " + std::to_string(device) + " (" + std::to_string(count) + " found)");
     activate();
     cudaDeviceProp props{};
     check(cudaGetDeviceProperties(&props, device), "cudaGetDeviceProperties");
@@ -124,13 +121,15 @@ void GpuStages::decode(const unsigned char* const* data, const size_t* sizes, in
         info.height = heights[0];
         // The CPU decoder's limits (pipeline/image_codec), checked before any memory is taken for the pixels.
         if (info.width <= 0 || info.height <= 0 || info.width > kMaxImageSide || info.height > kMaxImageSide) {
-            set_reason(info, -1, std::to_string(info.width) + "x" + std::to_string(info.height) +
-                                     " is outside 1.." + std::to_string(kMaxImageSide) + " pixels a side");
+            set_reason(info, -1,
+                       std::to_string(info.width) + "x" + std::to_string(info.height) + " is outside 1.." +
+                           std::to_string(kMaxImageSide) + " pixels a side");
             continue;
         }
         if (static_cast<std::int64_t>(info.width) * info.height > pipeline::kMaxImagePixels) {
-            set_reason(info, -1, std::to_string(info.width) + "x" + std::to_string(info.height) + " is more than " +
-                                     std::to_string(pipeline::kMaxImagePixels) + " pixels");
+            set_reason(info, -1,
+                       std::to_string(info.width) + "x" + std::to_string(info.height) + " is more than " +
+                           std::to_string(pipeline::kMaxImagePixels) + " pixels");
             continue;
         }
         images_[static_cast<std::size_t>(i)] = {total, info.width, info.height, true};
@@ -153,8 +152,7 @@ void GpuStages::decode(const unsigned char* const* data, const size_t* sizes, in
     }
     const int n = static_cast<int>(valid.size());
     if (batched_size_ != n) {
-        check_nvjpeg(nvjpeg_->api().DecodeBatchedInitialize(handle_, batched_state_, n, 1,
-                                                            kNvjpegOutputRgbInterleaved),
+        check_nvjpeg(nvjpeg_->api().DecodeBatchedInitialize(handle_, batched_state_, n, 1, kNvjpegOutputRgbInterleaved),
                      "nvjpegDecodeBatchedInitialize");
         batched_size_ = n;
     }
@@ -177,8 +175,8 @@ void GpuStages::decode_one_by_one(const unsigned char* const* data, const size_t
         NvjpegImage out{};
         out.channel[0] = arena + image.offset;
         out.pitch[0] = static_cast<std::size_t>(image.width) * 3;
-        const int status =
-            nvjpeg_->api().Decode(handle_, single_state_, data[i], sizes[i], kNvjpegOutputRgbInterleaved, &out, stream_);
+        const int status = nvjpeg_->api().Decode(handle_, single_state_, data[i], sizes[i], kNvjpegOutputRgbInterleaved,
+                                                 &out, stream_);
         synchronize("cudaStreamSynchronize (nvjpegDecode)");
         if (status != kNvjpegSuccess) {
             image.valid = false;
@@ -292,8 +290,8 @@ int GpuStages::nms(const float* boxes, const float* scores, const std::int32_t* 
     auto* positions = nms_positions_.reserve_as<std::int32_t>(n, "cudaMalloc (NMS positions)");
     auto* order = nms_order_.reserve_as<std::int32_t>(n, "cudaMalloc (NMS order)");
     auto* mask = nms_mask_.reserve_as<std::uint64_t>(n * words, "cudaMalloc (NMS mask)");
-    auto* kept = nms_kept_.reserve_as<std::int32_t>(static_cast<std::size_t>(settings.max_detections),
-                                                    "cudaMalloc (NMS kept)");
+    auto* kept =
+        nms_kept_.reserve_as<std::int32_t>(static_cast<std::size_t>(settings.max_detections), "cudaMalloc (NMS kept)");
     auto* kept_count = nms_kept_count_.reserve_as<std::int32_t>(1, "cudaMalloc (NMS kept count)");
     std::size_t temp_bytes = 0;
     check(nms_sort_temp_bytes(count, &temp_bytes), "cub::DeviceRadixSort (temporary size)");
@@ -337,16 +335,16 @@ void GpuStages::ssd_detect(const InferbenchGpuSsdDecode& decode, const Inferbenc
         throw std::runtime_error("unknown SSD coding " + std::to_string(decode.coding));
     if (decode.anchors <= 0 || decode.classes <= 1 || !decode.priors || decode.input_width <= 0 ||
         decode.input_height <= 0)
-        throw std::runtime_error("SSD decoding needs anchors, classes (the background and more), priors and the input size");
+        throw std::runtime_error(
+            "SSD decoding needs anchors, classes (the background and more), priors and the input size");
     const auto anchors = static_cast<std::size_t>(decode.anchors);
     auto* priors = ssd_priors_.reserve_as<float>(anchors * 4, "cudaMalloc (SSD priors)");
     check(cudaMemcpyAsync(priors, decode.priors, anchors * 4 * sizeof(float), cudaMemcpyHostToDevice, stream_),
           "cudaMemcpyAsync (SSD priors)");
     // Candidates: boxes (4 floats), scores, labels, ids, one after another in one buffer.
     const auto capacity = static_cast<std::size_t>(kMaxNmsCandidates);
-    auto* candidates = static_cast<unsigned char*>(
-        ssd_candidates_.reserve(capacity * (4 * sizeof(float) + sizeof(float) + 2 * sizeof(std::int32_t)),
-                                "cudaMalloc (SSD candidates)"));
+    auto* candidates = static_cast<unsigned char*>(ssd_candidates_.reserve(
+        capacity * (4 * sizeof(float) + sizeof(float) + 2 * sizeof(std::int32_t)), "cudaMalloc (SSD candidates)"));
     auto* boxes = reinterpret_cast<float*>(candidates);
     auto* candidate_scores = boxes + capacity * 4;
     auto* labels = reinterpret_cast<std::int32_t*>(candidate_scores + capacity);
@@ -378,9 +376,9 @@ void GpuStages::ssd_detect(const InferbenchGpuSsdDecode& decode, const Inferbenc
         const int kept = nms(boxes, candidate_scores, labels, ids, found, nms_settings);
         counts[b] = kept;
         if (kept == 0) continue;
-        launch_gather_detections(boxes, candidate_scores, labels, ids, static_cast<const std::int32_t*>(nms_kept_.data()),
-                                 static_cast<const std::int32_t*>(nms_kept_count_.data()), nms_settings.max_detections,
-                                 detections, stream_);
+        launch_gather_detections(
+            boxes, candidate_scores, labels, ids, static_cast<const std::int32_t*>(nms_kept_.data()),
+            static_cast<const std::int32_t*>(nms_kept_count_.data()), nms_settings.max_detections, detections, stream_);
         check_launch("gather detections");
         check(cudaMemcpyAsync(out + static_cast<std::size_t>(b) * max_det, detections,
                               static_cast<std::size_t>(kept) * sizeof(InferbenchGpuDetection), cudaMemcpyDeviceToHost,

@@ -119,9 +119,8 @@ INFERBENCH_EXPORT int inferbench_gpu_ssd_detect(InferbenchGpuStages* stages, con
                                                 const InferbenchGpuNmsSettings* nms, const float* device_locs,
                                                 const float* device_scores, int batch, InferbenchGpuDetection* out,
                                                 int* counts, char* error, size_t error_size) {
-    return guarded(error, error_size, [&] {
-        stages->stages.ssd_detect(*decode, *nms, device_locs, device_scores, batch, out, counts);
-    });
+    return guarded(error, error_size,
+                   [&] { stages->stages.ssd_detect(*decode, *nms, device_locs, device_scores, batch, out, counts); });
 }
 
 }  // extern "C"
