@@ -12,6 +12,8 @@
 #   gpu_stages.json   what the GPU program measured: decode per file, resize GPU vs host arithmetic, NMS, SSD, times
 #   reference.json    the comparisons with Pillow/torchvision and torchvision's timings
 #   summary.md        the tables, and every failed check by name
+#   gpu_stages.first-run.json  only where the GPU program crashed or hung: what it wrote before (it is then run
+#                     once more on the good images alone)
 # Exit status: 0 when every step ran and every check passed, else 1 (the failures listed at the end).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -119,15 +121,21 @@ step environment environment
 step "the pack" check_pack || finish
 step "test images" python3 "$root/scripts/gpu/pipeline_stages_reference.py" images "$work/images" || finish
 ls -l "$work/images" | tail -n +2 | awk '{print "  " $5, $9}'
-step "GPU stages (bench/pipeline_gpu_stages)" "$pack/pipeline_gpu_stages" --images "$work/images" --work "$work/run" --repeats 20
+# At most 5 minutes (it needs well under one): a hang is reported as one (exit 124), not a silent end.
+step "GPU stages (bench/pipeline_gpu_stages)" timeout 300 "$pack/pipeline_gpu_stages" --images "$work/images" \
+  --work "$work/run" --repeats 20
 rc=$?
-if [[ $rc -ge 128 ]]; then
-  # A crash (a signal): once more without the bad files (zz_*), so that the rest is still measured.
-  echo "pipeline_stages: the GPU program died (exit $rc); once more with the good images only"
+[[ $rc -eq 124 ]] && echo "pipeline_stages: the GPU program did not finish in 300 s (a hang): its parts done so far are kept"
+if [[ $rc -ge 124 ]]; then
+  # A crash or a hang: once more without the bad files (zz_*), so that the rest is still measured; what the first
+  # run wrote before it died is kept as gpu_stages.first-run.json.
+  echo "pipeline_stages: once more with the good images only"
+  [[ -f $work/run/gpu_stages.json ]] && cp "$work/run/gpu_stages.json" "$out/gpu_stages.first-run.json"
   mkdir -p "$work/good"
   cp "$work/images"/img_*.jpg "$work/good/"
   mv "$work/run" "$work/run-crashed"
-  step "GPU stages on the good images only" "$pack/pipeline_gpu_stages" --images "$work/good" --work "$work/run" --repeats 20
+  step "GPU stages on the good images only" timeout 240 "$pack/pipeline_gpu_stages" --images "$work/good" \
+    --work "$work/run" --repeats 10
 fi
 if [[ -f $work/run/gpu_stages.json ]]; then
   cp "$work/run/gpu_stages.json" "$out/"
