@@ -28,6 +28,16 @@ import time
 import numpy as np
 
 
+def read_bytes(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def write_file(path, data, mode="wb"):
+    with open(path, mode) as f:
+        f.write(data)
+
+
 def cpu_decode(path):
     """RGB8 HWC of a file on the CPU: Pillow (libjpeg-turbo), else torchvision.io.decode_jpeg on the CPU."""
     try:
@@ -38,7 +48,7 @@ def cpu_decode(path):
         import torch
         from torchvision.io import ImageReadMode, decode_jpeg
 
-        data = torch.frombuffer(bytearray(open(path, "rb").read()), dtype=torch.uint8)
+        data = torch.frombuffer(bytearray(read_bytes(path)), dtype=torch.uint8)
         return decode_jpeg(data, mode=ImageReadMode.RGB).permute(1, 2, 0).numpy()
 
 
@@ -52,7 +62,7 @@ def save_jpeg(array, path):
         from torchvision.io import encode_jpeg
 
         chw = torch.from_numpy(array).permute(2, 0, 1).contiguous() if array.ndim == 3 else torch.from_numpy(array)[None]
-        open(path, "wb").write(bytes(encode_jpeg(chw, quality=90).numpy()))
+        write_file(path, bytes(encode_jpeg(chw, quality=90).numpy()))
 
 
 def write_images(folder):
@@ -79,9 +89,9 @@ def write_images(folder):
         Image.open(os.path.join(folder, "img_001.jpg")).convert("CMYK").save(os.path.join(folder, "zz_cmyk.jpg"), quality=90)
     except ImportError:
         print("pipeline_stages_reference: no Pillow: no CMYK file written", file=sys.stderr)
-    whole = open(os.path.join(folder, "img_002.jpg"), "rb").read()
-    open(os.path.join(folder, "zz_truncated.jpg"), "wb").write(whole[: len(whole) // 3])
-    open(os.path.join(folder, "zz_not_an_image.jpg"), "w").write("this is text, not a JPEG file\n")
+    whole = read_bytes(os.path.join(folder, "img_002.jpg"))
+    write_file(os.path.join(folder, "zz_truncated.jpg"), whole[: len(whole) // 3])
+    write_file(os.path.join(folder, "zz_not_an_image.jpg"), "this is text, not a JPEG file\n", "w")
 
 
 class Checks:
@@ -163,7 +173,7 @@ def compare_decode(folder, work, report, checks, torch, torchvision):
             try:
                 from torchvision.io import ImageReadMode, decode_jpeg
 
-                data = torch.frombuffer(bytearray(open(path, "rb").read()), dtype=torch.uint8)
+                data = torch.frombuffer(bytearray(read_bytes(path)), dtype=torch.uint8)
                 tv = decode_jpeg(data, mode=ImageReadMode.RGB, device="cuda").permute(1, 2, 0).cpu().numpy()
                 if tv.shape == gpu.shape:
                     row["max_vs_torchvision_nvjpeg"] = int(np.abs(tv.astype(np.int16) - gpu.astype(np.int16)).max())
@@ -177,7 +187,7 @@ def compare_decode(folder, work, report, checks, torch, torchvision):
 def decode_throughput(files, torch):
     """torchvision's nvJPEG decode (batched lists on the GPU) and the CPU decode (Pillow's) on one thread, images/s."""
     out = {}
-    datas = [open(f, "rb").read() for f in files]
+    datas = [read_bytes(f) for f in files]
     out["Pillow decode on the CPU, 1 thread"] = len(files) / median_seconds(lambda: [cpu_decode(f) for f in files], 5)
     if torch is not None and torch.cuda.is_available():
         from torchvision.io import decode_jpeg
@@ -302,7 +312,8 @@ def summary_markdown(report, results, checks):
 
 
 def compare(folder, work, out_json, summary_md):
-    report = json.load(open(os.path.join(work, "gpu_stages.json")))
+    with open(os.path.join(work, "gpu_stages.json")) as f:
+        report = json.load(f)
     torch, torchvision = try_import_torch()
     checks = Checks()
     results = {}
@@ -331,9 +342,10 @@ def compare(folder, work, out_json, summary_md):
         elif part not in report:
             checks.failed.append(f"the GPU program's {part} part: no result")
     results["failed_checks"] = checks.failed
-    json.dump(results, open(out_json, "w"), indent=1)
-    open(summary_md, "w").write(summary_markdown(report, results, checks))
-    print(open(summary_md).read())
+    write_file(out_json, json.dumps(results, indent=1), "w")
+    summary = summary_markdown(report, results, checks)
+    write_file(summary_md, summary, "w")
+    print(summary)
     return 1 if checks.failed else 0
 
 
