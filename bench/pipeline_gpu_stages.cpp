@@ -530,7 +530,7 @@ int main(int argc, char** argv) {
         options.device = args.device;
         auto opening = ip::GpuStages::open(options);
         if (!opening.stages) {
-            std::cerr << "pipeline_gpu_stages: GPU stages cannot run: " << opening.unavailable << "\n";
+            std::cerr << "pipeline_gpu_stages: " << opening.unavailable << "\n";
             return 2;
         }
         const ip::GpuStages& gpu = *opening.stages;

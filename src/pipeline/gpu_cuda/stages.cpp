@@ -71,7 +71,7 @@ pipeline::ResampleAxis device_axis(const InferbenchGpuAxis& axis, const std::int
 
 GpuStages::GpuStages(int device, const std::string& nvjpeg_library) : device_(device) {
     int count = 0;
-    check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
+    check(cudaGetDeviceCount(&count), "no usable NVIDIA GPU or driver (cudaGetDeviceCount)");
     if (device < 0 || device >= count)
         throw std::runtime_error("no CUDA device " + std::to_string(device) + " (" + std::to_string(count) + " found)");
     activate();
