@@ -304,21 +304,26 @@ ordered_json preprocess_throughput(const ip::GpuStages& gpu, const Images& image
                                    int repeats) {
     ordered_json out = ordered_json::array();
     for (const std::size_t batch_size : {std::size_t{1}, std::size_t{32}}) {
-        const auto spans = spans_of(images, 0, batch_size);
-        const auto batch = gpu.allocate(batch_size * ip::image_slot_bytes(steps));
-        const double gpu_s = median_seconds(repeats, [&] {
-            const auto decoded = gpu.decode_jpeg(spans);
-            gpu.preprocess(steps, jobs_for(decoded), batch);
-        });
-        out.push_back({{"place", "gpu"},
-                       {"batch", batch_size},
-                       {"images_per_s", static_cast<double>(batch_size) / gpu_s},
-                       {"ms_per_batch", gpu_s * 1e3}});
         std::vector<ip::EncodedImage> encoded;
         for (std::size_t i = 0; i < batch_size; ++i)
             encoded.push_back({images.names[i % images.names.size()], images.files[i % images.files.size()]});
         std::vector<const ip::EncodedImage*> pointers;
         for (const auto& e : encoded) pointers.push_back(&e);
+        // The GPU's batch as a pipeline cell runs it (gpu_preprocess_batch): every image must pass.
+        const auto batch = gpu.allocate(batch_size * ip::image_slot_bytes(steps));
+        const auto first = ip::gpu_preprocess_batch(gpu, pointers, steps, batch);
+        if (!first.failures.empty() || first.resize.images != static_cast<std::int64_t>(batch_size))
+            throw std::runtime_error(fmt::format("gpu_preprocess_batch: {} of {} images failed{}",
+                                                 first.failures.size(), batch_size,
+                                                 first.failures.empty() ? "" : ": " + first.failures.front().message));
+        const double gpu_s = median_seconds(repeats, [&] { ip::gpu_preprocess_batch(gpu, pointers, steps, batch); });
+        out.push_back(
+            {{"place", "gpu"},
+             {"batch", batch_size},
+             {"images_per_s", static_cast<double>(batch_size) / gpu_s},
+             {"ms_per_batch", gpu_s * 1e3},
+             {"decode_ms", static_cast<double>(first.decode.end_ns - first.decode.start_ns) / 1e6},
+             {"resize_normalize_ms", static_cast<double>(first.resize.end_ns - first.resize.start_ns) / 1e6}});
         std::vector<std::byte> host(batch_size * ip::image_slot_bytes(steps));
         const std::size_t cores = std::max(1U, std::thread::hardware_concurrency());
         for (const std::size_t threads : {std::size_t{1}, std::size_t{2}, cores}) {

@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <cstdlib>
+#include <stdexcept>
 #include <system_error>
 #include <type_traits>
 #include <utility>
@@ -16,6 +17,7 @@
 #include "pipeline/preprocess.hpp"
 #include "pipeline/resample_math.hpp"
 #include "pipeline/resize.hpp"
+#include "pipeline/stage_timer.hpp"
 
 namespace inferbench::pipeline {
 namespace {
@@ -171,10 +173,12 @@ GpuBuffer GpuStages::allocate(std::size_t bytes) const {
     return buffer;
 }
 
-void GpuStages::copy_to_device(const GpuBuffer& device, std::span<const std::byte> host) const {
-    if (host.size() > device.bytes()) throw UserError("a copy to the GPU larger than its buffer");
+void GpuStages::copy_to_device(const GpuBuffer& device, std::span<const std::byte> host, std::size_t offset) const {
+    if (offset > device.bytes() || host.size() > device.bytes() - offset)
+        throw UserError("a copy to the GPU beyond its buffer");
     Error error{};
-    if (api_->copy(stages_, device.get(), host.data(), host.size(), 1, error.data(), error.size()) != 0)
+    if (api_->copy(stages_, static_cast<std::byte*>(device.get()) + offset, host.data(), host.size(), 1, error.data(),
+                   error.size()) != 0)
         throw EnvironmentError(fmt::format("copy to the GPU: {}", error.data()));
 }
 
@@ -201,10 +205,12 @@ std::vector<GpuDecodedImage> GpuStages::decode_jpeg(std::span<const std::span<co
     for (const auto& info : infos) {
         GpuDecodedImage image;
         image.components = info.components;
-        if (info.status == 0)
+        if (info.status == 0) {
             image.size = {info.width, info.height};
-        else
+        } else {
             image.error = info.reason;
+            image.kind = gpu_decode_error_kind(info.status, {info.width, info.height});
+        }
         out.push_back(std::move(image));
     }
     return out;
@@ -216,6 +222,53 @@ std::vector<std::uint8_t> GpuStages::decoded_pixels(int image, ImageSize size) c
     if (api_->decoded_pixels(stages_, image, pixels.data(), pixels.size(), error.data(), error.size()) != 0)
         throw EnvironmentError(fmt::format("GPU decoded image {}: {}", image, error.data()));
     return pixels;
+}
+
+ImageErrorKind gpu_decode_error_kind(int status, ImageSize size) {
+    switch (status) {
+        case -1:
+            return size.width <= 0 || size.height <= 0 ? ImageErrorKind::empty : ImageErrorKind::too_large;
+        case 4:  // NVJPEG_STATUS_JPEG_NOT_SUPPORTED
+        case 9:  // NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED
+            return ImageErrorKind::unsupported;
+        default:
+            return ImageErrorKind::corrupt;  // BAD_JPEG, INCOMPLETE_BITSTREAM, ...
+    }
+}
+
+PreprocessedBatch gpu_preprocess_batch(const GpuStages& gpu, std::span<const EncodedImage* const> images,
+                                       const PipelineSteps& steps, const GpuBuffer& batch) {
+    const std::size_t slot_bytes = image_slot_bytes(steps);
+    if (images.size() * slot_bytes > batch.bytes())
+        throw std::invalid_argument(fmt::format("a GPU batch of {} bytes cannot hold {} images of {} bytes",
+                                                batch.bytes(), images.size(), slot_bytes));
+    PreprocessedBatch result;
+    result.decode = {.stage = PipelineStage::decode, .place = StagePlace::gpu};
+    result.resize = {.stage = PipelineStage::resize, .place = StagePlace::gpu};
+    result.normalize = {.stage = PipelineStage::normalize, .place = StagePlace::gpu};
+    std::vector<std::span<const std::uint8_t>> files;
+    for (const EncodedImage* image : images) files.emplace_back(image->bytes);
+    const StageTimer decode_timer;
+    const std::vector<GpuDecodedImage> decoded = gpu.decode_jpeg(files);
+    std::vector<GpuPreprocessJob> jobs;
+    for (std::size_t i = 0; i < decoded.size(); ++i) {
+        if (decoded[i].error.empty())
+            jobs.push_back({static_cast<int>(i), decoded[i].size, static_cast<std::int64_t>(i)});
+        else
+            result.failures.push_back(
+                {i, decoded[i].kind, fmt::format("{}: GPU decode: {}", images[i]->name, decoded[i].error)});
+    }
+    add_span(result.decode, decode_timer.stop(), static_cast<std::int64_t>(jobs.size()));
+    if (!result.failures.empty()) {
+        std::vector<std::byte> black(slot_bytes);
+        fill_slot_black(steps, black, 0);
+        for (const ImageFailure& f : result.failures) gpu.copy_to_device(batch, black, f.slot * slot_bytes);
+    }
+    if (jobs.empty()) return result;
+    const StageTimer resize_timer;
+    gpu.preprocess(steps, jobs, batch);
+    add_span(result.resize, resize_timer.stop(), static_cast<std::int64_t>(jobs.size()));
+    return result;
 }
 
 std::optional<std::string> gpu_postprocess_problem(const PipelineSteps& steps, const DetectionHead& head) {

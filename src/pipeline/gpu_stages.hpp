@@ -17,6 +17,7 @@
 #include "pipeline/gpu_stages_api.h"
 #include "pipeline/nms.hpp"
 #include "pipeline/postprocess.hpp"
+#include "pipeline/preprocess.hpp"
 #include "pipeline/resize.hpp"
 
 namespace inferbench::pipeline {
@@ -38,12 +39,16 @@ struct GpuStagesOpening {
     std::string unavailable;
 };
 
-// A decoded image: its size, or why the GPU decoder refused it (then empty width and height).
+// A decoded image: its size, or why the GPU decoder refused it (then empty width and height) and of which kind.
 struct GpuDecodedImage {
     ImageSize size;
     int components = 0;
     std::string error;
+    ImageErrorKind kind = ImageErrorKind::corrupt;
 };
+
+// The kind of a refusal by the module's decode status: nvJPEG's status, or -1 for the image limits.
+ImageErrorKind gpu_decode_error_kind(int status, ImageSize size);
 
 // An image of the last decode (its index and decoded size) and its slot in the batch.
 struct GpuPreprocessJob {
@@ -83,7 +88,7 @@ public:
     std::string description() const;
 
     GpuBuffer allocate(std::size_t bytes) const;
-    void copy_to_device(const GpuBuffer& device, std::span<const std::byte> host) const;
+    void copy_to_device(const GpuBuffer& device, std::span<const std::byte> host, std::size_t offset = 0) const;
     void copy_to_host(std::span<std::byte> host, const GpuBuffer& device) const;
 
     // Every call throws EnvironmentError with the module's reason when the GPU work fails.
@@ -116,6 +121,15 @@ private:
     InferbenchGpuStages* stages_ = nullptr;
     friend class GpuBuffer;
 };
+
+// One batch's pre-processing on the GPU, as preprocess_batch on the CPU: images[i] decoded (nvJPEG) and resized and
+// normalised (one fused pass) into slot i of `batch` (GPU memory). The stage times are on core/clock with place gpu:
+// decode, and resize, which includes the normalisation (`normalize` is left without a span: images 0, not to be
+// stored); cpu_ns is the calling thread's CPU time (nvJPEG's host work included where it runs on this thread). An
+// image the GPU decoder refuses is a failure of its kind with the decoder's reason, its slot filled as
+// fill_slot_black fills it.
+PreprocessedBatch gpu_preprocess_batch(const GpuStages& gpu, std::span<const EncodedImage* const> images,
+                                       const PipelineSteps& steps, const GpuBuffer& batch);
 
 // Why a model's post-processing cannot run on the GPU stages, or nothing: they decode SSD boxes (both codings) and
 // run NMS with every candidate entering; softmax + top-k, YOLO grids, argmax and SSD-ResNet34's per-class

@@ -40,6 +40,14 @@ TEST(GpuStages, AFileThatIsNoModuleIsRefusedWithTheLoadersReason) {
     EXPECT_NE(opening.unavailable.find("libinferbench_pipeline_cuda.so"), std::string::npos);
 }
 
+TEST(GpuStages, DecoderRefusalsCountAsTheCpuDecodersKinds) {
+    EXPECT_EQ(gpu_decode_error_kind(3, {}), ImageErrorKind::corrupt);      // NVJPEG_STATUS_BAD_JPEG
+    EXPECT_EQ(gpu_decode_error_kind(10, {}), ImageErrorKind::corrupt);     // INCOMPLETE_BITSTREAM (truncated)
+    EXPECT_EQ(gpu_decode_error_kind(4, {}), ImageErrorKind::unsupported);  // JPEG_NOT_SUPPORTED
+    EXPECT_EQ(gpu_decode_error_kind(-1, {30000, 30000}), ImageErrorKind::too_large);
+    EXPECT_EQ(gpu_decode_error_kind(-1, {0, 480}), ImageErrorKind::empty);
+}
+
 TEST(GpuStages, PostProcessingOnTheGpuIsSsdBoxesAndNmsOnly) {
     PipelineSteps steps;
     steps.post = PostProcess::ssd_boxes;
