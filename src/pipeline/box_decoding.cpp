@@ -26,9 +26,10 @@ std::string shape_text(const FloatTensor& t) { return fmt::format("[{}]", fmt::j
                                 std::span<const FloatTensor> outputs) {
     std::vector<std::string> shapes;
     for (const FloatTensor& t : outputs) shapes.push_back(shape_text(t));
-    throw UserError(fmt::format("{} box decoding needs {}; the model's outputs are {}: name the right post step in "
-                                "the plan's pipeline.steps",
-                                coding, expected, shapes.empty() ? "none" : fmt::format("{}", fmt::join(shapes, " "))));
+    throw UserError(
+        fmt::format("{} box decoding needs {}; the model's outputs are {}: name the right post step in "
+                    "the plan's pipeline.steps",
+                    coding, expected, shapes.empty() ? "none" : fmt::format("{}", fmt::join(shapes, " "))));
 }
 
 std::int64_t element_count(const FloatTensor& t) {
@@ -84,8 +85,12 @@ std::vector<AnchorSpec> ssd_layer_specs(int layer) {
 }
 
 std::vector<BoxCandidates> decode_ssd_tf(std::span<const FloatTensor> outputs, ImageSize input, float threshold) {
-    const auto bad = [&] { wrong_outputs("ssd-mobilenet (TF SSD)", "boxes [b, anchors, 4] and class_logits "
-                                         "[b, anchors, classes]", outputs); };
+    const auto bad = [&] {
+        wrong_outputs("ssd-mobilenet (TF SSD)",
+                      "boxes [b, anchors, 4] and class_logits "
+                      "[b, anchors, classes]",
+                      outputs);
+    };
     if (outputs.size() != 2 || !fits(outputs[0], 3) || !fits(outputs[1], 3)) bad();
     const FloatTensor& codes = outputs[0];
     const FloatTensor& logits = outputs[1];
@@ -139,8 +144,9 @@ std::vector<double> r34_aspect_ratios(std::size_t layer) {
 }
 
 std::vector<BoxCandidates> decode_ssd_r34(std::span<const FloatTensor> outputs, ImageSize input, float threshold) {
-    const auto bad = [&] { wrong_outputs("ssd-resnet34 (MLPerf)", "locs [b, 4, boxes] and confs [b, classes, boxes]",
-                                         outputs); };
+    const auto bad = [&] {
+        wrong_outputs("ssd-resnet34 (MLPerf)", "locs [b, 4, boxes] and confs [b, classes, boxes]", outputs);
+    };
     if (outputs.size() != 2 || !fits(outputs[0], 3) || !fits(outputs[1], 3)) bad();
     const FloatTensor& locs = outputs[0];
     const FloatTensor& confs = outputs[1];
@@ -148,9 +154,10 @@ std::vector<BoxCandidates> decode_ssd_r34(std::span<const FloatTensor> outputs, 
     static const std::vector<Prior> priors = ssd_resnet34_priors();
     const auto n = static_cast<std::size_t>(locs.shape[2]);
     if (n != priors.size()) {
-        throw UserError(fmt::format("SSD-ResNet34 box decoding: dboxes_R34_coco has {} boxes (a 1200x1200 input); the "
-                                    "model's outputs have {}",
-                                    priors.size(), n));
+        throw UserError(
+            fmt::format("SSD-ResNet34 box decoding: dboxes_R34_coco has {} boxes (a 1200x1200 input); the "
+                        "model's outputs have {}",
+                        priors.size(), n));
     }
     const auto classes = static_cast<std::size_t>(confs.shape[1]);
     const auto w = static_cast<float>(input.width);
@@ -191,9 +198,8 @@ struct YoloScale {
     std::array<float, 6> anchors;  // (w, h) x 3 in input pixels
 };
 // The COCO anchors both publish (yolov3.cfg's anchors and masks; yolov5's models/*.yaml P3/8, P4/16, P5/32).
-constexpr std::array<YoloScale, 3> kYoloScales = {{{8, {10, 13, 16, 30, 33, 23}},
-                                                   {16, {30, 61, 62, 45, 59, 119}},
-                                                   {32, {116, 90, 156, 198, 373, 326}}}};
+constexpr std::array<YoloScale, 3> kYoloScales = {
+    {{8, {10, 13, 16, 30, 33, 23}}, {16, {30, 61, 62, 45, 59, 119}}, {32, {116, 90, 156, 198, 373, 326}}}};
 
 struct YoloCell {
     float x, y, w, h;  // the box in input pixels
@@ -210,7 +216,9 @@ void decode_yolo_scale(const FloatTensor& t, std::int64_t image, const YoloScale
     const auto stride = static_cast<float>(scale.stride);
     for (std::int64_t a = 0; a < kYoloAnchorsPerCell; ++a) {
         const float* base = &t.values[static_cast<std::size_t>((image * t.shape[1] + a * per_anchor)) * plane];
-        const auto value = [&](std::int64_t k, std::size_t cell) { return base[static_cast<std::size_t>(k) * plane + cell]; };
+        const auto value = [&](std::int64_t k, std::size_t cell) {
+            return base[static_cast<std::size_t>(k) * plane + cell];
+        };
         for (std::int64_t y = 0; y < rows; ++y) {
             for (std::int64_t x = 0; x < cols; ++x) {
                 const auto cell = static_cast<std::size_t>(y * cols + x);
@@ -293,11 +301,16 @@ std::vector<BoxCandidates> decode_yolo(std::span<const FloatTensor> outputs, Ima
 
 std::string_view to_string(BoxCoding coding) {
     switch (coding) {
-        case BoxCoding::none: return "none";
-        case BoxCoding::ssd_tf_anchors: return "ssd_tf_anchors";
-        case BoxCoding::ssd_r34_dboxes: return "ssd_r34_dboxes";
-        case BoxCoding::yolov3: return "yolov3";
-        case BoxCoding::yolov5: return "yolov5";
+        case BoxCoding::none:
+            return "none";
+        case BoxCoding::ssd_tf_anchors:
+            return "ssd_tf_anchors";
+        case BoxCoding::ssd_r34_dboxes:
+            return "ssd_r34_dboxes";
+        case BoxCoding::yolov3:
+            return "yolov3";
+        case BoxCoding::yolov5:
+            return "yolov5";
     }
     return "unknown";
 }
@@ -338,8 +351,8 @@ std::vector<Prior> ssd_resnet34_priors() {
         for (const auto& [w, h] : sizes) {
             for (int row = 0; row < kR34Maps[layer]; ++row) {
                 for (int col = 0; col < kR34Maps[layer]; ++col) {
-                    priors.push_back({clamp((col + 0.5) / cells_per_unit), clamp((row + 0.5) / cells_per_unit),
-                                      clamp(w), clamp(h)});
+                    priors.push_back(
+                        {clamp((col + 0.5) / cells_per_unit), clamp((row + 0.5) / cells_per_unit), clamp(w), clamp(h)});
                 }
             }
         }
@@ -350,11 +363,16 @@ std::vector<Prior> ssd_resnet34_priors() {
 std::vector<BoxCandidates> decode_boxes(const DetectionHead& head, std::span<const FloatTensor> outputs,
                                         ImageSize input, float score_threshold) {
     switch (head.coding) {
-        case BoxCoding::ssd_tf_anchors: return decode_ssd_tf(outputs, input, score_threshold);
-        case BoxCoding::ssd_r34_dboxes: return decode_ssd_r34(outputs, input, score_threshold);
-        case BoxCoding::yolov3: return decode_yolo(outputs, input, score_threshold, false);
-        case BoxCoding::yolov5: return decode_yolo(outputs, input, score_threshold, true);
-        case BoxCoding::none: break;
+        case BoxCoding::ssd_tf_anchors:
+            return decode_ssd_tf(outputs, input, score_threshold);
+        case BoxCoding::ssd_r34_dboxes:
+            return decode_ssd_r34(outputs, input, score_threshold);
+        case BoxCoding::yolov3:
+            return decode_yolo(outputs, input, score_threshold, false);
+        case BoxCoding::yolov5:
+            return decode_yolo(outputs, input, score_threshold, true);
+        case BoxCoding::none:
+            break;
     }
     throw UserError("box decoding asked of a pipeline whose detection head names no box coding");
 }

@@ -88,8 +88,7 @@ struct JpegHeader {
 
 JpegHeader read_jpeg_header(tjhandle handle, std::span<const std::uint8_t> bytes, std::string_view name) {
     int width = 0, height = 0, subsampling = 0, colorspace = 0;
-    if (tjDecompressHeader3(handle, data_of(bytes), length_of(bytes), &width, &height, &subsampling, &colorspace) !=
-        0)
+    if (tjDecompressHeader3(handle, data_of(bytes), length_of(bytes), &width, &height, &subsampling, &colorspace) != 0)
         fail(ImageErrorKind::corrupt, name, fmt::format("not a readable JPEG header ({})", tjGetErrorStr2(handle)));
     // TurboJPEG answers 0x0 when the data ends before the frame header.
     if (width <= 0 || height <= 0) fail(ImageErrorKind::corrupt, name, "truncated JPEG: the data ends before its size");
@@ -100,8 +99,7 @@ int jpeg_channels(int colorspace) {
     return colorspace == TJCS_GRAY ? 1 : (colorspace == TJCS_CMYK || colorspace == TJCS_YCCK) ? 4 : 3;
 }
 
-void decode_jpeg(std::span<const std::uint8_t> bytes, std::string_view name, RgbImage& out,
-                 const ImageLimits& limits) {
+void decode_jpeg(std::span<const std::uint8_t> bytes, std::string_view name, RgbImage& out, const ImageLimits& limits) {
     tjhandle handle = thread_decompressor();
     const JpegHeader header = read_jpeg_header(handle, bytes, name);
     check_image_size(header.size, name, limits);
@@ -133,11 +131,16 @@ void RgbImage::reshape(ImageSize size) {
 
 std::string_view to_string(ImageErrorKind kind) {
     switch (kind) {
-        case ImageErrorKind::not_an_image: return "not an image";
-        case ImageErrorKind::corrupt: return "corrupt";
-        case ImageErrorKind::empty: return "empty";
-        case ImageErrorKind::too_large: return "too large";
-        case ImageErrorKind::unsupported: return "unsupported";
+        case ImageErrorKind::not_an_image:
+            return "not an image";
+        case ImageErrorKind::corrupt:
+            return "corrupt";
+        case ImageErrorKind::empty:
+            return "empty";
+        case ImageErrorKind::too_large:
+            return "too large";
+        case ImageErrorKind::unsupported:
+            return "unsupported";
     }
     return "unknown";
 }
@@ -151,8 +154,8 @@ void check_image_size(ImageSize size, std::string_view name, const ImageLimits& 
                          limits.max_side));
     if (size.width * size.height > limits.max_pixels)
         fail(ImageErrorKind::too_large, name,
-             fmt::format("the image is {}x{}, {} pixels, above the limit of {}: scale it down", size.width,
-                         size.height, size.width * size.height, limits.max_pixels));
+             fmt::format("the image is {}x{}, {} pixels, above the limit of {}: scale it down", size.width, size.height,
+                         size.width * size.height, limits.max_pixels));
 }
 
 std::optional<ImageFormat> sniff_image_format(std::span<const std::uint8_t> bytes) {
@@ -163,8 +166,7 @@ std::optional<ImageFormat> sniff_image_format(std::span<const std::uint8_t> byte
     return std::nullopt;
 }
 
-ImageHeader read_image_header(std::span<const std::uint8_t> bytes, std::string_view name,
-                              const ImageLimits& limits) {
+ImageHeader read_image_header(std::span<const std::uint8_t> bytes, std::string_view name, const ImageLimits& limits) {
     const auto format = sniff_image_format(bytes);
     if (!format) fail(ImageErrorKind::not_an_image, name, "not a JPEG or PNG file (by its first bytes)");
     ImageHeader header;

@@ -6,7 +6,10 @@
 //  * grayscale (JPEG or PNG): the gray value copied to R, G and B;
 //  * CMYK and YCCK JPEG: Adobe's inverted CMYK (an APP14 "Adobe" marker, as Photoshop and Pillow write it) is
 //    inverted back first; then R = (255 - C) * (255 - K) / 255, rounded, likewise G from M and B from Y;
-//  * PNG: a palette expanded, 16-bit samples cut to their high byte, alpha dropped (not composited).
+//  * PNG: a palette expanded, 16-bit samples cut to their high byte, alpha dropped (not composited);
+//  * EXIF orientation is not applied (neither Pillow's Image.open nor torchvision's decoders apply it).
+// A JPEG warning (a truncated file's "Premature end of JPEG file", extraneous bytes) is an error: the image is
+// counted as corrupt rather than decoded with made-up pixels.
 #pragma once
 
 #include <cstdint>

@@ -1,8 +1,9 @@
 #include "pipeline/image_source.hpp"
 
-#include <unistd.h>
+#include <stdlib.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <fstream>
 #include <system_error>
@@ -10,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/file_io.hpp"
 #include "core/splitmix64.hpp"
 
 namespace inferbench::pipeline {
@@ -89,17 +91,25 @@ void check_synthetic_settings(const PipelineSettings& settings) {
         throw UserError(fmt::format("pipeline.jpeg_quality {} is outside 1..100", settings.jpeg_quality));
 }
 
+// A fresh staging folder beside `dir`, named as core/file_io's, so that remove_stale_staging clears what a
+// killed writer left.
+fs::path make_staging_folder(const fs::path& dir) {
+    std::string name = (dir.parent_path() / (std::string(kStagingPrefix) + "XXXXXX")).string();
+    if (::mkdtemp(name.data()) == nullptr)
+        throw EnvironmentError(
+            fmt::format("cannot write synthetic images beside {}: {}", dir.string(), errno_text(errno)));
+    return name;
+}
+
 // Writes the images into a private folder beside `dir` and renames it into place; where another writer got there
 // first, its folder is kept and ours removed.
 void write_synthetic_images(const PipelineSettings& settings, const fs::path& dir) {
     fs::create_directories(dir.parent_path());
-    const fs::path staging = dir.parent_path() / fmt::format(".{}.partial-{}", dir.filename().string(), ::getpid());
-    fs::remove_all(staging);
-    fs::create_directory(staging);
+    remove_stale_staging(dir.parent_path());
+    const fs::path staging = make_staging_folder(dir);
     for (std::int64_t i = 0; i < settings.image_count; ++i) {
         const RgbImage image = synthetic_image(settings.image_size, kSyntheticSeed, i);
-        const auto bytes =
-            encode_image(image, settings.image_format, static_cast<int>(settings.jpeg_quality));
+        const auto bytes = encode_image(image, settings.image_format, static_cast<int>(settings.jpeg_quality));
         std::ofstream out(staging / synthetic_name(i, settings.image_format), std::ios::binary);
         out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
         out.close();
@@ -119,9 +129,10 @@ void write_synthetic_images(const PipelineSettings& settings, const fs::path& di
 ImageSet read_image_folder(const fs::path& folder, std::int64_t max_count, const ImageLimits& limits) {
     std::error_code error;
     if (!fs::is_directory(folder, error))
-        throw UserError(fmt::format("pipeline.images: {} is not a folder: name a folder of JPEG or PNG images, or "
-                                    "\"synthetic\"",
-                                    folder.string()));
+        throw UserError(
+            fmt::format("pipeline.images: {} is not a folder: name a folder of JPEG or PNG images, or "
+                        "\"synthetic\"",
+                        folder.string()));
     ImageSet set;
     for (const fs::path& file : files_in_name_order(folder)) {
         if (max_count > 0 && static_cast<std::int64_t>(set.images.size()) >= max_count) break;
@@ -132,9 +143,10 @@ ImageSet read_image_folder(const fs::path& folder, std::int64_t max_count, const
             set.skipped.push_back(std::move(why));
     }
     if (set.images.empty())
-        throw UserError(fmt::format("pipeline.images: {} holds no JPEG or PNG image ({} files skipped): add images "
-                                    "or use \"synthetic\"",
-                                    folder.string(), set.skipped.size()));
+        throw UserError(
+            fmt::format("pipeline.images: {} holds no JPEG or PNG image ({} files skipped): add images "
+                        "or use \"synthetic\"",
+                        folder.string(), set.skipped.size()));
     return set;
 }
 
@@ -142,8 +154,8 @@ fs::path synthetic_images_dir(const PipelineSettings& settings, const fs::path& 
     const std::string quality =
         settings.image_format == ImageFormat::jpeg ? fmt::format("-q{}", settings.jpeg_quality) : "";
     return cache_dir / "pipeline-images" /
-           fmt::format("v{}-{}-{}-{}{}", kSyntheticContentVersion, settings.image_count,
-                       to_string(settings.image_size), to_string(settings.image_format), quality);
+           fmt::format("v{}-{}-{}-{}{}", kSyntheticContentVersion, settings.image_count, to_string(settings.image_size),
+                       to_string(settings.image_format), quality);
 }
 
 ImageSet synthetic_images(const PipelineSettings& settings, const fs::path& cache_dir) {

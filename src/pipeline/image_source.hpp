@@ -32,9 +32,8 @@ inline constexpr std::uintmax_t kMaxImageFileBytes = std::uintmax_t{256} << 20;
 // A folder's JPEG and PNG files (by their first bytes, not their names) in name order, at most `max_count`
 // (0: all); anything else skipped with one line each. Each kept file's header is read and checked against
 // `limits`. Throws UserError when the folder is missing or not a folder, or no image is left
-// ("<folder>: no JPEG or PNG image (N files skipped)").
-ImageSet read_image_folder(const std::filesystem::path& folder, std::int64_t max_count,
-                           const ImageLimits& limits = {});
+// ("pipeline.images: <folder> holds no JPEG or PNG image (N files skipped): ...").
+ImageSet read_image_folder(const std::filesystem::path& folder, std::int64_t max_count, const ImageLimits& limits = {});
 
 // The natural-looking content of synthetic image `index` of a seed: smooth shading, overlapping shapes with
 // soft edges and fine texture, so that a JPEG of it has a photo's entropy. Deterministic.

@@ -51,20 +51,23 @@ struct ZooPipeline {
 // Swin's timm recipe: crop_pct 0.9 (224 / 0.9 = 248, floored as timm does), ImageNet's mean and std. timm resizes
 // bicubic; PipelineSteps has one resize filter (pipeline/resize's), so the filter is not Swin's.
 ModelPipeline swin(std::string_view timm_name) {
-    return {classifier(224, 248, kImageNetMean, kImageNetStd), {},
+    return {classifier(224, 248, kImageNetMean, kImageNetStd),
+            {},
             fmt::format("timm {} pretrained_cfg: input 224, crop_pct 0.9, IMAGENET_DEFAULT_MEAN/STD (timm resizes "
                         "bicubic)",
                         timm_name)};
 }
 
 ModelPipeline yolov3(std::int64_t side) {
-    return {yolo(side, 127.5F, 0.5F, 0.45F, 100), {BoxCoding::yolov3, 0},
+    return {yolo(side, 127.5F, 0.5F, 0.45F, 100),
+            {BoxCoding::yolov3, 0},
             "darknet (pjreddie/darknet): letterbox_image with 0.5 grey, pixels / 255, RGB; [yolo] layers of "
             "cfg/yolov3.cfg; test_detector's thresh 0.5 and nms 0.45; at most 100 per image as COCO's evaluation"};
 }
 
 ModelPipeline yolov5() {
-    return {yolo(640, 114.0F, 0.25F, 0.45F, 1000), {BoxCoding::yolov5, 0},
+    return {yolo(640, 114.0F, 0.25F, 0.45F, 1000),
+            {BoxCoding::yolov5, 0},
             "ultralytics yolov5 v7.0: utils/augmentations.py letterbox (colour 114), pixels / 255, RGB; "
             "models/yolo.py Detect; detect.py's conf_thres 0.25, iou_thres 0.45, max_det 1000"};
 }
@@ -72,16 +75,19 @@ ModelPipeline yolov5() {
 const std::vector<ZooPipeline>& zoo_pipelines() {
     static const std::vector<ZooPipeline> table = {
         {"resnet50",
-         {classifier(224, 256, {123.68F, 116.78F, 103.94F}, {1.0F, 1.0F, 1.0F}), {},
+         {classifier(224, 256, {123.68F, 116.78F, 103.94F}, {1.0F, 1.0F, 1.0F}),
+          {},
           "MLPerf Inference vision/classification_and_detection/python/dataset.py pre_process_vgg: shorter side to "
           "256 (224 / 0.875), centre crop 224, RGB, mean 123.68 116.78 103.94 subtracted, no scaling; softmax"}},
         // TF-slim's MobileNet v1 (the zoo's layout) takes [-1, 1] inputs, as MLPerf's mobilenet does.
         {"mobilenet",
-         {classifier(224, 256, {127.5F, 127.5F, 127.5F}, {127.5F, 127.5F, 127.5F}), {},
+         {classifier(224, 256, {127.5F, 127.5F, 127.5F}, {127.5F, 127.5F, 127.5F}),
+          {},
           "MLPerf Inference dataset.py pre_process_mobilenet (TF-slim MobileNet v1's inception preprocessing): "
           "shorter side to 256 (224 / 0.875), centre crop 224, RGB, (pixel / 255 - 0.5) * 2"}},
         {"mobilenet-v2",
-         {classifier(224, 256, kImageNetMean, kImageNetStd), {},
+         {classifier(224, 256, kImageNetMean, kImageNetStd),
+          {},
           "torchvision MobileNet_V2_Weights.IMAGENET1K_V1 transforms (ImageClassification): resize 256, centre crop "
           "224, bilinear, ImageNet mean and std"}},
         {"ssd-mobilenet",
@@ -129,8 +135,9 @@ const std::vector<ZooPipeline>& zoo_pipelines() {
 std::string dims_text(const OnnxValueInfo& v) {
     std::vector<std::string> parts;
     for (const OnnxDimension& d : v.dims) {
-        parts.push_back(std::holds_alternative<std::int64_t>(d) ? std::to_string(std::get<std::int64_t>(d))
-                                                                : (std::get<std::string>(d).empty() ? "?" : std::get<std::string>(d)));
+        parts.push_back(std::holds_alternative<std::int64_t>(d)
+                            ? std::to_string(std::get<std::int64_t>(d))
+                            : (std::get<std::string>(d).empty() ? "?" : std::get<std::string>(d)));
     }
     return fmt::format("[{}]", fmt::join(parts, ", "));
 }
@@ -149,9 +156,12 @@ bool agrees(const OnnxValueInfo& v, std::size_t i, std::int64_t expected) {
 
 DataType element_type(PixelType type) {
     switch (type) {
-        case PixelType::f32: return DataType::float32;
-        case PixelType::f16: return DataType::float16;
-        case PixelType::u8: return DataType::uint8;
+        case PixelType::f32:
+            return DataType::float32;
+        case PixelType::f16:
+            return DataType::float16;
+        case PixelType::u8:
+            return DataType::uint8;
     }
     return DataType::undefined;
 }
@@ -175,10 +185,10 @@ struct Checker {
         const auto& size = steps.input_size;
         if (!in.has_shape || in.dims.size() != 4 || !agrees(in, channel, 3) || !agrees(in, rows, size.height) ||
             !agrees(in, rows + 1, size.width)) {
-            fail(fmt::format("input '{}' is {}, the steps make {} {} RGB images: set pipeline.steps' input_size and "
-                             "layout to the model's",
-                             in.name, in.has_shape ? dims_text(in) : "of unknown shape", to_string(size),
-                             to_string(steps.layout)));
+            fail(fmt::format(
+                "input '{}' is {}, the steps make {} {} RGB images: set pipeline.steps' input_size and "
+                "layout to the model's",
+                in.name, in.has_shape ? dims_text(in) : "of unknown shape", to_string(size), to_string(steps.layout)));
         }
         if (in.elem_type != element_type(steps.pixel_type)) {
             fail(fmt::format("input '{}' takes {}, the steps make {}: set pipeline.steps' pixel_type", in.name,
@@ -189,8 +199,10 @@ struct Checker {
     [[noreturn]] void outputs_unfit(std::span<const OnnxValueInfo> outputs, std::string_view needs) const {
         std::vector<std::string> shapes;
         for (const OnnxValueInfo& o : outputs) shapes.push_back(fmt::format("'{}' {}", o.name, dims_text(o)));
-        fail(fmt::format("post step {} needs {}; the model's outputs are {}", to_string(steps.post), needs,
-                         shapes.empty() ? "none" : fmt::format("{}", fmt::join(shapes, ", "))));
+        fail(fmt::format(
+            "post step {} needs {}; the model's outputs are {}: set pipeline.steps' post to the step "
+            "its outputs take",
+            to_string(steps.post), needs, shapes.empty() ? "none" : fmt::format("{}", fmt::join(shapes, ", "))));
     }
 
     DetectionHead ssd(std::span<const OnnxValueInfo> outputs) const {
@@ -214,8 +226,8 @@ struct Checker {
             const auto dboxes = static_cast<std::int64_t>(ssd_resnet34_priors().size());
             if (steps.input_size != ImageSize{1200, 1200} || !agrees(boxes, 2, dboxes) ||
                 !agrees(outputs[1], 2, dboxes)) {
-                outputs_unfit(outputs, fmt::format("{} default boxes of a 1200x1200 input (MLPerf SSD-ResNet34)",
-                                                   dboxes));
+                outputs_unfit(outputs,
+                              fmt::format("{} default boxes of a 1200x1200 input (MLPerf SSD-ResNet34)", dboxes));
             }
             return {BoxCoding::ssd_r34_dboxes, 200};
         }
@@ -242,7 +254,8 @@ struct Checker {
 
     DetectionHead outputs(std::span<const OnnxValueInfo> declared) const {
         switch (steps.post) {
-            case PostProcess::none: return {};
+            case PostProcess::none:
+                return {};
             case PostProcess::softmax_topk:
                 if (declared.empty() || declared[0].dims.size() < 2) outputs_unfit(declared, "logits [b, classes]");
                 return {};
@@ -251,8 +264,10 @@ struct Checker {
                     outputs_unfit(declared, "scores [b, classes, h, w]");
                 }
                 return {};
-            case PostProcess::ssd_boxes: return ssd(declared);
-            case PostProcess::yolo_boxes: return yolo(declared);
+            case PostProcess::ssd_boxes:
+                return ssd(declared);
+            case PostProcess::yolo_boxes:
+                return yolo(declared);
         }
         return {};
     }
@@ -301,8 +316,8 @@ ModelPipeline user_pipeline(std::string_view model, const PipelineSteps& steps,
     }
     if (steps.score_threshold < 0.0F || steps.score_threshold >= 1.0F || steps.iou_threshold < 0.0F ||
         steps.iou_threshold > 1.0F) {
-        check.fail(fmt::format("score_threshold {} must lie in [0, 1) and iou_threshold {} in [0, 1]", steps.score_threshold,
-                               steps.iou_threshold));
+        check.fail(fmt::format("score_threshold {} must lie in [0, 1) and iou_threshold {} in [0, 1]",
+                               steps.score_threshold, steps.iou_threshold));
     }
     check.input(graph.inputs);
     ModelPipeline pipeline{steps, check.outputs(graph.outputs), "the plan's pipeline.steps"};

@@ -123,11 +123,14 @@ BatchResults decode_outputs(const PipelineSteps& steps, const DetectionHead& hea
                             std::span<const FloatTensor> outputs) {
     BatchResults results;
     switch (steps.post) {
-        case PostProcess::none: break;
+        case PostProcess::none:
+            break;
         case PostProcess::softmax_topk:
             results.top = softmax_top_k(first_output(outputs, "softmax_topk"), steps.top_k);
             break;
-        case PostProcess::argmax: results.labels = argmax_classes(first_output(outputs, "argmax")); break;
+        case PostProcess::argmax:
+            results.labels = argmax_classes(first_output(outputs, "argmax"));
+            break;
         case PostProcess::ssd_boxes:
         case PostProcess::yolo_boxes:
             results.candidates = decode_boxes(head, outputs, steps.input_size, steps.score_threshold);

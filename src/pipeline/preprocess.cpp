@@ -5,8 +5,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <type_traits>
 #include <stdexcept>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -18,9 +18,12 @@ namespace {
 
 std::size_t pixel_bytes(PixelType type) {
     switch (type) {
-        case PixelType::f32: return 4;
-        case PixelType::f16: return 2;
-        case PixelType::u8: return 1;
+        case PixelType::f32:
+            return 4;
+        case PixelType::f16:
+            return 2;
+        case PixelType::u8:
+            return 1;
     }
     return 4;
 }
@@ -88,9 +91,15 @@ std::byte* slot_at(const PipelineSteps& steps, std::span<std::byte> batch, std::
 
 void write_any(const RgbImage& image, const PipelineSteps& steps, std::byte* at) {
     switch (steps.pixel_type) {
-        case PixelType::f32: write_slot<float>(image, steps, at); return;
-        case PixelType::f16: write_slot<std::uint16_t>(image, steps, at); return;
-        case PixelType::u8: write_slot<std::uint8_t>(image, steps, at); return;
+        case PixelType::f32:
+            write_slot<float>(image, steps, at);
+            return;
+        case PixelType::f16:
+            write_slot<std::uint16_t>(image, steps, at);
+            return;
+        case PixelType::u8:
+            write_slot<std::uint8_t>(image, steps, at);
+            return;
     }
 }
 
@@ -101,9 +110,9 @@ std::size_t image_slot_bytes(const PipelineSteps& steps) {
            pixel_bytes(steps.pixel_type);
 }
 
-void normalize_into(const RgbImage& image, const PipelineSteps& steps, std::span<std::byte> batch,
-                    std::int64_t slot) {
-    if (image.size() != steps.input_size || image.pixels.size() != static_cast<std::size_t>(image.width * image.height * 3))
+void normalize_into(const RgbImage& image, const PipelineSteps& steps, std::span<std::byte> batch, std::int64_t slot) {
+    if (image.size() != steps.input_size ||
+        image.pixels.size() != static_cast<std::size_t>(image.width * image.height * 3))
         throw std::invalid_argument(fmt::format("cannot normalise a {}x{} image into a {} input", image.width,
                                                 image.height, to_string(steps.input_size)));
     write_any(image, steps, slot_at(steps, batch, slot));
@@ -128,9 +137,8 @@ void fold(PipelineStageTime& into, const PipelineStageTime& part) {
     if (part.images > 0) add_span(into, {part.start_ns, part.end_ns, part.cpu_ns}, part.images);
 }
 
-void preprocess_one(const EncodedImage& image, std::size_t slot, const PipelineSteps& steps,
-                    std::span<std::byte> batch, PreprocessScratch::Worker& buffers, WorkerPart& part,
-                    const ImageLimits& limits) {
+void preprocess_one(const EncodedImage& image, std::size_t slot, const PipelineSteps& steps, std::span<std::byte> batch,
+                    PreprocessScratch::Worker& buffers, WorkerPart& part, const ImageLimits& limits) {
     try {
         const StageTimer decode;
         decode_image(image.bytes, image.name, buffers.decoded, limits);
@@ -151,8 +159,8 @@ void preprocess_one(const EncodedImage& image, std::size_t slot, const PipelineS
 }  // namespace
 
 PreprocessedBatch preprocess_batch(ThreadPool& pool, std::span<const EncodedImage* const> images,
-                                   const PipelineSteps& steps, std::span<std::byte> batch,
-                                   PreprocessScratch& scratch, const ImageLimits& limits) {
+                                   const PipelineSteps& steps, std::span<std::byte> batch, PreprocessScratch& scratch,
+                                   const ImageLimits& limits) {
     if (images.size() * image_slot_bytes(steps) > batch.size())
         throw std::invalid_argument(fmt::format("a batch tensor of {} bytes cannot hold {} images of {} bytes",
                                                 batch.size(), images.size(), image_slot_bytes(steps)));

@@ -23,8 +23,7 @@ std::size_t image_slot_bytes(const PipelineSteps& steps);
 // value = (pixel - mean[c]) / std[c] on 0..255 values, c the RGB channel, written in BGR order where steps.bgr,
 // NCHW or NHWC; f32 as is, f16 rounded to nearest even (clamped to +-65504), u8 rounded half up and clamped to
 // 0..255. Throws std::invalid_argument when the image is not the input size or the slot is outside `batch`.
-void normalize_into(const RgbImage& image, const PipelineSteps& steps, std::span<std::byte> batch,
-                    std::int64_t slot);
+void normalize_into(const RgbImage& image, const PipelineSteps& steps, std::span<std::byte> batch, std::int64_t slot);
 
 // Fills slot `slot` with what a zero image normalises to (a failed image's place in the batch).
 void fill_slot_black(const PipelineSteps& steps, std::span<std::byte> batch, std::int64_t slot);
@@ -61,7 +60,7 @@ struct PreprocessedBatch {
 // thrown (a failed image's time is in none of the stages: it passed none); std::invalid_argument for a batch too
 // small or a geometry resize_geometry refuses.
 PreprocessedBatch preprocess_batch(ThreadPool& pool, std::span<const EncodedImage* const> images,
-                                   const PipelineSteps& steps, std::span<std::byte> batch,
-                                   PreprocessScratch& scratch, const ImageLimits& limits = {});
+                                   const PipelineSteps& steps, std::span<std::byte> batch, PreprocessScratch& scratch,
+                                   const ImageLimits& limits = {});
 
 }  // namespace inferbench::pipeline

@@ -19,17 +19,17 @@ void require_positive(ImageSize size, std::string_view what) {
 
 ResizeGeometry shorter_side_crop(ImageSize source, const PipelineSteps& steps) {
     const ImageSize crop = steps.input_size;
-    const std::int64_t shorter =
-        steps.resize_shorter > 0 ? steps.resize_shorter : std::max(crop.width, crop.height);
+    const std::int64_t shorter = steps.resize_shorter > 0 ? steps.resize_shorter : std::max(crop.width, crop.height);
     ResizeGeometry g;
     if (source.width <= source.height)
         g.scaled = {shorter, shorter * source.height / source.width};
     else
         g.scaled = {shorter * source.width / source.height, shorter};
     if (g.scaled.width < crop.width || g.scaled.height < crop.height)
-        throw std::invalid_argument(fmt::format("cannot crop {} out of the image scaled to {}: resize_shorter {} is "
-                                                "smaller than the input size",
-                                                to_string(crop), to_string(g.scaled), shorter));
+        throw std::invalid_argument(
+            fmt::format("cannot crop {} out of the image scaled to {}: resize_shorter {} is "
+                        "smaller than the input size",
+                        to_string(crop), to_string(g.scaled), shorter));
     g.crop_x = round_half_even(static_cast<double>(g.scaled.width - crop.width) / 2.0);
     g.crop_y = round_half_even(static_cast<double>(g.scaled.height - crop.height) / 2.0);
     g.kept = crop;
@@ -73,8 +73,8 @@ bool identity_axis(std::int64_t source_length, std::int64_t scaled_length, std::
 }
 
 // The horizontal pass over source rows [row_first, row_first + row_count): 3 channels a pixel.
-void horizontal_pass(const RgbImage& source, std::int64_t row_first, std::int64_t row_count,
-                     const ResizeWeights& w, std::int64_t out_width, std::uint8_t* out) {
+void horizontal_pass(const RgbImage& source, std::int64_t row_first, std::int64_t row_count, const ResizeWeights& w,
+                     std::int64_t out_width, std::uint8_t* out) {
     for (std::int64_t y = 0; y < row_count; ++y) {
         const std::uint8_t* row = source.pixels.data() + (row_first + y) * source.width * 3;
         std::uint8_t* dst = out + y * out_width * 3;
@@ -149,9 +149,12 @@ ResizeGeometry resize_geometry(ImageSize source, const PipelineSteps& steps) {
     require_positive(source, "image");
     require_positive(steps.input_size, "input size");
     switch (steps.resize) {
-        case ResizeRule::shorter_side_crop: return shorter_side_crop(source, steps);
-        case ResizeRule::letterbox: return letterbox(source, steps);
-        case ResizeRule::plain: break;
+        case ResizeRule::shorter_side_crop:
+            return shorter_side_crop(source, steps);
+        case ResizeRule::letterbox:
+            return letterbox(source, steps);
+        case ResizeRule::plain:
+            break;
     }
     ResizeGeometry g;
     g.scaled = steps.input_size;
@@ -181,8 +184,7 @@ ResizeWeights resize_weights(std::int64_t source_length, std::int64_t scaled_len
         const std::int64_t taps = std::min(hi - lo, w.max_taps);
         double total = 0.0;
         for (std::int64_t t = 0; t < taps; ++t) {
-            k[static_cast<std::size_t>(t)] =
-                triangle((static_cast<double>(t + lo) - center + 0.5) * inverse_scale);
+            k[static_cast<std::size_t>(t)] = triangle((static_cast<double>(t + lo) - center + 0.5) * inverse_scale);
             total += k[static_cast<std::size_t>(t)];
         }
         const auto at = static_cast<std::size_t>(i);

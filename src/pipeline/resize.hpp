@@ -2,7 +2,7 @@
 // antialiased bilinear filter of Pillow's Image.resize(BILINEAR) and torchvision's resize(antialias=True): a
 // triangle filter whose support grows with the downscale factor, separable, horizontal pass first, 8-bit
 // intermediate, fixed-point weights of 22 fraction bits rounded half up. Matches Pillow exactly on the tests'
-// images and torchvision 0.14 within 1 per channel value (see tests/pipeline/resize_reference_test.cpp).
+// images and torchvision 0.14 within 1 per channel value (tests/pipeline/image_reference_test.cpp).
 //
 // The weights are public (resize_weights) so that the GPU kernels use the same table.
 #pragma once

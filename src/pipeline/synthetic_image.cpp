@@ -20,7 +20,8 @@ void shade(Planes& planes, ImageSize size, SplitMix64& rng) {
     std::array<float, 3> from{}, to{};
     for (std::size_t c = 0; c < 3; ++c) from[c] = 40.0F + 170.0F * unit(rng), to[c] = 40.0F + 170.0F * unit(rng);
     const float dx = rng.next_signed_unit(), dy = rng.next_signed_unit();
-    const float norm = std::abs(dx) * static_cast<float>(size.width) + std::abs(dy) * static_cast<float>(size.height) + 1.0F;
+    const float norm =
+        std::abs(dx) * static_cast<float>(size.width) + std::abs(dy) * static_cast<float>(size.height) + 1.0F;
     for (std::int64_t y = 0; y < size.height; ++y)
         for (std::int64_t x = 0; x < size.width; ++x) {
             const float t = 0.5F + (dx * static_cast<float>(x) + dy * static_cast<float>(y)) / norm;
@@ -94,13 +95,13 @@ RgbImage synthetic_image(ImageSize size, std::uint64_t seed, std::int64_t index)
     add_noise_octave(planes, size, std::max<std::int64_t>(longer / 6, 4), 30.0F, rng);
     add_shapes(planes, size, rng);
     add_noise_octave(planes, size, std::max<std::int64_t>(longer / 40, 3), 14.0F, rng);
-    add_noise_octave(planes, size, 3, 7.0F, rng);
+    add_noise_octave(planes, size, 3, 10.0F, rng);
     RgbImage image;
     image.reshape(size);
     for (std::size_t p = 0; p < pixels; ++p)
         for (std::size_t c = 0; c < 3; ++c) {
-            // Sensor noise: the sum of two uniforms, about +-4.
-            const float noise = 4.0F * (rng.next_signed_unit() + rng.next_signed_unit()) * 0.5F;
+            // Sensor noise: the mean of two uniforms, within +-6.
+            const float noise = 6.0F * (rng.next_signed_unit() + rng.next_signed_unit()) * 0.5F;
             image.pixels[p * 3 + c] = static_cast<std::uint8_t>(std::clamp(planes[c][p] + noise + 0.5F, 0.0F, 255.0F));
         }
     return image;

@@ -32,17 +32,28 @@ std::vector<std::uint8_t> mutate(std::vector<std::uint8_t> bytes, SplitMix64& rn
     for (int e = 0; e < edits && !bytes.empty(); ++e) {
         const std::size_t at = rng.next() % bytes.size();
         switch (rng.next() % 6) {
-            case 0: bytes[at] ^= static_cast<std::uint8_t>(1U << (rng.next() % 8)); break;
-            case 1: bytes[at] = static_cast<std::uint8_t>(rng.next()); break;
-            case 2: bytes.resize(at + 1); break;
+            case 0:
+                bytes[at] ^= static_cast<std::uint8_t>(1U << (rng.next() % 8));
+                break;
+            case 1:
+                bytes[at] = static_cast<std::uint8_t>(rng.next());
+                break;
+            case 2:
+                bytes.resize(at + 1);
+                break;
             case 3: {
                 const std::size_t length = std::min<std::size_t>(rng.next() % 64, bytes.size() - at);
-                bytes.insert(bytes.begin() + static_cast<std::ptrdiff_t>(at), bytes.begin() + static_cast<std::ptrdiff_t>(at),
+                bytes.insert(bytes.begin() + static_cast<std::ptrdiff_t>(at),
+                             bytes.begin() + static_cast<std::ptrdiff_t>(at),
                              bytes.begin() + static_cast<std::ptrdiff_t>(at + length));
                 break;
             }
-            case 4: bytes[at] = 0xFF; break;
-            default: bytes.erase(bytes.begin() + static_cast<std::ptrdiff_t>(at)); break;
+            case 4:
+                bytes[at] = 0xFF;
+                break;
+            default:
+                bytes.erase(bytes.begin() + static_cast<std::ptrdiff_t>(at));
+                break;
         }
     }
     return bytes;

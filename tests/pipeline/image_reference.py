@@ -4,6 +4,7 @@ resize and normalise the images the test wrote, and write raw pixels back for th
 Usage: image_reference.py JOBS  (one job a line, words separated by spaces; paths without spaces)
   decode IN OUT                          Image.open(IN).convert("RGB") as raw RGB8
   save IN W H MODE OUT QUALITY           raw RGB8 IN converted to MODE (L, CMYK, RGB) and saved as JPEG
+  save_progressive IN W H OUT QUALITY    raw RGB8 IN saved as a progressive JPEG
   pil_resize IN W H OW OH OUT            Pillow resize((OW, OH), BILINEAR)
   tv_resize IN W H OW OH OUT             torchvision resize of a uint8 tensor, antialias=True
   tv_classify IN W H SHORTER CROP OUT    torchvision Resize(SHORTER) + CenterCrop(CROP) on the PIL image
@@ -11,11 +12,9 @@ Usage: image_reference.py JOBS  (one job a line, words separated by spaces; path
 """
 import sys
 
-import numpy as np
-import torch
-import torchvision.transforms as T
-import torchvision.transforms.functional as F
 from PIL import Image
+
+# torch and torchvision take seconds to import: only the jobs that use them import them.
 
 
 def load_raw(path, w, h):
@@ -28,6 +27,8 @@ def write(path, data):
 
 
 def tensor_of(image):
+    import numpy as np
+    import torch
     return torch.from_numpy(np.asarray(image).copy()).permute(2, 0, 1)
 
 
@@ -37,9 +38,20 @@ def run(job):
         write(a[1], Image.open(a[0]).convert("RGB").tobytes())
     elif op == "save":
         load_raw(a[0], a[1], a[2]).convert(a[3]).save(a[4], "JPEG", quality=int(a[5]))
+    elif op == "save_progressive":
+        load_raw(a[0], a[1], a[2]).save(a[3], "JPEG", quality=int(a[4]), progressive=True)
     elif op == "pil_resize":
         write(a[5], load_raw(a[0], a[1], a[2]).resize((int(a[3]), int(a[4])), Image.BILINEAR).tobytes())
-    elif op == "tv_resize":
+    elif op.startswith("tv_"):
+        run_torchvision(op, a)
+    else:
+        raise SystemExit(f"unknown job {op}")
+
+
+def run_torchvision(op, a):
+    import torchvision.transforms as T
+    import torchvision.transforms.functional as F
+    if op == "tv_resize":
         t = tensor_of(load_raw(a[0], a[1], a[2]))
         r = F.resize(t, [int(a[4]), int(a[3])], interpolation=T.InterpolationMode.BILINEAR, antialias=True)
         write(a[5], r.permute(1, 2, 0).contiguous().numpy().tobytes())

@@ -8,6 +8,7 @@
 
 #include "common/scratch_dir.hpp"
 #include "core/error.hpp"
+#include "core/file_io.hpp"
 
 namespace inferbench::pipeline {
 namespace {
@@ -15,8 +16,8 @@ namespace {
 namespace fs = std::filesystem;
 
 void write_bytes(const fs::path& file, const std::vector<std::uint8_t>& bytes) {
-    std::ofstream(file, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
-                                                static_cast<std::streamsize>(bytes.size()));
+    std::ofstream(file, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
 }
 
 PipelineSettings synthetic_settings(std::int64_t count, ImageSize size, ImageFormat format = ImageFormat::jpeg) {
@@ -97,7 +98,7 @@ TEST(SyntheticImages, WrittenOnceIntoACacheNamedByEverySetting) {
     EXPECT_EQ(second.images[1].bytes, first.images[1].bytes);
     // No staging folder is left beside it.
     for (const auto& entry : fs::directory_iterator(dir.parent_path()))
-        EXPECT_EQ(entry.path().filename().string().find(".partial"), std::string::npos);
+        EXPECT_FALSE(entry.path().filename().string().starts_with(kStagingPrefix)) << entry.path();
     // Every setting names its own folder.
     auto other = settings;
     for (auto* changed : {&other}) {

@@ -72,7 +72,7 @@ std::vector<Case> adversarial_cases() {
 
     Case zero{"zero_area", 0.3F, {}, {}, {}};
     for (int i = 0; i < 10; ++i) zero.add({5, 5, 5, 5}, 0.9F - 0.01F * static_cast<float>(i), 0);  // points
-    for (int i = 0; i < 10; ++i) zero.add({0, 3, 20, 3}, 0.5F, 0);                                  // lines
+    for (int i = 0; i < 10; ++i) zero.add({0, 3, 20, 3}, 0.5F, 0);                                 // lines
     zero.add({0, 0, 10, 10}, 0.95F, 0);
     zero.add({5, 5, 5, 5}, 0.99F, 1);
     cases.push_back(zero);
@@ -85,7 +85,8 @@ std::vector<Case> adversarial_cases() {
     cases.push_back(nested);
 
     Case chain{"iou_at_the_threshold", 0.5F, {}, {}, {}};  // neighbours overlap by exactly 2/4
-    for (int i = 0; i < 30; ++i) chain.add({static_cast<float>(i), 0, static_cast<float>(i + 3), 1}, 1.0F - 0.01F * static_cast<float>(i), 0);
+    for (int i = 0; i < 30; ++i)
+        chain.add({static_cast<float>(i), 0, static_cast<float>(i + 3), 1}, 1.0F - 0.01F * static_cast<float>(i), 0);
     cases.push_back(chain);
 
     Case own{"every_box_its_own_class", 0.1F, {}, {}, {}};
@@ -160,8 +161,8 @@ Kept parse_kept(const std::string& out) {
 std::vector<std::int64_t> ties_sorted(std::vector<std::int64_t> keep, const std::vector<float>& scores) {
     for (std::size_t begin = 0; begin < keep.size();) {
         std::size_t end = begin + 1;
-        while (end < keep.size() && scores[static_cast<std::size_t>(keep[end])] ==
-                                        scores[static_cast<std::size_t>(keep[begin])]) {
+        while (end < keep.size() &&
+               scores[static_cast<std::size_t>(keep[end])] == scores[static_cast<std::size_t>(keep[begin])]) {
             ++end;
         }
         std::sort(keep.begin() + static_cast<std::ptrdiff_t>(begin), keep.begin() + static_cast<std::ptrdiff_t>(end));
@@ -208,8 +209,7 @@ TEST(Nms, ZeroAreaBoxesNeverSuppressEachOther) {
 TEST(Nms, ClassesDoNotSuppressEachOther) {
     const std::vector<Box> boxes(3, Box{0, 0, 10, 10});
     const std::vector<float> scores = {0.5F, 0.9F, 0.7F};
-    EXPECT_EQ(batched_nms(boxes, scores, std::vector<std::int64_t>{0, 1, 0}, 0.5F),
-              (std::vector<std::int64_t>{1, 2}));
+    EXPECT_EQ(batched_nms(boxes, scores, std::vector<std::int64_t>{0, 1, 0}, 0.5F), (std::vector<std::int64_t>{1, 2}));
     EXPECT_TRUE(batched_nms({}, {}, {}, 0.5F).empty());
 }
 

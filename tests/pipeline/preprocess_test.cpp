@@ -77,7 +77,8 @@ TEST(Normalize, RefusesAWrongSizeOrASlotOutsideTheBatch) {
     EXPECT_THROW(normalize_into(two_pixels(), steps, std::as_writable_bytes(std::span(out)), 0), std::invalid_argument);
     steps.input_size = {2, 1};
     EXPECT_THROW(normalize_into(two_pixels(), steps, std::as_writable_bytes(std::span(out)), 1), std::invalid_argument);
-    EXPECT_THROW(normalize_into(two_pixels(), steps, std::as_writable_bytes(std::span(out)), -1), std::invalid_argument);
+    EXPECT_THROW(normalize_into(two_pixels(), steps, std::as_writable_bytes(std::span(out)), -1),
+                 std::invalid_argument);
 }
 
 TEST(ThreadPool, RunsEveryIndexOnceOnItsWorkersBatchAfterBatch) {
@@ -125,8 +126,7 @@ TEST(PreprocessBatch, FillsEverySlotTimesEachStageAndCountsAFailedImage) {
     std::vector<float> batch(5 * image_slot_bytes(steps) / sizeof(float), -99.0F);
     ThreadPool pool(2);
     PreprocessScratch scratch;
-    const auto result =
-        preprocess_batch(pool, batch_images, steps, std::as_writable_bytes(std::span(batch)), scratch);
+    const auto result = preprocess_batch(pool, batch_images, steps, std::as_writable_bytes(std::span(batch)), scratch);
     ASSERT_EQ(result.failures.size(), 1U);
     EXPECT_EQ(result.failures[0].slot, 2U);
     EXPECT_EQ(result.failures[0].kind, ImageErrorKind::corrupt);

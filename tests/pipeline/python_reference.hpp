@@ -22,6 +22,15 @@ inline bool have_torchvision() {
     return have;
 }
 
+// Whether Debian's python3 imports NumPy (python3-numpy), asked once.
+inline bool have_numpy() {
+    static const bool have = [] {
+        const auto run = run_captured({kSystemPython, "-I", "-c", "import numpy"}, std::nullopt, 60'000);
+        return run.status.success();
+    }();
+    return have;
+}
+
 // The script's standard output; a failed run fails the test with its standard error. -I keeps the current folder
 // and PYTHON* variables out of the import path.
 inline std::string run_python_reference(const std::string& script, const std::string& input) {
@@ -32,6 +41,10 @@ inline std::string run_python_reference(const std::string& script, const std::st
 
 }  // namespace inferbench::testing
 
-#define SKIP_WITHOUT_TORCHVISION()                                                                   \
-    if (!::inferbench::testing::have_torchvision()) GTEST_SKIP() << "needs /usr/bin/python3 with torchvision " \
-                                                                    "(python3-torchvision)"
+#define SKIP_WITHOUT_TORCHVISION()                             \
+    if (!::inferbench::testing::have_torchvision())            \
+    GTEST_SKIP() << "needs /usr/bin/python3 with torchvision " \
+                    "(python3-torchvision)"
+
+#define SKIP_WITHOUT_NUMPY() \
+    if (!::inferbench::testing::have_numpy()) GTEST_SKIP() << "needs /usr/bin/python3 with NumPy (python3-numpy)"

@@ -80,7 +80,8 @@ TEST(ResizeWeights, EachOutputsWeightsSumToOneInFixedPoint) {
             const auto at = static_cast<std::size_t>(i);
             const auto* k = w.weights.data() + i * w.max_taps;
             const std::int64_t sum = std::accumulate(k, k + w.taps[at], std::int64_t{0});
-            EXPECT_NEAR(static_cast<double>(sum), static_cast<double>(1 << kResizeWeightBits), 8.0) << from << "->" << to;
+            EXPECT_NEAR(static_cast<double>(sum), static_cast<double>(1 << kResizeWeightBits), 8.0)
+                << from << "->" << to;
             EXPECT_GE(w.start[at], 0);
             EXPECT_LE(w.start[at] + w.taps[at], from);
         }
@@ -95,7 +96,8 @@ TEST(ResizeWeights, EachOutputsWeightsSumToOneInFixedPoint) {
 TEST(Resize, FlatColourStaysFlatAtEverySizeAndRule) {
     RgbImage flat;
     flat.reshape({97, 61});
-    for (std::size_t p = 0; p < flat.pixels.size(); p += 3) flat.pixels[p] = 10, flat.pixels[p + 1] = 128, flat.pixels[p + 2] = 250;
+    for (std::size_t p = 0; p < flat.pixels.size(); p += 3)
+        flat.pixels[p] = 10, flat.pixels[p + 1] = 128, flat.pixels[p + 2] = 250;
     ResizeScratch scratch;
     for (const auto rule : {ResizeRule::plain, ResizeRule::shorter_side_crop}) {
         RgbImage out;

@@ -48,7 +48,8 @@ inline std::uint32_t crc32_of(const std::uint8_t* data, std::size_t size) {
 }
 
 inline void put_be32(std::vector<std::uint8_t>& out, std::size_t at, std::uint32_t value) {
-    for (int i = 0; i < 4; ++i) out[at + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(value >> (24 - 8 * i));
+    for (int i = 0; i < 4; ++i)
+        out[at + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(value >> (24 - 8 * i));
 }
 
 // Sets IHDR's width and height (the first chunk, at byte 16) and its CRC.
@@ -86,7 +87,10 @@ inline std::vector<std::uint8_t> png_of_type(std::uint32_t width, std::uint32_t 
         raw.push_back(0);
         raw.insert(raw.end(), samples.begin() + y * row, samples.begin() + (y + 1) * row);
     }
-    std::vector<std::uint8_t> zlib{0x78, 0x01, 0x01, static_cast<std::uint8_t>(raw.size() & 0xFF),
+    std::vector<std::uint8_t> zlib{0x78,
+                                   0x01,
+                                   0x01,
+                                   static_cast<std::uint8_t>(raw.size() & 0xFF),
                                    static_cast<std::uint8_t>(raw.size() >> 8),
                                    static_cast<std::uint8_t>(~raw.size() & 0xFF),
                                    static_cast<std::uint8_t>((~raw.size() >> 8) & 0xFF)};
