@@ -176,6 +176,9 @@ TEST(Pipeline, DryRunListsTheCellsAndWhyAModelWithoutImagesIsSkipped) {
     ASSERT_EQ(run.exit_code, 0) << run.err;
     EXPECT_NE(run.out.find("mobilenet onnxruntime cpu fp32 b8 pipeline cpu/cpu overlapped"), std::string::npos) << run.out;
     EXPECT_NE(run.out.find("takes token ids"), std::string::npos) << run.out;
+    const auto help = dir.run("run --help");
+    EXPECT_NE(help.out.find("queue_depth"), std::string::npos) << "run --help lists the pipeline keys: " << help.out;
+    EXPECT_NE(help.out.find("steps.iou_threshold"), std::string::npos) << help.out;
 }
 
 }  // namespace
