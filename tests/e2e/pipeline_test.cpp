@@ -114,6 +114,9 @@ TEST(Pipeline, Resnet50SequentialRunsEndToEnd) {
     const auto cells = stored(dir);
     ASSERT_EQ(cells.size(), 1u);
     expect_consistent(cells[0], kClassifierStages, true);
+    const auto summary = dir.run("summary --db r.db");
+    EXPECT_NE(summary.out.find("synthetic"), std::string::npos) << "the summary says what was fed: " << summary.out;
+    EXPECT_EQ(summary.out.find("random"), std::string::npos) << summary.out;
 }
 
 TEST(Pipeline, ADetectorAddsItsNmsStage) {
