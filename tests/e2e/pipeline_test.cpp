@@ -171,6 +171,33 @@ TEST(Pipeline, BadFilesAreSkippedAndCountedAndAFolderWithNoImageFailsTheCell) {
     EXPECT_TRUE(cells[1].stages.empty());
 }
 
+// A user's ONNX file (here the zoo's mobilenet export, copied out of the cache) runs with the plan's steps, and
+// without them is skipped with the reason.
+TEST(Pipeline, AUsersModelRunsWithThePlansStepsAndIsSkippedWithoutThem) {
+#if !INFERBENCH_HAVE_ONNXRUNTIME
+    GTEST_SKIP() << "ONNX Runtime is not built";
+#endif
+    ScratchDir dir;
+    dir.write("plan.yaml", plan("mobilenet", "  mode: sequential\n", 1));
+    ASSERT_EQ(dir.run("run plan.yaml --db first.db --quiet").exit_code, 0);
+    std::filesystem::copy_file(dir.file("cache/mobilenet-g1-s42.onnx"), dir.file("mine.onnx"));
+    const std::string steps = "  mode: sequential\n  steps:\n    resize: shorter_side_crop\n    input_size: 224x224\n"
+                              "    resize_shorter: 256\n    mean: [123.675, 116.28, 103.53]\n"
+                              "    std: [58.395, 57.12, 57.375]\n    post: softmax_topk\n    top_k: 5\n";
+    dir.write("mine.yaml", plan("mine.onnx", steps, 1));
+    const auto run = dir.run("run mine.yaml --db r.db --quiet");
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    dir.write("bare.yaml", plan("mine.onnx", "  mode: sequential\n", 1));
+    const auto skipped = dir.run("run bare.yaml --db r.db --quiet");
+    EXPECT_EQ(skipped.exit_code, 3) << "nothing ran: " << skipped.err;
+    const auto cells = stored(dir);
+    ASSERT_EQ(cells.size(), 2u);
+    expect_consistent(cells[0], kClassifierStages, true);
+    EXPECT_EQ(cells[1].benchmark.status, BenchmarkStatus::skipped);
+    EXPECT_NE(cells[1].benchmark.reason.find("give its steps in pipeline.steps"), std::string::npos)
+        << cells[1].benchmark.reason;
+}
+
 TEST(Pipeline, DryRunListsTheCellsAndWhyAModelWithoutImagesIsSkipped) {
     ScratchDir dir;
     dir.write("plan.yaml", "models: [mobilenet, bert]\nbackends: [onnxruntime]\nbatch_sizes: [8]\n"
