@@ -174,8 +174,6 @@ std::optional<std::string> pipeline_problem(const Capabilities& caps, const std:
         return fmt::format("pipeline.preprocess/postprocess gpu runs stages on the cell's GPU, and this cell runs on "
                            "{}; use cpu stages on a cpu device",
                            to_string(spec.device));
-    if (gpu_stage)
-        return "the GPU pipeline stages (pipeline.preprocess/postprocess gpu) are not part of this build; use cpu";
     return std::nullopt;
 }
 

@@ -370,6 +370,15 @@ std::vector<std::vector<Detection>> GpuStages::ssd_detect(BoxCoding coding, std:
                                                           float iou_threshold, int max_detections,
                                                           const GpuBuffer& locs, const GpuBuffer& scores,
                                                           int batch) const {
+    return ssd_detect(coding, priors, classes, input, score_threshold, iou_threshold, max_detections, locs.get(),
+                      locs.bytes(), scores.get(), scores.bytes(), batch);
+}
+
+std::vector<std::vector<Detection>> GpuStages::ssd_detect(BoxCoding coding, std::span<const Prior> priors,
+                                                          std::int64_t classes, ImageSize input, float score_threshold,
+                                                          float iou_threshold, int max_detections, const void* locs,
+                                                          std::size_t locs_bytes, const void* scores,
+                                                          std::size_t scores_bytes, int batch) const {
     if (coding != BoxCoding::ssd_tf_anchors && coding != BoxCoding::ssd_r34_dboxes)
         throw UserError(
             fmt::format("the GPU decodes SSD boxes only; {} boxes are decoded on the CPU", to_string(coding)));
@@ -382,15 +391,15 @@ std::vector<std::vector<Detection>> GpuStages::ssd_detect(BoxCoding coding, std:
     decode.score_threshold = score_threshold;
     decode.priors = reinterpret_cast<const float*>(priors.data());
     const std::size_t floats = static_cast<std::size_t>(batch) * priors.size() * sizeof(float);
-    if (locs.bytes() < floats * 4 || scores.bytes() < floats * static_cast<std::size_t>(classes))
+    if (locs_bytes < floats * 4 || scores_bytes < floats * static_cast<std::size_t>(classes))
         throw UserError("the SSD outputs on the GPU are smaller than batch x anchors x (4, classes) floats");
     const InferbenchGpuNmsSettings settings{iou_threshold, max_detections};
     std::vector<InferbenchGpuDetection> flat(static_cast<std::size_t>(batch) *
                                              static_cast<std::size_t>(max_detections));
     std::vector<int> counts(static_cast<std::size_t>(batch));
     Error error{};
-    if (api_->ssd_detect(stages_, &decode, &settings, static_cast<const float*>(locs.get()),
-                         static_cast<const float*>(scores.get()), batch, flat.data(), counts.data(), error.data(),
+    if (api_->ssd_detect(stages_, &decode, &settings, static_cast<const float*>(locs),
+                         static_cast<const float*>(scores), batch, flat.data(), counts.data(), error.data(),
                          error.size()) != 0)
         throw EnvironmentError(fmt::format("GPU SSD decoding: {}", error.data()));
     std::vector<std::vector<Detection>> out(static_cast<std::size_t>(batch));

@@ -110,6 +110,13 @@ public:
                                                    std::int64_t classes, ImageSize input, float score_threshold,
                                                    float iou_threshold, int max_detections, const GpuBuffer& locs,
                                                    const GpuBuffer& scores, int batch) const;
+    // The same from device memory the module does not own (a backend's outputs, valid while the call runs):
+    // `locs_bytes` and `scores_bytes` say how much of it there is.
+    std::vector<std::vector<Detection>> ssd_detect(BoxCoding coding, std::span<const Prior> priors,
+                                                   std::int64_t classes, ImageSize input, float score_threshold,
+                                                   float iou_threshold, int max_detections, const void* locs,
+                                                   std::size_t locs_bytes, const void* scores,
+                                                   std::size_t scores_bytes, int batch) const;
 
 private:
     struct Api;

@@ -15,5 +15,8 @@ inline constexpr std::string_view kImagesSkipped = "pipeline_images_skipped";
 // The CPU stages' worker threads and, overlapped, the batches queued between two stages at most (unit "count").
 inline constexpr std::string_view kThreads = "pipeline_threads";
 inline constexpr std::string_view kQueueDepth = "pipeline_queue_depth";
+// pipeline.preprocess gpu with a backend that does not take GPU inputs: each batch's copy from the GPU to the host
+// before stage_inputs, its mean time in ms (inside the infer stage's span), stored only where copies were made.
+inline constexpr std::string_view kGpuInputHostCopy = "pipeline_gpu_input_host_copy";
 
 }  // namespace inferbench::pipeline_metrics

@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "models/onnx_reader.hpp"
 #include "pipeline/stage_timer.hpp"
+#include "runner/worker/pipeline_gpu.hpp"
 
 namespace inferbench::runner {
 namespace {
@@ -47,6 +48,9 @@ PipelineStageTime stage_time(PipelineStage stage, StagePlace place, const pipeli
                              std::int64_t images) {
     return {0, stage, place, span.start_ns, span.end_ns, span.cpu_ns, images};
 }
+
+// GPU pre-processing resizes and normalises in one pass, stored as the resize stage: its normalize has no span.
+bool stored_gpu_stage(const PipelineStageTime& stage) { return stage.images > 0; }
 
 bool has_boxes(const PipelineSteps& steps) {
     return steps.post == PostProcess::ssd_boxes || steps.post == PostProcess::yolo_boxes;
@@ -100,12 +104,21 @@ PipelineBatches::PipelineBatches(Backend& backend, const BenchmarkSpec& spec, pi
       pool_(static_cast<std::size_t>(spec.pipeline.threads)) {
     scratch_.workers.resize(pool_.size());
     chosen_.resize(static_cast<std::size_t>(batch_size_));
+    device_index_ = spec.device.index;
+    if (spec.pipeline.preprocess == StagePlace::gpu) pre_gpu_ = open_cell_gpu_stages(spec);
+    if (spec.pipeline.postprocess == StagePlace::gpu) {
+        post_gpu_ = open_cell_gpu_stages(spec);
+        gpu_post_ = std::make_unique<GpuSsdPostprocess>(*post_gpu_, model_);
+    }
 }
+
+PipelineBatches::~PipelineBatches() = default;
 
 PipelineBatch PipelineBatches::make_batch() const {
     PipelineBatch batch;
     batch.input.push_back(HostTensor{input_info_, std::vector<std::byte>(input_info_.byte_size())});
     batch.stages.reserve(std::size(kPipelineStages));
+    if (pre_gpu_) batch.device_input = pre_gpu_->allocate(input_info_.byte_size());
     return batch;
 }
 
@@ -120,27 +133,72 @@ void PipelineBatches::preprocess(std::int64_t number, PipelineBatch& batch) {
         chosen_[static_cast<std::size_t>(i)] = &images_.images[static_cast<std::size_t>((number * batch_size_ + i) % count)];
     batch.stages.push_back(stage_time(PipelineStage::read, StagePlace::cpu, read.stop(), batch_size_));
     pipeline::PreprocessedBatch done =
-        pipeline::preprocess_batch(pool_, chosen_, model_.steps, batch.input.front().data, scratch_);
+        pre_gpu_ ? pipeline::gpu_preprocess_batch(*pre_gpu_, chosen_, model_.steps, batch.device_input)
+                 : pipeline::preprocess_batch(pool_, chosen_, model_.steps, batch.input.front().data, scratch_);
     failed_ += static_cast<std::int64_t>(done.failures.size());
-    for (const PipelineStageTime& stage : {done.decode, done.resize, done.normalize}) batch.stages.push_back(stage);
+    for (const PipelineStageTime& stage : {done.decode, done.resize, done.normalize})
+        if (!pre_gpu_ || stored_gpu_stage(stage)) batch.stages.push_back(stage);
     batch.left_stage_ns = batch.stages.back().end_ns;
 }
 
 void PipelineBatches::infer(PipelineBatch& batch) {
     batch.waited_until(monotonic_ns());
     const pipeline::StageTimer timer;
-    backend_.stage_inputs(batch.input);
+    if (pre_gpu_) stage_device_batch(batch);
+    else backend_.stage_inputs(batch.input);
     backend_.infer(batch.device);
-    batch.outputs = backend_.last_outputs();
+    batch.postprocessed = false;
+    std::vector<DeviceTensor> device_outputs;
+    std::optional<DeviceSsdOutputs> on_device;
+    if (gpu_post_) {
+        device_outputs = backend_.last_device_outputs();
+        on_device = device_ssd_outputs(device_outputs);
+    }
+    if (!on_device) batch.outputs = backend_.last_outputs();
     pipeline::StageSpan span = timer.stop();
     // The backend computes on threads (or a GPU) of its own: this thread's CPU time is not the stage's.
     span.cpu_ns = kStageNotMeasured;
     batch.stages.push_back(stage_time(PipelineStage::infer, infer_place_, span, batch_size_));
     batch.left_stage_ns = span.end_ns;
+    // The backend's GPU outputs last until its next infer(), which overlapped runs on this thread next: they are
+    // decoded now.
+    if (on_device) gpu_postprocess(batch, &*on_device);
+}
+
+// GPU inputs to the backend; where it refuses them, through the host, the copy timed inside the infer stage and
+// counted (pipeline_metrics' kGpuInputHostCopy).
+void PipelineBatches::stage_device_batch(PipelineBatch& batch) {
+    const InputHandoff handoff =
+        stage_gpu_batch(backend_, batch.device_input.get(), device_index_, batch.input.front(),
+                        [&](std::span<std::byte> host) { pre_gpu_->copy_to_host(host, batch.device_input); });
+    if (!handoff.through_host) return;
+    if (host_copies_ == 0)
+        std::fprintf(stderr,
+                     "inferbench worker: backend %s does not take the GPU's batches in GPU memory: each batch is "
+                     "copied to the host and staged from there, the copy timed inside its infer stage\n",
+                     backend_.name().c_str());
+    ++host_copies_;
+    host_copy_ns_ += handoff.copy_ns;
+}
+
+// SSD decoding and NMS in one GPU pass, stored as the postprocess stage (place gpu; no nms row of its own).
+// From the backend's GPU outputs where it gave them (`on_device`), else from its host outputs copied up.
+void PipelineBatches::gpu_postprocess(PipelineBatch& batch, const DeviceSsdOutputs* on_device) {
+    const pipeline::StageTimer post;
+    if (on_device) gpu_post_->run(*on_device, batch_size_);
+    else gpu_post_->run(batch.outputs, batch_size_);
+    pipeline::StageSpan span = post.stop();
+    batch.stages.push_back(stage_time(PipelineStage::postprocess, StagePlace::gpu, span, batch_size_));
+    batch.left_stage_ns = span.end_ns;
+    batch.postprocessed = true;
 }
 
 void PipelineBatches::postprocess(PipelineBatch& batch) {
     batch.waited_until(monotonic_ns());
+    if (gpu_post_) {
+        if (!batch.postprocessed) gpu_postprocess(batch, nullptr);
+        return;
+    }
     const pipeline::StageTimer post;
     const std::vector<pipeline::FloatTensor> outputs = pipeline::float_tensors(batch.outputs, float_storage_);
     pipeline::BatchResults results = pipeline::decode_outputs(model_.steps, model_.head, outputs);

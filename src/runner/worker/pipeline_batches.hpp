@@ -7,11 +7,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "backends/backend.hpp"
 #include "core/spec.hpp"
+#include "pipeline/gpu_stages.hpp"
 #include "pipeline/image_source.hpp"
 #include "pipeline/model_pipelines.hpp"
 #include "pipeline/preprocess.hpp"
@@ -37,12 +39,17 @@ struct PipelineBatch {
     std::vector<PipelineStageTime> stages;
     std::int64_t queue_ns = 0;
     std::int64_t left_stage_ns = 0;  // the end of the last stage it passed
+    pipeline::GpuBuffer device_input;  // pipeline.preprocess gpu: the batch tensor in GPU memory
+    bool postprocessed = false;        // pipeline.postprocess gpu from GPU outputs: done right after infer
 
     std::int64_t start_ns() const { return stages.empty() ? 0 : stages.front().start_ns; }
     std::int64_t end_ns() const { return stages.empty() ? 0 : stages.back().end_ns; }
     // Time from the end of the last stage to now, added to queue_ns: the batch waited in a queue.
     void waited_until(std::int64_t now_ns);
 };
+
+class GpuSsdPostprocess;
+struct DeviceSsdOutputs;
 
 class PipelineBatches {
 public:
@@ -65,6 +72,11 @@ public:
     void postprocess(PipelineBatch& batch);
     // Images that failed in a measured batch (none should: each decoded once before timing).
     std::int64_t failed_images() const { return failed_; }
+    // pipeline.preprocess gpu with a backend that refuses GPU inputs: the batches copied to the host and the copies'
+    // time (inside their infer stages).
+    std::int64_t host_copies() const { return host_copies_; }
+    std::int64_t host_copy_ns() const { return host_copy_ns_; }
+    ~PipelineBatches();
 
 private:
     Backend& backend_;
@@ -78,6 +90,16 @@ private:
     std::vector<const pipeline::EncodedImage*> chosen_;
     std::vector<std::vector<float>> float_storage_;
     std::int64_t failed_ = 0;
+    // The GPU stages (runner/worker/pipeline_gpu): one instance for pre-processing and one for post-processing,
+    // which overlapped run on threads of their own.
+    std::unique_ptr<pipeline::GpuStages> pre_gpu_;
+    std::unique_ptr<pipeline::GpuStages> post_gpu_;
+    std::unique_ptr<GpuSsdPostprocess> gpu_post_;
+    int device_index_ = 0;
+    std::int64_t host_copies_ = 0;
+    std::int64_t host_copy_ns_ = 0;
+    void stage_device_batch(PipelineBatch& batch);
+    void gpu_postprocess(PipelineBatch& batch, const DeviceSsdOutputs* on_device);
 };
 
 }  // namespace inferbench::runner

@@ -13,6 +13,7 @@
 
 #include "core/clock.hpp"
 #include "core/metrics/pipeline_metrics.hpp"
+#include "runner/worker/pipeline_gpu.hpp"
 #include "runner/worker/stop_rule.hpp"
 
 namespace inferbench::runner {
@@ -224,13 +225,13 @@ MeasureResult measure_batches(BatchSource& source, Rule rule, TraceSink sink, co
 
 std::optional<std::string> pipeline_model_problem(const BenchmarkSpec& spec) {
     if (!spec.pipeline.active()) return std::nullopt;
-    if (pipeline::zoo_pipeline(spec.model)) return std::nullopt;
+    if (pipeline::zoo_pipeline(spec.model)) return pipeline_gpu_problem(spec);
     if (std::string reason = pipeline::no_pipeline_reason(spec.model); !reason.empty()) return reason;
     if (!spec.pipeline.steps)
         return fmt::format("model {} is not a zoo model with a pipeline: give its steps in pipeline.steps (resize, "
                            "input_size, mean, std, post)",
                            spec.model);
-    return std::nullopt;
+    return pipeline_gpu_problem(spec);
 }
 
 PipelineCell::PipelineCell(Backend& backend, const BenchmarkSpec& spec, const std::string& model_path)
@@ -254,6 +255,10 @@ std::vector<BackendMetric> PipelineCell::metrics() const {
         {std::string(pipeline_metrics::kThreads), static_cast<double>(threads_), "count"}};
     if (overlapped_)
         metrics.push_back({std::string(pipeline_metrics::kQueueDepth), static_cast<double>(queue_depth_), "count"});
+    if (batches_.host_copies() > 0)
+        metrics.push_back({std::string(pipeline_metrics::kGpuInputHostCopy),
+                           static_cast<double>(batches_.host_copy_ns()) / static_cast<double>(batches_.host_copies()) / 1e6,
+                           "ms"});
     return metrics;
 }
 
