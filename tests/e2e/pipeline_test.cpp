@@ -198,6 +198,15 @@ TEST(Pipeline, AUsersModelRunsWithThePlansStepsAndIsSkippedWithoutThem) {
         << cells[1].benchmark.reason;
 }
 
+TEST(Pipeline, TheExamplePlanExpandsToItsCells) {
+    ScratchDir dir;
+    const auto run = dir.run(std::string("run '") + INFERBENCH_SOURCE_DIR + "/plans/pipeline.yaml' --dry-run");
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_NE(run.err.find("12 benchmarks"), std::string::npos) << "3 models x 2 batch sizes x 2 modes: " << run.err;
+    EXPECT_NE(run.out.find("ssd-mobilenet onnxruntime cpu fp32 b8 pipeline cpu/cpu overlapped"), std::string::npos)
+        << run.out;
+}
+
 TEST(Pipeline, DryRunListsTheCellsAndWhyAModelWithoutImagesIsSkipped) {
     ScratchDir dir;
     dir.write("plan.yaml", "models: [mobilenet, bert]\nbackends: [onnxruntime]\nbatch_sizes: [8]\n"
