@@ -224,7 +224,12 @@ MeasureResult measure_batches(BatchSource& source, Rule rule, TraceSink sink, co
 
 std::optional<std::string> pipeline_model_problem(const BenchmarkSpec& spec) {
     if (!spec.pipeline.active()) return std::nullopt;
-    if (pipeline::zoo_pipeline(spec.model)) return std::nullopt;
+    if (const auto zoo = pipeline::zoo_pipeline(spec.model)) {
+        if (!spec.pipeline.steps) return std::nullopt;
+        return fmt::format("pipeline.steps are a user's model's; zoo model {} runs its published pipeline ({}): "
+                           "give the zoo models and the steps' model in plans of their own",
+                           spec.model, zoo->source);
+    }
     if (std::string reason = pipeline::no_pipeline_reason(spec.model); !reason.empty()) return reason;
     if (!spec.pipeline.steps)
         return fmt::format("model {} is not a zoo model with a pipeline: give its steps in pipeline.steps (resize, "
