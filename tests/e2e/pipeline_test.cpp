@@ -198,6 +198,15 @@ TEST(Pipeline, AUsersModelRunsWithThePlansStepsAndIsSkippedWithoutThem) {
         << cells[1].benchmark.reason;
 }
 
+TEST(Pipeline, TheExamplePlanExpandsToItsCells) {
+    ScratchDir dir;
+    const auto run = dir.run(std::string("run '") + INFERBENCH_SOURCE_DIR + "/plans/pipeline.yaml' --dry-run");
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_NE(run.err.find("12 benchmarks"), std::string::npos) << "3 models x 2 batch sizes x 2 modes: " << run.err;
+    EXPECT_NE(run.out.find("ssd-mobilenet onnxruntime cpu fp32 b8 pipeline cpu/cpu overlapped"), std::string::npos)
+        << run.out;
+}
+
 TEST(Pipeline, DryRunListsTheCellsAndWhyAModelWithoutImagesIsSkipped) {
     ScratchDir dir;
     dir.write("plan.yaml", "models: [mobilenet, bert]\nbackends: [onnxruntime]\nbatch_sizes: [8]\n"
@@ -206,6 +215,10 @@ TEST(Pipeline, DryRunListsTheCellsAndWhyAModelWithoutImagesIsSkipped) {
     ASSERT_EQ(run.exit_code, 0) << run.err;
     EXPECT_NE(run.out.find("mobilenet onnxruntime cpu fp32 b8 pipeline cpu/cpu overlapped"), std::string::npos) << run.out;
     EXPECT_NE(run.out.find("takes token ids"), std::string::npos) << run.out;
+    const auto with_steps = dir.run("run plan.yaml --dry-run --set pipeline.steps.top_k=3");
+    EXPECT_NE(with_steps.out.find("pipeline.steps are a user's model's; zoo model mobilenet runs its published"),
+              std::string::npos)
+        << with_steps.out;
     const auto help = dir.run("run --help");
     EXPECT_NE(help.out.find("queue_depth"), std::string::npos) << "run --help lists the pipeline keys: " << help.out;
     EXPECT_NE(help.out.find("steps.iou_threshold"), std::string::npos) << help.out;

@@ -1,5 +1,5 @@
 // A pipeline cell's GPU stages in the worker (runner/worker/pipeline_gpu): which cells are skipped and why, the
-// same answer for `run --dry-run` and the run (both ask pipeline_model_problem; the worker opens the stages
+// same answer for `run --dry-run` and the run (both ask pipeline_cell_problem; the worker opens the stages
 // itself), the hand-off of a GPU batch to a backend that takes it or refuses it, and which outputs the GPU
 // decodes. This machine has no GPU: the GPU stages cannot open here, so the cells that pass every other rule are
 // skipped with GpuStages::open's own reason.
@@ -93,8 +93,8 @@ TEST(PipelineGpuProblem, WithoutTheGpuStagesTheCellIsSkippedWithGpuStagesOwnReas
                              gpu_cell("ssd-mobilenet", StagePlace::gpu, StagePlace::gpu)}) {
         SCOPED_TRACE(spec.model);
         EXPECT_EQ(pipeline_gpu_problem(spec), unavailable);
-        // The dry run's and the run's skip (both ask pipeline_model_problem after cell_problem).
-        EXPECT_EQ(pipeline_model_problem(spec), unavailable);
+        // The dry run's and the run's skip (both ask pipeline_cell_problem after cell_problem).
+        EXPECT_EQ(pipeline_cell_problem(spec), unavailable);
     }
 }
 

@@ -37,6 +37,7 @@
 #include "runner/orchestrator/telemetry_recorder.hpp"
 #include "runner/orchestrator/thermal_conditions.hpp"
 #include "runner/worker/pipeline_cell.hpp"
+#include "runner/worker/pipeline_gpu.hpp"
 #include "runner/wire/trace_buffer.hpp"
 #include "runner/orchestrator/trace_drain.hpp"
 #include "runner/wire/worker_protocol.hpp"
@@ -611,7 +612,7 @@ private:
         std::string problem;
         prepared.backend = cache_.get(spec.backend, problem);
         prepared.skip = cell_problem(prepared.backend, problem, spec);
-        if (!prepared.skip) prepared.skip = pipeline_model_problem(spec);
+        if (!prepared.skip) prepared.skip = pipeline_cell_problem(spec);
         if (!prepared.skip) {
             prepared.model = resolve_model(spec, prepared.backend->capabilities());
             prepared.skip = prepared.model.skip_reason;
@@ -775,7 +776,7 @@ std::vector<std::optional<std::string>> planned_skips(const std::vector<Benchmar
         std::string problem;
         const Backend* backend = cache.get(spec.backend, problem);
         std::optional<std::string> skip = cell_problem(backend, problem, spec);
-        skips.push_back(skip ? skip : pipeline_model_problem(spec));
+        skips.push_back(skip ? skip : pipeline_cell_problem(spec));
     }
     return skips;
 }

@@ -13,7 +13,6 @@
 
 #include "core/clock.hpp"
 #include "core/metrics/pipeline_metrics.hpp"
-#include "runner/worker/pipeline_gpu.hpp"
 #include "runner/worker/stop_rule.hpp"
 
 namespace inferbench::runner {
@@ -225,13 +224,18 @@ MeasureResult measure_batches(BatchSource& source, Rule rule, TraceSink sink, co
 
 std::optional<std::string> pipeline_model_problem(const BenchmarkSpec& spec) {
     if (!spec.pipeline.active()) return std::nullopt;
-    if (pipeline::zoo_pipeline(spec.model)) return pipeline_gpu_problem(spec);
+    if (const auto zoo = pipeline::zoo_pipeline(spec.model)) {
+        if (!spec.pipeline.steps) return std::nullopt;
+        return fmt::format("pipeline.steps are a user's model's; zoo model {} runs its published pipeline ({}): "
+                           "give the zoo models and the steps' model in plans of their own",
+                           spec.model, zoo->source);
+    }
     if (std::string reason = pipeline::no_pipeline_reason(spec.model); !reason.empty()) return reason;
     if (!spec.pipeline.steps)
         return fmt::format("model {} is not a zoo model with a pipeline: give its steps in pipeline.steps (resize, "
                            "input_size, mean, std, post)",
                            spec.model);
-    return pipeline_gpu_problem(spec);
+    return std::nullopt;
 }
 
 PipelineCell::PipelineCell(Backend& backend, const BenchmarkSpec& spec, const std::string& model_path)

@@ -27,8 +27,7 @@
 namespace inferbench::runner {
 
 // Why a pipeline cell's model has no pipeline here (a model without images, a user's model without steps), or
-// nothing; the backend's and the device's part is backends/registry's cell_problem, the GPU stages' part
-// runner/worker/pipeline_gpu's pipeline_gpu_problem (asked here last).
+// nothing; the backend's and the device's part is backends/registry's cell_problem.
 std::optional<std::string> pipeline_model_problem(const BenchmarkSpec& spec);
 
 class BatchSource;

@@ -9,6 +9,7 @@
 #include "core/clock.hpp"
 #include "core/error.hpp"
 #include "pipeline/postprocess.hpp"
+#include "runner/worker/pipeline_cell.hpp"
 
 namespace inferbench::runner {
 namespace {
@@ -57,6 +58,11 @@ std::optional<std::string> pipeline_gpu_problem(const BenchmarkSpec& spec) {
     }
     if (std::string unavailable = gpu_stages_unavailable(spec.device.index); !unavailable.empty()) return unavailable;
     return std::nullopt;
+}
+
+std::optional<std::string> pipeline_cell_problem(const BenchmarkSpec& spec) {
+    if (auto reason = pipeline_model_problem(spec)) return reason;
+    return pipeline_gpu_problem(spec);
 }
 
 std::unique_ptr<pipeline::GpuStages> open_cell_gpu_stages(const BenchmarkSpec& spec) {

@@ -28,6 +28,10 @@ namespace inferbench::runner {
 // device and module path in a process.
 std::optional<std::string> pipeline_gpu_problem(const BenchmarkSpec& spec);
 
+// Why a pipeline cell cannot run beyond its backend's and device's part (backends/registry's cell_problem):
+// pipeline_model_problem, then pipeline_gpu_problem. What `run` and `run --dry-run` both ask.
+std::optional<std::string> pipeline_cell_problem(const BenchmarkSpec& spec);
+
 // The GPU stages on the cell's device; throws EnvironmentError with GpuStages' reason where they cannot open.
 std::unique_ptr<pipeline::GpuStages> open_cell_gpu_stages(const BenchmarkSpec& spec);
 
