@@ -98,6 +98,22 @@ TEST(PipelineGpuProblem, WithoutTheGpuStagesTheCellIsSkippedWithGpuStagesOwnReas
     }
 }
 
+TEST(KeepGpuDecodable, AFoldersPngFilesAreLeftOutWithALineEachAndNoneLeftIsAnError) {
+    pipeline::ImageSet set;
+    set.images.push_back({"a.jpg", {0xFF, 0xD8, 0xFF, 0xE0, 0, 0}});
+    set.images.push_back({"b.png", {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n', 0}});
+    set.images.push_back({"c.jpg", {0xFF, 0xD8, 0xFF, 0xDB, 0, 0}});
+    keep_gpu_decodable(set, "/photos");
+    ASSERT_EQ(set.images.size(), 2u);
+    EXPECT_EQ(set.images[0].name, "a.jpg");
+    EXPECT_EQ(set.images[1].name, "c.jpg");
+    ASSERT_EQ(set.skipped.size(), 1u);
+    EXPECT_TRUE(contains(set.skipped[0], "b.png: not a JPEG file")) << set.skipped[0];
+    pipeline::ImageSet pngs;
+    pngs.images.push_back({"d.png", {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n', 0}});
+    EXPECT_THROW(keep_gpu_decodable(pngs, "/photos"), UserError);
+}
+
 // A backend with resnet50's input that records how its inputs came.
 class HandoffBackend final : public Backend {
 public:

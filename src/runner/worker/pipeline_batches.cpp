@@ -105,7 +105,10 @@ PipelineBatches::PipelineBatches(Backend& backend, const BenchmarkSpec& spec, pi
     scratch_.workers.resize(pool_.size());
     chosen_.resize(static_cast<std::size_t>(batch_size_));
     device_index_ = spec.device.index;
-    if (spec.pipeline.preprocess == StagePlace::gpu) pre_gpu_ = open_cell_gpu_stages(spec);
+    if (spec.pipeline.preprocess == StagePlace::gpu) {
+        pre_gpu_ = open_cell_gpu_stages(spec);
+        keep_gpu_decodable(images_, spec.pipeline.images);
+    }
     if (spec.pipeline.postprocess == StagePlace::gpu) {
         post_gpu_ = open_cell_gpu_stages(spec);
         gpu_post_ = std::make_unique<GpuSsdPostprocess>(*post_gpu_, model_);

@@ -8,6 +8,7 @@
 
 #include "core/clock.hpp"
 #include "core/error.hpp"
+#include "pipeline/image_codec.hpp"
 #include "pipeline/postprocess.hpp"
 #include "runner/worker/pipeline_cell.hpp"
 
@@ -71,6 +72,18 @@ std::unique_ptr<pipeline::GpuStages> open_cell_gpu_stages(const BenchmarkSpec& s
     pipeline::GpuStagesOpening opening = pipeline::GpuStages::open(options);
     if (!opening.stages) throw EnvironmentError(opening.unavailable);
     return std::move(opening.stages);
+}
+
+void keep_gpu_decodable(pipeline::ImageSet& set, const std::string& images) {
+    std::vector<pipeline::EncodedImage> kept;
+    for (pipeline::EncodedImage& image : set.images) {
+        if (pipeline::sniff_image_format(image.bytes) == ImageFormat::jpeg) kept.push_back(std::move(image));
+        else set.skipped.push_back(image.name + ": not a JPEG file: pipeline.preprocess gpu decodes JPEG only (nvJPEG)");
+    }
+    set.images = std::move(kept);
+    if (set.images.empty())
+        throw UserError(fmt::format("{}: no JPEG image for the GPU's decoder (nvJPEG); set pipeline.preprocess: cpu",
+                                    images));
 }
 
 InputHandoff stage_gpu_batch(Backend& backend, void* device_batch, int device, HostTensor& host,

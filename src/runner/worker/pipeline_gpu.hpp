@@ -16,6 +16,7 @@
 #include "backends/backend.hpp"
 #include "core/spec.hpp"
 #include "pipeline/gpu_stages.hpp"
+#include "pipeline/image_source.hpp"
 #include "pipeline/model_pipelines.hpp"
 
 namespace inferbench::runner {
@@ -34,6 +35,10 @@ std::optional<std::string> pipeline_cell_problem(const BenchmarkSpec& spec);
 
 // The GPU stages on the cell's device; throws EnvironmentError with GpuStages' reason where they cannot open.
 std::unique_ptr<pipeline::GpuStages> open_cell_gpu_stages(const BenchmarkSpec& spec);
+
+// pipeline.preprocess gpu: the images nvJPEG cannot decode (a folder's PNG files) left out before timing, one line
+// each in `set.skipped`; throws UserError when none is left.
+void keep_gpu_decodable(pipeline::ImageSet& set, const std::string& images);
 
 // How a GPU batch reached the backend: in GPU memory (stage_device_inputs), or through the host because the backend
 // refused it, then with the time of that device-to-host copy (part of the infer stage's span).
