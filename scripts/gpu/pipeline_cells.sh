@@ -64,6 +64,7 @@ pack_and_finish() {
   fi
   cp "$results/log.txt" "$out/log.txt" 2>/dev/null
   tar -czf "$out/pipeline_cells.tar.gz" -C "$results" . || echo "pipeline_cells: tar failed" >&2
+  rm -rf "$work"  # the models and images written for the run
   [[ ${#failures[@]} -eq 0 ]]
   exit $?
 }
@@ -177,7 +178,7 @@ run_plan() {
 reports() {
   "$inferbench" summary --db "$results/results.db" --run all > "$results/summary.txt" 2>&1
   local rc=$?
-  "$inferbench" summary --db "$results/results.db" --run all --format md --columns all >> "$results/summary.txt" 2>&1
+  "$inferbench" summary --db "$results/results.db" --run all --format md >> "$results/summary.txt" 2>&1
   cat "$results/summary.txt"
   return $rc
 }
