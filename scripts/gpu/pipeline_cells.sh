@@ -89,7 +89,11 @@ choose_onnxruntime() {
     echo "ONNX Runtime: pip's $(python3 -c 'import onnxruntime; print(onnxruntime.__version__)' 2>/dev/null) at $capi (INFERBENCH_ONNXRUNTIME_ROOT)"
     return 0
   fi
-  echo "ONNX Runtime: no CUDA provider in $dist/lib nor in a pip onnxruntime-gpu package (${capi:-none installed}): the cuda cells will be skipped with the reason"
+  if [[ -n $capi && -f $capi/libonnxruntime_providers_cuda.so ]]; then
+    echo "ONNX Runtime: pip's $capi has the CUDA provider but no libonnxruntime.so.1.x (the runtime's core): the cuda cells will be skipped with the reason; bundle with scripts/fetch-onnxruntime.sh --with-cuda"
+  else
+    echo "ONNX Runtime: no CUDA provider in $dist/lib nor in a pip onnxruntime-gpu package (${capi:-none installed}): the cuda cells will be skipped with the reason"
+  fi
   return 1
 }
 
