@@ -87,10 +87,10 @@ TEST(PipelineGpuProblem, PngImagesCannotBeDecodedOnTheGpu) {
 TEST(PipelineGpuProblem, WithoutTheGpuStagesTheCellIsSkippedWithGpuStagesOwnReason) {
     const std::string unavailable = unavailable_here();
     ASSERT_FALSE(unavailable.empty()) << "this test expects a machine without a GPU";
-    for (const auto& spec : {gpu_cell("resnet50", StagePlace::gpu, StagePlace::cpu),
-                             gpu_cell("yolov3", StagePlace::gpu, StagePlace::cpu),
-                             gpu_cell("ssd-mobilenet", StagePlace::cpu, StagePlace::gpu),
-                             gpu_cell("ssd-mobilenet", StagePlace::gpu, StagePlace::gpu)}) {
+    for (const auto& spec :
+         {gpu_cell("resnet50", StagePlace::gpu, StagePlace::cpu), gpu_cell("yolov3", StagePlace::gpu, StagePlace::cpu),
+          gpu_cell("ssd-mobilenet", StagePlace::cpu, StagePlace::gpu),
+          gpu_cell("ssd-mobilenet", StagePlace::gpu, StagePlace::gpu)}) {
         SCOPED_TRACE(spec.model);
         EXPECT_EQ(pipeline_gpu_problem(spec), unavailable);
         // The dry run's and the run's skip (both ask pipeline_cell_problem after cell_problem).

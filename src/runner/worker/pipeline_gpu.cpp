@@ -51,8 +51,9 @@ std::optional<std::string> pipeline_gpu_problem(const BenchmarkSpec& spec) {
     if (!settings.active() || !has_gpu_stage(settings) || spec.device.kind != DeviceKind::cuda) return std::nullopt;
     if (settings.preprocess == StagePlace::gpu && settings.images == kSyntheticImages &&
         settings.image_format == ImageFormat::png)
-        return std::string("pipeline.preprocess gpu decodes JPEG only (nvJPEG), and this cell's images are PNG; set "
-                           "pipeline.image_format: jpeg or pipeline.preprocess: cpu");
+        return std::string(
+            "pipeline.preprocess gpu decodes JPEG only (nvJPEG), and this cell's images are PNG; set "
+            "pipeline.image_format: jpeg or pipeline.preprocess: cpu");
     if (settings.postprocess == StagePlace::gpu) {
         if (const auto model = judged_pipeline(spec))
             if (auto reason = pipeline::gpu_postprocess_problem(model->steps, model->head)) return reason;
@@ -77,13 +78,15 @@ std::unique_ptr<pipeline::GpuStages> open_cell_gpu_stages(const BenchmarkSpec& s
 void keep_gpu_decodable(pipeline::ImageSet& set, const std::string& images) {
     std::vector<pipeline::EncodedImage> kept;
     for (pipeline::EncodedImage& image : set.images) {
-        if (pipeline::sniff_image_format(image.bytes) == ImageFormat::jpeg) kept.push_back(std::move(image));
-        else set.skipped.push_back(image.name + ": not a JPEG file: pipeline.preprocess gpu decodes JPEG only (nvJPEG)");
+        if (pipeline::sniff_image_format(image.bytes) == ImageFormat::jpeg)
+            kept.push_back(std::move(image));
+        else
+            set.skipped.push_back(image.name + ": not a JPEG file: pipeline.preprocess gpu decodes JPEG only (nvJPEG)");
     }
     set.images = std::move(kept);
     if (set.images.empty())
-        throw UserError(fmt::format("{}: no JPEG image for the GPU's decoder (nvJPEG); set pipeline.preprocess: cpu",
-                                    images));
+        throw UserError(
+            fmt::format("{}: no JPEG image for the GPU's decoder (nvJPEG); set pipeline.preprocess: cpu", images));
 }
 
 InputHandoff stage_gpu_batch(Backend& backend, void* device_batch, int device, HostTensor& host,
@@ -116,26 +119,28 @@ GpuSsdPostprocess::GpuSsdPostprocess(const pipeline::GpuStages& gpu, const pipel
 // TF's SSD: class_logits [b, anchors, classes]; MLPerf's SSD-ResNet34: confs [b, classes, boxes].
 std::int64_t GpuSsdPostprocess::classes(const TensorInfo& scores) const {
     if (scores.shape.size() != 3)
-        throw UserError(fmt::format("SSD scores {} are not of rank 3; the GPU decodes [b, anchors, classes] or "
-                                    "[b, classes, boxes]",
-                                    scores.name));
+        throw UserError(
+            fmt::format("SSD scores {} are not of rank 3; the GPU decodes [b, anchors, classes] or "
+                        "[b, classes, boxes]",
+                        scores.name));
     return model_.head.coding == pipeline::BoxCoding::ssd_tf_anchors ? scores.shape[2] : scores.shape[1];
 }
 
 std::vector<std::vector<pipeline::Detection>> GpuSsdPostprocess::run(const DeviceSsdOutputs& outputs,
                                                                      std::int64_t batch) const {
     const PipelineSteps& s = model_.steps;
-    return gpu_.ssd_detect(model_.head.coding, priors_, classes(outputs.scores->info), s.input_size,
-                           s.score_threshold, s.iou_threshold, static_cast<int>(s.max_detections),
-                           outputs.locs->data, outputs.locs->info.byte_size(), outputs.scores->data,
-                           outputs.scores->info.byte_size(), static_cast<int>(batch));
+    return gpu_.ssd_detect(model_.head.coding, priors_, classes(outputs.scores->info), s.input_size, s.score_threshold,
+                           s.iou_threshold, static_cast<int>(s.max_detections), outputs.locs->data,
+                           outputs.locs->info.byte_size(), outputs.scores->data, outputs.scores->info.byte_size(),
+                           static_cast<int>(batch));
 }
 
 std::vector<std::vector<pipeline::Detection>> GpuSsdPostprocess::run(std::span<const HostTensor> outputs,
                                                                      std::int64_t batch) {
     if (outputs.size() != 2 || outputs[0].info.dtype != DType::f32 || outputs[1].info.dtype != DType::f32)
-        throw UserError("the GPU decodes SSD boxes from the model's two float32 outputs (locations, scores); "
-                        "set pipeline.postprocess: cpu for this model");
+        throw UserError(
+            "the GPU decodes SSD boxes from the model's two float32 outputs (locations, scores); "
+            "set pipeline.postprocess: cpu for this model");
     const auto upload = [&](pipeline::GpuBuffer& buffer, const HostTensor& host) {
         if (buffer.bytes() < host.data.size()) buffer = gpu_.allocate(host.data.size());
         gpu_.copy_to_device(buffer, host.data);
@@ -144,8 +149,8 @@ std::vector<std::vector<pipeline::Detection>> GpuSsdPostprocess::run(std::span<c
     upload(scores_, outputs[1]);
     const PipelineSteps& s = model_.steps;
     return gpu_.ssd_detect(model_.head.coding, priors_, classes(outputs[1].info), s.input_size, s.score_threshold,
-                           s.iou_threshold, static_cast<int>(s.max_detections), locs_.get(),
-                           outputs[0].data.size(), scores_.get(), outputs[1].data.size(), static_cast<int>(batch));
+                           s.iou_threshold, static_cast<int>(s.max_detections), locs_.get(), outputs[0].data.size(),
+                           scores_.get(), outputs[1].data.size(), static_cast<int>(batch));
 }
 
 }  // namespace inferbench::runner
