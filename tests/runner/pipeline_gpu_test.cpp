@@ -3,6 +3,7 @@
 // itself), the hand-off of a GPU batch to a backend that takes it or refuses it, and which outputs the GPU
 // decodes. This machine has no GPU: the GPU stages cannot open here, so the cells that pass every other rule are
 // skipped with GpuStages::open's own reason.
+#include <cstdlib>
 #include <cstring>
 
 #include <gtest/gtest.h>
@@ -113,6 +114,42 @@ TEST(KeepGpuDecodable, AFoldersPngFilesAreLeftOutWithALineEachAndNoneLeftIsAnErr
     pngs.images.push_back({"d.png", {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n', 0}});
     EXPECT_THROW(keep_gpu_decodable(pngs, "/photos"), UserError);
 }
+
+// Sets an environment variable for one test.
+class ScopedEnv {
+public:
+    ScopedEnv(const char* name, const std::string& value) : name_(name) {
+        if (const char* old = std::getenv(name)) old_ = old;
+        setenv(name, value.c_str(), 1);
+    }
+    ~ScopedEnv() {
+        if (old_)
+            setenv(name_, old_->c_str(), 1);
+        else
+            unsetenv(name_);
+    }
+
+private:
+    const char* name_;
+    std::optional<std::string> old_;
+};
+
+TEST(PipelineGpuProblem, NoModuleIsSaidAsSuch) {
+    const ScopedEnv module("INFERBENCH_PIPELINE_CUDA_MODULE", "/nonexistent/libinferbench_pipeline_cuda.so");
+    const auto reason = pipeline_cell_problem(gpu_cell("resnet50", StagePlace::gpu, StagePlace::cpu));
+    ASSERT_TRUE(reason.has_value());
+    EXPECT_TRUE(contains(*reason, "no GPU pipeline stages module")) << *reason;
+    EXPECT_TRUE(contains(*reason, "/nonexistent/libinferbench_pipeline_cuda.so: not there")) << *reason;
+}
+
+#ifdef PIPELINE_CUDA_MODULE
+TEST(PipelineGpuProblem, TheModuleWithoutAGpuIsSaidAsSuch) {
+    const ScopedEnv module("INFERBENCH_PIPELINE_CUDA_MODULE", PIPELINE_CUDA_MODULE);
+    const auto reason = pipeline_cell_problem(gpu_cell("ssd-mobilenet", StagePlace::gpu, StagePlace::gpu));
+    ASSERT_TRUE(reason.has_value()) << "this test expects a machine without a GPU";
+    EXPECT_TRUE(contains(*reason, "GPU stages cannot run on cuda:0")) << *reason;
+}
+#endif
 
 // A backend with resnet50's input that records how its inputs came.
 class HandoffBackend final : public Backend {
