@@ -174,8 +174,9 @@ std::optional<std::string> pipeline_problem(const Capabilities& caps, const std:
         return fmt::format("pipeline.preprocess/postprocess gpu runs stages on the cell's GPU, and this cell runs on "
                            "{}; use cpu stages on a cpu device",
                            to_string(spec.device));
-    if (gpu_stage)
-        return "the GPU pipeline stages (pipeline.preprocess/postprocess gpu) are not part of this build; use cpu";
+    if (pipeline.postprocess == StagePlace::gpu)
+        return "pipeline.postprocess gpu: the pipeline cell runs post-processing and NMS on the CPU in this version; "
+               "use postprocess: cpu";
     return std::nullopt;
 }
 

@@ -90,14 +90,16 @@ void PipelineBatch::waited_until(std::int64_t now_ns) {
 }
 
 PipelineBatches::PipelineBatches(Backend& backend, const BenchmarkSpec& spec, pipeline::ModelPipeline model,
-                                 pipeline::ImageSet images)
+                                 pipeline::ImageSet images, std::unique_ptr<pipeline::GpuStages> gpu)
     : backend_(backend),
       model_(std::move(model)),
       images_(std::move(images)),
       input_info_(image_input(backend.inputs(), spec, model_.steps)),
       batch_size_(spec.batch_size),
       infer_place_(spec.device.kind == DeviceKind::cuda ? StagePlace::gpu : StagePlace::cpu),
-      pool_(static_cast<std::size_t>(spec.pipeline.threads)) {
+      pool_(static_cast<std::size_t>(spec.pipeline.threads)),
+      gpu_(std::move(gpu)),
+      device_index_(spec.device.index) {
     scratch_.workers.resize(pool_.size());
     chosen_.resize(static_cast<std::size_t>(batch_size_));
 }
@@ -105,6 +107,7 @@ PipelineBatches::PipelineBatches(Backend& backend, const BenchmarkSpec& spec, pi
 PipelineBatch PipelineBatches::make_batch() const {
     PipelineBatch batch;
     batch.input.push_back(HostTensor{input_info_, std::vector<std::byte>(input_info_.byte_size())});
+    if (gpu_) batch.device_input = gpu_->allocate(input_info_.byte_size());
     batch.stages.reserve(std::size(kPipelineStages));
     return batch;
 }
@@ -119,17 +122,38 @@ void PipelineBatches::preprocess(std::int64_t number, PipelineBatch& batch) {
     for (std::int64_t i = 0; i < batch_size_; ++i)
         chosen_[static_cast<std::size_t>(i)] = &images_.images[static_cast<std::size_t>((number * batch_size_ + i) % count)];
     batch.stages.push_back(stage_time(PipelineStage::read, StagePlace::cpu, read.stop(), batch_size_));
-    pipeline::PreprocessedBatch done =
-        pipeline::preprocess_batch(pool_, chosen_, model_.steps, batch.input.front().data, scratch_);
+    pipeline::PreprocessedBatch done;
+    if (gpu_) {
+        const std::lock_guard lock(gpu_mutex_);
+        done = pipeline::gpu_preprocess_batch(*gpu_, chosen_, model_.steps, batch.device_input);
+    } else {
+        done = pipeline::preprocess_batch(pool_, chosen_, model_.steps, batch.input.front().data, scratch_);
+    }
     failed_ += static_cast<std::int64_t>(done.failures.size());
-    for (const PipelineStageTime& stage : {done.decode, done.resize, done.normalize}) batch.stages.push_back(stage);
+    // On the GPU the normalisation is part of the resize's pass: it has no span of its own (images 0).
+    for (const PipelineStageTime& stage : {done.decode, done.resize, done.normalize})
+        if (stage.images > 0) batch.stages.push_back(stage);
     batch.left_stage_ns = batch.stages.back().end_ns;
+}
+
+void PipelineBatches::stage_batch(PipelineBatch& batch) {
+    if (!gpu_) {
+        backend_.stage_inputs(batch.input);
+        return;
+    }
+    const DeviceTensor tensor{input_info_, batch.device_input.get(), device_index_};
+    if (backend_.stage_device_inputs(std::span(&tensor, 1))) return;
+    {
+        const std::lock_guard lock(gpu_mutex_);
+        gpu_->copy_to_host(batch.input.front().data, batch.device_input);
+    }
+    backend_.stage_inputs(batch.input);
 }
 
 void PipelineBatches::infer(PipelineBatch& batch) {
     batch.waited_until(monotonic_ns());
     const pipeline::StageTimer timer;
-    backend_.stage_inputs(batch.input);
+    stage_batch(batch);
     backend_.infer(batch.device);
     batch.outputs = backend_.last_outputs();
     pipeline::StageSpan span = timer.stop();

@@ -7,11 +7,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "backends/backend.hpp"
 #include "core/spec.hpp"
+#include "pipeline/gpu_stages.hpp"
 #include "pipeline/image_source.hpp"
 #include "pipeline/model_pipelines.hpp"
 #include "pipeline/preprocess.hpp"
@@ -32,6 +34,7 @@ pipeline::ImageSet usable_images(const BenchmarkSpec& spec);
 struct PipelineBatch {
     std::int64_t number = 0;  // from 0, in the order batches are read
     std::vector<HostTensor> input;  // one tensor, the model's image input
+    pipeline::GpuBuffer device_input;  // preprocess gpu: the same tensor in the GPU's memory
     std::vector<HostTensor> outputs;
     DeviceTimes device;
     std::vector<PipelineStageTime> stages;
@@ -47,9 +50,11 @@ struct PipelineBatch {
 class PipelineBatches {
 public:
     // The model's one image input (its TensorInfo at the cell's batch size) must hold batch size x the steps' slot
-    // bytes of the steps' pixel type: else UserError naming both.
+    // bytes of the steps' pixel type: else UserError naming both. `gpu` (preprocess gpu: the opened GPU stages)
+    // decodes, resizes and normalises on the GPU; the batch goes to the backend from the GPU's memory where it
+    // takes it (stage_device_inputs), else through the host, the copy timed in the infer stage.
     PipelineBatches(Backend& backend, const BenchmarkSpec& spec, pipeline::ModelPipeline model,
-                    pipeline::ImageSet images);
+                    pipeline::ImageSet images, std::unique_ptr<pipeline::GpuStages> gpu = nullptr);
 
     const TensorInfo& input_info() const { return input_info_; }
     std::int64_t images() const { return static_cast<std::int64_t>(images_.images.size()); }
@@ -67,6 +72,10 @@ public:
     std::int64_t failed_images() const { return failed_; }
 
 private:
+    // The batch's input to the backend: from the host, or (preprocess gpu) from the GPU's memory where the backend
+    // takes it, else copied to the host first.
+    void stage_batch(PipelineBatch& batch);
+
     Backend& backend_;
     pipeline::ModelPipeline model_;
     pipeline::ImageSet images_;
@@ -78,6 +87,10 @@ private:
     std::vector<const pipeline::EncodedImage*> chosen_;
     std::vector<std::vector<float>> float_storage_;
     std::int64_t failed_ = 0;
+    std::unique_ptr<pipeline::GpuStages> gpu_;
+    int device_index_ = 0;
+    // Overlapped, pre-processing and inference run on two threads: the GPU stages' calls are made one at a time.
+    std::mutex gpu_mutex_;
 };
 
 }  // namespace inferbench::runner
