@@ -219,6 +219,8 @@ TEST(Pipeline, DryRunListsTheCellsAndWhyAModelWithoutImagesIsSkipped) {
     EXPECT_NE(with_steps.out.find("pipeline.steps are a user's model's; zoo model mobilenet runs its published"),
               std::string::npos)
         << with_steps.out;
+    const auto gpu = dir.run("run plan.yaml --dry-run --set pipeline.preprocess=gpu");
+    EXPECT_NE(gpu.out.find("runs stages on the cell's GPU, and this cell runs on cpu"), std::string::npos) << gpu.out;
     const auto help = dir.run("run --help");
     EXPECT_NE(help.out.find("queue_depth"), std::string::npos) << "run --help lists the pipeline keys: " << help.out;
     EXPECT_NE(help.out.find("steps.iou_threshold"), std::string::npos) << help.out;

@@ -49,9 +49,6 @@ PipelineStageTime stage_time(PipelineStage stage, StagePlace place, const pipeli
     return {0, stage, place, span.start_ns, span.end_ns, span.cpu_ns, images};
 }
 
-// GPU pre-processing resizes and normalises in one pass, stored as the resize stage: its normalize has no span.
-bool stored_gpu_stage(const PipelineStageTime& stage) { return stage.images > 0; }
-
 bool has_boxes(const PipelineSteps& steps) {
     return steps.post == PostProcess::ssd_boxes || steps.post == PostProcess::yolo_boxes;
 }
@@ -94,19 +91,20 @@ void PipelineBatch::waited_until(std::int64_t now_ns) {
 }
 
 PipelineBatches::PipelineBatches(Backend& backend, const BenchmarkSpec& spec, pipeline::ModelPipeline model,
-                                 pipeline::ImageSet images)
+                                 pipeline::ImageSet images, std::unique_ptr<pipeline::GpuStages> gpu)
     : backend_(backend),
       model_(std::move(model)),
       images_(std::move(images)),
       input_info_(image_input(backend.inputs(), spec, model_.steps)),
       batch_size_(spec.batch_size),
       infer_place_(spec.device.kind == DeviceKind::cuda ? StagePlace::gpu : StagePlace::cpu),
-      pool_(static_cast<std::size_t>(spec.pipeline.threads)) {
+      pool_(static_cast<std::size_t>(spec.pipeline.threads)),
+      gpu_(std::move(gpu)),
+      device_index_(spec.device.index) {
     scratch_.workers.resize(pool_.size());
     chosen_.resize(static_cast<std::size_t>(batch_size_));
-    device_index_ = spec.device.index;
     if (spec.pipeline.preprocess == StagePlace::gpu) {
-        pre_gpu_ = open_cell_gpu_stages(spec);
+        if (!gpu_) gpu_ = open_cell_gpu_stages(spec);
         keep_gpu_decodable(images_, spec.pipeline.images);
     }
     if (spec.pipeline.postprocess == StagePlace::gpu) {
@@ -120,8 +118,8 @@ PipelineBatches::~PipelineBatches() = default;
 PipelineBatch PipelineBatches::make_batch() const {
     PipelineBatch batch;
     batch.input.push_back(HostTensor{input_info_, std::vector<std::byte>(input_info_.byte_size())});
+    if (gpu_) batch.device_input = gpu_->allocate(input_info_.byte_size());
     batch.stages.reserve(std::size(kPipelineStages));
-    if (pre_gpu_) batch.device_input = pre_gpu_->allocate(input_info_.byte_size());
     return batch;
 }
 
@@ -135,20 +133,46 @@ void PipelineBatches::preprocess(std::int64_t number, PipelineBatch& batch) {
     for (std::int64_t i = 0; i < batch_size_; ++i)
         chosen_[static_cast<std::size_t>(i)] = &images_.images[static_cast<std::size_t>((number * batch_size_ + i) % count)];
     batch.stages.push_back(stage_time(PipelineStage::read, StagePlace::cpu, read.stop(), batch_size_));
-    pipeline::PreprocessedBatch done =
-        pre_gpu_ ? pipeline::gpu_preprocess_batch(*pre_gpu_, chosen_, model_.steps, batch.device_input)
-                 : pipeline::preprocess_batch(pool_, chosen_, model_.steps, batch.input.front().data, scratch_);
+    pipeline::PreprocessedBatch done;
+    if (gpu_) {
+        const std::lock_guard lock(gpu_mutex_);
+        done = pipeline::gpu_preprocess_batch(*gpu_, chosen_, model_.steps, batch.device_input);
+    } else {
+        done = pipeline::preprocess_batch(pool_, chosen_, model_.steps, batch.input.front().data, scratch_);
+    }
     failed_ += static_cast<std::int64_t>(done.failures.size());
+    // On the GPU the normalisation is part of the resize's pass: it has no span of its own (images 0).
     for (const PipelineStageTime& stage : {done.decode, done.resize, done.normalize})
-        if (!pre_gpu_ || stored_gpu_stage(stage)) batch.stages.push_back(stage);
+        if (stage.images > 0) batch.stages.push_back(stage);
     batch.left_stage_ns = batch.stages.back().end_ns;
+}
+
+void PipelineBatches::stage_batch(PipelineBatch& batch) {
+    if (!gpu_) {
+        backend_.stage_inputs(batch.input);
+        return;
+    }
+    // Where the backend refuses GPU memory, the copy to the host is timed inside the infer stage, counted
+    // (pipeline_metrics' kGpuInputHostCopy) and said once.
+    const InputHandoff handoff = stage_gpu_batch(backend_, batch.device_input.get(), device_index_,
+                                                 batch.input.front(), [&](std::span<std::byte> host) {
+                                                     const std::lock_guard lock(gpu_mutex_);
+                                                     gpu_->copy_to_host(host, batch.device_input);
+                                                 });
+    if (!handoff.through_host) return;
+    if (host_copies_ == 0)
+        std::fprintf(stderr,
+                     "inferbench worker: backend %s does not take the GPU's batches in GPU memory: each batch is "
+                     "copied to the host and staged from there, the copy timed inside its infer stage\n",
+                     backend_.name().c_str());
+    ++host_copies_;
+    host_copy_ns_ += handoff.copy_ns;
 }
 
 void PipelineBatches::infer(PipelineBatch& batch) {
     batch.waited_until(monotonic_ns());
     const pipeline::StageTimer timer;
-    if (pre_gpu_) stage_device_batch(batch);
-    else backend_.stage_inputs(batch.input);
+    stage_batch(batch);
     backend_.infer(batch.device);
     batch.postprocessed = false;
     std::vector<DeviceTensor> device_outputs;
@@ -166,22 +190,6 @@ void PipelineBatches::infer(PipelineBatch& batch) {
     // The backend's GPU outputs last until its next infer(), which overlapped runs on this thread next: they are
     // decoded now.
     if (on_device) gpu_postprocess(batch, &*on_device);
-}
-
-// GPU inputs to the backend; where it refuses them, through the host, the copy timed inside the infer stage and
-// counted (pipeline_metrics' kGpuInputHostCopy).
-void PipelineBatches::stage_device_batch(PipelineBatch& batch) {
-    const InputHandoff handoff =
-        stage_gpu_batch(backend_, batch.device_input.get(), device_index_, batch.input.front(),
-                        [&](std::span<std::byte> host) { pre_gpu_->copy_to_host(host, batch.device_input); });
-    if (!handoff.through_host) return;
-    if (host_copies_ == 0)
-        std::fprintf(stderr,
-                     "inferbench worker: backend %s does not take the GPU's batches in GPU memory: each batch is "
-                     "copied to the host and staged from there, the copy timed inside its infer stage\n",
-                     backend_.name().c_str());
-    ++host_copies_;
-    host_copy_ns_ += handoff.copy_ns;
 }
 
 // SSD decoding and NMS in one GPU pass, stored as the postprocess stage (place gpu; no nms row of its own).

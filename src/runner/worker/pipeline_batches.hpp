@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
@@ -34,13 +35,13 @@ pipeline::ImageSet usable_images(const BenchmarkSpec& spec);
 struct PipelineBatch {
     std::int64_t number = 0;  // from 0, in the order batches are read
     std::vector<HostTensor> input;  // one tensor, the model's image input
+    pipeline::GpuBuffer device_input;  // preprocess gpu: the same tensor in the GPU's memory
     std::vector<HostTensor> outputs;
     DeviceTimes device;
     std::vector<PipelineStageTime> stages;
     std::int64_t queue_ns = 0;
     std::int64_t left_stage_ns = 0;  // the end of the last stage it passed
-    pipeline::GpuBuffer device_input;  // pipeline.preprocess gpu: the batch tensor in GPU memory
-    bool postprocessed = false;        // pipeline.postprocess gpu from GPU outputs: done right after infer
+    bool postprocessed = false;  // pipeline.postprocess gpu from GPU outputs: done right after infer
 
     std::int64_t start_ns() const { return stages.empty() ? 0 : stages.front().start_ns; }
     std::int64_t end_ns() const { return stages.empty() ? 0 : stages.back().end_ns; }
@@ -54,9 +55,11 @@ struct DeviceSsdOutputs;
 class PipelineBatches {
 public:
     // The model's one image input (its TensorInfo at the cell's batch size) must hold batch size x the steps' slot
-    // bytes of the steps' pixel type: else UserError naming both.
+    // bytes of the steps' pixel type: else UserError naming both. `gpu` (preprocess gpu: the opened GPU stages)
+    // decodes, resizes and normalises on the GPU; the batch goes to the backend from the GPU's memory where it
+    // takes it (stage_device_inputs), else through the host, the copy timed in the infer stage.
     PipelineBatches(Backend& backend, const BenchmarkSpec& spec, pipeline::ModelPipeline model,
-                    pipeline::ImageSet images);
+                    pipeline::ImageSet images, std::unique_ptr<pipeline::GpuStages> gpu = nullptr);
 
     const TensorInfo& input_info() const { return input_info_; }
     std::int64_t images() const { return static_cast<std::int64_t>(images_.images.size()); }
@@ -79,6 +82,10 @@ public:
     ~PipelineBatches();
 
 private:
+    // The batch's input to the backend: from the host, or (preprocess gpu) from the GPU's memory where the backend
+    // takes it, else copied to the host first.
+    void stage_batch(PipelineBatch& batch);
+
     Backend& backend_;
     pipeline::ModelPipeline model_;
     pipeline::ImageSet images_;
@@ -90,15 +97,16 @@ private:
     std::vector<const pipeline::EncodedImage*> chosen_;
     std::vector<std::vector<float>> float_storage_;
     std::int64_t failed_ = 0;
-    // The GPU stages (runner/worker/pipeline_gpu): one instance for pre-processing and one for post-processing,
-    // which overlapped run on threads of their own.
-    std::unique_ptr<pipeline::GpuStages> pre_gpu_;
+    std::unique_ptr<pipeline::GpuStages> gpu_;
+    int device_index_ = 0;
+    // Overlapped, pre-processing and inference run on two threads: the GPU stages' calls are made one at a time.
+    std::mutex gpu_mutex_;
+    // postprocess gpu (runner/worker/pipeline_gpu): GPU stages of its own, as overlapped it runs on another thread
+    // than pre-processing.
     std::unique_ptr<pipeline::GpuStages> post_gpu_;
     std::unique_ptr<GpuSsdPostprocess> gpu_post_;
-    int device_index_ = 0;
     std::int64_t host_copies_ = 0;
     std::int64_t host_copy_ns_ = 0;
-    void stage_device_batch(PipelineBatch& batch);
     void gpu_postprocess(PipelineBatch& batch, const DeviceSsdOutputs* on_device);
 };
 

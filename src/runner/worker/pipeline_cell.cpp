@@ -238,8 +238,9 @@ std::optional<std::string> pipeline_model_problem(const BenchmarkSpec& spec) {
     return std::nullopt;
 }
 
-PipelineCell::PipelineCell(Backend& backend, const BenchmarkSpec& spec, const std::string& model_path)
-    : batches_(backend, spec, cell_pipeline(spec, model_path), usable_images(spec)),
+PipelineCell::PipelineCell(Backend& backend, const BenchmarkSpec& spec, const std::string& model_path,
+                           std::unique_ptr<pipeline::GpuStages> gpu)
+    : batches_(backend, spec, cell_pipeline(spec, model_path), usable_images(spec), std::move(gpu)),
       threads_(spec.pipeline.threads),
       queue_depth_(spec.pipeline.queue_depth),
       overlapped_(spec.pipeline.mode == PipelineMode::overlapped) {

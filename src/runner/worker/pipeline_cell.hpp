@@ -36,9 +36,11 @@ class PipelineCell {
 public:
     static constexpr std::size_t kStagesPerEvent = 16384;
 
-    // Resolves the pipeline, reads the images and prepares the backend with a first batch, untimed. Throws
-    // UserError (no pipeline, no image left, an input the steps do not fill).
-    PipelineCell(Backend& backend, const BenchmarkSpec& spec, const std::string& model_path);
+    // Resolves the pipeline, reads the images and prepares the backend with a first batch, untimed; `gpu`: the
+    // opened GPU stages of a preprocess: gpu cell. Throws UserError (no pipeline, no image left, an input the steps
+    // do not fill).
+    PipelineCell(Backend& backend, const BenchmarkSpec& spec, const std::string& model_path,
+                 std::unique_ptr<pipeline::GpuStages> gpu = nullptr);
     ~PipelineCell();
 
     // The figures stored with the benchmark (core/metrics/pipeline_metrics).

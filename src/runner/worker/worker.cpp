@@ -237,8 +237,18 @@ int run_generation_cell(Backend& backend, const BenchmarkSpec& spec, std::int64_
 int run_pipeline_cell(Backend& backend, const BenchmarkSpec& spec, const std::string& model_path, std::int64_t load_ns,
                       std::vector<BackendMetric> metrics, CudaConditions& conditions, TraceBuffer& trace,
                       std::string& phase) {
+    std::unique_ptr<pipeline::GpuStages> gpu;
+    if (spec.pipeline.preprocess == StagePlace::gpu) {
+        phase = "GPU stages";
+        pipeline::GpuStagesOpening opening = pipeline::GpuStages::open({spec.device.index, {}, {}});
+        if (!opening.stages) {
+            send_event(wp::Skipped{"GPU pre-processing: " + opening.unavailable});
+            end_after_last_event();
+        }
+        gpu = std::move(opening.stages);
+    }
     phase = "pipeline images";
-    PipelineCell cell(backend, spec, model_path);
+    PipelineCell cell(backend, spec, model_path, std::move(gpu));
     for (BackendMetric& metric : cell.metrics()) metrics.push_back(std::move(metric));
     for (BackendMetric& metric : backend.prepared_metrics()) metrics.push_back(std::move(metric));
     phase = "measure conditions";
