@@ -228,6 +228,7 @@ ImageErrorKind gpu_decode_error_kind(int status, ImageSize size) {
     switch (status) {
         case -1:
             return size.width <= 0 || size.height <= 0 ? ImageErrorKind::empty : ImageErrorKind::too_large;
+        case INFERBENCH_GPU_REFUSED_UNSUPPORTED:
         case 4:  // NVJPEG_STATUS_JPEG_NOT_SUPPORTED
         case 9:  // NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED
             return ImageErrorKind::unsupported;

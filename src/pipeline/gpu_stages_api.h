@@ -18,6 +18,10 @@ extern "C" {
 
 typedef struct InferbenchGpuStages InferbenchGpuStages;
 
+/* Statuses of a file refused before nvJPEG decodes it (besides nvJPEG's own, and -1 for the image size limits). */
+#define INFERBENCH_GPU_REFUSED_UNSUPPORTED (-2) /* CMYK/YCCK, unknown subsampling: the CPU decoder may take it */
+#define INFERBENCH_GPU_REFUSED_TRUNCATED (-3)   /* no end-of-image marker */
+
 /* One decoded image: its size, and status 0, or the nvJPEG status that refused it with a reason. */
 struct InferbenchGpuImageInfo {
     int width;

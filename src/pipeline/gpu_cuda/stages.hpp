@@ -49,6 +49,10 @@ private:
         int height = 0;
         bool valid = false;
     };
+    // NMS of more candidates than one mask holds, class by class, merged by score into `out` (max_detections
+    // entries); returns how many were kept.
+    int ssd_nms_by_class(const float* boxes, const float* scores, const std::int32_t* labels, const std::uint32_t* ids,
+                         int count, int classes, const InferbenchGpuNmsSettings& settings, InferbenchGpuDetection* out);
     void decode_one_by_one(const unsigned char* const* data, const size_t* sizes, const std::vector<int>& valid,
                            InferbenchGpuImageInfo* infos);
 
@@ -77,6 +81,7 @@ private:
     GrowingBuffer ssd_priors_;
     GrowingBuffer ssd_candidates_;
     GrowingBuffer ssd_count_;
+    GrowingBuffer ssd_chunk_;
     GrowingBuffer detections_;
 };
 
