@@ -16,6 +16,7 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <random>
 #include <string>
@@ -151,7 +152,7 @@ ordered_json decode_each_alone(const ip::GpuStages& gpu, const Images& images) {
         const auto& d = decoded.front();
         ordered_json row{{"file", images.names[i]}, {"components", d.components}};
         if (d.error.empty()) {
-            row["outcome"] = fmt::format("decoded {}x{} on the GPU", d.size.width, d.size.height);
+            row["outcome"] = fmt::format("decoded {}x{} on the GPU ({})", d.size.width, d.size.height, d.backend);
         } else {
             ++skipped;
             row["outcome"] = fmt::format("skipped ({}): {}", ip::to_string(d.kind), d.error);
@@ -173,6 +174,7 @@ ordered_json decode_all(const ip::GpuStages& gpu, const Images& images, const Ar
     int dumped = 0;
     for (std::size_t i = 0; i < decoded.size(); ++i) {
         ordered_json row{{"file", images.names[i]}, {"components", decoded[i].components}};
+        if (!decoded[i].backend.empty()) row["backend"] = decoded[i].backend;
         std::optional<ip::RgbImage> cpu;
         try {
             cpu = ip::decode_image(images.files[i], images.names[i]);
@@ -222,8 +224,16 @@ ordered_json time_decode(const ip::GpuStages& gpu, const Images& images, int rep
     ordered_json out = ordered_json::array();
     for (const std::size_t batch : {std::size_t{1}, std::size_t{8}, std::size_t{32}}) {
         const auto spans = spans_of(images, 0, batch);
+        // Which nvJPEG path decoded each file of the batch (the hardware engines, the default backend, one by one).
+        std::map<std::string, int> backends;
+        for (const auto& d : gpu.decode_jpeg(spans)) ++backends[d.backend.empty() ? "not decoded" : d.backend];
+        ordered_json used = ordered_json::object();
+        for (const auto& [name, n] : backends) used[name] = n;
         const double s = median_seconds(repeats, [&] { gpu.decode_jpeg(spans); });
+        std::cerr << "pipeline_gpu_stages: GPU decode batch " << batch << ": " << static_cast<double>(batch) / s
+                  << " images/s, backends " << used.dump() << "\n";
         out.push_back({{"place", "gpu"},
+                       {"backends", used},
                        {"batch", batch},
                        {"median_ms", s * 1e3},
                        {"images_per_s", static_cast<double>(batch) / s}});

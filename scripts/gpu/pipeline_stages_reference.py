@@ -325,7 +325,8 @@ def summary_markdown(report, results, checks):
                      f"{r.get('vs_cpu_mean_abs', '')} | {r.get('vs_cpu_max', '')} | {r.get('max_vs_torchvision_nvjpeg', '')} |")
     lines += ["", "## Decode throughput (images/s; files of 333x250 to 1920x1080)", "", "| what | batch | images/s |", "|---|---|---|"]
     for t in report.get("decode_throughput", []) if isinstance(report.get("decode_throughput"), list) else []:
-        lines.append(f"| inferbench {t['place']} | {t['batch']} | {t['images_per_s']:.0f} |")
+        used = ", ".join(f"{k} {v}" for k, v in t.get("backends", {}).items())
+        lines.append(f"| inferbench {t['place']}{' (' + used + ')' if used else ''} | {t['batch']} | {t['images_per_s']:.0f} |")
     for k, v in results.get("decode_throughput", {}).items():
         lines.append(f"| {k} | | {v:.0f} |")
     lines += ["", "## Pre-processing a batch (decode + resize 256 + crop 224 + normalise, f32 NCHW) from JPEG bytes", "",

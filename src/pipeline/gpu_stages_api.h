@@ -14,7 +14,7 @@
 extern "C" {
 #endif
 
-#define INFERBENCH_GPU_STAGES_API_VERSION 1
+#define INFERBENCH_GPU_STAGES_API_VERSION 2
 
 typedef struct InferbenchGpuStages InferbenchGpuStages;
 
@@ -29,7 +29,12 @@ struct InferbenchGpuImageInfo {
     int components; /* in the file: 1 grayscale, 3 YCbCr, 4 CMYK/YCCK */
     int status;
     char reason[160];
+    int backend; /* which nvJPEG path decoded it: INFERBENCH_GPU_DECODE_* (0: not decoded) */
 };
+
+#define INFERBENCH_GPU_DECODE_HARDWARE 1 /* nvJPEG's hardware backend (the GPU's JPEG engines), batched */
+#define INFERBENCH_GPU_DECODE_HYBRID 2   /* nvJPEG's default backend, batched (Huffman on the CPU or the GPU) */
+#define INFERBENCH_GPU_DECODE_SINGLE 3   /* nvJPEG's default backend, one file alone (after its batch failed) */
 
 /* One axis of a resize as pipeline/resize's resize_weights makes it: output i (of placed_count, written from
  * placed_begin on in the model input) reads taps[i] samples from start[i] with fixed-point weights

@@ -1,6 +1,7 @@
 #include "pipeline/gpu_cuda/stages.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 
@@ -81,20 +82,107 @@ GpuStages::GpuStages(int device, const std::string& nvjpeg_library) : device_(de
     check(cudaGetDeviceProperties(&props, device), "cudaGetDeviceProperties");
     check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
     nvjpeg_ = NvjpegLibrary::open(nvjpeg_library);
-    check_nvjpeg(nvjpeg_->api().CreateSimple(&handle_), "nvjpegCreateSimple");
-    check_nvjpeg(nvjpeg_->api().JpegStateCreate(handle_, &batched_state_), "nvjpegJpegStateCreate");
-    check_nvjpeg(nvjpeg_->api().JpegStateCreate(handle_, &single_state_), "nvjpegJpegStateCreate");
+    const NvjpegApi& api = nvjpeg_->api();
+    check_nvjpeg(api.CreateSimple(&handle_), "nvjpegCreateSimple");
+    check_nvjpeg(api.JpegStateCreate(handle_, &single_state_), "nvjpegJpegStateCreate");
+    hybrid_.handle = handle_;
+    // The GPU's JPEG engines (A100, H100, H200, ...) through the hardware backend; a GPU without them refuses the
+    // handle, and every file then takes the default backend.
+    const int hardware = api.CreateEx(kNvjpegBackendHardware, nullptr, nullptr, 0, &hardware_.handle);
+    if (hardware == kNvjpegSuccess) {
+        check_nvjpeg(api.JpegStreamCreate(hardware_.handle, &parsed_), "nvjpegJpegStreamCreate");
+        hardware_note_ = "hardware JPEG decoder in use";
+    } else {
+        hardware_.handle = nullptr;
+        hardware_note_ = std::string("no hardware JPEG decoder (nvjpegCreateEx: ") + nvjpeg_status_name(hardware) + ")";
+    }
     description_ = std::string(props.name) + " (compute " + std::to_string(props.major) + "." +
-                   std::to_string(props.minor) + "), nvJPEG " + nvjpeg_->version() + " from " + nvjpeg_->path();
+                   std::to_string(props.minor) + "), nvJPEG " + nvjpeg_->version() + " from " + nvjpeg_->path() +
+                   ", " + hardware_note_;
+}
+
+void GpuStages::destroy_decoder(BatchedDecoder& decoder, bool owns_handle) {
+    for (auto& [size, state] : decoder.states) nvjpeg_->api().JpegStateDestroy(state);
+    decoder.states.clear();
+    if (owns_handle && decoder.handle) nvjpeg_->api().Destroy(decoder.handle);
+    decoder.handle = nullptr;
 }
 
 GpuStages::~GpuStages() {
     if (nvjpeg_) {
+        if (parsed_) nvjpeg_->api().JpegStreamDestroy(parsed_);
+        destroy_decoder(hardware_, true);
+        destroy_decoder(hybrid_, false);
         if (single_state_) nvjpeg_->api().JpegStateDestroy(single_state_);
-        if (batched_state_) nvjpeg_->api().JpegStateDestroy(batched_state_);
         if (handle_) nvjpeg_->api().Destroy(handle_);
     }
     if (stream_) cudaStreamDestroy(stream_);
+}
+
+NvjpegState GpuStages::batched_state(BatchedDecoder& decoder, int batch_size) {
+    const auto found = decoder.states.find(batch_size);
+    if (found != decoder.states.end()) return found->second;
+    NvjpegState state = nullptr;
+    check_nvjpeg(nvjpeg_->api().JpegStateCreate(decoder.handle, &state), "nvjpegJpegStateCreate");
+    const int status =
+        nvjpeg_->api().DecodeBatchedInitialize(decoder.handle, state, batch_size, 1, kNvjpegOutputRgbInterleaved);
+    if (status != kNvjpegSuccess) {
+        nvjpeg_->api().JpegStateDestroy(state);
+        check_nvjpeg(status, "nvjpegDecodeBatchedInitialize");
+    }
+    decoder.states.emplace(batch_size, state);
+    return state;
+}
+
+std::vector<int> GpuStages::hardware_supported(const unsigned char* const* data, const size_t* sizes,
+                                               const std::vector<int>& files, std::vector<int>& others) {
+    std::vector<int> supported;
+    for (const int i : files) {
+        int is_supported = -1;
+        const bool parsed = hardware_.handle && nvjpeg_->api().JpegStreamParseHeader(hardware_.handle, data[i],
+                                                                                      sizes[i], parsed_) ==
+                                                    kNvjpegSuccess;
+        if (parsed && nvjpeg_->api().DecodeBatchedSupported(hardware_.handle, parsed_, &is_supported) ==
+                          kNvjpegSuccess &&
+            is_supported == 0)
+            supported.push_back(i);
+        else
+            others.push_back(i);
+    }
+    return supported;
+}
+
+void GpuStages::decode_batch(BatchedDecoder& decoder, int backend, const unsigned char* const* data,
+                             const size_t* sizes, const std::vector<int>& files, InferbenchGpuImageInfo* infos) {
+    if (files.empty()) return;
+    auto* arena = static_cast<unsigned char*>(decoded_.data());
+    std::vector<const unsigned char*> batch_data;
+    std::vector<std::size_t> batch_sizes;
+    std::vector<NvjpegImage> outputs;
+    for (const int i : files) {
+        const DecodedImage& image = images_[static_cast<std::size_t>(i)];
+        NvjpegImage out{};
+        out.channel[0] = arena + image.offset;
+        out.pitch[0] = static_cast<std::size_t>(image.width) * 3;
+        outputs.push_back(out);
+        batch_data.push_back(data[i]);
+        batch_sizes.push_back(sizes[i]);
+    }
+    NvjpegState state = batched_state(decoder, static_cast<int>(files.size()));
+    const int status = nvjpeg_->api().DecodeBatched(decoder.handle, state, batch_data.data(), batch_sizes.data(),
+                                                    outputs.data(), stream_);
+    // The stream is waited for either way: a failed batch may have queued work that writes into the slots.
+    const cudaError_t synced = cudaStreamSynchronize(stream_);
+    if (status == kNvjpegSuccess && synced == cudaSuccess) {
+        for (const int i : files) infos[i].backend = backend;
+        return;
+    }
+    check(synced, "cudaStreamSynchronize (nvjpegDecodeBatched)");
+    // The state of a failed batch is not reused.
+    nvjpeg_->api().JpegStateDestroy(state);
+    decoder.states.erase(static_cast<int>(files.size()));
+    // One file the batch cannot take fails the batch: decode each alone to find it.
+    decode_one_by_one(data, sizes, files, infos);
 }
 
 void GpuStages::activate() const { check(cudaSetDevice(device_), "cudaSetDevice"); }
@@ -146,34 +234,21 @@ void GpuStages::decode(const unsigned char* const* data, const size_t* sizes, in
         valid.push_back(i);
     }
     if (valid.empty()) return;
-    auto* arena = static_cast<unsigned char*>(decoded_.reserve(total, "cudaMalloc (decoded images)"));
-    std::vector<const unsigned char*> batch_data;
-    std::vector<std::size_t> batch_sizes;
-    std::vector<NvjpegImage> outputs;
+    decoded_.reserve(total, "cudaMalloc (decoded images)");
+    // The files into pinned host memory: nvJPEG's copies of the bitstreams to the GPU are then DMA.
+    std::size_t bitstream_bytes = 0;
+    for (const int i : valid) bitstream_bytes += sizes[i];
+    unsigned char* pinned = bitstreams_.reserve(bitstream_bytes, "cudaHostAlloc (JPEG files)");
+    std::vector<const unsigned char*> pinned_data(static_cast<std::size_t>(count), nullptr);
     for (const int i : valid) {
-        const DecodedImage& image = images_[static_cast<std::size_t>(i)];
-        NvjpegImage out{};
-        out.channel[0] = arena + image.offset;
-        out.pitch[0] = static_cast<std::size_t>(image.width) * 3;
-        outputs.push_back(out);
-        batch_data.push_back(data[i]);
-        batch_sizes.push_back(sizes[i]);
+        std::memcpy(pinned, data[i], sizes[i]);
+        pinned_data[static_cast<std::size_t>(i)] = pinned;
+        pinned += sizes[i];
     }
-    const int n = static_cast<int>(valid.size());
-    if (batched_size_ != n) {
-        check_nvjpeg(nvjpeg_->api().DecodeBatchedInitialize(handle_, batched_state_, n, 1, kNvjpegOutputRgbInterleaved),
-                     "nvjpegDecodeBatchedInitialize");
-        batched_size_ = n;
-    }
-    const int status = nvjpeg_->api().DecodeBatched(handle_, batched_state_, batch_data.data(), batch_sizes.data(),
-                                                    outputs.data(), stream_);
-    if (status == kNvjpegSuccess) {
-        synchronize("cudaStreamSynchronize (nvjpegDecodeBatched)");
-        return;
-    }
-    // One file the batch cannot take fails the batch: decode each alone to find it.
-    batched_size_ = 0;
-    decode_one_by_one(data, sizes, valid, infos);
+    std::vector<int> others;
+    const std::vector<int> hardware = hardware_supported(pinned_data.data(), sizes, valid, others);
+    decode_batch(hardware_, INFERBENCH_GPU_DECODE_HARDWARE, pinned_data.data(), sizes, hardware, infos);
+    decode_batch(hybrid_, INFERBENCH_GPU_DECODE_HYBRID, pinned_data.data(), sizes, others, infos);
 }
 
 void GpuStages::decode_one_by_one(const unsigned char* const* data, const size_t* sizes, const std::vector<int>& valid,
@@ -190,6 +265,8 @@ void GpuStages::decode_one_by_one(const unsigned char* const* data, const size_t
         if (status != kNvjpegSuccess) {
             image.valid = false;
             set_reason(infos[i], status, reason("nvjpegDecode", status));
+        } else {
+            infos[i].backend = INFERBENCH_GPU_DECODE_SINGLE;
         }
     }
 }
