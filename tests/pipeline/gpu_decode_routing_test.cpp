@@ -85,3 +85,13 @@ TEST(GpuNmsByClass, GroupsPositionsByLabelInOrder) {
     EXPECT_EQ(groups[1], (std::vector<int>{1, 4}));
     EXPECT_EQ(groups[2], (std::vector<int>{0, 2}));
 }
+
+TEST(GpuDecodeRouting, EveryFileGoesToExactlyOneBatchInOrder) {
+    std::vector<int> others{99};
+    const auto taken = pc::split_supported({0, 2, 3, 5, 8}, [](int i) { return i % 2 == 0; }, others);
+    EXPECT_EQ(taken, (std::vector<int>{0, 2, 8}));
+    EXPECT_EQ(others, (std::vector<int>{99, 3, 5}));
+    std::vector<int> none;
+    EXPECT_TRUE(pc::split_supported({1, 4}, [](int) { return false; }, none).empty());
+    EXPECT_EQ(none, (std::vector<int>{1, 4}));
+}

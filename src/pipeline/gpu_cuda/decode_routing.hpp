@@ -56,6 +56,15 @@ inline DecodeRefusal gpu_decode_refusal(int components, int subsampling, const u
     return {};
 }
 
+// The files (positions) a batched decoder takes, in their order; the rest appended to `others` in theirs. Every file
+// lands in exactly one of the two, so a file refused by the check is still decoded on the other path.
+template <typename Supported>
+std::vector<int> split_supported(const std::vector<int>& files, Supported&& supported, std::vector<int>& others) {
+    std::vector<int> taken;
+    for (const int i : files) (supported(i) ? taken : others).push_back(i);
+    return taken;
+}
+
 // One class's NMS result: kept candidates by their position among all candidates.
 struct KeptCandidate {
     int position = 0;

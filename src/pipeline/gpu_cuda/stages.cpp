@@ -136,20 +136,18 @@ NvjpegState GpuStages::batched_state(BatchedDecoder& decoder, int batch_size) {
 
 std::vector<int> GpuStages::hardware_supported(const unsigned char* const* data, const size_t* sizes,
                                                const std::vector<int>& files, std::vector<int>& others) {
-    std::vector<int> supported;
-    for (const int i : files) {
-        int is_supported = -1;
-        const bool parsed = hardware_.handle && nvjpeg_->api().JpegStreamParseHeader(hardware_.handle, data[i],
-                                                                                      sizes[i], parsed_) ==
-                                                    kNvjpegSuccess;
-        if (parsed && nvjpeg_->api().DecodeBatchedSupported(hardware_.handle, parsed_, &is_supported) ==
-                          kNvjpegSuccess &&
-            is_supported == 0)
-            supported.push_back(i);
-        else
-            others.push_back(i);
-    }
-    return supported;
+    return split_supported(
+        files,
+        [&](int i) {
+            if (!hardware_.handle) return false;
+            int is_supported = -1;
+            return nvjpeg_->api().JpegStreamParseHeader(hardware_.handle, data[i], sizes[i], parsed_) ==
+                       kNvjpegSuccess &&
+                   nvjpeg_->api().DecodeBatchedSupported(hardware_.handle, parsed_, &is_supported) ==
+                       kNvjpegSuccess &&
+                   is_supported == 0;
+        },
+        others);
 }
 
 void GpuStages::decode_batch(BatchedDecoder& decoder, int backend, const unsigned char* const* data,
