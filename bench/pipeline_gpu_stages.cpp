@@ -16,6 +16,7 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <random>
 #include <string>
@@ -140,6 +141,30 @@ ordered_json pixel_difference(const std::vector<std::uint8_t>& a, const std::vec
     return {{"mean_abs", a.empty() ? 0.0 : total / static_cast<double>(a.size())}, {"max", largest}};
 }
 
+// Each file decoded alone on the GPU first, its name printed before and its outcome after, so that a file that
+// crashes the decoder is named by the last line; the bad files skipped are counted.
+ordered_json decode_each_alone(const ip::GpuStages& gpu, const Images& images) {
+    ordered_json out = ordered_json::array();
+    int skipped = 0;
+    for (std::size_t i = 0; i < images.files.size(); ++i) {
+        std::cerr << "pipeline_gpu_stages: decoding " << images.names[i] << " alone ..." << std::flush;
+        const auto decoded = gpu.decode_jpeg(spans_of(images, i, 1));
+        const auto& d = decoded.front();
+        ordered_json row{{"file", images.names[i]}, {"components", d.components}};
+        if (d.error.empty()) {
+            row["outcome"] = fmt::format("decoded {}x{} on the GPU ({})", d.size.width, d.size.height, d.backend);
+        } else {
+            ++skipped;
+            row["outcome"] = fmt::format("skipped ({}): {}", ip::to_string(d.kind), d.error);
+        }
+        std::cerr << " " << row["outcome"].get<std::string>() << "\n";
+        out.push_back(row);
+    }
+    std::cerr << "pipeline_gpu_stages: " << skipped << " of " << images.files.size()
+              << " files skipped by the GPU decoder\n";
+    return out;
+}
+
 // Decodes every file once on the GPU and the CPU: per file its size or each decoder's reason, the pixels' difference;
 // the first images' GPU pixels dumped for the script.
 ordered_json decode_all(const ip::GpuStages& gpu, const Images& images, const Args& args) {
@@ -149,6 +174,7 @@ ordered_json decode_all(const ip::GpuStages& gpu, const Images& images, const Ar
     int dumped = 0;
     for (std::size_t i = 0; i < decoded.size(); ++i) {
         ordered_json row{{"file", images.names[i]}, {"components", decoded[i].components}};
+        if (!decoded[i].backend.empty()) row["backend"] = decoded[i].backend;
         std::optional<ip::RgbImage> cpu;
         try {
             cpu = ip::decode_image(images.files[i], images.names[i]);
@@ -198,8 +224,16 @@ ordered_json time_decode(const ip::GpuStages& gpu, const Images& images, int rep
     ordered_json out = ordered_json::array();
     for (const std::size_t batch : {std::size_t{1}, std::size_t{8}, std::size_t{32}}) {
         const auto spans = spans_of(images, 0, batch);
+        // Which nvJPEG path decoded each file of the batch (the hardware engines, the default backend, one by one).
+        std::map<std::string, int> backends;
+        for (const auto& d : gpu.decode_jpeg(spans)) ++backends[d.backend.empty() ? "not decoded" : d.backend];
+        ordered_json used = ordered_json::object();
+        for (const auto& [name, n] : backends) used[name] = n;
         const double s = median_seconds(repeats, [&] { gpu.decode_jpeg(spans); });
+        std::cerr << "pipeline_gpu_stages: GPU decode batch " << batch << ": " << static_cast<double>(batch) / s
+                  << " images/s, backends " << used.dump() << "\n";
         out.push_back({{"place", "gpu"},
+                       {"backends", used},
                        {"batch", batch},
                        {"median_ms", s * 1e3},
                        {"images_per_s", static_cast<double>(batch) / s}});
@@ -543,7 +577,8 @@ int main(int argc, char** argv) {
         std::cerr << "pipeline_gpu_stages: " << gpu.description() << "\n";
         const Images all = read_images(args.images);
         const fs::path file = args.work / "gpu_stages.json";
-        bool ok = run_part(report, file, "decode", [&] { return decode_all(gpu, all, args); });
+        bool ok = run_part(report, file, "decode_alone", [&] { return decode_each_alone(gpu, all); });
+        ok &= run_part(report, file, "decode", [&] { return decode_all(gpu, all, args); });
         const Images good = subset(all, good_files(gpu, all));
         if (good.files.empty()) throw std::runtime_error("no file of " + args.images.string() + " decoded on the GPU");
         ok &= run_part(report, file, "decode_throughput", [&] { return time_decode(gpu, good, args.repeats); });

@@ -207,6 +207,7 @@ std::vector<GpuDecodedImage> GpuStages::decode_jpeg(std::span<const std::span<co
         image.components = info.components;
         if (info.status == 0) {
             image.size = {info.width, info.height};
+            image.backend = gpu_decode_backend_name(info.backend);
         } else {
             image.error = info.reason;
             image.kind = gpu_decode_error_kind(info.status, {info.width, info.height});
@@ -224,10 +225,24 @@ std::vector<std::uint8_t> GpuStages::decoded_pixels(int image, ImageSize size) c
     return pixels;
 }
 
+std::string gpu_decode_backend_name(int backend) {
+    switch (backend) {
+        case INFERBENCH_GPU_DECODE_HARDWARE:
+            return "hardware";
+        case INFERBENCH_GPU_DECODE_HYBRID:
+            return "hybrid";
+        case INFERBENCH_GPU_DECODE_SINGLE:
+            return "single";
+        default:
+            return "unknown";
+    }
+}
+
 ImageErrorKind gpu_decode_error_kind(int status, ImageSize size) {
     switch (status) {
         case -1:
             return size.width <= 0 || size.height <= 0 ? ImageErrorKind::empty : ImageErrorKind::too_large;
+        case INFERBENCH_GPU_REFUSED_UNSUPPORTED:
         case 4:  // NVJPEG_STATUS_JPEG_NOT_SUPPORTED
         case 9:  // NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED
             return ImageErrorKind::unsupported;

@@ -45,10 +45,16 @@ struct GpuDecodedImage {
     int components = 0;
     std::string error;
     ImageErrorKind kind = ImageErrorKind::corrupt;
+    // The nvJPEG path that decoded it: "hardware" (the GPU's JPEG engines, batched), "hybrid" (the default backend,
+    // batched), "single" (alone, after its batch failed); empty when it was not decoded.
+    std::string backend;
 };
 
 // The kind of a refusal by the module's decode status: nvJPEG's status, or -1 for the image limits.
 ImageErrorKind gpu_decode_error_kind(int status, ImageSize size);
+// The name of an InferbenchGpuImageInfo backend (INFERBENCH_GPU_DECODE_*): "hardware", "hybrid", "single", else
+// "unknown".
+std::string gpu_decode_backend_name(int backend);
 
 // An image of the last decode (its index and decoded size) and its slot in the batch.
 struct GpuPreprocessJob {

@@ -14,9 +14,13 @@
 extern "C" {
 #endif
 
-#define INFERBENCH_GPU_STAGES_API_VERSION 1
+#define INFERBENCH_GPU_STAGES_API_VERSION 2
 
 typedef struct InferbenchGpuStages InferbenchGpuStages;
+
+/* Statuses of a file refused before nvJPEG decodes it (besides nvJPEG's own, and -1 for the image size limits). */
+#define INFERBENCH_GPU_REFUSED_UNSUPPORTED (-2) /* CMYK/YCCK, unknown subsampling: the CPU decoder may take it */
+#define INFERBENCH_GPU_REFUSED_TRUNCATED (-3)   /* no end-of-image marker */
 
 /* One decoded image: its size, and status 0, or the nvJPEG status that refused it with a reason. */
 struct InferbenchGpuImageInfo {
@@ -25,7 +29,12 @@ struct InferbenchGpuImageInfo {
     int components; /* in the file: 1 grayscale, 3 YCbCr, 4 CMYK/YCCK */
     int status;
     char reason[160];
+    int backend; /* which nvJPEG path decoded it: INFERBENCH_GPU_DECODE_* (0: not decoded) */
 };
+
+#define INFERBENCH_GPU_DECODE_HARDWARE 1 /* nvJPEG's hardware backend (the GPU's JPEG engines), batched */
+#define INFERBENCH_GPU_DECODE_HYBRID 2   /* nvJPEG's default backend, batched (Huffman on the CPU or the GPU) */
+#define INFERBENCH_GPU_DECODE_SINGLE 3   /* nvJPEG's default backend, one file alone (after its batch failed) */
 
 /* One axis of a resize as pipeline/resize's resize_weights makes it: output i (of placed_count, written from
  * placed_begin on in the model input) reads taps[i] samples from start[i] with fixed-point weights

@@ -46,6 +46,16 @@ TEST(GpuStages, DecoderRefusalsCountAsTheCpuDecodersKinds) {
     EXPECT_EQ(gpu_decode_error_kind(4, {}), ImageErrorKind::unsupported);  // JPEG_NOT_SUPPORTED
     EXPECT_EQ(gpu_decode_error_kind(-1, {30000, 30000}), ImageErrorKind::too_large);
     EXPECT_EQ(gpu_decode_error_kind(-1, {0, 480}), ImageErrorKind::empty);
+    // Refused before nvJPEG: CMYK and other colour layouts, and a file without its end marker.
+    EXPECT_EQ(gpu_decode_error_kind(INFERBENCH_GPU_REFUSED_UNSUPPORTED, {640, 480}), ImageErrorKind::unsupported);
+    EXPECT_EQ(gpu_decode_error_kind(INFERBENCH_GPU_REFUSED_TRUNCATED, {640, 480}), ImageErrorKind::corrupt);
+}
+
+TEST(GpuStages, DecodeBackendsHaveNames) {
+    EXPECT_EQ(gpu_decode_backend_name(INFERBENCH_GPU_DECODE_HARDWARE), "hardware");
+    EXPECT_EQ(gpu_decode_backend_name(INFERBENCH_GPU_DECODE_HYBRID), "hybrid");
+    EXPECT_EQ(gpu_decode_backend_name(INFERBENCH_GPU_DECODE_SINGLE), "single");
+    EXPECT_EQ(gpu_decode_backend_name(0), "unknown");
 }
 
 TEST(GpuStages, PostProcessingOnTheGpuIsSsdBoxesAndNmsOnly) {

@@ -40,4 +40,31 @@ private:
     std::size_t capacity_ = 0;
 };
 
+// Page-locked host memory that grows on demand and is kept between calls: a batch's JPEG files are copied here so
+// that nvJPEG's transfers to the GPU are DMA from pinned memory.
+class PinnedBuffer {
+public:
+    PinnedBuffer() = default;
+    PinnedBuffer(const PinnedBuffer&) = delete;
+    PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+    ~PinnedBuffer() { cudaFreeHost(data_); }
+
+    // At least `bytes`; the contents are not kept when it grows.
+    unsigned char* reserve(std::size_t bytes, const char* what) {
+        if (bytes <= capacity_ && data_) return data_;
+        cudaFreeHost(data_);
+        data_ = nullptr;
+        capacity_ = 0;
+        void* fresh = nullptr;
+        check(cudaHostAlloc(&fresh, bytes > 0 ? bytes : 1, cudaHostAllocDefault), what);
+        data_ = static_cast<unsigned char*>(fresh);
+        capacity_ = bytes;
+        return data_;
+    }
+
+private:
+    unsigned char* data_ = nullptr;
+    std::size_t capacity_ = 0;
+};
+
 }  // namespace inferbench::pipeline_cuda

@@ -71,6 +71,11 @@ std::unique_ptr<NvjpegLibrary> NvjpegLibrary::open(const std::string& preferred)
     bind(handle, api.Decode, "nvjpegDecode", path);
     bind(handle, api.DecodeBatchedInitialize, "nvjpegDecodeBatchedInitialize", path);
     bind(handle, api.DecodeBatched, "nvjpegDecodeBatched", path);
+    bind(handle, api.CreateEx, "nvjpegCreateEx", path);
+    bind(handle, api.JpegStreamCreate, "nvjpegJpegStreamCreate", path);
+    bind(handle, api.JpegStreamDestroy, "nvjpegJpegStreamDestroy", path);
+    bind(handle, api.JpegStreamParseHeader, "nvjpegJpegStreamParseHeader", path);
+    bind(handle, api.DecodeBatchedSupported, "nvjpegDecodeBatchedSupported", path);
     return library;
 }
 

@@ -13,8 +13,10 @@ namespace inferbench::pipeline_cuda {
 
 struct NvjpegHandleTag;
 struct NvjpegStateTag;
+struct NvjpegStreamTag;
 using NvjpegHandle = NvjpegHandleTag*;  // nvjpegHandle_t
 using NvjpegState = NvjpegStateTag*;    // nvjpegJpegState_t
+using NvjpegStream = NvjpegStreamTag*;  // nvjpegJpegStream_t (a parsed bitstream's header)
 
 // nvjpegImage_t: up to 4 channel planes and their pitches (interleaved RGB uses channel[0] only).
 struct NvjpegImage {
@@ -25,6 +27,7 @@ struct NvjpegImage {
 // nvjpegStatus_t, nvjpegOutputFormat_t and libraryPropertyType values used here.
 inline constexpr int kNvjpegSuccess = 0;
 inline constexpr int kNvjpegOutputRgbInterleaved = 5;  // NVJPEG_OUTPUT_RGBI
+inline constexpr int kNvjpegBackendHardware = 3;       // NVJPEG_BACKEND_HARDWARE (A100, H100, H200: the NVJPG engines)
 inline constexpr int kMajorVersion = 0;                // MAJOR_VERSION
 inline constexpr int kMinorVersion = 1;
 inline constexpr int kPatchLevel = 2;
@@ -43,6 +46,16 @@ struct NvjpegApi {
                                    int output_format) = nullptr;
     int (*DecodeBatched)(NvjpegHandle handle, NvjpegState state, const unsigned char* const* data,
                          const std::size_t* lengths, NvjpegImage* destinations, cudaStream_t stream) = nullptr;
+    // nvjpegCreateEx(backend, dev_allocator, pinned_allocator, flags, handle): allocators null = cudaMalloc and
+    // cudaHostAlloc.
+    int (*CreateEx)(int backend, void* dev_allocator, void* pinned_allocator, unsigned int flags,
+                    NvjpegHandle* handle) = nullptr;
+    int (*JpegStreamCreate)(NvjpegHandle handle, NvjpegStream* stream) = nullptr;
+    int (*JpegStreamDestroy)(NvjpegStream stream) = nullptr;
+    int (*JpegStreamParseHeader)(NvjpegHandle handle, const unsigned char* data, std::size_t length,
+                                 NvjpegStream stream) = nullptr;
+    // is_supported: 0 when the handle's batched decode (the hardware engine) takes the parsed image.
+    int (*DecodeBatchedSupported)(NvjpegHandle handle, NvjpegStream stream, int* is_supported) = nullptr;
 };
 
 // nvjpegStatus_t's name ("NVJPEG_STATUS_BAD_JPEG") for a reason line.

@@ -1,9 +1,12 @@
 #include "pipeline/gpu_cuda/stages.hpp"
 
 #include <algorithm>
+#include <cstring>
+#include <limits>
 #include <stdexcept>
 
 #include "core/pipeline.hpp"
+#include "pipeline/gpu_cuda/decode_routing.hpp"
 #include "pipeline/gpu_cuda/kernels.hpp"
 #include "pipeline/image_codec.hpp"
 
@@ -79,20 +82,105 @@ GpuStages::GpuStages(int device, const std::string& nvjpeg_library) : device_(de
     check(cudaGetDeviceProperties(&props, device), "cudaGetDeviceProperties");
     check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
     nvjpeg_ = NvjpegLibrary::open(nvjpeg_library);
-    check_nvjpeg(nvjpeg_->api().CreateSimple(&handle_), "nvjpegCreateSimple");
-    check_nvjpeg(nvjpeg_->api().JpegStateCreate(handle_, &batched_state_), "nvjpegJpegStateCreate");
-    check_nvjpeg(nvjpeg_->api().JpegStateCreate(handle_, &single_state_), "nvjpegJpegStateCreate");
+    const NvjpegApi& api = nvjpeg_->api();
+    check_nvjpeg(api.CreateSimple(&handle_), "nvjpegCreateSimple");
+    check_nvjpeg(api.JpegStateCreate(handle_, &single_state_), "nvjpegJpegStateCreate");
+    hybrid_.handle = handle_;
+    // The GPU's JPEG engines (A100, H100, H200, ...) through the hardware backend; a GPU without them refuses the
+    // handle, and every file then takes the default backend.
+    const int hardware = api.CreateEx(kNvjpegBackendHardware, nullptr, nullptr, 0, &hardware_.handle);
+    if (hardware == kNvjpegSuccess) {
+        check_nvjpeg(api.JpegStreamCreate(hardware_.handle, &parsed_), "nvjpegJpegStreamCreate");
+        hardware_note_ = "hardware JPEG decoder in use";
+    } else {
+        hardware_.handle = nullptr;
+        hardware_note_ = std::string("no hardware JPEG decoder (nvjpegCreateEx: ") + nvjpeg_status_name(hardware) + ")";
+    }
     description_ = std::string(props.name) + " (compute " + std::to_string(props.major) + "." +
-                   std::to_string(props.minor) + "), nvJPEG " + nvjpeg_->version() + " from " + nvjpeg_->path();
+                   std::to_string(props.minor) + "), nvJPEG " + nvjpeg_->version() + " from " + nvjpeg_->path() +
+                   ", " + hardware_note_;
+}
+
+void GpuStages::destroy_decoder(BatchedDecoder& decoder, bool owns_handle) {
+    for (auto& [size, state] : decoder.states) nvjpeg_->api().JpegStateDestroy(state);
+    decoder.states.clear();
+    if (owns_handle && decoder.handle) nvjpeg_->api().Destroy(decoder.handle);
+    decoder.handle = nullptr;
 }
 
 GpuStages::~GpuStages() {
     if (nvjpeg_) {
+        if (parsed_) nvjpeg_->api().JpegStreamDestroy(parsed_);
+        destroy_decoder(hardware_, true);
+        destroy_decoder(hybrid_, false);
         if (single_state_) nvjpeg_->api().JpegStateDestroy(single_state_);
-        if (batched_state_) nvjpeg_->api().JpegStateDestroy(batched_state_);
         if (handle_) nvjpeg_->api().Destroy(handle_);
     }
     if (stream_) cudaStreamDestroy(stream_);
+}
+
+NvjpegState GpuStages::batched_state(BatchedDecoder& decoder, int batch_size) {
+    const auto found = decoder.states.find(batch_size);
+    if (found != decoder.states.end()) return found->second;
+    NvjpegState state = nullptr;
+    check_nvjpeg(nvjpeg_->api().JpegStateCreate(decoder.handle, &state), "nvjpegJpegStateCreate");
+    const int status =
+        nvjpeg_->api().DecodeBatchedInitialize(decoder.handle, state, batch_size, 1, kNvjpegOutputRgbInterleaved);
+    if (status != kNvjpegSuccess) {
+        nvjpeg_->api().JpegStateDestroy(state);
+        check_nvjpeg(status, "nvjpegDecodeBatchedInitialize");
+    }
+    decoder.states.emplace(batch_size, state);
+    return state;
+}
+
+std::vector<int> GpuStages::hardware_supported(const unsigned char* const* data, const size_t* sizes,
+                                               const std::vector<int>& files, std::vector<int>& others) {
+    return split_supported(
+        files,
+        [&](int i) {
+            if (!hardware_.handle) return false;
+            int is_supported = -1;
+            return nvjpeg_->api().JpegStreamParseHeader(hardware_.handle, data[i], sizes[i], parsed_) ==
+                       kNvjpegSuccess &&
+                   nvjpeg_->api().DecodeBatchedSupported(hardware_.handle, parsed_, &is_supported) ==
+                       kNvjpegSuccess &&
+                   is_supported == 0;
+        },
+        others);
+}
+
+void GpuStages::decode_batch(BatchedDecoder& decoder, int backend, const unsigned char* const* data,
+                             const size_t* sizes, const std::vector<int>& files, InferbenchGpuImageInfo* infos) {
+    if (files.empty()) return;
+    auto* arena = static_cast<unsigned char*>(decoded_.data());
+    std::vector<const unsigned char*> batch_data;
+    std::vector<std::size_t> batch_sizes;
+    std::vector<NvjpegImage> outputs;
+    for (const int i : files) {
+        const DecodedImage& image = images_[static_cast<std::size_t>(i)];
+        NvjpegImage out{};
+        out.channel[0] = arena + image.offset;
+        out.pitch[0] = static_cast<std::size_t>(image.width) * 3;
+        outputs.push_back(out);
+        batch_data.push_back(data[i]);
+        batch_sizes.push_back(sizes[i]);
+    }
+    NvjpegState state = batched_state(decoder, static_cast<int>(files.size()));
+    const int status = nvjpeg_->api().DecodeBatched(decoder.handle, state, batch_data.data(), batch_sizes.data(),
+                                                    outputs.data(), stream_);
+    // The stream is waited for either way: a failed batch may have queued work that writes into the slots.
+    const cudaError_t synced = cudaStreamSynchronize(stream_);
+    if (status == kNvjpegSuccess && synced == cudaSuccess) {
+        for (const int i : files) infos[i].backend = backend;
+        return;
+    }
+    check(synced, "cudaStreamSynchronize (nvjpegDecodeBatched)");
+    // The state of a failed batch is not reused.
+    nvjpeg_->api().JpegStateDestroy(state);
+    decoder.states.erase(static_cast<int>(files.size()));
+    // One file the batch cannot take fails the batch: decode each alone to find it.
+    decode_one_by_one(data, sizes, files, infos);
 }
 
 void GpuStages::activate() const { check(cudaSetDevice(device_), "cudaSetDevice"); }
@@ -132,39 +220,33 @@ void GpuStages::decode(const unsigned char* const* data, const size_t* sizes, in
                            std::to_string(pipeline::kMaxImagePixels) + " pixels");
             continue;
         }
+        // What nvJPEG cannot decode is refused here, before any decode call sees it (a CMYK file corrupted the
+        // host heap inside nvJPEG; a truncated one was decoded without an error).
+        const DecodeRefusal refusal = gpu_decode_refusal(info.components, subsampling, data[i], sizes[i]);
+        if (refusal.status != 0) {
+            set_reason(info, refusal.status, refusal.reason);
+            continue;
+        }
         images_[static_cast<std::size_t>(i)] = {total, info.width, info.height, true};
         total += align_up(static_cast<std::size_t>(info.width) * static_cast<std::size_t>(info.height) * 3);
         valid.push_back(i);
     }
     if (valid.empty()) return;
-    auto* arena = static_cast<unsigned char*>(decoded_.reserve(total, "cudaMalloc (decoded images)"));
-    std::vector<const unsigned char*> batch_data;
-    std::vector<std::size_t> batch_sizes;
-    std::vector<NvjpegImage> outputs;
+    decoded_.reserve(total, "cudaMalloc (decoded images)");
+    // The files into pinned host memory: nvJPEG's copies of the bitstreams to the GPU are then DMA.
+    std::size_t bitstream_bytes = 0;
+    for (const int i : valid) bitstream_bytes += sizes[i];
+    unsigned char* pinned = bitstreams_.reserve(bitstream_bytes, "cudaHostAlloc (JPEG files)");
+    std::vector<const unsigned char*> pinned_data(static_cast<std::size_t>(count), nullptr);
     for (const int i : valid) {
-        const DecodedImage& image = images_[static_cast<std::size_t>(i)];
-        NvjpegImage out{};
-        out.channel[0] = arena + image.offset;
-        out.pitch[0] = static_cast<std::size_t>(image.width) * 3;
-        outputs.push_back(out);
-        batch_data.push_back(data[i]);
-        batch_sizes.push_back(sizes[i]);
+        std::memcpy(pinned, data[i], sizes[i]);
+        pinned_data[static_cast<std::size_t>(i)] = pinned;
+        pinned += sizes[i];
     }
-    const int n = static_cast<int>(valid.size());
-    if (batched_size_ != n) {
-        check_nvjpeg(nvjpeg_->api().DecodeBatchedInitialize(handle_, batched_state_, n, 1, kNvjpegOutputRgbInterleaved),
-                     "nvjpegDecodeBatchedInitialize");
-        batched_size_ = n;
-    }
-    const int status = nvjpeg_->api().DecodeBatched(handle_, batched_state_, batch_data.data(), batch_sizes.data(),
-                                                    outputs.data(), stream_);
-    if (status == kNvjpegSuccess) {
-        synchronize("cudaStreamSynchronize (nvjpegDecodeBatched)");
-        return;
-    }
-    // One file the batch cannot take fails the batch: decode each alone to find it.
-    batched_size_ = 0;
-    decode_one_by_one(data, sizes, valid, infos);
+    std::vector<int> others;
+    const std::vector<int> hardware = hardware_supported(pinned_data.data(), sizes, valid, others);
+    decode_batch(hardware_, INFERBENCH_GPU_DECODE_HARDWARE, pinned_data.data(), sizes, hardware, infos);
+    decode_batch(hybrid_, INFERBENCH_GPU_DECODE_HYBRID, pinned_data.data(), sizes, others, infos);
 }
 
 void GpuStages::decode_one_by_one(const unsigned char* const* data, const size_t* sizes, const std::vector<int>& valid,
@@ -181,6 +263,8 @@ void GpuStages::decode_one_by_one(const unsigned char* const* data, const size_t
         if (status != kNvjpegSuccess) {
             image.valid = false;
             set_reason(infos[i], status, reason("nvjpegDecode", status));
+        } else {
+            infos[i].backend = INFERBENCH_GPU_DECODE_SINGLE;
         }
     }
 }
@@ -341,8 +425,11 @@ void GpuStages::ssd_detect(const InferbenchGpuSsdDecode& decode, const Inferbenc
     auto* priors = ssd_priors_.reserve_as<float>(anchors * 4, "cudaMalloc (SSD priors)");
     check(cudaMemcpyAsync(priors, decode.priors, anchors * 4 * sizeof(float), cudaMemcpyHostToDevice, stream_),
           "cudaMemcpyAsync (SSD priors)");
-    // Candidates: boxes (4 floats), scores, labels, ids, one after another in one buffer.
-    const auto capacity = static_cast<std::size_t>(kMaxNmsCandidates);
+    // Candidates: boxes (4 floats), scores, labels, ids, one after another in one buffer, room for every anchor's
+    // every class (so no count the CPU's decode_boxes can give is refused).
+    const auto capacity = anchors * static_cast<std::size_t>(decode.classes - 1);
+    if (capacity > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
+        throw std::runtime_error("SSD decoding: anchors x classes is beyond 2^31 candidates");
     auto* candidates = static_cast<unsigned char*>(ssd_candidates_.reserve(
         capacity * (4 * sizeof(float) + sizeof(float) + 2 * sizeof(std::int32_t)), "cudaMalloc (SSD candidates)"));
     auto* boxes = reinterpret_cast<float*>(candidates);
@@ -363,16 +450,20 @@ void GpuStages::ssd_detect(const InferbenchGpuSsdDecode& decode, const Inferbenc
         check(cudaMemsetAsync(count, 0, sizeof(std::int32_t), stream_), "cudaMemsetAsync (SSD candidate count)");
         launch_ssd_candidates(d, locs + static_cast<std::size_t>(b) * anchors * 4,
                               scores + static_cast<std::size_t>(b) * anchors * static_cast<std::size_t>(d.classes),
-                              priors, boxes, candidate_scores, labels, ids, count, kMaxNmsCandidates, stream_);
+                              priors, boxes, candidate_scores, labels, ids, count, static_cast<int>(capacity),
+                              stream_);
         check_launch("SSD candidates");
         std::int32_t found = 0;
         check(cudaMemcpyAsync(&found, count, sizeof found, cudaMemcpyDeviceToHost, stream_),
               "cudaMemcpyAsync (SSD candidate count)");
         synchronize("cudaStreamSynchronize (SSD candidates)");
-        if (found > kMaxNmsCandidates)
-            throw std::runtime_error("image " + std::to_string(b) + " has " + std::to_string(found) +
-                                     " boxes above the score threshold, more than the " +
-                                     std::to_string(kMaxNmsCandidates) + " the GPU NMS takes; raise score_threshold");
+        if (found > kMaxNmsCandidates) {
+            // More candidates than one NMS mask holds: class by class (class-wise NMS never suppresses across
+            // classes), merged by score, the same answer as one run and as the CPU's select_detections.
+            counts[b] = ssd_nms_by_class(boxes, candidate_scores, labels, ids, found, decode.classes, nms_settings,
+                                         out + static_cast<std::size_t>(b) * max_det);
+            continue;
+        }
         const int kept = nms(boxes, candidate_scores, labels, ids, found, nms_settings);
         counts[b] = kept;
         if (kept == 0) continue;
@@ -386,6 +477,85 @@ void GpuStages::ssd_detect(const InferbenchGpuSsdDecode& decode, const Inferbenc
               "cudaMemcpyAsync (detections)");
         synchronize("cudaStreamSynchronize (detections)");
     }
+}
+
+int GpuStages::ssd_nms_by_class(const float* boxes, const float* scores, const std::int32_t* labels,
+                                const std::uint32_t* ids, int count, int classes,
+                                const InferbenchGpuNmsSettings& settings, InferbenchGpuDetection* out) {
+    const auto n = static_cast<std::size_t>(count);
+    std::vector<float> host_boxes(n * 4);
+    std::vector<float> host_scores(n);
+    std::vector<std::int32_t> host_labels(n);
+    std::vector<std::uint32_t> host_ids(n);
+    check(cudaMemcpyAsync(host_boxes.data(), boxes, n * 4 * sizeof(float), cudaMemcpyDeviceToHost, stream_),
+          "cudaMemcpyAsync (SSD candidates)");
+    check(cudaMemcpyAsync(host_scores.data(), scores, n * sizeof(float), cudaMemcpyDeviceToHost, stream_),
+          "cudaMemcpyAsync (SSD candidates)");
+    check(cudaMemcpyAsync(host_labels.data(), labels, n * sizeof(std::int32_t), cudaMemcpyDeviceToHost, stream_),
+          "cudaMemcpyAsync (SSD candidates)");
+    check(cudaMemcpyAsync(host_ids.data(), ids, n * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, stream_),
+          "cudaMemcpyAsync (SSD candidates)");
+    synchronize("cudaStreamSynchronize (SSD candidates)");
+    std::vector<KeptCandidate> kept_all;
+    std::vector<float> class_boxes;
+    std::vector<float> class_scores;
+    std::vector<std::int32_t> class_labels;
+    std::vector<std::uint32_t> class_ids;
+    std::vector<int> kept(static_cast<std::size_t>(settings.max_detections));
+    for (const auto& group : positions_by_label(host_labels, classes)) {
+        if (group.empty()) continue;
+        if (group.size() > static_cast<std::size_t>(kMaxNmsCandidates))
+            throw std::runtime_error("one class has " + std::to_string(group.size()) +
+                                     " candidates, more than the " + std::to_string(kMaxNmsCandidates) +
+                                     " one GPU NMS run takes");
+        class_boxes.clear();
+        class_scores.clear();
+        class_labels.clear();
+        class_ids.clear();
+        for (const int p : group) {
+            const auto k = static_cast<std::size_t>(p);
+            class_boxes.insert(class_boxes.end(), host_boxes.begin() + static_cast<std::ptrdiff_t>(k * 4),
+                               host_boxes.begin() + static_cast<std::ptrdiff_t>(k * 4 + 4));
+            class_scores.push_back(host_scores[k]);
+            class_labels.push_back(host_labels[k]);
+            class_ids.push_back(host_ids[k]);
+        }
+        const auto m = group.size();
+        auto* chunk = static_cast<unsigned char*>(ssd_chunk_.reserve(
+            m * (4 * sizeof(float) + sizeof(float) + sizeof(std::int32_t) + sizeof(std::uint32_t)),
+            "cudaMalloc (SSD class candidates)"));
+        auto* chunk_boxes = reinterpret_cast<float*>(chunk);
+        auto* chunk_scores = chunk_boxes + m * 4;
+        auto* chunk_labels = reinterpret_cast<std::int32_t*>(chunk_scores + m);
+        auto* chunk_ids = reinterpret_cast<std::uint32_t*>(chunk_labels + m);
+        check(cudaMemcpyAsync(chunk_boxes, class_boxes.data(), m * 4 * sizeof(float), cudaMemcpyHostToDevice, stream_),
+              "cudaMemcpyAsync (SSD class candidates)");
+        check(cudaMemcpyAsync(chunk_scores, class_scores.data(), m * sizeof(float), cudaMemcpyHostToDevice, stream_),
+              "cudaMemcpyAsync (SSD class candidates)");
+        check(cudaMemcpyAsync(chunk_labels, class_labels.data(), m * sizeof(std::int32_t), cudaMemcpyHostToDevice,
+                              stream_),
+              "cudaMemcpyAsync (SSD class candidates)");
+        check(cudaMemcpyAsync(chunk_ids, class_ids.data(), m * sizeof(std::uint32_t), cudaMemcpyHostToDevice, stream_),
+              "cudaMemcpyAsync (SSD class candidates)");
+        // nms() synchronises the stream before it returns, so the host vectors may be refilled after it.
+        const int class_kept = nms(chunk_boxes, chunk_scores, chunk_labels, chunk_ids, static_cast<int>(m), settings);
+        kept_positions(kept.data(), class_kept);
+        for (int j = 0; j < class_kept; ++j) {
+            const int p = group[static_cast<std::size_t>(kept[static_cast<std::size_t>(j)])];
+            const auto k = static_cast<std::size_t>(p);
+            kept_all.push_back({p, host_scores[k], host_ids[k]});
+        }
+    }
+    const std::vector<int> order = merge_kept_by_score(std::move(kept_all), settings.max_detections);
+    for (std::size_t j = 0; j < order.size(); ++j) {
+        const auto k = static_cast<std::size_t>(order[j]);
+        InferbenchGpuDetection& d = out[j];
+        for (std::size_t c = 0; c < 4; ++c) d.box[c] = host_boxes[k * 4 + c];
+        d.score = host_scores[k];
+        d.label = host_labels[k];
+        d.candidate = static_cast<int>(host_ids[k]);
+    }
+    return static_cast<int>(order.size());
 }
 
 }  // namespace inferbench::pipeline_cuda

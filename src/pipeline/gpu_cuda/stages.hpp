@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -49,17 +50,38 @@ private:
         int height = 0;
         bool valid = false;
     };
+    // NMS of more candidates than one mask holds, class by class, merged by score into `out` (max_detections
+    // entries); returns how many were kept.
+    int ssd_nms_by_class(const float* boxes, const float* scores, const std::int32_t* labels, const std::uint32_t* ids,
+                         int count, int classes, const InferbenchGpuNmsSettings& settings, InferbenchGpuDetection* out);
+    // One nvJPEG handle with its batched-decode states, one per batch size (nvjpegDecodeBatchedInitialize once per
+    // size, then reused).
+    struct BatchedDecoder {
+        NvjpegHandle handle = nullptr;
+        std::map<int, NvjpegState> states;
+    };
+    NvjpegState batched_state(BatchedDecoder& decoder, int batch_size);
+    // The files (positions in `data`) the hardware engine takes; the rest are appended to `others`.
+    std::vector<int> hardware_supported(const unsigned char* const* data, const size_t* sizes,
+                                        const std::vector<int>& files, std::vector<int>& others);
+    // A batched decode of `files` into their slots; when the batch as a whole fails, each file alone.
+    void decode_batch(BatchedDecoder& decoder, int backend, const unsigned char* const* data, const size_t* sizes,
+                      const std::vector<int>& files, InferbenchGpuImageInfo* infos);
     void decode_one_by_one(const unsigned char* const* data, const size_t* sizes, const std::vector<int>& valid,
                            InferbenchGpuImageInfo* infos);
+    void destroy_decoder(BatchedDecoder& decoder, bool owns_handle);
 
     int device_ = 0;
     cudaStream_t stream_ = nullptr;
     std::unique_ptr<NvjpegLibrary> nvjpeg_;
-    NvjpegHandle handle_ = nullptr;
-    NvjpegState batched_state_ = nullptr;
+    NvjpegHandle handle_ = nullptr;  // the default backend: single decodes and the hybrid batches
     NvjpegState single_state_ = nullptr;
-    int batched_size_ = 0;
+    BatchedDecoder hybrid_;    // handle_'s batched states
+    BatchedDecoder hardware_;  // NVJPEG_BACKEND_HARDWARE's handle (null where the GPU has no JPEG engine)
+    NvjpegStream parsed_ = nullptr;  // a header parsed for nvjpegDecodeBatchedSupported
+    std::string hardware_note_;
     std::string description_;
+    PinnedBuffer bitstreams_;
 
     GrowingBuffer decoded_;
     std::vector<DecodedImage> images_;
@@ -77,6 +99,7 @@ private:
     GrowingBuffer ssd_priors_;
     GrowingBuffer ssd_candidates_;
     GrowingBuffer ssd_count_;
+    GrowingBuffer ssd_chunk_;
     GrowingBuffer detections_;
 };
 
