@@ -108,7 +108,9 @@ void add_cpu_figures(StageFigures& f, const StageSums& sums, const PipelineSumma
         f.bound_images_per_s = static_cast<double>(*summary.facts.threads) * 1e9 / *f.cpu_ns_per_image;
 }
 
-std::optional<std::size_t> lowest_bound(const std::vector<StageFigures>& stages) {
+}  // namespace
+
+std::optional<std::size_t> lowest_bound(std::span<const StageFigures> stages) {
     std::optional<std::size_t> lowest;
     for (std::size_t i = 0; i < stages.size(); ++i)
         if (stages[i].bound_images_per_s &&
@@ -116,6 +118,8 @@ std::optional<std::size_t> lowest_bound(const std::vector<StageFigures>& stages)
             lowest = i;
     return lowest;
 }
+
+namespace {
 
 // Batch figures: images out, e2e summed and the time outside every stage span, over the batches with stages.
 struct BatchTotals {

@@ -81,6 +81,9 @@ struct PipelineSummary {
     std::optional<StagePlace> postprocess_place() const;
 };
 
+// The index of the stage with the lowest bound; nothing where no stage has one.
+std::optional<std::size_t> lowest_bound(std::span<const StageFigures> stages);
+
 // The length of the union of [start, end) spans, in ns: the time at least one of them was open.
 std::int64_t union_length_ns(std::vector<std::pair<std::int64_t, std::int64_t>> spans);
 

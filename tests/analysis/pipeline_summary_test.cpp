@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "analysis/repeats.hpp"
+#include "analysis/summary.hpp"
 #include "core/error.hpp"
 
 namespace inferbench::analysis {
@@ -150,6 +152,31 @@ TEST(PipelineSummary, BadInputIsRefused) {
     auto backwards = stages;
     backwards[0].end_ns = backwards[0].start_ns - 1;
     EXPECT_THROW(pipeline_summary(kTwoIterations, backwards, {}), UserError);
+}
+
+TEST(PipelineSummary, RepeatsCombineAsMeansAndSums) {
+    const auto stages = two_batches();
+    auto slower = stages;
+    for (auto& st : slower)
+        if (st.stage == PipelineStage::decode) st.cpu_ns *= 2;  // decode's CPU time twice repeat 0's
+    std::vector<BenchmarkSummary> repeats(2);
+    for (std::size_t i = 0; i < 2; ++i) {
+        repeats[i].benchmark.status = BenchmarkStatus::ok;
+        repeats[i].e2e.count = 2;
+        repeats[i].e2e.mean = 100.0 * kMs;
+        repeats[i].pipeline = pipeline_summary(kTwoIterations, i == 0 ? stages : slower,
+                                               {.gpu_device = false, .threads = 2, .mode = {}});
+    }
+    const auto row = combine_repeats(repeats);
+    ASSERT_TRUE(row.pipeline);
+    EXPECT_EQ(row.pipeline->images, 32);
+    EXPECT_EQ(row.pipeline->batches, 4);
+    const auto* decode = row.pipeline->stage(PipelineStage::decode);
+    EXPECT_DOUBLE_EQ(*decode->cpu_ns_per_image, 11.25 * kMs);  // the mean of 7.5 and 15 ms
+    EXPECT_EQ(decode->images, 32);
+    EXPECT_EQ(row.pipeline->window_ns(), 0);  // each repeat had its own
+    repeats[1].pipeline.reset();
+    EXPECT_FALSE(combine_repeats(repeats).pipeline);
 }
 
 }  // namespace
