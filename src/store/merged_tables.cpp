@@ -139,6 +139,11 @@ constexpr MergedColumn kServingWorkloadColumns[] = {
     {"server_command", text}, {"server_version", text}, {"model_name", text},
 };
 
+constexpr MergedColumn kPipelineStageColumns[] = {
+    {"iteration", integer}, {"stage", text},  {"place", text},   {"start_ns", integer},
+    {"end_ns", integer},    {"cpu_ns", integer}, {"images", integer},
+};
+
 constexpr std::string_view kBenchmarkId = "benchmark_id";
 
 constexpr MergedTable kTables[] = {
@@ -156,6 +161,7 @@ constexpr MergedTable kTables[] = {
     {"serving_requests", "", kBenchmarkId, kServingRequestColumns, "seq"},
     {"serving_chunks", "", kBenchmarkId, kServingChunkColumns, "seq, chunk"},
     {"serving_workloads", "", kBenchmarkId, kServingWorkloadColumns, "benchmark_id"},
+    {"pipeline_stages", "", kBenchmarkId, kPipelineStageColumns, "iteration, stage"},
     {"device_probes", "probe_id", "", kProbeColumns, "measured_unix_ms, probe_id"},
 };
 

@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <initializer_list>
+#include <iterator>
 #include <random>
 #include <system_error>
 #include <utility>
@@ -360,6 +362,25 @@ void insert_generations(Database& db, std::int64_t benchmark_id, std::span<const
             insert.bind_int64(4, row.end_ns).bind_int64(5, row.kv_cache_bytes);
             insert.run();
         }
+    }
+}
+
+void insert_pipeline_stages(Database& db, std::int64_t benchmark_id, std::span<const PipelineStageTime> stages) {
+    if (stages.empty()) return;
+    Statement insert = db.prepare(
+        "INSERT INTO pipeline_stages (benchmark_id, iteration, stage, place, start_ns, end_ns, cpu_ns, images) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+    for (const PipelineStageTime& row : stages) {
+        insert.reset();
+        insert.bind_int64(1, benchmark_id).bind_int64(2, row.iteration);
+        insert.bind_text(3, to_string(row.stage)).bind_text(4, to_string(row.place));
+        insert.bind_int64(5, row.start_ns).bind_int64(6, row.end_ns);
+        if (row.cpu_ns == kStageNotMeasured)
+            insert.bind_null(7);
+        else
+            insert.bind_int64(7, row.cpu_ns);
+        insert.bind_int64(8, row.images);
+        insert.run();
     }
 }
 
@@ -780,6 +801,7 @@ std::int64_t ResultsStore::Impl::store_benchmark(const BenchmarkRecord& benchmar
     insert_generations(s.db, benchmark_id, data.generations);
     insert_generated_tokens(s.db, benchmark_id, benchmark.batch_size, data.generated_tokens);
     insert_serving(s.db, benchmark_id, data.served_requests, data.serving_workload);
+    insert_pipeline_stages(s.db, benchmark_id, benchmark.pipeline_stages);
     transaction.commit();
     return benchmark_id;
 }
@@ -917,6 +939,40 @@ std::vector<GenerationRecord> ResultsStore::generations(std::int64_t benchmark_i
         if (result.empty() || result.back().iteration != generation) result.push_back({generation, {}});
         result.back().steps.push_back({select.column_int64(1), select.column_int64(2)});
     }
+    return result;
+}
+
+std::vector<PipelineStageTime> ResultsStore::pipeline_stages(std::int64_t benchmark_id) const {
+    Statement select = impl_->db.prepare(
+        "SELECT iteration, stage, place, start_ns, end_ns, cpu_ns, images FROM pipeline_stages "
+        "WHERE benchmark_id = ?1 ORDER BY iteration");
+    select.bind_int64(1, benchmark_id);
+    std::vector<PipelineStageTime> result;
+    while (select.step()) {
+        const std::string stage = select.column_text(1);
+        const std::string place = select.column_text(2);
+        const auto stage_value = parse_pipeline_stage(stage);
+        const auto place_value = parse_stage_place(place);
+        if (!stage_value || !place_value)
+            throw EnvironmentError(fmt::format(
+                "results database '{}': benchmark {} has a pipeline stage '{}' on '{}', which this inferbench does "
+                "not know; upgrade inferbench",
+                path().string(), benchmark_id, stage, place));
+        result.push_back({.iteration = select.column_int64(0),
+                          .stage = *stage_value,
+                          .place = *place_value,
+                          .start_ns = select.column_int64(3),
+                          .end_ns = select.column_int64(4),
+                          .cpu_ns = select.column_optional_int64(5).value_or(kStageNotMeasured),
+                          .images = select.column_int64(6)});
+    }
+    // Within a batch, in the order a batch passes the stages.
+    const auto rank = [](PipelineStage stage) {
+        return std::find(std::begin(kPipelineStages), std::end(kPipelineStages), stage) - std::begin(kPipelineStages);
+    };
+    std::stable_sort(result.begin(), result.end(), [&](const PipelineStageTime& a, const PipelineStageTime& b) {
+        return a.iteration != b.iteration ? a.iteration < b.iteration : rank(a.stage) < rank(b.stage);
+    });
     return result;
 }
 

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/pipeline.hpp"
 #include "core/process/process_identity.hpp"
 #include "core/samples.hpp"
 #include "core/spec.hpp"
@@ -89,6 +90,10 @@ struct BenchmarkRecord {
     // The run's benchmarks whose time overlapped this one's (between start and end), on other devices; empty: it
     // ran alone. A reader can tell a figure measured beside another GPU's work from one measured alone.
     std::vector<ConcurrentBenchmark> concurrent;
+    // An image pipeline cell's stage times, every stage of every measured batch (core/pipeline.hpp), inserted with
+    // the row in its one transaction; read back with ResultsStore::pipeline_stages(), never filled by a read of
+    // the row. Empty for every other benchmark.
+    std::vector<PipelineStageTime> pipeline_stages;
 };
 
 // A figure of a benchmark that has no per-iteration rows behind it, e.g. trtexec's own mean of GPU
@@ -271,6 +276,8 @@ public:
     std::vector<LayerTime> layer_times(std::int64_t benchmark_id) const;
     // A generative benchmark's generations, by iteration, each one's steps in order; empty for any other.
     std::vector<GenerationRecord> generations(std::int64_t benchmark_id) const;
+    // An image pipeline benchmark's stage times, by iteration and then in the order a batch passes the stages.
+    std::vector<PipelineStageTime> pipeline_stages(std::int64_t benchmark_id) const;
     // Its first measured generation's tokens, one vector per sequence (sequence 0 first); empty for any other.
     std::vector<std::vector<std::int32_t>> generated_tokens(std::int64_t benchmark_id) const;
     // A serving cell's requests in stored order (warm-up ones included), each with its chunks; empty for any

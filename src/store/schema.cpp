@@ -289,6 +289,23 @@ CREATE UNIQUE INDEX runs_by_uid ON runs (run_uid);
 ALTER TABLE benchmarks ADD COLUMN cpu_affinity TEXT;
 ALTER TABLE benchmarks ADD COLUMN concurrent_json TEXT NOT NULL DEFAULT '[]';
 )sql",
+    // 13: image pipeline cells (core/pipeline.hpp): each measured batch's time in each stage it passed (read,
+    // decode, resize, normalize, infer, postprocess, nms), where the stage ran, from the first of its images entering
+    // to the last leaving on core/clock, the CPU time its threads spent (NULL: not measured) and its images.
+    R"sql(
+CREATE TABLE pipeline_stages (
+    benchmark_id INTEGER NOT NULL REFERENCES benchmarks (benchmark_id) ON DELETE CASCADE,
+    iteration    INTEGER NOT NULL,
+    stage        TEXT    NOT NULL CHECK (stage IN ('read', 'decode', 'resize', 'normalize', 'infer', 'postprocess',
+                                                   'nms')),
+    place        TEXT    NOT NULL CHECK (place IN ('cpu', 'gpu')),
+    start_ns     INTEGER NOT NULL,
+    end_ns       INTEGER NOT NULL CHECK (end_ns >= start_ns),
+    cpu_ns       INTEGER CHECK (cpu_ns >= 0),
+    images       INTEGER NOT NULL CHECK (images >= 0),
+    PRIMARY KEY (benchmark_id, iteration, stage)
+) WITHOUT ROWID;
+)sql",
 };
 
 constexpr int kKnownVersion = static_cast<int>(std::size(kMigrations));

@@ -13,14 +13,15 @@
 
 namespace inferbench::store {
 
-// SQL that takes a current file back to schema 11 (before run identities, shards and concurrent benchmarks),
+// SQL that takes a current file back to schema 12 (before pipeline stages), 11 (before run identities, shards and concurrent benchmarks),
 // 10 (before serving cells), 9 (before generative benchmarks),
 // 8 (before iterations had a queue time), 7 (before
 // benchmarks had repeats and convergence), 6 (before layer times said whether they are the host's
 // dispatch) and 5 (before the orchestrator columns of runs), for tests that make an older file out of a
 // new one.
+inline const std::string kBackToSchema12 = "DROP TABLE pipeline_stages; PRAGMA user_version = 12; ";
 inline const std::string kBackToSchema11 =
-    "DROP INDEX runs_by_uid; ALTER TABLE runs DROP COLUMN run_uid; ALTER TABLE runs DROP COLUMN shard_count; "
+    kBackToSchema12 + "DROP INDEX runs_by_uid; ALTER TABLE runs DROP COLUMN run_uid; ALTER TABLE runs DROP COLUMN shard_count; "
     "ALTER TABLE runs DROP COLUMN shard_index; ALTER TABLE benchmarks DROP COLUMN cpu_affinity; "
     "ALTER TABLE benchmarks DROP COLUMN concurrent_json; PRAGMA user_version = 11; ";
 inline const std::string kBackToSchema10 =

@@ -136,6 +136,9 @@ protected:
         b.batch_size = 2;
         b.input_tokens = 8;
         b.output_tokens = 2;
+        b.pipeline_stages = {{.iteration = 0, .stage = PipelineStage::decode, .start_ns = 10, .end_ns = 30,
+                              .cpu_ns = 35, .images = 2},
+                             {.iteration = 0, .stage = PipelineStage::infer, .start_ns = 30, .end_ns = 60, .images = 2}};
         const auto its = iterations(200, 1000 * ordinal);  // more than one multi-row INSERT, and a remainder
         const std::vector<Metric> metrics = {{"gpu_compute_mean_ms", 33.664, "ms"}, {"qps", 1e3 / 3, "1/s"}};
         const std::vector<Series> series = {{"gpu_latency_ms", {1.5, 1.25, 0.1}}};
