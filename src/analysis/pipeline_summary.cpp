@@ -5,8 +5,11 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "core/units.hpp"
+#include "core/spec.hpp"
 
 namespace inferbench::analysis {
 namespace {
@@ -156,6 +159,23 @@ void add_gpu_idle(PipelineSummary& summary, std::span<const PipelineStageTime> s
 }
 
 }  // namespace
+
+PipelineFacts pipeline_facts(const store::BenchmarkRecord& benchmark) {
+    PipelineFacts facts;
+    const auto device = parse_device(benchmark.device);
+    facts.gpu_device = device && device->kind == DeviceKind::cuda;
+    const auto json = nlohmann::json::parse(benchmark.settings_json, nullptr, false);
+    if (!json.is_object() || !json.contains("pipeline") || !json["pipeline"].is_object()) return facts;
+    const auto& pipeline = json["pipeline"];
+    // The stored spec writes each key as its text (core/plan's pipeline keys).
+    const auto text = [&](const char* key) {
+        const auto it = pipeline.find(key);
+        return it != pipeline.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    if (const auto threads = parse_int(text("threads")); threads && *threads > 0) facts.threads = threads;
+    facts.mode = parse_pipeline_mode(text("mode"));
+    return facts;
+}
 
 const StageFigures* PipelineSummary::stage(PipelineStage which) const {
     for (const auto& s : stages)

@@ -33,6 +33,7 @@
 #include "core/pipeline.hpp"
 #include "core/spec.hpp"
 #include "core/statistics/statistics.hpp"
+#include "store/results_store.hpp"
 
 namespace inferbench::analysis {
 
@@ -57,6 +58,9 @@ struct PipelineFacts {
     std::optional<std::int64_t> threads;
     std::optional<PipelineMode> mode;
 };
+
+// A stored benchmark's facts: its device, and the threads and mode its stored spec's `pipeline` holds.
+PipelineFacts pipeline_facts(const store::BenchmarkRecord& benchmark);
 
 struct PipelineSummary {
     std::int64_t batches = 0;  // measured iterations

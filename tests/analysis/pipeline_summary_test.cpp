@@ -7,7 +7,9 @@
 
 #include "analysis/repeats.hpp"
 #include "analysis/summary.hpp"
+#include "common/pipeline_store.hpp"
 #include "core/error.hpp"
+#include "core/temp_dir.hpp"
 
 namespace inferbench::analysis {
 namespace {
@@ -177,6 +179,37 @@ TEST(PipelineSummary, RepeatsCombineAsMeansAndSums) {
     EXPECT_EQ(row.pipeline->window_ns(), 0);  // each repeat had its own
     repeats[1].pipeline.reset();
     EXPECT_FALSE(combine_repeats(repeats).pipeline);
+}
+
+}  // namespace
+}  // namespace inferbench::analysis
+
+namespace inferbench::analysis {
+namespace {
+
+// Through the store: a pipeline cell written with its stages, summarized as `summary` and `report` read it.
+TEST(PipelineSummary, AStoredPipelineCellIsSummarizedWithItsStagesAndSettings) {
+    const TempDir dir("pipeline-summary");
+    auto results = store::ResultsStore::open(dir.path() / "r.db");
+    const auto run = testing::add_run(results);
+    const auto cell = testing::decode_bound_cell();
+    testing::add_pipeline_cell(results, run, cell, 0, true);
+    const auto summaries = summarize_run(results, run);
+    ASSERT_EQ(summaries.size(), 2U);
+    const auto& s = summaries[0];
+    ASSERT_TRUE(s.pipeline);
+    EXPECT_TRUE(s.benchmark.pipeline_stages.empty());  // not held by every summary
+    EXPECT_EQ(s.pipeline->facts.threads, 2);
+    EXPECT_EQ(s.pipeline->facts.mode, PipelineMode::sequential);
+    EXPECT_EQ(s.pipeline->batches, 20);
+    EXPECT_EQ(s.pipeline->images, 160);
+    EXPECT_NEAR(s.pipeline->images_per_s, 8 / 7.2e-3, 1e-6);  // 8 images every 7.2 ms
+    EXPECT_NEAR(*s.pipeline->network_share_pct, 100 * 1.5 / 7.2, 1e-9);
+    ASSERT_TRUE(s.pipeline->bounding_stage);
+    const auto& bound = s.pipeline->stages[*s.pipeline->bounding_stage];
+    EXPECT_EQ(bound.stage, PipelineStage::decode);
+    EXPECT_NEAR(*bound.bound_images_per_s, 2 * 8 / 7e-3, 1e-6);  // 7 ms of CPU for 8 images, on 2 threads
+    EXPECT_FALSE(summaries[1].pipeline);  // the network-only cell
 }
 
 }  // namespace
