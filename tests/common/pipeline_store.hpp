@@ -70,6 +70,16 @@ inline std::vector<PipelineStageTime> pipeline_stage_times(const PipelineCell& c
     return out;
 }
 
+// The network-only cell of the same setup: its iterations the infer span alone.
+inline std::vector<IterationRecord> network_iterations(const PipelineCell& c) {
+    std::int64_t infer_us = 0;
+    for (const auto& s : c.stages)
+        if (s.stage == PipelineStage::infer) infer_us = s.span_us;
+    std::vector<IterationRecord> out;
+    for (std::int64_t i = 0; i < c.batches; ++i) out.push_back({1'000'000'000 + i * infer_us * 1000, infer_us * 1000});
+    return out;
+}
+
 // The cell's row as a pipeline cell stores it; no stages: the network-only cell of the same setup.
 inline store::BenchmarkRecord pipeline_record(const PipelineCell& c, std::int64_t run_id, std::int64_t ordinal,
                                               bool with_pipeline = true) {
@@ -93,19 +103,9 @@ inline store::BenchmarkRecord pipeline_record(const PipelineCell& c, std::int64_
         b.pipeline_stages = pipeline_stage_times(c);
     }
     b.settings_json = settings.dump();
-    const auto iterations = pipeline_iterations(c);
+    const auto iterations = with_pipeline ? pipeline_iterations(c) : network_iterations(c);
     b.measured_wall_ns = iterations.back().start_ns + iterations.back().e2e_ns - iterations.front().start_ns;
     return b;
-}
-
-// The network-only cell of the same setup: its iterations the infer span alone.
-inline std::vector<IterationRecord> network_iterations(const PipelineCell& c) {
-    std::int64_t infer_us = 0;
-    for (const auto& s : c.stages)
-        if (s.stage == PipelineStage::infer) infer_us = s.span_us;
-    std::vector<IterationRecord> out;
-    for (std::int64_t i = 0; i < c.batches; ++i) out.push_back({1'000'000'000 + i * infer_us * 1000, infer_us * 1000});
-    return out;
 }
 
 inline std::int64_t add_run(store::ResultsStore& results, const std::string& name = "pipelines") {
