@@ -12,6 +12,7 @@ namespace inferbench {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 class PipelineCli : public ::testing::Test {
 protected:
@@ -43,12 +44,13 @@ TEST_F(PipelineCli, SummaryPrintsThePipelineAndItsStages) {
 }
 
 TEST_F(PipelineCli, ExplainNamesTheBoundAndTheGpusIdleTime) {
-    const auto r = dir.run("explain --db p.db");
+    const auto r = dir.run("explain --db p.db --format md");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_THAT(r.out, HasSubstr("pipeline.network_share"));
     EXPECT_THAT(r.out, HasSubstr("the network is 21% of end-to-end time: decode on 2 threads bounds throughput at "
                                  "2286 images/s"));
     EXPECT_THAT(r.out, HasSubstr("the GPU idles 79% of the run"));
+    EXPECT_THAT(r.out, Not(HasSubstr("compare.winners")));  // the pipeline is no alternative to the network alone
 }
 
 TEST_F(PipelineCli, CompareSetsThePipelineBesideTheNetworkAlone) {

@@ -155,6 +155,16 @@ TEST(PipelineRules, GpuDecodeSilentWithoutAGpuCellOrWhereItWasNotFaster) {
     EXPECT_EQ(find(explain(stored_evidence({gpu_cell_decoding_on_cpu(), other})), "pipeline.gpu_preprocess"), nullptr);
 }
 
+TEST(PipelineRules, APipelineCellIsNoAlternativeToItsNetworkOnlyCell) {
+    const TempDir dir("pipeline-rules");
+    auto results = store::ResultsStore::open(dir.path() / "r.db");
+    const auto run = inferbench::testing::add_run(results);
+    inferbench::testing::add_pipeline_cell(results, run, inferbench::testing::decode_bound_cell(), 0, true);
+    const auto found = explain(load_evidence(results, results.benchmarks(run), devices::load_catalog()));
+    EXPECT_NE(find(found, "pipeline.network_share"), nullptr);
+    EXPECT_EQ(find(found, "compare.winners"), nullptr);  // the network alone is not "faster" than the pipeline
+}
+
 TEST(PipelineRules, ANetworkOnlyCellHasNoPipelineFindings) {
     const TempDir dir("pipeline-rules");
     auto results = store::ResultsStore::open(dir.path() / "r.db");
