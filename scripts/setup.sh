@@ -34,6 +34,7 @@ required=(
   build-essential cmake ninja-build pkg-config git ca-certificates
   libyaml-cpp-dev libcli11-dev nlohmann-json3-dev libfmt-dev libsqlite3-dev libpq-dev
   libisal-dev libcurl4-openssl-dev gnuplot-nox fonts-dejavu-core
+  libturbojpeg0-dev libpng-dev
 )
 command -v npm >/dev/null 2>&1 || required+=(npm)
 optional=()

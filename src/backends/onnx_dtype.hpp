@@ -4,8 +4,11 @@
 #pragma once
 
 #include <optional>
+#include <string>
+#include <variant>
 
 #include "backends/backend.hpp"
+#include "backends/batch_shape.hpp"
 #include "models/onnx_reader.hpp"
 
 namespace inferbench {
@@ -24,6 +27,19 @@ inline std::optional<DType> dtype_of(models::onnx::DataType type) {
         case DataType::boolean: return DType::boolean;
         default: return std::nullopt;
     }
+}
+
+// The declared shape of an ONNX value for resolve_batch_shape: a symbolic or unknown dimension (and a fixed 0,
+// which no exporter writes for a real size) is dynamic (-1, with its symbol's name).
+inline DeclaredShape declared_shape(const models::onnx::OnnxValueInfo& value) {
+    DeclaredShape declared;
+    for (const auto& dim : value.dims) {
+        const auto* fixed = std::get_if<std::int64_t>(&dim);
+        declared.dims.push_back(fixed && *fixed > 0 ? *fixed : -1);
+        const auto* symbol = std::get_if<std::string>(&dim);
+        declared.symbols.push_back(symbol ? *symbol : std::string());
+    }
+    return declared;
 }
 
 }  // namespace inferbench

@@ -19,8 +19,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::string_view kStagingPrefix = ".inferbench-tmp-";
-
 // What a file that is not regular is, for "FILE is a directory".
 std::string_view kind_of(mode_t mode) {
     if (S_ISDIR(mode)) return "is a directory";

@@ -45,6 +45,9 @@ private:
     std::filesystem::path staging_;
 };
 
+// The name prefix of staging folders (OutputFile's, and any writer's that renames a whole folder into place).
+inline constexpr std::string_view kStagingPrefix = ".inferbench-tmp-";
+
 // Removes the staging folders that writers killed mid-write left in `folder`. Only those older than an
 // hour: a live writer (in this or another process) finishes long before.
 void remove_stale_staging(const std::filesystem::path& folder);

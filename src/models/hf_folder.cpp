@@ -26,9 +26,6 @@ namespace {
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
-// The same prefix as core/file_io's staging folders, so remove_stale_staging() sweeps a writer killed midway.
-constexpr std::string_view kStagingPrefix = ".inferbench-tmp-";
-
 struct Encoding {
     std::string_view safetensors_dtype;  // "F32"
     std::string_view torch_dtype;        // "float32"

@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -53,24 +54,26 @@ bool has_dtype_attribute(std::string_view op) {
     return false;
 }
 
-std::vector<std::byte> fp16_bytes(const OnnxTensor& tensor) {
+std::uint16_t to_low(float value, DataType low) { return low == DataType::bfloat16 ? to_bf16(value) : to_fp16_clamped(value); }
+
+std::vector<std::byte> low_bytes(const OnnxTensor& tensor, DataType low) {
     const std::size_t n = tensor.raw.size() / 4;
     std::vector<std::byte> out(n * 2);
     for (std::size_t i = 0; i < n; ++i) {
         float v = 0;
         std::memcpy(&v, tensor.raw.data() + 4 * i, 4);
-        const std::uint16_t h = to_fp16_clamped(v);
+        const std::uint16_t h = to_low(v, low);
         out[2 * i] = static_cast<std::byte>(h & 0xFFU);
         out[2 * i + 1] = static_cast<std::byte>(h >> 8U);
     }
     return out;
 }
 
-std::vector<std::byte> fp16_bytes(std::span<const float> values) {
+std::vector<std::byte> low_bytes(std::span<const float> values, DataType low) {
     OnnxTensor t;
     t.raw.resize(values.size() * 4);
     std::memcpy(t.raw.data(), values.data(), t.raw.size());
-    return fp16_bytes(t);
+    return low_bytes(t, low);
 }
 
 struct NodeView {
@@ -102,7 +105,7 @@ NodeView view_node(const std::vector<Field>& fields) {
 class Fp16Converter {
 public:
     Fp16Converter(const OnnxModel& model, const Fp16Options& options, std::string source)
-        : options_(options), types_(infer_value_types(model)), source_(std::move(source)) {
+        : options_(options), low_(options.low_type), types_(infer_value_types(model)), source_(std::move(source)) {
         for (const auto& [name, type] : types_) taken_.insert(name);
         analyse(model.graph);
         for (const auto& [name, uses] : float_initializers_)
@@ -135,6 +138,7 @@ private:
             if (t.data_type == DataType::float32) float_initializers_.try_emplace(t.name);
         }
         for (const auto& node : g.nodes) {
+            node_names_.insert(node.name);
             for (std::size_t i = 0; i < node.inputs.size(); ++i) {
                 const auto it = float_initializers_.find(node.inputs[i]);
                 if (it != float_initializers_.end() && !blocked(node) && !always_float_input(node.op_type, i))
@@ -173,6 +177,15 @@ private:
         return it == rename_.end() ? name : it->second;
     }
 
+    // A Cast node's name: the value it writes, unless a node of the model already has that name (ONNX Runtime
+    // refuses a graph with two nodes of one name).
+    std::string node_name(const std::string& base) {
+        std::string name = base;
+        for (int k = 1; node_names_.contains(name); ++k) name = fmt::format("{}.cast{}", base, k);
+        node_names_.insert(name);
+        return name;
+    }
+
     std::string unique(const std::string& base) {
         std::string name = base;
         for (int k = 1; taken_.contains(name); ++k) name = fmt::format("{}.{}", base, k);
@@ -185,7 +198,7 @@ private:
         bool casts_written = !top;
         const auto write_input_casts = [&] {
             for (const auto& [from, to] : input_casts_)
-                out.write_message(wire::GraphField::node, wire::cast_node(to, from, to, DataType::float16));
+                out.write_message(wire::GraphField::node, wire::cast_node(node_name(to), from, to, low_));
             casts_written = true;
         };
         for (const Field& f : wire::split(bytes)) {
@@ -209,7 +222,7 @@ private:
         if (!casts_written) write_input_casts();
         if (top)
             for (const auto& [from, to] : output_casts_)
-                out.write_message(wire::GraphField::node, wire::cast_node(from, from, to, DataType::float32));
+                out.write_message(wire::GraphField::node, wire::cast_node(node_name(from), from, to, DataType::float32));
         return out.take();
     }
 
@@ -220,7 +233,7 @@ private:
             out.write_raw(f.encoded);
             return;
         }
-        out.write_bytes(f.number, wire::retyped_value_info(f.payload, DataType::float32, DataType::float16));
+        out.write_bytes(f.number, wire::retyped_value_info(f.payload, DataType::float32, low_));
     }
 
     void initializer(const Field& f, pb::ProtoWriter& out) const {
@@ -232,7 +245,7 @@ private:
         if (it == tensors_.end()) {
             out.write_raw(f.encoded);
         } else if (it->second->data_type == DataType::float32 && !kept_fp32_.contains(name)) {
-            out.write_message(f.number, wire::retyped_tensor(f.payload, DataType::float16, fp16_bytes(*it->second)));
+            out.write_message(f.number, wire::retyped_tensor(f.payload, low_, low_bytes(*it->second, low_)));
         } else if (external) {
             out.write_message(f.number, wire::retyped_tensor(f.payload, it->second->data_type, it->second->raw));
         } else {
@@ -249,7 +262,7 @@ private:
             std::string input = renamed(view.inputs[i]);
             if (!input.empty() && (is_blocked || always_float_input(view.op, i)) && is_fp16(view.inputs[i])) {
                 const std::string cast = unique(input + ".fp32");
-                out.write_message(wire::GraphField::node, wire::cast_node(cast, input, cast, DataType::float32));
+                out.write_message(wire::GraphField::node, wire::cast_node(node_name(cast), input, cast, DataType::float32));
                 input = cast;
             }
             inputs.push_back(std::move(input));
@@ -276,18 +289,18 @@ private:
         if (!is_blocked) add_missing_attributes(view, w);
         out.write_message(wire::GraphField::node, w);
         for (const auto& [from, to] : back_casts)
-            out.write_message(wire::GraphField::node, wire::cast_node(to, from, to, DataType::float16));
+            out.write_message(wire::GraphField::node, wire::cast_node(node_name(to), from, to, low_));
     }
 
     // Attributes whose absence means float32.
-    static void add_missing_attributes(const NodeView& view, pb::ProtoWriter& w) {
+    void add_missing_attributes(const NodeView& view, pb::ProtoWriter& w) const {
         if (view.domain.empty() && view.op == "ConstantOfShape" && !view.has_value_attribute) {
             const std::int64_t one = 1;
             const std::vector<std::byte> zero(2);
-            wire::add_tensor_attribute(w, "value", wire::tensor("", DataType::float16, std::span(&one, 1), zero));
+            wire::add_tensor_attribute(w, "value", wire::tensor("", low_, std::span(&one, 1), zero));
         }
         if (view.domain.empty() && (view.op == "RandomNormal" || view.op == "RandomUniform") && !view.has_dtype)
-            wire::add_int_attribute(w, "dtype", static_cast<std::int64_t>(DataType::float16));
+            wire::add_int_attribute(w, "dtype", static_cast<std::int64_t>(low_));
     }
 
     std::string attribute(std::span<const std::byte> bytes, const NodeView& view) {
@@ -301,7 +314,7 @@ private:
             const bool float_type = f.type == pb::WireType::varint && f.varint == static_cast<std::uint64_t>(DataType::float32);
             if (f.number == wire::AttributeField::i && float_type && default_domain &&
                 ((view.op == "Cast" && name == "to") || (has_dtype_attribute(view.op) && name == "dtype"))) {
-                w.write_int64(f.number, static_cast<std::int64_t>(DataType::float16));
+                w.write_int64(f.number, static_cast<std::int64_t>(low_));
             } else if (f.number == wire::AttributeField::t) {
                 w.write_bytes(f.number, tensor_attribute(f.payload));
             } else if (f.number == wire::AttributeField::g || f.number == wire::AttributeField::graphs) {
@@ -320,11 +333,11 @@ private:
             throw UserError(fmt::format("{}: the tensor attribute '{}' keeps its data in an external file, which the "
                                         "float16 conversion does not read; save the model with its constants inline",
                                         source_, t.name));
-        return wire::retyped_tensor(bytes, DataType::float16, fp16_bytes(t)).take();
+        return wire::retyped_tensor(bytes, low_, low_bytes(t, low_)).take();
     }
 
     // Constant's value_float / value_floats (always float32) as a float16 `value` tensor.
-    static std::string constant_float_attribute(const std::vector<Field>& fields, bool scalar) {
+    std::string constant_float_attribute(const std::vector<Field>& fields, bool scalar) const {
         std::vector<float> values;
         for (const Field& f : fields) {
             if (f.number != wire::AttributeField::f && f.number != wire::AttributeField::floats) continue;
@@ -338,18 +351,20 @@ private:
         const auto dims = scalar ? std::span<const std::int64_t>() : std::span<const std::int64_t>(&count, 1);
         pb::ProtoWriter w;
         w.write_string(wire::AttributeField::name, "value");
-        w.write_message(wire::AttributeField::t, wire::tensor("", DataType::float16, dims, fp16_bytes(values)));
+        w.write_message(wire::AttributeField::t, wire::tensor("", low_, dims, low_bytes(values, low_)));
         w.write_int64(wire::AttributeField::type, wire::kAttributeTensor);
         return w.take();
     }
 
     const Fp16Options& options_;
+    DataType low_;
     ValueTypes types_;
     std::string source_;
     std::map<std::string, const OnnxTensor*, std::less<>> tensors_;
     std::map<std::string, Uses, std::less<>> float_initializers_;
     std::set<std::string, std::less<>> kept_fp32_;
     std::set<std::string, std::less<>> taken_;
+    std::set<std::string, std::less<>> node_names_;
     std::map<std::string, std::string, std::less<>> rename_;
     std::vector<std::pair<std::string, std::string>> input_casts_;   // graph input -> its float16 cast
     std::vector<std::pair<std::string, std::string>> output_casts_;  // float16 value -> graph output
@@ -362,6 +377,8 @@ std::set<std::string, std::less<>> Fp16Options::default_fp16_block_list() {
 }
 
 std::string convert_to_fp16(const std::filesystem::path& model_path, const Fp16Options& options) {
+    if (options.low_type != DataType::float16 && options.low_type != DataType::bfloat16)
+        throw std::invalid_argument("convert_to_fp16: low_type must be float16 or bfloat16");
     const OnnxModel model = read_onnx_file(model_path);
     const std::string bytes = read_regular_file(model_path);
     std::string converted;
@@ -371,9 +388,10 @@ std::string convert_to_fp16(const std::filesystem::path& model_path, const Fp16O
         throw UserError(fmt::format("{}: not an ONNX model: {} at byte {}", model_path.string(), e.what(), e.offset()));
     }
     if (converted.size() > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
-        throw UserError(fmt::format("{}: the float16 model would be {} bytes, over the 2 GiB one ONNX file can hold "
+        throw UserError(fmt::format("{}: the {} model would be {} bytes, over the 2 GiB one ONNX file can hold "
                                     "with its weights inline",
-                                    model_path.string(), converted.size()));
+                                    model_path.string(), options.low_type == DataType::bfloat16 ? "bfloat16" : "float16",
+                                    converted.size()));
     return converted;
 }
 
@@ -407,5 +425,14 @@ float from_fp16(std::uint16_t bits) {
     if (exponent == 31) return std::bit_cast<float>(sign | 0x7F800000U | (mantissa << 13U));
     return std::bit_cast<float>(sign | ((exponent - 15U + 127U) << 23U) | (mantissa << 13U));
 }
+
+std::uint16_t to_bf16(float value) {
+    const std::uint32_t bits = std::bit_cast<std::uint32_t>(value);
+    if (std::isnan(value)) return static_cast<std::uint16_t>((bits >> 16U) | 0x0040U);
+    const std::uint32_t rounding = 0x7FFFU + ((bits >> 16U) & 1U);
+    return static_cast<std::uint16_t>((bits + rounding) >> 16U);
+}
+
+float from_bf16(std::uint16_t bits) { return std::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16U); }
 
 }  // namespace inferbench::models::onnx

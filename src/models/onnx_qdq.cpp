@@ -159,13 +159,12 @@ private:
 
     void quantize_activation(const std::string& name, pb::ProtoWriter& out) {
         const quant::QuantParams& p = *params(name);
-        const bool int8 = settings_.activation == quant::ActivationType::int8;
         const std::string scale = unique(name + "_scale");
         const std::string zero = unique(name + "_zero_point");
         const std::string q = unique(name + "_quantized");
         const std::string dq = unique(name + "_dequantized");
         new_initializers_.push_back(scalar(scale, DataType::float32, 0, p.scale));
-        new_initializers_.push_back(scalar(zero, int8 ? DataType::int8 : DataType::uint8, p.zero_point, 0));
+        new_initializers_.push_back(scalar(zero, quantized_type(settings_.activation), p.zero_point, 0));
         const std::vector<std::string> q_in{name, scale, zero}, q_out{q}, dq_in{q, scale, zero}, dq_out{dq};
         out.write_message(wire::GraphField::node, wire::node("QuantizeLinear", unique(name + "_QuantizeLinear"), q_in, q_out));
         out.write_message(wire::GraphField::node,
@@ -181,8 +180,14 @@ private:
         return std::nullopt;
     }
 
-    // An int8 copy of `w` with its scales and a DequantizeLinear; returns the dequantized name.
+    // An int8 (or, for FP8 activations, FP8) copy of `w` with its scales and a DequantizeLinear; returns the
+    // dequantized name.
     std::string quantize_weight(const OnnxTensor& w, std::optional<std::size_t> axis, std::vector<float>& scales) {
+        if (settings_.activation == quant::ActivationType::float8e4m3) {
+            std::vector<std::uint8_t> fp8;
+            scales = quant::quantize_weights_fp8(floats_of(w), w.dims, axis, fp8);
+            return add_dequantize(w.name, DataType::float8e4m3fn, w.dims, bytes_of(fp8), scales, axis);
+        }
         std::vector<std::int8_t> q;
         scales = quant::quantize_weights(floats_of(w), w.dims, axis, q, settings_.weight_range);
         return add_dequantize(w.name, DataType::int8, w.dims, bytes_of(q), scales, axis);
@@ -224,7 +229,9 @@ private:
                 axis = a;
             }
         }
-        if (settings_.quantize_bias && bias_slot(node, 2) && node.inputs.size() > 2 && !weight_scales.empty())
+        // FP8 has no integer bias: TensorRT adds the float bias itself.
+        const bool fp8 = settings_.activation == quant::ActivationType::float8e4m3;
+        if (settings_.quantize_bias && !fp8 && bias_slot(node, 2) && node.inputs.size() > 2 && !weight_scales.empty())
             plan_bias(node, weight_scales, axis);
     }
 
@@ -322,6 +329,15 @@ std::string with_extra_outputs(const std::filesystem::path& path, std::span<cons
     });
 }
 
+DataType quantized_type(quant::ActivationType type) {
+    switch (type) {
+        case quant::ActivationType::int8: return DataType::int8;
+        case quant::ActivationType::uint8: return DataType::uint8;
+        case quant::ActivationType::float8e4m3: return DataType::float8e4m3fn;
+    }
+    return DataType::int8;
+}
+
 std::string quantize_to_qdq(const std::filesystem::path& path,
                             const std::map<std::string, quant::QuantParams, std::less<>>& activations,
                             const QdqSettings& settings) {
@@ -330,10 +346,15 @@ std::string quantize_to_qdq(const std::filesystem::path& path,
         throw UserError(fmt::format("{}: opset {} is below 13, the first whose QuantizeLinear takes per-channel scales; "
                                     "export the model at opset 13 or newer, or set per_channel: false",
                                     path.string(), file.model.opset_version()));
+    if (settings.activation == quant::ActivationType::float8e4m3 && file.model.opset_version() < kFloat8QdqOpset)
+        throw UserError(fmt::format("{}: opset {} is below {}, the first whose QuantizeLinear takes FP8 (float8e4m3fn); "
+                                    "export the model at opset {} or newer for fp8",
+                                    path.string(), file.model.opset_version(), kFloat8QdqOpset, kFloat8QdqOpset));
     QdqRewriter rewriter(file, activations, settings);
     std::string quantized = rewrite_model(file, path, [&](std::span<const std::byte> graph) { return rewriter.graph(graph); });
     if (quantized.size() > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
-        throw UserError(fmt::format("{}: the int8 model would be over the 2 GiB one ONNX file can hold", path.string()));
+        throw UserError(fmt::format("{}: the {} model would be over the 2 GiB one ONNX file can hold", path.string(),
+                                    to_string(settings.activation)));
     return quantized;
 }
 

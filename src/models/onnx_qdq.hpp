@@ -7,6 +7,7 @@
 // written inline.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <span>
@@ -18,6 +19,12 @@
 
 namespace inferbench::models::onnx {
 
+// The first opset whose QuantizeLinear/DequantizeLinear take FP8 (float8e4m3fn).
+inline constexpr std::int64_t kFloat8QdqOpset = 19;
+
+// The element type of the quantized values of an activation type (int8, uint8, float8e4m3fn).
+DataType quantized_type(quant::ActivationType type);
+
 struct QdqSettings {
     bool per_channel = true;
     quant::ActivationType activation = quant::ActivationType::int8;
@@ -25,7 +32,8 @@ struct QdqSettings {
     // left float32 (what its CUDA provider can run: it has no int32 DequantizeLinear, so such a bias would run on
     // the CPU, and TensorRT quantizes biases itself).
     bool quantize_bias = true;
-    // Weights in [-127, 127], or [-64, 64] for x86 CPUs without VNNI (quant::WeightRange says why).
+    // Weights in [-127, 127], or [-64, 64] for x86 CPUs without VNNI (quant::WeightRange says why). FP8
+    // activations (TensorRT's FP8) get FP8 weights scaled to +-448 and float biases, whatever quantize_bias says.
     quant::WeightRange weight_range = quant::WeightRange::full;
 };
 
@@ -38,7 +46,8 @@ std::string with_extra_outputs(const std::filesystem::path& model, std::span<con
 
 // The QDQ model. `activations` holds the parameters of (a subset of) qdq_activations(); an activation
 // without parameters stays float. Throws UserError naming the file for a model it cannot read, or one
-// below opset 13 when per-channel weights are asked for (QuantizeLinear takes an axis from 13 on).
+// below opset 13 when per-channel weights are asked for (QuantizeLinear takes an axis from 13 on), or below
+// kFloat8QdqOpset for FP8.
 std::string quantize_to_qdq(const std::filesystem::path& model,
                             const std::map<std::string, quant::QuantParams, std::less<>>& activations,
                             const QdqSettings& settings);

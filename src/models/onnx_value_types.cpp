@@ -113,4 +113,35 @@ DataType type_of(const ValueTypes& types, const std::string& name) {
     return it == types.end() ? DataType::undefined : it->second;
 }
 
+namespace {
+
+bool is_float(DataType type) {
+    return type == DataType::float32 || type == DataType::float16 || type == DataType::bfloat16 ||
+           type == DataType::float64;
+}
+
+void add_quantized_types(const OnnxGraph& graph, const ValueTypes& types, ModelPrecisionTypes& found) {
+    for (const auto& node : graph.nodes) {
+        const bool default_domain = node.domain.empty() || node.domain == "ai.onnx";
+        DataType quantized = DataType::undefined;
+        if (default_domain && node.op_type == "QuantizeLinear" && !node.outputs.empty())
+            quantized = type_of(types, node.outputs[0]);
+        else if (default_domain && node.op_type == "DequantizeLinear" && !node.inputs.empty())
+            quantized = type_of(types, node.inputs[0]);
+        if (quantized != DataType::undefined && !is_float(quantized)) found.quantized_types.insert(quantized);
+        for (const auto& [name, sub] : node.subgraphs) add_quantized_types(*sub, types, found);
+    }
+}
+
+}  // namespace
+
+ModelPrecisionTypes model_precision_types(const OnnxModel& model) {
+    const ValueTypes types = infer_value_types(model);
+    ModelPrecisionTypes found;
+    for (const auto& [name, type] : types)
+        if (is_float(type)) found.float_types.insert(type);
+    add_quantized_types(model.graph, types, found);
+    return found;
+}
+
 }  // namespace inferbench::models::onnx

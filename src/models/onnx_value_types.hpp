@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 
 #include "models/onnx_reader.hpp"
@@ -17,5 +18,18 @@ ValueTypes infer_value_types(const OnnxModel& model);
 
 // The type of `name`, or DataType::undefined where neither the file nor a rule says.
 DataType type_of(const ValueTypes& types, const std::string& name);
+
+// What a model says of its own precision, for a builder that runs a file in the types it declares (TensorRT 11):
+// the floating-point types of its values (initializers, inputs, outputs, every value typed by the rules) and the
+// types its QuantizeLinear/DequantizeLinear nodes quantize to (int8, uint8, float8e4m3fn, ...). Subgraphs included.
+struct ModelPrecisionTypes {
+    std::set<DataType> float_types;
+    std::set<DataType> quantized_types;
+
+    bool has_float(DataType type) const { return float_types.contains(type); }
+    bool quantizes_to(DataType type) const { return quantized_types.contains(type); }
+};
+
+ModelPrecisionTypes model_precision_types(const OnnxModel& model);
 
 }  // namespace inferbench::models::onnx

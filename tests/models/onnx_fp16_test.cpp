@@ -4,11 +4,13 @@
 #include "models/onnx_fp16.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <random>
+#include <set>
 
 #include <gtest/gtest.h>
 
@@ -96,6 +98,9 @@ TEST_F(Fp16Test, ConvertsWeightsAndIoAndKeepsBlockedOpsInFloat32BetweenCasts) {
     EXPECT_EQ(cast_to(*out_cast), static_cast<std::int64_t>(DataType::float16));
     EXPECT_EQ(out_cast->outputs[0], "max") << "the consumers still read the name they read before";
     EXPECT_EQ(g.nodes.size(), original.graph.nodes.size() + 2);
+    std::set<std::string> names;
+    for (const auto& n : g.nodes)
+        EXPECT_TRUE(n.name.empty() || names.insert(n.name).second) << n.name << ": ONNX Runtime refuses two nodes of one name";
 }
 
 TEST_F(Fp16Test, KeepIoTypesCastsAtTheGraphBoundary) {
@@ -117,6 +122,48 @@ TEST_F(Fp16Test, KeepIoTypesCastsAtTheGraphBoundary) {
     EXPECT_EQ(gemm->op_type, "Gemm");
     const auto conv = std::find_if(g.nodes.begin(), g.nodes.end(), [](const OnnxNode& n) { return n.op_type == "Conv"; });
     EXPECT_EQ(conv->inputs[0], g.nodes.front().outputs[0]);
+}
+
+TEST(Bf16Rounding, RoundsToNearestEvenKeepingFloat32Range) {
+    EXPECT_EQ(to_bf16(1.0F), 0x3F80);
+    EXPECT_EQ(to_bf16(-2.0F), 0xC000);
+    EXPECT_EQ(to_bf16(1e30F), 0x714A) << "bfloat16 has float32's exponent: no clamping to a small range";
+    EXPECT_EQ(to_bf16(1.0F + 1.0F / 256.0F), 0x3F80) << "a tie rounds to the even mantissa";
+    EXPECT_EQ(to_bf16(1.0F + 3.0F / 256.0F), 0x3F82);
+    EXPECT_EQ(to_bf16(std::numeric_limits<float>::infinity()), 0x7F80);
+    EXPECT_TRUE(std::isnan(from_bf16(to_bf16(std::nanf("")))));
+    for (const float v : {0.1F, -3.14159F, 1000.5F, 6.2e-5F, 3e-20F})
+        EXPECT_NEAR(from_bf16(to_bf16(v)), v, std::fabs(v) * 4e-3F) << v;
+}
+
+TEST_F(Fp16Test, Bfloat16ConversionFollowsTheSameRules) {
+    const fs::path path = testing::write_model(small_cnn(), dir_ / "cnn.onnx");
+    const OnnxModel original = read_onnx_file(path);
+    Fp16Options options;
+    options.low_type = DataType::bfloat16;
+    options.keep_io_types = true;
+    const OnnxGraph g = convert(path, options).graph;
+    EXPECT_EQ(g.inputs[0].elem_type, DataType::float32);
+    EXPECT_EQ(cast_to(g.nodes.front()), static_cast<std::int64_t>(DataType::bfloat16));
+    for (const auto& t : original.graph.initializers) {
+        const auto it = std::find_if(g.initializers.begin(), g.initializers.end(),
+                                     [&](const OnnxTensor& c) { return c.name == t.name; });
+        ASSERT_NE(it, g.initializers.end()) << t.name;
+        EXPECT_EQ(it->data_type, t.name == "floor" ? DataType::float32 : DataType::bfloat16) << t.name;
+        if (it->data_type != DataType::bfloat16) continue;
+        ASSERT_EQ(it->raw.size() * 2, t.raw.size());
+        float first = 0;
+        std::memcpy(&first, t.raw.data(), 4);
+        const auto bits = static_cast<std::uint16_t>(std::to_integer<unsigned>(it->raw[0]) |
+                                                     (std::to_integer<unsigned>(it->raw[1]) << 8U));
+        EXPECT_EQ(bits, to_bf16(first)) << t.name;
+    }
+    for (const auto& n : g.nodes) {
+        if (n.op_type != "Cast") continue;
+        EXPECT_NE(cast_to(n), static_cast<std::int64_t>(DataType::float16));
+    }
+    options.low_type = DataType::int8;
+    EXPECT_THROW(convert_to_fp16(path, options), std::invalid_argument);
 }
 
 TEST_F(Fp16Test, CopiesWhatItDoesNotConvertByteForByte) {

@@ -141,6 +141,43 @@ TEST_F(QdqTest, PerTensorWeightsAndUint8Activations) {
     EXPECT_EQ(producer(g, find_node(g, "Relu")->inputs[0])->op_type, "Conv") << "no range given: Conv's output stays float";
 }
 
+TEST_F(QdqTest, Fp8ActivationsGetFp8WeightsAndFloatBiases) {
+    auto g19 = testing::small_cnn();
+    g19.set_opset_version(kFloat8QdqOpset);
+    const fs::path path = testing::write_model(g19, dir_ / "cnn19.onnx");
+    const std::map<std::string, quant::QuantParams, std::less<>> ranges{{"images", quant::symmetric_fp8(2.0F)},
+                                                                        {"conv", quant::symmetric_fp8(4.0F)}};
+    const std::string bytes = quantize_to_qdq(path, ranges, {.activation = quant::ActivationType::float8e4m3});
+    const OnnxGraph g = read_onnx(wire::as_bytes(bytes), "fp8").graph;
+    const OnnxNode* conv = find_node(g, "Conv");
+    const OnnxNode* x = producer(g, conv->inputs[0]);
+    ASSERT_EQ(x->op_type, "DequantizeLinear");
+    EXPECT_EQ(find_tensor(g, x->inputs[2])->data_type, DataType::float8e4m3fn);
+    const OnnxNode* w = producer(g, conv->inputs[1]);
+    ASSERT_EQ(w->op_type, "DequantizeLinear");
+    const OnnxTensor* weights = find_tensor(g, w->inputs[0]);
+    EXPECT_EQ(weights->data_type, DataType::float8e4m3fn);
+    EXPECT_EQ(find_tensor(g, w->inputs[2])->data_type, DataType::float8e4m3fn);
+    EXPECT_EQ(std::get<std::int64_t>(w->attributes.at("axis")), 0);
+    const OnnxTensor* scales = find_tensor(g, w->inputs[1]);
+    ASSERT_EQ(scales->dims, (std::vector<std::int64_t>{8}));
+    // Each output channel's largest weight maps to 448 (0x7E), or -448 (0xFE).
+    const std::size_t per_channel = weights->raw.size() / 8;
+    for (std::size_t c = 0; c < 8; ++c) {
+        bool reaches_max = false;
+        for (std::size_t i = 0; i < per_channel; ++i) {
+            const auto b = std::to_integer<unsigned>(weights->raw[c * per_channel + i]);
+            reaches_max = reaches_max || (b & 0x7FU) == 0x7EU;
+        }
+        EXPECT_TRUE(reaches_max) << "channel " << c;
+    }
+    const OnnxTensor* bias = find_tensor(g, conv->inputs[2]);
+    ASSERT_NE(bias, nullptr) << "the bias stays a float initializer";
+    EXPECT_EQ(bias->data_type, DataType::float32);
+    EXPECT_THROW(quantize_to_qdq(path_, ranges, {.activation = quant::ActivationType::float8e4m3}), UserError)
+        << "below opset 19 QuantizeLinear has no FP8";
+}
+
 TEST_F(QdqTest, ExtraOutputsExposeActivations) {
     const std::vector<std::string> names{"conv", "flat"};
     const OnnxGraph g = read_onnx(wire::as_bytes(with_extra_outputs(path_, names)), "augmented").graph;

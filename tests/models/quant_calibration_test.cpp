@@ -3,6 +3,7 @@
 #include "models/quant_calibration.hpp"
 
 #include <cmath>
+#include <string>
 #include <random>
 #include <vector>
 
@@ -112,6 +113,69 @@ TEST(QuantCalibration, ReducedRangeWeightsStayWithin64) {
     EXPECT_EQ(max_weight_level(WeightRange::full), 127);
     EXPECT_LE(2 * 255 * max_weight_level(WeightRange::reduced), 32767);
     EXPECT_GT(2 * 255 * max_weight_level(WeightRange::full), 32767);
+}
+
+TEST(QuantCalibration, Float8E4M3RoundsToNearestEvenAndSaturates) {
+    EXPECT_EQ(to_float8e4m3fn(1.0F), 0x38);
+    EXPECT_EQ(to_float8e4m3fn(-1.0F), 0xB8);
+    EXPECT_EQ(to_float8e4m3fn(448.0F), 0x7E);
+    EXPECT_EQ(to_float8e4m3fn(1e6F), 0x7E) << "saturated to the largest finite, never NaN";
+    EXPECT_EQ(to_float8e4m3fn(-1e6F), 0xFE);
+    EXPECT_EQ(to_float8e4m3fn(std::nanf("")), 0x7F);
+    EXPECT_EQ(to_float8e4m3fn(0.0F), 0x00);
+    EXPECT_EQ(to_float8e4m3fn(1.0F + 1.0F / 16.0F), 0x38) << "a tie rounds to the even mantissa";
+    EXPECT_EQ(to_float8e4m3fn(1.0F + 3.0F / 16.0F), 0x3A);
+    EXPECT_EQ(to_float8e4m3fn(std::ldexp(1.0F, -9)), 0x01) << "the smallest subnormal";
+    EXPECT_EQ(to_float8e4m3fn(std::ldexp(7.0F, -9)), 0x07);
+    EXPECT_EQ(to_float8e4m3fn(std::ldexp(1.0F, -6)), 0x08) << "the smallest normal";
+    for (int b = 0; b < 256; ++b) {
+        if ((b & 0x7F) == 0x7F) continue;
+        const float v = from_float8e4m3fn(static_cast<std::uint8_t>(b));
+        EXPECT_EQ(to_float8e4m3fn(v), b == 0x80 ? 0x80 : b) << b << " reads back as itself";
+    }
+}
+
+TEST(QuantCalibration, Fp8WeightsScaleEachChannelTo448) {
+    const std::vector<float> w{1.0F, -2.0F, 0.5F, 0.25F, 0.0F, 0.0F};
+    const std::vector<std::int64_t> dims{3, 2};
+    std::vector<std::uint8_t> q;
+    const std::vector<float> scales = quantize_weights_fp8(w, dims, 0, q);
+    ASSERT_EQ(scales.size(), 3U);
+    EXPECT_FLOAT_EQ(scales[0], 2.0F / kFloat8E4M3Max);
+    EXPECT_FLOAT_EQ(scales[1], 0.5F / kFloat8E4M3Max);
+    EXPECT_FLOAT_EQ(scales[2], 1.0F) << "a channel of zeros";
+    EXPECT_EQ(q[1], 0xFE);
+    EXPECT_EQ(q[2], 0x7E);
+    EXPECT_NEAR(from_float8e4m3fn(q[0]) * scales[0], 1.0F, 1.0F / 16.0F);
+    EXPECT_EQ(q[4], 0x00);
+}
+
+TEST(QuantCalibration, CalibratesActivationsOverEveryBatchOfThePass) {
+    const std::vector<std::string> names{"a", "b", "never"};
+    int passes = 0;
+    const CalibrationPass pass = [&](const TensorVisit& visit) {
+        ++passes;
+        const std::vector<float> first{-1.0F, 0.5F}, second{3.0F}, other{-0.25F};
+        visit("a", first);
+        visit("a", second);
+        visit("b", other);
+        visit("unknown", second);
+    };
+    const auto minmax = calibrate_activations(names, {CalibrationMethod::minmax, 99.99, ActivationType::int8}, pass);
+    EXPECT_EQ(passes, 1) << "min/max needs one pass";
+    ASSERT_EQ(minmax.size(), 2U) << "a name without values gets no parameters";
+    EXPECT_FLOAT_EQ(minmax.at("a").scale, 3.0F / 127.0F);
+    EXPECT_FLOAT_EQ(minmax.at("b").scale, 0.25F / 127.0F);
+    const auto fp8 = calibrate_activations(names, {CalibrationMethod::minmax, 99.99, ActivationType::float8e4m3}, pass);
+    EXPECT_FLOAT_EQ(fp8.at("a").scale, 3.0F / kFloat8E4M3Max);
+    const auto uint8 = calibrate_activations(names, {CalibrationMethod::minmax, 99.99, ActivationType::uint8}, pass);
+    EXPECT_FLOAT_EQ(uint8.at("a").scale, asymmetric_uint8(-1.0F, 3.0F).scale);
+    EXPECT_EQ(uint8.at("a").zero_point, asymmetric_uint8(-1.0F, 3.0F).zero_point);
+    passes = 0;
+    const auto entropy = calibrate_activations(names, {CalibrationMethod::entropy, 99.99, ActivationType::int8}, pass);
+    EXPECT_EQ(passes, 2) << "the histogram methods read the values twice";
+    EXPECT_GT(entropy.at("a").scale, 0.0F);
+    EXPECT_LE(entropy.at("a").scale, 3.0F / 127.0F * 1.001F);
 }
 
 }  // namespace

@@ -90,23 +90,8 @@ private:
     Ort::Session session_;
 };
 
-float threshold(const quant::Range& range, const quant::Histogram* histogram, const OrtPrecisionOptions& options) {
-    switch (options.calibration_method) {
-        case quant::CalibrationMethod::percentile:
-            return quant::percentile_threshold(*histogram, options.calibration_percentile);
-        case quant::CalibrationMethod::entropy: return quant::entropy_threshold(*histogram);
-        case quant::CalibrationMethod::minmax: break;
-    }
-    return range.max_abs();
-}
-
-quant::QuantParams params(const quant::Range& range, float t, quant::ActivationType type) {
-    if (type == quant::ActivationType::int8) return quant::symmetric_int8(t);
-    return quant::asymmetric_uint8(std::max(range.min, -t), std::min(range.max, t));
-}
-
-// The activation ranges of `model` on `batches`: one pass for min/max, a second for the histograms of the
-// percentile and entropy methods (their range is the first pass's).
+// The activation parameters of `model` on `batches` (models/quant_calibration: one pass for min/max, a second
+// for the histograms of the percentile and entropy methods).
 ParamsMap calibrate(Ort::Env& env, const fs::path& model, CalibrationBatches& batches, const OnnxRuntimeOptions& options) {
     const models::onnx::OnnxModel plain = models::onnx::read_onnx_file(model);
     const std::vector<std::string> names = models::onnx::qdq_activations(plain);
@@ -118,7 +103,7 @@ ParamsMap calibrate(Ort::Env& env, const fs::path& model, CalibrationBatches& ba
     const std::string augmented = models::onnx::with_extra_outputs(model, outputs);
     Runner runner(Ort::Session(env, augmented.data(), augmented.size(), session_options(options)));
 
-    const auto each_tensor = [&](auto&& visit) {
+    const auto each_tensor = [&](const quant::TensorVisit& visit) {
         for (auto& batch : batches) {
             for (const HostTensor& t : batch) visit(t.info.name, floats(t));
             if (outputs.empty()) continue;  // only graph inputs to calibrate
@@ -126,27 +111,9 @@ ParamsMap calibrate(Ort::Env& env, const fs::path& model, CalibrationBatches& ba
             for (std::size_t i = 0; i < outputs.size(); ++i) visit(outputs[i], floats(values[i]));
         }
     };
-    std::map<std::string, quant::Range, std::less<>> ranges;
-    for (const auto& name : names) ranges[name];
-    each_tensor([&](const std::string& name, std::span<const float> values) {
-        if (auto it = ranges.find(name); it != ranges.end()) it->second.add(values);
-    });
     const OrtPrecisionOptions& precision = options.precision;
-    std::map<std::string, quant::Histogram, std::less<>> histograms;
-    if (precision.calibration_method != quant::CalibrationMethod::minmax) {
-        for (const auto& [name, range] : ranges) histograms.emplace(name, quant::Histogram(range.max_abs()));
-        each_tensor([&](const std::string& name, std::span<const float> values) {
-            if (auto it = histograms.find(name); it != histograms.end()) it->second.add(values);
-        });
-    }
-    ParamsMap result;
-    for (const auto& [name, range] : ranges) {
-        if (range.empty) continue;
-        const auto h = histograms.find(name);
-        const float t = threshold(range, h == histograms.end() ? nullptr : &h->second, precision);
-        result.emplace(name, params(range, t, precision.activation_type));
-    }
-    return result;
+    return quant::calibrate_activations(
+        names, {precision.calibration_method, precision.calibration_percentile, precision.activation_type}, each_tensor);
 }
 
 // The int8 model's outputs against the float32 model's on the calibration batches.

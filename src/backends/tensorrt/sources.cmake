@@ -2,6 +2,8 @@
 # machines without TensorRT), the SDK one only where TensorRT is found, and by the tests against fake
 # TensorRT headers (type-checked there, never linked or run).
 set(INFERBENCH_TENSORRT_COMMON_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/tensorrt_version.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/tensorrt_typed_onnx.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tensorrt_options.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tensorrt_platform.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tensorrt_engine_cache.cpp
@@ -12,5 +14,6 @@ set(INFERBENCH_TENSORRT_SDK_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/tensorrt_engine_builder.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tensorrt_calibrator.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tensorrt_execution.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/tensorrt_fp32_reference.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tensorrt_backend.cpp)
 set(INFERBENCH_TENSORRT_MODULE_SOURCES ${CMAKE_CURRENT_LIST_DIR}/tensorrt_module.cpp)

@@ -1,5 +1,7 @@
 #include "backends/tensorrt/tensorrt_calibrator.hpp"
 
+#if NV_TENSORRT_MAJOR < 11
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -58,3 +60,5 @@ void attach_calibrator(nvinfer1::IBuilderConfig& config, EntropyCalibrator& cali
 #pragma GCC diagnostic pop
 
 }  // namespace inferbench
+
+#endif  // NV_TENSORRT_MAJOR < 11

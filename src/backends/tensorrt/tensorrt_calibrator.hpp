@@ -1,6 +1,8 @@
 // The int8 entropy calibrator: feeds TensorRT's builder the batches of a CalibrationData, copied to the
 // device one at a time. Implicit (calibrated) int8 is deprecated since TensorRT 10.1 in favour of
-// explicit Q/DQ quantization, but it remains the way to quantize a model that has no Q/DQ nodes.
+// explicit Q/DQ quantization, but it remains the way to quantize a model that has no Q/DQ nodes on
+// TensorRT 10. TensorRT 11 removed it (int8 comes from a Q/DQ file, tensorrt_typed_onnx.hpp): declared
+// for TensorRT 10 and older only.
 #pragma once
 
 #include <NvInfer.h>
@@ -12,6 +14,8 @@
 
 #include "backends/tensorrt/tensorrt_calibration_data.hpp"
 #include "backends/tensorrt/tensorrt_cuda.hpp"
+
+#if NV_TENSORRT_MAJOR < 11
 
 namespace inferbench {
 
@@ -50,3 +54,5 @@ void attach_calibrator(nvinfer1::IBuilderConfig& config, EntropyCalibrator& cali
 #pragma GCC diagnostic pop
 
 }  // namespace inferbench
+
+#endif  // NV_TENSORRT_MAJOR < 11

@@ -28,7 +28,12 @@ struct NetworkInput {
     bool dynamic_batch = false;
 };
 
+// TensorRT 11 has no precision builder flag left (TF32 only): plan_precision never asks it for one.
 std::optional<nvinfer1::BuilderFlag> to_builder_flag(BuildFlag flag) {
+#if NV_TENSORRT_MAJOR >= 11
+    if (flag == BuildFlag::tf32) return nvinfer1::BuilderFlag::kTF32;
+    return std::nullopt;
+#else
     switch (flag) {
         case BuildFlag::fp16: return nvinfer1::BuilderFlag::kFP16;
         case BuildFlag::int8: return nvinfer1::BuilderFlag::kINT8;
@@ -42,6 +47,7 @@ std::optional<nvinfer1::BuilderFlag> to_builder_flag(BuildFlag flag) {
 #endif
     }
     return std::nullopt;
+#endif
 }
 
 std::string parser_errors(const nvonnxparser::IParser& parser) {
@@ -53,9 +59,11 @@ std::string parser_errors(const nvonnxparser::IParser& parser) {
     return text.empty() ? std::string("no message from the ONNX parser") : text;
 }
 
+// The network's creation flags. TensorRT 11: none; every network is strongly typed (its precision is the ONNX
+// file's types) and the kSTRONGLY_TYPED flag is deprecated and ignored (NVIDIA's 10.x-to-11.x migration guide).
 ParsedNetwork parse_onnx(nvinfer1::IBuilder& builder, const std::string& model, TensorRtLogger& logger) {
 #if NV_TENSORRT_MAJOR >= 10
-    const nvinfer1::NetworkDefinitionCreationFlags flags = 0;  // explicit batch is the only mode
+    const nvinfer1::NetworkDefinitionCreationFlags flags = 0;  // 10.x: explicit batch is the only mode
 #else
     const auto flags = 1U << static_cast<std::uint32_t>(nvinfer1::NetworkDefinitionCreationFlag::kEXPLICIT_BATCH);
 #endif
@@ -110,6 +118,9 @@ nvinfer1::IOptimizationProfile* add_batch_profile(nvinfer1::IBuilder& builder, n
 void apply_options(nvinfer1::IBuilderConfig& config, const EngineBuildRequest& r) {
     for (BuildFlag flag : kAllBuildFlags) {
         const auto builder_flag = to_builder_flag(flag);
+        if (!builder_flag && r.precision.flags.has(flag))
+            throw std::logic_error(fmt::format("TensorRT {} has no builder flag for {}: plan_precision asked for one",
+                                               NV_TENSORRT_MAJOR, to_string(flag)));
         if (!builder_flag) continue;
         if (r.precision.flags.has(flag)) config.setFlag(*builder_flag);
         else config.clearFlag(*builder_flag);  // TF32 is on by default: fp32 means IEEE fp32
@@ -145,6 +156,7 @@ void save_timing_cache(const nvinfer1::IBuilderConfig& config, const std::filesy
     }
 }
 
+#if NV_TENSORRT_MAJOR < 11
 std::unique_ptr<EntropyCalibrator> make_calibrator(const EngineBuildRequest& r, const std::vector<NetworkInput>& inputs) {
     std::vector<TensorInfo> infos;
     for (const NetworkInput& input : inputs) infos.push_back(input.info);
@@ -152,6 +164,13 @@ std::unique_ptr<EntropyCalibrator> make_calibrator(const EngineBuildRequest& r, 
                                ? CalibrationData::random(std::move(infos), r.seed)
                                : CalibrationData::from_dir(std::move(infos), r.options.calibration_dir);
     return std::make_unique<EntropyCalibrator>(std::move(data));
+}
+#endif
+
+// "fp16+int8" (the flags of a 10.x build), or "strongly typed" (11.x: the file's own types).
+std::string build_description(const PrecisionPlan& plan) {
+    if (plan.route == PrecisionRoute::typed_onnx) return "strongly typed";
+    return to_string(plan.flags);
 }
 
 }  // namespace
@@ -167,17 +186,25 @@ std::vector<char> build_engine(const EngineBuildRequest& r, TensorRtLogger& logg
     const nvinfer1::IOptimizationProfile* profile = add_batch_profile(*builder, *config, inputs);
     apply_options(*config, r);
     const auto timing_cache = attach_timing_cache(*config, r.timing_cache);
+    std::string calibration;  // why calibration stopped, when it did
+#if NV_TENSORRT_MAJOR < 11
     std::unique_ptr<EntropyCalibrator> calibrator;
     if (r.precision.needs_calibrator) {
         calibrator = make_calibrator(r, inputs);
         attach_calibrator(*config, *calibrator, profile);
     }
+#else
+    (void)profile;  // TensorRT 11: a Q/DQ file carries its scales, there is no calibration profile
+    if (r.precision.needs_calibrator) throw std::logic_error("TensorRT 11 has no int8 calibrator: plan_precision asked for one");
+#endif
 
     const std::unique_ptr<nvinfer1::IHostMemory> engine(builder->buildSerializedNetwork(*parsed.network, *config));
     if (!engine) {
-        const std::string calibration = calibrator && !calibrator->error().empty() ? "; " + calibrator->error() : "";
+#if NV_TENSORRT_MAJOR < 11
+        if (calibrator && !calibrator->error().empty()) calibration = "; " + calibrator->error();
+#endif
         throw std::runtime_error(fmt::format("TensorRT cannot build a {} engine for {} (batch {}): {}{}",
-                                             to_string(r.precision.flags), r.model_path, r.batch_size,
+                                             build_description(r.precision), r.model_path, r.batch_size,
                                              logger.take_last_error(), calibration));
     }
     save_timing_cache(*config, r.timing_cache);

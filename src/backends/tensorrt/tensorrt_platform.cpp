@@ -5,9 +5,6 @@
 namespace inferbench {
 namespace {
 
-// The oldest encoding of TensorRT 10 (10.0.0); 9.x and older used major * 1000.
-constexpr std::int32_t kTenThousandsEncodingFrom = 100000;
-
 std::string unsupported(const PrecisionRequest& r, std::string_view needs) {
     return fmt::format("tensorrt {} is not available on {} (compute capability {}.{}) with TensorRT {}: it needs {}",
                        to_string(r.precision), r.gpu_name, r.compute_capability.major, r.compute_capability.minor,
@@ -20,9 +17,11 @@ PrecisionPlan plan_int8(const PrecisionRequest& r, const PlatformSupport& s) {
         plan.unsupported = unsupported(r, "fast int8 (compute capability 6.1, or 7.0 and newer)");
         return plan;
     }
-    // Implicit quantization, as trtexec --int8: layers without int8 kernels fall back to fp32.
-    plan.flags = {BuildFlag::int8};
-    plan.needs_calibrator = true;
+    if (precision_route(r.tensorrt) == PrecisionRoute::builder_flags) {
+        // Implicit quantization, as trtexec --int8: layers without int8 kernels fall back to fp32.
+        plan.flags = {BuildFlag::int8};
+        plan.needs_calibrator = true;
+    }
     if (r.random_calibration)
         plan.caveat = "int8 is calibrated on seeded random data: the engine is valid and its speed is real, but "
                       "its accuracy is meaningless; set backend_options.tensorrt.calibration_dir to real input "
@@ -36,6 +35,11 @@ PrecisionPlan plan_fp8(const PrecisionRequest& r, const PlatformSupport& s) {
         plan.unsupported = unsupported(r, "FP8 (compute capability 8.9 or newer and TensorRT 8.6 or newer)");
         return plan;
     }
+    if (precision_route(r.tensorrt) == PrecisionRoute::typed_onnx) {
+        plan.caveat = "the FP8 Q/DQ file quantizes the inputs and weights of Conv, MatMul and Gemm; every other layer "
+                      "runs in float32, as the file types it";
+        return plan;
+    }
     // TensorRT has no implicit FP8 quantization: only layers between FP8 Q/DQ nodes of the model run in
     // FP8. fp16 is allowed for the rest, so an unquantized model gives an fp16 engine.
     plan.flags = {BuildFlag::fp8, BuildFlag::fp16};
@@ -45,15 +49,6 @@ PrecisionPlan plan_fp8(const PrecisionRequest& r, const PlatformSupport& s) {
 }
 
 }  // namespace
-
-TensorRtVersion decode_tensorrt_version(std::int32_t encoded) {
-    if (encoded >= kTenThousandsEncodingFrom) return {encoded / 10000, encoded / 100 % 100, encoded % 100};
-    return {encoded / 1000, encoded / 100 % 10, encoded % 100};
-}
-
-std::string to_string(const TensorRtVersion& version) {
-    return fmt::format("{}.{}.{}", version.major, version.minor, version.patch);
-}
 
 PlatformSupport platform_support(ComputeCapability cc, const TensorRtVersion& tensorrt) {
     const int sm = cc.value();
@@ -87,18 +82,21 @@ std::string to_string(const BuildFlags& flags) {
     return text.empty() ? "none" : text;
 }
 
-PrecisionPlan plan_precision(const PrecisionRequest& r) {
+namespace {
+
+PrecisionPlan plan_for_hardware(const PrecisionRequest& r) {
     const PlatformSupport s = platform_support(r.compute_capability, r.tensorrt);
+    const bool flags = precision_route(r.tensorrt) == PrecisionRoute::builder_flags;
     PrecisionPlan plan;
     switch (r.precision) {
         case Precision::fp32: return plan;
         case Precision::fp16:
             if (!s.fast_fp16) plan.unsupported = unsupported(r, "fast fp16 (compute capability 5.3, 6.0, 6.2, 7.0+)");
-            else plan.flags = {BuildFlag::fp16};
+            else if (flags) plan.flags = {BuildFlag::fp16};
             return plan;
         case Precision::bf16:
             if (!s.bf16) plan.unsupported = unsupported(r, "bf16 (compute capability 8.0 or newer and TensorRT 9 or newer)");
-            else plan.flags = {BuildFlag::bf16};
+            else if (flags) plan.flags = {BuildFlag::bf16};
             return plan;
         case Precision::int8: return plan_int8(r, s);
         case Precision::fp8: return plan_fp8(r, s);
@@ -106,6 +104,19 @@ PrecisionPlan plan_precision(const PrecisionRequest& r) {
             plan.unsupported = "int4 (the harness builds TensorRT engines from fp32, fp16, bf16, fp8 or int8 only)";
             return plan;
     }
+    return plan;
+}
+
+}  // namespace
+
+PrecisionPlan plan_precision(const PrecisionRequest& r) {
+    PrecisionPlan plan;
+    if (const auto problem = unknown_version_problem(r.tensorrt, "libnvinfer")) {
+        plan.unsupported = *problem;
+        return plan;
+    }
+    plan = plan_for_hardware(r);
+    plan.route = precision_route(r.tensorrt);
     return plan;
 }
 

@@ -8,20 +8,10 @@
 #include <string>
 #include <string_view>
 
+#include "backends/tensorrt/tensorrt_version.hpp"
 #include "core/spec.hpp"
 
 namespace inferbench {
-
-struct TensorRtVersion {
-    int major = 0;
-    int minor = 0;
-    int patch = 0;
-};
-
-// getInferLibVersion(): major * 10000 + minor * 100 + patch since TensorRT 10, major * 1000 + minor * 100
-// + patch before.
-TensorRtVersion decode_tensorrt_version(std::int32_t encoded);
-std::string to_string(const TensorRtVersion& version);  // "10.3.0"
 
 struct ComputeCapability {
     int major = 0;
@@ -69,7 +59,8 @@ std::string_view to_string(BuildFlag flag);
 std::string to_string(const BuildFlags& flags);  // "fp16+int8", "none"
 
 struct PrecisionPlan {
-    BuildFlags flags;
+    PrecisionRoute route = PrecisionRoute::builder_flags;
+    BuildFlags flags;                        // builder_flags only: typed_onnx builds with no precision flag
     bool needs_calibrator = false;           // implicit int8 quantization: an IInt8EntropyCalibrator2
     std::optional<std::string> unsupported;  // why this GPU and TensorRT cannot build the precision
     std::optional<std::string> caveat;       // what the measured numbers do not mean; printed at load
@@ -83,6 +74,9 @@ struct PrecisionRequest {
     bool random_calibration = true;  // int8 without a calibration_dir
 };
 
+// The precision's route follows the TensorRT version (precision_route): on 10.x and older the builder flags
+// above; on 11.x no precision flag, the precision in a typed ONNX file (tensorrt_typed_onnx.hpp) and the same
+// hardware rules. A TensorRT newer than known is unsupported for every precision, fp32 included.
 PrecisionPlan plan_precision(const PrecisionRequest& request);
 
 }  // namespace inferbench

@@ -87,18 +87,6 @@ DType dtype_of(models::onnx::DataType type, const std::string& input, const std:
                                 static_cast<int>(type)));
 }
 
-// A symbolic or unknown dimension (and a fixed 0, which no exporter writes for a real size) is dynamic.
-DeclaredShape declared_shape(const models::onnx::OnnxValueInfo& input) {
-    DeclaredShape declared;
-    for (const auto& dim : input.dims) {
-        const auto* fixed = std::get_if<std::int64_t>(&dim);
-        declared.dims.push_back(fixed && *fixed > 0 ? *fixed : -1);
-        const auto* symbol = std::get_if<std::string>(&dim);
-        declared.symbols.push_back(symbol ? *symbol : std::string());
-    }
-    return declared;
-}
-
 TensorInfo resolve_input(const models::onnx::OnnxValueInfo& input, std::int64_t batch_size, const std::string& path) {
     return {input.name, dtype_of(input.elem_type, input.name, path),
             resolve_batch_shape(declared_shape(input), batch_size, path, input.name)};

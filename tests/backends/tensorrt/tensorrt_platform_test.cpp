@@ -12,6 +12,7 @@ using ::testing::HasSubstr;
 
 constexpr TensorRtVersion kTrt10{10, 3, 0};
 constexpr TensorRtVersion kTrt86{8, 6, 1};
+constexpr TensorRtVersion kTrt11{11, 0, 0};
 
 PrecisionRequest request(Precision p, ComputeCapability cc, TensorRtVersion trt = kTrt10, bool random = true) {
     return {p, "Test GPU", cc, trt, random};
@@ -92,6 +93,35 @@ TEST(TensorRtPlatform, CaveatsSayWhatTheNumbersDoNotMean) {
     EXPECT_FALSE(plan_precision(request(Precision::int8, {8, 0}, kTrt10, false)).caveat);
     EXPECT_THAT(plan_precision(request(Precision::fp8, {9, 0})).caveat.value_or(""),
                 AllOf(HasSubstr("QuantizeLinear"), HasSubstr("unquantized model measures fp16")));
+}
+
+TEST(TensorRtPlatform, ElevenSetsNoPrecisionFlagAndNoCalibrator) {
+    for (const Precision p : {Precision::fp32, Precision::fp16, Precision::bf16, Precision::int8, Precision::fp8}) {
+        const PrecisionPlan plan = plan_precision(request(p, {9, 0}, kTrt11, false));
+        EXPECT_EQ(plan.route, PrecisionRoute::typed_onnx) << to_string(p);
+        EXPECT_EQ(plan.flags, BuildFlags{}) << to_string(p) << ": TensorRT 11 has no precision builder flags";
+        EXPECT_FALSE(plan.needs_calibrator) << to_string(p) << ": the Q/DQ file carries the scales";
+        EXPECT_FALSE(plan.unsupported) << to_string(p);
+    }
+    EXPECT_EQ(plan_precision(request(Precision::fp16, {7, 5})).route, PrecisionRoute::builder_flags);
+}
+
+TEST(TensorRtPlatform, ElevenKeepsTheHardwareRules) {
+    EXPECT_THAT(plan_precision(request(Precision::fp8, {8, 6}, kTrt11)).unsupported.value_or(""),
+                AllOf(HasSubstr("8.9 or newer"), HasSubstr("TensorRT 11.0.0")));
+    EXPECT_TRUE(plan_precision(request(Precision::bf16, {7, 5}, kTrt11)).unsupported.has_value());
+    EXPECT_TRUE(plan_precision(request(Precision::fp16, {6, 1}, kTrt11)).unsupported.has_value());
+    EXPECT_TRUE(plan_precision(request(Precision::int4, {9, 0}, kTrt11)).unsupported.has_value());
+    EXPECT_THAT(plan_precision(request(Precision::int8, {8, 0}, kTrt11)).caveat.value_or(""), HasSubstr("random"));
+    EXPECT_THAT(plan_precision(request(Precision::fp8, {9, 0}, kTrt11)).caveat.value_or(""), HasSubstr("float32"));
+}
+
+TEST(TensorRtPlatform, NewerThanKnownRefusesEveryPrecision) {
+    const TensorRtVersion next{kNewestKnownTensorRt.major + 1, 0, 0};
+    for (const Precision p : kAllPrecisions) {
+        const PrecisionPlan plan = plan_precision(request(p, {9, 0}, next));
+        EXPECT_THAT(plan.unsupported.value_or(""), AllOf(HasSubstr("newer"), HasSubstr("libnvinfer"))) << to_string(p);
+    }
 }
 
 }  // namespace

@@ -1,7 +1,10 @@
-// NOT TensorRT. A fake NvInfer.h declaring only the parts of the TensorRT 10 C++ API that inferbench's
-// tensorrt backend calls, with TensorRT 10's names and signatures, so that the backend's SDK half is at
-// least type-checked on machines without TensorRT. Nothing here is defined: the check target compiles
-// and never links. Deprecations are marked as in TensorRT 10.1+, so that -Werror sees them.
+// NOT TensorRT. A fake NvInfer.h declaring only the parts of the TensorRT 10 and 11 C++ APIs that inferbench's
+// tensorrt backend calls, with their names and signatures, so that the backend's SDK half is at least
+// type-checked on machines without TensorRT. FAKE_TENSORRT_MAJOR (10 unless defined) picks the version: 11
+// removes what NVIDIA's 10.x-to-11.x migration guide lists as removed (the precision builder flags kFP16, kINT8,
+// kFP8, kBF16, the int8 calibrator API) and deprecates NetworkDefinitionCreationFlag::kSTRONGLY_TYPED (renumbered
+// 0: strong typing is always on and the flag is ignored). Deprecations are marked as in TensorRT 10.1+ and 11.0,
+// so that -Werror sees them. Defined only by the fake library of the tests (fake_nvinfer.cpp), never by NVIDIA.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -9,10 +12,19 @@
 #include <cstddef>
 #include <cstdint>
 
-#define NV_TENSORRT_MAJOR 10
+#ifndef FAKE_TENSORRT_MAJOR
+#define FAKE_TENSORRT_MAJOR 10
+#endif
+#define NV_TENSORRT_MAJOR FAKE_TENSORRT_MAJOR
+#if FAKE_TENSORRT_MAJOR >= 11
+#define NV_TENSORRT_MINOR 0
+#define NV_TENSORRT_PATCH 0
+#define NV_TENSORRT_BUILD 12
+#else
 #define NV_TENSORRT_MINOR 3
 #define NV_TENSORRT_PATCH 0
 #define NV_TENSORRT_BUILD 26
+#endif
 #define NV_TENSORRT_VERSION ((NV_TENSORRT_MAJOR * 10000L) + (NV_TENSORRT_MINOR * 100L) + NV_TENSORRT_PATCH)
 #define TENSORRTAPI __attribute__((visibility("default")))
 #define TRT_DEPRECATED __attribute__((deprecated))
@@ -57,8 +69,13 @@ enum class OptProfileSelector : int32_t { kMIN = 0, kOPT = 1, kMAX = 2 };
 enum class MemoryPoolType : int32_t {
     kWORKSPACE = 0, kDLA_MANAGED_SRAM = 1, kDLA_LOCAL_DRAM = 2, kDLA_GLOBAL_DRAM = 3, kTACTIC_DRAM = 4
 };
+#if FAKE_TENSORRT_MAJOR >= 11
+enum class BuilderFlag : int32_t { kTF32 = 6 };
+enum class NetworkDefinitionCreationFlag : int32_t { kSTRONGLY_TYPED TRT_DEPRECATED = 0 };
+#else
 enum class BuilderFlag : int32_t { kFP16 = 0, kINT8 = 1, kTF32 = 6, kFP8 = 15, kBF16 = 17 };
 enum class NetworkDefinitionCreationFlag : int32_t { kEXPLICIT_BATCH TRT_DEPRECATED = 0, kSTRONGLY_TYPED = 1 };
+#endif
 using NetworkDefinitionCreationFlags = uint32_t;
 enum class ExecutionContextAllocationStrategy : int32_t { kSTATIC = 0, kON_PROFILE_CHANGE = 1, kUSER_MANAGED = 2 };
 enum class CalibrationAlgoType : int32_t {
@@ -116,6 +133,7 @@ public:
     virtual ~IVersionedInterface() noexcept = default;
 };
 
+#if FAKE_TENSORRT_MAJOR < 11
 class TRT_DEPRECATED IInt8Calibrator : public IVersionedInterface {
 public:
     virtual int32_t getBatchSize() const noexcept = 0;
@@ -132,6 +150,7 @@ public:
     CalibrationAlgoType getAlgorithm() noexcept override { return CalibrationAlgoType::kENTROPY_CALIBRATION_2; }
     ~IInt8EntropyCalibrator2() noexcept override = default;
 };
+#endif
 
 class IBuilderConfig {
 public:
@@ -140,8 +159,10 @@ public:
     void clearFlag(BuilderFlag builderFlag) noexcept;
     void setMemoryPoolLimit(MemoryPoolType pool, std::size_t poolSize) noexcept;
     int32_t addOptimizationProfile(IOptimizationProfile const* profile) noexcept;
+#if FAKE_TENSORRT_MAJOR < 11
     TRT_DEPRECATED void setInt8Calibrator(IInt8Calibrator* calibrator) noexcept;
     TRT_DEPRECATED bool setCalibrationProfile(IOptimizationProfile const* profile) noexcept;
+#endif
     void setBuilderOptimizationLevel(int32_t level) noexcept;
     ITimingCache* createTimingCache(void const* blob, std::size_t size) const noexcept;
     bool setTimingCache(ITimingCache const& cache, bool ignoreMismatch) noexcept;

@@ -1,12 +1,12 @@
-// NOT TensorRT. A fake NvOnnxParser.h declaring only the parts of TensorRT 10's ONNX parser API that
-// inferbench's tensorrt backend calls, with their real names and signatures; compiled, never linked.
+// NOT TensorRT. A fake NvOnnxParser.h declaring only the parts of TensorRT 10's and 11's ONNX parser API that
+// inferbench's tensorrt backend calls, with their real names and signatures (the same in both).
 #pragma once
 
 #include "NvInfer.h"
 
-#define NV_ONNX_PARSER_MAJOR 10
-#define NV_ONNX_PARSER_MINOR 3
-#define NV_ONNX_PARSER_PATCH 0
+#define NV_ONNX_PARSER_MAJOR NV_TENSORRT_MAJOR
+#define NV_ONNX_PARSER_MINOR NV_TENSORRT_MINOR
+#define NV_ONNX_PARSER_PATCH NV_TENSORRT_PATCH
 #define NV_ONNX_PARSER_VERSION ((NV_ONNX_PARSER_MAJOR * 10000) + (NV_ONNX_PARSER_MINOR * 100) + NV_ONNX_PARSER_PATCH)
 
 extern "C" TENSORRTAPI void* createNvOnnxParser_INTERNAL(void* network, void* logger, int version) noexcept;
