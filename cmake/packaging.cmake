@@ -2,6 +2,7 @@
 #   P/bin/inferbench                                the CLI (and the worker it starts)
 #   P/lib/inferbench/backends/*.so                  backend modules (found next to ../lib/inferbench/backends)
 #   P/lib/inferbench/libinferbench_probe_cuda.so    the CUDA probe, where nvcc built it
+#   P/lib/inferbench/libinferbench_pipeline_cuda.so the GPU pipeline stages, where nvcc built them
 #   P/lib/inferbench/lib/                           ONNX Runtime's runtime; with INFERBENCH_BUNDLE_LIBS, every
 #                                                   library beyond the C/C++ runtime (for another distribution)
 #   P/share/inferbench/{runners,plans}/             Python runners, example plans
@@ -24,6 +25,9 @@ foreach(_m IN LISTS _modules)
 endforeach()
 if(TARGET inferbench_probe_cuda)
   add_dependencies(inferbench-tool inferbench_probe_cuda)
+endif()
+if(TARGET inferbench_pipeline_cuda)
+  add_dependencies(inferbench-tool inferbench_pipeline_cuda)
 endif()
 
 if(INFERBENCH_HAVE_ONNXRUNTIME)
@@ -68,6 +72,9 @@ if(INFERBENCH_BUNDLE_LIBS)
   endforeach()
   if(TARGET inferbench_probe_cuda)
     list(APPEND _module_files "$<TARGET_FILE:inferbench_probe_cuda>")
+  endif()
+  if(TARGET inferbench_pipeline_cuda)
+    list(APPEND _module_files "$<TARGET_FILE:inferbench_pipeline_cuda>")
   endif()
   install(CODE "
     file(GET_RUNTIME_DEPENDENCIES

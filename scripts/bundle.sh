@@ -20,12 +20,15 @@ find "$build/backends" -maxdepth 1 -name 'libinferbench_backend_*.so' ! -name '*
   -exec cp {} "$out/backends/" \;
 # The CUDA probe module (built where nvcc is found; the CUDA runtime inside, cuBLASLt opened at run time).
 [ -f "$build/libinferbench_probe_cuda.so" ] && cp "$build/libinferbench_probe_cuda.so" "$out/"
+# The GPU pipeline stages module (likewise; nvJPEG opened at run time), found beside the CLI.
+[ -f "$build/libinferbench_pipeline_cuda.so" ] && cp "$build/libinferbench_pipeline_cuda.so" "$out/"
 [ -d "$build/runners" ] && cp -r "$build/runners" "$out/"
 [ -d "$build/bench" ] && find "$build/bench" -maxdepth 1 -type f -executable -exec cp {} "$out/" \;
 
 # Libraries outside the C/C++ runtime, which every target machine has in a newer version.
 system_libs='^(linux-vdso|ld-linux|libc\.|libm\.|libdl\.|libpthread\.|librt\.|libstdc\+\+|libgcc_s)'
-for binary in "$out/inferbench" "$out"/backends/*.so "$out"/libinferbench_probe_cuda.so; do
+for binary in "$out/inferbench" "$out"/backends/*.so "$out"/libinferbench_probe_cuda.so "$out"/libinferbench_pipeline_cuda.so; do
+  [ -f "$binary" ] || continue
   ldd "$binary" | awk '$3 ~ /^\// {print $1, $3}' | while read -r name path; do
     [[ $name =~ $system_libs ]] || [ -e "$out/lib/$name" ] || cp -L "$path" "$out/lib/$name"
   done

@@ -132,6 +132,7 @@ CellSettings cell_settings(const store::BenchmarkRecord& benchmark) {
     };
     strings("gpu_names", settings.gpu_names);
     strings("trtexec_warnings", settings.imported_warnings);
+    strings("trtexec_notes", settings.imported_warnings);  // what the import itself says of the figures
     try {
         settings.conditions = conditions_from_json(json);
     } catch (const std::exception&) {

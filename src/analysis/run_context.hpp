@@ -43,7 +43,7 @@ struct CellSettings {
     std::string backend_options;  // compact JSON, empty when none
     OptionMap backend_option_values;           // the same, by option
     std::vector<std::string> gpu_names;        // an imported log's GPU(s)
-    std::vector<std::string> imported_warnings;  // what the importing tool warned of (trtexec's warnings)
+    std::vector<std::string> imported_warnings;  // what the importing tool warned of (trtexec's warnings), and the import's notes on its figures
     std::optional<MeasureConditions> conditions;  // throttle policy, L2 flush, sync; unset where not stored
     std::string inputs;                           // the plan's input files; empty: seeded random inputs
     std::optional<std::uint64_t> seed;            // of the random inputs; unset where not stored (imported logs)

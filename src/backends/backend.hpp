@@ -40,6 +40,14 @@ struct HostTensor {
     std::vector<std::byte> data;
 };
 
+// A tensor in a GPU's memory that the caller owns (a pipeline's pre-processed batch, or a backend's output
+// buffer it keeps until its next infer()): data points at info.byte_size() bytes on CUDA device `device`.
+struct DeviceTensor {
+    TensorInfo info;
+    void* data = nullptr;
+    int device = 0;
+};
+
 struct Capabilities {
     std::vector<DeviceKind> devices;
     std::vector<Precision> precisions;
@@ -61,6 +69,9 @@ struct Capabilities {
     // Measures a server through its HTTP API (the openai backend): the worker sends the cell's requests
     // (runner/worker/serving_cell) and never calls load() or infer().
     bool serves_endpoint = false;
+    // Takes new inputs before every infer() at little cost (stage_inputs) and hands its outputs back
+    // (last_outputs): what a pipeline cell (core/pipeline) needs, since each batch is made of new images.
+    bool stages_inputs = false;
 };
 
 // A generative cell's work, given to prepare_generation() untimed: the prompts (batch x input_tokens ids,
@@ -174,6 +185,18 @@ public:
     // One inference, inputs in host memory to outputs in host memory.
     virtual void infer(DeviceTimes& times) = 0;
 
+    // A pipeline cell's new inputs for the next infer() (same names, types and shapes as prepare()'s), given
+    // before every batch and timed as part of its infer stage: a backend whose capabilities say stages_inputs
+    // makes this cheap (a copy into buffers it already holds). The default calls prepare().
+    virtual void stage_inputs(std::span<const HostTensor> inputs) { prepare(inputs); }
+    // The same from GPU memory (a pipeline's GPU pre-processing), so that the batch never goes through the
+    // host. Returns false where the backend cannot take them (the default): the caller copies them to the host
+    // itself, timed, and calls stage_inputs().
+    virtual bool stage_device_inputs(std::span<const DeviceTensor> /*inputs*/) { return false; }
+    // The last infer()'s outputs where they are in GPU memory, in the model's output order, valid until the
+    // next infer(); empty (the default) where they are not: the caller then reads last_outputs().
+    virtual std::vector<DeviceTensor> last_device_outputs() const { return {}; }
+
     // For backends whose capabilities say runs_own_loop (trtexec, external runners): run warm-up and
     // measurement in the external tool under `settings` (the cell's loop settings, max_iterations the
     // sink's capacity) and deliver every measured iteration to `sink`, start_ns mapped onto CLOCK_MONOTONIC. The default throws: in-process backends don't.
@@ -216,8 +239,9 @@ public:
 // load_ns, prepared_metrics, measured_metrics and run_own_loop's report; 6: the spec's measure conditions,
 // stopping criterion and scenario, Capabilities::concurrent_instances; 7: BackendOption::type; 8: generation:
 // Capabilities::generates, decoder_info, prepare_generation, generate, the spec's GenerationSettings; 9:
-// Capabilities::serves_endpoint), so a module built against another is refused.
-inline constexpr int kBackendApiVersion = 9;
+// Capabilities::serves_endpoint; 10: pipelines: the spec's PipelineSettings, Capabilities::stages_inputs,
+// stage_inputs, stage_device_inputs, last_device_outputs), so a module built against another is refused.
+inline constexpr int kBackendApiVersion = 10;
 
 struct BackendModule {
     int api_version;

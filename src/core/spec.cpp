@@ -46,6 +46,9 @@ std::optional<Device> parse_device(std::string_view text) {
 std::string BenchmarkSpec::label() const {
     std::string text = fmt::format("{} {} {} {} b{}", model, backend, to_string(device), to_string(precision), batch_size);
     if (generation.active()) text += fmt::format(" in{} out{}", generation.input_tokens, generation.output_tokens);
+    if (pipeline.active())
+        text += fmt::format(" pipeline {}/{} {}", to_string(pipeline.preprocess), to_string(pipeline.postprocess),
+                            to_string(pipeline.mode));
     if (!variant.empty()) text += " [" + variant + "]";
     return text;
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/generation.hpp"
+#include "core/pipeline.hpp"
 #include "core/plan/loop_settings.hpp"
 #include "core/plan/measure_conditions.hpp"
 #include "core/plan/scenario_settings.hpp"
@@ -63,6 +64,9 @@ struct BenchmarkSpec {
     std::string inputs;
     // A generative cell's prompt and output lengths (core/generation); inactive for every other cell.
     GenerationSettings generation;
+    // A pipeline cell's images, stages and mode (core/pipeline); inactive for every other cell. Last, for the
+    // same reason as `conditions`.
+    PipelineSettings pipeline;
 
     // "resnet50 onnxruntime cpu fp32 b8"; a generative cell adds its lengths: "llama-tiny llamacpp cpu fp32 b1 in128 out128"
     std::string label() const;

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/trtexec/trtexec_log.hpp"
+#include "backends/trtexec/trtexec_version.hpp"
 #include "core/error.hpp"
 #include "core/file_io.hpp"
 #include "core/time_units.hpp"
@@ -15,7 +16,63 @@
 namespace inferbench::importers {
 namespace {
 
+// A version this build does not know: its lines may mean something else, so nothing is read.
+void check_version(const std::string& file, const trtexec::TrtexecLog& log) {
+    const auto version = parse_tensorrt_version(log.tensorrt_version);
+    if (!version || !newer_than_known(*version)) return;
+    throw UserError(fmt::format("{}: the log's header says TensorRT {}, newer than the newest major version this "
+                                "inferbench knows ({}.x): its command line and lines may mean something else, so "
+                                "nothing is read; use an inferbench that knows TensorRT {}",
+                                file, to_string(*version), kNewestKnownTensorRt.major, version->major));
+}
+
+// What a run that trtexec refused to start says: the removed flag explained, not "not a trtexec log".
+void check_refused_options(const std::string& file, const trtexec::TrtexecLog& log) {
+    if (log.unknown_options.empty() || log.has_performance_summary()) return;
+    const std::string version = log.tensorrt_version.empty() ? "" : " " + log.tensorrt_version;
+    for (const auto& option : log.unknown_options) {
+        if (trtexec::removed_flag(option)) {
+            throw UserError(fmt::format("{}: trtexec{} refused {}: {}; this run built no engine and measured nothing. "
+                                        "Convert the ONNX file to the precision first (inferbench run with the "
+                                        "trtexec backend does) and import that run's log",
+                                        file, version, option, trtexec::removed_flag_reason(option)));
+        }
+    }
+    throw UserError(fmt::format("{}: trtexec{} refused the option {} ('Unknown option') and measured nothing; import "
+                                "the log of a run it accepted",
+                                file, version, log.unknown_options.front()));
+}
+
+// A strongly typed trtexec (11) never runs with a removed flag; a summary beside one is another run's.
+void check_removed_flags(const std::string& file, const trtexec::TrtexecLog& log) {
+    const auto version = parse_tensorrt_version(log.tensorrt_version);
+    if (!log.command || log.command->removed_flags.empty() || !version ||
+        precision_route(*version) != PrecisionRoute::typed_onnx)
+        return;
+    const std::string& flag = log.command->removed_flags.front();
+    throw UserError(fmt::format("{}: the command line holds {}, which trtexec {} refuses ({}), yet the log has a "
+                                "performance summary: is it two logs joined? Import each trtexec run's own log",
+                                file, flag, log.tensorrt_version, trtexec::removed_flag_reason(flag)));
+}
+
+// One benchmark per log: several summaries are several runs (TensorRT 11's tuning loop prints one per route).
+void check_one_summary(const std::string& file, const trtexec::TrtexecLog& log) {
+    if (log.performance_summaries <= 1) return;
+    if (log.tuning && !log.tuning->best_route.empty()) {
+        throw UserError(fmt::format(
+            "{}: a --tuneBuildRoutes loop with {} performance summaries, one per build route; import one run's log: "
+            "the best route was '{}' (trtexec --setBuildRoute='{}' builds it)",
+            file, log.performance_summaries, log.tuning->best_route, log.tuning->best_route));
+    }
+    throw UserError(fmt::format("{}: {} performance summaries, one per trtexec run; import each run's own log", file,
+                                log.performance_summaries));
+}
+
 void check_log(const std::string& file, const trtexec::TrtexecLog& log) {
+    check_version(file, log);
+    check_refused_options(file, log);
+    check_removed_flags(file, log);
+    check_one_summary(file, log);
     if (!log.has_performance_summary()) {
         throw UserError(fmt::format("{}: no trtexec performance summary in it (no 'Throughput: N qps' or "
                                     "'Latency: min = ...' line); is this a trtexec log?",
@@ -51,8 +108,20 @@ std::string settings_of(const std::string& file, const trtexec::TrtexecLog& log)
                                {"trtexec_command", log.command ? log.command->text : ""},
                                {"tensorrt_version", log.tensorrt_version},
                                {"gpu_name", log.gpu_name},
-                               {"trtexec_warnings", log.warnings}};
+                               {"trtexec_warnings", log.warnings},
+                               {"strongly_typed", log.strongly_typed()}};
     if (log.passed) settings["trtexec_passed"] = *log.passed;
+    if (log.data_transfers) settings["data_transfers"] = *log.data_transfers;
+    if (log.cuda_graph) settings["cuda_graph"] = *log.cuda_graph;
+    if (!log.build_precision.empty()) settings["build_precision"] = log.build_precision;
+    std::vector<std::string> notes;
+    if (log.strongly_typed())
+        notes.emplace_back("built strongly typed: the precision is the ONNX file's own types, which the log does not "
+                           "state");
+    if (log.data_transfers == false)
+        notes.emplace_back("data transfers were off ('Data transfers: Disabled', trtexec 11's default): Latency is "
+                           "the GPU compute time alone, and no H2D or D2H time was measured");
+    if (!notes.empty()) settings["trtexec_notes"] = notes;
     return settings.dump();
 }
 
@@ -64,7 +133,7 @@ store::BenchmarkRecord record_of(const std::string& file, const trtexec::Trtexec
     record.backend_version = log.tensorrt_version;
     const int device = log.command ? log.command->device.value_or(0) : 0;
     record.device = overrides.device.empty() ? fmt::format("cuda:{}", device) : overrides.device;
-    record.precision = log.command ? trtexec::precision_label(*log.command) : "fp32";
+    record.precision = trtexec::precision_label(log);
     record.batch_size = log.command ? log.command->batch.value_or(1) : 1;
     record.status = log.passed == false ? BenchmarkStatus::failed : BenchmarkStatus::ok;
     if (log.passed == false) record.reason = "trtexec reported FAILED";

@@ -98,6 +98,33 @@ TEST(Import, NamesAndDeviceFromTheCommandLine) {
     EXPECT_EQ(benchmark.model_path, "resnet50/model.onnx");
 }
 
+// Stand-ins written from trtexec 11.1's source (tests/data/trtexec-standins/README.md), not real logs.
+const std::string kTrt11 = std::string(INFERBENCH_STANDINS_DIR) + "/trt11-strongly-typed-summary.log";
+const std::string kTrt11Refused = std::string(INFERBENCH_STANDINS_DIR) + "/trt11-removed-fp16.log";
+
+TEST(Import, TensorRt11LogsAreStronglyTypedAndARefusedFlagIsExplained) {
+    testing::CliScratch dir;
+    const auto imported = dir.run("import trtexec '" + kTrt11 + "' --db r.db");
+    ASSERT_EQ(imported.exit_code, 0) << imported.err;
+    const auto summary = dir.run("summary --db r.db --json");
+    ASSERT_EQ(summary.exit_code, 0) << summary.err;
+    const auto rows = nlohmann::json::parse(summary.out).at("rows");
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0]["precision"], "typed");
+    EXPECT_EQ(rows[0]["model"], "resnet50/model_fp16.onnx");
+    EXPECT_DOUBLE_EQ(rows[0]["throughput_per_s"].get<double>(), 1951.2);
+    EXPECT_THAT(rows[0]["note"].get<std::string>(), HasSubstr("Latency is the GPU compute time alone"));
+
+    const auto refused = dir.run("import trtexec '" + kTrt11Refused + "' --db r.db");
+    EXPECT_EQ(refused.exit_code, 2);
+    EXPECT_EQ(refused.err, "inferbench: error: " + kTrt11Refused + ": trtexec 11.1.0 refused --fp16: --fp16 was removed in "
+                           "TensorRT 11 (every network is strongly typed: the precision comes from the ONNX file's "
+                           "types); this run built no engine and measured nothing. Convert the ONNX file to the "
+                           "precision first (inferbench run with the trtexec backend does) and import that run's log\n");
+    const auto after = dir.run("summary --db r.db --json");
+    EXPECT_EQ(nlohmann::json::parse(after.out).at("rows").size(), 1u) << "the refused import stored nothing";
+}
+
 TEST(Import, NotATrtexecLogIsRefusedBeforeAnythingIsWritten) {
     testing::CliScratch dir;
     dir.write("notes.txt", "nothing to see here\n");

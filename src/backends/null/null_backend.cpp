@@ -15,6 +15,7 @@ public:
         caps.precisions = {std::begin(kAllPrecisions), std::end(kAllPrecisions)};
         caps.needs_model_file = false;
         caps.concurrent_instances = true;
+        caps.stages_inputs = true;  // nothing to copy
         return caps;
     }
     std::optional<std::string> unsupported_reason(const BenchmarkSpec& spec) const override {
@@ -24,7 +25,10 @@ public:
     void load(const std::string& /*model_path*/, const BenchmarkSpec& /*spec*/) override {}
     std::vector<TensorInfo> inputs() const override { return {}; }
     void prepare(std::span<const HostTensor> /*inputs*/) override {}
+    void stage_inputs(std::span<const HostTensor> /*inputs*/) override {}
     void infer(DeviceTimes& /*times*/) override {}
+    // The null model has no outputs.
+    std::vector<HostTensor> last_outputs() const override { return {}; }
 };
 
 }  // namespace

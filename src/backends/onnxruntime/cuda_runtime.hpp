@@ -20,7 +20,7 @@ const RuntimeTable* runtime(std::string& problem);
 // The table; throws std::runtime_error with the reason when CUDA is not there.
 const RuntimeTable& require_runtime();
 
-enum class CopyKind { host_to_device = 1, device_to_host = 2 };
+enum class CopyKind { host_to_device = 1, device_to_host = 2, device_to_device = 3 };
 
 // A non-blocking stream on device `device`, destroyed with the object.
 class StreamHandle {

@@ -1,6 +1,7 @@
 #include "backends/onnxruntime/onnxruntime_backend.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <stdexcept>
 #include <string_view>
@@ -161,15 +162,20 @@ TensorInfo read_input(const Ort::Session& session, std::size_t index, const std:
     return info;
 }
 
-const HostTensor& find_input(std::span<const HostTensor> given, const TensorInfo& wanted) {
+std::size_t given_bytes(const HostTensor& tensor) { return tensor.data.size(); }
+std::size_t given_bytes(const DeviceTensor& tensor) { return tensor.info.byte_size(); }
+
+// The given tensor (in host or GPU memory) for input `wanted`, checked for its type and size.
+template <typename Tensor>
+const Tensor& find_input(std::span<const Tensor> given, const TensorInfo& wanted) {
     const auto found = std::find_if(given.begin(), given.end(),
-                                    [&](const HostTensor& t) { return t.info.name == wanted.name; });
+                                    [&](const Tensor& t) { return t.info.name == wanted.name; });
     if (found == given.end())
         throw std::runtime_error(fmt::format("prepare(): no data for input {}", wanted.name));
-    if (found->info.dtype != wanted.dtype || found->data.size() != wanted.byte_size())
+    if (found->info.dtype != wanted.dtype || given_bytes(*found) != wanted.byte_size())
         throw std::runtime_error(fmt::format(
             "prepare(): input {} needs {} bytes of {}, got {} bytes of {}", wanted.name, wanted.byte_size(),
-            to_string(wanted.dtype), found->data.size(), to_string(found->info.dtype)));
+            to_string(wanted.dtype), given_bytes(*found), to_string(found->info.dtype)));
     return *found;
 }
 
@@ -203,6 +209,7 @@ Capabilities OnnxRuntimeBackend::capabilities() const {
     caps.device_timing = gpu;
     caps.concurrent_instances = true;  // each instance loads the model anew, on its own CUDA stream on a GPU
     caps.generates = true;             // ONNX decoders with past_key_values inputs (ort_generation)
+    caps.stages_inputs = true;         // a copy into the bound buffers (pinned ones on a GPU)
     return caps;
 }
 
@@ -350,6 +357,43 @@ void OnnxRuntimeBackend::prepare(std::span<const HostTensor> inputs) {
     } catch (const Ort::Exception& e) {
         throw std::runtime_error(fmt::format("cannot bind the inputs of ONNX model {}: {}", model_path_, e.what()));
     }
+}
+
+// The buffers prepare() bound stay bound: the new bytes are copied over them (on a GPU into the pinned buffers the
+// next infer() copies to the device, timed there as H2D).
+void OnnxRuntimeBackend::stage_inputs(std::span<const HostTensor> inputs) {
+    if (!binding_) throw std::logic_error("OnnxRuntimeBackend::stage_inputs() before prepare()");
+    for (std::size_t i = 0; i < inputs_.size(); ++i) {
+        const HostTensor& given = find_input(inputs, inputs_[i]);
+        if (cuda_) cuda_->stage_input(i, given.data);
+        else std::memcpy(input_buffers_[i].data(), given.data.data(), given.data.size());
+    }
+}
+
+bool OnnxRuntimeBackend::stage_device_inputs(std::span<const DeviceTensor> inputs) {
+    if (!cuda_) return false;
+    if (!binding_) throw std::logic_error("OnnxRuntimeBackend::stage_device_inputs() before prepare()");
+    std::vector<const DeviceTensor*> ordered;
+    for (const TensorInfo& info : inputs_) {
+        const DeviceTensor& given = find_input(inputs, info);
+        if (given.device != cuda_->device()) return false;  // another GPU's memory: the caller goes through the host
+        ordered.push_back(&given);
+    }
+    runtime_->use();
+    for (std::size_t i = 0; i < ordered.size(); ++i)
+        cuda_->stage_device_input(i, ordered[i]->data, ordered[i]->info.byte_size());
+    return true;
+}
+
+std::vector<DeviceTensor> OnnxRuntimeBackend::last_device_outputs() const {
+    if (!cuda_) return {};
+    std::vector<DeviceTensor> out;
+    for (const auto& o : cuda_->device_outputs()) {
+        const auto dtype = from_onnx(o.type);
+        if (!dtype) return {};  // a type inferbench has no DType for: the caller reads last_outputs()
+        out.push_back({TensorInfo{o.name, *dtype, o.shape}, o.data, cuda_->device()});
+    }
+    return out;
 }
 
 void OnnxRuntimeBackend::infer(DeviceTimes& times) {

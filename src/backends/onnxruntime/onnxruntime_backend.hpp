@@ -40,6 +40,12 @@ public:
     void load(const std::string& model_path, const BenchmarkSpec& spec) override;
     std::vector<TensorInfo> inputs() const override { return inputs_; }
     void prepare(std::span<const HostTensor> inputs) override;
+    void stage_inputs(std::span<const HostTensor> inputs) override;
+    // On the CUDA execution: a device-to-device copy into the bound input buffers (the pipeline's GPU batch never
+    // goes through the host); false on the CPU provider or for tensors on another GPU.
+    bool stage_device_inputs(std::span<const DeviceTensor> inputs) override;
+    // On the CUDA execution: the bound output buffers; empty on the CPU provider.
+    std::vector<DeviceTensor> last_device_outputs() const override;
     void infer(DeviceTimes& times) override;
     // With layer_profile N > 0: a second session of the same options with ONNX Runtime's profiler on runs
     // one warm-up and N iterations on the prepared inputs; its profile (a temporary file, deleted) gives

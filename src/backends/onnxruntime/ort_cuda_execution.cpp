@@ -46,7 +46,8 @@ std::size_t byte_size(ONNXTensorElementDataType type, const std::vector<std::int
 }  // namespace
 
 OrtCudaExecution::OrtCudaExecution(int device, bool device_resident)
-    : device_resident_(device_resident),
+    : device_(device),
+      device_resident_(device_resident),
       stream_(device),
       timer_(cuda::require_runtime(), stream_.get(), !device_resident) {}
 
@@ -60,6 +61,7 @@ void OrtCudaExecution::prepare(Ort::Session& session, const OrtMemoryInfo* devic
     unbind();  // a second prepare() starts afresh
     host_inputs_.clear();
     device_inputs_.clear();
+    staged_on_device_.assign(inputs.size(), 0);
     outputs_.clear();
     Ort::IoBinding binding(session);
     for (std::size_t i = 0; i < inputs.size(); ++i) {
@@ -101,12 +103,40 @@ void OrtCudaExecution::prepare(Ort::Session& session, const OrtMemoryInfo* devic
     copy_outputs_back();
 }
 
+void OrtCudaExecution::stage_input(std::size_t index, std::span<const std::byte> bytes) {
+    cuda::Buffer& host = host_inputs_.at(index);
+    if (bytes.size() != host.size()) throw std::logic_error("OrtCudaExecution::stage_input(): not prepare()'s size");
+    if (!bytes.empty()) std::memcpy(host.data(), bytes.data(), bytes.size());
+    staged_on_device_.at(index) = 0;
+    if (!device_resident_) return;
+    cuda::copy_async(device_inputs_.at(index).data(), host.data(), bytes.size(), cuda::CopyKind::host_to_device,
+                     stream_.get());
+    stream_.synchronize();
+}
+
+void OrtCudaExecution::stage_device_input(std::size_t index, const void* device_bytes, std::size_t bytes) {
+    cuda::Buffer& device = device_inputs_.at(index);
+    if (bytes != device.size())
+        throw std::logic_error("OrtCudaExecution::stage_device_input(): not prepare()'s size");
+    cuda::copy_async(device.data(), device_bytes, bytes, cuda::CopyKind::device_to_device, stream_.get());
+    stream_.synchronize();
+    staged_on_device_.at(index) = 1;
+}
+
+std::vector<OrtCudaExecution::DeviceOutput> OrtCudaExecution::device_outputs() const {
+    std::vector<DeviceOutput> out;
+    for (const Output& o : outputs_) out.push_back({o.name, o.type, o.shape, o.device.data()});
+    return out;
+}
+
 void OrtCudaExecution::run(Ort::Session& session, DeviceTimes& times) {
     const cuda::Stream stream = stream_.get();
+    // Inputs staged from GPU memory are already in place: their (older) pinned bytes must not overwrite them.
     const auto h2d = [&] {
         for (std::size_t i = 0; i < device_inputs_.size(); ++i)
-            cuda::copy_async(device_inputs_[i].data(), host_inputs_[i].data(), host_inputs_[i].size(),
-                             cuda::CopyKind::host_to_device, stream);
+            if (!staged_on_device_[i])
+                cuda::copy_async(device_inputs_[i].data(), host_inputs_[i].data(), host_inputs_[i].size(),
+                                 cuda::CopyKind::host_to_device, stream);
     };
     const auto d2h = [&] {
         for (const Output& out : outputs_)

@@ -33,6 +33,24 @@ public:
     void prepare(Ort::Session& session, const OrtMemoryInfo* device_memory, std::span<const TensorInfo> inputs,
                  std::span<const std::vector<std::byte>> host_inputs, std::span<const std::string> output_names);
 
+    // A pipeline batch's new bytes for input `index` (as many as prepare() had): into its pinned buffer, which the
+    // next run() copies to the GPU; under device_resident, where run() copies nothing, on to the GPU now.
+    void stage_input(std::size_t index, std::span<const std::byte> bytes);
+
+    // A pipeline batch already in GPU memory (of device()) for input `index`: copied device to device into the
+    // bound buffer on the stream and waited for; the next run() copies nothing from the host for that input.
+    void stage_device_input(std::size_t index, const void* device_bytes, std::size_t bytes);
+
+    // The bound output buffers on the GPU (name, element type, shape, address), valid until the next run().
+    struct DeviceOutput {
+        const std::string& name;
+        ONNXTensorElementDataType type;
+        const std::vector<std::int64_t>& shape;
+        void* data;
+    };
+    std::vector<DeviceOutput> device_outputs() const;
+    int device() const { return device_; }
+
     // One timed iteration: H2D, Run, D2H on the stream, each between two events.
     void run(Ort::Session& session, DeviceTimes& times);
 
@@ -57,10 +75,12 @@ private:
     };
     void copy_outputs_back() const;
 
+    int device_;
     bool device_resident_;
     cuda::StreamHandle stream_;
     IterationTimer timer_;
     std::vector<cuda::Buffer> host_inputs_, device_inputs_;
+    std::vector<char> staged_on_device_;  // per input: its device buffer holds newer bytes than its pinned one
     std::vector<Output> outputs_;
     std::vector<Ort::Value> bound_;  // the tensors over the device buffers, kept while bound
     Ort::IoBinding binding_{nullptr};

@@ -85,6 +85,7 @@ public:
         caps.model_formats = {"onnx", "pt", "pth", "ts"};
         caps.concurrent_instances = true;  // a model each, on its own stream from the pool on a GPU
         caps.generates = true;             // an ONNX decoder with the KV cache as inputs and outputs (torch_decoder)
+        caps.stages_inputs = true;         // a copy into the tensors prepare() made (pinned ones on a GPU)
         return caps;
     }
     std::vector<BackendOption> options() const override { return torch_option_list(); }
@@ -147,6 +148,11 @@ public:
         if (cuda_ && options_.cuda_graph) check_cuda_graph_capturable(*model_, model_path_);
         execution_.prepare(*model_, host_inputs_,
                            TorchRunConfig{cuda_, device_index_, options_.cuda_graph, options_.device_resident});
+    }
+
+    void stage_inputs(std::span<const HostTensor> inputs) override {
+        c10::InferenceMode guard;
+        execution_.stage_inputs(host_tensors(inputs, options_.autocast ? torch::kFloat : run_type_, options_.channels_last));
     }
 
     void infer(DeviceTimes& times) override {

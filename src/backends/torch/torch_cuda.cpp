@@ -114,6 +114,16 @@ void CudaExecution::prepare(TorchModel& model, const std::vector<torch::Tensor>&
         s.host_outputs.push_back(torch::empty_like(output, torch::kCPU).pin_memory());
 }
 
+void CudaExecution::stage_inputs(const std::vector<torch::Tensor>& host_inputs) {
+    Impl& s = *impl_;
+    for (std::size_t i = 0; i < s.host_inputs.size() && i < host_inputs.size(); ++i) s.host_inputs[i].copy_(host_inputs[i]);
+    if (!s.config.device_resident) return;
+    // run() copies nothing under device_resident: the new inputs go to the GPU now.
+    c10::cuda::CUDAStreamGuard guard(s.stream);
+    copy_all(s.device_inputs, s.host_inputs);
+    s.stream.synchronize();
+}
+
 void CudaExecution::run(TorchModel& model, DeviceTimes& times) {
     Impl& s = *impl_;
     c10::cuda::CUDAStreamGuard guard(s.stream);

@@ -32,6 +32,8 @@ public:
     // Pins the host inputs, allocates device buffers and host outputs, captures the graph.
     void prepare(TorchModel& model, const std::vector<torch::Tensor>& host_inputs);
     void run(TorchModel& model, DeviceTimes& times);
+    // New host inputs (prepare()'s types and shapes) into the pinned buffers the next run() copies to the GPU.
+    void stage_inputs(const std::vector<torch::Tensor>& host_inputs);
     const std::vector<torch::Tensor>& host_outputs() const;
 
 private:

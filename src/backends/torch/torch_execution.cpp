@@ -66,6 +66,16 @@ void TorchExecution::prepare(TorchModel& model, const std::vector<torch::Tensor>
     outputs_ = model.forward(host_inputs_);
 }
 
+void TorchExecution::stage_inputs(const std::vector<torch::Tensor>& host_inputs) {
+#if INFERBENCH_TORCH_CUDA
+    if (cuda_) {
+        cuda_->stage_inputs(host_inputs);
+        return;
+    }
+#endif
+    for (std::size_t i = 0; i < host_inputs_.size() && i < host_inputs.size(); ++i) host_inputs_[i].copy_(host_inputs[i]);
+}
+
 void TorchExecution::infer(TorchModel& model, DeviceTimes& times) {
 #if INFERBENCH_TORCH_CUDA
     if (cuda_) {

@@ -48,6 +48,8 @@ public:
 
     // Starts afresh: on a GPU the CUDA execution (buffers, warm-up runs, the graph), on the CPU one run.
     void prepare(TorchModel& model, const std::vector<torch::Tensor>& host_inputs, const TorchRunConfig& config);
+    // A pipeline batch's new inputs (prepare()'s types and shapes), copied into the tensors the next infer() runs.
+    void stage_inputs(const std::vector<torch::Tensor>& host_inputs);
     // One inference; device times on a GPU.
     void infer(TorchModel& model, DeviceTimes& times);
     // The last inference's outputs in host memory.

@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
 
@@ -17,10 +19,12 @@
 #include "backends/input_files.hpp"
 #include "backends/onnx_dtype.hpp"
 #include "backends/tensorrt/tensorrt_engine_cache.hpp"
+#include "backends/tensorrt/tensorrt_typed_onnx.hpp"
 #include "backends/trtexec/trtexec_command.hpp"
 #include "backends/trtexec/trtexec_log.hpp"
 #include "backends/trtexec/trtexec_probe.hpp"
 #include "backends/trtexec/trtexec_times.hpp"
+#include "backends/trtexec/trtexec_version.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"
 #include "core/metrics/harness_metrics.hpp"
@@ -105,6 +109,56 @@ std::optional<std::string> inputs_problem(const BenchmarkSpec& spec, const Trtex
     return std::nullopt;
 }
 
+// The version trtexec at `trtexec` prints, asked once per file (path, size and time of change, so that an update
+// in place is seen) in this process: unsupported_reason() is asked for every cell of a matrix.
+std::string tensorrt_version_of(const std::filesystem::path& trtexec) {
+    static std::mutex mutex;
+    static std::map<std::string, std::string, std::less<>> known;
+    std::error_code ec;
+    const auto changed = std::filesystem::last_write_time(trtexec, ec).time_since_epoch().count();
+    const auto size = std::filesystem::file_size(trtexec, ec);
+    const std::string key = fmt::format("{}|{}|{}", trtexec.string(), size, changed);
+    const std::lock_guard lock(mutex);
+    auto [entry, inserted] = known.try_emplace(key);
+    if (inserted) entry->second = probe_tensorrt_version(trtexec);
+    return entry->second;
+}
+
+// The request for the precision-typed file trtexec 11 builds from. trtexec has no float32 reference run to
+// calibrate int8 or fp8 with, so those come from a file the user quantized (Q/DQ nodes) only.
+TypedOnnxRequest typed_request(const std::string& model_path, const BenchmarkSpec& spec) {
+    TypedOnnxRequest request;
+    request.model = model_path;
+    request.precision = spec.precision;
+    request.batch_size = spec.batch_size;
+    request.seed = spec.seed;
+    request.model_cache_dir = spec.model_cache_dir;
+    return request;
+}
+
+// Why trtexec `version_text` cannot run this cell: a TensorRT newer than known, or a TensorRT 11 that refuses a
+// flag of extra_args or cannot be given the cell's precision in `model_path` (an ONNX file; empty: not known
+// yet, e.g. a zoo name, then load() says it). An unknown version ("unknown") is run as before.
+std::optional<std::string> version_problem(const std::string& version_text, const std::filesystem::path& trtexec,
+                                           const TrtexecOptions& options, const BenchmarkSpec& spec,
+                                           const std::string& model_path) {
+    const auto version = parse_tensorrt_version(version_text);
+    if (!version) return std::nullopt;
+    if (auto newer = unknown_version_problem(*version, "trtexec at " + trtexec.string())) return newer;
+    if (auto removed = removed_flags_problem(options.extra_args, *version)) return removed;
+    if (precision_route(*version) != PrecisionRoute::typed_onnx || model_path.empty() || is_engine_file(model_path))
+        return std::nullopt;
+    if (auto problem = typed_onnx_problem(typed_request(model_path, spec), /*have_reference=*/false))
+        return fmt::format("trtexec {}: {}", to_string(*version), *problem);
+    return std::nullopt;
+}
+
+// The plan's model as unsupported_reason() can read it without resolving anything: an existing file, else empty.
+std::string model_file(const BenchmarkSpec& spec) {
+    std::error_code ec;
+    return std::filesystem::is_regular_file(spec.model, ec) ? spec.model : std::string();
+}
+
 // The key of the shared TensorRT engine cache; trtexec asks no CUDA API, so the compute capability is
 // not known, and the extra arguments are what else changes the engine.
 EngineKey engine_key(const std::string& model_path, const BenchmarkSpec& spec, const std::string& gpu,
@@ -184,6 +238,12 @@ std::optional<std::filesystem::path> find_trtexec(const TrtexecOptions& options)
     return std::nullopt;
 }
 
+std::string TrtexecBackend::version() const {
+    if (!tensorrt_version_.empty()) return tensorrt_version_;
+    const auto found = find_trtexec({});
+    return found ? tensorrt_version_of(*found) : std::string();
+}
+
 Capabilities TrtexecBackend::capabilities() const {
     Capabilities caps;
     caps.devices = {DeviceKind::cuda};
@@ -208,7 +268,13 @@ std::optional<std::string> TrtexecBackend::unsupported_reason(const BenchmarkSpe
         return fmt::format("trtexec not found at '{}' (backend_options.trtexec.trtexec)", options.trtexec);
     }
     if (auto problem = inputs_problem(spec, options)) return problem;
-    return Backend::unsupported_reason(spec);
+    if (auto problem = Backend::unsupported_reason(spec)) return problem;
+    const std::filesystem::path trtexec = *find_trtexec(options);
+    try {
+        return version_problem(tensorrt_version_of(trtexec), trtexec, options, spec, model_file(spec));
+    } catch (const std::runtime_error&) {
+        return std::nullopt;  // a model that cannot be read: load() fails the cell with the reason
+    }
 }
 
 void TrtexecBackend::load(const std::string& model_path, const BenchmarkSpec& spec) {
@@ -227,6 +293,8 @@ void TrtexecBackend::load(const std::string& model_path, const BenchmarkSpec& sp
     if (!std::filesystem::is_regular_file(model_path, ec))
         throw std::runtime_error(fmt::format("cannot load {}: no such file", model_path));
     tensorrt_version_ = probe_tensorrt_version(trtexec_);
+    if (auto problem = version_problem(tensorrt_version_, trtexec_, options_, spec, model_path))
+        throw UserError(*problem);
     if (is_engine_file(model_path)) {
         // A ready engine: its precision and shapes are its own; --shapes may come through extra_args.
         engine_path_ = model_path;
@@ -236,8 +304,36 @@ void TrtexecBackend::load(const std::string& model_path, const BenchmarkSpec& sp
     build_engine(model_path, spec);
 }
 
+ConvertedModel TrtexecBackend::convert_model(const std::string& model_path, const BenchmarkSpec& spec) {
+    ConvertedModel converted{model_path, {}, {}, 0};
+    const TrtexecOptions options = parse_trtexec_options(spec.backend_options);
+    const auto found = find_trtexec(options);
+    if (!found || is_engine_file(model_path)) return converted;  // load() says what is missing
+    const std::string version = tensorrt_version_of(*found);
+    if (auto problem = version_problem(version, *found, options, spec, model_path)) {
+        converted.skip_reason = *problem;
+        return converted;
+    }
+    if (!strongly_typed_only(version)) return converted;
+    TypedOnnx typed = typed_onnx_for(typed_request(model_path, spec), nullptr);
+    converted.model_path = typed.path.string();
+    converted.metrics = std::move(typed.metrics);
+    return converted;
+}
+
+// TensorRT 11: the file that carries the precision. convert_model() made it; a file load() is given directly
+// is converted here, so that nothing is ever built in another precision than the plan's.
+std::string TrtexecBackend::file_to_build(const std::string& model_path, const BenchmarkSpec& spec) const {
+    if (!strongly_typed_only(tensorrt_version_)) return model_path;
+    const TypedOnnx typed = typed_onnx_for(typed_request(model_path, spec), nullptr);
+    std::fprintf(stderr, "trtexec: TensorRT %s builds strongly typed from the %s\n", tensorrt_version_.c_str(),
+                 typed.description.c_str());
+    return typed.path.string();
+}
+
 void TrtexecBackend::build_engine(const std::string& model_path, const BenchmarkSpec& spec) {
-    const std::vector<OnnxInput> inputs = command_inputs(models::onnx::read_onnx_signature(model_path));
+    const std::string build_file = file_to_build(model_path, spec);
+    const std::vector<OnnxInput> inputs = command_inputs(models::onnx::read_onnx_signature(build_file));
     const bool own_shapes = has_flag(options_.extra_args, "--minShapes") || has_flag(options_.extra_args, "--optShapes");
     shapes_ = own_shapes ? std::string() : shapes_for_batch(inputs, spec.batch_size, model_path);
     if (!inputs_path_.empty()) {
@@ -247,7 +343,9 @@ void TrtexecBackend::build_engine(const std::string& model_path, const Benchmark
     const std::string gpu = probe_gpu_name(device_);
     const std::filesystem::path cache_dir = std::filesystem::path(spec.model_cache_dir) / "trtexec-engines";
     std::filesystem::create_directories(cache_dir);
-    const EngineKey key = engine_key(model_path, spec, gpu, tensorrt_version_, options_.extra_args);
+    EngineKey key = engine_key(model_path, spec, gpu, tensorrt_version_, options_.extra_args);
+    // A converted file is made by this inferbench's conversion: another conversion is another engine.
+    if (build_file != model_path) key.build_settings += " typed_onnx=" + hash_file(build_file);
     const EngineCachePaths paths = engine_cache_paths(cache_dir, model_path, key);
     engine_path_ = paths.engine;
     if (cached_engine_matches(paths, key)) {
@@ -258,7 +356,7 @@ void TrtexecBackend::build_engine(const std::string& model_path, const Benchmark
     // Built under a private name and renamed: a concurrent or interrupted build never leaves half an engine.
     const std::string partial = engine_path_.string() + fmt::format(".partial-{}", getpid());
     const std::string timing_cache = timing_cache_path(cache_dir, gpu, {}, tensorrt_version_).string();
-    const EngineBuild build{trtexec_.string(), model_path, partial, timing_cache,      spec.precision,
+    const EngineBuild build{trtexec_.string(), build_file, partial, timing_cache,      spec.precision,
                             spec.batch_size,   inputs,     device_, tensorrt_version_, options_.extra_args};
     const CommandLine command = engine_build_command(build);
     for (const auto& note : command.notes) std::fprintf(stderr, "trtexec: note: %s\n", note.c_str());
@@ -322,7 +420,7 @@ OwnLoopReport TrtexecBackend::run_own_loop(const LoopSettings& settings, Iterati
     const TempDir dir("trtexec");
     const EngineRun run{trtexec_.string(), engine_path_.string(), (dir.path() / "times.json").string(),
                         settings.warmup_ns, settings.duration_ns, settings.min_iterations, shapes_, device_,
-                        options_.extra_args, write_input_files(dir.path())};
+                        options_.extra_args, write_input_files(dir.path()), tensorrt_version_};
     const Supervised result = run_logged(engine_run_command(run), dir.path() / "trtexec.log",
                                          stop_policy([&sink] { return sink.stop_requested(); }));
     const std::int64_t exit_ns = monotonic_ns();

@@ -25,11 +25,16 @@ std::optional<std::filesystem::path> find_trtexec(const TrtexecOptions& options)
 class TrtexecBackend final : public Backend {
 public:
     std::string name() const override { return "trtexec"; }
-    std::string version() const override { return tensorrt_version_; }
+    // The TensorRT version the loaded trtexec prints; before load(), that of trtexec on PATH (or the default
+    // location), for `list backends`; empty when there is none.
+    std::string version() const override;
     Capabilities capabilities() const override;
     std::vector<BackendOption> options() const override { return trtexec_option_list(); }
     std::optional<std::string> unsupported_reason(const BenchmarkSpec& spec) const override;
 
+    // TensorRT 11: the precision-typed ONNX file (tensorrt_typed_onnx), or why the cell is skipped; older
+    // versions and engine files run the model as it is.
+    ConvertedModel convert_model(const std::string& model_path, const BenchmarkSpec& spec) override;
     void load(const std::string& model_path, const BenchmarkSpec& spec) override;
     std::vector<TensorInfo> inputs() const override { return {}; }
     void prepare(std::span<const HostTensor> inputs) override;
@@ -43,6 +48,7 @@ public:
 
 private:
     void build_engine(const std::string& model_path, const BenchmarkSpec& spec);
+    std::string file_to_build(const std::string& model_path, const BenchmarkSpec& spec) const;
     // The raw files of the first sample in `dir`, as --loadInputs takes them.
     std::vector<std::pair<std::string, std::string>> write_input_files(const std::filesystem::path& dir) const;
 

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "backends/batch_shape.hpp"
+#include "backends/trtexec/trtexec_version.hpp"
 #include "core/error.hpp"
 #include "core/time_units.hpp"
 #include "core/units.hpp"
@@ -51,7 +52,21 @@ bool before_8_4(const std::string& version) {
     return *major < 8 || (*major == 8 && minor < 4);
 }
 
+// TensorRT 11: the types are the file's (the backend says which file); only fp32's TF32 switch is still a flag.
+void add_typed_precision(CommandLine& command, const EngineBuild& build) {
+    if (auto removed = removed_flags_problem(build.extra_args, *parse_tensorrt_version(build.tensorrt_version)))
+        throw UserError(*removed);
+    if (build.precision == Precision::fp32) {
+        command.argv.emplace_back("--noTF32");
+        command.notes.emplace_back("fp32 is built with --noTF32: no TF32 tensor-core math");
+    }
+}
+
 void add_precision(CommandLine& command, const EngineBuild& build) {
+    if (strongly_typed_only(build.tensorrt_version)) {
+        add_typed_precision(command, build);
+        return;
+    }
     switch (build.precision) {
         case Precision::fp32:
             command.argv.emplace_back("--noTF32");
@@ -73,7 +88,19 @@ void add_precision(CommandLine& command, const EngineBuild& build) {
     }
 }
 
+// trtexec 11's run measures as trtexec 10's does: with the copies, without a CUDA graph unless asked for one.
+void add_trtexec_11_run_defaults(std::vector<std::string>& argv, const std::vector<std::string>& extra_args) {
+    if (!has_flag(extra_args, "--includeDataTransfers")) argv.emplace_back("--includeDataTransfers");
+    if (!has_flag(extra_args, "--useCudaGraph") && !has_flag(extra_args, "--noCudaGraph"))
+        argv.emplace_back("--noCudaGraph");
+}
+
 }  // namespace
+
+bool strongly_typed_only(std::string_view tensorrt_version) {
+    const auto version = parse_tensorrt_version(tensorrt_version);
+    return version && precision_route(*version) == PrecisionRoute::typed_onnx;
+}
 
 bool has_flag(const std::vector<std::string>& args, std::string_view flag) {
     return std::any_of(args.begin(), args.end(), [&](const std::string& arg) {
@@ -129,8 +156,12 @@ std::vector<std::string> engine_run_command(const EngineRun& run) {
     if (!run.shapes.empty() && !has_flag(run.extra_args, "--shapes")) argv.push_back("--shapes=" + run.shapes);
     if (!run.input_files.empty()) argv.push_back("--loadInputs=" + load_inputs_spec(run.input_files));
     argv.push_back(fmt::format("--device={}", run.device));
-    // Spinning instead of blocking on CUDA events: steadier latencies, as trtexec itself advises.
-    argv.emplace_back("--useSpinWait");
+    if (strongly_typed_only(run.tensorrt_version)) {
+        add_trtexec_11_run_defaults(argv, run.extra_args);
+    } else {
+        // Spinning instead of blocking on CUDA events: steadier latencies, as trtexec itself advises.
+        argv.emplace_back("--useSpinWait");
+    }
     argv.insert(argv.end(), run.extra_args.begin(), run.extra_args.end());
     return argv;
 }

@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 
 #include "backends/tensorrt/tensorrt_platform.hpp"
+#include "backends/trtexec/trtexec_log_settings.hpp"
+#include "backends/trtexec/trtexec_version.hpp"
 #include "core/metrics/trtexec_metrics.hpp"
 #include "core/units.hpp"
 
@@ -336,6 +338,12 @@ std::vector<std::string> TrtexecLog::missing_from_summary() const {
     return missing;
 }
 
+bool TrtexecLog::strongly_typed() const {
+    if (build_precision == "Strongly Typed" || (command && command->strongly_typed)) return true;
+    const auto version = parse_tensorrt_version(tensorrt_version);
+    return version && precision_route(*version) == PrecisionRoute::typed_onnx;
+}
+
 std::optional<std::int64_t> TrtexecLog::measured_queries() const {
     if (queries) return queries;
     if (!throughput_qps || !total_host_walltime_s) return std::nullopt;
@@ -358,6 +366,8 @@ TrtexecLog parse_trtexec_log(std::string_view text) {
         } else if (line.severity == 'W' && m.starts_with("* ")) {
             log.warnings.emplace_back(trim(m.substr(2)));
             in_warning = true;
+        } else if (detail::read_setting_line(m, line.severity, log)) {
+            // a setting, a refused option or the tuning loop's progress: read into `log`
         } else if (m.starts_with("&&&& ")) {
             parse_status_line(m, log);
         } else if (const auto why = parse_info_line(m, log)) {
@@ -397,6 +407,7 @@ LogCommand parse_trtexec_command(std::string_view text) {
         const auto equals = token.find('=');
         const std::string_view key = token.substr(0, equals);
         const std::string_view value = equals == npos ? std::string_view{} : token.substr(equals + 1);
+        if (const auto removed = removed_flag(key)) command.removed_flags.emplace_back(*removed);
         if (key == "--onnx") command.onnx = value;
         else if (key == "--loadEngine") command.load_engine = value;
         else if (key == "--saveEngine") command.save_engine = value;
@@ -404,7 +415,9 @@ LogCommand parse_trtexec_command(std::string_view text) {
         else if (key == "--bf16") command.bf16 = true;
         else if (key == "--int8") command.int8 = true;
         else if (key == "--fp8") command.fp8 = true;
+        else if (key == "--int4") command.int4 = true;
         else if (key == "--best") command.best = true;
+        else if (key == "--stronglyTyped") command.strongly_typed = true;
         else if (key == "--noTF32") command.no_tf32 = true;
         else if (key == "--batch") batch = parse_int(value);
         else if (key == "--shapes") shapes_batch = batch_from_shapes(value);
@@ -417,11 +430,17 @@ LogCommand parse_trtexec_command(std::string_view text) {
 
 std::string precision_label(const LogCommand& command) {
     if (command.best) return "best";
+    if (command.int4) return "int4";
     if (command.fp8) return "fp8";
     if (command.int8) return "int8";
     if (command.fp16) return "fp16";
     if (command.bf16) return "bf16";
     return "fp32";
+}
+
+std::string precision_label(const TrtexecLog& log) {
+    if (log.strongly_typed()) return std::string(kStronglyTypedLabel);
+    return log.command ? precision_label(*log.command) : "fp32";
 }
 
 std::vector<LogMetric> log_metrics(const TrtexecLog& log) {
@@ -437,6 +456,8 @@ std::vector<LogMetric> log_metrics(const TrtexecLog& log) {
     add(names::kGpuComputeCvPct, log.gpu_compute_cv_pct, "%");
     if (log.runs_per_average > 0) add(names::kTraceAverageRuns, static_cast<double>(log.runs_per_average), "count");
     for (const auto& [quantity, stat] : log.statistics) {
+        const bool transfer = quantity == names::kH2d || quantity == names::kD2h;
+        if (transfer && log.data_transfers == false) continue;  // zeros printed for transfers never made
         add(names::statistic_name(quantity, names::kMin), stat.min_ms, "ms");
         add(names::statistic_name(quantity, names::kMax), stat.max_ms, "ms");
         add(names::statistic_name(quantity, names::kMean), stat.mean_ms, "ms");

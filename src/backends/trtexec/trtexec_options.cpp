@@ -28,7 +28,8 @@ std::vector<BackendOption> trtexec_option_list() {
          OptionType::path},
         {"extra_args", "",
          "more trtexec arguments, separated by spaces, given to the engine build and to the run "
-         "(e.g. --useCudaGraph, or --calib=CACHE for int8)"},
+         "(e.g. --useCudaGraph, or --calib=CACHE for int8 on TensorRT 10; TensorRT 11 removed --calib and the "
+         "precision flags)"},
     };
 }
 

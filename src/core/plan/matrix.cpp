@@ -51,6 +51,7 @@ double cells_before_exclusions(const Plan& plan) {
     // As if every model were generative: the bound is on the largest the plan could make.
     variants *= static_cast<double>(std::max<std::size_t>(plan.input_tokens.size() * plan.output_tokens.size(), 1));
     for (const SettingAxis& axis : plan.setting_axes) variants *= static_cast<double>(axis.values.size());
+    for (const auto& [key, values] : plan.pipeline.axes) variants *= static_cast<double>(values.size());
     return variants;
 }
 
@@ -101,6 +102,15 @@ std::vector<std::int64_t> batch_sizes_of(const Plan& plan, const std::string& ba
     return plan.batch_sizes;
 }
 
+// The plan's pipeline cells' settings, a folder made absolute: the worker need not run where the plan was read.
+std::vector<PipelineSettings> pipeline_cells(const Plan& plan) {
+    std::vector<PipelineSettings> cells = pipeline_points(plan.pipeline);
+    for (PipelineSettings& cell : cells)
+        if (cell.active() && cell.images != kSyntheticImages)
+            cell.images = std::filesystem::absolute(cell.images).lexically_normal().string();
+    return cells;
+}
+
 }  // namespace
 
 std::vector<BenchmarkSpec> expand_matrix(const Plan& plan, const GenerativeModelTest& is_generative) {
@@ -110,6 +120,7 @@ std::vector<BenchmarkSpec> expand_matrix(const Plan& plan, const GenerativeModel
                                     plan.source, count, kMaxBenchmarks));
     std::vector<BenchmarkSpec> cells;
     const std::vector<SettingPoint> points = setting_points(plan);
+    const std::vector<PipelineSettings> pipelines = pipeline_cells(plan);
     for (const auto& model : plan.models) {
         const std::vector<GenerationSettings> lengths = generation_points(plan, is_generative && is_generative(model));
         for (const auto& backend : plan.backends) {
@@ -119,7 +130,9 @@ std::vector<BenchmarkSpec> expand_matrix(const Plan& plan, const GenerativeModel
                         for (const auto batch : batch_sizes_of(plan, backend)) {
                           for (const GenerationSettings& generation : lengths) {
                             for (const SettingPoint& point : points) {
+                              for (const PipelineSettings& pipeline : pipelines) {
                                 BenchmarkSpec spec = spec_with_settings(point.settings);
+                                spec.pipeline = pipeline;
                                 spec.model = model;
                                 spec.backend = backend;
                                 spec.device = device;
@@ -132,6 +145,7 @@ std::vector<BenchmarkSpec> expand_matrix(const Plan& plan, const GenerativeModel
                                 const bool excluded = std::any_of(plan.exclude.begin(), plan.exclude.end(),
                                                                   [&](const ExcludeRule& r) { return r.matches(spec); });
                                 if (!excluded) cells.push_back(std::move(spec));
+                              }
                             }
                           }
                         }

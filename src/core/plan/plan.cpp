@@ -113,6 +113,7 @@ std::vector<std::string> setting_keys() {
     keys.emplace_back("backend_options");
     keys.emplace_back("cpu_affinity");
     keys.emplace_back(std::string(kEndpointKey));
+    keys.emplace_back(std::string(kPipelineKey));
     for (const auto& field : setting_fields()) keys.emplace_back(field.key);
     return keys;
 }
@@ -416,6 +417,37 @@ void parse_setting(Plan& plan, const SettingField& field, const YAML::Node& valu
     set_single(plan, field, *text, [&](const std::string& why) { return error_at(source, value.Mark(), why); });
 }
 
+// `pipeline:` a map of core/plan/pipeline_plan's keys; `steps:` in it a map of its own (steps.KEY). An axis key
+// takes a list; steps.mean and steps.std take their three numbers as a list.
+void parse_pipeline_map(Plan& plan, const YAML::Node& node, std::string_view prefix, std::string_view source) {
+    if (!node.IsMap())
+        fail_at(source, node.Mark(),
+                fmt::format("{} must be a map, e.g. pipeline: {{images: synthetic, mode: [sequential, overlapped]}}",
+                            prefix.empty() ? "pipeline" : "pipeline.steps"));
+    reject_duplicate_keys(node, source, fmt::format("pipeline.{}", prefix));
+    for (const auto& entry : node) {
+        const std::string key = fmt::format("{}{}", prefix, scalar_text(entry.first).value_or(""));
+        if (key == "steps") {
+            parse_pipeline_map(plan, entry.second, "steps.", source);
+            continue;
+        }
+        const PipelineKey* field = find_pipeline_key(key);
+        if (!field)
+            fail_at(source, entry.first.Mark(),
+                    fmt::format("unknown key 'pipeline.{}'; valid keys: {}", key, pipeline_key_names()));
+        std::vector<std::string> values;
+        if (entry.second.IsSequence()) {
+            values = texts_of(scalar_list(entry.second, "pipeline." + key, source));
+            if (key == "steps.mean" || key == "steps.std") values = {join(values, ",")};
+        } else if (const auto text = scalar_text(entry.second)) {
+            values = {*text};
+        } else {
+            fail_at(source, entry.second.Mark(), fmt::format("pipeline.{} must be a plain value", key));
+        }
+        if (auto why = set_pipeline_key(plan.pipeline, key, values)) fail_at(source, entry.second.Mark(), *why);
+    }
+}
+
 void parse_entry(Plan& plan, const std::string& key, const YAML::Node& key_node, const YAML::Node& value,
                  std::string_view source, const PlanVocabulary& vocabulary) {
     plan.origins[key] = fmt::format("{}:{}:{}", source, value.Mark().line + 1, value.Mark().column + 1);
@@ -428,6 +460,10 @@ void parse_entry(Plan& plan, const std::string& key, const YAML::Node& key_node,
         parse_backend_options(plan, value, source, vocabulary);
     } else if (key == "cpu_affinity") {
         parse_cpu_affinity(plan, value, source);
+    } else if (key == kPipelineKey) {
+        parse_pipeline_map(plan, value, "", source);
+        if (!plan.pipeline.active())
+            fail_at(source, value.Mark(), "pipeline.images is missing; give synthetic or a folder of JPEG/PNG images");
     } else if (key == kEndpointKey) {
         YAML::Node options;
         options[std::string(kServingBackend)]["endpoint"] = value;
@@ -519,6 +555,15 @@ void apply_override(Plan& plan, std::string_view key, std::string_view value, st
             read_list(key, split_list(value), read_option_value, vocabulary, after_origin(origin));
         return;
     }
+    if (key.starts_with("pipeline.")) {
+        const std::string_view name = key.substr(std::string_view("pipeline.").size());
+        const PipelineKey* field = find_pipeline_key(name);
+        const std::vector<std::string> values =
+            field && field->axis ? split_list(value) : std::vector<std::string>{std::string(value)};
+        if (auto why = set_pipeline_key(plan.pipeline, name, values)) throw UserError(fmt::format("{}: {}", origin, *why));
+        plan.origins[std::string(kPipelineKey)] = std::string(origin);
+        return;
+    }
     if (key.starts_with("cpu_affinity.")) {
         auto [device, cpus] = read_cpu_affinity(key.substr(std::string_view("cpu_affinity.").size()), value, origin);
         plan.cpu_affinity[device] = std::move(cpus);
@@ -602,6 +647,10 @@ void check_plan(const Plan& plan) {
                                     plan.source, loop.min_iterations, loop.max_iterations));
     check_stop_settings(plan);
     check_cpu_affinity(plan);
+    if (plan.pipeline.active() && plan.pipeline.settings.images == kSyntheticImages && plan.pipeline.settings.image_count < 1)
+        throw UserError(fmt::format("{}: pipeline.image_count is 0, and synthetic images need at least one; give a count "
+                                    "of 1 or more (0 means all of a folder's images)",
+                                    origin_of(plan, {kPipelineKey})));
     // The cache folder may come from XDG_CACHE_HOME or HOME, which no plan check has seen.
     const std::string cache = resolved_model_cache(settings);
     if (const auto why = utf8_problem(cache))
@@ -636,6 +685,7 @@ std::string plan_to_json(const Plan& plan) {
     json["backend_options"] = plan.backend_options;
     if (!plan.cpu_affinity.empty()) json["cpu_affinity"] = cpu_affinity_texts(plan.cpu_affinity);
     for (const auto& field : setting_fields()) json[std::string(field.key)] = setting_text(plan.settings, field);
+    if (plan.pipeline.active()) json[std::string(kPipelineKey)] = pipeline_plan_texts(plan.pipeline);
     for (const SettingAxis& axis : plan.setting_axes) {
         auto& values = json[axis.key] = nlohmann::ordered_json::array();
         for (const RunSettings& value : axis.values) values.push_back(setting_text(value, *find_setting(axis.key)));

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/plan/cpu_affinity.hpp"
+#include "core/plan/pipeline_plan.hpp"
 #include "core/plan/settings.hpp"
 #include "core/spec.hpp"
 
@@ -42,6 +43,8 @@ inline constexpr std::string_view kServingBackend = "openai";
 // `endpoint: URL` (or --set endpoint=URL, a list sweeps servers): the openai backend's server, short for
 // backend_options.openai.endpoint.
 inline constexpr std::string_view kEndpointKey = "endpoint";
+// `pipeline: {images: synthetic, ...}` (or --set pipeline.KEY=VALUE): image pipeline cells (core/plan/pipeline_plan).
+inline constexpr std::string_view kPipelineKey = "pipeline";
 
 // The member initialisers are the defaults, and together they are the embedded default plan that
 // `inferbench run` uses when given none: a short real benchmark of two networks on this machine's CPU.
@@ -62,6 +65,9 @@ struct Plan {
     // CPUs under parallel: per_device, else not pinned.
     CpuAffinityMap cpu_affinity;
     RunSettings settings;  // a swept setting holds its first value here
+    // `pipeline:` (core/plan/pipeline_plan): where given, every cell is an image pipeline cell, one per point of
+    // its axes (preprocess, postprocess, mode).
+    PipelinePlan pipeline;
     std::vector<SettingAxis> setting_axes;  // in the order first given
     // Where each key was given, for errors that involve several keys: "plan.yaml:7:12" (its value in a
     // plan file) or the flag ("--set stop=stdrel", "--duration 10s"; the last one given); a key left at its

@@ -3,6 +3,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "core/plan/pipeline_plan.hpp"
+
 namespace inferbench {
 namespace {
 
@@ -121,6 +123,7 @@ nlohmann::json spec_to_json(const BenchmarkSpec& spec) {
         json["output_tokens"] = spec.generation.output_tokens;
         json["sampling"] = to_string(spec.generation.sampling);
     }
+    if (spec.pipeline.active()) json["pipeline"] = pipeline_texts(spec.pipeline);
     return json;
 }
 
@@ -148,6 +151,8 @@ BenchmarkSpec spec_from_json(const nlohmann::json& json) {
     const auto sampling = parse_sampling(json.value("sampling", std::string("greedy")));
     if (!sampling) throw std::runtime_error("malformed benchmark spec: sampling");
     spec.generation.sampling = *sampling;
+    if (const auto it = json.find("pipeline"); it != json.end())
+        spec.pipeline = pipeline_from_texts(it->get<std::map<std::string, std::string>>());
     return spec;
 }
 

@@ -16,6 +16,7 @@
 #include <memory>
 #include <random>
 
+#include "backends/onnxruntime/cuda_runtime.hpp"
 #include "core/error.hpp"
 
 namespace inferbench {
@@ -236,6 +237,83 @@ TEST_F(OnnxRuntimeBackendTest, InferLeavesCorrectOutputsInHostMemoryEveryTime) {
         EXPECT_EQ(outputs[0].GetTensorMemoryInfo().GetDeviceType(), OrtMemoryInfoDeviceType_CPU);
         const float* y = outputs[0].GetTensorData<float>();
         for (std::size_t i = 0; i < x.size(); ++i) ASSERT_FLOAT_EQ(y[i], 2 * x[i]) << "element " << i;
+    }
+}
+
+// A pipeline cell's batches: new inputs before each infer() without a new prepare(), on the CPU and, where there
+// is one, on a GPU (into the pinned buffers; under device_resident on to the device), each run on the new ones.
+TEST_F(OnnxRuntimeBackendTest, StagedInputsAreWhatTheNextInferRuns) {
+    EXPECT_TRUE(backend_.capabilities().stages_inputs);
+    std::vector<std::pair<Device, std::string>> cells = {{Device{}, "false"}};
+    BenchmarkSpec gpu = spec_;
+    gpu.device = Device{DeviceKind::cuda, 0};
+    if (!backend_.unsupported_reason(gpu)) cells.insert(cells.end(), {{gpu.device, "false"}, {gpu.device, "true"}});
+    for (const auto& [device, resident] : cells) {
+        spec_.device = device;
+        spec_.backend_options = {{"device_resident", resident}};
+        if (device.kind == DeviceKind::cpu) spec_.backend_options.clear();
+        backend_.load(write("add.onnx", add_model({{-1, "batch"}, {4, ""}})), spec_);
+        std::vector<float> x(12, 1.0F);
+        backend_.prepare(std::vector<HostTensor>{float_tensor(backend_.inputs()[0], x)});
+        for (int batch = 0; batch < 3; ++batch) {
+            for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(batch * 100) + static_cast<float>(i);
+            backend_.stage_inputs(std::vector<HostTensor>{float_tensor(backend_.inputs()[0], x)});
+            DeviceTimes times;
+            backend_.infer(times);
+            const auto outputs = backend_.last_outputs();
+            ASSERT_EQ(outputs.size(), 1u);
+            std::vector<float> y(x.size());
+            ASSERT_EQ(outputs[0].data.size(), y.size() * sizeof(float));
+            std::memcpy(y.data(), outputs[0].data.data(), outputs[0].data.size());
+            for (std::size_t i = 0; i < y.size(); ++i)
+                ASSERT_FLOAT_EQ(y[i], 2 * x[i]) << to_string(device) << " batch " << batch << " element " << i;
+        }
+        EXPECT_THROW(backend_.stage_inputs(std::vector<HostTensor>{float_tensor(backend_.inputs()[0], {1.0F})}),
+                     std::runtime_error)
+            << "a batch of another size is refused";
+    }
+}
+
+// A pipeline's GPU batch on the CPU provider: refused (the caller goes through the host), no outputs on a GPU.
+TEST_F(OnnxRuntimeBackendTest, TheCpuProviderTakesNoDeviceInputsAndGivesNoDeviceOutputs) {
+    backend_.load(write("add.onnx", add_model({{-1, "batch"}, {4, ""}})), spec_);
+    std::vector<float> x(12, 1.0F);
+    backend_.prepare(std::vector<HostTensor>{float_tensor(backend_.inputs()[0], x)});
+    float device_bytes = 0;  // never read: the CPU provider refuses before touching the data
+    const std::vector<DeviceTensor> on_gpu{{backend_.inputs()[0], &device_bytes, 0}};
+    EXPECT_FALSE(backend_.stage_device_inputs(on_gpu));
+    DeviceTimes times;
+    backend_.infer(times);
+    EXPECT_TRUE(backend_.last_device_outputs().empty());
+}
+
+// On a GPU, where there is one: copied device to device and run, the outputs handed back in GPU memory.
+TEST_F(OnnxRuntimeBackendTest, DeviceInputsRunAndOutputsStayOnTheGpu) {
+    std::vector<float> x(12, 1.0F);
+    DeviceTimes times;
+    spec_.device = Device{DeviceKind::cuda, 0};
+    if (auto reason = backend_.unsupported_reason(spec_)) GTEST_SKIP() << *reason;
+    for (const bool resident : {false, true}) {
+        spec_.backend_options = {{"device_resident", resident ? "true" : "false"}};
+        backend_.load(write("add.onnx", add_model({{-1, "batch"}, {4, ""}})), spec_);
+        backend_.prepare(std::vector<HostTensor>{float_tensor(backend_.inputs()[0], x)});
+        for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i) + 0.5F;
+        const cuda::StreamHandle stream(0);
+        const cuda::Buffer input(cuda::Buffer::Kind::device, x.size() * sizeof(float));
+        cuda::copy_async(input.data(), x.data(), input.size(), cuda::CopyKind::host_to_device, stream.get());
+        stream.synchronize();
+        ASSERT_TRUE(backend_.stage_device_inputs(std::vector<DeviceTensor>{{backend_.inputs()[0], input.data(), 0}}));
+        backend_.infer(times);
+        const auto outputs = backend_.last_device_outputs();
+        ASSERT_EQ(outputs.size(), 1u);
+        EXPECT_EQ(outputs[0].info.shape, (std::vector<std::int64_t>{3, 4}));
+        std::vector<float> y(x.size());
+        cuda::copy_async(y.data(), outputs[0].data, y.size() * sizeof(float), cuda::CopyKind::device_to_host,
+                         stream.get());
+        stream.synchronize();
+        for (std::size_t i = 0; i < y.size(); ++i) EXPECT_FLOAT_EQ(y[i], 2 * x[i]) << "element " << i;
+        EXPECT_FALSE(backend_.stage_device_inputs(std::vector<DeviceTensor>{{backend_.inputs()[0], input.data(), 1}}))
+            << "another GPU's memory goes through the host";
     }
 }
 

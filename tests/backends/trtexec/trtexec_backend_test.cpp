@@ -17,6 +17,7 @@
 #include "core/clock.hpp"
 #include "core/error.hpp"
 #include "core/metrics/harness_metrics.hpp"
+#include "core/process/subprocess.hpp"
 #include "models/onnx_builder.hpp"
 
 namespace inferbench::trtexec {
@@ -28,6 +29,9 @@ using ::testing::MatchesRegex;
 
 // What the fake trtexec does after its argument loop, besides building engines.
 constexpr const char* kMeasure = "cat '" INFERBENCH_FIXTURES_DIR "/trtexec/trt10-resnet50-summary.log'\nwrite_times\n";
+// The same for TensorRT 11: a stand-in log written from trtexec 11.1's source (tests/data/trtexec-standins).
+constexpr const char* kMeasure11 = "cat '" INFERBENCH_STANDINS_DIR "/trt11-transfers-summary.log'\nwrite_times\n";
+constexpr const char* kTrt11 = "110100";
 constexpr const char* kRunUntilInterrupted = "trap 'write_times; exit 0' INT\nwhile :; do sleep 0.05; done\n";
 constexpr const char* kFail =
     "echo '[E] Error[1]: IRuntime::deserializeCudaEngine: engine plan file is corrupt'\n"
@@ -76,11 +80,29 @@ protected:
         std::filesystem::permissions(path, std::filesystem::perms::owner_all);
     }
 
-    void write_fake_trtexec(const std::filesystem::path& path, const std::string& measure) const {
-        write_executable(path, "#!/bin/sh\necho \"$*\" >> '" + calls_.string() + "'\nengine=\ntimes=\n"
+    // The stand-in of trtexec `version` (as its banner encodes it: 100900 is 10.9.0, 110100 is 11.1.0). As trtexec
+    // 11.1's source does, 11 prints its banner, then refuses each flag TensorRT 11 removed with "[E] Unknown option:
+    // KEY VALUE" and exits 1, accepts --stronglyTyped as a no-op, warns of --useSpinWait and prints "Precision:
+    // Strongly Typed"; 10 refuses the flags only 11 knows (--includeDataTransfers, --noCudaGraph) the same way.
+    void write_fake_trtexec(const std::filesystem::path& path, const std::string& measure,
+                            const std::string& version = "100900") const {
+        write_executable(path, "#!/bin/sh\necho \"$*\" >> '" + calls_.string() + "'\nengine=\ntimes=\nrefused=\n"
+                               "banner=\"&&&& RUNNING TensorRT.trtexec [TensorRT v" + version + "] [b34] # trtexec $*\"\n"
+                               "for arg in \"$@\"; do\n  key=${arg%%=*}; value=; case \"$arg\" in *=*) value=${arg#*=} ;; esac\n"
+                               "  case \"$key\" in\n"
+                               "    --fp16|--bf16|--int8|--fp8|--int4|--best|--calib) [ " + version + " -ge 110000 ] && "
+                               "refused=\"$refused$key $value\n\" ;;\n"
+                               "    --includeDataTransfers|--noCudaGraph|--noSpinWait) [ " + version + " -lt 110000 ] && "
+                               "refused=\"$refused$key $value\n\" ;;\n"
+                               "  esac\ndone\n"
+                               "echo \"$banner\"\n"
+                               "if [ -n \"$refused\" ]; then echo '=== Build Options ==='; printf '%s' \"$refused\" | "
+                               "while IFS= read -r line; do echo \"[E] Unknown option: $line\"; done; exit 1; fi\n"
+                               "if [ " + version + " -ge 110000 ]; then echo '[I] Precision: Strongly Typed'; "
+                               "case \" $* \" in *' --useSpinWait '*) echo '[W] --useSpinWait is deprecated. Spin wait is "
+                               "now enabled by default. Use --noSpinWait to disable spin wait.' ;; esac; fi\n"
                                "for arg in \"$@\"; do\n  case \"$arg\" in\n"
-                               "    --help) echo '&&&& RUNNING TensorRT.trtexec [TensorRT v100900] [b34] # trtexec "
-                               "--help'; exit 0 ;;\n"
+                               "    --help) exit 0 ;;\n"
                                "    --saveEngine=*) engine=${arg#--saveEngine=} ;;\n"
                                "    --exportTimes=*) times=${arg#--exportTimes=} ;;\n"
                                // As trtexec: one NAME:FILE per input, each file read whole; a missing one fails.
@@ -359,7 +381,8 @@ TEST_F(TrtexecBackendTest, FailingRunIsAnErrorWithTrtexecsLastLines) {
         backend.run_own_loop(settings(), sink);
         FAIL() << "trtexec failed";
     } catch (const std::runtime_error& e) {
-        EXPECT_THAT(e.what(), HasSubstr("trtexec failed (exit code 1): [E] Error[1]: IRuntime::deserializeCudaEngine"));
+        EXPECT_THAT(e.what(), HasSubstr("trtexec failed (exit code 1): &&&& RUNNING TensorRT.trtexec"));
+        EXPECT_THAT(e.what(), HasSubstr("\n[E] Error[1]: IRuntime::deserializeCudaEngine"));
         EXPECT_THAT(e.what(), HasSubstr("&&&& FAILED"));
     }
     EXPECT_TRUE(sink.records.empty());
@@ -386,6 +409,149 @@ TEST_F(TrtexecBackendTest, MissingModelAndFixedBatchAreLoadErrors) {
     const auto fixed = scratch_.path() / "fixed.onnx";
     std::ofstream(fixed, std::ios::binary) << graph.serialize();
     EXPECT_THROW(backend.load(fixed.string(), spec()), UserError);  // batch 4 of a batch-1 model
+}
+
+TEST_F(TrtexecBackendTest, TensorRt11Fp32BuildsStronglyTypedAndRunsWithTensorRt10sMeasurement) {
+    write_fake_trtexec(bin_ / "trtexec", kMeasure11, kTrt11);
+    BenchmarkSpec cell = spec();
+    cell.precision = Precision::fp32;
+    TrtexecBackend backend;
+    EXPECT_EQ(backend.version(), "11.1.0") << "before load: trtexec on PATH, as `list backends` shows it";
+    ASSERT_EQ(backend.unsupported_reason(cell), std::nullopt);
+    backend.load(model_.string(), cell);
+    EXPECT_EQ(backend.version(), "11.1.0");
+    EXPECT_THAT(backend.engine_path().filename().string(), HasSubstr(".fp32.b4.nvidia-h200.trt11-1-0."));
+    ASSERT_EQ(builds(), 1u);
+    const auto lines = calls();
+    const std::string build = *std::find_if(lines.begin(), lines.end(), [](const std::string& line) {
+        return line.find("--saveEngine=") != std::string::npos;
+    });
+    EXPECT_THAT(build, HasSubstr(" --noTF32 --minShapes=image:4x3x8x8 "));
+    EXPECT_THAT(build, ::testing::Not(HasSubstr("--stronglyTyped"))) << "always on in 11";
+    CollectingSink sink;
+    backend.run_own_loop(settings(), sink);
+    EXPECT_THAT(calls().back(), HasSubstr(" --device=0 --includeDataTransfers --noCudaGraph"));
+    EXPECT_THAT(calls().back(), ::testing::Not(HasSubstr("--useSpinWait"))) << "11 spins by default";
+    EXPECT_EQ(sink.records.size(), 3u);
+}
+
+// The build line's --onnx file.
+std::string onnx_of(const std::string& build) {
+    const auto begin = build.find("--onnx=") + 7;
+    return build.substr(begin, build.find(' ', begin) - begin);
+}
+
+TEST_F(TrtexecBackendTest, TensorRt11Fp16BuildsFromTheConvertedFileWithoutAFlag) {
+    write_fake_trtexec(bin_ / "trtexec", kMeasure11, kTrt11);
+    TrtexecBackend backend;
+    ASSERT_EQ(backend.unsupported_reason(spec()), std::nullopt) << "fp16 is a conversion inferbench makes";
+    backend.load(model_.string(), spec());
+    ASSERT_EQ(builds(), 1u);
+    const std::string build = calls().back();
+    EXPECT_THAT(build, ::testing::Not(HasSubstr("--fp16")));
+    const std::string typed = onnx_of(build);
+    EXPECT_NE(typed, model_.string());
+    EXPECT_THAT(typed, HasSubstr((scratch_.path() / "cache").string())) << "cached under the model cache";
+    ASSERT_TRUE(std::filesystem::is_regular_file(typed));
+
+    // The converted file given as the model: the user's own fp16 file, built as it is...
+    BenchmarkSpec own = spec();
+    own.model = typed;
+    TrtexecBackend again;
+    ASSERT_EQ(again.unsupported_reason(own), std::nullopt);
+    again.load(typed, own);
+    EXPECT_EQ(onnx_of(calls().back()), typed);
+    // ...and refused, in one line, for a plan that says fp32: never built in another precision.
+    own.precision = Precision::fp32;
+    const auto mismatch = again.unsupported_reason(own);
+    ASSERT_TRUE(mismatch);
+    EXPECT_THAT(*mismatch, ::testing::StartsWith("trtexec 11.1.0: "));
+    EXPECT_THAT(*mismatch, HasSubstr("fp32"));
+    EXPECT_EQ(mismatch->find('\n'), std::string::npos);
+    EXPECT_THROW(again.load(typed, own), UserError);
+}
+
+TEST_F(TrtexecBackendTest, TensorRt11Int8WithoutAQuantizedFileIsSkippedWithTheReason) {
+    write_fake_trtexec(bin_ / "trtexec", kMeasure11, kTrt11);
+    BenchmarkSpec cell = spec();
+    cell.precision = Precision::int8;
+    TrtexecBackend backend;
+    const auto reason = backend.unsupported_reason(cell);
+    ASSERT_TRUE(reason) << "trtexec has no float32 reference run to calibrate with";
+    EXPECT_THAT(*reason, ::testing::StartsWith("trtexec 11.1.0: "));
+    EXPECT_THAT(*reason, HasSubstr("int8"));
+    EXPECT_THROW(backend.load(model_.string(), cell), UserError);
+    EXPECT_EQ(builds(), 0u);
+    write_fake_trtexec(bin_ / "trtexec", kMeasure);
+    EXPECT_EQ(backend.unsupported_reason(cell), std::nullopt) << "10.9 builds int8 with --int8";
+}
+
+// What the worker asks before load() with the model resolved (a zoo model too, which unsupported_reason() cannot
+// read): on 11 the typed file, or the skip; on 10 the model as it is.
+TEST_F(TrtexecBackendTest, ConvertModelMakesTheTypedFileOrSaysWhyTheCellIsSkipped) {
+    TrtexecBackend backend;
+    EXPECT_EQ(backend.convert_model(model_.string(), spec()).model_path, model_.string()) << "10.9: --fp16";
+    write_fake_trtexec(bin_ / "trtexec", kMeasure11, kTrt11);
+    const ConvertedModel fp16 = backend.convert_model(model_.string(), spec());
+    EXPECT_TRUE(fp16.skip_reason.empty()) << fp16.skip_reason;
+    EXPECT_THAT(fp16.model_path, HasSubstr("/converted/tiny.fp16."));
+    backend.load(fp16.model_path, spec());
+    EXPECT_EQ(onnx_of(calls().back()), fp16.model_path) << "load() builds the typed file as it is";
+    BenchmarkSpec int8 = spec();
+    int8.precision = Precision::int8;
+    const ConvertedModel skipped = backend.convert_model(model_.string(), int8);
+    EXPECT_THAT(skipped.skip_reason, ::testing::StartsWith("trtexec 11.1.0: int8 on TensorRT 11 needs a Q/DQ file"));
+    const auto engine = scratch_.path() / "prebuilt.plan";
+    std::ofstream(engine) << "engine bytes";
+    EXPECT_EQ(backend.convert_model(engine.string(), int8).model_path, engine.string()) << "an engine is as it is";
+}
+
+TEST_F(TrtexecBackendTest, TensorRt11RefusesARemovedFlagAsTheCellsReason) {
+    write_fake_trtexec(bin_ / "trtexec", kMeasure11, kTrt11);
+    BenchmarkSpec cell = spec();
+    cell.precision = Precision::fp32;
+    cell.backend_options = {{"extra_args", "--best"}};
+    TrtexecBackend backend;
+    const std::string reason =
+        "backend_options.trtexec.extra_args holds --best, which trtexec 11.1.0 refuses: --best was removed in "
+        "TensorRT 11 (every network is strongly typed: the precision comes from the ONNX file's types); remove it";
+    EXPECT_EQ(backend.unsupported_reason(cell), reason);
+    EXPECT_THAT([&] { backend.load(model_.string(), cell); }, ::testing::ThrowsMessage<UserError>(reason));
+    EXPECT_EQ(builds(), 0u);
+}
+
+TEST_F(TrtexecBackendTest, ANewerTensorRtThanKnownIsRefusedInOneLine) {
+    write_fake_trtexec(bin_ / "trtexec", kMeasure11, "120000");
+    TrtexecBackend backend;
+    const auto reason = backend.unsupported_reason(spec());
+    ASSERT_TRUE(reason);
+    EXPECT_EQ(*reason, "TensorRT 12.0.0 (trtexec at " + (bin_ / "trtexec").string() +
+                           ") is newer than the newest major version this inferbench knows (11.x): how it takes a "
+                           "precision is unknown, so nothing is built with it; use TensorRT 11.x or older, or an "
+                           "inferbench that knows TensorRT 12");
+    EXPECT_THROW(backend.load(model_.string(), spec()), UserError);
+    EXPECT_EQ(builds(), 0u);
+}
+
+// The stand-in itself: given TensorRT 10's command line, trtexec 11 fails as its source says, naming the flag.
+TEST_F(TrtexecBackendTest, TheTensorRt11StandInRefusesTensorRt10sPrecisionFlags) {
+    write_fake_trtexec(bin_ / "trtexec", kMeasure11, kTrt11);
+    const CapturedRun refused = run_captured({(bin_ / "trtexec").string(), "--onnx=m.onnx", "--fp16", "--calib=c.bin"},
+                                             std::nullopt, 10'000);
+    EXPECT_EQ(refused.status.code, 1);
+    EXPECT_THAT(refused.out, HasSubstr("&&&& RUNNING TensorRT.trtexec [TensorRT v110100]"));
+    EXPECT_THAT(refused.out, HasSubstr("[E] Unknown option: --fp16 \n[E] Unknown option: --calib c.bin\n"));
+    const CapturedRun typed = run_captured({(bin_ / "trtexec").string(), "--onnx=m.onnx", "--stronglyTyped",
+                                            "--saveEngine=" + (scratch_.path() / "e.plan").string()},
+                                           std::nullopt, 10'000);
+    EXPECT_TRUE(typed.status.success()) << "--stronglyTyped is a no-op in 11";
+    EXPECT_THAT(typed.out, HasSubstr("Precision: Strongly Typed"));
+    // And TensorRT 10's refuses the flags only 11 knows, so a 10 run never carries them unseen.
+    write_fake_trtexec(bin_ / "trtexec", kMeasure);
+    const CapturedRun ten = run_captured({(bin_ / "trtexec").string(), "--loadEngine=e.plan", "--noCudaGraph"},
+                                         std::nullopt, 10'000);
+    EXPECT_EQ(ten.status.code, 1);
+    EXPECT_THAT(ten.out, HasSubstr("[E] Unknown option: --noCudaGraph "));
 }
 
 TEST(TrtexecOptions, ParsedAndChecked) {

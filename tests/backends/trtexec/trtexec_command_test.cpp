@@ -155,6 +155,64 @@ TEST(TrtexecCommand, RunCommandLoadsTheInputFilesOnePerInput) {
     EXPECT_THROW(engine_run_command(run), std::invalid_argument) << "trtexec would split the path at the comma";
 }
 
+TEST(TrtexecCommand, TensorRt11BuildsTheTypedFileWithoutPrecisionFlags) {
+    for (const Precision precision : {Precision::fp16, Precision::bf16, Precision::int8, Precision::fp8}) {
+        EngineBuild build = dynamic_build(precision);
+        build.tensorrt_version = "11.1.0";
+        build.onnx_path = "/m/resnet50.onnx";  // as the caller passes the typed file
+        const CommandLine command = engine_build_command(build);
+        EXPECT_EQ(command.argv, expected_build({})) << to_string(precision) << ": no flag, no --stronglyTyped (always on)";
+        EXPECT_TRUE(command.notes.empty()) << "no random int8 ranges: the scales are the file's Q/DQ nodes'";
+    }
+    EngineBuild fp32 = dynamic_build(Precision::fp32);
+    fp32.tensorrt_version = "11.0.0";
+    EXPECT_EQ(engine_build_command(fp32).argv, expected_build({"--noTF32"})) << "trtexec 11 still takes --noTF32";
+}
+
+TEST(TrtexecCommand, TensorRt11RefusesARemovedFlagInExtraArgsInOneLine) {
+    EngineBuild build = dynamic_build(Precision::int8);
+    build.tensorrt_version = "11.1.0";
+    build.extra_args = {"--useCudaGraph", "--calib=/c/calib.cache"};
+    EXPECT_THAT([&] { engine_build_command(build); },
+                ::testing::ThrowsMessage<UserError>(
+                    "backend_options.trtexec.extra_args holds --calib, which trtexec 11.1.0 refuses: --calib was removed "
+                    "in TensorRT 11 (every network is strongly typed: the precision comes from the ONNX file's Q/DQ "
+                    "nodes); remove it"));
+    build.tensorrt_version = "10.9.0";
+    EXPECT_EQ(engine_build_command(build).argv.back(), "--calib=/c/calib.cache") << "10 takes it";
+}
+
+TEST(TrtexecCommand, TensorRt11RunMeasuresAsTensorRt10Does) {
+    EngineRun run;
+    run.trtexec = "trtexec";
+    run.engine_path = "/c/e.engine";
+    run.export_times_path = "/t/times.json";
+    run.warmup_ns = 200'000'000;
+    run.duration_ns = 3'000'000'000;
+    run.tensorrt_version = "11.1.0";
+    EXPECT_THAT(engine_run_command(run),
+                ElementsAre("trtexec", "--loadEngine=/c/e.engine", "--warmUp=200", "--duration=3", "--iterations=1",
+                            "--exportTimes=/t/times.json", "--device=0", "--includeDataTransfers", "--noCudaGraph"));
+    run.extra_args = {"--useCudaGraph"};
+    const auto with_graph = engine_run_command(run);
+    EXPECT_THAT(with_graph, ::testing::Not(::testing::Contains("--noCudaGraph"))) << "the user asked for graphs";
+    EXPECT_EQ(with_graph.back(), "--useCudaGraph");
+    run.extra_args = {"--noDataTransfers"};
+    EXPECT_THAT(engine_run_command(run), ::testing::Contains("--includeDataTransfers"));
+    run.extra_args = {};
+    run.tensorrt_version = "10.16.1";
+    EXPECT_EQ(engine_run_command(run).back(), "--useSpinWait") << "10: as before";
+    EXPECT_THAT(engine_run_command(run), ::testing::Not(::testing::Contains("--noCudaGraph")));
+}
+
+TEST(TrtexecCommand, StronglyTypedOnly) {
+    EXPECT_TRUE(strongly_typed_only("11.0.0"));
+    EXPECT_TRUE(strongly_typed_only("11.1.0.106"));
+    EXPECT_FALSE(strongly_typed_only("10.16.1"));
+    EXPECT_FALSE(strongly_typed_only("unknown"));
+    EXPECT_FALSE(strongly_typed_only(""));
+}
+
 TEST(TrtexecCommand, HasFlag) {
     const std::vector<std::string> args = {"--calib=x", "--useCudaGraph", "--shapesX=1"};
     EXPECT_TRUE(has_flag(args, "--calib"));
