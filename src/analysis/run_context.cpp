@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/pipeline.hpp"
 #include "core/plan/spec_json.hpp"
 #include "core/units.hpp"
 
@@ -125,6 +126,11 @@ CellSettings cell_settings(const store::BenchmarkRecord& benchmark) {
     settings.inputs = json_string(json, "inputs");
     if (const auto seed = json.find("seed"); seed != json.end() && seed->is_number_unsigned())
         settings.seed = seed->get<std::uint64_t>();
+    // An image pipeline cell feeds images, not the seeded random tensors its seed would otherwise say.
+    if (const auto pipeline = json.find("pipeline"); pipeline != json.end() && pipeline->is_object()) {
+        const std::string images = json_string(*pipeline, "images");
+        settings.inputs = images == kSyntheticImages ? "synthetic images" : images;
+    }
     const auto strings = [&json](const char* key, std::vector<std::string>& out) {
         if (const auto it = json.find(key); it != json.end() && it->is_array())
             for (const auto& item : *it)

@@ -156,6 +156,30 @@ std::optional<std::string> scenario_problem(const Capabilities& caps, const std:
     return std::nullopt;
 }
 
+std::optional<std::string> pipeline_problem(const Capabilities& caps, const std::string& backend,
+                                            const BenchmarkSpec& spec) {
+    const PipelineSettings& pipeline = spec.pipeline;
+    if (!pipeline.active()) return std::nullopt;
+    if (!caps.stages_inputs)
+        return fmt::format("backend {} cannot take new inputs before each inference or hand its outputs back, which "
+                           "an image pipeline cell needs (each batch is made of new images); run the pipeline on "
+                           "onnxruntime or torch",
+                           backend);
+    if (spec.scenario.scenario != Scenario::single_stream)
+        return fmt::format("an image pipeline cell runs its own batches one after another or overlapped "
+                           "(pipeline.mode); scenario {} is for cells that run one inference at a time",
+                           to_string(spec.scenario.scenario));
+    const bool gpu_stage = pipeline.preprocess == StagePlace::gpu || pipeline.postprocess == StagePlace::gpu;
+    if (gpu_stage && spec.device.kind != DeviceKind::cuda)
+        return fmt::format("pipeline.preprocess/postprocess gpu runs stages on the cell's GPU, and this cell runs on "
+                           "{}; use cpu stages on a cpu device",
+                           to_string(spec.device));
+    if (pipeline.postprocess == StagePlace::gpu)
+        return "pipeline.postprocess gpu: the pipeline cell runs post-processing and NMS on the CPU in this version; "
+               "use postprocess: cpu";
+    return std::nullopt;
+}
+
 std::optional<std::string> cell_problem(const Backend* backend, const std::string& create_problem,
                                         const BenchmarkSpec& spec) {
     if (!backend) return create_problem;
@@ -180,6 +204,7 @@ std::optional<std::string> cell_problem(const Backend* backend, const std::strin
         return fmt::format("a decoder model's cells run single_stream (one batch of prompts generated at a time); "
                            "scenario {} is for models the harness runs one inference at a time",
                            to_string(spec.scenario.scenario));
+    if (auto reason = pipeline_problem(backend->capabilities(), spec.backend, spec)) return reason;
     return scenario_problem(backend->capabilities(), spec.backend, spec);
 }
 

@@ -44,6 +44,12 @@ std::optional<std::string> cell_problem(const Backend* backend, const std::strin
 std::optional<std::string> scenario_problem(const Capabilities& caps, const std::string& backend,
                                             const BenchmarkSpec& spec);
 
+// Why a backend with these capabilities cannot run the cell's image pipeline (core/pipeline), or nothing: it must
+// take new inputs per batch and hand its outputs back (Capabilities::stages_inputs), run single_stream, and GPU
+// stages need a cuda device. Part of cell_problem(); the model's part is runner/worker/pipeline_cell's.
+std::optional<std::string> pipeline_problem(const Capabilities& caps, const std::string& backend,
+                                            const BenchmarkSpec& spec);
+
 class BackendRegistry {
 public:
     // Search order: $INFERBENCH_BACKEND_PATH (colon-separated), <exe dir>/backends,

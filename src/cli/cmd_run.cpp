@@ -120,6 +120,11 @@ std::string settings_help() {
     }
     text += "  exclude            list of rules, e.g. [{backend: onnxruntime, batch_size: 8}]\n";
     text += "  backend_options    map: backend -> {option: value}; `inferbench list backends --options` lists them\n";
+    text += "  pipeline           map: image pipeline cells (docs/usage.md); its keys, also --set pipeline.KEY=VALUE:\n";
+    PipelineSettings shown;
+    shown.steps = PipelineSteps{};
+    for (const PipelineKey& key : pipeline_keys())
+        text += fmt::format("    {:<22} {:<22} {}\n", key.key, key.key == "images" ? "-" : key.get(shown), key.help);
     text += fmt::format("Batch sizes go from 1 to {}; a plan expands to at most {} benchmarks.\n", kMaxBatchSize,
                         kMaxBenchmarks);
     text += fmt::format(

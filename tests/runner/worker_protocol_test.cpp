@@ -104,6 +104,19 @@ TEST(WorkerProtocol, LayersRoundTripInTheirOrder) {
     EXPECT_TRUE(round_trip(Layers{}).layers.empty());
 }
 
+TEST(WorkerProtocol, PipelineStagesRoundTripInTheirOrder) {
+    const PipelineStages sent{{{0, PipelineStage::read, StagePlace::cpu, 10, 20, 5, 8},
+                               {0, PipelineStage::infer, StagePlace::gpu, 30, 90, kStageNotMeasured, 8},
+                               {1, PipelineStage::nms, StagePlace::cpu, 100, 130, 28, 7}}};
+    EXPECT_EQ(round_trip(sent).stages, sent.stages);
+    nlohmann::json bad = to_json(Event{sent});
+    bad["stage"][1] = "paint";
+    EXPECT_THROW(event_from_json(bad), ProtocolError);
+    bad = to_json(Event{sent});
+    bad["images"].erase(0);
+    EXPECT_THROW(event_from_json(bad), ProtocolError);
+}
+
 TEST(WorkerProtocol, ErrorRoundTrips) {
     const Error back = round_trip(Error{"warm-up", "CUDA out of memory\n\"quoted\""});
     EXPECT_EQ(back.phase, "warm-up");

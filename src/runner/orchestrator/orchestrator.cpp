@@ -36,6 +36,7 @@
 #include "runner/orchestrator/shard_order.hpp"
 #include "runner/orchestrator/telemetry_recorder.hpp"
 #include "runner/orchestrator/thermal_conditions.hpp"
+#include "runner/worker/pipeline_cell.hpp"
 #include "runner/wire/trace_buffer.hpp"
 #include "runner/orchestrator/trace_drain.hpp"
 #include "runner/wire/worker_protocol.hpp"
@@ -610,6 +611,7 @@ private:
         std::string problem;
         prepared.backend = cache_.get(spec.backend, problem);
         prepared.skip = cell_problem(prepared.backend, problem, spec);
+        if (!prepared.skip) prepared.skip = pipeline_model_problem(spec);
         if (!prepared.skip) {
             prepared.model = resolve_model(spec, prepared.backend->capabilities());
             prepared.skip = prepared.model.skip_reason;
@@ -679,6 +681,11 @@ private:
                 if (auto* served = std::get_if<wp::Served>(&event)) {
                     if (served->facts) cell.serving_facts = std::move(served->facts);
                     std::move(served->requests.begin(), served->requests.end(), std::back_inserter(cell.served));
+                    continue;
+                }
+                if (auto* stages = std::get_if<wp::PipelineStages>(&event)) {
+                    auto& kept = cell.record.pipeline_stages;
+                    kept.insert(kept.end(), stages->stages.begin(), stages->stages.end());
                     continue;
                 }
                 const auto* generated = std::get_if<wp::Generated>(&event);
@@ -767,7 +774,8 @@ std::vector<std::optional<std::string>> planned_skips(const std::vector<Benchmar
     for (const BenchmarkSpec& spec : cells) {
         std::string problem;
         const Backend* backend = cache.get(spec.backend, problem);
-        skips.push_back(cell_problem(backend, problem, spec));
+        std::optional<std::string> skip = cell_problem(backend, problem, spec);
+        skips.push_back(skip ? skip : pipeline_model_problem(spec));
     }
     return skips;
 }

@@ -108,6 +108,46 @@ Generated read_generated(const json& j) {
     return e;
 }
 
+// The stages as one array per column: compact for the thousands of batches a cell has.
+json fields(const PipelineStages& e) {
+    std::vector<std::int64_t> iteration, start, end, cpu, images;
+    std::vector<std::string> stage, place;
+    for (const PipelineStageTime& s : e.stages) {
+        iteration.push_back(s.iteration);
+        stage.emplace_back(to_string(s.stage));
+        place.emplace_back(to_string(s.place));
+        start.push_back(s.start_ns);
+        end.push_back(s.end_ns);
+        cpu.push_back(s.cpu_ns);
+        images.push_back(s.images);
+    }
+    return {{"iteration", iteration}, {"stage", stage}, {"place", place}, {"start_ns", start},
+            {"end_ns", end},          {"cpu_ns", cpu},   {"images", images}};
+}
+
+PipelineStages read_pipeline_stages(const json& j) {
+    constexpr std::string_view what = "event pipeline_stages";
+    const auto iteration = field<std::vector<std::int64_t>>(j, what, "iteration");
+    const auto stage = field<std::vector<std::string>>(j, what, "stage");
+    const auto place = field<std::vector<std::string>>(j, what, "place");
+    const auto start = field<std::vector<std::int64_t>>(j, what, "start_ns");
+    const auto end = field<std::vector<std::int64_t>>(j, what, "end_ns");
+    const auto cpu = field<std::vector<std::int64_t>>(j, what, "cpu_ns");
+    const auto images = field<std::vector<std::int64_t>>(j, what, "images");
+    const std::size_t n = iteration.size();
+    if (stage.size() != n || place.size() != n || start.size() != n || end.size() != n || cpu.size() != n ||
+        images.size() != n)
+        throw ProtocolError(fmt::format("worker {}: its columns differ in length", what));
+    PipelineStages e;
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto s = parse_pipeline_stage(stage[i]);
+        const auto p = parse_stage_place(place[i]);
+        if (!s || !p) throw ProtocolError(fmt::format("worker {}: unknown stage '{}' or place '{}'", what, stage[i], place[i]));
+        e.stages.push_back({iteration[i], *s, *p, start[i], end[i], cpu[i], images[i]});
+    }
+    return e;
+}
+
 // A request with its chunks as two arrays (arrival times, token counts): compact for the thousands of chunks a
 // cell has.
 json served_request_json(const ServedRequest& r) {
@@ -287,6 +327,7 @@ Event event_from_json(const json& message) {
     if (name == Layers::kName) return read_layers(message);
     if (name == Generated::kName) return read_generated(message);
     if (name == Served::kName) return read_served(message);
+    if (name == PipelineStages::kName) return read_pipeline_stages(message);
     if (name == Error::kName) return read_error(message);
     if (name == Skipped::kName) return Skipped{field<std::string>(message, "event skipped", "reason")};
     throw ProtocolError(fmt::format("worker event: unknown event '{}'", name));

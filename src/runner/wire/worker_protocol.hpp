@@ -3,7 +3,8 @@
 //   fd 0: the request (one JSON document, Request), then EOF
 //   fd 1, 2: a pipe the orchestrator keeps the last lines of (failure reasons)
 //   fd 3: the iteration trace (memfd, see trace_buffer.hpp)
-//   fd 4: events, one JSON object per line, in this order: Loaded, WarmupDone, (Generated or Served), Measured, then Layers
+//   fd 4: events, one JSON object per line, in this order: Loaded, WarmupDone, (Generated, Served or PipelineStages),
+//         Measured, then Layers
 //         (where the backend's options ask for a per-layer profile); Error instead of whatever did not
 //         happen; Skipped alone where the backend cannot run the model it converted for the cell.
 // Every message is one struct below; its JSON form is written and read here alone. Both ends are the
@@ -101,6 +102,13 @@ struct Served {
     std::vector<ServedRequest> requests;
 };
 
+// An image pipeline cell's stage times (runner/worker/pipeline_cell), sent in batches during the measured loop
+// and once it ends, before Measured: every stage of every measured batch, numbered by its iteration.
+struct PipelineStages {
+    static constexpr std::string_view kName = "pipeline_stages";
+    std::vector<PipelineStageTime> stages;
+};
+
 // After the measured loop: the backend's per-layer times, from a separate profiled run (may be none), and the
 // figures it measured besides the iterations (Backend::measured_metrics).
 struct Layers {
@@ -117,7 +125,7 @@ struct Error {
     std::string message;
 };
 
-using Event = std::variant<Loaded, WarmupDone, Measured, Layers, Error, Skipped, Generated, Served>;
+using Event = std::variant<Loaded, WarmupDone, Measured, Layers, Error, Skipped, Generated, Served, PipelineStages>;
 
 // The event's name on the wire ("loaded", "warmup_done", ...).
 std::string_view event_name(const Event& event);

@@ -31,10 +31,6 @@ WarmupResult run_warmup(Backend& backend, const LoopSettings& loop, const std::a
     return result;
 }
 
-namespace {
-
-// A ring full of records the orchestrator has not taken out yet: waits until it takes some, or a stop.
-// Returns the records writable before the next wait; adds the time waited to `waited_ns`.
 std::int64_t wait_for_room(const TraceSink& sink, std::int64_t next, const std::atomic<std::int32_t>& stop,
                            std::int64_t& waited_ns) {
     const std::int64_t begin = monotonic_ns();
@@ -45,6 +41,8 @@ std::int64_t wait_for_room(const TraceSink& sink, std::int64_t next, const std::
     waited_ns += monotonic_ns() - begin;
     return room;
 }
+
+namespace {
 
 // The hot loop, compiled once per stopping rule.
 template <typename Rule>

@@ -38,6 +38,12 @@ public:
     virtual void run() = 0;
 };
 
+// A ring full of records the orchestrator has not taken out yet: waits until it takes some, or a stop.
+// Returns the records writable before the next wait (record `next` is the one to write); adds the time waited to
+// `waited_ns`.
+std::int64_t wait_for_room(const TraceSink& sink, std::int64_t next, const std::atomic<std::int32_t>& stop,
+                           std::int64_t& waited_ns);
+
 struct MeasureResult {
     std::int64_t iterations = 0;
     std::int64_t wall_ns = 0;  // first start to last end, less the waits for room in a full ring

@@ -25,6 +25,7 @@
 #include "runner/worker/input_feed.hpp"
 #include "runner/load/load_clock.hpp"
 #include "runner/worker/measure_loop.hpp"
+#include "runner/worker/pipeline_cell.hpp"
 #include "runner/worker/serving_cell.hpp"
 #include "runner/load/scenario_run.hpp"
 #include "runner/wire/trace_buffer.hpp"
@@ -231,6 +232,51 @@ int run_generation_cell(Backend& backend, const BenchmarkSpec& spec, std::int64_
     end_after_last_event();
 }
 
+// An image pipeline cell (runner/worker/pipeline_cell): its images and first batch prepared, then whole batches
+// through the warm-up and the measured loop; their stages go to the orchestrator in PipelineStages events.
+int run_pipeline_cell(Backend& backend, const BenchmarkSpec& spec, const std::string& model_path, std::int64_t load_ns,
+                      std::vector<BackendMetric> metrics, CudaConditions& conditions, TraceBuffer& trace,
+                      std::string& phase) {
+    std::unique_ptr<pipeline::GpuStages> gpu;
+    if (spec.pipeline.preprocess == StagePlace::gpu) {
+        phase = "GPU stages";
+        pipeline::GpuStagesOpening opening = pipeline::GpuStages::open({spec.device.index, {}, {}});
+        if (!opening.stages) {
+            send_event(wp::Skipped{"GPU pre-processing: " + opening.unavailable});
+            end_after_last_event();
+        }
+        gpu = std::move(opening.stages);
+    }
+    phase = "pipeline images";
+    PipelineCell cell(backend, spec, model_path, std::move(gpu));
+    for (BackendMetric& metric : cell.metrics()) metrics.push_back(std::move(metric));
+    for (BackendMetric& metric : backend.prepared_metrics()) metrics.push_back(std::move(metric));
+    phase = "measure conditions";
+    for (auto& metric : conditions.after_prepare()) metrics.push_back(std::move(metric));
+    send_event(wp::Loaded{load_ns, backend.version(), backend.inputs(), std::move(metrics)});
+
+    const auto& stop = trace.header().stop_requested;
+    const LoopSettings loop =
+        within_capacity(spec.loop, !trace.is_ring()               ? trace.capacity()
+                                   : spec.loop.max_iterations > 0 ? spec.loop.max_iterations
+                                                                  : std::numeric_limits<std::int64_t>::max());
+    phase = "warm-up";
+    const WarmupResult warmup = cell.warm_up(loop, stop);
+    send_event(wp::WarmupDone{warmup.iterations, warmup.elapsed_ns});
+    trace.prefault(expected_iterations(warmup, loop));
+    phase = "measure";
+    TraceSink sink{trace.records(), &trace.header().published};
+    if (trace.is_ring()) {
+        sink.consumed = &trace.header().consumed;
+        sink.capacity = trace.capacity();
+    }
+    const MeasureResult measured = cell.measure(loop, sink, stop, send_event);
+    send_event(wp::Measured{measured.iterations, measured.wall_ns, measured.stopped, measured.stop.convergence,
+                            measured.stop.reason});
+    send_layer_times(backend, trace, phase);
+    end_after_last_event();
+}
+
 int run_benchmark(const BenchmarkSpec& spec, const std::string& model_path, TraceBuffer& trace) {
     std::string phase = "load";
     try {
@@ -257,6 +303,9 @@ int run_benchmark(const BenchmarkSpec& spec, const std::string& model_path, Trac
         const std::int64_t load_ns = converted.load_ns + (monotonic_ns() - load_begin);
         if (spec.generation.active())
             return run_generation_cell(*backend, spec, load_ns, std::move(converted.metrics), conditions, trace, phase);
+        if (spec.pipeline.active())
+            return run_pipeline_cell(*backend, spec, converted.model_path, load_ns, std::move(converted.metrics),
+                                     conditions, trace, phase);
 
         phase = "prepare";
         const auto input_infos = backend->inputs();

@@ -3,6 +3,7 @@
 #include "backends/torch/torch_backend.hpp"
 
 #include <atomic>
+#include <cstring>
 #include <fstream>
 #include <memory>
 
@@ -89,6 +90,32 @@ TEST(TorchBackend, RunsATorchScriptFile) {
         FAIL() << "a TorchScript file needs input_shape";
     } catch (const UserError& e) {
         EXPECT_NE(std::string(e.what()).find("set backend_options.torch.input_shape"), std::string::npos);
+    }
+}
+
+// A pipeline cell's batches: new inputs before each infer() without a new prepare(), each run on the new ones.
+TEST(TorchBackend, StagedInputsAreWhatTheNextInferRuns) {
+    testing::ScratchDir dir;
+    auto backend = make_torch_backend();
+    EXPECT_TRUE(backend->capabilities().stages_inputs);
+    auto spec = cpu_spec(2);
+    spec.backend_options["input_shape"] = "3";
+    backend->load(write_doubler(dir), spec);
+    backend->prepare(make_random_inputs(backend->inputs(), 1));
+    for (int batch = 0; batch < 3; ++batch) {
+        std::vector<float> x(6);
+        for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(batch * 10) + static_cast<float>(i);
+        HostTensor input{backend->inputs()[0], std::vector<std::byte>(x.size() * sizeof(float))};
+        std::memcpy(input.data.data(), x.data(), input.data.size());
+        backend->stage_inputs(std::vector<HostTensor>{input});
+        DeviceTimes times;
+        backend->infer(times);
+        const auto outputs = backend->last_outputs();
+        ASSERT_EQ(outputs.size(), 1u);
+        std::vector<float> y(x.size());
+        ASSERT_EQ(outputs[0].data.size(), y.size() * sizeof(float));
+        std::memcpy(y.data(), outputs[0].data.data(), outputs[0].data.size());
+        for (std::size_t i = 0; i < y.size(); ++i) EXPECT_FLOAT_EQ(y[i], 2 * x[i]) << "batch " << batch << " element " << i;
     }
 }
 
