@@ -2,13 +2,14 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <utility>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
-#include "core/units.hpp"
+#include "core/plan/pipeline_plan.hpp"
 #include "core/spec.hpp"
 
 namespace inferbench::analysis {
@@ -166,14 +167,14 @@ PipelineFacts pipeline_facts(const store::BenchmarkRecord& benchmark) {
     facts.gpu_device = device && device->kind == DeviceKind::cuda;
     const auto json = nlohmann::json::parse(benchmark.settings_json, nullptr, false);
     if (!json.is_object() || !json.contains("pipeline") || !json["pipeline"].is_object()) return facts;
-    const auto& pipeline = json["pipeline"];
-    // The stored spec writes each key as its text (core/plan's pipeline keys).
-    const auto text = [&](const char* key) {
-        const auto it = pipeline.find(key);
-        return it != pipeline.end() && it->is_string() ? it->get<std::string>() : std::string();
-    };
-    if (const auto threads = parse_int(text("threads")); threads && *threads > 0) facts.threads = threads;
-    facts.mode = parse_pipeline_mode(text("mode"));
+    try {  // the stored spec's keys as their texts, read as the plan reads them (core/plan/pipeline_plan)
+        const PipelineSettings settings =
+            pipeline_from_texts(json["pipeline"].get<std::map<std::string, std::string>>());
+        facts.threads = settings.threads;
+        facts.mode = settings.mode;
+    } catch (const std::exception&) {
+        // not as this inferbench writes it: threads and mode unknown
+    }
     return facts;
 }
 
