@@ -357,6 +357,58 @@ std::optional<ServingSummary> combine_serving(const Summaries& ok) {
     return v;
 }
 
+// A pipeline cell's repeats (analysis/pipeline_summary): images/s, e2e and each stage's figures the means over the
+// repeats (a figure none where a repeat lacks it), batches and images summed; a stage that some repeat did not store
+// is left out and said so. Nothing where a repeat has no pipeline summary.
+std::optional<PipelineSummary> combine_pipeline(const Summaries& ok) {
+    for (const auto* s : ok)
+        if (!s->pipeline) return std::nullopt;
+    using P = const PipelineSummary&;
+    PipelineSummary p = *ok.front()->pipeline;
+    const auto of = [&](auto get) { return values_of(ok, [&](const BenchmarkSummary& s) { return get(*s.pipeline); }); };
+    std::vector<const TimingSummary*> e2e;
+    for (const auto* s : ok) e2e.push_back(&s->pipeline->e2e);
+    p.e2e = mean_timing(e2e);
+    p.images_per_s = mean_of(of([](P m) { return std::optional(m.images_per_s); })).value_or(0);
+    p.between_stages_pct = mean_of(of([](P m) { return std::optional(m.between_stages_pct); })).value_or(0);
+    p.network_share_pct = mean_of(of([](P m) { return m.network_share_pct; }));
+    p.gpu_idle_pct = mean_of(of([](P m) { return m.gpu_idle_pct; }));
+    p.batches = p.images = 0;
+    for (const auto* s : ok) {
+        p.batches += s->pipeline->batches;
+        p.images += s->pipeline->images;
+        p.images_lower_bound = p.images_lower_bound || s->pipeline->images_lower_bound;
+    }
+    p.window_start_ns = p.window_end_ns = 0;  // each repeat had its own
+    std::vector<StageFigures> stages;
+    for (StageFigures f : p.stages) {
+        const auto stage_of = [&](auto get) {
+            return of([&](P m) { const auto* x = m.stage(f.stage); return x ? get(*x) : std::nullopt; });
+        };
+        const auto mean_ns = stage_of([](const StageFigures& x) { return std::optional(x.mean_ns); });
+        if (!mean_ns) {
+            p.notes.push_back(fmt::format("{} is not stored in every repeat: left out", to_string(f.stage)));
+            continue;
+        }
+        f.mean_ns = mean(*mean_ns);
+        f.share_pct = mean_of(stage_of([](const StageFigures& x) { return std::optional(x.share_pct); })).value_or(0);
+        f.cpu_ns_per_image = mean_of(stage_of([](const StageFigures& x) { return x.cpu_ns_per_image; }));
+        f.cores = mean_of(stage_of([](const StageFigures& x) { return x.cores; }));
+        f.cores_while_running = mean_of(stage_of([](const StageFigures& x) { return x.cores_while_running; }));
+        f.bound_images_per_s = mean_of(stage_of([](const StageFigures& x) { return x.bound_images_per_s; }));
+        f.batches = f.images = 0;
+        for (const auto* s : ok)
+            if (const auto* x = s->pipeline->stage(f.stage)) {
+                f.batches += x->batches;
+                f.images += x->images;
+            }
+        stages.push_back(f);
+    }
+    p.stages = std::move(stages);
+    p.bounding_stage = lowest_bound(p.stages);
+    return p;
+}
+
 // The figures of two or more measured repeats: their means, extremes and sums, with intervals over them.
 void combine_figures(const Summaries& ok, BenchmarkSummary& row) {
     std::vector<const TimingSummary*> e2e;
@@ -379,6 +431,7 @@ void combine_figures(const Summaries& ok, BenchmarkSummary& row) {
     row.ci = repeat_intervals(ok, row.e2e.min);
     row.generation = combine_generation(ok);
     row.serving = combine_serving(ok);
+    row.pipeline = combine_pipeline(ok);
     const auto means = values_of(ok, [](const BenchmarkSummary& s) { return std::optional(s.e2e.mean); });
     if (!means) return;  // an imported log without a mean: no spread of the means either
     const double centre = mean(*means);

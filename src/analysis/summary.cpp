@@ -342,6 +342,23 @@ void add_serving(const store::MeasuredBenchmark& measured, BenchmarkSummary& sum
     }
 }
 
+// A pipeline cell's stage figures from its stored stages (carried in its record, read by read_measured) and its
+// iterations, held for them where the caller walks them through the store. The stages are not kept in the
+// summary's record: a report holds many summaries.
+void add_pipeline(const store::MeasuredBenchmark& measured, const IterationSource& source, BenchmarkSummary& summary) {
+    summary.benchmark.pipeline_stages = {};
+    if (measured.record.pipeline_stages.empty()) return;
+    std::vector<IterationRecord> held;
+    if (measured.iterations.empty())
+        source.for_each_chunk([&](std::span<const IterationRecord> chunk) { held.insert(held.end(), chunk.begin(), chunk.end()); });
+    try {
+        summary.pipeline = pipeline_summary(measured.iterations.empty() ? held : measured.iterations,
+                                            measured.record.pipeline_stages, pipeline_facts(measured.record));
+    } catch (const UserError& e) {
+        summary.warnings.emplace_back(e.what());
+    }
+}
+
 }  // namespace
 
 BenchmarkSummary summarize_measured(const store::MeasuredBenchmark& measured, const IterationSource& source,
@@ -388,6 +405,7 @@ BenchmarkSummary summarize_measured(const store::MeasuredBenchmark& measured, co
         summary.warnings.push_back(std::move(*placement));
     add_generation(measured, source, summary);
     add_serving(measured, summary);
+    add_pipeline(measured, source, summary);
     return summary;
 }
 
@@ -424,6 +442,7 @@ store::MeasuredBenchmark read_measured(const store::ResultsStore& results, const
     if (is_generative(benchmark)) measured.generations = results.generations(id);
     measured.served_requests = results.served_requests(id);
     measured.serving_workload = results.serving_workload(id);
+    measured.record.pipeline_stages = results.pipeline_stages(id);
     return measured;
 }
 

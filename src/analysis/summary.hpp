@@ -10,6 +10,7 @@
 #include "analysis/intervals.hpp"
 #include "analysis/iteration_source.hpp"
 #include "analysis/iteration_statistics.hpp"
+#include "analysis/pipeline_summary.hpp"
 #include "analysis/run_context.hpp"
 #include "analysis/scenario_summary.hpp"
 #include "analysis/serving_metrics.hpp"
@@ -106,6 +107,7 @@ struct BenchmarkSummary {
     std::optional<ThrottleSummary> throttle;  // the iterations' throttle flags, under flag or discard
     std::optional<GenerationMetrics> generation;  // a generative benchmark's TTFT, TPOT, ... (analysis/generation_metrics)
     std::optional<ServingSummary> serving;        // a serving cell's requests: TTFT, TPOT, goodput, ... (analysis/serving_metrics)
+    std::optional<PipelineSummary> pipeline;      // a pipeline cell's stages: images/s, shares, bounds (analysis/pipeline_summary)
     FigureIntervals ci;                     // 95% confidence intervals of the headline figures
     std::int64_t repeats = 1;               // benchmarks this summary stands for (analysis/repeats.hpp)
     std::vector<std::int64_t> repeat_ids;   // a combined cell's stored repeats, measured or not; else empty

@@ -13,6 +13,7 @@
 #include "analysis/roofline_placement.hpp"
 #include "devices/catalog.hpp"
 #include "report/generation_table.hpp"
+#include "report/pipeline_rows.hpp"
 #include "report/selection.hpp"
 #include "report/serving_rows.hpp"
 #include "report/summary_table.hpp"
@@ -78,6 +79,14 @@ void print_serving_tables(const std::vector<analysis::BenchmarkSummary>& summari
     print_table(report::sweep_table(sweeps), output, false);
 }
 
+// The pipeline cells' table and their stage breakdown, where any summary is a pipeline cell's.
+void print_pipeline_tables(const std::vector<analysis::BenchmarkSummary>& summaries, const OutputOptions& output) {
+    const auto table = report::pipeline_table(summaries);
+    if (table.rows.empty()) return;
+    print_table(table, output, false);
+    print_table(report::pipeline_stage_table(summaries), output, false);
+}
+
 }  // namespace
 
 void print_summary_tables(const store::ResultsStore& results, const std::vector<analysis::BenchmarkSummary>& summaries,
@@ -86,6 +95,7 @@ void print_summary_tables(const store::ResultsStore& results, const std::vector<
     const bool generative = per_iteration.size() < summaries.size();
     if (!per_iteration.empty() || !generative) print_table(report::summary_table(per_iteration, rows), output);
     print_serving_tables(summaries, output);
+    print_pipeline_tables(summaries, output);
     if (!generative) return;
     const auto bounds = analysis::generation_bounds(results, summaries, devices::load_catalog());
     print_table(report::generation_table(summaries, bounds), output, per_iteration.empty());

@@ -20,7 +20,8 @@ constexpr BenchmarkRule kBenchmarkRules[] = {
     &throttling,      &launch_bound,      &transfer_bound,       &instability,
     &not_converged,   &host_busy,         &cpu_limits,           &pre_post_processing,
     &layer_pitfalls,  &compile_fallbacks, &decode_bound,         &launch_bound_generation,
-    &kv_cache_growth, &ttft_queueing,     &prefill_interference, &serving_errors};
+    &kv_cache_growth, &ttft_queueing,     &prefill_interference, &serving_errors,
+    &pipeline_network_share, &pipeline_postprocess_cost};
 
 }  // namespace
 
@@ -45,6 +46,7 @@ std::vector<Finding> explain(std::span<const BenchmarkEvidence> evidence, std::s
     add(generation_out_of_memory(evidence));
     add(serving_saturation(evidence));
     add(sweep_ttft_queueing(evidence));
+    add(pipeline_gpu_preprocess(evidence));
     std::stable_sort(all.begin(), all.end(),
                      [](const Finding& a, const Finding& b) { return a.severity > b.severity; });
     return all;

@@ -117,6 +117,11 @@ inline constexpr std::size_t kListedEvents = 5;
 // Failed requests: any is a warning (a request the user got no answer to); a problem from the share at which the
 // failures alone keep goodput under the knee's target (analysis' limits::kGoodputTarget, 99%: 1% failed).
 inline constexpr double kServingErrorProblemShare = 0.01;
+// Pipeline cells (rules_pipeline). The network under half of a batch's end-to-end time: a network infinitely faster
+// would gain at most 2x end to end (Amdahl), so the stages around it, not the model, decide the throughput.
+inline constexpr double kPipelineNetworkSharePct = 50.0;
+// Post-processing on the CPU (box decoding, NMS) that takes at least as long per batch as the network's inference.
+inline constexpr double kPostOverInferRatio = 1.0;
 }  // namespace limits
 
 // Per benchmark.
@@ -143,6 +148,11 @@ std::vector<Finding> kv_cache_growth(const BenchmarkEvidence& e);
 std::vector<Finding> ttft_queueing(const BenchmarkEvidence& e);
 std::vector<Finding> prefill_interference(const BenchmarkEvidence& e);
 std::vector<Finding> serving_errors(const BenchmarkEvidence& e);
+// Pipeline cells (rules_pipeline): the network under kPipelineNetworkSharePct of end-to-end time, with the CPU
+// stage that bounds throughput (or why that is unknown) and the GPU's idle time (pipeline.network_share); a CPU
+// post-processing stage costing more than inference (pipeline.postprocess_over_inference, pipeline.nms_over_inference).
+std::vector<Finding> pipeline_network_share(const BenchmarkEvidence& e);
+std::vector<Finding> pipeline_postprocess_cost(const BenchmarkEvidence& e);
 
 // Across the benchmarks of a selection.
 // Batch sizes of a generative cell that ran out of memory, beside the largest that ran.
@@ -152,6 +162,9 @@ std::vector<Finding> generation_out_of_memory(std::span<const BenchmarkEvidence>
 // (serving.ttft_queueing).
 std::vector<Finding> serving_saturation(std::span<const BenchmarkEvidence> all);
 std::vector<Finding> sweep_ttft_queueing(std::span<const BenchmarkEvidence> all);
+// A pipeline cell bound by a CPU pre-processing stage beside the same setup's cell with pre-processing on the GPU
+// that ran faster than that bound (pipeline.gpu_preprocess); silent where no GPU pre-processing cell was measured.
+std::vector<Finding> pipeline_gpu_preprocess(std::span<const BenchmarkEvidence> all);
 std::vector<Finding> precision_anomalies(std::span<const BenchmarkEvidence> all);
 std::vector<Finding> batch_scaling(std::span<const BenchmarkEvidence> all);
 std::vector<Finding> comparisons(std::span<const BenchmarkEvidence> all);

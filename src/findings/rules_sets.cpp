@@ -49,10 +49,12 @@ analysis::BenchmarkSummary combined_summary(const Group& repeats) {
 // The comparable cells of `all`, one evidence each, in stored order, for rules that set cells against each
 // other (never a cell against its own repeat): a cell measured once is its benchmark; a cell's repeats are
 // one row combined over them (combined_summary), with the first repeat's layer profile. The combined rows
-// are held in `owned`.
+// are held in `owned`. A pipeline cell is left out: its latency is a batch of images through every stage, not the
+// network's, so it is no alternative to the network-only cells of its setup (rules_pipeline judges it).
 Group cells_of(std::span<const BenchmarkEvidence> all, std::deque<BenchmarkEvidence>& owned) {
     Group cells;
     for (const Group& repeats : repeats_by_cell(all)) {
+        if (repeats.front()->summary.pipeline) continue;
         if (repeats.size() == 1) {
             cells.push_back(repeats.front());
             continue;

@@ -8,6 +8,7 @@
 
 #include "core/units.hpp"
 #include "report/serving_comparison.hpp"
+#include "report/pipeline_comparison.hpp"
 
 namespace inferbench::report {
 namespace {
@@ -329,6 +330,11 @@ std::string render_comparison(const Comparison& comparison, Format format, const
         out += "\n" + line_of("serving cells: TTFT and TPOT p50 per request; x: output tokens/s / the baseline's; goodput: "
                               "requests meeting every SLO, failed ones counted against it") +
                render(serving, format, options);
+    if (const Table pipeline = pipeline_comparison_table(comparison); !pipeline.rows.empty())
+        out += "\n" + line_of("pipeline cells beside the network-only cell of their setup on the same side: network inf/s "
+                              "on random tensors, the pipeline's images/s from images, lost: the share of the "
+                              "network's throughput the pipeline does not reach") +
+               render(pipeline, format, options);
     return out;
 }
 

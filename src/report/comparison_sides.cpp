@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/units.hpp"
 #include "report/comparison.hpp"
+#include "report/pipeline_comparison.hpp"
 
 namespace inferbench::report {
 namespace {
@@ -32,12 +33,15 @@ bool measured(const analysis::BenchmarkSummary& s) {
     return s.benchmark.status == BenchmarkStatus::ok && s.e2e.count > 0;
 }
 
-// Generative cells of other lengths are other rows.
-ComparisonKey key_of(const store::BenchmarkRecord& b) {
+// Generative cells of other lengths are other rows; so are pipeline cells (report/pipeline_comparison sets each
+// beside the network-only row of its setup).
+ComparisonKey key_of(const analysis::BenchmarkSummary& s) {
+    const auto& b = s.benchmark;
     std::string variant = b.variant;
     if (analysis::is_generative(b))
         variant += fmt::format("{}input_tokens={} output_tokens={}", variant.empty() ? "" : " ", b.input_tokens,
                                b.output_tokens);
+    if (s.pipeline) variant = with_pipeline(variant, *s.pipeline);
     return {b.model, b.backend, variant, b.precision, b.batch_size};
 }
 
@@ -220,8 +224,8 @@ void add_source(Comparison& comparison, std::size_t source, std::map<ComparisonK
         auto& facts = comparison.sides[side->second];
         add_once(facts.run_ids, run_id_of(src, s));
         add_once(facts.frameworks, framework_of(s.benchmark));
-        auto [row, new_row] = row_index.try_emplace(key_of(s.benchmark), comparison.rows.size());
-        if (new_row) comparison.rows.push_back({key_of(s.benchmark), {}});
+        auto [row, new_row] = row_index.try_emplace(key_of(s), comparison.rows.size());
+        if (new_row) comparison.rows.push_back({key_of(s), {}});
         auto& cells = comparison.rows[row->second].cells;
         if (cells.size() <= side->second) cells.resize(side->second + 1);
         auto& cell = cells[side->second];

@@ -60,6 +60,8 @@ std::string_view chart_type_name(ChartType type) {
             return "points";
         case ChartType::bars:
             return "bars";
+        case ChartType::stacked_bars:
+            return "stacked_bars";
     }
     return "line";
 }

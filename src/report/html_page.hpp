@@ -32,7 +32,9 @@ std::string html_escape(std::string_view text);
 // inside strings), so no string can end the element; invalid UTF-8 is replaced by U+FFFD.
 std::string script_json(const nlohmann::json& value);
 
-enum class ChartType { line, points, bars };
+// stacked_bars: one bar per category, its series drawn over each other from the first (the tallest) on, so a
+// caller gives each series the running sum of the segments up to its own.
+enum class ChartType { line, points, bars, stacked_bars };
 
 struct ChartSeries {
     std::string label;

@@ -18,6 +18,7 @@
 #include "report/cost_figure.hpp"
 #include "report/generation_section.hpp"
 #include "report/serving_section.hpp"
+#include "report/pipeline_section.hpp"
 #include "report/html_page.hpp"
 #include "report/scenario_section.hpp"
 #include "report/report_charts.hpp"
@@ -302,6 +303,7 @@ void fill_page(HtmlPage& page, const ReportSelection& data, const std::function<
     if (side_by_side) comparison_section(page, *side_by_side);
     generation_section(page, generation);
     serving_section(page, analysis::combine_cells(summaries), sweeps);
+    pipeline_section(page, analysis::combine_cells(summaries));
     scenario_section(page, summaries);
     // After the results it explains, grouped by rule: a long list of findings no longer hides them.
     findings_section(page, found);

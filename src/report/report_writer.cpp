@@ -15,6 +15,9 @@
 #include "report/generation_workbook.hpp"
 #include "report/serving_plots.hpp"
 #include "report/serving_rows.hpp"
+#include "report/pipeline_plots.hpp"
+#include "report/pipeline_rows.hpp"
+#include "report/pipeline_workbook.hpp"
 #include "report/serving_workbook.hpp"
 #include "report/html_page.hpp"
 #include "report/html_report.hpp"
@@ -170,8 +173,20 @@ ReportResult write_report(const store::ResultsStore& results, const ReportOption
             }
         }
     }
+    if (const Table pipeline = pipeline_table(cells); !pipeline.rows.empty()) {  // the pipeline cells' own tables
+        const Table stages = pipeline_stage_table(cells);
+        for (const auto& [stem, table] : {std::pair{"pipeline", &pipeline}, std::pair{"pipeline-stages", &stages}})
+            for (const auto& [extension, format] : {std::pair{"md", Format::markdown}, std::pair{"csv", Format::csv},
+                                                    std::pair{"json", Format::json}}) {
+                const auto file = dir / fmt::format("{}.{}", stem, extension);
+                write_text_file(file, render(*table, format));
+                result.files.written.push_back(file);
+            }
+    }
     result.files.add(std::move(group_files));
     if (options.excel) result.files.add(generation_workbook_files(generation, generation_steps, dir));
+    if (options.excel) result.files.add(pipeline_workbook_files(cells, dir));
+    if (options.plots) result.files.add(write_pipeline_plots(cells, dir, options.plot));
     if (options.plots)
         result.files.add(write_throughput_latency_plots(group_benchmarks(selected), summaries, dir, options.plot));
     if (options.plots) result.files.add(write_generation_plots(generation, dir, options.plot));

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/pipeline_store.hpp"
 #include "common/scratch_dir.hpp"
 #include "core/process/subprocess.hpp"
 #include "findings/findings.hpp"
@@ -230,6 +231,20 @@ TEST_F(Browser, HeadingsSortTheTable) {
     EXPECT_EQ(ms.size(), 5u) << means;
     EXPECT_TRUE(std::is_sorted(ms.begin(), ms.end())) << means;
     EXPECT_GT(ms.back(), 10 * ms.front()) << means;
+}
+
+TEST_F(Browser, PipelineSectionDrawsItsStackedBars) {
+    {
+        auto results = store::ResultsStore::open(dir.path() / "p.db");
+        const auto run = inferbench::testing::add_run(results);
+        inferbench::testing::add_pipeline_cell(results, run, inferbench::testing::decode_bound_cell(), 0, true);
+    }
+    const auto results = store::ResultsStore::open(dir.path() / "p.db");
+    const auto page = dir.path() / "report.html";
+    write_html_report(results, results.benchmarks(), page);
+    const std::string dom = check_rendered(page);
+    EXPECT_NE(dom.find("id=\"pipeline\""), std::string::npos);
+    EXPECT_NE(dom.find(">up to decode<"), std::string::npos);  // the stacked bar's legend
 }
 
 TEST_F(Browser, ComparisonPageDrawsBars) {

@@ -49,6 +49,9 @@ def agreeing_report(images, work):
                                        torch.from_numpy(labels).long(), 0.5).tolist()
     return {
         "device": "a test's",
+        "decode_alone": [{"file": d["file"], "components": d["components"],
+                          "outcome": "skipped (corrupt): no end-of-image marker" if "error" in d
+                          else f"decoded {d['width']}x{d['height']} on the GPU (hardware)"} for d in decode],
         "decode": decode,
         "decode_throughput": [{"place": "gpu", "batch": 8, "median_ms": 2.0, "images_per_s": 4000.0}],
         "resize": [{"case": "plain 300 u8 nhwc", "batch": 8, "gpu_vs_cpu": {"elements": 2160000, "differing": 0},
@@ -102,6 +105,8 @@ class PipelineStagesReference(unittest.TestCase):
         self.assertEqual(status, 0, summary)
         self.assertIn("- all passed", summary)
         self.assertIn("| case0 | random | 400 | 4 | 0.5 | 400 |", summary)
+        self.assertIn("| zz_truncated.jpg | 3 | skipped (corrupt): no end-of-image marker |", summary)
+        self.assertIn("1 of 7 files skipped by the GPU decoder.", summary)
 
     def test_each_disagreement_is_named(self):
         report = agreeing_report(self.images, tempfile.mkdtemp(dir=self.folder.name) + "/w")

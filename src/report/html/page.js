@@ -135,12 +135,18 @@
         options.paths = barPaths(k, spec.series.length);
         options.points = {show: false};
       }
+      if (spec.type === "stacked_bars") {  // every series in one slot, opaque: each covers the taller one before
+        options.fill = colour;
+        options.width = 1;
+        options.paths = barPaths(0, 1);
+        options.points = {show: false};
+      }
       series.push(options);
     });
     return {
       width: width,
       height: 300,
-      scales: spec.type === "bars" ? {x: xScale, y: {range: barRange}} : {x: xScale, y: yScale},
+      scales: spec.type === "bars" || spec.type === "stacked_bars" ? {x: xScale, y: {range: barRange}} : {x: xScale, y: yScale},
       axes: [xAxis, {label: spec.y_label, labelSize: 20, size: 60, values: axisValues}],
       series: series,
       cursor: {drag: {x: true, y: false}},
