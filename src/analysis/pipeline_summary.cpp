@@ -1,6 +1,7 @@
 #include "analysis/pipeline_summary.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <array>
 #include <map>
 #include <utility>
@@ -108,8 +109,13 @@ void add_cpu_figures(StageFigures& f, const StageSums& sums, const PipelineSumma
         f.cores = sums.cpu_ns / static_cast<double>(summary.window_ns());
     const double span_measured = sums.span_ns * measured_share;
     if (span_measured > 0) f.cores_while_running = sums.cpu_ns / span_measured;
-    if (summary.facts.threads && f.cpu_ns_per_image && *f.cpu_ns_per_image > 0)
-        f.bound_images_per_s = static_cast<double>(*summary.facts.threads) * 1e9 / *f.cpu_ns_per_image;
+    // A batch's images are shared among the threads: a batch of fewer images than threads keeps only that many
+    // busy (batch 1: one thread, however many the pool has).
+    if (summary.facts.threads && f.cpu_ns_per_image && *f.cpu_ns_per_image > 0 && sums.batches > 0) {
+        const double images_per_batch = std::ceil(static_cast<double>(sums.images) / static_cast<double>(sums.batches));
+        const double workers = std::min(static_cast<double>(*summary.facts.threads), images_per_batch);
+        f.bound_images_per_s = workers * 1e9 / *f.cpu_ns_per_image;
+    }
 }
 
 }  // namespace
@@ -185,8 +191,9 @@ const StageFigures* PipelineSummary::stage(PipelineStage which) const {
 }
 
 std::optional<StagePlace> PipelineSummary::preprocess_place() const {
+    // read takes a batch's files from host memory wherever the decoding runs: the stages after it say where.
     for (const auto& s : stages)
-        if (is_preprocess(s.stage)) return s.place;
+        if (is_preprocess(s.stage) && s.stage != PipelineStage::read) return s.place;
     return std::nullopt;
 }
 

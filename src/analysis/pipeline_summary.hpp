@@ -17,8 +17,9 @@
 //                        the copies and the host's part of the call).
 //   cores                a CPU stage's CPU time (its threads', CLOCK_THREAD_CPUTIME_ID) summed / the measured
 //                        window: the cores it kept busy on average; and / its spans summed: while it ran.
-//   bound                a CPU stage's threads x 1e9 / its CPU ns per image: the images/s it could pass were
-//                        its threads never idle; the lowest bound is the pipeline's CPU bound. infer's CPU
+//   bound                a CPU stage's workers x 1e9 / its CPU ns per image, workers the thread count or, where
+//                        a batch has fewer images, its images (they are shared among the threads): the images/s it
+//                        could pass were those threads never idle; the lowest bound is the pipeline's CPU bound. infer's CPU
 //                        time is the calling thread's alone (a backend's own threads do its work), so infer
 //                        has no CPU figures here.
 // A figure that cannot be known (no CPU time stored, no thread count) is nothing, and a note says why.
@@ -79,8 +80,8 @@ struct PipelineSummary {
     std::vector<std::string> notes;  // what is unknown or not measured, and why
 
     const StageFigures* stage(PipelineStage which) const;
-    // Where pre-processing (read, decode, resize, normalize) and post-processing (postprocess, nms) ran: the
-    // place of the first such stage stored; nothing where none is.
+    // Where pre-processing (decode, resize, normalize; read takes the files from host memory either way) and
+    // post-processing (postprocess, nms) ran: the place of the first such stage stored; nothing where none is.
     std::optional<StagePlace> preprocess_place() const;
     std::optional<StagePlace> postprocess_place() const;
 };

@@ -97,6 +97,35 @@ TEST(PipelineSummary, GpuIdleIsTheTimeNoInferSpanWasOpen) {
     EXPECT_DOUBLE_EQ(s.images_per_s, 24 * 1e9 / (100.0 * kMs));
 }
 
+TEST(PipelineSummary, GpuPreprocessingIsToldByItsDecodeNotByTheHostsRead) {
+    // As the worker stores a GPU-preprocessed batch: its files read from host memory on the CPU, decode and the
+    // fused resize + normalise on the GPU.
+    const std::vector<PipelineStageTime> stages = {
+        stage_time(0, PipelineStage::read, 0, 1, 1),
+        stage_time(0, PipelineStage::decode, 1, 3, -1, 8, StagePlace::gpu),
+        stage_time(0, PipelineStage::resize, 3, 4, -1, 8, StagePlace::gpu),
+        stage_time(0, PipelineStage::infer, 4, 9, -1, 8, StagePlace::gpu),
+        stage_time(0, PipelineStage::postprocess, 9, 10, 1),
+    };
+    const std::vector<IterationRecord> its = {iteration(0, 10)};
+    const auto s = pipeline_summary(its, stages, {.gpu_device = true, .threads = 2, .mode = PipelineMode::sequential});
+    EXPECT_EQ(s.preprocess_place(), StagePlace::gpu);
+    EXPECT_EQ(s.postprocess_place(), StagePlace::cpu);
+}
+
+TEST(PipelineSummary, ABatchOfOneImageKeepsOneThreadBusyWhateverThePool) {
+    // Batch 1 on a pool of 8: decode's 2 ms of CPU per image allow 500 images/s, not 8 x 500.
+    const std::vector<PipelineStageTime> stages = {stage_time(0, PipelineStage::decode, 0, 2, 2, 1),
+                                                   stage_time(0, PipelineStage::infer, 2, 3, -1, 1),
+                                                   stage_time(1, PipelineStage::decode, 3, 5, 2, 1),
+                                                   stage_time(1, PipelineStage::infer, 5, 6, -1, 1)};
+    const std::vector<IterationRecord> its = {iteration(0, 3), iteration(3, 3)};
+    const auto s = pipeline_summary(its, stages, {.gpu_device = false, .threads = 8, .mode = PipelineMode::sequential});
+    const StageFigures* decode = s.stage(PipelineStage::decode);
+    ASSERT_TRUE(decode && decode->bound_images_per_s);
+    EXPECT_DOUBLE_EQ(*decode->bound_images_per_s, 500.0);
+}
+
 TEST(PipelineSummary, UnknownsAreSaidSo) {
     auto stages = two_batches();
     for (auto& st : stages)
