@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "core/dl_open.hpp"
 #include "devices/probe_cuda/cuda_check.hpp"
 
 namespace inferbench::probe_cuda {
@@ -23,19 +24,12 @@ std::unique_ptr<CublasLtLibrary> CublasLtLibrary::open(const std::string& prefer
     if (!preferred.empty()) candidates.push_back(preferred);
     candidates.emplace_back("libcublasLt.so.13");
     candidates.emplace_back("libcublasLt.so.12");
-    std::string tried;
     std::unique_ptr<CublasLtLibrary> library(new CublasLtLibrary());
-    for (const auto& candidate : candidates) {
-        library->handle_ = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
-        if (library->handle_) {
-            library->path_ = candidate;
-            break;
-        }
-        const char* why = dlerror();
-        tried += (tried.empty() ? "" : "; ") + std::string(why ? why : candidate);
-    }
+    OpenedLibrary opened = dlopen_first(candidates);
+    library->handle_ = opened.handle;
+    library->path_ = opened.path;
     if (!library->handle_)
-        throw CudaError("cannot open cuBLASLt (" + tried +
+        throw CudaError("cannot open cuBLASLt (" + opened.tried +
                         "); install the CUDA toolkit's cuBLAS or set INFERBENCH_CUBLASLT_LIBRARY to a libcublasLt.so");
     CublasLtApi& api = library->api_;
     const std::string& path = library->path_;

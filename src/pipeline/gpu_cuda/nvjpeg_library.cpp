@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/dl_open.hpp"
+
 namespace inferbench::pipeline_cuda {
 namespace {
 
@@ -45,18 +47,11 @@ std::unique_ptr<NvjpegLibrary> NvjpegLibrary::open(const std::string& preferred)
     candidates.emplace_back("libnvjpeg.so.13");
     candidates.emplace_back("libnvjpeg.so.12");
     std::unique_ptr<NvjpegLibrary> library(new NvjpegLibrary());
-    std::string tried;
-    for (const auto& candidate : candidates) {
-        library->handle_ = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
-        if (library->handle_) {
-            library->path_ = candidate;
-            break;
-        }
-        const char* why = dlerror();
-        tried += (tried.empty() ? "" : "; ") + std::string(why ? why : candidate);
-    }
+    OpenedLibrary opened = dlopen_first(candidates);
+    library->handle_ = opened.handle;
+    library->path_ = opened.path;
     if (!library->handle_)
-        throw std::runtime_error("cannot open nvJPEG (" + tried +
+        throw std::runtime_error("cannot open nvJPEG (" + opened.tried +
                                  "); install CUDA's nvJPEG (libnvjpeg) or PyTorch's nvidia-nvjpeg wheel and put its "
                                  "folder on LD_LIBRARY_PATH, or set INFERBENCH_NVJPEG_LIBRARY to a libnvjpeg.so");
     NvjpegApi& api = library->api_;
