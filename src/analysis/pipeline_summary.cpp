@@ -109,11 +109,13 @@ void add_cpu_figures(StageFigures& f, const StageSums& sums, const PipelineSumma
         f.cores = sums.cpu_ns / static_cast<double>(summary.window_ns());
     const double span_measured = sums.span_ns * measured_share;
     if (span_measured > 0) f.cores_while_running = sums.cpu_ns / span_measured;
-    // A batch's images are shared among the threads: a batch of fewer images than threads keeps only that many
-    // busy (batch 1: one thread, however many the pool has).
+    // A batch's images are shared among the pool's threads: a batch of fewer images than threads keeps only that
+    // many busy (batch 1: one thread, however many the pool has). Post-processing and NMS run on one thread.
     if (summary.facts.threads && f.cpu_ns_per_image && *f.cpu_ns_per_image > 0 && sums.batches > 0) {
         const double images_per_batch = std::ceil(static_cast<double>(sums.images) / static_cast<double>(sums.batches));
-        const double workers = std::min(static_cast<double>(*summary.facts.threads), images_per_batch);
+        const double workers =
+            is_postprocess(f.stage) ? 1.0 : std::min(static_cast<double>(*summary.facts.threads), images_per_batch);
+        f.workers = static_cast<std::int64_t>(workers);
         f.bound_images_per_s = workers * 1e9 / *f.cpu_ns_per_image;
     }
 }

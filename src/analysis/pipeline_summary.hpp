@@ -18,8 +18,9 @@
 //   cores                a CPU stage's CPU time (its threads', CLOCK_THREAD_CPUTIME_ID) summed / the measured
 //                        window: the cores it kept busy on average; and / its spans summed: while it ran.
 //   bound                a CPU stage's workers x 1e9 / its CPU ns per image, workers the thread count or, where
-//                        a batch has fewer images, its images (they are shared among the threads): the images/s it
-//                        could pass were those threads never idle; the lowest bound is the pipeline's CPU bound. infer's CPU
+//                        a batch has fewer images, its images (they are shared among the threads), and one for
+//                        post-processing and NMS (one thread runs them): the images/s it could pass were those
+//                        threads never idle; the lowest bound is the pipeline's CPU bound. infer's CPU
 //                        time is the calling thread's alone (a backend's own threads do its work), so infer
 //                        has no CPU figures here.
 // A figure that cannot be known (no CPU time stored, no thread count) is nothing, and a note says why.
@@ -50,6 +51,7 @@ struct StageFigures {
     std::optional<double> cores;                // CPU time / measured window
     std::optional<double> cores_while_running;  // CPU time / its spans summed
     std::optional<double> bound_images_per_s;   // a CPU stage's, where its CPU time and the thread count are known
+    std::optional<std::int64_t> workers;        // the threads that bound counts
 };
 
 // What the caller knows of the cell besides its stages: whether its device is a GPU, and the plan's CPU-stage

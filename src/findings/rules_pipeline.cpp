@@ -25,9 +25,11 @@ std::string stage_name(PipelineStage stage) {
     return stage == PipelineStage::nms ? std::string("NMS") : std::string(to_string(stage));
 }
 
-std::string threads_text(const analysis::PipelineSummary& p) {
-    return p.facts.threads ? fmt::format(" on {} thread{}", *p.facts.threads, *p.facts.threads == 1 ? "" : "s")
-                           : std::string();
+// The threads a stage's bound counts (analysis/pipeline_summary: the pool's, fewer for a small batch, one for
+// post-processing and NMS).
+std::string threads_text(const analysis::StageFigures& stage) {
+    return stage.workers ? fmt::format(" on {} thread{}", *stage.workers, *stage.workers == 1 ? "" : "s")
+                         : std::string();
 }
 
 // The stage other than infer with the largest share.
@@ -44,7 +46,7 @@ std::string bound_text(const analysis::PipelineSummary& p) {
         const auto& b = p.stages[*p.bounding_stage];
         return fmt::format("{}{} bounds throughput at {:.0f} images/s ({} of CPU per image; measured {:.0f} "
                            "images/s)",
-                           stage_name(b.stage), threads_text(p), *b.bound_images_per_s,
+                           stage_name(b.stage), threads_text(b), *b.bound_images_per_s,
                            format_latency(*b.cpu_ns_per_image), p.images_per_s);
     }
     const auto* largest = largest_other_stage(p);
@@ -138,7 +140,7 @@ std::vector<Finding> pipeline_gpu_preprocess(std::span<const BenchmarkEvidence> 
                              "images/s, above the {:.0f} images/s that {}{} allows on the CPU ({} ran at {:.0f} "
                              "images/s)",
                              cell_label(gpu.summary.benchmark), g->images_per_s, *bound.bound_images_per_s,
-                             stage_name(bound.stage), threads_text(*p), cell_label(cpu.summary.benchmark),
+                             stage_name(bound.stage), threads_text(bound), cell_label(cpu.summary.benchmark),
                              p->images_per_s),
                  {kStageSeries, std::nullopt, {}},
                  "pre-processing on the GPU (pipeline.preprocess: gpu) for this model and batch size"});

@@ -126,6 +126,25 @@ TEST(PipelineSummary, ABatchOfOneImageKeepsOneThreadBusyWhateverThePool) {
     EXPECT_DOUBLE_EQ(*decode->bound_images_per_s, 500.0);
 }
 
+TEST(PipelineSummary, PostProcessingAndNmsAreBoundOnTheOneThreadThatRunsThem) {
+    // Batches of 8 on a pool of 4: decode's 8 ms of CPU (1 ms an image) allow 4000 images/s; NMS's 8 ms on its one
+    // thread allow 1000.
+    const std::vector<PipelineStageTime> stages = {stage_time(0, PipelineStage::decode, 0, 2, 8),
+                                                   stage_time(0, PipelineStage::infer, 2, 3, -1),
+                                                   stage_time(0, PipelineStage::nms, 3, 11, 8)};
+    const std::vector<IterationRecord> its = {iteration(0, 11)};
+    const auto s = pipeline_summary(its, stages, {.gpu_device = false, .threads = 4, .mode = PipelineMode::sequential});
+    const StageFigures* decode = s.stage(PipelineStage::decode);
+    const StageFigures* nms = s.stage(PipelineStage::nms);
+    ASSERT_TRUE(decode && decode->bound_images_per_s && nms && nms->bound_images_per_s);
+    EXPECT_DOUBLE_EQ(*decode->bound_images_per_s, 4000.0);
+    EXPECT_EQ(decode->workers, 4);
+    EXPECT_DOUBLE_EQ(*nms->bound_images_per_s, 1000.0);
+    EXPECT_EQ(nms->workers, 1);
+    ASSERT_TRUE(s.bounding_stage);
+    EXPECT_EQ(s.stages[*s.bounding_stage].stage, PipelineStage::nms);
+}
+
 TEST(PipelineSummary, UnknownsAreSaidSo) {
     auto stages = two_batches();
     for (auto& st : stages)
